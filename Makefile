@@ -1,0 +1,39 @@
+# gpulens — see README.md. Every target works on a fresh machine with Go.
+GO       ?= go
+BIN      ?= bin
+PKGS     ?= ./...
+# -race catches the sampler/scrape data races that matter most in an exporter.
+TESTFLAGS ?= -race -count=1
+
+.PHONY: all build test demo bench lint generate clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+test:
+	$(GO) test $(TESTFLAGS) $(PKGS)
+
+demo:
+	$(GO) run ./cmd/gpulens demo
+
+# Go benchmarks plus the RSS measurement of a running exporter; figures go in docs/BENCHMARKS.md.
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./exporter/...
+	./scripts/bench-rss.sh
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	@if command -v promtool >/dev/null; then \
+		promtool check metrics < cmd/gpulens-exporter/testdata/metrics.golden.prom; \
+	else echo "promtool not installed: skipping promtool check metrics"; fi
+
+# Refreshes the golden files from the code (review the diff before committing).
+generate:
+	$(GO) generate $(PKGS)
+	$(GO) test -count=1 ./exporter/collector/ ./cmd/gpulens-exporter/ -run 'Golden' -update
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,37 @@
+package collector
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/gpulens/gpulens/exporter/gpu"
+)
+
+// State is what a builder turns into series: one sample of the node.
+type State struct {
+	Node     string
+	Snapshot *gpu.Snapshot
+}
+
+// builder produces one family of series from a State. Builders run in the
+// sampler goroutine, never during a scrape.
+type builder interface {
+	describe(ch chan<- *prometheus.Desc)
+	build(st *State, emit func(prometheus.Metric))
+}
+
+// gauge and counter keep the builders terse; label values are trusted (they
+// come from our own descs), so MustNewConstMetric cannot panic on count.
+func gauge(d *prometheus.Desc, v float64, lv ...string) prometheus.Metric {
+	return prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, lv...)
+}
+
+func counter(d *prometheus.Desc, v float64, lv ...string) prometheus.Metric {
+	return prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, lv...)
+}
+
+func boolFloat(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,139 @@
+package collector
+
+import (
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/gpulens/gpulens/exporter/gpu"
+)
+
+// deviceLabels identify a physical GPU on every per-GPU series. The model is
+// repeated on each series (it never changes for a uuid, so it adds no
+// cardinality) because every analysis groups by model and a join against
+// gpulens_gpu_info on each query would cost more than the label.
+var deviceLabels = []string{"node", "gpu", "uuid", "model"}
+
+func deviceDesc(name, help string, extra ...string) *prometheus.Desc {
+	return prometheus.NewDesc(name, help, append(append([]string{}, deviceLabels...), extra...), nil)
+}
+
+var (
+	descGPUInfo = prometheus.NewDesc("gpulens_gpu_info",
+		"Identity of a GPU; always 1.",
+		append(append([]string{}, deviceLabels...), "pci_bus_id", "driver_version", "cuda_version", "mig_mode"), nil)
+	descGPUUp = deviceDesc("gpulens_gpu_up",
+		"1 when the GPU answered the last collection, 0 when it is lost, hung or failing.")
+	descUtil = deviceDesc("gpulens_gpu_utilization_ratio",
+		"Fraction of the last sample period during which a kernel ran on the GPU (NVML utilization.gpu). Absent in MIG mode.")
+	descMemUtil = deviceDesc("gpulens_gpu_memory_utilization_ratio",
+		"Fraction of the last sample period during which device memory was read or written (NVML utilization.memory).")
+	descSMActive = deviceDesc("gpulens_gpu_sm_active_ratio",
+		"Fraction of SMs with at least one warp resident, averaged over the collection interval (NVML GPM).")
+	descSMOccupancy = deviceDesc("gpulens_gpu_sm_occupancy_ratio",
+		"Resident warps relative to the SMs' maximum, averaged over the collection interval (NVML GPM).")
+	descTensor = deviceDesc("gpulens_gpu_tensor_active_ratio",
+		"Fraction of cycles any tensor pipe was active, averaged over the collection interval (NVML GPM).")
+	descDRAM = deviceDesc("gpulens_gpu_dram_active_ratio",
+		"Fraction of peak DRAM bandwidth used, averaged over the collection interval (NVML GPM).")
+	descMemUsed = deviceDesc("gpulens_gpu_memory_used_bytes",
+		"Device memory allocated by processes and the driver.")
+	descMemTotal = deviceDesc("gpulens_gpu_memory_total_bytes",
+		"Device memory installed.")
+	descMemReserved = deviceDesc("gpulens_gpu_memory_reserved_bytes",
+		"Device memory reserved by the driver and firmware, unavailable to processes.")
+	descPower = deviceDesc("gpulens_gpu_power_watts",
+		"Power draw of the board.")
+	descEnergy = deviceDesc("gpulens_gpu_energy_joules_total",
+		"Energy consumed since the driver was loaded.")
+	descTemp = deviceDesc("gpulens_gpu_temperature_celsius",
+		"GPU core temperature.")
+	descClock = deviceDesc("gpulens_gpu_clock_hertz",
+		"Current clock frequency.", "clock")
+	descThrottle = deviceDesc("gpulens_gpu_throttle_active",
+		"1 while NVML reports the clocks-event reason as active.", "reason")
+	descECC = deviceDesc("gpulens_gpu_ecc_errors_total",
+		"ECC memory errors over the GPU's lifetime (aggregate counter).", "type")
+	descRemapped = deviceDesc("gpulens_gpu_remapped_rows",
+		"Memory rows remapped over the GPU's lifetime.", "type")
+	descRemapPending = deviceDesc("gpulens_gpu_row_remap_pending",
+		"1 when a row remap is pending and the GPU needs a reset.")
+	descRemapFailed = deviceDesc("gpulens_gpu_row_remap_failed",
+		"1 when a row remap failed; the GPU should be replaced.")
+	descXID = deviceDesc("gpulens_gpu_xid_errors_total",
+		"XID critical error events received since the exporter started.", "xid")
+	descProcesses = deviceDesc("gpulens_gpu_processes",
+		"Compute processes running on the GPU, MIG instances included.")
+)
+
+// deviceBuilder emits the per-physical-GPU families.
+type deviceBuilder struct{}
+
+func (deviceBuilder) describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descGPUInfo, descGPUUp, descUtil, descMemUtil, descSMActive,
+		descSMOccupancy, descTensor, descDRAM, descMemUsed, descMemTotal, descMemReserved, descPower,
+		descEnergy, descTemp, descClock, descThrottle, descECC, descRemapped, descRemapPending,
+		descRemapFailed, descXID, descProcesses} {
+		ch <- d
+	}
+}
+
+func (deviceBuilder) build(st *State, emit func(prometheus.Metric)) {
+	s := st.Snapshot
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		lv := []string{st.Node, strconv.Itoa(d.Index), d.UUID, d.Model}
+		emit(gauge(descGPUInfo, 1, append(lv[:4:4], d.PCIBusID, s.DriverVersion, s.CUDAVersion, strconv.FormatBool(d.MIGMode))...))
+		emit(gauge(descGPUUp, boolFloat(d.Up), lv...))
+		// XID counts survive a lost GPU: the XID is usually why it is lost.
+		for xid, n := range d.XIDErrors {
+			emit(counter(descXID, float64(n), append(lv[:4:4], strconv.FormatUint(xid, 10))...))
+		}
+		if !d.Up {
+			continue
+		}
+		opt := func(desc *prometheus.Desc, v float64) {
+			if gpu.Valid(v) {
+				emit(gauge(desc, v, lv...))
+			}
+		}
+		opt(descUtil, d.Utilization)
+		opt(descMemUtil, d.MemoryUtilization)
+		opt(descSMActive, d.SMActive)
+		opt(descSMOccupancy, d.SMOccupancy)
+		opt(descTensor, d.TensorActive)
+		opt(descDRAM, d.DRAMActive)
+		opt(descMemUsed, d.MemoryUsedBytes)
+		opt(descMemTotal, d.MemoryTotalBytes)
+		opt(descMemReserved, d.MemoryReservedBytes)
+		opt(descPower, d.PowerWatts)
+		opt(descTemp, d.TemperatureC)
+		if gpu.Valid(d.EnergyJoules) {
+			emit(counter(descEnergy, d.EnergyJoules, lv...))
+		}
+		if gpu.Valid(d.SMClockHz) {
+			emit(gauge(descClock, d.SMClockHz, append(lv[:4:4], "sm")...))
+		}
+		if gpu.Valid(d.MemClockHz) {
+			emit(gauge(descClock, d.MemClockHz, append(lv[:4:4], "memory")...))
+		}
+		if d.ThrottleValid {
+			for _, r := range gpu.ThrottleReasonNames {
+				emit(gauge(descThrottle, boolFloat(d.ThrottleReasons&r.Bit != 0), append(lv[:4:4], r.Name)...))
+			}
+		}
+		if gpu.Valid(d.ECCCorrected) {
+			emit(counter(descECC, d.ECCCorrected, append(lv[:4:4], "corrected")...))
+		}
+		if gpu.Valid(d.ECCUncorrected) {
+			emit(counter(descECC, d.ECCUncorrected, append(lv[:4:4], "uncorrected")...))
+		}
+		if d.RemappedRowsValid {
+			emit(gauge(descRemapped, d.RemappedRowsCorrectable, append(lv[:4:4], "correctable")...))
+			emit(gauge(descRemapped, d.RemappedRowsUncorrectable, append(lv[:4:4], "uncorrectable")...))
+			emit(gauge(descRemapPending, boolFloat(d.RemappedRowsPending), lv...))
+			emit(gauge(descRemapFailed, boolFloat(d.RemappedRowsFailure), lv...))
+		}
+		emit(gauge(descProcesses, float64(len(d.Processes)), lv...))
+	}
+}

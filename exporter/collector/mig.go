@@ -1,0 +1,76 @@
+package collector
+
+import (
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/gpulens/gpulens/exporter/gpu"
+)
+
+// MIG instances get their own gpulens_mig_* families rather than extra
+// labels on gpulens_gpu_*: a sum() over gpulens_gpu_memory_used_bytes must
+// never add a parent GPU to its own slices.
+var migLabels = []string{"node", "gpu", "uuid", "model", "gpu_instance", "compute_instance", "mig_profile", "mig_uuid"}
+
+func migDesc(name, help string) *prometheus.Desc {
+	return prometheus.NewDesc(name, help, migLabels, nil)
+}
+
+var (
+	descMIGInfo = migDesc("gpulens_mig_info",
+		"A MIG instance (GPU instance + compute instance) of a GPU; always 1.")
+	descMIGSlices = migDesc("gpulens_mig_compute_slices",
+		"Compute slices of the GPU (of 7) that the MIG instance holds.")
+	descMIGMemUsed = migDesc("gpulens_mig_memory_used_bytes",
+		"Memory allocated in the MIG instance.")
+	descMIGMemTotal = migDesc("gpulens_mig_memory_total_bytes",
+		"Memory of the MIG instance.")
+	descMIGSMActive = migDesc("gpulens_mig_sm_active_ratio",
+		"Fraction of the instance's SMs with at least one warp resident (NVML GPM); the per-slice load signal, since MIG has no utilization.gpu.")
+	descMIGSMOccupancy = migDesc("gpulens_mig_sm_occupancy_ratio",
+		"Resident warps relative to the instance's SMs' maximum (NVML GPM).")
+	descMIGTensor = migDesc("gpulens_mig_tensor_active_ratio",
+		"Fraction of cycles any tensor pipe of the instance was active (NVML GPM).")
+	descMIGDRAM = migDesc("gpulens_mig_dram_active_ratio",
+		"Fraction of the instance's peak DRAM bandwidth used (NVML GPM).")
+)
+
+// migBuilder emits one set of series per MIG instance of every GPU that is up.
+type migBuilder struct{}
+
+func (migBuilder) describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descMIGInfo, descMIGSlices, descMIGMemUsed, descMIGMemTotal, descMIGSMActive,
+		descMIGSMOccupancy, descMIGTensor, descMIGDRAM} {
+		ch <- d
+	}
+}
+
+func (migBuilder) build(st *State, emit func(prometheus.Metric)) {
+	for i := range st.Snapshot.Devices {
+		d := &st.Snapshot.Devices[i]
+		if !d.Up {
+			continue
+		}
+		gpuIdx := strconv.Itoa(d.Index)
+		for j := range d.Instances {
+			in := &d.Instances[j]
+			lv := []string{st.Node, gpuIdx, d.UUID, d.Model, strconv.Itoa(in.GPUInstanceID),
+				strconv.Itoa(in.ComputeInstanceID), in.Profile, in.UUID}
+			emit(gauge(descMIGInfo, 1, lv...))
+			emit(gauge(descMIGSlices, float64(in.Slices), lv...))
+			for _, m := range []struct {
+				desc *prometheus.Desc
+				v    float64
+			}{
+				{descMIGMemUsed, in.MemoryUsedBytes}, {descMIGMemTotal, in.MemoryTotalBytes},
+				{descMIGSMActive, in.SMActive}, {descMIGSMOccupancy, in.SMOccupancy},
+				{descMIGTensor, in.TensorActive}, {descMIGDRAM, in.DRAMActive},
+			} {
+				if gpu.Valid(m.v) {
+					emit(gauge(m.desc, m.v, lv...))
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,169 @@
+package collector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/gpulens/gpulens/exporter/gpu"
+)
+
+// Options configure a Sampler.
+type Options struct {
+	Backend gpu.Backend
+	// Node is the Kubernetes node name put on every series.
+	Node string
+	// Interval between two samples (--collect.interval).
+	Interval time.Duration
+	// Timeout bounds one whole sample; the backend bounds each GPU itself.
+	Timeout time.Duration
+	Logger  *slog.Logger
+	// Now is the clock; the demo fast-forwards it. Defaults to time.Now.
+	Now func() time.Time
+}
+
+// Sampler samples the backend in the background and serves the latest
+// sample's series. It implements prometheus.Collector.
+type Sampler struct {
+	opts     Options
+	builders []builder
+	self     *selfMetrics
+
+	latest atomic.Pointer[result]
+	mu     sync.Mutex // serialises SampleOnce
+}
+
+// result is one sample's outcome: what the next scrapes serve.
+type result struct {
+	state   *State
+	metrics []prometheus.Metric
+	at      time.Time // when the sample finished
+	err     error     // non-nil when the backend could read nothing
+}
+
+// New returns a Sampler; call Run (or SampleOnce) to fill it.
+func New(opts Options) *Sampler {
+	if opts.Interval <= 0 {
+		opts.Interval = 10 * time.Second
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = opts.Interval
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Sampler{
+		opts:     opts,
+		builders: []builder{deviceBuilder{}, migBuilder{}},
+		self:     newSelfMetrics(),
+	}
+}
+
+// Run samples at once and then on every interval until ctx is done.
+func (s *Sampler) Run(ctx context.Context) {
+	t := time.NewTicker(s.opts.Interval)
+	defer t.Stop()
+	for {
+		if err := s.SampleOnce(ctx); err != nil && ctx.Err() == nil {
+			s.opts.Logger.Warn("collection failed", "backend", s.opts.Backend.Name(), "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// SampleOnce takes one sample and rebuilds the series the scrapes serve.
+// When the backend fails entirely the previous device series are dropped:
+// serving stale values as if they were current would hide the outage.
+func (s *Sampler) SampleOnce(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+
+	start := time.Now()
+	snap, err := s.opts.Backend.Sample(ctx)
+	s.self.observe(time.Since(start), snap, err)
+	now := s.opts.Now()
+	if err != nil {
+		s.latest.Store(&result{at: now, err: err})
+		return err
+	}
+	if snap == nil {
+		err = errors.New("backend returned no snapshot")
+		s.latest.Store(&result{at: now, err: err})
+		return err
+	}
+	st := &State{Node: s.opts.Node, Snapshot: snap}
+	ms := make([]prometheus.Metric, 0, s.capacityHint())
+	emit := func(m prometheus.Metric) { ms = append(ms, m) }
+	for _, b := range s.builders {
+		b.build(st, emit)
+	}
+	s.latest.Store(&result{state: st, metrics: ms, at: now})
+	s.self.lastSuccess.Set(float64(now.UnixNano()) / 1e9)
+	return nil
+}
+
+func (s *Sampler) capacityHint() int {
+	if r := s.latest.Load(); r != nil && len(r.metrics) > 0 {
+		return len(r.metrics)
+	}
+	return 64
+}
+
+// State returns the latest successful sample, or nil.
+func (s *Sampler) State() *State {
+	if r := s.latest.Load(); r != nil {
+		return r.state
+	}
+	return nil
+}
+
+// Healthy says whether the exporter is doing its job: the last collection
+// succeeded and is not older than three intervals. A lost GPU is not
+// unhealthy: restarting the exporter would not bring it back, and the
+// other GPUs are still reported.
+func (s *Sampler) Healthy() error {
+	r := s.latest.Load()
+	if r == nil {
+		return errors.New("no collection has completed yet")
+	}
+	if r.err != nil {
+		return fmt.Errorf("last collection failed: %w", r.err)
+	}
+	if age := s.opts.Now().Sub(r.at); age > 3*s.opts.Interval {
+		return fmt.Errorf("last collection is stale: %s old (interval %s)", age.Round(time.Second), s.opts.Interval)
+	}
+	return nil
+}
+
+// Describe implements prometheus.Collector.
+func (s *Sampler) Describe(ch chan<- *prometheus.Desc) {
+	for _, b := range s.builders {
+		b.describe(ch)
+	}
+	s.self.Describe(ch)
+}
+
+// Collect implements prometheus.Collector. It only sends prebuilt metrics.
+func (s *Sampler) Collect(ch chan<- prometheus.Metric) {
+	if r := s.latest.Load(); r != nil {
+		for _, m := range r.metrics {
+			ch <- m
+		}
+	}
+	s.self.Collect(ch)
+}

@@ -1,0 +1,68 @@
+// Package server wires the exporter's HTTP endpoints: the landing page,
+// the telemetry path and /healthz. TLS and basic auth are added around it by
+// exporter-toolkit, so nothing here knows about them.
+package server
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/version"
+	"github.com/prometheus/exporter-toolkit/web"
+)
+
+// Options configure the HTTP handler.
+type Options struct {
+	TelemetryPath string
+	Gatherer      prometheus.Gatherer
+	// Healthy returns nil when the exporter is doing its job.
+	Healthy func() error
+	Logger  *slog.Logger
+	// MaxRequestsInFlight caps concurrent scrapes; 0 means 40.
+	MaxRequestsInFlight int
+}
+
+// Handler returns the exporter's mux.
+func Handler(o Options) (http.Handler, error) {
+	if o.TelemetryPath == "" {
+		o.TelemetryPath = "/metrics"
+	}
+	if o.MaxRequestsInFlight == 0 {
+		o.MaxRequestsInFlight = 40
+	}
+	mux := http.NewServeMux()
+	mux.Handle(o.TelemetryPath, promhttp.HandlerFor(o.Gatherer, promhttp.HandlerOpts{
+		ErrorLog:            slog.NewLogLogger(o.Logger.Handler(), slog.LevelError),
+		ErrorHandling:       promhttp.ContinueOnError,
+		MaxRequestsInFlight: o.MaxRequestsInFlight,
+		EnableOpenMetrics:   true,
+	}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if err := o.Healthy(); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintf(w, "unhealthy: %v\n", err)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	if o.TelemetryPath != "/" {
+		landing, err := web.NewLandingPage(web.LandingConfig{
+			Name:        "gpulens-exporter",
+			Description: "GPU metrics from NVML, attributed to Kubernetes pods",
+			Version:     version.Info(),
+			Links: []web.LandingLinks{
+				{Address: o.TelemetryPath, Text: "Metrics"},
+				{Address: "/healthz", Text: "Health"},
+			},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("landing page: %w", err)
+		}
+		mux.Handle("/", landing)
+	}
+	return mux, nil
+}
