@@ -43,6 +43,7 @@ type Sampler struct {
 type result struct {
 	state   *State
 	metrics []prometheus.Metric
+	encoded *encoded  // metrics in exposition format, for Handler
 	at      time.Time // when the sample finished
 	err     error     // non-nil when the backend could read nothing
 }
@@ -112,7 +113,14 @@ func (s *Sampler) SampleOnce(ctx context.Context) error {
 	for _, b := range s.builders {
 		b.build(st, emit)
 	}
-	s.latest.Store(&result{state: st, metrics: ms, at: now})
+	enc, err := encodeMetrics(ms)
+	if err != nil {
+		// Only a builder bug (duplicate or inconsistent series) gets here.
+		err = fmt.Errorf("encoding series: %w", err)
+		s.latest.Store(&result{at: now, err: err})
+		return err
+	}
+	s.latest.Store(&result{state: st, metrics: ms, encoded: enc, at: now})
 	s.self.lastSuccess.Set(float64(now.UnixNano()) / 1e9)
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,7 +17,6 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/gpulens/gpulens/exporter/gpu"
-	"github.com/gpulens/gpulens/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -242,27 +240,3 @@ func TestScrapeDoesNotSample(t *testing.T) {
 	}
 }
 
-func TestPromtoolCheckMetrics(t *testing.T) {
-	promtool := testenv.LookPath(t, "promtool")
-	s := New(Options{Backend: &fakeBackend{snap: testSnapshot()}, Node: "node-a"})
-	if err := s.SampleOnce(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(s)
-	var buf bytes.Buffer
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if _, err := expfmt.MetricFamilyToText(&buf, mf); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cmd := exec.Command(promtool, "check", "metrics")
-	cmd.Stdin = &buf
-	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
-		t.Errorf("promtool check metrics: %v\n%s", err, out)
-	}
-}

@@ -5,11 +5,8 @@ package server
 
 import (
 	"fmt"
-	"log/slog"
 	"net/http"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 )
@@ -17,12 +14,10 @@ import (
 // Options configure the HTTP handler.
 type Options struct {
 	TelemetryPath string
-	Gatherer      prometheus.Gatherer
+	// Metrics serves the exposition (collector.Sampler.Handler).
+	Metrics http.Handler
 	// Healthy returns nil when the exporter is doing its job.
 	Healthy func() error
-	Logger  *slog.Logger
-	// MaxRequestsInFlight caps concurrent scrapes; 0 means 40.
-	MaxRequestsInFlight int
 }
 
 // Handler returns the exporter's mux.
@@ -30,16 +25,8 @@ func Handler(o Options) (http.Handler, error) {
 	if o.TelemetryPath == "" {
 		o.TelemetryPath = "/metrics"
 	}
-	if o.MaxRequestsInFlight == 0 {
-		o.MaxRequestsInFlight = 40
-	}
 	mux := http.NewServeMux()
-	mux.Handle(o.TelemetryPath, promhttp.HandlerFor(o.Gatherer, promhttp.HandlerOpts{
-		ErrorLog:            slog.NewLogLogger(o.Logger.Handler(), slog.LevelError),
-		ErrorHandling:       promhttp.ContinueOnError,
-		MaxRequestsInFlight: o.MaxRequestsInFlight,
-		EnableOpenMetrics:   true,
-	}))
+	mux.Handle(o.TelemetryPath, o.Metrics)
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		if err := o.Healthy(); err != nil {
