@@ -239,4 +239,3 @@ func TestScrapeDoesNotSample(t *testing.T) {
 		t.Errorf("backend sampled %d times, want 1", fb.calls)
 	}
 }
-
