@@ -1,0 +1,300 @@
+package podresources
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const (
+	gpuUUID = "GPU-5b4a8d3c-1f2e-4a6b-9c0d-7e8f9a0b1c2d"
+	migUUID = "MIG-0c1d2e3f-4a5b-5c6d-8e7f-9a0b1c2d3e4f"
+)
+
+// ref builds the expected DeviceRef with every unset number at -1.
+func ref(mod func(*DeviceRef)) DeviceRef {
+	r := DeviceRef{Index: -1, MIGIndex: -1, GPUInstance: -1, ComputeInstance: -1, Replica: -1}
+	mod(&r)
+	return r
+}
+
+func TestParseDeviceID(t *testing.T) {
+	tests := []struct {
+		name     string
+		resource string
+		id       string
+		want     DeviceRef
+		wantMIG  bool
+		wantBase string
+	}{
+		{
+			name: "whole GPU by UUID", resource: ResourceGPU, id: gpuUUID,
+			want:     ref(func(r *DeviceRef) { r.Kind = KindUUID; r.UUID = gpuUUID }),
+			wantBase: gpuUUID,
+		},
+		{
+			name: "upper-case UUID is kept verbatim", resource: ResourceGPU, id: "GPU-5B4A8D3C-1F2E-4A6B-9C0D-7E8F9A0B1C2D",
+			want:     ref(func(r *DeviceRef) { r.Kind = KindUUID; r.UUID = "GPU-5B4A8D3C-1F2E-4A6B-9C0D-7E8F9A0B1C2D" }),
+			wantBase: "GPU-5B4A8D3C-1F2E-4A6B-9C0D-7E8F9A0B1C2D",
+		},
+		{
+			name: "time-sliced replica", resource: ResourceGPU, id: gpuUUID + "::7",
+			want:     ref(func(r *DeviceRef) { r.Kind = KindUUID; r.UUID = gpuUUID; r.Replica = 7; r.Shared = true }),
+			wantBase: gpuUUID,
+		},
+		{
+			name: "renamed gpu.shared replica", resource: ResourceGPUShared, id: gpuUUID + "::0",
+			want:     ref(func(r *DeviceRef) { r.Kind = KindUUID; r.UUID = gpuUUID; r.Replica = 0; r.Shared = true }),
+			wantBase: gpuUUID,
+		},
+		{
+			name: "MIG mixed strategy", resource: "nvidia.com/mig-1g.10gb", id: migUUID,
+			want:     ref(func(r *DeviceRef) { r.Kind = KindUUID; r.UUID = migUUID; r.MIGProfile = "1g.10gb" }),
+			wantMIG:  true,
+			wantBase: migUUID,
+		},
+		{
+			name: "MIG single strategy", resource: ResourceGPU, id: migUUID,
+			want:     ref(func(r *DeviceRef) { r.Kind = KindUUID; r.UUID = migUUID }),
+			wantMIG:  true,
+			wantBase: migUUID,
+		},
+		{
+			name: "MIG shared and renamed", resource: "nvidia.com/mig-3g.40gb.shared", id: migUUID + "::2",
+			want: ref(func(r *DeviceRef) {
+				r.Kind = KindUUID
+				r.UUID = migUUID
+				r.MIGProfile = "3g.40gb"
+				r.Replica = 2
+				r.Shared = true
+			}),
+			wantMIG:  true,
+			wantBase: migUUID,
+		},
+		{
+			name: "MIG profile with media extensions", resource: "nvidia.com/mig-1g.10gb+me", id: migUUID,
+			want:     ref(func(r *DeviceRef) { r.Kind = KindUUID; r.UUID = migUUID; r.MIGProfile = "1g.10gb+me" }),
+			wantMIG:  true,
+			wantBase: migUUID,
+		},
+		{
+			name: "legacy MIG UUID", resource: "nvidia.com/mig-2g.10gb", id: "MIG-" + gpuUUID + "/3/0",
+			want: ref(func(r *DeviceRef) {
+				r.Kind = KindUUID
+				r.UUID = "MIG-" + gpuUUID + "/3/0"
+				r.ParentUUID = gpuUUID
+				r.GPUInstance = 3
+				r.ComputeInstance = 0
+				r.MIGProfile = "2g.10gb"
+			}),
+			wantMIG:  true,
+			wantBase: "MIG-" + gpuUUID + "/3/0",
+		},
+		{
+			name: "legacy MIG UUID replica (MPS)", resource: ResourceGPU, id: "MIG-" + gpuUUID + "/13/1::4",
+			want: ref(func(r *DeviceRef) {
+				r.Kind = KindUUID
+				r.UUID = "MIG-" + gpuUUID + "/13/1"
+				r.ParentUUID = gpuUUID
+				r.GPUInstance = 13
+				r.ComputeInstance = 1
+				r.Replica = 4
+				r.Shared = true
+			}),
+			wantMIG:  true,
+			wantBase: "MIG-" + gpuUUID + "/13/1",
+		},
+		{
+			name: "index strategy", resource: ResourceGPU, id: "3",
+			want:     ref(func(r *DeviceRef) { r.Kind = KindIndex; r.Index = 3 }),
+			wantBase: "3",
+		},
+		{
+			name: "index strategy MIG", resource: "nvidia.com/mig-1g.10gb", id: "0:1",
+			want: ref(func(r *DeviceRef) {
+				r.Kind = KindIndex
+				r.Index = 0
+				r.MIGIndex = 1
+				r.MIGProfile = "1g.10gb"
+			}),
+			wantMIG:  true,
+			wantBase: "0:1",
+		},
+		{
+			name: "index strategy MIG replica", resource: ResourceGPU, id: "7:6::12",
+			want: ref(func(r *DeviceRef) {
+				r.Kind = KindIndex
+				r.Index = 7
+				r.MIGIndex = 6
+				r.Replica = 12
+				r.Shared = true
+			}),
+			wantMIG:  true,
+			wantBase: "7:6",
+		},
+		{
+			name: "GKE whole GPU", resource: ResourceGPU, id: "nvidia0",
+			want:     ref(func(r *DeviceRef) { r.Kind = KindGKE; r.Index = 0 }),
+			wantBase: "nvidia0",
+		},
+		{
+			name: "GKE MIG partition", resource: ResourceGPU, id: "nvidia1/gi2",
+			want:     ref(func(r *DeviceRef) { r.Kind = KindGKE; r.Index = 1; r.GPUInstance = 2 }),
+			wantMIG:  true,
+			wantBase: "nvidia1/gi2",
+		},
+		{
+			name: "GKE time-sharing", resource: ResourceGPU, id: "nvidia0/vgpu3",
+			want:     ref(func(r *DeviceRef) { r.Kind = KindGKE; r.Index = 0; r.Replica = 3; r.Shared = true }),
+			wantBase: "nvidia0",
+		},
+		{
+			name: "GKE time-shared MIG partition", resource: ResourceGPU, id: "nvidia10/gi0/vgpu1",
+			want: ref(func(r *DeviceRef) {
+				r.Kind = KindGKE
+				r.Index = 10
+				r.GPUInstance = 0
+				r.Replica = 1
+				r.Shared = true
+			}),
+			wantMIG:  true,
+			wantBase: "nvidia10/gi0",
+		},
+		{
+			name: "custom renamed resource", resource: "example.com/gpu-ts", id: gpuUUID + "::3",
+			want:     ref(func(r *DeviceRef) { r.Kind = KindUUID; r.UUID = gpuUUID; r.Replica = 3; r.Shared = true }),
+			wantBase: gpuUUID,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseDeviceID(tt.resource, tt.id)
+			if err != nil {
+				t.Fatalf("ParseDeviceID(%q, %q): %v", tt.resource, tt.id, err)
+			}
+			if got != tt.want {
+				t.Errorf("ParseDeviceID(%q, %q)\n got  %+v\n want %+v", tt.resource, tt.id, got, tt.want)
+			}
+			if s := got.String(); s != tt.id {
+				t.Errorf("String() = %q, want %q", s, tt.id)
+			}
+			if b := got.BaseID(); b != tt.wantBase {
+				t.Errorf("BaseID() = %q, want %q", b, tt.wantBase)
+			}
+			if m := got.IsMIG(); m != tt.wantMIG {
+				t.Errorf("IsMIG() = %v, want %v", m, tt.wantMIG)
+			}
+		})
+	}
+}
+
+func TestParseDeviceIDRejects(t *testing.T) {
+	ids := []string{
+		"",
+		"GPU-",
+		"GPU-1234",
+		"GPU-5b4a8d3c-1f2e-4a6b-9c0d-7e8f9a0b1c2g", // g is not hex
+		"GPU-5b4a8d3c_1f2e_4a6b_9c0d_7e8f9a0b1c2d", // underscores
+		gpuUUID + "::",
+		gpuUUID + "::-1",
+		gpuUUID + "::01",
+		gpuUUID + "::1::2",
+		gpuUUID + "::1234567890", // too many digits to be a replica
+		"MIG-GPU-" + gpuUUID[4:] + "/1",
+		"MIG-GPU-" + gpuUUID[4:] + "/1/x",
+		"MIG-GPU-" + gpuUUID[4:] + "/1/0/2",
+		"MIG-GPU-1234/1/0",
+		"01",
+		"-1",
+		"+1",
+		"0:",
+		":1",
+		"0:1:2",
+		"0x1",
+		"nvidia",
+		"nvidia/gi1",
+		"nvidia0/",
+		"nvidia0/gi",
+		"nvidia0/gi2/",
+		"nvidia0/vgpu",
+		"nvidia0/vgpu1/gi2",
+		"nvidia0/mig1",
+		"nvidia0::1",
+		"nvidia-0",
+		"nvidia00",
+		"AMD-GPU-0",
+		"gpu0",
+	}
+	for _, id := range ids {
+		t.Run(id, func(t *testing.T) {
+			const resource = "nvidia.com/gpu"
+			got, err := ParseDeviceID(resource, id)
+			if err == nil {
+				t.Fatalf("ParseDeviceID(%q) = %+v, want error", id, got)
+			}
+			if !errors.Is(err, ErrDeviceID) {
+				t.Errorf("error %v does not wrap ErrDeviceID", err)
+			}
+			for _, name := range []string{strconv.Quote(id), strconv.Quote(resource)} {
+				if !strings.Contains(err.Error(), name) {
+					t.Errorf("error %q does not name %s", err, name)
+				}
+			}
+		})
+	}
+}
+
+func TestKindString(t *testing.T) {
+	for k, want := range map[Kind]string{KindUUID: "uuid", KindIndex: "index", KindGKE: "gke", 0: "unknown"} {
+		if got := k.String(); got != want {
+			t.Errorf("Kind(%d).String() = %q, want %q", k, got, want)
+		}
+	}
+}
+
+func TestZeroDeviceRefString(t *testing.T) {
+	if s := (DeviceRef{Replica: 2}).String(); s != "" {
+		t.Errorf("zero-kind DeviceRef.String() = %q, want empty", s)
+	}
+}
+
+func FuzzParseDeviceID(f *testing.F) {
+	for _, seed := range [][2]string{
+		{ResourceGPU, gpuUUID},
+		{ResourceGPU, gpuUUID + "::3"},
+		{ResourceGPUShared, gpuUUID + "::0"},
+		{"nvidia.com/mig-1g.10gb", migUUID},
+		{"nvidia.com/mig-1g.10gb.shared", migUUID + "::1"},
+		{ResourceGPU, "MIG-" + gpuUUID + "/1/0"},
+		{ResourceGPU, "0"},
+		{ResourceGPU, "0:1::2"},
+		{ResourceGPU, "nvidia0/gi2/vgpu3"},
+		{ResourceGPU, "nvidia0/vgpu3"},
+		{"example.com/x", "::"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, resource, id string) {
+		ref, err := ParseDeviceID(resource, id)
+		if err != nil {
+			if !strings.Contains(err.Error(), strconv.Quote(id)) {
+				t.Fatalf("error %q does not name the id %q", err, id)
+			}
+			return
+		}
+		if s := ref.String(); s != id {
+			t.Fatalf("ParseDeviceID(%q).String() = %q", id, s)
+		}
+		again, err := ParseDeviceID(resource, ref.String())
+		if err != nil || again != ref {
+			t.Fatalf("round trip of %q: %+v, %v; want %+v", id, again, err, ref)
+		}
+		if ref.Replica >= 0 && !ref.Shared {
+			t.Fatalf("%q has replica %d but is not shared", id, ref.Replica)
+		}
+		if ref.Kind == KindUUID && ref.Index != -1 {
+			t.Fatalf("%q is a UUID but has index %d", id, ref.Index)
+		}
+	})
+}
