@@ -99,6 +99,10 @@ type Device struct {
 
 // Instance is a MIG device (GPU instance + compute instance).
 type Instance struct {
+	// Index is the MIG device index on the parent
+	// (nvmlDeviceGetMigDeviceHandleByIndex), what the device plugin's index
+	// strategy calls "0:<index>".
+	Index             int
 	UUID              string // MIG-...
 	GPUInstanceID     int
 	ComputeInstanceID int
