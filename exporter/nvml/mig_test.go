@@ -55,9 +55,9 @@ func TestMIGInstances(t *testing.T) {
 	}
 	na := gpu.NA
 	want := []gpu.Instance{
-		{UUID: "MIG-a", GPUInstanceID: 9, ComputeInstanceID: 0, Profile: "1g.10gb", Slices: 1, MemorySlices: 1,
+		{Index: 0, UUID: "MIG-a", GPUInstanceID: 9, ComputeInstanceID: 0, Profile: "1g.10gb", Slices: 1, MemorySlices: 1,
 			MemoryUsedBytes: 2048 << 20, MemoryTotalBytes: 10240 << 20},
-		{UUID: "MIG-b", GPUInstanceID: 2, ComputeInstanceID: 0, Profile: "3g.40gb", Slices: 3, MemorySlices: 4,
+		{Index: 3, UUID: "MIG-b", GPUInstanceID: 2, ComputeInstanceID: 0, Profile: "3g.40gb", Slices: 3, MemorySlices: 4,
 			MemoryUsedBytes: 4096 << 20, MemoryTotalBytes: 40960 << 20},
 	}
 	if len(d.Instances) != len(want) {
