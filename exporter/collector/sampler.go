@@ -26,6 +26,10 @@ type Options struct {
 	Logger  *slog.Logger
 	// Now is the clock; the demo fast-forwards it. Defaults to time.Now.
 	Now func() time.Time
+	// SkipExposition leaves out the pre-encoded exposition: for callers that
+	// read the series through Series (the demo writes them to a TSDB) and
+	// never serve Handler.
+	SkipExposition bool
 }
 
 // Sampler samples the backend in the background and serves the latest
@@ -113,12 +117,14 @@ func (s *Sampler) SampleOnce(ctx context.Context) error {
 	for _, b := range s.builders {
 		b.build(st, emit)
 	}
-	enc, err := encodeMetrics(ms)
-	if err != nil {
-		// Only a builder bug (duplicate or inconsistent series) gets here.
-		err = fmt.Errorf("encoding series: %w", err)
-		s.latest.Store(&result{at: now, err: err})
-		return err
+	var enc *encoded
+	if !s.opts.SkipExposition {
+		if enc, err = encodeMetrics(ms); err != nil {
+			// Only a builder bug (duplicate or inconsistent series) gets here.
+			err = fmt.Errorf("encoding series: %w", err)
+			s.latest.Store(&result{at: now, err: err})
+			return err
+		}
 	}
 	s.latest.Store(&result{state: st, metrics: ms, encoded: enc, at: now})
 	s.self.lastSuccess.Set(float64(now.UnixNano()) / 1e9)
