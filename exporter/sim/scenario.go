@@ -1,0 +1,123 @@
+package sim
+
+import "time"
+
+// Scenario is a simulated fleet: nodes with GPUs, how each GPU is shared,
+// which pods use them and how they load them. It is read from YAML
+// (--sim.scenario) and is the single input of the simulator, the simulated
+// kubelet and `gpulens demo`.
+type Scenario struct {
+	// Seed makes every run with the same scenario and the same sample times
+	// produce the same values, UUIDs and PIDs.
+	Seed  uint64 `yaml:"seed"`
+	Nodes []Node `yaml:"nodes"`
+}
+
+// Node is one GPU node.
+type Node struct {
+	Name string `yaml:"name"`
+	// System picks the go-nvml mock server: dgxa100, dgxa100-80gb, dgxh100,
+	// dgxh200, dgxb200, or l4 (a go-nvml device config built here: go-nvml
+	// ships no inference GPUs).
+	System string `yaml:"system"`
+	// GPUs is the device count; 0 means the system's default (8). Parse
+	// fills in the default.
+	GPUs    int       `yaml:"gpus"`
+	Sharing []Sharing `yaml:"sharing"`
+	Pods    []Pod     `yaml:"pods"`
+	Faults  []Fault   `yaml:"faults"`
+}
+
+// Sharing sets how a set of GPUs is shared. GPUs not listed are "none":
+// one pod holds the whole GPU.
+type Sharing struct {
+	GPUs []int `yaml:"gpus"`
+	// Mode is none, time-slicing, mps or mig.
+	Mode string `yaml:"mode"`
+	// Replicas is the time-slicing / MPS replica count (2..48).
+	Replicas int `yaml:"replicas"`
+	// MIG is the geometry, one profile name per instance, e.g.
+	// [3g.40gb, 2g.20gb, 1g.10gb, 1g.10gb]. Profiles must exist on the model.
+	MIG []string `yaml:"mig"`
+	// Rename advertises time-slicing replicas as nvidia.com/gpu.shared
+	// (the device plugin's renameByDefault).
+	Rename bool `yaml:"rename"`
+}
+
+// Pod is a single-container pod holding one GPU, one MIG instance or one
+// replica of a shared GPU.
+type Pod struct {
+	Namespace string `yaml:"namespace"`
+	Name      string `yaml:"name"`
+	Container string `yaml:"container"` // default "main", filled in by Parse
+	GPU       int    `yaml:"gpu"`       // device index on the node
+	// Instance is the index into the GPU's MIG geometry; it must be unset
+	// on GPUs without MIG.
+	Instance int `yaml:"instance"`
+	// Load is the workload model: training, inference, notebook, batch, leak.
+	Load string `yaml:"load"`
+	// Utilization is the model's characteristic SM ratio (0..1): the plateau
+	// of training, the daily peak of inference, the burst height of batch
+	// and notebook, the mean of leak. 0 means the profile's default.
+	Utilization float64 `yaml:"utilization"`
+	// Memory is the steady peak (or, for leak, initial) memory, e.g.
+	// "20GiB". Required.
+	Memory ByteSize `yaml:"memory"`
+	// Growth is how much memory a leak adds per hour, e.g. "1GiB". Only
+	// for leak, where it is required. When the leak reaches the memory its
+	// GPU or instance has left, the process dies of OOM and restarts.
+	Growth ByteSize `yaml:"growth"`
+	// Start and End bound the pod's life as offsets from the scenario start;
+	// End 0 means it runs to the end.
+	Start Duration `yaml:"start"`
+	End   Duration `yaml:"end"`
+	// Processes is how many host processes the container runs on its GPU
+	// (e.g. a data-parallel launcher with workers); 0 means 1. The pod's
+	// load and memory are split evenly between them.
+	Processes int `yaml:"processes"`
+}
+
+// Fault injects a failure on one GPU from an offset on. lost and hang hold
+// from At on (At 0: from the start); an xid event is raised by the first
+// Advance at or past At.
+type Fault struct {
+	GPU int `yaml:"gpu"`
+	// Kind is lost (NVML_ERROR_GPU_IS_LOST), hang (calls block) or xid (one
+	// XID event of code XID at At; XID 79 also loses the GPU).
+	Kind string   `yaml:"kind"`
+	At   Duration `yaml:"at"`
+	XID  uint64   `yaml:"xid"`
+}
+
+// ByteSize is a YAML byte count written with a unit: 512MiB, 20GiB, 1.5GiB, 1000000.
+type ByteSize uint64
+
+// Duration is a YAML duration: 90s, 30m, 6h, 2d, 1d12h.
+type Duration time.Duration
+
+// Sharing modes (Sharing.Mode).
+const (
+	ModeNone        = "none"
+	ModeTimeSlicing = "time-slicing"
+	ModeMPS         = "mps"
+	ModeMIG         = "mig"
+)
+
+// Load profiles (Pod.Load).
+const (
+	LoadTraining  = "training"
+	LoadInference = "inference"
+	LoadNotebook  = "notebook"
+	LoadBatch     = "batch"
+	LoadLeak      = "leak"
+)
+
+// Fault kinds (Fault.Kind).
+const (
+	FaultLost = "lost"
+	FaultHang = "hang"
+	FaultXID  = "xid"
+)
+
+// XIDFallenOffBus is the XID after which the GPU is gone until reset.
+const XIDFallenOffBus = 79
