@@ -1,0 +1,222 @@
+package query
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/prometheus/common/model"
+
+	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/source"
+)
+
+// Analyze runs the query set over w and joins the answers.
+func Analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window) (*Result, error) {
+	w, err := w.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("analysis window: %w", err)
+	}
+	a := &analysis{
+		w:      w,
+		allocs: map[AllocationKey]*Allocation{},
+		gpus:   map[GPUKey]*GPU{},
+		res:    &Result{Schema: sch.Name(), Window: w, ExpectedSteps: w.ExpectedSteps()},
+	}
+	for _, q := range a.queries(sch) {
+		vec, err := src.Query(ctx, q.expr, w.End)
+		if err != nil {
+			return nil, fmt.Errorf("analysis query %q: %w", q.name, err)
+		}
+		a.res.QueryCount++
+		for _, s := range vec {
+			if math.IsNaN(float64(s.Value)) {
+				continue
+			}
+			q.apply(s)
+		}
+	}
+	a.finish()
+	return a.res, nil
+}
+
+type namedQuery struct {
+	name  string
+	expr  string
+	apply func(*model.Sample)
+}
+
+type analysis struct {
+	w      Window
+	res    *Result
+	allocs map[AllocationKey]*Allocation
+	gpus   map[GPUKey]*GPU
+	// gpuSharingSteps counts steps per sharing mode and GPU.
+	gpuSharingSteps map[GPUKey]map[string]int
+	sharingChanged  int
+}
+
+func by(labels []string) string { return "(" + strings.Join(labels, ", ") + ")" }
+
+// queries is the fixed query set. Allocation-level figures are keyed by
+// schema.AllocationKey and GPU-level ones by schema.GPUKey, aggregated
+// inside the engine before the subquery so that a label that changes
+// within the window (a measurement method, a sharing mode) cannot split
+// one allocation into two.
+func (a *analysis) queries(sch schema.Schema) []namedQuery {
+	over := func(fn, expr string) string {
+		return fmt.Sprintf("%s((%s)[%s:%s])", fn, expr, a.w.rangeStr(), a.w.stepStr())
+	}
+	quantile := func(q float64, expr string) string {
+		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.rangeStr(), a.w.stepStr())
+	}
+	allocKey, gpuKey := by(schema.AllocationKey), by(schema.GPUKey)
+	alloc := "max by " + allocKey + " (" + sch.Allocation() + ")"
+	util := "max by " + allocKey + " (" + sch.Utilization() + ")"
+	mem := "max by " + allocKey + " (" + sch.MemoryUsed() + ")"
+	gpu := "max by " + gpuKey + " (" + sch.GPU() + ")"
+
+	return []namedQuery{
+		{"allocation steps", over("count_over_time", alloc), a.alloc(func(x *Allocation, v float64) { x.Steps = int(v) })},
+		{"allocated GPU steps", over("sum_over_time", alloc), a.alloc(func(x *Allocation, v float64) { x.AllocatedGPUHours = a.w.hours(v) })},
+		{"allocation attributes", over("last_over_time", sch.Allocation()), a.allocAttributes},
+		{"utilization average", over("avg_over_time", util), a.alloc(func(x *Allocation, v float64) { x.AvgUtilization = v })},
+		{"utilization p95", quantile(0.95, util), a.alloc(func(x *Allocation, v float64) { x.P95Utilization = v })},
+		{"utilization steps", over("count_over_time", util), a.alloc(func(x *Allocation, v float64) { x.UtilizationSteps = int(v) })},
+		{"memory peak", over("max_over_time", mem), a.alloc(func(x *Allocation, v float64) { x.PeakMemoryBytes = v })},
+		{"memory p99", quantile(0.99, mem), a.alloc(func(x *Allocation, v float64) { x.P99MemoryBytes = v })},
+		{"memory steps", over("count_over_time", mem), a.alloc(func(x *Allocation, v float64) { x.MemorySteps = int(v) })},
+
+		{"gpu steps", over("count_over_time", "max by "+by(schema.GPULabels)+" ("+sch.GPU()+")"), a.gpu(func(g *GPU, s *model.Sample) {
+			g.Steps += int(s.Value)
+			if g.Model == "" {
+				g.Model = string(s.Metric[schema.LabelModel])
+			}
+		})},
+		{"gpu allocated steps", over("count_over_time", gpu+" and on "+gpuKey+" ("+sch.Allocation()+")"), a.gpuValue(func(g *GPU, v float64) { g.AllocatedHours = a.w.hours(v) })},
+		{"gpu allocated GPU steps", over("sum_over_time", "sum by "+gpuKey+" ("+sch.Allocation()+")"), a.gpuValue(func(g *GPU, v float64) { g.AllocatedGPUHours = a.w.hours(v) })},
+		{"gpu co-tenants", over("max_over_time", "count by "+gpuKey+" ("+alloc+")"), a.gpuValue(func(g *GPU, v float64) { g.CoTenants = int(v) })},
+		{"gpu sharing", over("count_over_time", "count by (node, uuid, sharing) ("+sch.Allocation()+")"), a.gpuSharing},
+		{"gpu utilization average", over("avg_over_time", "max by "+gpuKey+" ("+sch.GPUUtilization()+")"), a.gpuValue(func(g *GPU, v float64) { g.AvgUtilization = v })},
+		{"gpu utilization steps", over("count_over_time", "max by "+gpuKey+" ("+sch.GPUUtilization()+")"), a.gpuValue(func(g *GPU, v float64) { g.UtilizationSteps = int(v) })},
+		{"gpu memory total", over("max_over_time", "max by "+gpuKey+" ("+sch.GPUMemoryTotal()+")"), a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
+		{"gpu energy", "max by " + gpuKey + " (" + sch.GPUEnergy(a.w.rangeStr(), a.w.stepStr()) + ")", a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
+	}
+}
+
+func allocationKey(m model.Metric) AllocationKey {
+	return AllocationKey{
+		Node: string(m[schema.LabelNode]), Namespace: string(m[schema.LabelNamespace]),
+		Pod: string(m[schema.LabelPod]), Container: string(m[schema.LabelContainer]),
+		UUID: string(m[schema.LabelUUID]), GPUInstance: string(m[schema.LabelGPUInstance]),
+	}
+}
+
+func gpuKey(m model.Metric) GPUKey {
+	return GPUKey{Node: string(m[schema.LabelNode]), UUID: string(m[schema.LabelUUID])}
+}
+
+func (a *analysis) allocation(m model.Metric) *Allocation {
+	k := allocationKey(m)
+	x, ok := a.allocs[k]
+	if !ok {
+		x = &Allocation{AllocationKey: k}
+		a.allocs[k] = x
+	}
+	return x
+}
+
+func (a *analysis) alloc(set func(*Allocation, float64)) func(*model.Sample) {
+	return func(s *model.Sample) { set(a.allocation(s.Metric), float64(s.Value)) }
+}
+
+// allocAttributes reads the labels that are not part of the key. More than
+// one series per key means the sharing mode or profile changed within the
+// window; the last one seen cannot be told apart by an instant query, so
+// the lexically greatest is kept (deterministic) and a note says so.
+func (a *analysis) allocAttributes(s *model.Sample) {
+	x := a.allocation(s.Metric)
+	sharing := string(s.Metric[schema.LabelSharing])
+	if x.Sharing != "" {
+		if x.Sharing == sharing {
+			return
+		}
+		a.sharingChanged++
+		if sharing < x.Sharing {
+			return
+		}
+	}
+	x.Sharing = sharing
+	x.Share = float64(s.Value)
+	x.Model = string(s.Metric[schema.LabelModel])
+	x.MIGProfile = string(s.Metric[schema.LabelMIGProfile])
+}
+
+func (a *analysis) gpuFor(m model.Metric) *GPU {
+	k := gpuKey(m)
+	g, ok := a.gpus[k]
+	if !ok {
+		g = &GPU{GPUKey: k}
+		a.gpus[k] = g
+	}
+	return g
+}
+
+func (a *analysis) gpu(set func(*GPU, *model.Sample)) func(*model.Sample) {
+	return func(s *model.Sample) { set(a.gpuFor(s.Metric), s) }
+}
+
+func (a *analysis) gpuValue(set func(*GPU, float64)) func(*model.Sample) {
+	return func(s *model.Sample) { set(a.gpuFor(s.Metric), float64(s.Value)) }
+}
+
+func (a *analysis) gpuSharing(s *model.Sample) {
+	if a.gpuSharingSteps == nil {
+		a.gpuSharingSteps = map[GPUKey]map[string]int{}
+	}
+	k := gpuKey(s.Metric)
+	if a.gpuSharingSteps[k] == nil {
+		a.gpuSharingSteps[k] = map[string]int{}
+	}
+	a.gpuSharingSteps[k][string(s.Metric[schema.LabelSharing])] += int(s.Value)
+}
+
+// finish derives hours and coverage, drops rows that only exist because a
+// usage series outlived its allocation, sorts, and writes the notes.
+func (a *analysis) finish() {
+	expected := float64(a.res.ExpectedSteps)
+	for _, x := range a.allocs {
+		if x.Steps == 0 {
+			// Usage without an allocation series is not an allocation;
+			// the GPU-level figures still count it.
+			continue
+		}
+		x.HeldHours = a.w.hours(float64(x.Steps))
+		x.Coverage = float64(x.Steps) / expected
+		x.UtilizationCoverage = min(1, float64(x.UtilizationSteps)/float64(x.Steps))
+		a.res.Allocations = append(a.res.Allocations, *x)
+	}
+	for k, g := range a.gpus {
+		g.ReportedHours = a.w.hours(float64(g.Steps))
+		g.UnallocatedHours = max(0, g.ReportedHours-g.AllocatedHours)
+		g.Coverage = float64(g.Steps) / expected
+		best := -1
+		for mode, n := range a.gpuSharingSteps[k] {
+			if n > best || (n == best && mode < g.Sharing) {
+				g.Sharing, best = mode, n
+			}
+		}
+		a.res.GPUs = append(a.res.GPUs, *g)
+	}
+	slices.SortFunc(a.res.Allocations, func(x, y Allocation) int {
+		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Pod, y.Pod), cmp.Compare(x.Container, y.Container),
+			cmp.Compare(x.Node, y.Node), cmp.Compare(x.UUID, y.UUID), cmp.Compare(x.GPUInstance, y.GPUInstance))
+	})
+	slices.SortFunc(a.res.GPUs, func(x, y GPU) int {
+		return cmp.Or(cmp.Compare(x.Node, y.Node), cmp.Compare(x.UUID, y.UUID))
+	})
+	a.res.Notes = a.notes()
+}

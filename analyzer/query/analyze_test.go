@@ -1,0 +1,309 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/schema"
+)
+
+const (
+	a100 = "NVIDIA A100-SXM4-80GB"
+	h100 = "NVIDIA H100 80GB HBM3"
+	l4   = "NVIDIA L4"
+	mib  = 1 << 20
+	gib  = 1 << 30
+)
+
+// nativeGPU writes what the exporter reports for a physical GPU over
+// minutes [from, to].
+func nativeGPU(t testing.TB, f *fleet, node, uuid, model string, from, to int, util float64) {
+	f.series(t, gpuLabels("gpulens_gpu_info", node, uuid, model), from, to, constant(1))
+	if util >= 0 {
+		f.series(t, gpuLabels("gpulens_gpu_utilization_ratio", node, uuid, model), from, to, constant(util))
+	}
+	f.series(t, gpuLabels("gpulens_gpu_memory_total_bytes", node, uuid, model), from, to, constant(80*gib))
+}
+
+type container struct {
+	node, uuid, model, ns, pod, sharing, gi, profile string
+	share                                            float64
+	util, mem                                        func(int) float64 // nil: no series
+}
+
+func (c container) write(t testing.TB, f *fleet, from, to int) {
+	f.series(t, containerLabels("gpulens_container_gpu_allocation_ratio", c.node, c.uuid, c.model, c.ns, c.pod, c.sharing, c.gi, c.profile), from, to, constant(c.share))
+	method := "device"
+	if c.sharing == schema.SharingMIG {
+		method = "mig-gpm"
+	}
+	if c.util != nil {
+		f.series(t, containerLabels("gpulens_container_gpu_utilization_ratio", c.node, c.uuid, c.model, c.ns, c.pod, c.sharing, c.gi, c.profile, "method", method), from, to, c.util)
+	}
+	if c.mem != nil {
+		f.series(t, containerLabels("gpulens_container_gpu_memory_used_bytes", c.node, c.uuid, c.model, c.ns, c.pod, c.sharing, c.gi, c.profile, "method", method), from, to, c.mem)
+	}
+}
+
+// buildFleet is three GPUs over a 4h window (minutes 1..240):
+//   - GPU-a, a whole A100: train-0 holds it for the first 2h at 40%/60%
+//     alternately with memory growing 1 MiB a minute; the exporter then
+//     restarts (minutes 121-130 missing) and the driver reload resets the
+//     energy counter, which otherwise grows 100 J a minute.
+//   - GPU-m, an H100 in MIG mode: three pods on 3g, 2g and 1g slices.
+//   - GPU-t, an L4 time-sliced into four replicas, all held; ts-3 reports
+//     no utilization.
+func buildFleet(t testing.TB) *fleet {
+	f := newFleet(t)
+	nativeGPU(t, f, "node-1", "GPU-a", a100, 1, 120, 0.5)
+	nativeGPU(t, f, "node-1", "GPU-a", a100, 131, 240, 0.5)
+	energy := gpuLabels("gpulens_gpu_energy_joules_total", "node-1", "GPU-a", a100)
+	f.series(t, energy, 1, 120, func(i int) float64 { return 100 * float64(i) })
+	f.series(t, energy, 131, 240, func(i int) float64 { return 100 * float64(i-120) })
+	container{node: "node-1", uuid: "GPU-a", model: a100, ns: "team-a", pod: "train-0", sharing: "none", share: 1,
+		util: func(i int) float64 { return []float64{0.4, 0.6}[i%2] },
+		mem:  func(i int) float64 { return float64(i) * mib },
+	}.write(t, f, 1, 120)
+
+	nativeGPU(t, f, "node-2", "GPU-m", h100, 1, 240, -1)
+	for _, m := range []struct {
+		pod, gi, profile string
+		slices           int
+		util             float64
+	}{{"mig-a", "1", "3g.40gb", 3, 0.6}, {"mig-b", "5", "2g.20gb", 2, 0.3}, {"mig-c", "13", "1g.10gb", 1, 0.9}} {
+		mig := []string{"gpu_instance", m.gi, "compute_instance", "0", "mig_profile", m.profile, "mig_uuid", "MIG-" + m.gi}
+		f.series(t, gpuLabels("gpulens_mig_compute_slices", "node-2", "GPU-m", h100, mig...), 1, 240, constant(float64(m.slices)))
+		f.series(t, gpuLabels("gpulens_mig_sm_active_ratio", "node-2", "GPU-m", h100, mig...), 1, 240, constant(m.util))
+		container{node: "node-2", uuid: "GPU-m", model: h100, ns: "team-c", pod: m.pod, sharing: "mig", gi: m.gi, profile: m.profile,
+			share: float64(m.slices) / 7, util: constant(m.util), mem: constant(10 * gib)}.write(t, f, 1, 240)
+	}
+
+	nativeGPU(t, f, "node-3", "GPU-t", l4, 1, 240, 0.8)
+	for i := range 4 {
+		c := container{node: "node-3", uuid: "GPU-t", model: l4, ns: "team-b", pod: fmt.Sprintf("ts-%d", i), sharing: "time-slicing",
+			share: 0.25, util: constant(0.2), mem: constant(5 * gib)}
+		if i == 3 {
+			c.util = nil
+		}
+		c.write(t, f, 1, 240)
+	}
+	f.commit(t)
+	return f
+}
+
+var window = Window{Start: t0, End: minute(240), Step: time.Minute}
+
+func TestAnalyzeNative(t *testing.T) {
+	f := buildFleet(t)
+	res, err := Analyze(context.Background(), f.src, schema.Native{}, window)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Schema != "native" || res.ExpectedSteps != 240 || res.QueryCount != 18 {
+		t.Errorf("schema %q, expected steps %d, queries %d", res.Schema, res.ExpectedSteps, res.QueryCount)
+	}
+
+	mig := func(pod, gi, profile string, slices float64, util float64) Allocation {
+		return Allocation{
+			AllocationKey: AllocationKey{Node: "node-2", Namespace: "team-c", Pod: pod, Container: "main", UUID: "GPU-m", GPUInstance: gi},
+			Model:         h100, MIGProfile: profile, Sharing: "mig", Share: slices / 7,
+			HeldHours: 4, AllocatedGPUHours: 4 * slices / 7, Steps: 240, Coverage: 1,
+			AvgUtilization: util, P95Utilization: util, UtilizationSteps: 240, UtilizationCoverage: 1,
+			PeakMemoryBytes: 10 * gib, P99MemoryBytes: 10 * gib, MemorySteps: 240,
+		}
+	}
+	ts := func(i int) Allocation {
+		a := Allocation{
+			AllocationKey: AllocationKey{Node: "node-3", Namespace: "team-b", Pod: fmt.Sprintf("ts-%d", i), Container: "main", UUID: "GPU-t"},
+			Model:         l4, Sharing: "time-slicing", Share: 0.25,
+			HeldHours: 4, AllocatedGPUHours: 1, Steps: 240, Coverage: 1,
+			AvgUtilization: 0.2, P95Utilization: 0.2, UtilizationSteps: 240, UtilizationCoverage: 1,
+			PeakMemoryBytes: 5 * gib, P99MemoryBytes: 5 * gib, MemorySteps: 240,
+		}
+		if i == 3 {
+			a.AvgUtilization, a.P95Utilization, a.UtilizationSteps, a.UtilizationCoverage = 0, 0, 0, 0
+		}
+		return a
+	}
+	want := []Allocation{
+		{
+			AllocationKey: AllocationKey{Node: "node-1", Namespace: "team-a", Pod: "train-0", Container: "main", UUID: "GPU-a"},
+			Model:         a100, Sharing: "none", Share: 1,
+			HeldHours: 2, AllocatedGPUHours: 2, Steps: 120, Coverage: 0.5,
+			AvgUtilization: 0.5, P95Utilization: 0.6, UtilizationSteps: 120, UtilizationCoverage: 1,
+			// Memory 1..120 MiB: p99 interpolates at rank 0.99×119.
+			PeakMemoryBytes: 120 * mib, P99MemoryBytes: 118.81 * mib, MemorySteps: 120,
+		},
+		ts(0), ts(1), ts(2), ts(3),
+		mig("mig-a", "1", "3g.40gb", 3, 0.6), mig("mig-b", "5", "2g.20gb", 2, 0.3), mig("mig-c", "13", "1g.10gb", 1, 0.9),
+	}
+	compareAll(t, "allocation", res.Allocations, want)
+
+	wantGPUs := []GPU{
+		{
+			GPUKey: GPUKey{"node-1", "GPU-a"}, Model: a100, Sharing: "none",
+			ReportedHours: 230.0 / 60, AllocatedHours: 2, UnallocatedHours: 110.0 / 60, AllocatedGPUHours: 2,
+			Steps: 230, Coverage: 230.0 / 240, CoTenants: 1, AvgUtilization: 0.5, UtilizationSteps: 230,
+			MemoryTotalBytes: 80 * gib,
+			// 240 minutes at 100 J: the reset is corrected and the
+			// missing minutes are bridged by increase().
+			EnergyJoules: 24000,
+		},
+		{
+			GPUKey: GPUKey{"node-2", "GPU-m"}, Model: h100, Sharing: "mig",
+			ReportedHours: 4, AllocatedHours: 4, AllocatedGPUHours: 4 * 6.0 / 7,
+			Steps: 240, Coverage: 1, CoTenants: 3, AvgUtilization: (3*0.6 + 2*0.3 + 0.9) / 7, UtilizationSteps: 240,
+			MemoryTotalBytes: 80 * gib,
+		},
+		{
+			GPUKey: GPUKey{"node-3", "GPU-t"}, Model: l4, Sharing: "time-slicing",
+			ReportedHours: 4, AllocatedHours: 4, AllocatedGPUHours: 4,
+			Steps: 240, Coverage: 1, CoTenants: 4, AvgUtilization: 0.8, UtilizationSteps: 240,
+			MemoryTotalBytes: 80 * gib,
+		},
+	}
+	compareAll(t, "gpu", res.GPUs, wantGPUs)
+
+	notes := strings.Join(res.Notes, "\n")
+	for _, w := range []string{"1 of 3 GPUs reported for only part of the window (lowest: GPU-a on node-1, 96%)", "1 allocations have no utilization samples"} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes %q lack %q", notes, w)
+		}
+	}
+}
+
+// TestQueryCountIsConstant checks that a fleet ten times larger costs the
+// same number of queries.
+func TestQueryCountIsConstant(t *testing.T) {
+	count := func(gpus int) int {
+		f := newFleet(t)
+		for g := range gpus {
+			uuid := fmt.Sprintf("GPU-%d", g)
+			nativeGPU(t, f, "node-1", uuid, a100, 1, 60, 0.5)
+			container{node: "node-1", uuid: uuid, model: a100, ns: "ns", pod: fmt.Sprintf("p-%d", g), sharing: "none", share: 1,
+				util: constant(0.5), mem: constant(gib)}.write(t, f, 1, 60)
+		}
+		src := f.commit(t)
+		res, err := Analyze(context.Background(), src, schema.Native{}, Window{Start: t0, End: minute(60)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.GPUs) != gpus || len(res.Allocations) != gpus {
+			t.Fatalf("%d GPUs: got %d GPUs, %d allocations", gpus, len(res.GPUs), len(res.Allocations))
+		}
+		return res.QueryCount
+	}
+	if small, large := count(2), count(20); small != large || small == 0 {
+		t.Errorf("queries for 2 GPUs = %d, for 20 = %d; want equal", small, large)
+	}
+}
+
+// TestDCGMMatchesNative analyses the same fleet as reported by gpulens and
+// by dcgm-exporter (../schema/testdata) and expects the same figures per
+// allocation and per GPU.
+func TestDCGMMatchesNative(t *testing.T) {
+	analyze := func(file string, sch schema.Schema) *Result {
+		f := newFleet(t)
+		// Scraped for the first 90 minutes of a 2h window, then gone.
+		f.scrape(t, file, 1, 90)
+		src := f.commit(t)
+		res, err := Analyze(context.Background(), src, sch, Window{Start: t0, End: minute(120)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	native := analyze("../schema/testdata/native.prom", schema.Native{})
+	dcgm := analyze("../schema/testdata/dcgm-exporter.prom", schema.DCGM{})
+	if len(native.Allocations) != 6 || len(native.GPUs) != 4 {
+		t.Fatalf("native fixture: %d allocations, %d GPUs; want 6 and 4", len(native.Allocations), len(native.GPUs))
+	}
+	if native.Allocations[0].Coverage != 90.0/120 {
+		t.Errorf("coverage = %v, want 0.75", native.Allocations[0].Coverage)
+	}
+	compareAll(t, "allocation", dcgm.Allocations, native.Allocations)
+	compareAll(t, "gpu", dcgm.GPUs, native.GPUs)
+	if native.QueryCount != dcgm.QueryCount {
+		t.Errorf("query counts differ: native %d, dcgm-exporter %d", native.QueryCount, dcgm.QueryCount)
+	}
+}
+
+func TestAnalyzeRejectsBadWindows(t *testing.T) {
+	f := newFleet(t)
+	for _, w := range []Window{
+		{Start: t0, End: t0},
+		{Start: t0, End: t0.Add(time.Hour), Step: 1500 * time.Millisecond},
+		{Start: t0, End: t0.Add(30 * time.Second)},
+	} {
+		if _, err := Analyze(context.Background(), f.src, schema.Native{}, w); err == nil {
+			t.Errorf("Analyze(%+v) succeeded", w)
+		}
+	}
+}
+
+func TestAnalyzeEmpty(t *testing.T) {
+	f := newFleet(t)
+	res, err := Analyze(context.Background(), f.src, schema.Native{}, window)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.GPUs) != 0 || len(res.Notes) == 0 || !strings.Contains(res.Notes[0], "no GPU series") {
+		t.Errorf("empty store: %d GPUs, notes %q", len(res.GPUs), res.Notes)
+	}
+}
+
+func TestExpectedSteps(t *testing.T) {
+	tests := []struct {
+		w    Window
+		want int
+	}{
+		{Window{Start: t0, End: minute(240), Step: time.Minute}, 240},
+		{Window{Start: t0.Add(30 * time.Second), End: minute(240).Add(30 * time.Second), Step: time.Minute}, 240},
+		{Window{Start: t0, End: minute(240), Step: 5 * time.Minute}, 48},
+		{Window{Start: t0, End: t0.Add(7 * 24 * time.Hour), Step: time.Minute}, 10080},
+	}
+	for _, tt := range tests {
+		if got := tt.w.ExpectedSteps(); got != tt.want {
+			t.Errorf("%v..%v step %v: %d steps, want %d", tt.w.Start, tt.w.End, tt.w.Step, got, tt.want)
+		}
+	}
+}
+
+// compareAll compares slices of structs field by field, floats to 1e-9.
+func compareAll[T any](t *testing.T, what string, got, want []T) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%d %ss, want %d:\n got %+v\nwant %+v", len(got), what, len(want), got, want)
+		return
+	}
+	for i := range want {
+		for _, d := range diff(reflect.ValueOf(got[i]), reflect.ValueOf(want[i]), "") {
+			t.Errorf("%s %d (%+v): %s", what, i, reflect.ValueOf(want[i]).Field(0).Interface(), d)
+		}
+	}
+}
+
+func diff(g, w reflect.Value, path string) []string {
+	switch w.Kind() {
+	case reflect.Struct:
+		var out []string
+		for i := range w.NumField() {
+			out = append(out, diff(g.Field(i), w.Field(i), path+"."+w.Type().Field(i).Name)...)
+		}
+		return out
+	case reflect.Float64:
+		if gv, wv := g.Float(), w.Float(); math.Abs(gv-wv) > 1e-9*math.Max(1, math.Abs(wv)) {
+			return []string{fmt.Sprintf("%s = %v, want %v", path, gv, wv)}
+		}
+	default:
+		if !reflect.DeepEqual(g.Interface(), w.Interface()) {
+			return []string{fmt.Sprintf("%s = %v, want %v", path, g.Interface(), w.Interface())}
+		}
+	}
+	return nil
+}

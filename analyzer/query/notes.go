@@ -1,0 +1,53 @@
+package query
+
+import "fmt"
+
+// notes summarises partial data. They are counts, not one line per item,
+// so a large fleet's report stays readable; the per-item coverage fields
+// carry the detail.
+func (a *analysis) notes() []string {
+	var notes []string
+	if len(a.res.GPUs) == 0 {
+		notes = append(notes, "no GPU series in the window: is the exporter scraped, and is the window right?")
+	}
+	var partialGPUs, noUtilGPUs int
+	lowest := -1
+	for i, g := range a.res.GPUs {
+		if g.Steps < a.res.ExpectedSteps {
+			partialGPUs++
+			if lowest < 0 || g.Coverage < a.res.GPUs[lowest].Coverage {
+				lowest = i
+			}
+		}
+		if g.UtilizationSteps == 0 {
+			noUtilGPUs++
+		}
+	}
+	if partialGPUs > 0 {
+		g := a.res.GPUs[lowest]
+		notes = append(notes, fmt.Sprintf("%d of %d GPUs reported for only part of the window (lowest: %s on %s, %.0f%%); their hours cover only what was reported",
+			partialGPUs, len(a.res.GPUs), g.UUID, g.Node, 100*g.Coverage))
+	}
+	if noUtilGPUs > 0 {
+		notes = append(notes, fmt.Sprintf("%d GPUs have no utilization samples: their utilization is unknown, not zero", noUtilGPUs))
+	}
+	var noUtil, partialUtil int
+	for _, x := range a.res.Allocations {
+		switch {
+		case x.UtilizationSteps == 0:
+			noUtil++
+		case x.UtilizationSteps < x.Steps:
+			partialUtil++
+		}
+	}
+	if noUtil > 0 {
+		notes = append(notes, fmt.Sprintf("%d allocations have no utilization samples: their utilization is unknown, not zero", noUtil))
+	}
+	if partialUtil > 0 {
+		notes = append(notes, fmt.Sprintf("%d allocations have utilization samples for only part of the time they were held; averages are over the samples present", partialUtil))
+	}
+	if a.sharingChanged > 0 {
+		notes = append(notes, fmt.Sprintf("%d allocations changed sharing mode within the window; one mode is reported for each", a.sharingChanged))
+	}
+	return notes
+}

@@ -1,0 +1,98 @@
+package query
+
+// Result is one analysis of a window. Figures with no samples behind them
+// are zero with a zero sample count next to them: unknown, not idle.
+type Result struct {
+	// Schema is the name of the schema the queries were built from.
+	Schema string
+	Window Window
+	// QueryCount is the number of PromQL queries issued; it is the same for
+	// every fleet size.
+	QueryCount int
+	// ExpectedSteps is the number of subquery steps in the window, the
+	// denominator of every Coverage.
+	ExpectedSteps int
+	Allocations   []Allocation
+	GPUs          []GPU
+	// Notes say where data is partial, in words for reports and logs.
+	Notes []string
+}
+
+// AllocationKey identifies an allocation.
+type AllocationKey struct {
+	Node, Namespace, Pod, Container string
+	// UUID is the physical GPU's.
+	UUID string
+	// GPUInstance is the MIG GPU instance ID; empty outside MIG.
+	GPUInstance string
+}
+
+// Allocation is a container's hold on (a share of) one physical GPU.
+type Allocation struct {
+	AllocationKey
+	Model      string
+	MIGProfile string
+	// Sharing is none, time-slicing, mps or mig, as last seen.
+	Sharing string
+	// Share is the allocation's share of the physical GPU as last seen.
+	Share float64
+
+	// HeldHours is the time the allocation was seen.
+	HeldHours float64
+	// AllocatedGPUHours is share × time held, summed over the window.
+	AllocatedGPUHours float64
+	// Steps is the number of steps the allocation was seen; Coverage is
+	// Steps over the window's steps.
+	Steps    int
+	Coverage float64
+
+	// AvgUtilization and P95Utilization are of the allocation's own share,
+	// 0..1, over the steps that had a utilization sample.
+	AvgUtilization float64
+	P95Utilization float64
+	// UtilizationSteps is the number of steps with a utilization sample;
+	// UtilizationCoverage is that over Steps.
+	UtilizationSteps    int
+	UtilizationCoverage float64
+
+	// PeakMemoryBytes and P99MemoryBytes are over the steps with a memory
+	// sample (MemorySteps).
+	PeakMemoryBytes float64
+	P99MemoryBytes  float64
+	MemorySteps     int
+}
+
+// GPUKey identifies a physical GPU.
+type GPUKey struct{ Node, UUID string }
+
+// GPU is one physical GPU.
+type GPU struct {
+	GPUKey
+	Model string
+	// Sharing is the mode its allocations used for most of the window;
+	// empty when it was never allocated.
+	Sharing string
+
+	// ReportedHours is the time the GPU's exporter reported it;
+	// AllocatedHours the part of it with at least one allocation, and
+	// UnallocatedHours the rest. AllocatedGPUHours sums the allocations'
+	// shares over time: below AllocatedHours when MIG slices or replicas
+	// were left free.
+	ReportedHours     float64
+	AllocatedHours    float64
+	UnallocatedHours  float64
+	AllocatedGPUHours float64
+	Steps             int
+	Coverage          float64
+
+	// CoTenants is the peak number of allocations on the GPU at one step.
+	CoTenants int
+
+	// AvgUtilization is of the whole GPU, over UtilizationSteps steps.
+	AvgUtilization   float64
+	UtilizationSteps int
+	MemoryTotalBytes float64
+	// EnergyJoules is the energy used in the window; counter resets (a
+	// driver reload) are accounted for.
+	EnergyJoules float64
+}

@@ -1,0 +1,150 @@
+package schema
+
+import (
+	"fmt"
+	"strings"
+)
+
+// NameDCGM is the schema of NVIDIA's dcgm-exporter.
+const NameDCGM = "dcgm-exporter"
+
+// migSlices are the compute sizes, in sevenths, that GPU instance profile
+// names start with ("3g.40gb" is 3/7 of the GPU); "7g" is the whole GPU.
+var migSlices = []int{1, 2, 3, 4, 7}
+
+const mib = 1 << 20
+
+// DCGM reads dcgm-exporter's series, as deployed by the GPU Operator with
+// its Kubernetes pod mapping on (the pod, namespace and container labels).
+//
+// What dcgm-exporter cannot tell, and how this schema answers:
+//   - Allocation: a series with a non-empty pod label is an allocation. Its
+//     share is slices/7 from GPU_I_PROFILE on MIG, and otherwise 1 over the
+//     number of distinct pods on the GPU at that moment. dcgm-exporter does
+//     not know the device plugin's replica count, so a time-sliced GPU with
+//     one running pod reads as a whole GPU (sharing "none"), and MPS reads
+//     as time-slicing.
+//   - Utilization and memory of a time-sliced GPU are the whole device's:
+//     DCGM has no per-process figures, so every co-tenant sees the same
+//     values. On MIG, DCGM_FI_PROF_GR_ENGINE_ACTIVE of the GPU instance is
+//     the per-slice signal (DCGM_FI_DEV_GPU_UTIL is absent there).
+//   - Memory is in MiB and converted to bytes; total is FB_USED + FB_FREE +
+//     FB_RESERVED (FB_RESERVED only exists from DCGM 3.1 on, and counts as 0
+//     when absent). On MIG the GPU total is the sum of its instances, so
+//     memory not partitioned into any instance is not counted.
+type DCGM struct{}
+
+var _ Schema = DCGM{}
+
+// Name implements Schema.
+func (DCGM) Name() string { return NameDCGM }
+
+// norm renames dcgm-exporter's labels to the normalised ones. dcgm-exporter
+// has spelled the host label both Hostname and hostname across versions and
+// deployments; whichever is set wins. Renaming from a label that is absent
+// yields an empty, that is no, label.
+func norm(expr string) string {
+	for _, r := range [][2]string{
+		{LabelNode, "Hostname"}, {LabelNode, "hostname"}, {LabelUUID, "UUID"}, {LabelModel, "modelName"},
+		{LabelGPUInstance, "GPU_I_ID"}, {LabelMIGProfile, "GPU_I_PROFILE"},
+	} {
+		regex := "(.*)"
+		if r[0] == LabelNode {
+			// Never blank a node set by the other spelling.
+			regex = "(.+)"
+		}
+		expr = fmt.Sprintf(`label_replace(%s, %q, "$1", %q, %q)`, expr, r[0], r[1], regex)
+	}
+	return expr
+}
+
+func setLabel(expr, name, value string) string {
+	return fmt.Sprintf(`label_replace(%s, %q, %q, "", "")`, expr, name, value)
+}
+
+// union joins expressions whose label sets never overlap.
+func union(exprs []string) string {
+	return "(" + strings.Join(exprs, ") or (") + ")"
+}
+
+func migProfile(n int) string { return fmt.Sprintf(`GPU_I_PROFILE=~"%dg[.].*"`, n) }
+
+const (
+	wholeGPU = `GPU_I_PROFILE=""`
+	anyMIG   = `GPU_I_PROFILE!=""`
+	hasPod   = `pod!=""`
+)
+
+// Allocation implements Schema.
+func (DCGM) Allocation() string {
+	var parts []string
+	for _, n := range migSlices {
+		share := fmt.Sprintf("0 * %s + %d / 7", norm("DCGM_FI_DEV_FB_USED{"+hasPod+", "+migProfile(n)+"}"), n)
+		parts = append(parts, setLabel("max by "+by(AllocationLabels)+" ("+share+")", LabelSharing, SharingMIG))
+	}
+	pods := norm("DCGM_FI_DEV_FB_USED{" + hasPod + ", " + wholeGPU + "}")
+	share := "max by " + by(AllocationLabels) + " (0 * " + pods + " + 1)" +
+		" / on (node, uuid) group_left () count by (node, uuid) (count by (node, uuid, namespace, pod) (" + pods + "))"
+	parts = append(parts,
+		setLabel("("+share+") == 1", LabelSharing, SharingNone),
+		setLabel("("+share+") < 1", LabelSharing, SharingTimeSlicing))
+	return union(parts)
+}
+
+// Utilization implements Schema.
+func (DCGM) Utilization() string {
+	return union([]string{
+		"max by " + by(UsageLabels) + " (" + norm("DCGM_FI_DEV_GPU_UTIL{"+hasPod+", "+wholeGPU+"}") + ") / 100",
+		"max by " + by(UsageLabels) + " (" + norm("DCGM_FI_PROF_GR_ENGINE_ACTIVE{"+hasPod+"}") + ")",
+	})
+}
+
+// MemoryUsed implements Schema.
+func (DCGM) MemoryUsed() string {
+	return fmt.Sprintf("max by %s (%s) * %d", by(UsageLabels), norm("DCGM_FI_DEV_FB_USED{"+hasPod+"}"), mib)
+}
+
+// GPU implements Schema. MIG instances and co-tenants' duplicates of the
+// same device collapse onto the physical GPU.
+func (DCGM) GPU() string {
+	return "0 * max by " + by(GPULabels) + " (" + norm("DCGM_FI_DEV_FB_USED") + ") + 1"
+}
+
+var gpuInstanceLabels = []string{LabelNode, LabelUUID, LabelModel, LabelGPUInstance}
+
+// GPUUtilization implements Schema.
+func (DCGM) GPUUtilization() string {
+	var slices []string
+	for _, n := range migSlices {
+		slices = append(slices, fmt.Sprintf("max by %s (%s) * %d / 7",
+			by(gpuInstanceLabels), norm("DCGM_FI_PROF_GR_ENGINE_ACTIVE{"+migProfile(n)+"}"), n))
+	}
+	return union([]string{
+		"max by " + by(GPULabels) + " (" + norm("DCGM_FI_DEV_GPU_UTIL{"+wholeGPU+"}") + ") / 100",
+		"max by " + by(GPULabels) + " (" + norm("DCGM_FI_PROF_GR_ENGINE_ACTIVE{"+wholeGPU+"}") + ")",
+		"sum by " + by(GPULabels) + " (" + union(slices) + ")",
+	})
+}
+
+// GPUMemoryTotal implements Schema.
+func (DCGM) GPUMemoryTotal() string {
+	total := func(m string) string {
+		return fmt.Sprintf("DCGM_FI_DEV_FB_USED{%[1]s} + DCGM_FI_DEV_FB_FREE{%[1]s} + (DCGM_FI_DEV_FB_RESERVED{%[1]s} or 0 * DCGM_FI_DEV_FB_USED{%[1]s})", m)
+	}
+	return fmt.Sprintf("(%s) * %d", union([]string{
+		"max by " + by(GPULabels) + " (" + norm(total(wholeGPU)) + ")",
+		"sum by " + by(GPULabels) + " (max by " + by(gpuInstanceLabels) + " (" + norm(total(anyMIG)) + "))",
+	}), mib)
+}
+
+// GPUEnergy implements Schema. DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION is in
+// millijoules. With the pod mapping on, the device counter is split across
+// series as pods come and go; taking increase() of the per-GPU maximum
+// (a subquery) keeps it one continuous counter.
+func (DCGM) GPUEnergy(rng, step string) string {
+	return fmt.Sprintf("increase((max by %s (%s))[%s:%s]) / 1000",
+		by(GPULabels), norm("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"), rng, step)
+}
+
+// Identifying implements Schema.
+func (DCGM) Identifying() []string { return []string{"DCGM_FI_DEV_FB_USED"} }

@@ -1,0 +1,94 @@
+package schema
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Label names of the normalised series every Schema produces.
+const (
+	LabelNode        = "node"
+	LabelNamespace   = "namespace"
+	LabelPod         = "pod"
+	LabelContainer   = "container"
+	LabelUUID        = "uuid"
+	LabelGPUInstance = "gpu_instance"
+	LabelModel       = "model"
+	LabelMIGProfile  = "mig_profile"
+	LabelSharing     = "sharing"
+)
+
+// Sharing modes, the values of the sharing label.
+const (
+	SharingNone        = "none"
+	SharingTimeSlicing = "time-slicing"
+	SharingMPS         = "mps"
+	SharingMIG         = "mig"
+)
+
+// AllocationKey identifies one allocation: a container holding (a share of)
+// one physical GPU, or one MIG instance of it.
+var AllocationKey = []string{LabelNode, LabelNamespace, LabelPod, LabelContainer, LabelUUID, LabelGPUInstance}
+
+// AllocationLabels are the labels of allocation series: the key plus
+// attributes that are constant for an allocation.
+var AllocationLabels = append(append([]string{}, AllocationKey...), LabelModel, LabelMIGProfile, LabelSharing)
+
+// UsageLabels are the labels of usage series (utilization, memory): the
+// allocation's without sharing, which only the allocation signal knows.
+var UsageLabels = append(append([]string{}, AllocationKey...), LabelModel, LabelMIGProfile)
+
+// GPUKey identifies a physical GPU; GPULabels adds its constant attributes.
+var (
+	GPUKey    = []string{LabelNode, LabelUUID}
+	GPULabels = []string{LabelNode, LabelUUID, LabelModel}
+)
+
+// Schema turns logical signals into PromQL over one exporter's series.
+type Schema interface {
+	// Name is what --schema accepts: "native" or "dcgm-exporter".
+	Name() string
+	// Allocation has one series per allocation while it is held, with
+	// AllocationLabels; the value is its share of the physical GPU, 0..1.
+	Allocation() string
+	// Utilization is how much of its own allocation each allocation used,
+	// 0..1, with UsageLabels.
+	Utilization() string
+	// MemoryUsed is the device memory each allocation used, in bytes, with
+	// UsageLabels.
+	MemoryUsed() string
+	// GPU has one series per physical GPU while it reports, value 1, with
+	// GPULabels.
+	GPU() string
+	// GPUUtilization is the busy fraction of the whole physical GPU, 0..1,
+	// with GPULabels; on MIG, the slices' activity weighted by their size.
+	GPUUtilization() string
+	// GPUMemoryTotal is the device memory of each physical GPU in bytes,
+	// with GPULabels.
+	GPUMemoryTotal() string
+	// GPUEnergy is the energy each physical GPU used in the trailing range
+	// rng, in joules, with GPULabels; step is the resolution a schema may
+	// need for a subquery. Both are PromQL durations such as "1w" and "1m".
+	// Counter resets, such as a driver reload, are handled by increase().
+	GPUEnergy(rng, step string) string
+	// Identifying lists the metric names whose presence means the data
+	// came from this schema's exporter, in order of preference.
+	Identifying() []string
+}
+
+// Names lists the schemas ByName knows.
+func Names() []string { return []string{NameNative, NameDCGM} }
+
+// ByName returns the schema called name.
+func ByName(name string) (Schema, error) {
+	switch name {
+	case NameNative:
+		return Native{}, nil
+	case NameDCGM:
+		return DCGM{}, nil
+	default:
+		return nil, fmt.Errorf("unknown schema %q, want one of %s", name, strings.Join(Names(), ", "))
+	}
+}
+
+func by(labels []string) string { return "(" + strings.Join(labels, ", ") + ")" }

@@ -1,0 +1,225 @@
+package schema
+
+import (
+	"context"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/gpulens/gpulens/analyzer/source"
+)
+
+var at = time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+
+// loadFixtures opens an embedded TSDB holding the given exposition files
+// scraped once at at.
+func loadFixtures(t *testing.T, files ...string) *source.Embedded {
+	t.Helper()
+	e, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	app := e.Appender(context.Background())
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := source.AppendExposition(app, data, "", at); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+	}
+	if err := app.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestByName(t *testing.T) {
+	for _, name := range []string{"native", "dcgm-exporter"} {
+		s, err := ByName(name)
+		if err != nil || s.Name() != name {
+			t.Errorf("ByName(%q) = %v, %v", name, s, err)
+		}
+	}
+	if _, err := ByName("dcgm"); err == nil || !strings.Contains(err.Error(), "native, dcgm-exporter") {
+		t.Errorf("ByName(unknown) = %v, want an error listing the schemas", err)
+	}
+}
+
+func TestDetect(t *testing.T) {
+	tests := []struct {
+		name    string
+		files   []string
+		want    string
+		wantErr []string
+	}{
+		{"native", []string{"testdata/native.prom"}, NameNative, nil},
+		{"dcgm-exporter", []string{"testdata/dcgm-exporter.prom"}, NameDCGM, nil},
+		{"both prefers native", []string{"testdata/dcgm-exporter.prom", "testdata/native.prom"}, NameNative, nil},
+		{"neither", nil, "", []string{"no GPU metrics in embedded TSDB at ", "gpulens_gpu_info", "DCGM_FI_DEV_FB_USED", "native", "dcgm-exporter"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := loadFixtures(t, tt.files...)
+			s, err := Detect(context.Background(), src, at.Add(-time.Hour), at.Add(time.Hour))
+			if tt.wantErr != nil {
+				if err == nil {
+					t.Fatalf("Detect = %s, want an error", s.Name())
+				}
+				for _, w := range tt.wantErr {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q does not mention %q", err, w)
+					}
+				}
+				return
+			}
+			if err != nil || s.Name() != tt.want {
+				t.Fatalf("Detect = %v, %v; want %s", s, err, tt.want)
+			}
+		})
+	}
+}
+
+func expressions(s Schema) map[string]string {
+	return map[string]string{
+		"Allocation": s.Allocation(), "Utilization": s.Utilization(), "MemoryUsed": s.MemoryUsed(),
+		"GPU": s.GPU(), "GPUUtilization": s.GPUUtilization(), "GPUMemoryTotal": s.GPUMemoryTotal(),
+		"GPUEnergy": s.GPUEnergy("1h", "1m"),
+	}
+}
+
+func TestExpressionsParse(t *testing.T) {
+	p := parser.NewParser(parser.Options{})
+	for _, s := range []Schema{Native{}, DCGM{}} {
+		for name, expr := range expressions(s) {
+			e, err := p.ParseExpr(expr)
+			if err != nil {
+				t.Errorf("%s.%s does not parse: %v\n%s", s.Name(), name, err, expr)
+				continue
+			}
+			if e.Type() != parser.ValueTypeVector {
+				t.Errorf("%s.%s is a %s, want an instant vector", s.Name(), name, e.Type())
+			}
+		}
+	}
+}
+
+// row renders a sample as its normalised labels and value, for comparison.
+type row struct {
+	labels string
+	value  float64
+}
+
+func query(t *testing.T, src source.Source, expr string, keep []string) []row {
+	t.Helper()
+	vec, err := src.Query(context.Background(), expr, at)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, expr)
+	}
+	var rows []row
+	for _, s := range vec {
+		var parts []string
+		for _, k := range keep {
+			if v := s.Metric[model.LabelName(k)]; v != "" {
+				parts = append(parts, k+"="+string(v))
+			}
+		}
+		if len(parts) != len(s.Metric) {
+			t.Errorf("series %v has labels beyond %v", s.Metric, keep)
+		}
+		rows = append(rows, row{strings.Join(parts, ","), float64(s.Value)})
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].labels < rows[j].labels })
+	return rows
+}
+
+// TestSchemasAgree evaluates both schemas over the same fleet, as each
+// exporter reports it, and expects identical normalised answers.
+func TestSchemasAgree(t *testing.T) {
+	native := loadFixtures(t, "testdata/native.prom")
+	dcgm := loadFixtures(t, "testdata/dcgm-exporter.prom")
+	signals := []struct {
+		name string
+		expr func(Schema) string
+		keep []string
+	}{
+		{"allocation", Schema.Allocation, AllocationLabels},
+		{"utilization", Schema.Utilization, UsageLabels},
+		{"memory used", Schema.MemoryUsed, UsageLabels},
+		{"gpu", Schema.GPU, GPULabels},
+		{"gpu utilization", Schema.GPUUtilization, GPULabels},
+		{"gpu memory total", Schema.GPUMemoryTotal, GPULabels},
+	}
+	for _, sig := range signals {
+		t.Run(sig.name, func(t *testing.T) {
+			n := query(t, native, sig.expr(Native{}), sig.keep)
+			d := query(t, dcgm, sig.expr(DCGM{}), sig.keep)
+			if len(n) == 0 || len(n) != len(d) {
+				t.Fatalf("native %d series, dcgm-exporter %d:\nnative: %v\ndcgm:   %v", len(n), len(d), n, d)
+			}
+			for i := range n {
+				if n[i].labels != d[i].labels || math.Abs(n[i].value-d[i].value) > 1e-9 {
+					t.Errorf("native %v != dcgm-exporter %v", n[i], d[i])
+				}
+			}
+		})
+	}
+}
+
+func TestDCGMAllocation(t *testing.T) {
+	src := loadFixtures(t, "testdata/dcgm-exporter.prom")
+	got := map[string]row{}
+	for _, r := range query(t, src, DCGM{}.Allocation(), AllocationLabels) {
+		for _, part := range strings.Split(r.labels, ",") {
+			if pod, ok := strings.CutPrefix(part, "pod="); ok {
+				got[pod] = r
+			}
+		}
+	}
+	want := []struct {
+		pod, sharing, profile string
+		share                 float64
+	}{
+		{"trainer-0", "none", "", 1},
+		{"inference-a", "time-slicing", "", 0.5},
+		{"inference-b", "time-slicing", "", 0.5},
+		{"mig-a", "mig", "3g.40gb", 3.0 / 7},
+		{"mig-b", "mig", "2g.20gb", 2.0 / 7},
+		{"mig-c", "mig", "1g.10gb", 1.0 / 7},
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %d allocations, want %d (the unallocated GPU is none): %v", len(got), len(want), got)
+	}
+	for _, w := range want {
+		r, ok := got[w.pod]
+		if !ok {
+			t.Errorf("no allocation for pod %s", w.pod)
+			continue
+		}
+		if math.Abs(r.value-w.share) > 1e-12 || !strings.Contains(r.labels, "sharing="+w.sharing) ||
+			(w.profile != "" && !strings.Contains(r.labels, "mig_profile="+w.profile)) {
+			t.Errorf("pod %s: %v, want share %v, sharing %s, profile %q", w.pod, r, w.share, w.sharing, w.profile)
+		}
+	}
+}
+
+func TestDCGMHostnameSpellings(t *testing.T) {
+	src := loadFixtures(t, "testdata/dcgm-exporter.prom")
+	rows := query(t, src, DCGM{}.GPU(), GPULabels)
+	var nodes []string
+	for _, r := range rows {
+		nodes = append(nodes, strings.Split(r.labels, ",")[0])
+	}
+	// node-1 spells it Hostname, node-2 hostname.
+	if strings.Join(nodes, " ") != "node=node-1 node=node-1 node=node-1 node=node-2" {
+		t.Errorf("GPUs by node = %v", nodes)
+	}
+}

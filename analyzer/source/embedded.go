@@ -1,0 +1,234 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/storage"
+	"github.com/prometheus/prometheus/tsdb"
+)
+
+const (
+	// DefaultRetention matches Prometheus's own default.
+	DefaultRetention  = 15 * 24 * time.Hour
+	defaultMaxSamples = 50_000_000
+	defaultTimeout    = 2 * time.Minute
+	lookbackDelta     = 5 * time.Minute
+	// maxBlockDuration caps compacted blocks like Prometheus does, so
+	// retention can drop old data in reasonably small pieces.
+	maxBlockDuration = 31 * 24 * time.Hour
+)
+
+// EmbeddedOptions configures an in-process TSDB and PromQL engine.
+type EmbeddedOptions struct {
+	// Retention is how long samples are kept, measured back from the newest
+	// sample. Zero means 15d.
+	Retention time.Duration
+	Logger    *slog.Logger
+	// MaxSamples bounds the samples one query may hold in memory. Zero
+	// means 50M, enough for a week of one-minute subqueries over a large
+	// fleet while still refusing a runaway query.
+	MaxSamples int
+	// Timeout bounds one query. Zero means 2m.
+	Timeout time.Duration
+	// ReadOnly opens an existing directory, for example a copy of a
+	// Prometheus data directory, without writing to it. Appending fails.
+	ReadOnly bool
+}
+
+// Embedded is a Source backed by Prometheus's own tsdb and promql packages
+// over a local directory.
+type Embedded struct {
+	dir       string
+	db        *tsdb.DB         // nil when read-only
+	ro        *tsdb.DBReadOnly // nil unless read-only
+	queryable storage.Queryable
+	engine    *promql.Engine
+	logger    *slog.Logger
+	retention time.Duration
+}
+
+var _ Source = (*Embedded)(nil)
+
+// OpenEmbedded opens, or creates, the TSDB in dir. A directory holding
+// something other than a TSDB is refused rather than filled with blocks.
+func OpenEmbedded(dir string, o EmbeddedOptions) (*Embedded, error) {
+	if o.Retention < 0 || o.MaxSamples < 0 || o.Timeout < 0 {
+		return nil, fmt.Errorf("embedded TSDB at %s: retention, max samples and timeout must not be negative", dir)
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if err := checkTSDBDir(dir, o.ReadOnly); err != nil {
+		return nil, err
+	}
+	e := &Embedded{dir: dir, logger: logger, retention: o.Retention}
+	if e.retention == 0 {
+		e.retention = DefaultRetention
+	}
+
+	if o.ReadOnly {
+		// The sandbox receives the replayed WAL; it must not be inside a
+		// directory we promised not to write to.
+		ro, err := tsdb.OpenDBReadOnly(dir, os.TempDir(), logger)
+		if err != nil {
+			return nil, fmt.Errorf("embedded TSDB at %s: %w", dir, err)
+		}
+		e.ro, e.queryable = ro, ro
+	} else {
+		db, err := tsdb.Open(dir, logger, nil, tsdbOptions(e.retention), nil)
+		if err != nil {
+			return nil, fmt.Errorf("embedded TSDB at %s: %w", dir, err)
+		}
+		e.db, e.queryable = db, db
+	}
+
+	maxSamples := o.MaxSamples
+	if maxSamples == 0 {
+		maxSamples = defaultMaxSamples
+	}
+	timeout := o.Timeout
+	if timeout == 0 {
+		timeout = defaultTimeout
+	}
+	e.engine = promql.NewEngine(promql.EngineOpts{
+		Logger:               logger,
+		MaxSamples:           maxSamples,
+		Timeout:              timeout,
+		LookbackDelta:        lookbackDelta,
+		EnableAtModifier:     true,
+		EnableNegativeOffset: true,
+	})
+	return e, nil
+}
+
+// tsdbOptions accepts backfill. The demo and the scrape-less ingest paths
+// write simulated samples at simulated timestamps, often a week in the past
+// and one series after another. A default TSDB only accepts samples newer
+// than the head's max time minus one hour, so:
+//   - OutOfOrderTimeWindow is the whole retention: any sample that would
+//     not be deleted at once is accepted, in any order; out-of-order samples
+//     go through the WBL and are compacted into overlapping blocks, which
+//     EnableOverlappingCompaction (on by default) merges.
+//   - MinBlockDuration stays at 2h, so in-order backfill is cut into blocks
+//     as it arrives and memory stays bounded during a week-long load.
+//   - MaxBlockDuration is a tenth of retention (as in Prometheus), so
+//     retention frees space in steps rather than all at once.
+func tsdbOptions(retention time.Duration) *tsdb.Options {
+	opts := tsdb.DefaultOptions()
+	opts.RetentionDuration = retention.Milliseconds()
+	opts.OutOfOrderTimeWindow = retention.Milliseconds()
+	maxBlock := min(retention/10, maxBlockDuration)
+	opts.MaxBlockDuration = max(maxBlock.Milliseconds(), opts.MinBlockDuration)
+	return opts
+}
+
+// Describe implements Source.
+func (e *Embedded) Describe() string { return "embedded TSDB at " + e.dir }
+
+// Retention is the effective retention.
+func (e *Embedded) Retention() time.Duration { return e.retention }
+
+// Query implements Source.
+func (e *Embedded) Query(ctx context.Context, q string, ts time.Time) (model.Vector, error) {
+	qry, err := e.engine.NewInstantQuery(ctx, e.queryable, nil, q, ts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: query failed: %w", e.Describe(), err)
+	}
+	defer qry.Close()
+	res := qry.Exec(ctx)
+	if len(res.Warnings) > 0 {
+		e.logger.Warn("PromQL warnings", "source", e.Describe(), "query", q, "warnings", res.Warnings.AsErrors())
+	}
+	if res.Err != nil {
+		return nil, fmt.Errorf("%s: query failed: %w", e.Describe(), res.Err)
+	}
+	vec, err := promqlToVector(res.Value)
+	if err != nil {
+		return nil, fmt.Errorf("%s: query %q: %w", e.Describe(), q, err)
+	}
+	return vec, nil
+}
+
+func promqlToVector(v any) (model.Vector, error) {
+	switch r := v.(type) {
+	case promql.Vector:
+		out := make(model.Vector, 0, len(r))
+		for _, s := range r {
+			if s.H != nil {
+				return nil, errors.New("native histogram results are not supported")
+			}
+			m := make(model.Metric, s.Metric.Len())
+			s.Metric.Range(func(l labels.Label) { m[model.LabelName(l.Name)] = model.LabelValue(l.Value) })
+			out = append(out, &model.Sample{Metric: m, Value: model.SampleValue(s.F), Timestamp: model.Time(s.T)})
+		}
+		return out, nil
+	case promql.Scalar:
+		return model.Vector{{Metric: model.Metric{}, Value: model.SampleValue(r.V), Timestamp: model.Time(r.T)}}, nil
+	default:
+		return nil, fmt.Errorf("unexpected result type %T, want vector or scalar", v)
+	}
+}
+
+// MetricNames implements Source.
+func (e *Embedded) MetricNames(ctx context.Context, start, end time.Time) ([]string, error) {
+	q, err := e.queryable.Querier(start.UnixMilli(), end.UnixMilli())
+	if err != nil {
+		return nil, fmt.Errorf("%s: listing metric names: %w", e.Describe(), err)
+	}
+	defer q.Close()
+	names, _, err := q.LabelValues(ctx, model.MetricNameLabel, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: listing metric names: %w", e.Describe(), err)
+	}
+	return names, nil
+}
+
+// Appender returns a transaction for writing samples; Commit makes them
+// visible to queries and durable in the WAL. In read-only mode every append
+// fails with ErrReadOnly.
+func (e *Embedded) Appender(ctx context.Context) storage.Appender {
+	if e.db == nil {
+		return readOnlyAppender{}
+	}
+	return e.db.Appender(ctx)
+}
+
+// Compact persists the in-memory head as blocks where it is due and applies
+// retention. The TSDB also does this on its own every minute; calling it
+// after a bulk load makes the result deterministic.
+func (e *Embedded) Compact(ctx context.Context) error {
+	if e.db == nil {
+		return ErrReadOnly
+	}
+	if err := e.db.Compact(ctx); err != nil {
+		return fmt.Errorf("%s: compacting: %w", e.Describe(), err)
+	}
+	return nil
+}
+
+// Close closes the TSDB. Committed samples are in the WAL, so reopening the
+// directory sees them even if they were never compacted into a block.
+func (e *Embedded) Close() error {
+	var err error
+	if e.db != nil {
+		err = e.db.Close()
+	} else {
+		err = e.ro.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("%s: closing: %w", e.Describe(), err)
+	}
+	return nil
+}
+
+// ErrReadOnly is returned when writing to a source opened read-only.
+var ErrReadOnly = errors.New("embedded TSDB is read-only")

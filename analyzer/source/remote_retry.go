@@ -1,0 +1,182 @@
+package source
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+)
+
+// maxDetail bounds how much of an error body ends up in an error message: a
+// proxy's HTML error page is not worth a screenful of log.
+const maxDetail = 512
+
+// attempt records the HTTP response of one API call. client_golang's API
+// hides the response, yet the status is what decides whether to retry and
+// what an operator needs to see, so recordingClient smuggles it out through
+// the request context.
+type attempt struct {
+	status     int
+	statusText string
+	retryAfter time.Duration
+}
+
+type attemptKey struct{}
+
+type recordingClient struct{ api.Client }
+
+func (c recordingClient) Do(ctx context.Context, req *http.Request) (*http.Response, []byte, error) {
+	resp, body, err := c.Client.Do(ctx, req)
+	if a, ok := ctx.Value(attemptKey{}).(*attempt); ok && resp != nil {
+		a.status = resp.StatusCode
+		a.statusText = resp.Status
+		a.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
+	}
+	return resp, body, err
+}
+
+func parseRetryAfter(v string) time.Duration {
+	if secs, err := strconv.Atoi(v); err == nil && secs > 0 {
+		return time.Duration(secs) * time.Second
+	}
+	return 0
+}
+
+// do runs call with a per-attempt timeout, retrying what a later attempt can
+// fix: network errors, 429 and 5xx. logArgs describe the call in log lines.
+func (r *Remote) do(ctx context.Context, op string, call func(context.Context) (v1.Warnings, error), logArgs ...any) error {
+	for try := 0; ; try++ {
+		a := &attempt{}
+		actx, cancel := context.WithTimeout(context.WithValue(ctx, attemptKey{}, a), r.timeout)
+		warnings, err := call(actx)
+		cancel()
+		if len(warnings) > 0 {
+			r.logger.Warn("PromQL API returned warnings", append([]any{"source", r.describe, "warnings", []string(warnings)}, logArgs...)...)
+		}
+		if err == nil {
+			return nil
+		}
+		err = r.wrap(op, a, err)
+		if try >= r.retries || !retryable(ctx, a, err) {
+			return err
+		}
+		wait := r.wait(try, a.retryAfter)
+		r.logger.Warn("retrying PromQL API call", append([]any{"source", r.describe, "err", err, "attempt", try + 1, "wait", wait}, logArgs...)...)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("%w (gave up retrying: %w)", err, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// retryable says whether another attempt could succeed. A client-side
+// timeout is not retried: the same query would time out again, only later.
+func retryable(ctx context.Context, a *attempt, err error) bool {
+	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	// A certificate that failed verification fails the same way next time.
+	var certErr *tls.CertificateVerificationError
+	if errors.As(err, &certErr) {
+		return false
+	}
+	if a.status != 0 {
+		return a.status == http.StatusTooManyRequests || a.status >= 500
+	}
+	// No response at all: a refused connection, a reset, DNS. An error the
+	// API decoded from a 2xx body is the server's answer, not a glitch.
+	var apiErr *v1.Error
+	return !errors.As(err, &apiErr)
+}
+
+// wait is exponential backoff with jitter, so many analyzers behind one
+// overloaded Prometheus do not retry in lockstep; a server's Retry-After wins
+// when longer.
+func (r *Remote) wait(try int, retryAfter time.Duration) time.Duration {
+	d := r.backoff << try
+	if d > maxBackoff || d <= 0 {
+		d = maxBackoff
+	}
+	d = d/2 + rand.N(d/2+1)
+	if retryAfter > d {
+		d = min(retryAfter, maxBackoff)
+	}
+	return d
+}
+
+// wrap names the server, the operation and the HTTP status, and removes any
+// secret the server may have echoed back.
+func (r *Remote) wrap(op string, a *attempt, err error) error {
+	msg := err.Error()
+	var apiErr *v1.Error
+	if errors.As(err, &apiErr) {
+		msg = apiErr.Msg
+		// Generic HTTP errors carry the body as Detail and a useless
+		// "server error: 503" as Msg; the body says what went wrong.
+		if d := strings.TrimSpace(apiErr.Detail); d != "" {
+			if len(d) > maxDetail {
+				d = d[:maxDetail] + "…"
+			}
+			msg = d
+		}
+	}
+	msg = r.redact.apply(msg)
+	if a.status != 0 {
+		return &RemoteError{Source: r.describe, Op: op, Status: a.status, StatusText: a.statusText, Msg: msg, err: err}
+	}
+	return &RemoteError{Source: r.describe, Op: op, Msg: msg, err: err}
+}
+
+// RemoteError is a failed API call. Status is zero when no HTTP response
+// arrived (a network error or timeout).
+type RemoteError struct {
+	Source     string
+	Op         string
+	Status     int
+	StatusText string
+	Msg        string
+	err        error
+}
+
+func (e *RemoteError) Error() string {
+	if e.Status == 0 {
+		return fmt.Sprintf("%s: %s failed: %s", e.Source, e.Op, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s failed: %s: %s", e.Source, e.Op, e.StatusText, e.Msg)
+}
+
+// Unwrap keeps errors.Is(err, context.DeadlineExceeded) and *v1.Error
+// inspection working for callers.
+func (e *RemoteError) Unwrap() error { return e.err }
+
+// redactor removes secrets from text that came from the server. The secret
+// files are only read when an error is being formatted, never kept.
+type redactor struct{ files []string }
+
+func (r *redactor) apply(s string) string {
+	for _, f := range r.files {
+		if f == "" {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		if secret := strings.TrimSpace(string(b)); len(secret) >= 4 {
+			s = strings.ReplaceAll(s, secret, "<secret>")
+		}
+	}
+	return s
+}
