@@ -232,3 +232,8 @@ func (e *Embedded) Close() error {
 
 // ErrReadOnly is returned when writing to a source opened read-only.
 var ErrReadOnly = errors.New("embedded TSDB is read-only")
+
+// Querier reads raw samples in [mint, maxt] (milliseconds), for exports.
+func (e *Embedded) Querier(mint, maxt int64) (storage.Querier, error) {
+	return e.queryable.Querier(mint, maxt)
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/exporter/sim"
+	"github.com/gpulens/gpulens/internal/fleet"
+	"github.com/gpulens/gpulens/internal/progress"
+)
+
+type demoOptions struct {
+	scenario    string
+	end         string
+	duration    string
+	step        time.Duration
+	dataDir     string
+	openMetrics string
+	output      string
+}
+
+func newDemoCmd() *cobra.Command {
+	o := &demoOptions{}
+	c := &cobra.Command{
+		Use:     "demo",
+		GroupID: "basic",
+		Short:   "Simulate a GPU fleet for a week through the real exporter and analyze it",
+		Long: `Simulate a GPU fleet through the real exporter code and analyze it.
+
+The default scenario has 4 nodes and 32 GPUs: H100 and H200 with MIG, MPS, time-sliced A100
+and L4 inference nodes, with idle notebooks, underused inference and a memory leak. Every
+simulated minute, each node's GPUs are read by the exporter's NVML code (over go-nvml's mock
+servers) and its series are appended to an embedded Prometheus TSDB at the simulated time. The
+week is then analyzed with the same PromQL that runs against a real Prometheus.
+
+The simulated week ends now, unless --end says otherwise, so a later
+'gpulens report --data-dir DIR --since 7d' finds it.`,
+		Example: `  # Run the default demo and print the analysis
+  gpulens demo
+
+  # Keep the TSDB for later reports, and export the week for promtool or VictoriaMetrics
+  gpulens demo --data-dir ./demo-data --export-openmetrics week.om
+
+  # Your own fleet, as JSON
+  gpulens demo --scenario my-fleet.yaml -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runDemo(c.Context(), o, c.OutOrStdout(), c.ErrOrStderr())
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.scenario, "scenario", "", "Scenario file of the simulated fleet (default: the embedded 4-node scenario)")
+	f.StringVar(&o.end, "end", "", "End of the simulated week, RFC 3339 (default: now)")
+	f.StringVar(&o.duration, "duration", "7d", "Length of the simulated window (e.g. 7d, 36h)")
+	f.DurationVar(&o.step, "step", time.Minute, "Sampling resolution of the simulation (the scrape interval)")
+	f.StringVar(&o.dataDir, "data-dir", "", "Keep the TSDB in this directory (default: a temporary one, removed afterwards)")
+	f.StringVar(&o.openMetrics, "export-openmetrics", "", "Also write the simulated samples as OpenMetrics to this file")
+	f.StringVarP(&o.output, "output", "o", "table", "Output format: table or json")
+	return c
+}
+
+func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) error {
+	if o.output != "table" && o.output != "json" {
+		return usageError{fmt.Errorf("--output: unknown format %q (want table or json)", o.output)}
+	}
+	dur, err := parseWindow(o.duration)
+	if err != nil {
+		return usageError{fmt.Errorf("--duration: %w", err)}
+	}
+	if o.step <= 0 || o.step > time.Hour {
+		return usageError{fmt.Errorf("--step: %s is outside (0, 1h]", o.step)}
+	}
+	end := time.Now().UTC().Truncate(o.step)
+	if o.end != "" {
+		if end, err = time.Parse(time.RFC3339, o.end); err != nil {
+			return usageError{fmt.Errorf("--end: %q is not an RFC 3339 time such as 2026-01-05T14:00:00Z", o.end)}
+		}
+	}
+	sc := sim.Default()
+	if o.scenario != "" {
+		if sc, err = sim.Load(o.scenario); err != nil {
+			return exitError{code: exitUsage, err: err}
+		}
+	}
+
+	dir := o.dataDir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "gpulens-demo-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	}
+	db, err := source.OpenEmbedded(dir, source.EmbeddedOptions{})
+	if err != nil {
+		return exitError{code: exitData, err: err}
+	}
+	defer db.Close()
+
+	start := end.Add(-dur)
+	bar := progress.New(stderr, "simulating")
+	sink := fleet.NewTSDBSink(ctx, db)
+	t0 := time.Now()
+	err = fleet.Run(ctx, fleet.Options{Scenario: sc, Start: start, End: end, Step: o.step, Progress: bar.Set}, sink)
+	bar.Done()
+	if err == nil {
+		err = sink.Commit()
+	}
+	if err != nil {
+		return err
+	}
+	simTime := time.Since(t0)
+	if o.openMetrics != "" {
+		if err := exportOpenMetrics(ctx, db, o.openMetrics, start, end); err != nil {
+			return err
+		}
+	}
+
+	t1 := time.Now()
+	sch, err := schema.ByName(schema.NameNative)
+	if err != nil {
+		return err
+	}
+	res, err := query.Analyze(ctx, db, sch, query.Window{Start: start, End: end, Step: o.step})
+	if err != nil {
+		return err
+	}
+	sum := demoSummary{
+		Nodes: len(sc.Nodes), GPUs: len(res.GPUs), Steps: int(dur/o.step) + 1, Samples: sink.Samples,
+		SimulateSeconds: simTime.Seconds(), AnalyzeSeconds: time.Since(t1).Seconds(), DataDir: o.dataDir,
+	}
+	if o.output == "json" {
+		return writeDemoJSON(stdout, sum, res)
+	}
+	return writeDemoTable(stdout, sum, res)
+}

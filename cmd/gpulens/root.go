@@ -1,0 +1,83 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes are distinct so scripts can tell a usage mistake from a data
+// problem from a failing backend.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	// exitUsage: a flag, argument or input file is wrong (a malformed
+	// duration, an unknown format, a scenario with mistakes).
+	exitUsage = 2
+	// exitUnreachable: the metrics source cannot be queried.
+	exitUnreachable = 3
+	// exitNoData: the window holds no GPU series of the schema.
+	exitNoData = 4
+	// exitData: the data directory is not a TSDB, or is unusable.
+	exitData = 5
+)
+
+// usageError marks errors in flags or arguments.
+type usageError struct{ error }
+
+// exitError carries the exit code of a failure.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+func (e exitError) ExitCode() int { return e.code }
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "gpulens",
+		Short: "gpulens shows who uses the GPUs of a Kubernetes cluster, and what they should ask for instead",
+		Long: `gpulens reads GPU metrics (its own exporter's or dcgm-exporter's) through PromQL,
+joins them with Kubernetes state, and reports idle and underused GPUs, out-of-memory
+risk on shared GPUs, and right-sizing recommendations with their monthly savings.
+
+ Find more information at: docs/ARCHITECTURE.md`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())}
+	})
+	root.AddGroup(&cobra.Group{ID: "basic", Title: "Basic Commands:"},
+		&cobra.Group{ID: "other", Title: "Other Commands:"})
+	for _, c := range []*cobra.Command{newDemoCmd(), newVersionCmd()} {
+		root.AddCommand(c)
+	}
+	root.SetHelpCommandGroupID("other")
+	root.SetCompletionCommandGroupID("other")
+	return root
+}
+
+func execute(args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	if err := root.Execute(); err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			return exitUsage
+		}
+		var ce interface{ ExitCode() int }
+		if errors.As(err, &ce) {
+			return ce.ExitCode()
+		}
+		return exitFailure
+	}
+	return exitOK
+}
