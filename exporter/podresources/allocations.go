@@ -123,3 +123,11 @@ func buildAllocations(now time.Time, list *v1.ListPodResourcesResponse, alloc *v
 	a.Skipped = len(errs)
 	return a, errs
 }
+
+// FromResponses turns the kubelet's answers into Allocations exactly as a
+// refresh of the Client does, for callers that obtain the answers another
+// way (the fast-forwarded demo asks the simulator directly). Unparseable
+// device IDs are skipped and returned as errors.
+func FromResponses(now time.Time, list *v1.ListPodResourcesResponse, alloc *v1.AllocatableResourcesResponse, extra []string) (*Allocations, []error) {
+	return buildAllocations(now, list, alloc, extra)
+}

@@ -1,0 +1,62 @@
+package simkube
+
+import (
+	"sort"
+
+	v1 "k8s.io/kubelet/pkg/apis/podresources/v1"
+
+	"github.com/gpulens/gpulens/exporter/podresources/podresourcestest"
+	"github.com/gpulens/gpulens/exporter/sim"
+)
+
+// Responses builds the kubelet's List and GetAllocatableResources answers
+// for the simulator's current pods and devices, in the device plugin's ID
+// forms (GPU-<uuid>, GPU-<uuid>::<n>, MIG-<uuid>).
+func Responses(n *sim.NodeSim) (*v1.ListPodResourcesResponse, *v1.AllocatableResourcesResponse) {
+	return listResponse(n.Pods()), allocatableResponse(n.Devices())
+}
+
+func listResponse(pods []sim.PodState) *v1.ListPodResourcesResponse {
+	out := &v1.ListPodResourcesResponse{}
+	for _, p := range pods {
+		out.PodResources = append(out.PodResources, &v1.PodResources{
+			Namespace: p.Namespace,
+			Name:      p.Name,
+			Containers: []*v1.ContainerResources{{
+				Name:    p.Container,
+				Devices: []*v1.ContainerDevices{{ResourceName: p.ResourceName, DeviceIds: []string{p.DeviceID}}},
+			}},
+		})
+	}
+	return out
+}
+
+func allocatableResponse(devs []sim.DeviceInfo) *v1.AllocatableResourcesResponse {
+	byResource := map[string][]string{}
+	for _, d := range devs {
+		if d.ResourceName != "" {
+			byResource[d.ResourceName] = append(byResource[d.ResourceName], d.DeviceIDs...)
+		}
+		for _, in := range d.Instances {
+			byResource[in.ResourceName] = append(byResource[in.ResourceName], in.UUID)
+		}
+	}
+	names := make([]string, 0, len(byResource))
+	for r := range byResource {
+		names = append(names, r)
+	}
+	sort.Strings(names)
+	out := &v1.AllocatableResourcesResponse{}
+	for _, r := range names {
+		out.Devices = append(out.Devices, &v1.ContainerDevices{ResourceName: r, DeviceIds: byResource[r]})
+	}
+	return out
+}
+
+// ServeKubelet serves the pod-resources API for n on a unix socket, over a
+// real gRPC server, answering from the simulator's state at each call.
+func ServeKubelet(socket string, n *sim.NodeSim) (stop func(), err error) {
+	return podresourcestest.Serve(socket, func() (*v1.ListPodResourcesResponse, *v1.AllocatableResourcesResponse) {
+		return Responses(n)
+	})
+}

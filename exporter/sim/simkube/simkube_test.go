@@ -1,0 +1,144 @@
+package simkube
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpulens/gpulens/exporter/attribution/cgroup"
+	"github.com/gpulens/gpulens/exporter/podresources"
+	"github.com/gpulens/gpulens/exporter/sim"
+)
+
+var start = time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+
+func defaultNodes(t *testing.T) []*sim.NodeSim {
+	t.Helper()
+	sc := sim.Default()
+	var out []*sim.NodeSim
+	for _, n := range sc.Nodes {
+		ns, err := sim.NewNode(sc, n.Name, start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ns.Close() })
+		ns.Advance(start.Add(2 * 24 * time.Hour))
+		out = append(out, ns)
+	}
+	return out
+}
+
+// TestResponsesParse: every device ID the simulated kubelet hands out is
+// understood by the real parser, and allocations mirror the running pods.
+func TestResponsesParse(t *testing.T) {
+	for _, n := range defaultNodes(t) {
+		list, alloc := Responses(n)
+		a, errs := podresources.FromResponses(start, list, alloc, nil)
+		if len(errs) != 0 {
+			t.Fatalf("%s: %v", n.Node().Name, errs)
+		}
+		if len(a.Pods) != len(n.Pods()) {
+			t.Errorf("%s: %d allocated pods, simulator runs %d", n.Node().Name, len(a.Pods), len(n.Pods()))
+		}
+		for _, p := range n.Pods() {
+			got, ok := a.Pod(p.Namespace, p.Name)
+			if !ok || len(got.Containers) != 1 || len(got.Containers[0].Devices) != 1 {
+				t.Fatalf("%s/%s missing or malformed: %+v", p.Namespace, p.Name, got)
+			}
+			ref := got.Containers[0].Devices[0].Ref
+			if p.Replicas > 0 && a.Replicas(ref) != p.Replicas {
+				t.Errorf("%s/%s: %d replicas, want %d", p.Namespace, p.Name, a.Replicas(ref), p.Replicas)
+			}
+		}
+	}
+}
+
+func TestProcTreeMatchesCgroupParser(t *testing.T) {
+	n := defaultNodes(t)[0]
+	dir := t.TempDir()
+	tree, err := NewProcTree(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := n.Pods()
+	if err := tree.Sync(pods); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cgroup.ReadPID(dir, 1); !errors.Is(err, cgroup.ErrNotKubernetes) {
+		t.Errorf("PID 1 must look like the host's init, got %v", err)
+	}
+	for _, p := range pods {
+		for _, pid := range p.PIDs {
+			ref, err := cgroup.ReadPID(dir, pid)
+			if err != nil || ref.PodUID != p.UID || ref.ContainerID != p.ContainerID {
+				t.Errorf("pid %d: %+v %v, want %s %s", pid, ref, err, p.UID, p.ContainerID)
+			}
+		}
+	}
+	if err := tree.Sync(pods[1:]); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range pods[0].PIDs {
+		if _, err := os.Stat(filepath.Join(dir, strconv.FormatUint(uint64(pid), 10))); !os.IsNotExist(err) {
+			t.Errorf("pid %d of an ended pod still in the tree", pid)
+		}
+	}
+}
+
+func TestClusterSync(t *testing.T) {
+	ctx := context.Background()
+	n := defaultNodes(t)[0]
+	c, err := NewCluster(ctx, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := n.Pods()
+	if err := c.Sync(ctx, pods); err != nil {
+		t.Fatal(err)
+	}
+	list, _ := c.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+	if len(list.Items) != len(pods) {
+		t.Fatalf("%d pods in the API, want %d", len(list.Items), len(pods))
+	}
+	if err := c.Sync(ctx, pods[:len(pods)-1]); err != nil {
+		t.Fatal(err)
+	}
+	list, _ = c.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+	if len(list.Items) != len(pods)-1 {
+		t.Errorf("ended pod not deleted: %d pods", len(list.Items))
+	}
+	node, err := c.Client.CoreV1().Nodes().Get(ctx, n.Node().Name, metav1.GetOptions{})
+	if err != nil || node.Labels["nvidia.com/gpu.present"] != "true" {
+		t.Errorf("node: %v %v", err, node)
+	}
+}
+
+// TestServeKubelet runs the real client against the simulated kubelet.
+func TestServeKubelet(t *testing.T) {
+	n := defaultNodes(t)[1]
+	dir, err := os.MkdirTemp("", "sk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "kubelet.sock")
+	stop, err := ServeKubelet(sock, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	c := podresources.New(podresources.Options{Socket: sock})
+	defer c.Close()
+	if err := c.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(c.Snapshot().Pods); got != len(n.Pods()) {
+		t.Errorf("%d pods over gRPC, want %d", got, len(n.Pods()))
+	}
+}
