@@ -67,9 +67,7 @@ func by(labels []string) string { return "(" + strings.Join(labels, ", ") + ")" 
 // within the window (a measurement method, a sharing mode) cannot split
 // one allocation into two.
 func (a *analysis) queries(sch schema.Schema) []namedQuery {
-	over := func(fn, expr string) string {
-		return fmt.Sprintf("%s((%s)[%s:%s])", fn, expr, a.w.rangeStr(), a.w.stepStr())
-	}
+	over := a.over
 	quantile := func(q float64, expr string) string {
 		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.rangeStr(), a.w.stepStr())
 	}
@@ -79,7 +77,7 @@ func (a *analysis) queries(sch schema.Schema) []namedQuery {
 	mem := "max by " + allocKey + " (" + sch.MemoryUsed() + ")"
 	gpu := "max by " + gpuKey + " (" + sch.GPU() + ")"
 
-	return []namedQuery{
+	return append([]namedQuery{
 		{"allocation steps", over("count_over_time", alloc), a.alloc(func(x *Allocation, v float64) { x.Steps = int(v) })},
 		{"allocated GPU steps", over("sum_over_time", alloc), a.alloc(func(x *Allocation, v float64) { x.AllocatedGPUHours = a.w.hours(v) })},
 		{"allocation attributes", over("last_over_time", sch.Allocation()), a.allocAttributes},
@@ -89,6 +87,10 @@ func (a *analysis) queries(sch schema.Schema) []namedQuery {
 		{"memory peak", over("max_over_time", mem), a.alloc(func(x *Allocation, v float64) { x.PeakMemoryBytes = v })},
 		{"memory p99", quantile(0.99, mem), a.alloc(func(x *Allocation, v float64) { x.P99MemoryBytes = v })},
 		{"memory steps", over("count_over_time", mem), a.alloc(func(x *Allocation, v float64) { x.MemorySteps = int(v) })},
+		{"memory last", over("last_over_time", mem), a.alloc(func(x *Allocation, v float64) { x.LastMemoryBytes = v })},
+		// deriv() is a least-squares fit over the whole window, so a
+		// sawtooth of allocations and frees does not read as growth.
+		{"memory growth", over("deriv", mem), a.alloc(func(x *Allocation, v float64) { x.MemoryGrowthBytesPerHour = v * 3600 })},
 
 		{"gpu steps", over("count_over_time", "max by "+by(schema.GPULabels)+" ("+sch.GPU()+")"), a.gpu(func(g *GPU, s *model.Sample) {
 			g.Steps += int(s.Value)
@@ -104,7 +106,12 @@ func (a *analysis) queries(sch schema.Schema) []namedQuery {
 		{"gpu utilization steps", over("count_over_time", "max by "+gpuKey+" ("+sch.GPUUtilization()+")"), a.gpuValue(func(g *GPU, v float64) { g.UtilizationSteps = int(v) })},
 		{"gpu memory total", over("max_over_time", "max by "+gpuKey+" ("+sch.GPUMemoryTotal()+")"), a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
 		{"gpu energy", "max by " + gpuKey + " (" + sch.GPUEnergy(a.w.rangeStr(), a.w.stepStr()) + ")", a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
-	}
+	}, a.healthQueries(sch)...)
+}
+
+// over is fn over expr evaluated at every step of the window.
+func (a *analysis) over(fn, expr string) string {
+	return fmt.Sprintf("%s((%s)[%s:%s])", fn, expr, a.w.rangeStr(), a.w.stepStr())
 }
 
 func allocationKey(m model.Metric) AllocationKey {

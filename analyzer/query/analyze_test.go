@@ -83,6 +83,21 @@ func buildFleet(t testing.TB) *fleet {
 			share: float64(m.slices) / 7, util: constant(m.util), mem: constant(10 * gib)}.write(t, f, 1, 240)
 	}
 
+	// Health: GPU-a is down for minutes 100-109 and has three XID events
+	// in the window (13 twice, 79 once); GPU-m's XID 48 predates the
+	// window, so it is not an event of it; GPU-t throttles for heat in its
+	// first hour (gpu_idle is not a thermal reason).
+	f.series(t, gpuLabels("gpulens_gpu_up", "node-1", "GPU-a", a100), 1, 120, func(i int) float64 { return map[bool]float64{true: 0, false: 1}[i >= 100 && i < 110] })
+	f.series(t, gpuLabels("gpulens_gpu_xid_errors_total", "node-1", "GPU-a", a100, "xid", "13"), 50, 120, func(i int) float64 { return map[bool]float64{true: 2, false: 1}[i >= 100] })
+	f.series(t, gpuLabels("gpulens_gpu_xid_errors_total", "node-1", "GPU-a", a100, "xid", "79"), 110, 120, constant(1))
+	f.series(t, gpuLabels("gpulens_gpu_xid_errors_total", "node-2", "GPU-m", h100, "xid", "48"), -30, 240, constant(5))
+	for _, r := range []struct {
+		reason string
+		on     int
+	}{{"hw_thermal_slowdown", 60}, {"sw_thermal_slowdown", 0}, {"gpu_idle", 240}} {
+		f.series(t, gpuLabels("gpulens_gpu_throttle_active", "node-3", "GPU-t", l4, "reason", r.reason), 1, 240, func(i int) float64 { return map[bool]float64{true: 1, false: 0}[i <= r.on] })
+	}
+
 	nativeGPU(t, f, "node-3", "GPU-t", l4, 1, 240, 0.8)
 	for i := range 4 {
 		c := container{node: "node-3", uuid: "GPU-t", model: l4, ns: "team-b", pod: fmt.Sprintf("ts-%d", i), sharing: "time-slicing",
@@ -104,7 +119,7 @@ func TestAnalyzeNative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Schema != "native" || res.ExpectedSteps != 240 || res.QueryCount != 18 {
+	if res.Schema != "native" || res.ExpectedSteps != 240 || res.QueryCount != 24 {
 		t.Errorf("schema %q, expected steps %d, queries %d", res.Schema, res.ExpectedSteps, res.QueryCount)
 	}
 
@@ -114,7 +129,7 @@ func TestAnalyzeNative(t *testing.T) {
 			Model:         h100, MIGProfile: profile, Sharing: "mig", Share: slices / 7,
 			HeldHours: 4, AllocatedGPUHours: 4 * slices / 7, Steps: 240, Coverage: 1,
 			AvgUtilization: util, P95Utilization: util, UtilizationSteps: 240, UtilizationCoverage: 1,
-			PeakMemoryBytes: 10 * gib, P99MemoryBytes: 10 * gib, MemorySteps: 240,
+			PeakMemoryBytes: 10 * gib, P99MemoryBytes: 10 * gib, MemorySteps: 240, LastMemoryBytes: 10 * gib,
 		}
 	}
 	ts := func(i int) Allocation {
@@ -123,7 +138,7 @@ func TestAnalyzeNative(t *testing.T) {
 			Model:         l4, Sharing: "time-slicing", Share: 0.25,
 			HeldHours: 4, AllocatedGPUHours: 1, Steps: 240, Coverage: 1,
 			AvgUtilization: 0.2, P95Utilization: 0.2, UtilizationSteps: 240, UtilizationCoverage: 1,
-			PeakMemoryBytes: 5 * gib, P99MemoryBytes: 5 * gib, MemorySteps: 240,
+			PeakMemoryBytes: 5 * gib, P99MemoryBytes: 5 * gib, MemorySteps: 240, LastMemoryBytes: 5 * gib,
 		}
 		if i == 3 {
 			a.AvgUtilization, a.P95Utilization, a.UtilizationSteps, a.UtilizationCoverage = 0, 0, 0, 0
@@ -138,6 +153,7 @@ func TestAnalyzeNative(t *testing.T) {
 			AvgUtilization: 0.5, P95Utilization: 0.6, UtilizationSteps: 120, UtilizationCoverage: 1,
 			// Memory 1..120 MiB: p99 interpolates at rank 0.99×119.
 			PeakMemoryBytes: 120 * mib, P99MemoryBytes: 118.81 * mib, MemorySteps: 120,
+			LastMemoryBytes: 120 * mib, MemoryGrowthBytesPerHour: 60 * mib,
 		},
 		ts(0), ts(1), ts(2), ts(3),
 		mig("mig-a", "1", "3g.40gb", 3, 0.6), mig("mig-b", "5", "2g.20gb", 2, 0.3), mig("mig-c", "13", "1g.10gb", 1, 0.9),
@@ -153,6 +169,7 @@ func TestAnalyzeNative(t *testing.T) {
 			// 240 minutes at 100 J: the reset is corrected and the
 			// missing minutes are bridged by increase().
 			EnergyJoules: 24000,
+			DownSteps:    10, XIDErrors: 3, XIDCodes: []string{"13", "79"},
 		},
 		{
 			GPUKey: GPUKey{"node-2", "GPU-m"}, Model: h100, Sharing: "mig",
@@ -164,7 +181,7 @@ func TestAnalyzeNative(t *testing.T) {
 			GPUKey: GPUKey{"node-3", "GPU-t"}, Model: l4, Sharing: "time-slicing",
 			ReportedHours: 4, AllocatedHours: 4, AllocatedGPUHours: 4,
 			Steps: 240, Coverage: 1, CoTenants: 4, AvgUtilization: 0.8, UtilizationSteps: 240,
-			MemoryTotalBytes: 80 * gib,
+			MemoryTotalBytes: 80 * gib, ThermalThrottleRatio: 0.25, ThrottleSteps: 240,
 		},
 	}
 	compareAll(t, "gpu", res.GPUs, wantGPUs)

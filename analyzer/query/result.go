@@ -60,6 +60,11 @@ type Allocation struct {
 	PeakMemoryBytes float64
 	P99MemoryBytes  float64
 	MemorySteps     int
+	// LastMemoryBytes is the last memory sample in the window, and
+	// MemoryGrowthBytesPerHour the slope of a least-squares line through
+	// all of them (deriv): with it, a leak can be projected forward.
+	LastMemoryBytes          float64
+	MemoryGrowthBytesPerHour float64
 }
 
 // GPUKey identifies a physical GPU.
@@ -95,4 +100,19 @@ type GPU struct {
 	// EnergyJoules is the energy used in the window; counter resets (a
 	// driver reload) are accounted for.
 	EnergyJoules float64
+
+	// DownSteps is the number of steps the GPU was lost or failing (native
+	// gpulens_gpu_up 0; dcgm-exporter, which has no up signal: last XID
+	// 79, fallen off the bus).
+	DownSteps int
+	// XIDErrors is the number of XID events in the window and XIDCodes
+	// their codes. dcgm-exporter only exposes the last code, so there it
+	// is 1 when any was seen: a lower bound.
+	XIDErrors float64
+	XIDCodes  []string
+	// ThermalThrottleRatio is the fraction of ThrottleSteps with a thermal
+	// slowdown (hardware or software) active; ThrottleSteps 0 means the
+	// throttle reasons were not reported: unknown, not cool.
+	ThermalThrottleRatio float64
+	ThrottleSteps        int
 }

@@ -1,0 +1,114 @@
+package findings
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/recommend"
+)
+
+// Detect runs every rule over res. inv may be nil or unavailable: the
+// kinds that need it are then listed in Report.Skipped. prices may be nil:
+// every dollar figure is then unknown (CostKnown false), never $0.
+func Detect(res *query.Result, inv *inventory.Inventory, cfg Config, prices *recommend.Prices) *Report {
+	d := &detector{res: res, inv: inv, cfg: cfg, prices: prices, report: &Report{Config: cfg}}
+	if res != nil {
+		for _, a := range res.Allocations {
+			d.allocation(a)
+		}
+		for _, g := range res.GPUs {
+			d.gpu(g)
+		}
+		d.mixedModels()
+	}
+	d.hygiene()
+	sortFindings(d.report.Findings)
+	return d.report
+}
+
+type detector struct {
+	res    *query.Result
+	inv    *inventory.Inventory
+	cfg    Config
+	prices *recommend.Prices
+	report *Report
+}
+
+func (d *detector) add(f Finding) { d.report.Findings = append(d.report.Findings, f) }
+
+func (d *detector) skip(kind, why string) {
+	d.report.Skipped = append(d.report.Skipped, kind+": "+why)
+}
+
+func (d *detector) haveInventory() bool { return d.inv != nil && d.inv.Available }
+
+// cost sets the dollar figures of f: share of a model's GPU, and the
+// recommendation's effect.
+func (d *detector) cost(f *Finding, model string, share float64, rec *recommend.Recommendation) {
+	price, err := d.prices.PerHour(model)
+	if err != nil {
+		f.CostKnown = false
+		f.Evidence["price_unknown"] = 1
+		f.Summary += fmt.Sprintf(" (cost unknown: %v)", err)
+		return
+	}
+	f.CostKnown = true
+	f.MonthlyCostUSD = recommend.MonthlyCost(share, price)
+	if rec != nil {
+		f.MonthlySavingsUSD = recommend.MonthlySavings(rec.CurrentShare, rec.RecommendedShare, price)
+	}
+}
+
+// confidence is the evidence's coverage, rounded so goldens stay stable.
+func confidence(parts ...float64) float64 {
+	c := 1.0
+	for _, p := range parts {
+		c *= math.Max(0, math.Min(1, p))
+	}
+	return math.Round(c*100) / 100
+}
+
+// workload resolves a pod to its owner and team; without inventory the
+// pod stands for itself.
+func (d *detector) workload(ns, pod, container string) (recommend.Workload, string, map[string]int64) {
+	w := recommend.Workload{Kind: "Pod", Namespace: ns, Name: pod, Container: container}
+	if !d.haveInventory() {
+		return w, "", nil
+	}
+	team := d.inv.Namespaces[ns].Team
+	p, ok := d.inv.Pods[inventory.PodKey{Namespace: ns, Name: pod}]
+	if !ok || p.WorkloadName == "" {
+		return w, team, nil
+	}
+	w.Kind, w.Name = p.WorkloadKind, p.WorkloadName
+	return w, team, p.GPURequests
+}
+
+func hoursOf(d float64) string {
+	if d < 10 {
+		return fmt.Sprintf("%.1f h", d)
+	}
+	return fmt.Sprintf("%.0f h", d)
+}
+
+func pct(r float64) string {
+	if r < 0.1 && r > 0 {
+		return fmt.Sprintf("%.1f%%", 100*r)
+	}
+	return fmt.Sprintf("%.0f%%", 100*r)
+}
+
+func gib(b float64) string { return fmt.Sprintf("%.1f GiB", b/(1<<30)) }
+
+// shortModel is the product name without the vendor, for sentences.
+func shortModel(m string) string {
+	if k, ok := recommend.LookupModel(m); ok {
+		return k.Key
+	}
+	if m == "" {
+		return "GPU"
+	}
+	return m
+}

@@ -1,0 +1,241 @@
+package findings
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/recommend"
+)
+
+const (
+	h100 = "NVIDIA H100 80GB HBM3"
+	a100 = "NVIDIA A100-SXM4-80GB"
+	GiB  = 1 << 30
+)
+
+var t0 = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+
+// result is a one-week window at one-minute steps.
+func result(allocs []query.Allocation, gpus []query.GPU) *query.Result {
+	return &query.Result{Schema: "native", Window: query.Window{Start: t0, End: t0.Add(168 * time.Hour), Step: time.Minute},
+		ExpectedSteps: 10080, Allocations: allocs, GPUs: gpus}
+}
+
+// alloc is a full-week allocation; mutate the copy for each case.
+func alloc(pod, uuid, model, sharing, profile string, share, avg, p95, mem float64) query.Allocation {
+	return query.Allocation{
+		AllocationKey: query.AllocationKey{Node: "node-1", Namespace: "team-a", Pod: pod, Container: "main", UUID: uuid},
+		Model:         model, Sharing: sharing, MIGProfile: profile, Share: share,
+		HeldHours: 168, Steps: 10080, Coverage: 1, AvgUtilization: avg, P95Utilization: p95, UtilizationSteps: 10080, UtilizationCoverage: 1,
+		PeakMemoryBytes: mem, P99MemoryBytes: mem, MemorySteps: 10080, LastMemoryBytes: mem,
+	}
+}
+
+func gpu(uuid, model, sharing string, mem float64) query.GPU {
+	return query.GPU{GPUKey: query.GPUKey{Node: "node-1", UUID: uuid}, Model: model, Sharing: sharing,
+		ReportedHours: 168, AllocatedHours: 168, Steps: 10080, Coverage: 1, MemoryTotalBytes: mem, UtilizationSteps: 10080, ThrottleSteps: 10080}
+}
+
+func TestDetectKinds(t *testing.T) {
+	busyGPU := gpu("GPU-1", h100, "none", 80*GiB)
+	tests := []struct {
+		name     string
+		res      *query.Result
+		kind     string
+		severity Severity
+		savings  func(float64) bool
+		summary  string
+	}{
+		{"idle whole H100", result([]query.Allocation{alloc("jupyter", "GPU-1", h100, "none", "", 1, 0.004, 0.02, 2*GiB)}, []query.GPU{busyGPU}),
+			KindIdleAllocation, Warning, positive, "team-a/jupyter held a whole H100-80GB for 168 h at 0.4% average use"},
+		{"underused whole A100", result([]query.Allocation{alloc("embed", "GPU-1", a100, "none", "", 1, 0.2, 0.3, 10*GiB)}, []query.GPU{gpu("GPU-1", a100, "none", 80*GiB)}),
+			KindUnderusedGPU, Warning, positive, "used 20% of a whole A100-80GB"},
+		{"oversized MIG slice", result([]query.Allocation{alloc("ocr", "GPU-1", h100, "mig", "3g.40gb", 3.0/7, 0.2, 0.25, 5*GiB)}, []query.GPU{gpu("GPU-1", h100, "mig", 80*GiB)}),
+			KindMIGOversized, Warning, positive, "request a 1g.10gb MIG slice"},
+		{"undersized MIG slice", result([]query.Allocation{alloc("train", "GPU-1", h100, "mig", "2g.20gb", 2.0/7, 0.97, 0.99, 15*GiB)}, []query.GPU{gpu("GPU-1", h100, "mig", 80*GiB)}),
+			KindMIGUndersized, Warning, negative, "too small for it"},
+		{"training on a time-sliced GPU", result([]query.Allocation{alloc("train", "GPU-1", a100, "time-slicing", "", 0.25, 0.8, 0.9, 30*GiB)}, []query.GPU{gpu("GPU-1", a100, "time-slicing", 80*GiB)}),
+			KindTrainingOnShared, Warning, negative, "a reliability fix, not a saving"},
+		{"insufficient coverage", result([]query.Allocation{func() query.Allocation {
+			a := alloc("short", "GPU-1", h100, "none", "", 1, 0.01, 0.01, GiB)
+			a.Coverage, a.Steps, a.HeldHours = 0.1, 1008, 16.8
+			return a
+		}()}, []query.GPU{busyGPU}), KindInsufficientData, Info, zero, "too little to judge"},
+		{"no utilization samples", result([]query.Allocation{func() query.Allocation {
+			a := alloc("blind", "GPU-1", h100, "none", "", 1, 0, 0, GiB)
+			a.UtilizationSteps, a.UtilizationCoverage = 0, 0
+			return a
+		}()}, []query.GPU{busyGPU}), KindInsufficientData, Info, zero, "unknown, not zero"},
+		{"unallocated GPU", result(nil, []query.GPU{func() query.GPU {
+			g := gpu("GPU-1", h100, "", 80*GiB)
+			g.AllocatedHours, g.UnallocatedHours = 0, 168
+			return g
+		}()}), KindUnallocated, Warning, positive, "sat unallocated for 168 h (100%"},
+		{"lost GPU", result(nil, []query.GPU{func() query.GPU {
+			g := busyGPU
+			g.XIDErrors, g.XIDCodes, g.DownSteps = 1, []string{"79"}, 120
+			return g
+		}()}), KindGPUErrors, Critical, zero, "had 1 XID error(s) (XID 79) and was lost for 2.0 h"},
+		{"thermal throttling", result(nil, []query.GPU{func() query.GPU {
+			g := busyGPU
+			g.ThermalThrottleRatio = 0.3
+			return g
+		}()}), KindThermal, Warning, zero, "for heat 30% of the time"},
+		{"mixed models on a node", result(nil, []query.GPU{busyGPU, gpu("GPU-2", a100, "none", 80*GiB)}),
+			KindMixedModels, Warning, zero, "has GPUs of 2 models"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Detect(tt.res, nil, DefaultConfig(), recommend.DefaultPrices())
+			f := find(r, tt.kind)
+			if f == nil {
+				t.Fatalf("no %s finding in %+v", tt.kind, r.Findings)
+			}
+			if f.Severity != tt.severity || !tt.savings(f.MonthlySavingsUSD) || !strings.Contains(f.Summary, tt.summary) {
+				t.Errorf("%s: severity %s, savings %v, summary %q; want %s and %q", tt.kind, f.Severity, f.MonthlySavingsUSD, f.Summary, tt.severity, tt.summary)
+			}
+			if f.Confidence <= 0 || f.Confidence > 1 || (f.Kind != KindMixedModels && !f.CostKnown) {
+				t.Errorf("confidence %v, cost known %v", f.Confidence, f.CostKnown)
+			}
+		})
+	}
+}
+
+func positive(v float64) bool { return v > 0 }
+func negative(v float64) bool { return v < 0 }
+func zero(v float64) bool     { return v == 0 }
+
+func find(r *Report, kind string) *Finding {
+	for i := range r.Findings {
+		if r.Findings[i].Kind == kind {
+			return &r.Findings[i]
+		}
+	}
+	return nil
+}
+
+// TestHealthyFleet: well-used, well-sized workloads yield no findings
+// above info.
+func TestHealthyFleet(t *testing.T) {
+	res := result([]query.Allocation{
+		alloc("train", "GPU-1", h100, "none", "", 1, 0.9, 0.97, 70*GiB),
+		alloc("serve", "GPU-2", h100, "mig", "1g.10gb", 1.0/7, 0.6, 0.7, 7*GiB),
+		alloc("etl-a", "GPU-3", h100, "time-slicing", "", 0.5, 0.3, 0.4, 20*GiB),
+		alloc("etl-b", "GPU-3", h100, "time-slicing", "", 0.5, 0.3, 0.4, 20*GiB),
+	}, []query.GPU{gpu("GPU-1", h100, "none", 80*GiB), gpu("GPU-2", h100, "mig", 80*GiB), gpu("GPU-3", h100, "time-slicing", 80*GiB)})
+	for _, f := range Detect(res, nil, DefaultConfig(), recommend.DefaultPrices()).Findings {
+		if f.Severity != Info {
+			t.Errorf("healthy fleet: %s %s: %s", f.Severity, f.Kind, f.Summary)
+		}
+	}
+}
+
+func TestOOMRisk(t *testing.T) {
+	tenants := func(mem ...float64) []query.Allocation {
+		var out []query.Allocation
+		for i, m := range mem {
+			out = append(out, alloc(string(rune('a'+i)), "GPU-1", a100, "time-slicing", "", 0.25, 0.2, 0.3, m))
+		}
+		return out
+	}
+	growing := tenants(20*GiB, 20*GiB, 10*GiB)
+	growing[2].MemoryGrowthBytesPerHour = 0.25 * GiB // +42 GiB over another week
+	tests := []struct {
+		name   string
+		schema string
+		allocs []query.Allocation
+		want   Severity
+	}{
+		{"comfortable", "native", tenants(20*GiB, 20*GiB, 10*GiB), ""},
+		{"90% of memory", "native", tenants(30*GiB, 30*GiB, 13*GiB), Warning},
+		{"over memory", "native", tenants(40*GiB, 30*GiB, 20*GiB), Critical},
+		{"growth crosses 90%", "native", growing, Warning},
+		{"dcgm-exporter reports the device to every tenant", "dcgm-exporter", tenants(40*GiB, 40*GiB, 40*GiB), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := result(tt.allocs, []query.GPU{gpu("GPU-1", a100, "time-slicing", 80*GiB)})
+			res.Schema = tt.schema
+			f := find(Detect(res, nil, DefaultConfig(), recommend.DefaultPrices()), KindTimesliceOOMRisk)
+			switch {
+			case tt.want == "" && f != nil:
+				t.Errorf("unexpected %s: %s", f.Severity, f.Summary)
+			case tt.want != "" && (f == nil || f.Severity != tt.want):
+				t.Errorf("got %+v, want %s", f, tt.want)
+			case f != nil && (f.Recommendation == nil || f.Recommendation.DevicePluginConfig == ""):
+				t.Errorf("no relief: %+v", f.Recommendation)
+			}
+		})
+	}
+}
+
+func TestUnknownPrice(t *testing.T) {
+	res := result([]query.Allocation{alloc("x", "GPU-1", "NVIDIA RTX A6000", "none", "", 1, 0.01, 0.01, GiB)}, []query.GPU{gpu("GPU-1", "NVIDIA RTX A6000", "none", 48*GiB)})
+	f := find(Detect(res, nil, DefaultConfig(), recommend.DefaultPrices()), KindIdleAllocation)
+	if f == nil || f.CostKnown || f.MonthlyCostUSD != 0 || !strings.Contains(f.Summary, `no price for model "NVIDIA RTX A6000"`) {
+		t.Errorf("unknown price: %+v", f)
+	}
+}
+
+func TestInventoryKinds(t *testing.T) {
+	res := result([]query.Allocation{alloc("jupyter", "GPU-1", h100, "none", "", 1, 0.004, 0.02, 2*GiB)}, []query.GPU{gpu("GPU-1", h100, "none", 80*GiB)})
+	r := Detect(res, nil, DefaultConfig(), recommend.DefaultPrices())
+	if len(r.Skipped) != 2 || !strings.HasPrefix(r.Skipped[0], "untainted-gpu-node: needs cluster access") {
+		t.Errorf("skipped without inventory: %q", r.Skipped)
+	}
+	inv := &inventory.Inventory{Available: true,
+		Nodes: map[string]inventory.Node{
+			"node-1": {Name: "node-1", Product: h100, Count: 8},
+			"node-2": {Name: "node-2", Product: h100, Count: 8, Taints: []inventory.Taint{{Key: "nvidia.com/gpu", Effect: "NoSchedule"}}},
+			"cpu-1":  {Name: "cpu-1"},
+		},
+		Namespaces: map[string]inventory.Namespace{"team-a": {Name: "team-a", Team: "nlp"}},
+		Pods: map[inventory.PodKey]inventory.Pod{
+			{Namespace: "team-a", Name: "jupyter"}: {PodKey: inventory.PodKey{Namespace: "team-a", Name: "jupyter"}, Node: "node-1", Phase: "Running",
+				WorkloadKind: "StatefulSet", WorkloadName: "alice-jupyter", GPURequests: map[string]int64{"nvidia.com/gpu": 1}},
+			{Namespace: "web", Name: "nginx"}: {PodKey: inventory.PodKey{Namespace: "web", Name: "nginx"}, Node: "node-1", Phase: "Running", WorkloadKind: "Deployment", WorkloadName: "nginx"},
+			{Namespace: "web", Name: "api"}:   {PodKey: inventory.PodKey{Namespace: "web", Name: "api"}, Node: "node-2", Phase: "Running", WorkloadKind: "Deployment", WorkloadName: "api"},
+			{Namespace: "mon", Name: "dcgm"}:  {PodKey: inventory.PodKey{Namespace: "mon", Name: "dcgm"}, Node: "node-1", Phase: "Running", WorkloadKind: "DaemonSet", WorkloadName: "dcgm"},
+		},
+		Quotas: map[string][]inventory.Quota{},
+	}
+	r = Detect(res, inv, DefaultConfig(), recommend.DefaultPrices())
+	var kinds []string
+	for _, f := range r.Findings {
+		kinds = append(kinds, f.Kind+"@"+f.Node+f.Namespace)
+	}
+	want := []string{"untainted-gpu-node@node-1", "idle-allocation@node-1team-a", "namespace-without-gpu-quota@team-a"}
+	slices.Sort(kinds)
+	slices.Sort(want)
+	if !slices.Equal(kinds, want) || len(r.Skipped) != 0 {
+		t.Errorf("findings %q, skipped %q; want %q", kinds, r.Skipped, want)
+	}
+	idle := find(r, KindIdleAllocation)
+	if idle.Workload != "alice-jupyter" || idle.WorkloadKind != "StatefulSet" || idle.Team != "nlp" ||
+		idle.Recommendation.Patch.Target != "StatefulSet/team-a/alice-jupyter" {
+		t.Errorf("idle finding not joined with inventory: %+v", idle)
+	}
+}
+
+// TestOrdering: severity first, then larger savings, then keys.
+func TestOrdering(t *testing.T) {
+	fs := []Finding{
+		{Kind: "b", Severity: Info},
+		{Kind: "a", Severity: Warning, MonthlySavingsUSD: 10},
+		{Kind: "z", Severity: Warning, MonthlySavingsUSD: 500},
+		{Kind: "c", Severity: Critical},
+		{Kind: "a", Severity: Warning, MonthlySavingsUSD: 10, Namespace: "a"},
+	}
+	sortFindings(fs)
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.Kind+f.Namespace)
+	}
+	if want := []string{"c", "z", "a", "aa", "b"}; !slices.Equal(got, want) {
+		t.Errorf("order %q, want %q", got, want)
+	}
+}

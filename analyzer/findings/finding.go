@@ -1,0 +1,64 @@
+// Package findings turns one analysis (query.Result), optionally joined
+// with the cluster's state (inventory), into findings: what wastes money,
+// what is about to break, and what to change, each with its evidence,
+// confidence and dollar impact.
+package findings
+
+import "github.com/gpulens/gpulens/analyzer/recommend"
+
+// Severity is info, warning or critical.
+type Severity string
+
+// Severities.
+const (
+	Info     Severity = "info"
+	Warning  Severity = "warning"
+	Critical Severity = "critical"
+)
+
+// Finding kinds.
+const (
+	KindIdleAllocation   = "idle-allocation"
+	KindUnderusedGPU     = "underused-gpu"
+	KindTimesliceOOMRisk = "timeslice-oom-risk"
+	KindMIGOversized     = "mig-oversized"
+	KindMIGUndersized    = "mig-undersized"
+	KindTrainingOnShared = "training-on-shared-gpu"
+	KindUnallocated      = "unallocated-capacity"
+	KindUntaintedNode    = "untainted-gpu-node"
+	KindNoGPUQuota       = "namespace-without-gpu-quota"
+	KindMixedModels      = "mixed-gpu-models"
+	KindGPUErrors        = "gpu-errors"
+	KindThermal          = "thermal-throttling"
+	KindInsufficientData = "insufficient-data"
+)
+
+// Finding is one observation about an allocation, a GPU, a node or a
+// namespace; the fields that do not apply are empty.
+type Finding struct {
+	Kind                                                                                 string
+	Severity                                                                             Severity
+	Namespace, Workload, WorkloadKind, Pod, Container, Node, GPUUUID, GPUInstance, Model string
+	Team                                                                                 string
+	// Evidence are the numbers behind the finding, in base units.
+	Evidence map[string]float64
+	// Summary is one sentence with the numbers.
+	Summary string
+	// Confidence is how much of the window the evidence covers, 0..1.
+	Confidence float64
+	// MonthlyCostUSD is what the subject costs a month, and
+	// MonthlySavingsUSD what the recommendation saves (negative when it
+	// costs more); both are 0 with CostKnown false when there is no price.
+	MonthlyCostUSD, MonthlySavingsUSD float64
+	CostKnown                         bool
+	Recommendation                    *recommend.Recommendation
+}
+
+// Report is the outcome of Detect.
+type Report struct {
+	Findings []Finding
+	// Skipped lists the kinds that could not be checked and why, e.g.
+	// "untainted-gpu-node: needs cluster access".
+	Skipped []string
+	Config  Config
+}

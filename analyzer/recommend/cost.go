@@ -1,0 +1,69 @@
+package recommend
+
+import (
+	"fmt"
+	"math"
+)
+
+// HoursPerMonth is the cloud billing convention: 8760 h / 12.
+const HoursPerMonth = 730
+
+// ShareMode is how a MIG slice's share of its GPU is counted.
+type ShareMode string
+
+const (
+	// ShareCompute counts sevenths of compute, the default: what a slice
+	// denies to other tenants is mostly SMs.
+	ShareCompute ShareMode = "compute"
+	// ShareMemory counts eighths of memory, for fleets bound by memory.
+	ShareMemory ShareMode = "memory"
+)
+
+// Validate reports an unknown mode.
+func (m ShareMode) Validate() error {
+	switch m {
+	case ShareCompute, ShareMemory:
+		return nil
+	}
+	return fmt.Errorf("mig_share %q: want compute or memory", string(m))
+}
+
+// MIGShare is p's share of a GPU under m.
+func (m ShareMode) MIGShare(p MIGProfile) float64 {
+	if m == ShareMemory {
+		return float64(p.MemoryEighths) / 8
+	}
+	return float64(p.ComputeSevenths) / 7
+}
+
+// Share is the part of a physical GPU an allocation is billed for: 1 for
+// a whole GPU, 1/replicas for time-slicing and MPS, and for MIG the
+// profile's share under mode. measured is the share the exporter reported;
+// it is used when the profile is not in the catalog.
+func Share(model, sharing, migProfile string, measured float64, mode ShareMode) float64 {
+	if sharing == "mig" {
+		if m, ok := LookupModel(model); ok {
+			if p, ok := m.Profile(migProfile); ok {
+				return mode.MIGShare(p)
+			}
+		}
+	}
+	if measured > 0 && measured <= 1 {
+		return measured
+	}
+	return 1
+}
+
+// MonthlyCost is share × price × 730 h.
+func MonthlyCost(share, pricePerHour float64) float64 {
+	return round2(share * pricePerHour * HoursPerMonth)
+}
+
+// MonthlySavings is (current − recommended share) × price × 730 h;
+// negative when the recommendation costs more.
+func MonthlySavings(current, recommended, pricePerHour float64) float64 {
+	return round2((current - recommended) * pricePerHour * HoursPerMonth)
+}
+
+// round2 rounds to cents so reports and goldens do not carry float noise.
+func round2(v float64) float64 { return math.Round(v*100) / 100 }

@@ -1,0 +1,113 @@
+package recommend
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Patch is a strategic-merge patch for a workload, in both encodings
+// (`kubectl patch --type strategic -p` takes either).
+type Patch struct {
+	// Target is Kind/namespace/name.
+	Target string
+	YAML   string
+	JSON   string
+}
+
+// PatchChange is what a patch does to one container.
+type PatchChange struct {
+	// Limits are GPU resources to set; Remove are resource names to drop
+	// from limits and requests (a strategic-merge null deletes a key).
+	Limits map[string]int64
+	Remove []string
+	// Env are environment variables to set (merged by name).
+	Env map[string]string
+}
+
+// podSpecPath is where a kind keeps its pod template's spec.
+func podSpecPath(kind string) []string {
+	switch kind {
+	case "Pod":
+		return []string{"spec"}
+	case "CronJob":
+		return []string{"spec", "jobTemplate", "spec", "template", "spec"}
+	default:
+		return []string{"spec", "template", "spec"}
+	}
+}
+
+// BuildPatch renders c for w's container.
+func BuildPatch(w Workload, c PatchChange) *Patch {
+	limits := map[string]any{}
+	requests := map[string]any{}
+	for _, r := range c.Remove {
+		if _, set := c.Limits[r]; !set {
+			limits[r], requests[r] = nil, nil
+		}
+	}
+	for r, n := range c.Limits {
+		limits[r] = n
+	}
+	container := map[string]any{"name": containerName(w)}
+	res := map[string]any{}
+	if len(limits) > 0 {
+		res["limits"] = limits
+	}
+	if len(requests) > 0 {
+		res["requests"] = requests
+	}
+	if len(res) > 0 {
+		container["resources"] = res
+	}
+	if len(c.Env) > 0 {
+		var env []any
+		for _, k := range sortedKeys(c.Env) {
+			env = append(env, map[string]any{"name": k, "value": c.Env[k]})
+		}
+		container["env"] = env
+	}
+	var doc any = map[string]any{"containers": []any{container}}
+	path := podSpecPath(w.Kind)
+	for i := len(path) - 1; i >= 0; i-- {
+		doc = map[string]any{path[i]: doc}
+	}
+	y, err := yaml.Marshal(doc)
+	if err != nil {
+		panic(fmt.Sprintf("patch: %v", err)) // maps of strings and ints always marshal
+	}
+	j, err := json.Marshal(doc)
+	if err != nil {
+		panic(fmt.Sprintf("patch: %v", err))
+	}
+	return &Patch{Target: w.String(), YAML: string(y), JSON: string(j)}
+}
+
+func containerName(w Workload) string {
+	if w.Container == "" {
+		return "main"
+	}
+	return w.Container
+}
+
+// timeSlicingConfig is the device plugin config that advertises replicas
+// of each GPU as nvidia.com/gpu.shared, so that only pods asking for a
+// shared GPU get one.
+func timeSlicingConfig(mode string, replicas int) string {
+	key := "timeSlicing"
+	if mode == "mps" {
+		key = "mps"
+	}
+	return strings.Join([]string{
+		"version: v1",
+		"sharing:",
+		"  " + key + ":",
+		"    renameByDefault: true",
+		"    resources:",
+		"      - name: nvidia.com/gpu",
+		fmt.Sprintf("        replicas: %d", replicas),
+		"",
+	}, "\n")
+}

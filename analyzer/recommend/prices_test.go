@@ -1,0 +1,71 @@
+package recommend
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestDefaultPrices(t *testing.T) {
+	p := DefaultPrices()
+	if p.Date != "2026-12" || p.Currency != "USD" || len(p.Sources) == 0 {
+		t.Errorf("default table: date %q, currency %q, %d sources", p.Date, p.Currency, len(p.Sources))
+	}
+	// Every catalog model has a price, so the default never says "unknown"
+	// for a GPU gpulens knows.
+	for _, k := range ModelKeys() {
+		if v, err := p.PerHour(k); err != nil || v <= 0 {
+			t.Errorf("PerHour(%s) = %v, %v", k, v, err)
+		}
+	}
+	if v, err := p.PerHour("NVIDIA H100 80GB HBM3"); err != nil || v != 6.88 {
+		t.Errorf("PerHour(H100 product name) = %v, %v; want 6.88", v, err)
+	}
+}
+
+func TestPriceOverride(t *testing.T) {
+	p, err := LoadPrices("testdata/prices/override.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		model string
+		want  float64
+	}{
+		{"NVIDIA H100 80GB HBM3", 3.90},          // exact product name wins
+		{"NVIDIA H100 PCIe", 4.10},               // falls back to the key
+		{"NVIDIA RTX 6000 Ada Generation", 1.20}, // a model the catalog lacks
+		{"NVIDIA L4", 0.80},                      // untouched default
+	}
+	for _, tt := range tests {
+		if got, err := p.PerHour(tt.model); err != nil || got != tt.want {
+			t.Errorf("PerHour(%q) = %v, %v; want %v", tt.model, got, err, tt.want)
+		}
+	}
+	if p.Date != "2027-01" || len(p.Sources) != 1 || len(p.Files) != 2 {
+		t.Errorf("override: date %q, sources %q, files %q", p.Date, p.Sources, p.Files)
+	}
+	if _, err := p.PerHour("NVIDIA GH200 480GB"); !errors.Is(err, ErrNoPrice) || !strings.Contains(err.Error(), `no price for model "NVIDIA GH200 480GB"`) {
+		t.Errorf("unknown model: %v", err)
+	}
+	var none *Prices
+	if _, err := none.PerHour("NVIDIA L4"); !errors.Is(err, ErrNoPrice) {
+		t.Errorf("nil table: %v", err)
+	}
+}
+
+func TestPriceFileErrors(t *testing.T) {
+	tests := []struct{ file, want string }{
+		{"bad-value.yaml", `testdata/prices/bad-value.yaml:3: prices.L4: want a positive number of USD per GPU-hour, got "free"`},
+		{"unknown-key.yaml", `testdata/prices/unknown-key.yaml:2: region: unknown key`},
+		{"zero.yaml", `testdata/prices/zero.yaml:2: prices.T4: want a positive number`},
+		{"currency.yaml", `testdata/prices/currency.yaml:1: currency: only USD is supported`},
+		{"missing.yaml", "no such file"},
+	}
+	for _, tt := range tests {
+		_, err := LoadPrices("testdata/prices/" + tt.file)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want it to contain %q", tt.file, err, tt.want)
+		}
+	}
+}

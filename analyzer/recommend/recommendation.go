@@ -1,0 +1,53 @@
+package recommend
+
+import "strings"
+
+// Action names what a Recommendation changes.
+type Action string
+
+// Actions.
+const (
+	ActionMIGProfile     Action = "use-mig-profile"
+	ActionTimeSlicing    Action = "use-time-slicing"
+	ActionDedicatedGPU   Action = "use-dedicated-gpu"
+	ActionFewerReplicas  Action = "reduce-replicas"
+	ActionMPSMemoryLimit Action = "set-mps-memory-limit"
+)
+
+// Workload is what a patch applies to. Kind is Deployment, StatefulSet,
+// DaemonSet, ReplicaSet, Job, CronJob or Pod; without cluster access it is
+// Pod and Name is the pod's.
+type Workload struct {
+	Kind, Namespace, Name, Container string
+}
+
+// String is Kind/namespace/name, as kubectl names objects.
+func (w Workload) String() string {
+	return strings.Join([]string{w.Kind, w.Namespace, w.Name}, "/")
+}
+
+// Recommendation is one change with its reason and effect.
+type Recommendation struct {
+	Action Action
+	// Summary says what to do and why, in one sentence with the numbers.
+	Summary  string
+	Workload Workload
+	// From and To are the GPU resource names before and after, e.g.
+	// nvidia.com/gpu and nvidia.com/mig-1g.10gb; equal when only the
+	// sharing config changes.
+	From, To string
+	// CurrentShare and RecommendedShare are of one physical GPU; the
+	// savings are (current − recommended) × price × 730 h.
+	CurrentShare, RecommendedShare float64
+	// Reliability marks a change that costs more (negative savings): it
+	// buys headroom, not money.
+	Reliability bool
+	// Patch is the strategic-merge patch for the workload; nil when the
+	// change is to the device plugin only.
+	Patch *Patch
+	// DevicePluginConfig is the device plugin sharing config to roll out
+	// (YAML), when the change needs one.
+	DevicePluginConfig string
+	// Notes are prerequisites and alternatives, in words.
+	Notes []string
+}

@@ -1,0 +1,96 @@
+package recommend
+
+import (
+	"fmt"
+	"math"
+)
+
+// Dedicated moves u to a whole GPU of its own (for training-like load on
+// a shared GPU, or a workload no slice holds). It usually costs more:
+// Reliability is then set and the savings are negative.
+func Dedicated(u Usage, p Policy, why string) *Recommendation {
+	current := u.currentShare(p.MIGShare)
+	const whole = "nvidia.com/gpu"
+	return &Recommendation{
+		Action:       ActionDedicatedGPU,
+		Workload:     u.Workload,
+		Summary:      "request a dedicated GPU: " + why,
+		From:         u.gpuResources()[0],
+		To:           whole,
+		CurrentShare: current, RecommendedShare: 1,
+		Reliability: current < 1,
+		Patch:       u.change(whole),
+		Notes:       []string{"schedule it on a node pool whose GPUs are not shared"},
+	}
+}
+
+// Upsize is the smallest MIG profile that fits u when u's slice is too
+// small, or a dedicated GPU when no slice fits.
+func Upsize(u Usage, p Policy) *Recommendation {
+	prof, ok := FitMIG(u, p)
+	if !ok || prof.ComputeSevenths == 7 {
+		return Dedicated(u, p, fmt.Sprintf("its p99 memory peak of %s and p95 load of %s of the GPU fit no smaller MIG slice with margin", gib(u.P99MemoryBytes), pct(u.Load())))
+	}
+	current, to := u.currentShare(p.MIGShare), p.MIGShare.MIGShare(prof)
+	if prof.Name == u.MIGProfile || to < current {
+		return nil
+	}
+	return &Recommendation{
+		Action:   ActionMIGProfile,
+		Workload: u.Workload,
+		Summary: fmt.Sprintf("request a %s MIG slice instead of %s: the p99 memory peak of %s and the p95 load of %s of the GPU need its headroom",
+			prof.Name, u.MIGProfile, gib(u.P99MemoryBytes), pct(u.Load())),
+		From: u.gpuResources()[0], To: prof.Resource(),
+		CurrentShare: current, RecommendedShare: to,
+		Reliability: to > current,
+		Patch:       u.change(prof.Resource()),
+	}
+}
+
+// Tenant is one co-tenant of a shared GPU at risk of running out of memory.
+type Tenant struct {
+	Usage
+	// ProjectedMemoryBytes is its memory at the end of the projection
+	// horizon (the p99 peak when not growing).
+	ProjectedMemoryBytes float64
+}
+
+// RelieveOOM answers memory pressure on a time-sliced or MPS GPU. The
+// tenant that needs the most memory is the one to act on: under MPS its
+// pinned-memory limit (CUDA_MPS_PINNED_DEVICE_MEM_LIMIT) turns a GPU-wide
+// OOM into its own allocation failure; under time-slicing, which has no
+// memory limits, it moves to a GPU of its own. Either way the config's
+// replica count drops to what the device's memory can hold.
+func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Tenant, p Policy) *Recommendation {
+	need := math.Max(heaviest.P99MemoryBytes, heaviest.ProjectedMemoryBytes) * (1 + p.MemoryMargin)
+	fewer := 0
+	if need > 0 && replicas > 1 {
+		fewer = min(replicas-1, int(deviceMemory/need))
+	}
+	var notes []string
+	cfg := ""
+	if fewer >= 1 {
+		cfg = timeSlicingConfig(sharing, fewer)
+		notes = append(notes, fmt.Sprintf("or cut the GPU's replicas from %d to %d so that every tenant's peak of %s fits", replicas, fewer, gib(need)))
+	}
+	if sharing == "mps" {
+		limit := fmt.Sprintf("0=%dM", int64(math.Ceil(need/(1<<20))))
+		current := heaviest.currentShare(p.MIGShare)
+		return &Recommendation{
+			Action:   ActionMPSMemoryLimit,
+			Workload: heaviest.Workload,
+			Summary: fmt.Sprintf("cap %s's MPS pinned device memory at %s (its p99 peak %s plus %s margin) so that it fails alone instead of taking its co-tenants down",
+				heaviest.Workload.Name, gib(need), gib(heaviest.P99MemoryBytes), pct(p.MemoryMargin)),
+			From: heaviest.gpuResources()[0], To: heaviest.gpuResources()[0],
+			CurrentShare: current, RecommendedShare: current,
+			Patch:              BuildPatch(heaviest.Workload, PatchChange{Env: map[string]string{"CUDA_MPS_PINNED_DEVICE_MEM_LIMIT": limit}}),
+			DevicePluginConfig: cfg,
+			Notes:              notes,
+		}
+	}
+	r := Dedicated(heaviest.Usage, p, fmt.Sprintf("it needs %s of the %s the co-tenants of its time-sliced GPU share, and time-slicing cannot limit memory",
+		gib(need), gib(deviceMemory)))
+	r.DevicePluginConfig = cfg
+	r.Notes = append(notes, r.Notes...)
+	return r
+}

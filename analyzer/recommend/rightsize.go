@@ -1,0 +1,91 @@
+package recommend
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// FitMIG is the smallest profile of u's model whose memory covers the p99
+// peak with margin and whose compute covers the p95 load at the target;
+// false when the model has no MIG or nothing but the whole GPU would fit
+// and even that does not. "Smallest" is by share under the policy's mode,
+// then by memory, then by compute.
+func FitMIG(u Usage, p Policy) (MIGProfile, bool) {
+	m, ok := LookupModel(u.Model)
+	if !ok || len(m.MIG) == 0 {
+		return MIGProfile{}, false
+	}
+	profiles := slices.Clone(m.MIG)
+	slices.SortStableFunc(profiles, func(a, b MIGProfile) int {
+		return cmp.Or(cmp.Compare(p.MIGShare.MIGShare(a), p.MIGShare.MIGShare(b)),
+			cmp.Compare(a.MemoryBytes, b.MemoryBytes), cmp.Compare(a.ComputeSevenths, b.ComputeSevenths))
+	})
+	need, load := u.P99MemoryBytes*(1+p.MemoryMargin), u.Load()
+	for _, prof := range profiles {
+		if prof.MemoryBytes >= need && load <= float64(prof.ComputeSevenths)/7*p.ComputeTarget {
+			return prof, true
+		}
+	}
+	return MIGProfile{}, false
+}
+
+// RightSize is the smallest request that fits u when it is smaller than
+// what u holds: a MIG profile on MIG-capable models, a time-slicing share
+// on the others. Nil when u already holds the smallest that fits, or its
+// model is unknown.
+func RightSize(u Usage, p Policy) *Recommendation {
+	current := u.currentShare(p.MIGShare)
+	if prof, ok := FitMIG(u, p); ok {
+		to := p.MIGShare.MIGShare(prof)
+		if to >= current || (u.Sharing == "mig" && prof.Name == u.MIGProfile) {
+			return nil
+		}
+		return &Recommendation{
+			Action:   ActionMIGProfile,
+			Workload: u.Workload,
+			Summary: fmt.Sprintf("request a %s MIG slice instead: it holds the p99 memory peak of %s with %s margin and the p95 load of %s of the GPU at %s of its %d/7 compute",
+				prof.Name, gib(u.P99MemoryBytes), pct(p.MemoryMargin), pct(u.Load()), pct(p.ComputeTarget), prof.ComputeSevenths),
+			From: u.gpuResources()[0], To: prof.Resource(),
+			CurrentShare: current, RecommendedShare: to,
+			Patch: u.change(prof.Resource()),
+			Notes: []string{fmt.Sprintf("needs a %s node with the mixed MIG strategy offering %s (nvidia.com/mig.config)", u.Model, prof.Name)},
+		}
+	}
+	if m, ok := LookupModel(u.Model); ok && len(m.MIG) > 0 {
+		return nil // MIG-capable, and not even a smaller slice fits
+	}
+	return timeSlice(u, p, current)
+}
+
+// timeSlice is the largest replica count (2, 4, 8, ... up to the policy's
+// maximum) at which u's memory and load fit one replica's share.
+func timeSlice(u Usage, p Policy, current float64) *Recommendation {
+	dev := u.deviceMemory()
+	if dev == 0 {
+		return nil
+	}
+	need, load := u.P99MemoryBytes*(1+p.MemoryMargin), u.Load()
+	best := 0
+	for r := 2; r <= p.MaxReplicas; r *= 2 {
+		if need <= dev/float64(r) && load <= p.ComputeTarget/float64(r) {
+			best = r
+		}
+	}
+	if best == 0 || 1/float64(best) >= current {
+		return nil
+	}
+	const shared = "nvidia.com/gpu.shared"
+	return &Recommendation{
+		Action:   ActionTimeSlicing,
+		Workload: u.Workload,
+		Summary: fmt.Sprintf("request a 1/%d time-sliced share of a %s instead: its p99 memory peak of %s with %s margin fits a %d-way split of %s and its p95 load of %s fits %s of one",
+			best, u.Model, gib(u.P99MemoryBytes), pct(p.MemoryMargin), best, gib(dev), pct(load), pct(p.ComputeTarget)),
+		From: u.gpuResources()[0], To: shared,
+		CurrentShare: current, RecommendedShare: 1 / float64(best),
+		Patch:              u.change(shared),
+		DevicePluginConfig: timeSlicingConfig("time-slicing", best),
+		Notes: []string{"time-slicing does not isolate memory: co-tenants' peaks add up, so watch the timeslice-oom-risk finding",
+			"apply the config to a dedicated shared node pool (nvidia.com/device-plugin.config label)"},
+	}
+}

@@ -1,0 +1,157 @@
+package recommend
+
+import (
+	"strings"
+	"testing"
+)
+
+const (
+	h100 = "NVIDIA H100 80GB HBM3"
+	l4   = "NVIDIA L4"
+	gibF = 1 << 30
+)
+
+var web = Workload{Kind: "Deployment", Namespace: "team-a", Name: "web", Container: "main"}
+
+func TestRightSize(t *testing.T) {
+	tests := []struct {
+		name   string
+		u      Usage
+		policy func(*Policy)
+		action Action
+		to     string
+		share  float64
+	}{
+		{"idle whole H100 to the smallest slice",
+			Usage{Workload: web, Model: h100, Sharing: "none", Share: 1, P95Utilization: 0.01, P99MemoryBytes: 2 * gibF},
+			nil, ActionMIGProfile, "nvidia.com/mig-1g.10gb", 1.0 / 7},
+		{"memory 12 GiB × 1.2 needs the 20 GB slice",
+			Usage{Workload: web, Model: h100, Sharing: "none", Share: 1, P95Utilization: 0.05, P99MemoryBytes: 12 * gibF},
+			nil, ActionMIGProfile, "nvidia.com/mig-1g.20gb", 1.0 / 7},
+		{"under memory shares 1g.20gb costs more than 2g.20gb? no: equal eighths, fewer sevenths wins",
+			Usage{Workload: web, Model: h100, Sharing: "none", Share: 1, P95Utilization: 0.05, P99MemoryBytes: 12 * gibF},
+			func(p *Policy) { p.MIGShare = ShareMemory }, ActionMIGProfile, "nvidia.com/mig-1g.20gb", 2.0 / 8},
+		{"p95 load 30% of the GPU needs 3 sevenths at 80%",
+			Usage{Workload: web, Model: h100, Sharing: "none", Share: 1, P95Utilization: 0.3, P99MemoryBytes: 5 * gibF},
+			nil, ActionMIGProfile, "nvidia.com/mig-3g.40gb", 3.0 / 7},
+		{"a 3g slice used at 20% fits 1g",
+			Usage{Workload: web, Model: h100, Sharing: "mig", MIGProfile: "3g.40gb", Share: 3.0 / 7, P95Utilization: 0.2, P99MemoryBytes: 6 * gibF},
+			nil, ActionMIGProfile, "nvidia.com/mig-1g.10gb", 1.0 / 7},
+		{"a busy whole GPU stays",
+			Usage{Workload: web, Model: h100, Sharing: "none", Share: 1, P95Utilization: 0.9, P99MemoryBytes: 70 * gibF},
+			nil, "", "", 0},
+		{"a slice already the smallest fit stays",
+			Usage{Workload: web, Model: h100, Sharing: "mig", MIGProfile: "1g.10gb", Share: 1.0 / 7, P95Utilization: 0.5, P99MemoryBytes: 5 * gibF},
+			nil, "", "", 0},
+		{"an L4 at 15% with 4 GiB goes 4-way",
+			Usage{Workload: web, Model: l4, Sharing: "none", Share: 1, P95Utilization: 0.15, P99MemoryBytes: 4 * gibF},
+			nil, ActionTimeSlicing, "nvidia.com/gpu.shared", 0.25},
+		{"max replicas caps the split",
+			Usage{Workload: web, Model: l4, Sharing: "none", Share: 1, P95Utilization: 0.01, P99MemoryBytes: 1 * gibF},
+			func(p *Policy) { p.MaxReplicas = 2 }, ActionTimeSlicing, "nvidia.com/gpu.shared", 0.5},
+		{"an L4 tenant already at 1/4 with 4 GiB stays",
+			Usage{Workload: web, Model: l4, Sharing: "time-slicing", Share: 0.25, P95Utilization: 0.15, P99MemoryBytes: 4 * gibF},
+			nil, "", "", 0},
+		{"unknown model: nothing",
+			Usage{Workload: web, Model: "NVIDIA RTX A6000", Sharing: "none", Share: 1, P95Utilization: 0.01, P99MemoryBytes: gibF},
+			nil, "", "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := DefaultPolicy()
+			if tt.policy != nil {
+				tt.policy(&p)
+			}
+			r := RightSize(tt.u, p)
+			if tt.action == "" {
+				if r != nil {
+					t.Fatalf("got %+v, want none", r)
+				}
+				return
+			}
+			if r == nil {
+				t.Fatal("got none")
+			}
+			if r.Action != tt.action || r.To != tt.to || r.RecommendedShare != tt.share || r.Reliability {
+				t.Errorf("got %s to %s at %v (reliability %v), want %s to %s at %v", r.Action, r.To, r.RecommendedShare, r.Reliability, tt.action, tt.to, tt.share)
+			}
+			if r.Patch == nil || !strings.Contains(r.Patch.YAML, tt.to+": 1") {
+				t.Errorf("patch lacks %s: %+v", tt.to, r.Patch)
+			}
+		})
+	}
+}
+
+func TestPatchForDeployment(t *testing.T) {
+	u := Usage{Workload: web, Model: h100, Sharing: "none", Share: 1, P95Utilization: 0.01, P99MemoryBytes: gibF}
+	r := RightSize(u, DefaultPolicy())
+	want := `spec:
+    template:
+        spec:
+            containers:
+                - name: main
+                  resources:
+                    limits:
+                        nvidia.com/gpu: null
+                        nvidia.com/mig-1g.10gb: 1
+                    requests:
+                        nvidia.com/gpu: null
+`
+	if r.Patch.YAML != want || r.Patch.Target != "Deployment/team-a/web" {
+		t.Errorf("patch for %s:\n%s\nwant\n%s", r.Patch.Target, r.Patch.YAML, want)
+	}
+	wantJSON := `{"spec":{"template":{"spec":{"containers":[{"name":"main","resources":{"limits":{"nvidia.com/gpu":null,"nvidia.com/mig-1g.10gb":1},"requests":{"nvidia.com/gpu":null}}}]}}}}`
+	if r.Patch.JSON != wantJSON {
+		t.Errorf("JSON patch %s, want %s", r.Patch.JSON, wantJSON)
+	}
+	cron := BuildPatch(Workload{Kind: "CronJob", Namespace: "n", Name: "c"}, PatchChange{Limits: map[string]int64{"nvidia.com/gpu": 1}})
+	if !strings.HasPrefix(cron.JSON, `{"spec":{"jobTemplate":{"spec":{"template":{"spec":{"containers":[{"name":"main"`) {
+		t.Errorf("CronJob patch %s", cron.JSON)
+	}
+}
+
+func TestReliabilityRules(t *testing.T) {
+	p := DefaultPolicy()
+	shared := Usage{Workload: web, Model: "NVIDIA A100-SXM4-80GB", Sharing: "time-slicing", Share: 0.25, P95Utilization: 0.9, P99MemoryBytes: 30 * gibF,
+		Resources: map[string]int64{"nvidia.com/gpu.shared": 1, "cpu": 4}}
+	d := Dedicated(shared, p, "training-like load")
+	if d.Action != ActionDedicatedGPU || !d.Reliability || d.RecommendedShare != 1 || d.From != "nvidia.com/gpu.shared" ||
+		!strings.Contains(d.Patch.YAML, "nvidia.com/gpu.shared: null") || MonthlySavings(d.CurrentShare, d.RecommendedShare, 3.43) >= 0 {
+		t.Errorf("dedicated: %+v", d)
+	}
+
+	small := Usage{Workload: web, Model: h100, Sharing: "mig", MIGProfile: "2g.20gb", Share: 2.0 / 7, P95Utilization: 0.99, P99MemoryBytes: 18 * gibF}
+	if up := Upsize(small, p); up == nil || up.To != "nvidia.com/mig-3g.40gb" || !up.Reliability {
+		t.Errorf("upsize 2g.20gb at 99%%: %+v", up)
+	}
+
+	leak := Tenant{Usage: Usage{Workload: web, Model: "NVIDIA A100-SXM4-80GB", Sharing: "time-slicing", Share: 0.25, P99MemoryBytes: 20 * gibF},
+		ProjectedMemoryBytes: 30 * gibF}
+	r := RelieveOOM("time-slicing", 4, 80*gibF, leak, p)
+	if r.Action != ActionDedicatedGPU || !strings.Contains(r.DevicePluginConfig, "replicas: 2") || !strings.Contains(r.DevicePluginConfig, "timeSlicing") {
+		t.Errorf("time-slicing OOM relief: %+v", r)
+	}
+	r = RelieveOOM("mps", 4, 80*gibF, leak, p)
+	if r.Action != ActionMPSMemoryLimit || !strings.Contains(r.Patch.YAML, "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT") ||
+		!strings.Contains(r.Patch.YAML, "0=36864M") || !strings.Contains(r.DevicePluginConfig, "mps:") {
+		t.Errorf("MPS OOM relief: %+v\n%s", r, r.Patch.YAML)
+	}
+}
+
+func TestPolicyValidate(t *testing.T) {
+	for _, bad := range []func(*Policy){
+		func(p *Policy) { p.MemoryMargin = -0.1 },
+		func(p *Policy) { p.ComputeTarget = 0 },
+		func(p *Policy) { p.MaxReplicas = 1 },
+		func(p *Policy) { p.MIGShare = "sms" },
+	} {
+		p := DefaultPolicy()
+		bad(&p)
+		if p.Validate() == nil {
+			t.Errorf("%+v validated", p)
+		}
+	}
+	if err := DefaultPolicy().Validate(); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,97 @@
+package recommend
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Usage is what a right-sizing rule needs to know about one allocation.
+type Usage struct {
+	Workload Workload
+	// Model is the NVML product name; Sharing none, time-slicing, mps or
+	// mig; MIGProfile set on mig.
+	Model, Sharing, MIGProfile string
+	// Share is the measured share of the physical GPU (1, 1/replicas,
+	// slices/7).
+	Share float64
+	// P95Utilization is of the allocation's own share, 0..1.
+	P95Utilization float64
+	P99MemoryBytes float64
+	// DeviceMemoryBytes is the physical GPU's memory; 0 takes the
+	// catalog's.
+	DeviceMemoryBytes float64
+	// Resources are the container's GPU limits by resource name, from the
+	// cluster; nil infers them from Sharing and MIGProfile.
+	Resources map[string]int64
+}
+
+// Load is the p95 load as a fraction of the physical GPU. A MIG slice's
+// utilization is of its own compute, so it is scaled by the slice. A
+// time-sliced or MPS tenant is not: replicas are not a compute partition,
+// a tenant may use the whole GPU while the others idle, and both NVML's
+// per-process utilization and dcgm-exporter measure against the whole
+// device.
+func (u Usage) Load() float64 {
+	switch u.Sharing {
+	case "time-slicing", "mps":
+		return min(1, u.P95Utilization)
+	case "mig":
+		if p, ok := u.profile(); ok {
+			return u.P95Utilization * float64(p.ComputeSevenths) / 7
+		}
+	}
+	return min(1, u.P95Utilization*u.shareOrOne())
+}
+
+func (u Usage) shareOrOne() float64 {
+	if u.Share > 0 && u.Share <= 1 {
+		return u.Share
+	}
+	return 1
+}
+
+func (u Usage) profile() (MIGProfile, bool) {
+	m, ok := LookupModel(u.Model)
+	if !ok {
+		return MIGProfile{}, false
+	}
+	return m.Profile(u.MIGProfile)
+}
+
+func (u Usage) deviceMemory() float64 {
+	if u.DeviceMemoryBytes > 0 {
+		return u.DeviceMemoryBytes
+	}
+	m, _ := LookupModel(u.Model)
+	return m.MemoryBytes
+}
+
+// currentShare is what the allocation is billed for under mode.
+func (u Usage) currentShare(mode ShareMode) float64 {
+	return Share(u.Model, u.Sharing, u.MIGProfile, u.Share, mode)
+}
+
+// gpuResources are the GPU resource names the container holds now.
+func (u Usage) gpuResources() []string {
+	var out []string
+	for _, r := range sortedKeys(u.Resources) {
+		if strings.HasPrefix(r, "nvidia.com/") {
+			out = append(out, r)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	if u.Sharing == "mig" && u.MIGProfile != "" {
+		return []string{"nvidia.com/mig-" + u.MIGProfile}
+	}
+	return []string{"nvidia.com/gpu"}
+}
+
+// change is a patch from the current resources to one of to.
+func (u Usage) change(to string) *Patch {
+	return BuildPatch(u.Workload, PatchChange{Limits: map[string]int64{to: 1}, Remove: u.gpuResources()})
+}
+
+func gib(b float64) string { return fmt.Sprintf("%.1f GiB", b/(1<<30)) }
+func pct(r float64) string { return fmt.Sprintf("%.0f%%", 100*r) }
