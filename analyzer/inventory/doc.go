@@ -1,0 +1,35 @@
+// Package inventory reads the Kubernetes state the analysis joins with GPU
+// metrics: who owns a pod, which team a namespace belongs to, how GPU nodes
+// are labelled, tainted and shared, and which quotas exist. It is optional:
+// without API access the analyzer works from metric labels alone and says
+// which findings it had to skip (Inventory.Available false).
+//
+// Read never fails. Each kind of object is read on its own; a kind that
+// cannot be read (RBAC denied, timeout) is named in Inventory.Skipped and
+// the rest continues. A kind is either read completely or not at all, so a
+// consumer never mistakes a half-read list for the whole cluster.
+//
+// Lists are paged (500 objects a page) and read once per run: owners are
+// resolved from one list of ReplicaSets and one of Jobs, never one GET per
+// pod, so the number of API requests does not grow with the number of pods
+// beyond the pages themselves.
+//
+// # Access
+//
+// The analyzer needs exactly these permissions, and nothing else; in
+// particular it never reads Secrets. testdata/rbac.yaml holds them as a
+// ClusterRole (cluster-wide lists) and a Role in the GPU Operator namespace
+// (the device plugin ConfigMaps, by name):
+//
+//	""                  pods, namespaces, nodes, resourcequotas   list
+//	apps                replicasets                               list
+//	batch               jobs                                      list
+//	policy              poddisruptionbudgets                      list
+//	scheduling.k8s.io   priorityclasses                           list
+//	""                  configmaps (by name, gpu-operator)        get
+//
+// Dropping any rule degrades the inventory instead of breaking it: without
+// replicasets or jobs, Deployments and CronJobs are inferred from names;
+// without the ConfigMaps, sharing is taken from the node labels that GPU
+// Feature Discovery sets (nvidia.com/gpu.replicas, gpu.sharing-strategy).
+package inventory

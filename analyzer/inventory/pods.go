@@ -1,0 +1,102 @@
+package inventory
+
+import (
+	"context"
+	"maps"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// GPU resource names the device plugin advertises: whole GPUs, renamed
+// time-sliced or MPS replicas, and MIG slices under the mixed strategy.
+const (
+	ResourceGPU       corev1.ResourceName = "nvidia.com/gpu"
+	ResourceGPUShared corev1.ResourceName = "nvidia.com/gpu.shared"
+	resourceMIGPrefix                     = "nvidia.com/mig-"
+)
+
+// IsGPUResource reports whether a resource name is an NVIDIA GPU, a shared
+// replica of one or a MIG slice.
+func IsGPUResource(name corev1.ResourceName) bool {
+	return name == ResourceGPU || name == ResourceGPUShared || strings.HasPrefix(string(name), resourceMIGPrefix)
+}
+
+func readPods(ctx context.Context, r *reader) (func(), error) {
+	pods := map[PodKey]Pod{}
+	err := eachItem(ctx, r.c.CoreV1().Pods("").List, func(p *corev1.Pod) {
+		pods[PodKey{p.Namespace, p.Name}] = r.podSummary(p)
+	})
+	return func() { r.inv.Pods = pods }, err
+}
+
+func (r *reader) podSummary(p *corev1.Pod) Pod {
+	w, inferred := ownerRef{"Pod", p.Name}, false
+	if ref := controllerOf(&p.ObjectMeta); ref.kind != "" {
+		w, inferred = r.resolveOwner(p.Namespace, p.Labels, ref)
+	}
+	return Pod{
+		PodKey:           PodKey{p.Namespace, p.Name},
+		UID:              string(p.UID),
+		Node:             p.Spec.NodeName,
+		Phase:            string(p.Status.Phase),
+		WorkloadKind:     w.kind,
+		WorkloadName:     w.name,
+		WorkloadInferred: inferred,
+		GPURequests:      gpuRequests(&p.Spec),
+		PriorityClass:    p.Spec.PriorityClassName,
+		Labels:           p.Labels,
+	}
+}
+
+// gpuRequests returns the GPU devices the kubelet allocates to a pod, by
+// resource name, or nil for a CPU-only pod. It follows the scheduler's
+// effective-request rule: the larger of what the app containers and all
+// sidecars hold together, and what each init container holds alongside
+// the sidecars started before it. Init containers run before the app
+// containers, so their devices are reused rather than added.
+func gpuRequests(spec *corev1.PodSpec) map[string]int64 {
+	sidecars, initPeak := map[string]int64{}, map[string]int64{}
+	for i := range spec.InitContainers {
+		c := &spec.InitContainers[i]
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			addGPUs(sidecars, c)
+			continue
+		}
+		during := maps.Clone(sidecars)
+		addGPUs(during, c)
+		for name, n := range during {
+			initPeak[name] = max(initPeak[name], n)
+		}
+	}
+	total := sidecars
+	for i := range spec.Containers {
+		addGPUs(total, &spec.Containers[i])
+	}
+	for name, n := range initPeak {
+		total[name] = max(total[name], n)
+	}
+	if len(total) == 0 {
+		return nil
+	}
+	return total
+}
+
+// addGPUs adds a container's GPUs. Extended resources must have a limit
+// and a request equal to it, or only a limit; the larger of the two is
+// taken so that a pod rejected by neither rule is still counted right.
+func addGPUs(into map[string]int64, c *corev1.Container) {
+	seen := map[corev1.ResourceName]bool{}
+	for _, list := range []corev1.ResourceList{c.Resources.Limits, c.Resources.Requests} {
+		for name := range list {
+			if !IsGPUResource(name) || seen[name] {
+				continue
+			}
+			seen[name] = true
+			lim, req := c.Resources.Limits[name], c.Resources.Requests[name]
+			if n := max(lim.Value(), req.Value()); n > 0 {
+				into[string(name)] += n
+			}
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package inventory
+
+import "strings"
+
+// WorkloadRef names the workload a pod belongs to.
+type WorkloadRef struct {
+	Kind string // Deployment, StatefulSet, DaemonSet, CronJob, Job, ReplicaSet, Pod, or an operator's kind
+	Name string
+	// Inferred is true when the workload was derived from names rather
+	// than read from owner references.
+	Inferred bool
+}
+
+// Workload returns the workload owning a pod. For a pod the inventory
+// does not know (typically one that finished and was deleted before the
+// metrics were analysed) it is inferred from the pod's name; WorkloadOf
+// says whether it was.
+func (inv *Inventory) Workload(namespace, pod string) (kind, name string) {
+	w := inv.WorkloadOf(namespace, pod)
+	return w.Kind, w.Name
+}
+
+// WorkloadOf is Workload with the provenance of the answer.
+func (inv *Inventory) WorkloadOf(namespace, pod string) WorkloadRef {
+	if inv != nil {
+		if p, ok := inv.Pods[PodKey{namespace, pod}]; ok && p.WorkloadKind != "" {
+			return WorkloadRef{p.WorkloadKind, p.WorkloadName, p.WorkloadInferred}
+		}
+	}
+	return InferWorkload(pod)
+}
+
+// InferWorkload guesses a pod's workload from the names Kubernetes
+// controllers generate:
+//
+//	<deployment>-<pod-template-hash>-<5 random>   Deployment
+//	<cronjob>-<scheduled minute>-<5 random>       CronJob
+//	<job>-<completion index>-<5 random>           Job (indexed)
+//	<job>-<5 random>                              Job
+//	<statefulset>-<ordinal>                       StatefulSet
+//	anything else                                 Pod
+//
+// <name>-<5 random> is also what DaemonSets and bare generateName pods
+// produce; Job is chosen because the pods that outlive their inventory
+// entry are overwhelmingly finished Job pods.
+func InferWorkload(pod string) WorkloadRef {
+	base, last, ok := cutLastSegment(pod)
+	switch {
+	case !ok:
+		return WorkloadRef{"Pod", pod, true}
+	case isDigits(last):
+		return WorkloadRef{"StatefulSet", base, true}
+	case !isRandomSuffix(last):
+		return WorkloadRef{"Pod", pod, true}
+	}
+	if owner, mid, ok := cutLastSegment(base); ok {
+		switch {
+		case isTemplateHash(mid):
+			return WorkloadRef{"Deployment", owner, true}
+		case isScheduledMinute(mid):
+			return WorkloadRef{"CronJob", owner, true}
+		case isDigits(mid):
+			return WorkloadRef{"Job", owner, true}
+		}
+	}
+	return WorkloadRef{"Job", base, true}
+}
+
+// cronJobOfJob returns the CronJob that names a Job <cronjob>-<minute>.
+func cronJobOfJob(job string) (string, bool) {
+	cj, minute, ok := cutLastSegment(job)
+	if !ok || !isScheduledMinute(minute) {
+		return "", false
+	}
+	return cj, true
+}
+
+// cutLastSegment splits "a-b-c" into "a-b" and "c"; ok is false when
+// either part would be empty.
+func cutLastSegment(s string) (before, last string, ok bool) {
+	i := strings.LastIndexByte(s, '-')
+	if i <= 0 || i == len(s)-1 {
+		return "", "", false
+	}
+	return s[:i], s[i+1:], true
+}
+
+// randomAlphabet is k8s.io/apimachinery/pkg/util/rand's alphabet, used
+// for generateName suffixes (5 characters).
+const randomAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+// hashAlphabet is what rand.SafeEncodeString makes of decimal digits,
+// the only input it gets for a pod-template-hash (a uint32): '0'…'9'
+// become "456789bcdf".
+const hashAlphabet = "456789bcdf"
+
+func isRandomSuffix(s string) bool { return len(s) == 5 && only(s, randomAlphabet) }
+
+// isTemplateHash accepts 6 to 10 characters: a uint32 printed in decimal
+// has at most 10 digits, and fewer than 6 happens for 1 in 40,000 hashes,
+// rarer than the words a shorter minimum would mistake for hashes.
+func isTemplateHash(s string) bool { return len(s) >= 6 && len(s) <= 10 && only(s, hashAlphabet) }
+
+// isScheduledMinute recognises the CronJob controller's job suffix, the
+// scheduled time in minutes since the epoch: 8 digits from 1960 to 2160.
+func isScheduledMinute(s string) bool { return len(s) >= 8 && isDigits(s) }
+
+func isDigits(s string) bool { return s != "" && only(s, "0123456789") }
+
+func only(s, alphabet string) bool {
+	for _, r := range s {
+		if !strings.ContainsRune(alphabet, r) {
+			return false
+		}
+	}
+	return true
+}
