@@ -58,7 +58,7 @@ func TestDetectKinds(t *testing.T) {
 			KindMIGOversized, Warning, positive, "request a 1g.10gb MIG slice"},
 		{"undersized MIG slice", result([]query.Allocation{alloc("train", "GPU-1", h100, "mig", "2g.20gb", 2.0/7, 0.97, 0.99, 15*GiB)}, []query.GPU{gpu("GPU-1", h100, "mig", 80*GiB)}),
 			KindMIGUndersized, Warning, negative, "too small for it"},
-		{"training on a time-sliced GPU", result([]query.Allocation{alloc("train", "GPU-1", a100, "time-slicing", "", 0.25, 0.8, 0.9, 30*GiB)}, []query.GPU{gpu("GPU-1", a100, "time-slicing", 80*GiB)}),
+		{"training on a time-sliced GPU", result([]query.Allocation{alloc("train", "GPU-1", a100, "time-slicing", "", 0.25, 3.2, 3.6, 30*GiB)}, []query.GPU{gpu("GPU-1", a100, "time-slicing", 80*GiB)}),
 			KindTrainingOnShared, Warning, negative, "a reliability fix, not a saving"},
 		{"insufficient coverage", result([]query.Allocation{func() query.Allocation {
 			a := alloc("short", "GPU-1", h100, "none", "", 1, 0.01, 0.01, GiB)

@@ -25,16 +25,15 @@ type Usage struct {
 	Resources map[string]int64
 }
 
-// Load is the p95 load as a fraction of the physical GPU. A MIG slice's
-// utilization is of its own compute, so it is scaled by the slice. A
-// time-sliced or MPS tenant is not: replicas are not a compute partition,
-// a tenant may use the whole GPU while the others idle, and both NVML's
-// per-process utilization and dcgm-exporter measure against the whole
-// device.
+// Load is the p95 load as a fraction of the physical GPU. Utilization is
+// of the allocation's own share (docs/METRICS.md), so it is scaled by the
+// share: a MIG slice by its compute sevenths, a time-sliced or MPS tenant
+// by 1/replicas. A tenant's utilization may exceed 1 (it used more than
+// its share while the others idled); the product is its fraction of the
+// GPU. dcgm-exporter copies the device's utilization to every tenant, so
+// there the product splits the device's load evenly by share.
 func (u Usage) Load() float64 {
 	switch u.Sharing {
-	case "time-slicing", "mps":
-		return min(1, u.P95Utilization)
 	case "mig":
 		if p, ok := u.profile(); ok {
 			return u.P95Utilization * float64(p.ComputeSevenths) / 7

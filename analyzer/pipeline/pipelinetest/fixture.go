@@ -1,0 +1,179 @@
+// Package pipelinetest loads a described fleet into an embedded TSDB, with
+// the series the native exporter writes (docs/METRICS.md), for tests of the
+// analysis and of what is built on it. A fixture file states the fleet in a
+// few lines instead of hand-written series, so a golden test's input can be
+// read and changed without reading Go.
+package pipelinetest
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/value"
+	"github.com/prometheus/prometheus/storage"
+	"gopkg.in/yaml.v3"
+
+	"github.com/gpulens/gpulens/analyzer/source"
+)
+
+// Fixture is a fleet over [Start, End], scraped every Scrape.
+type Fixture struct {
+	Start       time.Time     `yaml:"start"`
+	End         time.Time     `yaml:"end"`
+	Scrape      time.Duration `yaml:"scrape"`
+	GPUs        []GPU         `yaml:"gpus"`
+	Allocations []Allocation  `yaml:"allocations"`
+}
+
+// GPU is one physical GPU, reporting for the whole fixture.
+type GPU struct {
+	Node      string  `yaml:"node"`
+	UUID      string  `yaml:"uuid"`
+	Model     string  `yaml:"model"`
+	MemoryGiB float64 `yaml:"memory_gib"`
+	Util      Load    `yaml:"util"`
+}
+
+// Allocation is a container holding a share of a GPU from From to To,
+// measured from the fixture's start.
+type Allocation struct {
+	Node        string        `yaml:"node"`
+	UUID        string        `yaml:"uuid"`
+	Namespace   string        `yaml:"namespace"`
+	Pod         string        `yaml:"pod"`
+	Sharing     string        `yaml:"sharing"`
+	Share       float64       `yaml:"share"`
+	MIGProfile  string        `yaml:"mig_profile"`
+	GPUInstance string        `yaml:"gpu_instance"`
+	Util        Load          `yaml:"util"`
+	MemoryGiB   float64       `yaml:"memory_gib"`
+	From        time.Duration `yaml:"from"`
+	To          time.Duration `yaml:"to"`
+	// NoUtil leaves out the utilization series, as when the exporter
+	// cannot attribute a shared GPU's use.
+	NoUtil bool `yaml:"no_util"`
+}
+
+// Load is a utilization of Base, swinging by Diurnal with a 24h period
+// (peak at noon), clamped to [0, 1.2]: values above 1 test the capping.
+type Load struct {
+	Base    float64 `yaml:"base"`
+	Diurnal float64 `yaml:"diurnal"`
+}
+
+func (l Load) at(t time.Time) float64 {
+	h := float64(t.Hour()) + float64(t.Minute())/60
+	return min(1.2, max(0, l.Base+l.Diurnal*math.Sin((h-6)/24*2*math.Pi)))
+}
+
+const gib = 1 << 30
+
+// Read parses a fixture file.
+func Read(path string) (*Fixture, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f := &Fixture{}
+	if err := yaml.Unmarshal(data, f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if f.Scrape <= 0 {
+		f.Scrape = time.Minute
+	}
+	if !f.End.After(f.Start) {
+		return nil, fmt.Errorf("%s: end must be after start", path)
+	}
+	return f, nil
+}
+
+// Open loads the fixture at path into a new embedded TSDB in a temporary
+// directory, closed when the test ends.
+func Open(t testing.TB, path string) (*source.Embedded, *Fixture) {
+	t.Helper()
+	dir := t.TempDir()
+	f, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	src, err := source.OpenEmbedded(dir, source.EmbeddedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	return src, f
+}
+
+// Write loads the fixture into the TSDB at dir and closes it, so a test of
+// the CLI can open the directory itself.
+func (f *Fixture) Write(dir string) error {
+	src, err := source.OpenEmbedded(dir, source.EmbeddedOptions{})
+	if err != nil {
+		return err
+	}
+	app := src.Appender(context.Background())
+	for _, g := range f.GPUs {
+		dev := []string{"node", g.Node, "gpu", "0", "uuid", g.UUID, "model", g.Model}
+		for name, v := range map[string]func(time.Time) float64{
+			"gpulens_gpu_info":               func(time.Time) float64 { return 1 },
+			"gpulens_gpu_up":                 func(time.Time) float64 { return 1 },
+			"gpulens_gpu_utilization_ratio":  g.Util.at,
+			"gpulens_gpu_memory_total_bytes": func(time.Time) float64 { return g.MemoryGiB * gib },
+		} {
+			if err := f.series(app, name, dev, f.Start, f.End, v); err != nil {
+				return err
+			}
+		}
+	}
+	for _, a := range f.Allocations {
+		model := ""
+		for _, g := range f.GPUs {
+			if g.UUID == a.UUID {
+				model = g.Model
+			}
+		}
+		l := []string{"node", a.Node, "gpu", "0", "uuid", a.UUID, "model", model, "namespace", a.Namespace, "pod", a.Pod,
+			"container", "main", "gpu_instance", a.GPUInstance, "mig_profile", a.MIGProfile}
+		from, to := f.Start.Add(a.From), f.Start.Add(a.To)
+		if a.To == 0 {
+			to = f.End
+		}
+		err := f.series(app, "gpulens_container_gpu_allocation_ratio", append(l, "sharing", a.Sharing), from, to, func(time.Time) float64 { return a.Share })
+		if err == nil && !a.NoUtil {
+			err = f.series(app, "gpulens_container_gpu_utilization_ratio", append(l, "method", "process"), from, to, a.Util.at)
+		}
+		if err == nil {
+			err = f.series(app, "gpulens_container_gpu_memory_used_bytes", append(l, "method", "process"), from, to, func(time.Time) float64 { return a.MemoryGiB * gib })
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := app.Commit(); err != nil {
+		return err
+	}
+	return src.Close()
+}
+
+// series writes a sample every scrape in (from, to] and, as Prometheus's
+// scrape loop does when a target stops exposing a series, a staleness marker
+// one scrape later.
+func (f *Fixture) series(app storage.Appender, name string, lbls []string, from, to time.Time, v func(time.Time) float64) error {
+	lset := labels.FromStrings(append([]string{"__name__", name}, lbls...)...)
+	t := from.Add(f.Scrape)
+	for ; !t.After(to); t = t.Add(f.Scrape) {
+		if _, err := app.Append(0, lset, t.UnixMilli(), v(t)); err != nil {
+			return fmt.Errorf("%s: %w", lset, err)
+		}
+	}
+	_, err := app.Append(0, lset, t.UnixMilli(), math.Float64frombits(value.StaleNaN))
+	return err
+}

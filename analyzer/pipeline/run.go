@@ -1,0 +1,161 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/source"
+)
+
+// SchemaAuto asks Run to detect the schema from the metric names present.
+const SchemaAuto = "auto"
+
+// Options configure one run.
+type Options struct {
+	Source source.Source
+	// Schema is auto (or empty), native or dcgm-exporter.
+	Schema string
+	// Start and End bound the window (Start, End]. The previous window is
+	// the same length, ending at Start.
+	Start, End time.Time
+	// Step is the query resolution; zero means query.DefaultStep.
+	Step time.Duration
+	// Inventory may be nil: the analysis then runs from metric labels alone.
+	Inventory *inventory.Inventory
+	// Findings are the thresholds; nil means findings.DefaultConfig().
+	Findings *findings.Config
+	// Prices may be nil: every dollar figure is then unknown.
+	Prices *recommend.Prices
+	// TimelinePoints asks for per-namespace time series with about this
+	// many points over the window; zero skips them. Sources that cannot
+	// run range queries skip them too, with a note.
+	TimelinePoints int
+	// Progress, when set, is told how many of the run's stages are done.
+	Progress func(done, total int)
+}
+
+// Analysis is the outcome of Run.
+type Analysis struct {
+	// Schema is the schema used; Detected says it was picked by auto.
+	Schema   string
+	Detected bool
+	Source   string
+	// Current is the window asked for and Previous the one before it, of
+	// the same length. Previous has no GPUs when the data does not reach
+	// that far back.
+	Current, Previous *query.Result
+	Findings          *findings.Report
+	// Inventory is what the run was given; nil without cluster access.
+	Inventory *inventory.Inventory
+	// Timeline is nil unless asked for and the source could provide it.
+	Timeline *Timeline
+	// Notes say what the run had to leave out, in words.
+	Notes []string
+}
+
+const stages = 5 // detect, current, previous, timeline, findings
+
+// Run analyses the window and the one before it.
+func Run(ctx context.Context, o Options) (*Analysis, error) {
+	if o.Source == nil {
+		return nil, errors.New("pipeline: no source")
+	}
+	if !o.End.After(o.Start) {
+		return nil, fmt.Errorf("window end %s is not after its start %s", o.End.UTC().Format(time.RFC3339), o.Start.UTC().Format(time.RFC3339))
+	}
+	done := 0
+	progress := func() {
+		done++
+		if o.Progress != nil {
+			o.Progress(done, stages)
+		}
+	}
+
+	sch, detected, err := pickSchema(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	progress()
+
+	cur := query.Window{Start: o.Start, End: o.End, Step: o.Step}
+	res, err := query.Analyze(ctx, o.Source, sch, cur)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.GPUs) == 0 {
+		return nil, noData(o, []schema.Schema{sch}, "")
+	}
+	progress()
+
+	length := o.End.Sub(o.Start)
+	prev, err := query.Analyze(ctx, o.Source, sch, query.Window{Start: o.Start.Add(-length), End: o.Start, Step: o.Step})
+	if err != nil {
+		return nil, fmt.Errorf("previous window: %w", err)
+	}
+	progress()
+
+	a := &Analysis{Schema: sch.Name(), Detected: detected, Source: o.Source.Describe(), Current: res, Previous: prev, Inventory: o.Inventory}
+	if len(prev.GPUs) == 0 {
+		a.Notes = append(a.Notes, fmt.Sprintf("no data in the previous %s: week-over-week change is unknown", promDuration(length)))
+	}
+	if o.TimelinePoints > 0 {
+		if rq, ok := o.Source.(source.RangeQuerier); ok {
+			if a.Timeline, err = timeline(ctx, rq, sch, res.Window, o.TimelinePoints); err != nil {
+				return nil, fmt.Errorf("utilization over time: %w", err)
+			}
+		} else {
+			a.Notes = append(a.Notes, o.Source.Describe()+" cannot run range queries: no utilization-over-time charts")
+		}
+	}
+	progress()
+
+	cfg := findings.DefaultConfig()
+	if o.Findings != nil {
+		cfg = *o.Findings
+	}
+	a.Findings = findings.Detect(res, o.Inventory, cfg, o.Prices)
+	if o.Inventory == nil || !o.Inventory.Available {
+		a.Notes = append(a.Notes, "no cluster access: teams are namespaces, workloads are inferred from pod names")
+	}
+	if o.Inventory != nil {
+		for _, s := range o.Inventory.Skipped {
+			a.Notes = append(a.Notes, "not read from the cluster: "+s)
+		}
+	}
+	progress()
+	return a, nil
+}
+
+// pickSchema resolves Options.Schema. Under auto, listing the metric names
+// first separates a source that fails (its own error) from one that answers
+// but holds no GPU series (ErrNoData).
+func pickSchema(ctx context.Context, o Options) (schema.Schema, bool, error) {
+	if o.Schema != "" && o.Schema != SchemaAuto {
+		sch, err := schema.ByName(o.Schema)
+		return sch, false, err
+	}
+	if _, err := o.Source.MetricNames(ctx, o.Start, o.End); err != nil {
+		return nil, false, err
+	}
+	sch, err := schema.Detect(ctx, o.Source, o.Start, o.End)
+	if err != nil {
+		return nil, false, noData(o, []schema.Schema{schema.Native{}, schema.DCGM{}}, err.Error())
+	}
+	return sch, true, nil
+}
+
+func noData(o Options, tried []schema.Schema, detail string) error {
+	e := &NoDataError{Source: o.Source.Describe(), Start: o.Start, End: o.End, Detail: detail}
+	for _, s := range tried {
+		e.Schemas = append(e.Schemas, s.Name())
+		e.Metrics = append(e.Metrics, s.Identifying())
+	}
+	return e
+}
