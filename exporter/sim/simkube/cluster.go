@@ -60,7 +60,7 @@ func nodeObject(n *sim.NodeSim) *corev1.Node {
 	}
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: n.Node().Name, Labels: labels},
-		Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}}},
+		Spec:       corev1.NodeSpec{Taints: []corev1.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}}},
 		Status: corev1.NodeStatus{Capacity: corev1.ResourceList{
 			"nvidia.com/gpu": *resource.NewQuantity(int64(len(devs)), resource.DecimalSI),
 		}},
