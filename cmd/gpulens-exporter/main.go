@@ -23,6 +23,7 @@ import (
 	webflag "github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/gpulens/gpulens/exporter/collector"
+	"github.com/gpulens/gpulens/exporter/podresources"
 	"github.com/gpulens/gpulens/exporter/server"
 	"github.com/gpulens/gpulens/exporter/sim"
 )
@@ -37,17 +38,25 @@ const (
 )
 
 type config struct {
-	backend         string
-	simScenario     string
-	simNode         string
-	simStart        string
-	nodeName        string
-	nodeNameSet     bool
-	collectInterval time.Duration
-	collectTimeout  time.Duration
-	telemetryPath   string
-	web             *web.FlagConfig
-	log             *promslog.Config
+	backend     string
+	simScenario string
+	simNode     string
+	simStart    string
+	simKubelet  bool
+
+	podResourcesSocket    string
+	podResourcesSocketSet bool
+	resourceNames         []string
+	procfs                string
+	kubeconfig            string
+	sharingStrategy       string
+	nodeName              string
+	nodeNameSet           bool
+	collectInterval       time.Duration
+	collectTimeout        time.Duration
+	telemetryPath         string
+	web                   *web.FlagConfig
+	log                   *promslog.Config
 }
 
 func main() {
@@ -81,13 +90,21 @@ func run(args []string, stdout, stderr *os.File) int {
 		cfg.nodeName = sb.Node().Node().Name
 	}
 
+	attr, cleanup, err := setupAttribution(ctx, cfg, backend, logger)
+	if err != nil {
+		logger.Error("cannot start pod attribution", "err", err)
+		return exitRuntime
+	}
+	defer cleanup()
+
 	logger.Info("collecting", "node", cfg.nodeName, "interval", cfg.collectInterval)
 	sampler := collector.New(collector.Options{
-		Backend:  backend,
-		Node:     cfg.nodeName,
-		Interval: cfg.collectInterval,
-		Timeout:  cfg.collectTimeout,
-		Logger:   logger,
+		Backend:     backend,
+		Node:        cfg.nodeName,
+		Interval:    cfg.collectInterval,
+		Timeout:     cfg.collectTimeout,
+		Logger:      logger,
+		Attribution: attr,
 	})
 	// The sampler's device series are served pre-encoded by its handler;
 	// this registry holds only what must be live at scrape time.
@@ -145,6 +162,8 @@ func parseFlags(args []string, stdout, stderr *os.File) (*config, error) {
 		StringVar(&cfg.simNode)
 	app.Flag("sim.start", "Pin the simulated clock (RFC 3339): it starts there and moves exactly one --collect.interval per collection, for reproducible output. Default: real time.").
 		StringVar(&cfg.simStart)
+	app.Flag("sim.kubelet", "With --backend=sim, also simulate the kubelet, the API server and the host /proc from the scenario's pods; --no-sim.kubelet reads --kubelet.pod-resources-socket like on a real node.").
+		Default("true").BoolVar(&cfg.simKubelet)
 	hostname, _ := os.Hostname()
 	app.Flag("node-name", "Kubernetes node name put on every series (set from the downward API); with --backend=sim, the simulated node's name by default.").
 		Envar("NODE_NAME").Default(hostname).IsSetByUser(&cfg.nodeNameSet).StringVar(&cfg.nodeName)
@@ -152,6 +171,16 @@ func parseFlags(args []string, stdout, stderr *os.File) (*config, error) {
 		Default("10s").DurationVar(&cfg.collectInterval)
 	app.Flag("collect.timeout", "Time one GPU may take to answer before it is reported down (up 0).").
 		Default("5s").DurationVar(&cfg.collectTimeout)
+	app.Flag("kubelet.pod-resources-socket", "Kubelet pod-resources socket, to attribute GPUs to pods; empty turns attribution off. With --backend=sim, a simulated kubelet serves it.").
+		Default(podresources.DefaultSocket).IsSetByUser(&cfg.podResourcesSocketSet).StringVar(&cfg.podResourcesSocket)
+	app.Flag("kubelet.resource-names", "Extra extended resources that are GPUs, besides nvidia.com/gpu, nvidia.com/gpu.shared and nvidia.com/mig-* (repeatable).").
+		StringsVar(&cfg.resourceNames)
+	app.Flag("path.procfs", "The host's /proc, to map GPU processes to containers on shared GPUs (needs hostPID). Empty: allocation-only attribution.").
+		Default("/proc").StringVar(&cfg.procfs)
+	app.Flag("kubernetes.kubeconfig", "Kubeconfig for the node's pod informer; default the in-cluster service account.").
+		StringVar(&cfg.kubeconfig)
+	app.Flag("attribution.sharing-strategy", "What replicated GPUs are: time-slicing, mps, or auto (GPU Feature Discovery's nvidia.com/gpu.sharing-strategy node label).").
+		Default("auto").EnumVar(&cfg.sharingStrategy, "auto", "time-slicing", "mps")
 	app.Flag("web.telemetry-path", "Path under which to expose metrics.").
 		Default("/metrics").StringVar(&cfg.telemetryPath)
 	cfg.web = webflag.AddFlags(app, ":9845")

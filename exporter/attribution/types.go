@@ -83,8 +83,11 @@ type ContainerGPU struct {
 	// on one GPU sum to at most 1.
 	Allocation float64
 
-	// Utilization is how busy the container keeps its allocation, 0–1, or
-	// gpu.NA when not measurable; UtilizationMethod says how it was measured.
+	// Utilization is how busy the container keeps its allocation, or gpu.NA
+	// when not measurable; UtilizationMethod says how it was measured. It is
+	// 0–1 for whole GPUs and MIG instances. On time-sliced and MPS GPUs it
+	// may exceed 1 (up to 1/Allocation): time-slicing gives idle time away,
+	// so a tenant can use more than its share while the others idle.
 	Utilization       float64
 	UtilizationMethod string
 

@@ -10,6 +10,8 @@ import (
 type State struct {
 	Node     string
 	Snapshot *gpu.Snapshot
+	// Attribution is nil when the exporter does not attribute to pods.
+	Attribution *AttributionState
 }
 
 // builder produces one family of series from a State. Builders run in the

@@ -51,7 +51,7 @@ func readMetricsDoc(t *testing.T) map[string]docRow {
 // TestMetricsDocMatchesCode gathers a snapshot that exercises every family
 // and compares name, type and label names with docs/METRICS.md, both ways.
 func TestMetricsDocMatchesCode(t *testing.T) {
-	s := New(Options{Backend: &fakeBackend{snap: testSnapshot()}, Node: "n"})
+	s := New(Options{Backend: &fakeBackend{snap: testSnapshot()}, Node: "n", Attribution: testAttribution(t)})
 	if err := s.SampleOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestMetricsDocMatchesCode(t *testing.T) {
 	// prefixes must all be exposed here.
 	for name := range doc {
 		exporterOwned := strings.HasPrefix(name, "gpulens_gpu_") || strings.HasPrefix(name, "gpulens_mig_") ||
-			strings.HasPrefix(name, "gpulens_exporter_")
+			strings.HasPrefix(name, "gpulens_container_") || strings.HasPrefix(name, "gpulens_exporter_")
 		if exporterOwned && !seen[name] {
 			t.Errorf("docs/METRICS.md lists %s, the exporter does not expose it", name)
 		}

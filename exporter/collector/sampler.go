@@ -26,6 +26,8 @@ type Options struct {
 	Logger  *slog.Logger
 	// Now is the clock; the demo fast-forwards it. Defaults to time.Now.
 	Now func() time.Time
+	// Attribution, when set, attributes every sample to pods.
+	Attribution *Attribution
 	// SkipExposition leaves out the pre-encoded exposition: for callers that
 	// read the series through Series (the demo writes them to a TSDB) and
 	// never serve Handler.
@@ -68,7 +70,7 @@ func New(opts Options) *Sampler {
 	}
 	return &Sampler{
 		opts:     opts,
-		builders: []builder{deviceBuilder{}, migBuilder{}},
+		builders: []builder{deviceBuilder{}, migBuilder{}, containerBuilder{}},
 		self:     newSelfMetrics(),
 	}
 }
@@ -112,6 +114,9 @@ func (s *Sampler) SampleOnce(ctx context.Context) error {
 		return err
 	}
 	st := &State{Node: s.opts.Node, Snapshot: snap}
+	if a := s.opts.Attribution; a != nil {
+		st.Attribution = a.attribute(s.opts.Node, snap)
+	}
 	ms := make([]prometheus.Metric, 0, s.capacityHint())
 	emit := func(m prometheus.Metric) { ms = append(ms, m) }
 	for _, b := range s.builders {

@@ -16,7 +16,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/common/expfmt"
 
+	podresourcesv1 "k8s.io/kubelet/pkg/apis/podresources/v1"
+
 	"github.com/gpulens/gpulens/exporter/gpu"
+	"github.com/gpulens/gpulens/exporter/podresources"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -96,7 +99,7 @@ func exposition(t *testing.T, s *Sampler) []byte {
 	}
 	var buf bytes.Buffer
 	for _, mf := range mfs {
-		if strings.HasPrefix(mf.GetName(), "gpulens_exporter_") {
+		if volatileSelfMetric(mf.GetName()) {
 			continue
 		}
 		if _, err := expfmt.MetricFamilyToText(&buf, mf); err != nil {
@@ -104,6 +107,16 @@ func exposition(t *testing.T, s *Sampler) []byte {
 		}
 	}
 	return buf.Bytes()
+}
+
+// volatileSelfMetric reports the self-metrics that vary from run to run.
+func volatileSelfMetric(name string) bool {
+	switch name {
+	case "gpulens_exporter_collection_duration_seconds", "gpulens_exporter_last_collection_timestamp_seconds",
+		"gpulens_exporter_collections_total", "gpulens_exporter_nvml_errors_total":
+		return true
+	}
+	return false
 }
 
 func golden(t *testing.T, name string, got []byte) {
@@ -237,5 +250,61 @@ func TestScrapeDoesNotSample(t *testing.T) {
 	}
 	if fb.calls != 1 {
 		t.Errorf("backend sampled %d times, want 1", fb.calls)
+	}
+}
+
+// testAttribution allocates testSnapshot's busy GPU 0 and its first MIG
+// instance to two pods, as the kubelet would report them.
+func testAttribution(t *testing.T) *Attribution {
+	t.Helper()
+	list := &podresourcesv1.ListPodResourcesResponse{PodResources: []*podresourcesv1.PodResources{
+		{Namespace: "team-a", Name: "trainer", Containers: []*podresourcesv1.ContainerResources{{Name: "main",
+			Devices: []*podresourcesv1.ContainerDevices{{ResourceName: "nvidia.com/gpu", DeviceIds: []string{"GPU-00000000-0000-0000-0000-000000000000"}}}}}},
+		{Namespace: "team-b", Name: "server", Containers: []*podresourcesv1.ContainerResources{{Name: "main",
+			Devices: []*podresourcesv1.ContainerDevices{{ResourceName: "nvidia.com/mig-3g.40gb", DeviceIds: []string{"MIG-aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa"}}}}}},
+	}}
+	allocs, errs := podresources.FromResponses(time.Unix(1700000000, 0), list, &podresourcesv1.AllocatableResourcesResponse{}, nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return &Attribution{Allocations: func() *podresources.Allocations { return allocs }}
+}
+
+func TestContainerSeries(t *testing.T) {
+	s := New(Options{Backend: &fakeBackend{snap: testSnapshot()}, Node: "node-a", Attribution: testAttribution(t)})
+	if err := s.SampleOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	out := string(exposition(t, s))
+	for _, want := range []string{
+		`gpulens_container_gpu_allocation_ratio{container="main",gpu="0",gpu_instance="",mig_profile="",model="NVIDIA H100 80GB HBM3",namespace="team-a",node="node-a",pod="trainer",sharing="none",uuid="GPU-00000000-0000-0000-0000-000000000000"} 1`,
+		`gpulens_container_gpu_utilization_ratio{container="main",gpu="0",gpu_instance="",method="device",mig_profile="",model="NVIDIA H100 80GB HBM3",namespace="team-a",node="node-a",pod="trainer",sharing="none",uuid="GPU-00000000-0000-0000-0000-000000000000"} 0.97`,
+		`gpulens_container_gpu_allocation_ratio{container="main",gpu="1",gpu_instance="1",mig_profile="3g.40gb",model="NVIDIA H100 80GB HBM3",namespace="team-b",node="node-a",pod="server",sharing="mig",uuid="GPU-11111111-1111-1111-1111-111111111111"} 0.42857142857142855`,
+		`gpulens_container_gpu_utilization_ratio{container="main",gpu="1",gpu_instance="1",method="mig-gpm",mig_profile="3g.40gb",model="NVIDIA H100 80GB HBM3",namespace="team-b",node="node-a",pod="server",sharing="mig",uuid="GPU-11111111-1111-1111-1111-111111111111"} 0.7`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %s", want)
+		}
+	}
+	st := s.State().Attribution
+	if !st.KubeletUp || len(st.Containers) != 2 {
+		t.Errorf("attribution state %+v", st)
+	}
+}
+
+// TestKubeletDownDropsContainerSeries: with no pod-resources answer the
+// device series carry on and no container is attributed to stale pods.
+func TestKubeletDownDropsContainerSeries(t *testing.T) {
+	s := New(Options{Backend: &fakeBackend{snap: testSnapshot()}, Node: "node-a",
+		Attribution: &Attribution{Allocations: func() *podresources.Allocations { return nil }}})
+	if err := s.SampleOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	out := string(exposition(t, s))
+	if strings.Contains(out, "gpulens_container_gpu_allocation_ratio{") {
+		t.Error("container series without a kubelet answer")
+	}
+	if !strings.Contains(out, "gpulens_exporter_podresources_up 0") || !strings.Contains(out, `gpulens_gpu_up{gpu="0"`) {
+		t.Errorf("want podresources_up 0 and device series:\n%s", out)
 	}
 }

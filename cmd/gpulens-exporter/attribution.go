@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/gpulens/gpulens/exporter/attribution"
+	"github.com/gpulens/gpulens/exporter/attribution/cgroup"
+	"github.com/gpulens/gpulens/exporter/attribution/podindex"
+	"github.com/gpulens/gpulens/exporter/collector"
+	"github.com/gpulens/gpulens/exporter/gpu"
+	"github.com/gpulens/gpulens/exporter/podresources"
+	"github.com/gpulens/gpulens/exporter/sim"
+	"github.com/gpulens/gpulens/exporter/sim/simkube"
+)
+
+// sharingLabel is GPU Feature Discovery's node label for the device
+// plugin's sharing strategy.
+const sharingLabel = "nvidia.com/gpu.sharing-strategy"
+
+// setupAttribution starts what attribution reads in the background: the
+// pod-resources client and the node's pod informer. With --backend=sim it
+// first stands up the simulated kubelet, API server and host /proc, so the
+// same clients run against them. cleanup releases what was started.
+func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, logger *slog.Logger) (a *collector.Attribution, cleanup func(), err error) {
+	cleanup = func() {}
+	if cfg.podResourcesSocket == "" {
+		logger.Info("pod attribution is off (--kubelet.pod-resources-socket is empty)")
+		return nil, cleanup, nil
+	}
+	socket, procRoot, sharedMode := cfg.podResourcesSocket, cfg.procfs, cfg.sharingStrategy
+	var kube kubernetes.Interface
+	var syncSim func()
+
+	if sb, ok := backend.(*sim.Backend); ok && cfg.simKubelet {
+		dir, err := os.MkdirTemp("", "gpulens-sim-")
+		if err != nil {
+			return nil, cleanup, err
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+		if !cfg.podResourcesSocketSet {
+			socket = filepath.Join(dir, "kubelet.sock")
+		}
+		node := sb.Node()
+		stop, err := simkube.ServeKubelet(socket, node)
+		if err != nil {
+			return nil, cleanup, fmt.Errorf("simulated kubelet: %w", err)
+		}
+		cluster, err := simkube.NewCluster(ctx, node)
+		if err != nil {
+			stop()
+			return nil, cleanup, err
+		}
+		tree, err := simkube.NewProcTree(filepath.Join(dir, "proc"))
+		if err != nil {
+			stop()
+			return nil, cleanup, err
+		}
+		prev := cleanup
+		cleanup = func() { stop(); prev() }
+		procRoot, kube = tree.Dir, cluster.Client
+		if sharedMode == "auto" {
+			sharedMode = simkube.SharingStrategy(node.Devices())
+		}
+		// The simulated cluster follows the simulation at each collection.
+		syncSim = func() {
+			pods := node.Pods()
+			if err := cluster.Sync(ctx, pods); err != nil {
+				logger.Warn("simulated API server", "err", err)
+			}
+			if err := tree.Sync(pods); err != nil {
+				logger.Warn("simulated /proc", "err", err)
+			}
+		}
+		syncSim()
+		logger.Info("simulated kubelet, API server and /proc", "socket", socket, "proc", procRoot)
+	} else {
+		kube, err = kubeClient(cfg.kubeconfig)
+		if err != nil {
+			logger.Warn("no Kubernetes API access: shared GPUs get allocation-only attribution, and finished pods are only dropped when the kubelet drops them",
+				"err", err)
+		}
+	}
+
+	client := podresources.New(podresources.Options{Socket: socket, Interval: cfg.collectInterval,
+		ResourceNames: cfg.resourceNames, Logger: logger})
+	// One synchronous refresh, so the first collection is attributed; a
+	// failure is not fatal (the kubelet may come up later) and is logged by
+	// the client.
+	if _, err := os.Stat(socket); err == nil {
+		refreshCtx, cancel := context.WithTimeout(ctx, startupWait)
+		_ = client.Refresh(refreshCtx)
+		cancel()
+	}
+	go client.Run(ctx)
+	prev := cleanup
+	cleanup = func() { client.Close(); prev() }
+
+	var pods podindex.Index
+	if kube != nil {
+		inf := podindex.New(kube, cfg.nodeName, 0, logger)
+		go inf.Run(ctx)
+		waitSynced(ctx, inf, logger)
+		pods = inf
+		if sharedMode == "auto" {
+			sharedMode = nodeSharingStrategy(ctx, kube, cfg.nodeName, logger)
+		}
+	}
+	if sharedMode == "auto" {
+		sharedMode = attribution.SharingTimeSlicing
+	}
+	procRoot = checkProcRoot(procRoot, logger)
+
+	a = &collector.Attribution{Allocations: client.Snapshot, Pods: pods, ProcRoot: procRoot, SharedMode: sharedMode}
+	if syncSim != nil {
+		a.Allocations = func() *podresources.Allocations { syncSim(); return client.Snapshot() }
+	}
+	return a, cleanup, nil
+}
+
+// startupWait bounds how long startup waits for the kubelet and the API
+// server before collecting anyway.
+const startupWait = 10 * time.Second
+
+func waitSynced(ctx context.Context, inf *podindex.Informer, logger *slog.Logger) {
+	deadline := time.Now().Add(startupWait)
+	for !inf.Synced() {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			logger.Warn("the pod informer has not synced yet; collecting anyway", "waited", startupWait)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// kubeClient uses --kubernetes.kubeconfig, else the in-cluster service
+// account.
+func kubeClient(kubeconfig string) (kubernetes.Interface, error) {
+	var rc *rest.Config
+	var err error
+	if kubeconfig != "" {
+		rc, err = clientcmd.BuildConfigFromFlags("", kubeconfig)
+	} else {
+		rc, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return nil, err
+	}
+	rc.UserAgent = "gpulens-exporter"
+	return kubernetes.NewForConfig(rc)
+}
+
+// nodeSharingStrategy reads GPU Feature Discovery's label once: the device
+// plugin's config does not change without a plugin restart, and device IDs
+// of time-slicing and MPS replicas look the same.
+func nodeSharingStrategy(ctx context.Context, kube kubernetes.Interface, node string, logger *slog.Logger) string {
+	n, err := kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	if err != nil {
+		logger.Info("cannot read the node's sharing strategy; assuming time-slicing for shared GPUs", "node", node, "err", err)
+		return attribution.SharingTimeSlicing
+	}
+	if n.Labels[sharingLabel] == attribution.SharingMPS {
+		return attribution.SharingMPS
+	}
+	return attribution.SharingTimeSlicing
+}
+
+// checkProcRoot turns per-process attribution off, with one log line, when
+// the proc root cannot serve it: NVML reports host PIDs, so without
+// hostPID the container's own /proc cannot resolve them. In a container
+// without hostPID, PID 1 is the container's entrypoint, inside a kubepods
+// cgroup; with hostPID it is the host's init.
+func checkProcRoot(procRoot string, logger *slog.Logger) string {
+	if procRoot == "" {
+		logger.Info("per-process attribution is off (--path.procfs is empty): shared GPUs get allocation-only attribution")
+		return ""
+	}
+	_, err := cgroup.ReadPID(procRoot, 1)
+	switch {
+	case err == nil:
+		logger.Warn("per-process attribution is off: "+procRoot+" is not the host's PID namespace (run the exporter with hostPID: true); shared GPUs get allocation-only attribution",
+			"procfs", procRoot)
+		return ""
+	case errors.Is(err, cgroup.ErrNotKubernetes):
+		return procRoot
+	default:
+		logger.Warn("per-process attribution is off: cannot read "+procRoot+"/1/cgroup; shared GPUs get allocation-only attribution", "err", err)
+		return ""
+	}
+}

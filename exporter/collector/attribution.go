@@ -1,0 +1,34 @@
+package collector
+
+import (
+	"github.com/gpulens/gpulens/exporter/attribution"
+	"github.com/gpulens/gpulens/exporter/attribution/podindex"
+	"github.com/gpulens/gpulens/exporter/gpu"
+	"github.com/gpulens/gpulens/exporter/podresources"
+)
+
+// Attribution is where a Sampler gets what it needs to attribute a sample
+// to pods. Every source is read from memory: the kubelet client and the
+// pod informer refresh themselves in the background, so attributing adds
+// no kubelet or API call to a collection, let alone to a scrape.
+type Attribution struct {
+	// Allocations returns the latest pod-resources answer, nil while the
+	// kubelet is unreachable.
+	Allocations func() *podresources.Allocations
+	// Pods is the node's pod index; nil without API access.
+	Pods podindex.Index
+	// ProcRoot is the host's /proc, "" when per-process attribution is off.
+	ProcRoot string
+	// SharedMode is time-slicing or mps (see attribution.Input).
+	SharedMode string
+
+	resolver attribution.Resolver
+}
+
+func (a *Attribution) attribute(node string, snap *gpu.Snapshot) *AttributionState {
+	allocs := a.Allocations()
+	recs, stats := a.resolver.Attribute(attribution.Input{
+		Node: node, Snapshot: snap, Allocations: allocs, Pods: a.Pods, ProcRoot: a.ProcRoot, SharedMode: a.SharedMode,
+	})
+	return &AttributionState{KubeletUp: allocs != nil, Containers: recs, Stats: stats}
+}

@@ -1,0 +1,82 @@
+package collector
+
+import (
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/gpulens/gpulens/exporter/attribution"
+	"github.com/gpulens/gpulens/exporter/gpu"
+)
+
+// containerLabels identify a container's hold on a physical GPU or one of
+// its MIG instances. gpu_instance and mig_profile are empty outside MIG.
+var containerLabels = []string{"node", "namespace", "pod", "container", "gpu", "uuid", "model", "sharing", "gpu_instance", "mig_profile"}
+
+func containerDesc(name, help string, extra ...string) *prometheus.Desc {
+	return prometheus.NewDesc(name, help, append(append([]string{}, containerLabels...), extra...), nil)
+}
+
+var (
+	descContainerAlloc = containerDesc("gpulens_container_gpu_allocation_ratio",
+		"Share of the physical GPU the container holds: 1 for a whole GPU, 1/replicas for a time-sliced or MPS replica, compute slices/7 for a MIG instance.")
+	descContainerUtil = containerDesc("gpulens_container_gpu_utilization_ratio",
+		"How busy the container keeps its allocation. 0-1 on whole GPUs and MIG instances; on time-sliced and MPS GPUs up to 1/allocation, when it uses more than its share while co-tenants idle. method: device, mig-gpm or process.",
+		"method")
+	descContainerMem = containerDesc("gpulens_container_gpu_memory_used_bytes",
+		"GPU memory the container uses. method: device (it holds the GPU or MIG instance alone) or process (sum of its processes).",
+		"method")
+	descPodResourcesUp = prometheus.NewDesc("gpulens_exporter_podresources_up",
+		"1 when the last refresh from the kubelet pod-resources socket succeeded; while 0 no container series are served.", nil, nil)
+	descAttributionMode = prometheus.NewDesc("gpulens_exporter_attribution_mode",
+		"1 for the attribution mode in effect: process (shared GPUs measured per process) or allocation-only (no host /proc or no pod informer: shared GPUs get allocations only).",
+		[]string{"mode"}, nil)
+	descUnattributed = prometheus.NewDesc("gpulens_exporter_unattributed_processes",
+		"GPU processes on shared GPUs that belong to no container holding the GPU (host processes, pods using GPUs they did not request).", nil, nil)
+)
+
+// AttributionState is one attribution pass, as the container builder
+// serves it.
+type AttributionState struct {
+	KubeletUp  bool
+	Containers []attribution.ContainerGPU
+	Stats      attribution.Stats
+}
+
+// containerBuilder emits per-container series. It only runs when the
+// Sampler was given an Attribution.
+type containerBuilder struct{}
+
+func (containerBuilder) describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descContainerAlloc, descContainerUtil, descContainerMem,
+		descPodResourcesUp, descAttributionMode, descUnattributed} {
+		ch <- d
+	}
+}
+
+func (containerBuilder) build(st *State, emit func(prometheus.Metric)) {
+	a := st.Attribution
+	if a == nil {
+		return
+	}
+	emit(gauge(descPodResourcesUp, boolFloat(a.KubeletUp)))
+	for _, mode := range []string{attribution.ModeProcess, attribution.ModeAllocationOnly} {
+		emit(gauge(descAttributionMode, boolFloat(a.Stats.Mode == mode), mode))
+	}
+	emit(gauge(descUnattributed, float64(a.Stats.UnattributedProcesses)))
+	for i := range a.Containers {
+		c := &a.Containers[i]
+		gi := ""
+		if c.GPUInstance >= 0 {
+			gi = strconv.Itoa(c.GPUInstance)
+		}
+		lv := []string{st.Node, c.Namespace, c.Pod, c.Container, strconv.Itoa(c.GPU), c.UUID, c.Model, c.Sharing, gi, c.MIGProfile}
+		emit(gauge(descContainerAlloc, c.Allocation, lv...))
+		if gpu.Valid(c.Utilization) {
+			emit(gauge(descContainerUtil, c.Utilization, append(lv[:len(lv):len(lv)], c.UtilizationMethod)...))
+		}
+		if gpu.Valid(c.MemoryUsedBytes) {
+			emit(gauge(descContainerMem, c.MemoryUsedBytes, append(lv[:len(lv):len(lv)], c.MemoryMethod)...))
+		}
+	}
+}
