@@ -43,7 +43,7 @@ func perTeam(res *query.Result) []teamFigures {
 		t.AllocatedGPUHours += a.AllocatedGPUHours
 		// Utilization is of the allocation's own share, so used GPU-hours
 		// are allocated GPU-hours scaled by it.
-		t.UsedGPUHours += a.AllocatedGPUHours * a.AvgUtilization
+		t.UsedGPUHours += a.AllocatedGPUHours * min(1, a.AvgUtilization)
 	}
 	out := make([]teamFigures, 0, len(by))
 	for _, t := range by {

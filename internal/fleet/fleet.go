@@ -1,7 +1,10 @@
 // Package fleet runs a simulated fleet through the real exporter code at
 // simulated times: for every node of a scenario, the sim backend (go-nvml
 // mock servers read by exporter/nvml) feeds a collector.Sampler, exactly
-// as in gpulens-exporter, and each step's series go to a Sink. It is how
+// as in gpulens-exporter, which attributes every sample to the scenario's
+// pods through the real pod-resources parsing, cgroup parsing and
+// attribution code (simkube stands in for the kubelet, /proc and the API
+// server). Each step's series go to a Sink. It is how
 // `gpulens demo` fills a TSDB with a fast-forwarded week, and how tests
 // get realistic data with known causes.
 package fleet
@@ -11,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -18,6 +23,7 @@ import (
 	"github.com/gpulens/gpulens/exporter/collector"
 	"github.com/gpulens/gpulens/exporter/nvml"
 	"github.com/gpulens/gpulens/exporter/sim"
+	"github.com/gpulens/gpulens/exporter/sim/simkube"
 )
 
 // Options configure a run.
@@ -59,6 +65,12 @@ func Run(ctx context.Context, o Options, sink Sink) error {
 	if o.Scenario == nil || len(o.Scenario.Nodes) == 0 {
 		return errors.New("fleet: the scenario has no nodes")
 	}
+	// The simulated hosts' /proc trees, for per-process attribution.
+	procDir, err := os.MkdirTemp("", "gpulens-fleet-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(procDir)
 	now := o.Start
 	clock := func() time.Time { return now }
 	nodes := make([]node, 0, len(o.Scenario.Nodes))
@@ -73,8 +85,15 @@ func Run(ctx context.Context, o Options, sink Sink) error {
 		if err != nil {
 			return fmt.Errorf("fleet: node %s: %w", sn.Name, err)
 		}
+		kube, err := simkube.NewNode(b.Node(), filepath.Join(procDir, sn.Name))
+		if err != nil {
+			b.Close()
+			return fmt.Errorf("fleet: node %s: %w", sn.Name, err)
+		}
 		s := collector.New(collector.Options{Backend: b, Node: sn.Name, Interval: o.Step, Now: clock,
-			SkipExposition: true})
+			SkipExposition: true, Attribution: &collector.Attribution{
+				Allocations: kube.Allocations, Pods: kube.Pods(), ProcRoot: kube.ProcRoot(), SharedMode: kube.SharedMode(),
+			}})
 		nodes = append(nodes, node{backend: b, sampler: s})
 	}
 
