@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -106,13 +107,11 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 
 	start := end.Add(-dur)
 	bar := progress.New(stderr, "simulating")
-	sink := fleet.NewTSDBSink(ctx, db)
+	var samples atomic.Int64
 	t0 := time.Now()
-	err = fleet.Run(ctx, fleet.Options{Scenario: sc, Start: start, End: end, Step: o.step, Progress: bar.Set}, sink)
+	err = fleet.Run(ctx, fleet.Options{Scenario: sc, Start: start, End: end, Step: o.step, Progress: bar.Set},
+		func(string) fleet.Sink { return fleet.NewTSDBSink(ctx, db, &samples) })
 	bar.Done()
-	if err == nil {
-		err = sink.Commit()
-	}
 	if err != nil {
 		return err
 	}
@@ -133,7 +132,7 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 		return err
 	}
 	sum := demoSummary{
-		Nodes: len(sc.Nodes), GPUs: len(res.GPUs), Steps: int(dur/o.step) + 1, Samples: sink.Samples,
+		Nodes: len(sc.Nodes), GPUs: len(res.GPUs), Steps: int(dur/o.step) + 1, Samples: int(samples.Load()),
 		SimulateSeconds: simTime.Seconds(), AnalyzeSeconds: time.Since(t1).Seconds(), DataDir: o.dataDir,
 	}
 	if o.output == "json" {

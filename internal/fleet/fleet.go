@@ -4,9 +4,7 @@
 // as in gpulens-exporter, which attributes every sample to the scenario's
 // pods through the real pod-resources parsing, cgroup parsing and
 // attribution code (simkube stands in for the kubelet, /proc and the API
-// server). Each step's series go to a Sink. It is how
-// `gpulens demo` fills a TSDB with a fast-forwarded week, and how tests
-// get realistic data with known causes.
+// server). Each step's series go to a Sink.
 package fleet
 
 import (
@@ -16,9 +14,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync/atomic"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/gpulens/gpulens/exporter/collector"
 	"github.com/gpulens/gpulens/exporter/nvml"
@@ -34,28 +35,35 @@ type Options struct {
 	Start, End time.Time
 	// Step is the sampling resolution (a scrape interval); default 1m.
 	Step time.Duration
-	// Progress, when set, is called after each step with the steps done
-	// and the total.
+	// Progress, when set, is called after each node step with the node
+	// steps done and the total; it may be called from several goroutines.
 	Progress func(done, total int)
 }
 
-// Sink receives one node's series at one step.
+// Sink receives one node's series, step by step. Each node has its own
+// Sink and calls it from one goroutine.
 type Sink interface {
 	// Append is called with every series of the node at ts; labels are
 	// reused by the caller between calls.
 	Append(ts time.Time, name string, labels []*dto.LabelPair, value float64) error
-	// EndStep is called once after every node has been appended at ts.
+	// EndStep is called after the node's series at ts.
 	EndStep(ts time.Time) error
+	// Close is called after the node's last step.
+	Close() error
 }
 
-// node is one simulated node with its exporter.
+// node is one simulated node with its exporter and its own clock: nodes
+// are independent simulations, so they run in parallel.
 type node struct {
+	name    string
 	backend *sim.Backend
 	sampler *collector.Sampler
+	now     time.Time
 }
 
-// Run simulates the fleet from Start to End and hands every step to sink.
-func Run(ctx context.Context, o Options, sink Sink) error {
+// Run simulates the fleet from Start to End. newSink is called once per
+// node, before it starts.
+func Run(ctx context.Context, o Options, newSink func(node string) Sink) error {
 	if o.Step <= 0 {
 		o.Step = time.Minute
 	}
@@ -71,59 +79,80 @@ func Run(ctx context.Context, o Options, sink Sink) error {
 		return err
 	}
 	defer os.RemoveAll(procDir)
-	now := o.Start
-	clock := func() time.Time { return now }
-	nodes := make([]node, 0, len(o.Scenario.Nodes))
+
+	nodes := make([]*node, 0, len(o.Scenario.Nodes))
 	defer func() {
 		for _, n := range nodes {
 			n.backend.Close()
 		}
 	}()
 	for _, sn := range o.Scenario.Nodes {
-		b, err := sim.NewBackend(o.Scenario, sim.BackendOptions{Node: sn.Name, Start: o.Start, Clock: clock,
-			NVML: nvml.Options{CallTimeout: time.Minute, Logger: slog.New(slog.DiscardHandler)}})
+		n, err := newNode(o, sn.Name, filepath.Join(procDir, sn.Name))
 		if err != nil {
 			return fmt.Errorf("fleet: node %s: %w", sn.Name, err)
 		}
-		kube, err := simkube.NewNode(b.Node(), filepath.Join(procDir, sn.Name))
-		if err != nil {
-			b.Close()
-			return fmt.Errorf("fleet: node %s: %w", sn.Name, err)
-		}
-		s := collector.New(collector.Options{Backend: b, Node: sn.Name, Interval: o.Step, Now: clock,
-			SkipExposition: true, Attribution: &collector.Attribution{
-				Allocations: kube.Allocations, Pods: kube.Pods(), ProcRoot: kube.ProcRoot(), SharedMode: kube.SharedMode(),
-			}})
-		nodes = append(nodes, node{backend: b, sampler: s})
+		nodes = append(nodes, n)
 	}
 
 	total := int(o.End.Sub(o.Start)/o.Step) + 1
-	for i := 0; i < total; i++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		now = o.Start.Add(time.Duration(i) * o.Step)
-		for _, n := range nodes {
-			if err := n.sampler.SampleOnce(ctx); err != nil {
-				return fmt.Errorf("fleet: %s at %s: %w", n.backend.Node().Node().Name, now.Format(time.RFC3339), err)
-			}
-			ts := now
-			var appendErr error
-			err := n.sampler.Series(func(name string, lbls []*dto.LabelPair, v float64) {
-				if appendErr == nil {
-					appendErr = sink.Append(ts, name, lbls, v)
+	var done atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, runtime.GOMAXPROCS(0)))
+	for _, n := range nodes {
+		sink := newSink(n.name)
+		g.Go(func() error {
+			for i := range total {
+				if err := gctx.Err(); err != nil {
+					return err
 				}
-			})
-			if err = errors.Join(err, appendErr); err != nil {
-				return err
+				if err := n.step(gctx, o.Start.Add(time.Duration(i)*o.Step), sink); err != nil {
+					return err
+				}
+				if o.Progress != nil {
+					o.Progress(int(done.Add(1)), total*len(nodes))
+				}
 			}
-		}
-		if err := sink.EndStep(now); err != nil {
-			return err
-		}
-		if o.Progress != nil {
-			o.Progress(i+1, total)
-		}
+			return sink.Close()
+		})
 	}
-	return nil
+	return g.Wait()
+}
+
+func newNode(o Options, name, procDir string) (*node, error) {
+	n := &node{name: name, now: o.Start}
+	clock := func() time.Time { return n.now }
+	b, err := sim.NewBackend(o.Scenario, sim.BackendOptions{Node: name, Start: o.Start, Clock: clock,
+		NVML: nvml.Options{CallTimeout: time.Minute, Logger: slog.New(slog.DiscardHandler)}})
+	if err != nil {
+		return nil, err
+	}
+	kube, err := simkube.NewNode(b.Node(), procDir)
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	n.backend = b
+	n.sampler = collector.New(collector.Options{Backend: b, Node: name, Interval: o.Step, Now: clock,
+		SkipExposition: true, Attribution: &collector.Attribution{
+			Allocations: kube.Allocations, Pods: kube.Pods(), ProcRoot: kube.ProcRoot(), SharedMode: kube.SharedMode(),
+		}})
+	return n, nil
+}
+
+// step samples the node at ts and hands its series to sink.
+func (n *node) step(ctx context.Context, ts time.Time, sink Sink) error {
+	n.now = ts
+	if err := n.sampler.SampleOnce(ctx); err != nil {
+		return fmt.Errorf("fleet: %s at %s: %w", n.name, ts.Format(time.RFC3339), err)
+	}
+	var appendErr error
+	err := n.sampler.Series(func(name string, lbls []*dto.LabelPair, v float64) {
+		if appendErr == nil {
+			appendErr = sink.Append(ts, name, lbls, v)
+		}
+	})
+	if err = errors.Join(err, appendErr); err != nil {
+		return err
+	}
+	return sink.EndStep(ts)
 }

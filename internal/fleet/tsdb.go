@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -18,9 +19,11 @@ type Appendable interface {
 	Appender(ctx context.Context) storage.Appender
 }
 
-// TSDBSink appends series to a TSDB the way a Prometheus scrape would,
-// including staleness markers for series that disappear (a pod that ends),
-// so that queries see them end at once rather than five minutes later.
+// TSDBSink appends one node's series to a TSDB the way a Prometheus scrape
+// would, including staleness markers for series that disappear (a pod that
+// ends), so that queries see them end at once rather than five minutes
+// later. Each node gets its own sink: TSDB appenders are independent, so
+// nodes ingest in parallel.
 type TSDBSink struct {
 	db  Appendable
 	ctx context.Context
@@ -32,8 +35,9 @@ type TSDBSink struct {
 	series map[uint64]*seriesRef
 	gen    uint32
 	buf    labels.ScratchBuilder
-	// Samples counts appended samples, stale markers excluded.
-	Samples int
+	// samples counts appended samples, stale markers excluded; shared by
+	// the sinks of one run.
+	samples *atomic.Int64
 }
 
 type seriesRef struct {
@@ -42,9 +46,9 @@ type seriesRef struct {
 	seen uint32
 }
 
-// NewTSDBSink writes to db.
-func NewTSDBSink(ctx context.Context, db Appendable) *TSDBSink {
-	return &TSDBSink{db: db, ctx: ctx, CommitEvery: 60, series: map[uint64]*seriesRef{}, gen: 1}
+// NewTSDBSink writes to db and adds the samples it writes to samples.
+func NewTSDBSink(ctx context.Context, db Appendable, samples *atomic.Int64) *TSDBSink {
+	return &TSDBSink{db: db, ctx: ctx, CommitEvery: 60, series: map[uint64]*seriesRef{}, gen: 1, samples: samples}
 }
 
 func seriesHash(name string, lbls []*dto.LabelPair) uint64 {
@@ -82,7 +86,7 @@ func (s *TSDBSink) Append(ts time.Time, name string, lbls []*dto.LabelPair, v fl
 		return fmt.Errorf("appending %s at %s: %w", sr.lset, ts.Format(time.RFC3339), err)
 	}
 	sr.ref = ref
-	s.Samples++
+	s.samples.Add(1)
 	return nil
 }
 
@@ -108,6 +112,9 @@ func (s *TSDBSink) EndStep(ts time.Time) error {
 	}
 	return nil
 }
+
+// Close implements Sink: it commits what is left.
+func (s *TSDBSink) Close() error { return s.Commit() }
 
 // Commit flushes the current appender.
 func (s *TSDBSink) Commit() error {

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpulens/gpulens/analyzer/pipeline"
+	"github.com/gpulens/gpulens/analyzer/report"
+	"github.com/gpulens/gpulens/internal/progress"
+)
+
+type reportOptions struct {
+	src     sourceFlags
+	format  string
+	output  string
+	webhook string
+	// webhookBackoff is the first retry wait; tests shorten it.
+	webhookBackoff time.Duration
+	now            func() time.Time
+}
+
+// timelinePoints is the resolution of the utilization-over-time charts:
+// hourly for a week.
+const timelinePoints = 168
+
+func newReportCmd() *cobra.Command {
+	o := &reportOptions{now: time.Now, webhookBackoff: time.Second}
+	c := &cobra.Command{
+		Use:     "report",
+		GroupID: "basic",
+		Short:   "Report each team's GPU allocation, use, cost and waste for a window",
+		Long: `Report each team's GPU allocation, use, cost and waste for a window, usually a week.
+
+The report has the cluster summary (fleet by GPU model, allocated and unallocated GPU-hours,
+average utilization, cost and estimated waste), one row per team (a namespace's team label,
+or the namespace) with allocated, used and idle GPU-hours, efficiency, cost, waste and the
+change against the previous window of the same length, the recommendations that save the
+most, the findings by severity, and how much of the window the data covers.
+
+Used GPU-hours are allocated GPU-hours times utilization, capped at 1; hours without a
+utilization sample are reported as unmeasured, never as idle.
+
+Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
+4 no GPU series in the window, 5 the data directory is not a usable TSDB.`,
+		Example: `  # Last week's report from Prometheus, as a table
+  gpulens report --prometheus-url http://prometheus:9090 --since 7d
+
+  # From the TSDB 'gpulens demo --data-dir' kept
+  gpulens report --data-dir ./demo-data --format markdown
+
+  # An HTML page with charts, for a given week, teams from the namespace label "owner"
+  gpulens report --prometheus-url http://prometheus:9090 --until 2026-03-16T00:00:00Z \
+    --team-label owner --format html --output week-11.html
+
+  # Mimir with a tenant header and a token, posted to Slack
+  gpulens report --prometheus-url https://mimir/prometheus --header X-Scope-OrgID=gpu \
+    --bearer-token-file /var/run/secrets/token --send-webhook https://hooks.slack.com/services/...`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runReport(c.Context(), o, c.OutOrStdout(), c.ErrOrStderr())
+		},
+	}
+	f := c.Flags()
+	o.src.register(f)
+	f.StringVar(&o.format, "format", "table", "Output format: "+strings.Join(report.Formats, ", "))
+	f.StringVar(&o.output, "output", "", "Write the report to this file (atomically) instead of standard output")
+	f.StringVar(&o.webhook, "send-webhook", "", "Also post the Markdown report to this Slack-compatible incoming webhook URL")
+	return c
+}
+
+func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if !slices.Contains(report.Formats, o.format) {
+		return usageError{fmt.Errorf("--format: %w", &report.UnknownFormatError{Format: o.format})}
+	}
+	start, end, err := o.src.window(o.now())
+	if err != nil {
+		return err
+	}
+	cfg, prices, err := o.src.settings()
+	if err != nil {
+		return err
+	}
+	src, err := o.src.open()
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	inv := o.src.inventory(ctx, logger)
+
+	bar := progress.New(stderr, "analyzing")
+	a, err := pipeline.Run(ctx, pipeline.Options{
+		Source: src, Schema: o.src.schema, Start: start, End: end, Inventory: inv,
+		Findings: &cfg, Prices: prices, TimelinePoints: timelinePoints, Progress: bar.Set,
+	})
+	bar.Done()
+	if err != nil {
+		return o.src.analysisExit(err)
+	}
+	if a.Detected {
+		fmt.Fprintf(stderr, "Using the %s schema (detected).\n", a.Schema)
+	}
+	r := report.Build(a, prices)
+
+	var buf bytes.Buffer
+	if err := report.Render(&buf, r, o.format); err != nil {
+		return err
+	}
+	if o.output != "" {
+		if err := report.WriteFile(o.output, buf.Bytes()); err != nil {
+			return err
+		}
+	} else if _, err := stdout.Write(buf.Bytes()); err != nil {
+		return err
+	}
+
+	if o.webhook != "" {
+		var md bytes.Buffer
+		if err := report.Render(&md, r, "markdown"); err != nil {
+			return err
+		}
+		hook := report.Webhook{URL: o.webhook, Retries: 3, Backoff: o.webhookBackoff}
+		if err := hook.Send(ctx, md.String()); err != nil {
+			return fmt.Errorf("the report was not sent: %w", err)
+		}
+		fmt.Fprintln(stderr, "Sent the report to the webhook.")
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
+)
+
+const fixtureUntil = "2026-03-16T00:00:00Z"
+
+// fixtureDir writes the pipeline's fixture fleet into a TSDB directory.
+func fixtureDir(t *testing.T) string {
+	t.Helper()
+	f, err := pipelinetest.Read("../../analyzer/pipeline/testdata/fleet.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := f.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestReportCommand(t *testing.T) {
+	dir := fixtureDir(t)
+	var posts atomic.Int32
+	var posted string
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if posts.Add(1) == 1 {
+			http.Error(w, "try again", http.StatusInternalServerError)
+			return
+		}
+		var p map[string]string
+		_ = json.NewDecoder(r.Body).Decode(&p)
+		posted = p["text"]
+	}))
+	defer hook.Close()
+	refuse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "invalid_token", http.StatusBadRequest)
+	}))
+	defer refuse.Close()
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	prom500 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "overloaded", http.StatusServiceUnavailable)
+	}))
+	defer prom500.Close()
+
+	notTSDB := t.TempDir()
+	_ = os.WriteFile(filepath.Join(notTSDB, "notes.txt"), []byte("hello"), 0o644)
+	out := filepath.Join(t.TempDir(), "week.html")
+
+	base := []string{"report", "--data-dir", dir, "--until", fixtureUntil, "--no-kubernetes"}
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout []string
+		wantStderr []string
+		check      func(t *testing.T)
+	}{
+		{name: "table", args: base, wantStdout: []string{"GPU UTILIZATION REPORT", "research, training", "TOP RECOMMENDATIONS"},
+			wantStderr: []string{"Using the native schema (detected)."}},
+		{name: "json", args: append(base, "--format", "json"), wantStdout: []string{`"teams": [`, `"team": "training"`}},
+		{name: "html to a file", args: append(base, "--format", "html", "--output", out), check: func(t *testing.T) {
+			b, err := os.ReadFile(out)
+			if err != nil || !strings.Contains(string(b), `id="chart-waste"`) {
+				t.Errorf("output file: %v, %d bytes", err, len(b))
+			}
+		}},
+		{name: "webhook retried after a 500", args: append(base, "--send-webhook", hook.URL), wantStderr: []string{"Sent the report to the webhook."}, check: func(t *testing.T) {
+			if posts.Load() != 2 || !strings.HasPrefix(posted, "# GPU utilization report") {
+				t.Errorf("%d posts, text %.40q", posts.Load(), posted)
+			}
+		}},
+		{name: "webhook refusing", args: append(base, "--send-webhook", refuse.URL), wantCode: 1,
+			wantStderr: []string{"the report was not sent: the webhook answered 400 Bad Request after 1 attempt(s): invalid_token"}},
+		{name: "webhook unreachable", args: append(base, "--send-webhook", gone.URL), wantCode: 1, wantStderr: []string{"the report was not sent", "connect"}},
+		{name: "unknown format", args: append(base, "--format", "pdf"), wantCode: exitUsage, wantStderr: []string{`unknown format "pdf" (want table, markdown, html, json, csv)`}},
+		{name: "malformed since", args: append(base, "--since", "a week"), wantCode: exitUsage, wantStderr: []string{`--since: "a week" is not a duration`}},
+		{name: "malformed until", args: []string{"report", "--data-dir", dir, "--until", "monday"}, wantCode: exitUsage, wantStderr: []string{"--until"}},
+		{name: "unwritable output", args: append(base, "--output", filepath.Join(dir, "no", "such", "dir", "r.txt")), wantCode: 1,
+			wantStderr: []string{"writing " + filepath.Join(dir, "no", "such", "dir", "r.txt")}},
+		{name: "empty window", args: []string{"report", "--data-dir", dir, "--until", "2025-01-01T00:00:00Z", "--no-kubernetes"}, wantCode: exitNoData,
+			wantStderr: []string{"no GPU series in embedded TSDB", "gpulens_gpu_info", "DCGM_FI_DEV_FB_USED"}},
+		{name: "not a TSDB", args: []string{"report", "--data-dir", notTSDB, "--no-kubernetes"}, wantCode: exitData, wantStderr: []string{"not a Prometheus TSDB"}},
+		{name: "missing data dir", args: []string{"report", "--data-dir", filepath.Join(notTSDB, "nope"), "--no-kubernetes"}, wantCode: exitData, wantStderr: []string{"no such file or directory"}},
+		{name: "unreachable prometheus", args: []string{"report", "--prometheus-url", gone.URL, "--retries", "0", "--no-kubernetes"}, wantCode: exitUnreachable,
+			wantStderr: []string{"prometheus at " + gone.URL, "connection refused"}},
+		{name: "failing prometheus", args: []string{"report", "--prometheus-url", prom500.URL, "--retries", "0", "--no-kubernetes"}, wantCode: exitUnreachable,
+			wantStderr: []string{prom500.URL, "503 Service Unavailable", "overloaded"}},
+		{name: "no source", args: []string{"report"}, wantCode: exitUsage, wantStderr: []string{"give --prometheus-url URL or --data-dir DIR"}},
+		{name: "bad header", args: []string{"report", "--prometheus-url", gone.URL, "--header", "X-Scope-OrgID"}, wantCode: exitUsage, wantStderr: []string{"is not K=V"}},
+		{name: "no kubeconfig: runs from labels", args: []string{"report", "--data-dir", dir, "--until", fixtureUntil, "--kubeconfig", filepath.Join(notTSDB, "missing-kubeconfig")},
+			wantStdout: []string{"Note", "not read from the cluster: cluster:"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := execute(tt.args, &stdout, &stderr)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\nstderr: %s", code, tt.wantCode, stderr.String())
+			}
+			for _, w := range tt.wantStdout {
+				if !strings.Contains(stdout.String(), w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout.String())
+				}
+			}
+			for _, w := range tt.wantStderr {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+				}
+			}
+			if tt.check != nil {
+				tt.check(t)
+			}
+		})
+	}
+}
+
+func TestReportHelp(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := execute([]string{"report", "--help"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"Examples:", "gpulens report --prometheus-url", "--send-webhook", "--team-label", "Exit codes:"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}

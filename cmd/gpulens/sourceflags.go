@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/pipeline"
+	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/source"
+)
+
+// sourceFlags are the flags of every command that reads metrics: where
+// they are, how to reach them, which window, which schema, and the cluster
+// and configuration to join them with.
+type sourceFlags struct {
+	prometheusURL string
+	dataDir       string
+	remote        source.RemoteOptions
+	headers       []string
+
+	schema string
+	since  string
+	until  string
+
+	teamLabel    string
+	kubeconfig   string
+	kubeContext  string
+	noKubernetes bool
+
+	configFile string
+	pricesFile string
+}
+
+func (f *sourceFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.prometheusURL, "prometheus-url", "", "Prometheus-compatible API root to query (Prometheus, VictoriaMetrics, Thanos, Mimir), e.g. http://prometheus:9090")
+	fs.StringVar(&f.dataDir, "data-dir", "", "Query a local Prometheus TSDB directory instead (for example one written by 'gpulens demo')")
+	fs.StringVar(&f.remote.BearerTokenFile, "bearer-token-file", "", "File holding a bearer token for --prometheus-url")
+	fs.StringVar(&f.remote.BasicAuthUser, "basic-auth-user", "", "Basic auth user for --prometheus-url")
+	fs.StringVar(&f.remote.BasicAuthPasswordFile, "basic-auth-password-file", "", "File holding the basic auth password")
+	fs.StringVar(&f.remote.CAFile, "ca-file", "", "CA certificate to verify --prometheus-url with")
+	fs.StringVar(&f.remote.CertFile, "cert-file", "", "Client certificate for mutual TLS")
+	fs.StringVar(&f.remote.KeyFile, "key-file", "", "Client key for mutual TLS")
+	fs.BoolVar(&f.remote.InsecureSkipVerify, "insecure-skip-tls-verify", false, "Do not verify the server's certificate (insecure)")
+	fs.StringArrayVar(&f.headers, "header", nil, "HTTP header K=V sent with every query, e.g. X-Scope-OrgID=team-a (repeatable)")
+	fs.DurationVar(&f.remote.Timeout, "timeout", 2*time.Minute, "Timeout of one query")
+	fs.IntVar(&f.remote.Retries, "retries", 2, "Retries of a query after a network error, a 429 or a 5xx")
+	fs.StringVar(&f.schema, "schema", pipeline.SchemaAuto, "Metric schema: auto, "+strings.Join(schema.Names(), " or "))
+	fs.StringVar(&f.since, "since", "7d", "Length of the window, ending at --until (e.g. 36h, 7d, 2w)")
+	fs.StringVar(&f.until, "until", "", "End of the window, RFC 3339 (default: now)")
+	fs.StringVar(&f.teamLabel, "team-label", inventory.DefaultTeamLabel, "Namespace label naming the team that owns it")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "Kubeconfig file (default: in-cluster, $KUBECONFIG or ~/.kube/config)")
+	fs.StringVar(&f.kubeContext, "context", "", "Kubeconfig context to use")
+	fs.BoolVar(&f.noKubernetes, "no-kubernetes", false, "Do not read the cluster: work from metric labels alone")
+	fs.StringVar(&f.configFile, "config", "", "Findings thresholds file (YAML, over the defaults)")
+	fs.StringVar(&f.pricesFile, "prices", "", "Price table file (YAML, over the default table)")
+}
+
+// window parses --since and --until; malformed values are usage errors.
+func (f *sourceFlags) window(now time.Time) (start, end time.Time, err error) {
+	length, err := parseWindow(f.since)
+	if err != nil {
+		return start, end, usageError{fmt.Errorf("--since: %w", err)}
+	}
+	end = now.UTC().Truncate(time.Minute)
+	if f.until != "" {
+		if end, err = time.Parse(time.RFC3339, f.until); err != nil {
+			return start, end, usageError{fmt.Errorf("--until: %q is not an RFC 3339 time such as 2026-01-05T14:00:00Z", f.until)}
+		}
+	}
+	return end.Add(-length), end, nil
+}
+
+// settings loads the findings thresholds and the price table; a broken
+// file is the user's to fix, hence a usage error naming it.
+func (f *sourceFlags) settings() (findings.Config, *recommend.Prices, error) {
+	if f.schema != pipeline.SchemaAuto {
+		if _, err := schema.ByName(f.schema); err != nil {
+			return findings.Config{}, nil, usageError{fmt.Errorf("--schema: %w", err)}
+		}
+	}
+	cfg, err := findings.LoadConfig(f.configFile)
+	if err != nil {
+		return cfg, nil, usageError{fmt.Errorf("--config: %w", err)}
+	}
+	prices, err := recommend.LoadPrices(f.pricesFile)
+	if err != nil {
+		return cfg, nil, usageError{fmt.Errorf("--prices: %w", err)}
+	}
+	return cfg, prices, nil
+}
+
+// open opens the one source the flags name.
+func (f *sourceFlags) open() (source.Source, error) {
+	switch {
+	case f.prometheusURL != "" && f.dataDir != "":
+		return nil, usageError{errors.New("--prometheus-url and --data-dir are exclusive: give one")}
+	case f.dataDir != "":
+		// An absent or empty directory is refused here: opening it would
+		// create an empty TSDB and report "no data" about a typo.
+		if entries, err := os.ReadDir(f.dataDir); err != nil {
+			return nil, exitError{code: exitData, err: fmt.Errorf("--data-dir: %w", err)}
+		} else if len(entries) == 0 {
+			return nil, exitError{code: exitData, err: fmt.Errorf("--data-dir: %s is empty, not a Prometheus TSDB", f.dataDir)}
+		}
+		// Not ReadOnly: source's read-only mode cannot yet serve more than
+		// one query over a directory with head chunks (the second one fails
+		// to hardlink into its sandbox). Read-write is what 'gpulens demo'
+		// uses on the same directories.
+		src, err := source.OpenEmbedded(f.dataDir, source.EmbeddedOptions{})
+		if err != nil {
+			return nil, exitError{code: exitData, err: err}
+		}
+		return src, nil
+	case f.prometheusURL != "":
+		o := f.remote
+		o.URL = f.prometheusURL
+		o.Headers = map[string]string{}
+		for _, h := range f.headers {
+			k, v, ok := strings.Cut(h, "=")
+			if !ok || strings.TrimSpace(k) == "" {
+				return nil, usageError{fmt.Errorf("--header: %q is not K=V", h)}
+			}
+			o.Headers[strings.TrimSpace(k)] = v
+		}
+		src, err := source.NewRemote(o)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		return src, nil
+	default:
+		return nil, usageError{errors.New("no metrics source: give --prometheus-url URL or --data-dir DIR")}
+	}
+}
+
+// inventory reads the cluster, or says why it did not. It never fails the
+// command: without the cluster, teams are namespaces and the findings that
+// need it are skipped, which the report says.
+func (f *sourceFlags) inventory(ctx context.Context, logger *slog.Logger) *inventory.Inventory {
+	if f.noKubernetes {
+		return inventory.Unavailable("cluster: not read (--no-kubernetes)")
+	}
+	o := inventory.Options{Kubeconfig: f.kubeconfig, Context: f.kubeContext, TeamLabel: f.teamLabel, Logger: logger}
+	c, err := inventory.NewClient(o)
+	if err != nil {
+		return inventory.Unavailable("cluster: " + err.Error())
+	}
+	return inventory.Read(ctx, c, o)
+}
+
+// analysisExit maps a failed analysis to the exit code scripts rely on.
+func (f *sourceFlags) analysisExit(err error) error {
+	var re *source.RemoteError
+	switch {
+	case errors.Is(err, pipeline.ErrNoData):
+		return exitError{code: exitNoData, err: err}
+	case errors.As(err, &re):
+		return exitError{code: exitUnreachable, err: err}
+	case f.dataDir != "":
+		return exitError{code: exitData, err: err}
+	}
+	return err
+}
