@@ -51,7 +51,11 @@ type Analysis struct {
 	// the same length. Previous has no GPUs when the data does not reach
 	// that far back.
 	Current, Previous *query.Result
-	Findings          *findings.Report
+	// Comparable is true when the previous window has data for at least
+	// MinPreviousCoverage of its time: a change measured against a few
+	// minutes of data would read as thousands of percent.
+	Comparable bool
+	Findings   *findings.Report
 	// Inventory is what the run was given; nil without cluster access.
 	Inventory *inventory.Inventory
 	// Timeline is nil unless asked for and the source could provide it.
@@ -59,6 +63,10 @@ type Analysis struct {
 	// Notes say what the run had to leave out, in words.
 	Notes []string
 }
+
+// MinPreviousCoverage is the part of the previous window its GPUs must
+// have reported, on average, for a week-over-week change to be shown.
+const MinPreviousCoverage = 0.5
 
 const stages = 5 // detect, current, previous, timeline, findings
 
@@ -102,8 +110,16 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 	progress()
 
 	a := &Analysis{Schema: sch.Name(), Detected: detected, Source: o.Source.Describe(), Current: res, Previous: prev, Inventory: o.Inventory}
-	if len(prev.GPUs) == 0 {
+	var cov float64
+	for _, g := range prev.GPUs {
+		cov += g.Coverage / float64(len(prev.GPUs))
+	}
+	a.Comparable = cov >= MinPreviousCoverage
+	switch {
+	case len(prev.GPUs) == 0:
 		a.Notes = append(a.Notes, fmt.Sprintf("no data in the previous %s: week-over-week change is unknown", promDuration(length)))
+	case !a.Comparable:
+		a.Notes = append(a.Notes, fmt.Sprintf("the previous %s has data for only %.0f%% of its time: week-over-week change is not shown", promDuration(length), 100*cov))
 	}
 	if o.TimelinePoints > 0 {
 		if rq, ok := o.Source.(source.RangeQuerier); ok {
@@ -133,19 +149,19 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 	return a, nil
 }
 
-// pickSchema resolves Options.Schema. Under auto, listing the metric names
-// first separates a source that fails (its own error) from one that answers
-// but holds no GPU series (ErrNoData).
+// pickSchema resolves Options.Schema. Detect wraps the source's error when
+// listing the metric names fails, and returns a bare error when the names
+// match no schema: only the latter is ErrNoData.
 func pickSchema(ctx context.Context, o Options) (schema.Schema, bool, error) {
 	if o.Schema != "" && o.Schema != SchemaAuto {
 		sch, err := schema.ByName(o.Schema)
 		return sch, false, err
 	}
-	if _, err := o.Source.MetricNames(ctx, o.Start, o.End); err != nil {
-		return nil, false, err
-	}
 	sch, err := schema.Detect(ctx, o.Source, o.Start, o.End)
 	if err != nil {
+		if errors.Unwrap(err) != nil {
+			return nil, false, err
+		}
 		return nil, false, noData(o, []schema.Schema{schema.Native{}, schema.DCGM{}}, err.Error())
 	}
 	return sch, true, nil

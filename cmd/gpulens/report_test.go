@@ -68,7 +68,7 @@ func TestReportCommand(t *testing.T) {
 		wantStderr []string
 		check      func(t *testing.T)
 	}{
-		{name: "table", args: base, wantStdout: []string{"GPU UTILIZATION REPORT", "research, training", "TOP RECOMMENDATIONS"},
+		{name: "table", args: base, wantStdout: []string{"GPU UTILIZATION REPORT", "alice-jupyter", "TOP RECOMMENDATIONS"},
 			wantStderr: []string{"Using the native schema (detected)."}},
 		{name: "json", args: append(base, "--format", "json"), wantStdout: []string{`"teams": [`, `"team": "training"`}},
 		{name: "html to a file", args: append(base, "--format", "html", "--output", out), check: func(t *testing.T) {
@@ -101,7 +101,7 @@ func TestReportCommand(t *testing.T) {
 		{name: "no source", args: []string{"report"}, wantCode: exitUsage, wantStderr: []string{"give --prometheus-url URL or --data-dir DIR"}},
 		{name: "bad header", args: []string{"report", "--prometheus-url", gone.URL, "--header", "X-Scope-OrgID"}, wantCode: exitUsage, wantStderr: []string{"is not K=V"}},
 		{name: "no kubeconfig: runs from labels", args: []string{"report", "--data-dir", dir, "--until", fixtureUntil, "--kubeconfig", filepath.Join(notTSDB, "missing-kubeconfig")},
-			wantStdout: []string{"Note", "not read from the cluster: cluster:"}},
+			wantStdout: []string{"Note", "not read from the cluster: "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

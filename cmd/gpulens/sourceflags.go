@@ -147,12 +147,12 @@ func (f *sourceFlags) open() (source.Source, error) {
 // need it are skipped, which the report says.
 func (f *sourceFlags) inventory(ctx context.Context, logger *slog.Logger) *inventory.Inventory {
 	if f.noKubernetes {
-		return inventory.Unavailable("cluster: not read (--no-kubernetes)")
+		return inventory.Unavailable("--no-kubernetes was given")
 	}
 	o := inventory.Options{Kubeconfig: f.kubeconfig, Context: f.kubeContext, TeamLabel: f.teamLabel, Logger: logger}
 	c, err := inventory.NewClient(o)
 	if err != nil {
-		return inventory.Unavailable("cluster: " + err.Error())
+		return inventory.Unavailable(err.Error())
 	}
 	return inventory.Read(ctx, c, o)
 }

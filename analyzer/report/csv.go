@@ -1,0 +1,71 @@
+package report
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// CSVHeader is the CSV format's columns: one row per team, then one row
+// with scope "cluster" holding the sum of the teams. Numbers are unrounded
+// and unitless (hours, ratios 0..1, the report's currency), for
+// spreadsheets; an empty cell is unknown.
+var CSVHeader = []string{
+	"scope", "team", "namespaces", "allocations",
+	"allocated_gpu_hours", "used_gpu_hours", "idle_gpu_hours", "unmeasured_gpu_hours", "efficiency", "cost", "waste",
+	"previous_allocated_gpu_hours", "previous_used_gpu_hours", "previous_idle_gpu_hours", "previous_unmeasured_gpu_hours",
+	"previous_efficiency", "previous_cost", "previous_waste",
+	"window_start", "window_end", "currency",
+}
+
+func writeCSV(w io.Writer, r *Report) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write(CSVHeader)
+	allocs := 0
+	for _, t := range r.Teams {
+		allocs += t.Allocations
+		_ = cw.Write(r.csvRow("team", t.Team, strings.Join(t.Namespaces, " "), t.Allocations, t.Usage, t.Previous))
+	}
+	_ = cw.Write(r.csvRow("cluster", "", "", allocs, r.Cluster.Usage, r.Cluster.Previous))
+	cw.Flush()
+	return cw.Error()
+}
+
+func (r *Report) csvRow(scope, team, namespaces string, allocs int, u Usage, prev *Usage) []string {
+	row := []string{scope, team, namespaces, strconv.Itoa(allocs)}
+	row = append(row, r.csvUsage(&u)...)
+	row = append(row, r.csvUsage(prev)...)
+	return append(row, r.Window.Start.Format(time.RFC3339), r.Window.End.Format(time.RFC3339), r.currency())
+}
+
+// csvUsage is allocated, used, idle, unmeasured, efficiency, cost, waste.
+// cost and waste are empty when unknown.
+func (r *Report) csvUsage(u *Usage) []string {
+	if u == nil {
+		return make([]string, 7)
+	}
+	money := func(v float64) string {
+		if !r.CostKnown {
+			return ""
+		}
+		return num(v)
+	}
+	eff := ""
+	if u.Efficiency != nil {
+		eff = num(*u.Efficiency)
+	}
+	return []string{num(u.AllocatedGPUHours), num(u.UsedGPUHours), num(u.IdleGPUHours), num(u.UnmeasuredGPUHours), eff, money(u.Cost), money(u.Waste)}
+}
+
+func (r *Report) currency() string {
+	if !r.CostKnown {
+		return ""
+	}
+	return r.Currency
+}
+
+// num prints the shortest text that parses back to v, as encoding/json
+// does, so CSV and JSON agree exactly.
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

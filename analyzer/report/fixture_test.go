@@ -1,0 +1,56 @@
+package report
+
+import (
+	"context"
+	"flag"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/pipeline"
+	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
+	"github.com/gpulens/gpulens/analyzer/recommend"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/report.golden.*")
+
+var weekEnd = time.Date(2026, 3, 16, 0, 0, 0, 0, time.UTC)
+
+// fixturePrices is testdata/prices.yaml over the default table.
+func fixturePrices(t testing.TB) *recommend.Prices {
+	t.Helper()
+	data, err := os.ReadFile("testdata/prices.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := recommend.DefaultPrices().Override(data, "testdata/prices.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// teamsInventory labels research and training as team ml, and inference
+// and search as serving; vision is unlabelled and stays its own team.
+func teamsInventory() *inventory.Inventory {
+	return &inventory.Inventory{Available: true, Namespaces: map[string]inventory.Namespace{
+		"research":  {Name: "research", Team: "ml"},
+		"training":  {Name: "training", Team: "ml"},
+		"inference": {Name: "inference", Team: "serving"},
+		"search":    {Name: "search", Team: "serving"},
+		"vision":    {Name: "vision"},
+	}}
+}
+
+// fixtureReport analyses the last week of the pipeline's fixture fleet.
+func fixtureReport(t testing.TB, inv *inventory.Inventory, prices *recommend.Prices) *Report {
+	t.Helper()
+	src, _ := pipelinetest.Open(t, "../pipeline/testdata/fleet.yaml")
+	a, err := pipeline.Run(context.Background(), pipeline.Options{Source: src, Start: weekEnd.Add(-7 * 24 * time.Hour), End: weekEnd,
+		Inventory: inv, Prices: prices, TimelinePoints: 28})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Build(a, prices)
+}

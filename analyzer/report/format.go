@@ -1,0 +1,114 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The helpers below are the one place numbers become text for people
+// (table, Markdown, HTML), so the three show the same figures.
+
+const timeLayout = "2006-01-02 15:04 MST"
+
+func (w Window) String() string {
+	return fmt.Sprintf("%s to %s (%s)", w.Start.Format(timeLayout), w.End.Format(timeLayout), hoursText(w.Hours))
+}
+
+func hoursText(h float64) string {
+	d := time.Duration(h * float64(time.Hour))
+	if d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	return fmt.Sprintf("%gh", math.Round(h*10)/10)
+}
+
+func gpuHours(v float64) string { return thousands(v, 1) }
+
+func percent(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) }
+
+func efficiency(e *float64) string {
+	if e == nil {
+		return "n/a"
+	}
+	return percent(*e)
+}
+
+func (r *Report) money(v float64) string { return r.moneyDigits(v, 0) }
+
+func (r *Report) moneyDigits(v float64, digits int) string {
+	if !r.CostKnown {
+		return "n/a"
+	}
+	sign := ""
+	if v < 0 {
+		sign, v = "-", -v
+	}
+	sym := "$"
+	if r.Currency != "USD" {
+		sym = r.Currency + " "
+	}
+	return sign + sym + thousands(v, digits)
+}
+
+// delta is a change with its unit and relative size: "+12.5 GPU-h (+8%)".
+func delta(d, prev float64, digits int, unit string) string {
+	s := signed(thousands(d, digits), d) + unit
+	if prev > 0 {
+		s += fmt.Sprintf(" (%+.0f%%)", 100*d/prev)
+	}
+	return s
+}
+
+func (r *Report) moneyDelta(d float64) string {
+	if !r.CostKnown {
+		return "n/a"
+	}
+	return signed(r.money(math.Abs(d)), d)
+}
+
+func signed(s string, v float64) string {
+	switch {
+	case v > 0:
+		return "+" + s
+	case v < 0:
+		return "-" + strings.TrimPrefix(s, "-")
+	}
+	return s
+}
+
+func points(p *float64) string {
+	if p == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.0f pts", *p)
+}
+
+// thousands formats v rounded to digits with comma separators.
+func thousands(v float64, digits int) string {
+	s := strconv.FormatFloat(math.Abs(v), 'f', digits, 64)
+	intPart, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	if v < 0 && strings.Trim(s, "0.") != "" {
+		b.WriteByte('-')
+	}
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if frac != "" {
+		b.WriteString("." + frac)
+	}
+	return b.String()
+}
+
+func (r *Report) price(p *float64) string {
+	if p == nil {
+		return "n/a"
+	}
+	return r.moneyDigits(*p, 2)
+}

@@ -1,0 +1,36 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// writeMarkdown prints GitHub-flavoured Markdown, which Slack, wikis and
+// pull requests render.
+func writeMarkdown(w io.Writer, r *Report) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "# %s\n\n%s\n", r.title(), mdEscape(r.headline()))
+	for _, s := range r.sections() {
+		fmt.Fprintf(ew, "\n## %s\n\n", s.Title)
+		if s.Intro != "" {
+			fmt.Fprintf(ew, "%s\n\n", mdEscape(s.Intro))
+		}
+		if len(s.Rows) == 0 {
+			fmt.Fprintln(ew, s.Empty)
+			continue
+		}
+		fmt.Fprintf(ew, "| %s |\n|%s\n", strings.Join(s.Header, " | "), strings.Repeat(" --- |", len(s.Header)))
+		for _, row := range s.Rows {
+			cells := make([]string, len(row))
+			for i, c := range row {
+				cells[i] = mdEscape(c)
+			}
+			fmt.Fprintf(ew, "| %s |\n", strings.Join(cells, " | "))
+		}
+	}
+	return ew.err
+}
+
+// mdEscape keeps names from breaking a table or turning into markup.
+var mdEscape = strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "\n", " ").Replace

@@ -1,0 +1,160 @@
+package report
+
+import "time"
+
+// Report is the weekly utilization report. JSON tags are its JSON format.
+type Report struct {
+	Window   Window `json:"window"`
+	Previous Window `json:"previous_window"`
+	Schema   string `json:"schema"`
+	// Currency and PricesDate describe the price table; CostKnown is false
+	// without one, and UnpricedModels lists models it has no price for
+	// (their hours count, their dollars do not).
+	Currency       string   `json:"currency"`
+	PricesDate     string   `json:"prices_date,omitempty"`
+	CostKnown      bool     `json:"cost_known"`
+	UnpricedModels []string `json:"unpriced_models"`
+
+	Cluster         Cluster          `json:"cluster"`
+	Fleet           []ModelFleet     `json:"fleet"`
+	Teams           []Team           `json:"teams"`
+	Recommendations []Recommendation `json:"recommendations"`
+	Findings        Findings         `json:"findings"`
+	Coverage        Coverage         `json:"coverage"`
+
+	// Timeline is per team, for charts only.
+	Timeline []TeamSeries `json:"-"`
+}
+
+// Window is a reported period, (Start, End].
+type Window struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	Hours float64   `json:"hours"`
+}
+
+// Usage are the allocation figures shared by a team and the cluster.
+type Usage struct {
+	AllocatedGPUHours  float64  `json:"allocated_gpu_hours"`
+	UsedGPUHours       float64  `json:"used_gpu_hours"`
+	IdleGPUHours       float64  `json:"idle_gpu_hours"`
+	UnmeasuredGPUHours float64  `json:"unmeasured_gpu_hours"`
+	Efficiency         *float64 `json:"efficiency"` // used / measured; nil when nothing was measured
+	Cost               float64  `json:"cost"`
+	Waste              float64  `json:"waste"`
+}
+
+// Change is the current window minus the previous one.
+type Change struct {
+	AllocatedGPUHours float64 `json:"allocated_gpu_hours"`
+	UsedGPUHours      float64 `json:"used_gpu_hours"`
+	// EfficiencyPoints is in percentage points; nil when either window
+	// has no measured use.
+	EfficiencyPoints *float64 `json:"efficiency_points"`
+	Cost             float64  `json:"cost"`
+	Waste            float64  `json:"waste"`
+}
+
+// Cluster sums the fleet. Its Usage is that of all allocations; the rest
+// covers the capacity no one held.
+type Cluster struct {
+	Usage
+	GPUs                int     `json:"gpus"`
+	CapacityGPUHours    float64 `json:"capacity_gpu_hours"`
+	UnallocatedGPUHours float64 `json:"unallocated_gpu_hours"`
+	// AvgUtilization is the physical GPUs' busy fraction.
+	AvgUtilization  float64 `json:"avg_utilization"`
+	CapacityCost    float64 `json:"capacity_cost"`
+	UnallocatedCost float64 `json:"unallocated_cost"`
+	// EstimatedWaste is idle allocations plus unallocated capacity.
+	EstimatedWaste float64 `json:"estimated_waste"`
+	Previous       *Usage  `json:"previous"`
+	Change         *Change `json:"change"`
+}
+
+// ModelFleet is the part of the fleet of one GPU model.
+type ModelFleet struct {
+	Model               string   `json:"model"`
+	GPUs                int      `json:"gpus"`
+	CapacityGPUHours    float64  `json:"capacity_gpu_hours"`
+	AllocatedGPUHours   float64  `json:"allocated_gpu_hours"`
+	UnallocatedGPUHours float64  `json:"unallocated_gpu_hours"`
+	AvgUtilization      float64  `json:"avg_utilization"`
+	PricePerHour        *float64 `json:"price_per_hour"`
+	Cost                float64  `json:"cost"`
+}
+
+// Team is one team's allocations: a namespace's team label, or the
+// namespace itself.
+type Team struct {
+	Team        string   `json:"team"`
+	Namespaces  []string `json:"namespaces"`
+	Allocations int      `json:"allocations"`
+	Usage
+	Previous *Usage  `json:"previous"`
+	Change   *Change `json:"change"`
+}
+
+// Recommendation is a right-sizing change with its monthly savings.
+type Recommendation struct {
+	Team              string  `json:"team"`
+	Namespace         string  `json:"namespace"`
+	Workload          string  `json:"workload"`
+	Kind              string  `json:"finding"`
+	Action            string  `json:"action"`
+	From              string  `json:"from"`
+	To                string  `json:"to"`
+	Summary           string  `json:"summary"`
+	MonthlySavings    float64 `json:"monthly_savings"`
+	MonthlyCurrentUSD float64 `json:"monthly_cost"`
+}
+
+// Findings are the analysis's findings, counted and listed most severe
+// first.
+type Findings struct {
+	Critical int       `json:"critical"`
+	Warning  int       `json:"warning"`
+	Info     int       `json:"info"`
+	Items    []Finding `json:"items"`
+	// Skipped are the kinds that could not be checked, and why.
+	Skipped []string `json:"skipped"`
+}
+
+// Finding is one finding, reduced to what a report shows.
+type Finding struct {
+	Severity       string  `json:"severity"`
+	Kind           string  `json:"kind"`
+	Team           string  `json:"team"`
+	Namespace      string  `json:"namespace"`
+	Subject        string  `json:"subject"`
+	Summary        string  `json:"summary"`
+	Confidence     float64 `json:"confidence"`
+	MonthlyCost    float64 `json:"monthly_cost"`
+	MonthlySavings float64 `json:"monthly_savings"`
+}
+
+// Coverage is how much of the window the data covers.
+type Coverage struct {
+	StepSeconds                int      `json:"step_seconds"`
+	ExpectedSteps              int      `json:"expected_steps"`
+	GPUs                       int      `json:"gpus"`
+	GPUsFullyCovered           int      `json:"gpus_fully_covered"`
+	AvgGPUCoverage             float64  `json:"avg_gpu_coverage"`
+	Allocations                int      `json:"allocations"`
+	AllocationsWithUtilization int      `json:"allocations_with_utilization"`
+	Notes                      []string `json:"notes"`
+}
+
+// TeamSeries is a team's utilization per bucket; OK is false for buckets
+// without a measured allocation.
+type TeamSeries struct {
+	Team   string
+	Points []Point
+}
+
+// Point is one bucket of a TeamSeries.
+type Point struct {
+	End         time.Time
+	Utilization float64
+	OK          bool
+}

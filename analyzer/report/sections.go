@@ -1,0 +1,132 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// section is a titled table of text cells, what the table and Markdown
+// renderers print and the HTML page lays out, so the three show the same
+// rows and columns.
+type section struct {
+	ID     string
+	Title  string
+	Intro  string
+	Header []string
+	Rows   [][]string
+	// Empty is said instead of a table without rows.
+	Empty string
+}
+
+// maxFindings bounds the findings a human-readable report lists; the JSON
+// has them all.
+const maxFindings = 20
+
+func (r *Report) title() string { return "GPU utilization report" }
+
+// headline is the report's first line under the title.
+func (r *Report) headline() string {
+	s := fmt.Sprintf("%s, %s schema.", r.Window, r.Schema)
+	if r.CostKnown {
+		s += fmt.Sprintf(" Prices: %s", r.Currency)
+		if r.PricesDate != "" {
+			s += " as of " + r.PricesDate
+		}
+		s += "."
+	} else {
+		s += " No price table: costs are unknown."
+	}
+	if len(r.UnpricedModels) > 0 {
+		s += " No price for " + strings.Join(r.UnpricedModels, ", ") + ": their hours count, their cost does not."
+	}
+	return s
+}
+
+func (r *Report) sections() []section {
+	return []section{r.summarySection(), r.fleetSection(), r.teamSection(), r.recommendationSection(), r.findingSection(), r.coverageSection()}
+}
+
+func (r *Report) summarySection() section {
+	c := r.Cluster
+	rows := [][]string{
+		{"GPUs", strconv.Itoa(c.GPUs)},
+		{"Capacity", gpuHours(c.CapacityGPUHours) + " GPU-h"},
+		{"Allocated", gpuHours(c.AllocatedGPUHours) + " GPU-h"},
+		{"Unallocated", gpuHours(c.UnallocatedGPUHours) + " GPU-h"},
+		{"Used by allocations", gpuHours(c.UsedGPUHours) + " GPU-h"},
+		{"Allocation efficiency", efficiency(c.Efficiency)},
+		{"Average GPU utilization", percent(c.AvgUtilization)},
+		{"Cost of the fleet", r.money(c.CapacityCost)},
+		{"Estimated waste", r.money(c.EstimatedWaste) + " (idle allocations " + r.money(c.Waste) + ", unallocated " + r.money(c.UnallocatedCost) + ")"},
+	}
+	if c.Change != nil {
+		rows = append(rows, []string{"Allocated vs previous window", delta(c.Change.AllocatedGPUHours, c.Previous.AllocatedGPUHours, 1, " GPU-h")},
+			[]string{"Efficiency vs previous window", points(c.Change.EfficiencyPoints)})
+	}
+	return section{ID: "summary", Title: "Cluster summary", Header: []string{"Figure", "Value"}, Rows: rows}
+}
+
+func (r *Report) fleetSection() section {
+	s := section{ID: "fleet", Title: "Fleet by GPU model", Header: []string{"Model", "GPUs", "Capacity GPU-h", "Allocated GPU-h", "Unallocated GPU-h", "Avg util", "Price/GPU-h", "Cost"}}
+	for _, m := range r.Fleet {
+		s.Rows = append(s.Rows, []string{m.Model, strconv.Itoa(m.GPUs), gpuHours(m.CapacityGPUHours), gpuHours(m.AllocatedGPUHours),
+			gpuHours(m.UnallocatedGPUHours), percent(m.AvgUtilization), r.price(m.PricePerHour), r.money(m.Cost)})
+	}
+	return s
+}
+
+func (r *Report) teamSection() section {
+	s := section{ID: "teams", Title: "Teams", Empty: "No allocations in the window.",
+		Intro:  "Used GPU-hours are allocated GPU-hours × utilization (capped at 1); efficiency is used over measured; unmeasured hours had no utilization sample.",
+		Header: []string{"Team", "Namespaces", "Allocated GPU-h", "Used GPU-h", "Efficiency", "Idle GPU-h", "Unmeasured GPU-h", "Cost", "Waste", "Δ Allocated GPU-h", "Δ Efficiency"}}
+	for _, t := range r.Teams {
+		dAlloc, dEff := "n/a", "n/a"
+		if t.Change != nil {
+			dAlloc, dEff = delta(t.Change.AllocatedGPUHours, t.Previous.AllocatedGPUHours, 1, ""), points(t.Change.EfficiencyPoints)
+		}
+		s.Rows = append(s.Rows, []string{t.Team, strings.Join(t.Namespaces, ", "), gpuHours(t.AllocatedGPUHours), gpuHours(t.UsedGPUHours),
+			efficiency(t.Efficiency), gpuHours(t.IdleGPUHours), gpuHours(t.UnmeasuredGPUHours), r.money(t.Cost), r.money(t.Waste), dAlloc, dEff})
+	}
+	return s
+}
+
+func (r *Report) recommendationSection() section {
+	s := section{ID: "recommendations", Title: "Top recommendations", Empty: "No recommendation saves money.",
+		Header: []string{"#", "Team", "Workload", "Change", "Savings/month", "Why"}}
+	for i, x := range r.Recommendations {
+		s.Rows = append(s.Rows, []string{strconv.Itoa(i + 1), x.Team, x.Workload, x.From + " → " + x.To, r.money(x.MonthlySavings), x.Summary})
+	}
+	return s
+}
+
+func (r *Report) findingSection() section {
+	f := r.Findings
+	s := section{ID: "findings", Title: "Findings", Empty: "No findings.",
+		Intro:  fmt.Sprintf("%d critical, %d warning, %d info.", f.Critical, f.Warning, f.Info),
+		Header: []string{"Severity", "Kind", "Team", "Subject", "Summary"}}
+	for i, x := range f.Items {
+		if i == maxFindings {
+			s.Intro += fmt.Sprintf(" The %d most severe are listed; the JSON format has all %d.", maxFindings, len(f.Items))
+			break
+		}
+		s.Rows = append(s.Rows, []string{x.Severity, x.Kind, x.Team, x.Subject, x.Summary})
+	}
+	return s
+}
+
+func (r *Report) coverageSection() section {
+	c := r.Coverage
+	rows := [][]string{
+		{"GPUs reporting the whole window", fmt.Sprintf("%d of %d (average coverage %s)", c.GPUsFullyCovered, c.GPUs, percent(c.AvgGPUCoverage))},
+		{"Allocations with utilization", fmt.Sprintf("%d of %d", c.AllocationsWithUtilization, c.Allocations)},
+		{"Resolution", fmt.Sprintf("%ds steps, %d in the window", c.StepSeconds, c.ExpectedSteps)},
+	}
+	for _, n := range c.Notes {
+		rows = append(rows, []string{"Note", n})
+	}
+	for _, n := range r.Findings.Skipped {
+		rows = append(rows, []string{"Not checked", n})
+	}
+	return section{ID: "coverage", Title: "Data coverage", Header: []string{"Figure", "Value"}, Rows: rows}
+}

@@ -1,0 +1,117 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Webhook posts text to a Slack-compatible incoming webhook ({"text": ...}),
+// which Slack, Mattermost, Rocket.Chat and Microsoft Teams' Slack-style
+// connectors accept.
+type Webhook struct {
+	URL    string
+	Client *http.Client // nil means a client with a 30s timeout
+	// Retries are extra attempts after a network error, a 429 or a 5xx;
+	// Backoff is the first wait, doubled each time (Retry-After wins when
+	// the receiver sends one). Zero Backoff means 1s.
+	Retries int
+	Backoff time.Duration
+}
+
+// WebhookError is a post the receiver refused, or that never got an answer
+// (Status 0).
+type WebhookError struct {
+	Status   int
+	Body     string
+	Attempts int
+	Err      error
+}
+
+func (e *WebhookError) Error() string {
+	if e.Status == 0 {
+		return fmt.Sprintf("sending the report to the webhook failed after %d attempt(s): %v", e.Attempts, e.Err)
+	}
+	s := fmt.Sprintf("the webhook answered %d %s after %d attempt(s)", e.Status, http.StatusText(e.Status), e.Attempts)
+	if e.Body != "" {
+		s += ": " + e.Body
+	}
+	return s
+}
+
+func (e *WebhookError) Unwrap() error { return e.Err }
+
+// maxBodyExcerpt bounds how much of a refusal ends up in the error.
+const maxBodyExcerpt = 300
+
+// Send posts text, retrying what a later attempt can fix. A 4xx other than
+// 429 is not retried: the payload or URL is wrong and will stay wrong.
+func (w Webhook) Send(ctx context.Context, text string) error {
+	payload, err := json.Marshal(map[string]string{"text": text})
+	if err != nil {
+		return err
+	}
+	client := w.Client
+	if client == nil {
+		client = &http.Client{Timeout: 30 * time.Second}
+	}
+	backoff := w.Backoff
+	if backoff <= 0 {
+		backoff = time.Second
+	}
+	for attempt := 1; ; attempt++ {
+		werr, retryAfter := w.post(ctx, client, payload)
+		if werr == nil {
+			return nil
+		}
+		werr.Attempts = attempt
+		retryable := werr.Status == 0 || werr.Status == http.StatusTooManyRequests || werr.Status >= 500
+		if !retryable || attempt > w.Retries || ctx.Err() != nil {
+			return werr
+		}
+		wait := backoff << (attempt - 1)
+		if retryAfter > 0 {
+			wait = retryAfter
+		}
+		t := time.NewTimer(min(wait, time.Minute))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return errors.Join(werr, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+func (w Webhook) post(ctx context.Context, client *http.Client, payload []byte) (*WebhookError, time.Duration) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(payload))
+	if err != nil {
+		return &WebhookError{Err: err}, 0
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return &WebhookError{Err: err}, 0
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxBodyExcerpt+1))
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return nil, 0
+	}
+	excerpt := strings.TrimSpace(string(body))
+	if len(excerpt) > maxBodyExcerpt {
+		excerpt = excerpt[:maxBodyExcerpt] + "…"
+	}
+	var retryAfter time.Duration
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
+		retryAfter = time.Duration(s) * time.Second
+	}
+	return &WebhookError{Status: resp.StatusCode, Body: excerpt}, retryAfter
+}

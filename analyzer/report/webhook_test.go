@@ -1,0 +1,71 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestWebhookSend(t *testing.T) {
+	tests := []struct {
+		name      string
+		statuses  []int
+		body      string
+		down      bool
+		wantCalls int32
+		wantErr   []string
+	}{
+		{name: "success", statuses: []int{200}, wantCalls: 1},
+		{name: "500 then success is retried", statuses: []int{500, 200}, wantCalls: 2},
+		{name: "429 is retried", statuses: []int{429, 429, 204}, wantCalls: 3},
+		{name: "400 is not retried", statuses: []int{400}, body: "invalid_payload", wantCalls: 1, wantErr: []string{"400 Bad Request", "invalid_payload", "1 attempt"}},
+		{name: "persistent 503 gives up", statuses: []int{503}, body: "down", wantCalls: 4, wantErr: []string{"503 Service Unavailable after 4 attempt(s): down"}},
+		{name: "unreachable", down: true, wantErr: []string{"failed after 4 attempt(s)", "connect"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var calls atomic.Int32
+			var got string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n := int(calls.Add(1)) - 1
+				var payload map[string]string
+				if r.Header.Get("Content-Type") != "application/json" || json.NewDecoder(r.Body).Decode(&payload) != nil {
+					http.Error(w, "bad payload", 400)
+					return
+				}
+				got = payload["text"]
+				w.WriteHeader(tt.statuses[min(n, len(tt.statuses)-1)])
+				_, _ = w.Write([]byte(tt.body))
+			}))
+			url := srv.URL
+			if tt.down {
+				srv.Close()
+			} else {
+				defer srv.Close()
+			}
+			err := Webhook{URL: url, Retries: 3, Backoff: time.Millisecond}.Send(context.Background(), "# report")
+			if calls.Load() != tt.wantCalls {
+				t.Errorf("calls = %d, want %d", calls.Load(), tt.wantCalls)
+			}
+			if tt.wantErr == nil {
+				if err != nil || got != "# report" {
+					t.Fatalf("err %v, text %q", err, got)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
