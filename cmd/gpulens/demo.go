@@ -1,16 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/pipeline"
+	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
@@ -25,6 +30,7 @@ type demoOptions struct {
 	step        time.Duration
 	dataDir     string
 	openMetrics string
+	format      string
 	output      string
 }
 
@@ -50,8 +56,8 @@ The simulated week ends now, unless --end says otherwise, so a later
   # Keep the TSDB for later reports, and export the week for promtool or VictoriaMetrics
   gpulens demo --data-dir ./demo-data --export-openmetrics week.om
 
-  # Your own fleet, as JSON
-  gpulens demo --scenario my-fleet.yaml -o json`,
+  # Your own fleet, as an HTML report
+  gpulens demo --scenario my-fleet.yaml --format html -o week.html`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runDemo(c.Context(), o, c.OutOrStdout(), c.ErrOrStderr())
@@ -64,13 +70,14 @@ The simulated week ends now, unless --end says otherwise, so a later
 	f.DurationVar(&o.step, "step", time.Minute, "Sampling resolution of the simulation (the scrape interval)")
 	f.StringVar(&o.dataDir, "data-dir", "", "Keep the TSDB in this directory (default: a temporary one, removed afterwards)")
 	f.StringVar(&o.openMetrics, "export-openmetrics", "", "Also write the simulated samples as OpenMetrics to this file")
-	f.StringVarP(&o.output, "output", "o", "table", "Output format: table or json")
+	f.StringVar(&o.format, "format", "table", "Report format: "+strings.Join(report.Formats, ", "))
+	f.StringVarP(&o.output, "output", "o", "", "Write the report to this file instead of stdout (atomically)")
 	return c
 }
 
 func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) error {
-	if o.output != "table" && o.output != "json" {
-		return usageError{fmt.Errorf("--output: unknown format %q (want table or json)", o.output)}
+	if !slices.Contains(report.Formats, o.format) {
+		return usageError{fmt.Errorf("--format: %w", &report.UnknownFormatError{Format: o.format})}
 	}
 	dur, err := parseWindow(o.duration)
 	if err != nil {
@@ -115,28 +122,39 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	simTime := time.Since(t0)
 	if o.openMetrics != "" {
 		if err := exportOpenMetrics(ctx, db, o.openMetrics, start, end); err != nil {
 			return err
 		}
 	}
 
+	fmt.Fprintf(stderr, "Simulated %d nodes for %s to %s (%d steps, %d samples) in %.1fs.\n",
+		len(sc.Nodes), start.Format("2006-01-02 15:04"), end.Format("2006-01-02 15:04 MST"),
+		int(dur/o.step)+1, samples.Load(), time.Since(t0).Seconds())
+
 	t1 := time.Now()
-	sch, err := schema.ByName(schema.NameNative)
+	prices := recommend.DefaultPrices()
+	bar = progress.New(stderr, "analyzing")
+	a, err := pipeline.Run(ctx, pipeline.Options{
+		Source: db, Schema: schema.NameNative, Start: start, End: end, Step: o.step,
+		Prices:    prices, TimelinePoints: timelinePoints, Progress: bar.Set,
+	})
+	bar.Done()
 	if err != nil {
 		return err
 	}
-	res, err := query.Analyze(ctx, db, sch, query.Window{Start: start, End: end, Step: o.step})
-	if err != nil {
+	fmt.Fprintf(stderr, "Analyzed with the %s schema: %d PromQL queries per window in %.1fs.\n",
+		a.Schema, a.Current.QueryCount, time.Since(t1).Seconds())
+	if o.dataDir != "" {
+		fmt.Fprintf(stderr, "The TSDB is kept in %s: gpulens report --data-dir %s --since %s\n", o.dataDir, o.dataDir, o.duration)
+	}
+	var buf bytes.Buffer
+	if err := report.Render(&buf, report.Build(a, prices), o.format); err != nil {
 		return err
 	}
-	sum := demoSummary{
-		Nodes: len(sc.Nodes), GPUs: len(res.GPUs), Steps: int(dur/o.step) + 1, Samples: int(samples.Load()),
-		SimulateSeconds: simTime.Seconds(), AnalyzeSeconds: time.Since(t1).Seconds(), DataDir: o.dataDir,
+	if o.output != "" {
+		return report.WriteFile(o.output, buf.Bytes())
 	}
-	if o.output == "json" {
-		return writeDemoJSON(stdout, sum, res)
-	}
-	return writeDemoTable(stdout, sum, res)
+	_, err = stdout.Write(buf.Bytes())
+	return err
 }
