@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDemoRunsThePipeline(t *testing.T) {
+	dir := t.TempDir()
+	om := filepath.Join(dir, "week.om")
+	var stdout, stderr bytes.Buffer
+	code := execute([]string{"demo", "--duration", "3h", "--end", "2026-01-05T14:00:00Z", "--format", "json",
+		"--data-dir", filepath.Join(dir, "tsdb"), "--export-openmetrics", om}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	var r struct {
+		Teams []struct {
+			Team string `json:"team"`
+		} `json:"teams"`
+		Findings json.RawMessage `json:"findings"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		t.Fatalf("the JSON report does not parse: %v\n%.500s", err, stdout.String())
+	}
+	if len(r.Teams) != 5 {
+		t.Errorf("%d teams in the demo week, want the default scenario's 5", len(r.Teams))
+	}
+	for _, want := range []string{"Simulated 4 nodes", "PromQL queries", "gpulens report --data-dir"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	b, err := os.ReadFile(om)
+	if err != nil || !bytes.HasSuffix(b, []byte("# EOF\n")) || !bytes.Contains(b, []byte("gpulens_container_gpu_allocation_ratio{")) {
+		t.Errorf("OpenMetrics export incomplete: %v (%d bytes)", err, len(b))
+	}
+	// The kept TSDB answers a later report.
+	stdout.Reset()
+	stderr.Reset()
+	code = execute([]string{"report", "--data-dir", filepath.Join(dir, "tsdb"), "--since", "3h", "--until", "2026-01-05T14:00:00Z",
+		"--no-kubernetes", "--format", "csv"}, &stdout, &stderr)
+	if code != exitOK || !strings.Contains(stdout.String(), "team-nlp") {
+		t.Errorf("report over the demo's TSDB: exit %d\n%s\n%.300s", code, stderr.String(), stdout.String())
+	}
+}
+
+func TestDemoBadInput(t *testing.T) {
+	broken := filepath.Join(t.TempDir(), "broken.yaml")
+	os.WriteFile(broken, []byte("seed: 1\nnodes:\n  - name: n\n    system: dgx-z9000\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"demo", "--duration", "7 days"}, exitUsage, "--duration"},
+		{[]string{"demo", "--end", "yesterday"}, exitUsage, "RFC 3339"},
+		{[]string{"demo", "--format", "pdf"}, exitUsage, "pdf"},
+		{[]string{"demo", "--scenario", broken}, exitUsage, "broken.yaml:4"},
+		{[]string{"demo", "--step", "0s"}, exitUsage, "--step"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := execute(c.args, &stdout, &stderr); code != c.code || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v: exit %d (want %d), stderr %q (want %q)", c.args, code, c.code, stderr.String(), c.want)
+		}
+	}
+}
