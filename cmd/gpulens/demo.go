@@ -137,7 +137,7 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 	bar = progress.New(stderr, "analyzing")
 	a, err := pipeline.Run(ctx, pipeline.Options{
 		Source: db, Schema: schema.NameNative, Start: start, End: end, Step: o.step,
-		Prices:    prices, TimelinePoints: timelinePoints, Progress: bar.Set,
+		Prices: prices, TimelinePoints: timelinePoints, Progress: bar.Set,
 	})
 	bar.Done()
 	if err != nil {

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/pipeline"
+	"github.com/gpulens/gpulens/analyzer/report"
+	"github.com/gpulens/gpulens/internal/progress"
+)
+
+var recommendFormats = []string{"table", "json", "yaml"}
+
+type recommendOptions struct {
+	src    sourceFlags
+	format string
+	output string
+	all    bool
+	now    func() time.Time
+}
+
+func newRecommendCmd() *cobra.Command {
+	o := &recommendOptions{now: time.Now}
+	c := &cobra.Command{
+		Use:     "recommend",
+		GroupID: "basic",
+		Short:   "List findings and right-sizing recommendations with their monthly savings",
+		Long: `List findings and right-sizing recommendations for a window, with the change to make.
+
+Each recommendation is a ready change: the GPU resource request to set, as a strategic-merge
+patch for the workload (kubectl patch --type strategic), and, where the change needs one, the
+NVIDIA device plugin sharing config to roll out. Savings are
+(current share − recommended share) × price per GPU-hour × 730 h a month.
+
+Formats: table (the default) for people, json for scripts (every finding with kind, severity,
+namespace, workload, pod, node, gpu_uuid, evidence, recommendation, monthly_savings_usd and
+confidence), yaml for the patches alone, one YAML document per workload.
+
+Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
+4 no GPU series in the window, 5 the data directory is not a usable TSDB.`,
+		Example: `  # What to change, from last week's data in Prometheus
+  gpulens recommend --prometheus-url http://prometheus:9090 --since 7d
+
+  # Every finding as JSON, from the TSDB 'gpulens demo --data-dir' kept
+  gpulens recommend --data-dir ./demo-data --format json --all
+
+  # The patches, ready to review and apply
+  gpulens recommend --prometheus-url http://prometheus:9090 --format yaml > patches.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runRecommend(c.Context(), o, c.OutOrStdout(), c.ErrOrStderr())
+		},
+	}
+	f := c.Flags()
+	o.src.register(f)
+	f.StringVar(&o.format, "format", "table", "Output format: "+strings.Join(recommendFormats, ", "))
+	f.StringVar(&o.output, "output", "", "Write to this file (atomically) instead of standard output")
+	f.BoolVar(&o.all, "all", false, "Also list findings without a recommendation (table and json)")
+	return c
+}
+
+func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if !slices.Contains(recommendFormats, o.format) {
+		return usageError{fmt.Errorf("--format: unknown format %q (want %s)", o.format, strings.Join(recommendFormats, ", "))}
+	}
+	start, end, err := o.src.window(o.now())
+	if err != nil {
+		return err
+	}
+	cfg, prices, err := o.src.settings()
+	if err != nil {
+		return err
+	}
+	src, err := o.src.open()
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	inv := o.src.inventory(ctx, logger)
+	bar := progress.New(stderr, "analyzing")
+	a, err := pipeline.Run(ctx, pipeline.Options{Source: src, Schema: o.src.schema, Start: start, End: end,
+		Inventory: inv, Findings: &cfg, Prices: prices, Progress: bar.Set})
+	bar.Done()
+	if err != nil {
+		return o.src.analysisExit(err)
+	}
+	for _, s := range a.Findings.Skipped {
+		fmt.Fprintf(stderr, "skipped: %s\n", s)
+	}
+	fs := selectFindings(a.Findings.Findings, o.all)
+
+	var buf bytes.Buffer
+	switch o.format {
+	case "json":
+		err = writeRecommendJSON(&buf, fs)
+	case "yaml":
+		err = writePatches(&buf, fs)
+	default:
+		err = writeRecommendTable(&buf, fs)
+	}
+	if err != nil {
+		return err
+	}
+	if o.output != "" {
+		return report.WriteFile(o.output, buf.Bytes())
+	}
+	_, err = stdout.Write(buf.Bytes())
+	return err
+}
+
+// selectFindings keeps the findings with a recommendation unless all is
+// set, biggest monthly savings first (findings.Detect sorts by severity).
+func selectFindings(in []findings.Finding, all bool) []findings.Finding {
+	out := make([]findings.Finding, 0, len(in))
+	for _, f := range in {
+		if all || f.Recommendation != nil {
+			out = append(out, f)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b findings.Finding) int {
+		return cmp.Compare(b.MonthlySavingsUSD, a.MonthlySavingsUSD)
+	})
+	return out
+}
+
+// recommendation is the JSON form of one finding, with the field names
+// scripts rely on.
+type recommendation struct {
+	Kind              string             `json:"kind"`
+	Severity          string             `json:"severity"`
+	Namespace         string             `json:"namespace,omitempty"`
+	Workload          string             `json:"workload,omitempty"`
+	WorkloadKind      string             `json:"workload_kind,omitempty"`
+	Pod               string             `json:"pod,omitempty"`
+	Container         string             `json:"container,omitempty"`
+	Node              string             `json:"node,omitempty"`
+	GPUUUID           string             `json:"gpu_uuid,omitempty"`
+	GPUInstance       string             `json:"gpu_instance,omitempty"`
+	Model             string             `json:"model,omitempty"`
+	Summary           string             `json:"summary"`
+	Evidence          map[string]float64 `json:"evidence"`
+	Recommendation    *recommendationFix `json:"recommendation"`
+	MonthlyCostUSD    *float64           `json:"monthly_cost_usd"`
+	MonthlySavingsUSD *float64           `json:"monthly_savings_usd"`
+	Confidence        float64            `json:"confidence"`
+}
+
+type recommendationFix struct {
+	Action             string   `json:"action"`
+	Summary            string   `json:"summary"`
+	From               string   `json:"from,omitempty"`
+	To                 string   `json:"to,omitempty"`
+	CurrentShare       float64  `json:"current_share"`
+	RecommendedShare   float64  `json:"recommended_share"`
+	Reliability        bool     `json:"reliability,omitempty"`
+	PatchTarget        string   `json:"patch_target,omitempty"`
+	Patch              string   `json:"patch,omitempty"`
+	DevicePluginConfig string   `json:"device_plugin_config,omitempty"`
+	Notes              []string `json:"notes,omitempty"`
+}
+
+func writeRecommendJSON(w io.Writer, fs []findings.Finding) error {
+	out := make([]recommendation, 0, len(fs))
+	for _, f := range fs {
+		r := recommendation{Kind: f.Kind, Severity: string(f.Severity), Namespace: f.Namespace, Workload: f.Workload,
+			WorkloadKind: f.WorkloadKind, Pod: f.Pod, Container: f.Container, Node: f.Node, GPUUUID: f.GPUUUID,
+			GPUInstance: f.GPUInstance, Model: f.Model, Summary: f.Summary, Evidence: f.Evidence, Confidence: f.Confidence}
+		if r.Evidence == nil {
+			r.Evidence = map[string]float64{}
+		}
+		// Unknown prices are null, never a misleading 0.
+		if f.CostKnown {
+			cost, savings := f.MonthlyCostUSD, f.MonthlySavingsUSD
+			r.MonthlyCostUSD, r.MonthlySavingsUSD = &cost, &savings
+		}
+		if rec := f.Recommendation; rec != nil {
+			fix := &recommendationFix{Action: string(rec.Action), Summary: rec.Summary, From: rec.From, To: rec.To,
+				CurrentShare: rec.CurrentShare, RecommendedShare: rec.RecommendedShare, Reliability: rec.Reliability,
+				DevicePluginConfig: rec.DevicePluginConfig, Notes: rec.Notes}
+			if rec.Patch != nil {
+				fix.PatchTarget, fix.Patch = rec.Patch.Target, rec.Patch.JSON
+			}
+			r.Recommendation = fix
+		}
+		out = append(out, r)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func writeRecommendTable(w io.Writer, fs []findings.Finding) error {
+	if len(fs) == 0 {
+		_, err := fmt.Fprintln(w, "No recommendations: every allocation is sized to its use, or there was too little data to judge (see --all).")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SEVERITY\tKIND\tWORKLOAD\tCHANGE\tSAVINGS/MONTH\tCONFIDENCE")
+	for _, f := range fs {
+		change := "-"
+		if r := f.Recommendation; r != nil {
+			change = string(r.Action)
+			if r.From != "" && r.To != "" && r.From != r.To {
+				change = r.From + " → " + r.To
+			}
+		}
+		savings := "unknown price"
+		if f.CostKnown {
+			savings = dollars(f.MonthlySavingsUSD)
+		}
+		subject := cmp.Or(workloadRef(f), f.Node+"/"+f.GPUUUID)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.0f%%\n", f.Severity, f.Kind, subject, change, savings, 100*f.Confidence)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	for i, f := range fs {
+		fmt.Fprintf(w, "%d. %s\n", i+1, f.Summary)
+		if r := f.Recommendation; r != nil && r.Summary != "" && !strings.Contains(f.Summary, r.Summary) {
+			fmt.Fprintf(w, "   %s\n", r.Summary)
+		}
+	}
+	return nil
+}
+
+// dollars writes -$717 rather than $-717.
+func dollars(v float64) string {
+	if v < 0 {
+		return fmt.Sprintf("-$%.0f", -v)
+	}
+	return fmt.Sprintf("$%.0f", v)
+}
+
+func workloadRef(f findings.Finding) string {
+	if f.Workload == "" {
+		return ""
+	}
+	return cmp.Or(f.WorkloadKind, "Pod") + "/" + f.Namespace + "/" + f.Workload
+}
+
+// writePatches writes one YAML document per recommended change: a comment
+// with the target and the command, then the patch.
+func writePatches(w io.Writer, fs []findings.Finding) error {
+	n := 0
+	for _, f := range fs {
+		r := f.Recommendation
+		if r == nil || (r.Patch == nil && r.DevicePluginConfig == "") {
+			continue
+		}
+		if n > 0 {
+			fmt.Fprintln(w, "---")
+		}
+		n++
+		fmt.Fprintf(w, "# %s\n", f.Summary)
+		if r.Patch != nil {
+			kind, rest, _ := strings.Cut(r.Patch.Target, "/")
+			ns, name, _ := strings.Cut(rest, "/")
+			if kind == "Pod" {
+				// A pod's resources are immutable: the change belongs in
+				// whatever creates the pod.
+				fmt.Fprintf(w, "# %s/%s has no controller gpulens knows of; pods cannot be patched in place: apply this to the spec that creates it\n", ns, name)
+			} else {
+				fmt.Fprintf(w, "# kubectl -n %s patch %s %s --type strategic --patch-file <this document>\n", ns, strings.ToLower(kind), name)
+			}
+			fmt.Fprint(w, strings.TrimRight(r.Patch.YAML, "\n")+"\n")
+		}
+		if r.DevicePluginConfig != "" {
+			fmt.Fprintln(w, "# NVIDIA device plugin sharing config to roll out with it:")
+			for line := range strings.Lines(strings.TrimRight(r.DevicePluginConfig, "\n")) {
+				fmt.Fprintf(w, "#   %s", line)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "# No patches: nothing to change.")
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+var (
+	demoTSDBOnce sync.Once
+	demoTSDBDir  string
+	demoTSDBErr  string
+)
+
+// demoTSDB simulates six hours of the default fleet once for the tests of
+// this file; the end is fixed so the figures are reproducible.
+func demoTSDB(t *testing.T) string {
+	t.Helper()
+	demoTSDBOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "gpulens-recommend-")
+		if err != nil {
+			demoTSDBErr = err.Error()
+			return
+		}
+		demoTSDBDir = filepath.Join(dir, "tsdb")
+		var stdout, stderr bytes.Buffer
+		if code := execute([]string{"demo", "--duration", "6h", "--end", "2026-01-05T14:00:00Z", "--step", "2m",
+			"--data-dir", demoTSDBDir, "--format", "json"}, &stdout, &stderr); code != exitOK {
+			demoTSDBErr = stderr.String()
+		}
+	})
+	if demoTSDBErr != "" {
+		t.Fatal(demoTSDBErr)
+	}
+	return demoTSDBDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if demoTSDBDir != "" {
+		os.RemoveAll(filepath.Dir(demoTSDBDir))
+	}
+	os.Exit(code)
+}
+
+func recommendArgs(dir string, extra ...string) []string {
+	return append([]string{"recommend", "--data-dir", dir, "--since", "6h", "--until", "2026-01-05T14:00:00Z", "--no-kubernetes"}, extra...)
+}
+
+func TestRecommendJSON(t *testing.T) {
+	dir := demoTSDB(t)
+	var stdout, stderr bytes.Buffer
+	if code := execute(recommendArgs(dir, "--format", "json", "--all"), &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var out []map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("%v\n%.300s", err, stdout.String())
+	}
+	if len(out) == 0 {
+		t.Fatal("no findings on the demo fleet")
+	}
+	kinds := map[string]bool{}
+	for _, f := range out {
+		for _, field := range []string{"kind", "severity", "evidence", "recommendation", "monthly_savings_usd", "confidence"} {
+			if _, ok := f[field]; !ok {
+				t.Errorf("finding %v lacks %q", f["kind"], field)
+			}
+		}
+		kinds[f["kind"].(string)] = true
+	}
+	for _, k := range []string{"idle-allocation", "unallocated-capacity"} {
+		if !kinds[k] {
+			t.Errorf("the demo fleet yields no %s finding; kinds: %v", k, kinds)
+		}
+	}
+	if !strings.Contains(stderr.String(), "skipped: untainted-gpu-node") {
+		t.Errorf("without cluster access the skipped findings must be said: %s", stderr.String())
+	}
+}
+
+func TestRecommendYAMLPatchesParse(t *testing.T) {
+	dir := demoTSDB(t)
+	var stdout, stderr bytes.Buffer
+	if code := execute(recommendArgs(dir, "--format", "yaml"), &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(stdout.Bytes()))
+	docs := 0
+	for {
+		var doc map[string]any
+		if err := dec.Decode(&doc); err != nil {
+			if err.Error() == "EOF" {
+				break
+			}
+			t.Fatalf("document %d does not parse: %v\n%s", docs, err, stdout.String())
+		}
+		if doc != nil {
+			if _, ok := doc["spec"]; !ok {
+				t.Errorf("patch without spec: %v", doc)
+			}
+		}
+		docs++
+	}
+	if docs == 0 {
+		t.Errorf("no documents:\n%s", stdout.String())
+	}
+}
+
+func TestRecommendBadFormat(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := execute([]string{"recommend", "--data-dir", t.TempDir(), "--format", "xml"}, &stdout, &stderr); code != exitUsage {
+		t.Errorf("exit %d, want %d: %s", code, exitUsage, stderr.String())
+	}
+}
