@@ -74,11 +74,12 @@ func (d *detector) allocation(a query.Allocation) {
 		f.Summary = fmt.Sprintf("%s uses %s of its %s slice (p95 %s, p99 memory %s); %s", subject, pct(a.AvgUtilization), a.MIGProfile, pct(a.P95Utilization), gib(a.P99MemoryBytes), f.Recommendation.Summary)
 		d.cost(&f, a.Model, d.share(a), f.Recommendation)
 
-	case (a.Sharing == schema.SharingTimeSlicing || a.Sharing == schema.SharingMPS) && u.Load() >= d.cfg.Training.MinLoad && a.HeldHours >= d.cfg.Training.MinHours:
+	case (a.Sharing == schema.SharingTimeSlicing || a.Sharing == schema.SharingMPS) && d.sharedLoad(a, u) >= d.cfg.Training.MinLoad && a.HeldHours >= d.cfg.Training.MinHours:
+		load := d.sharedLoad(a, u)
 		f.Kind, f.Severity = KindTrainingOnShared, Warning
-		f.Evidence["p95_gpu_load"] = u.Load()
-		f.Recommendation = recommend.Dedicated(u, policy, fmt.Sprintf("its p95 load of %s of the GPU starves the co-tenants of its %s GPU", pct(u.Load()), a.Sharing))
-		f.Summary = fmt.Sprintf("%s sustains %s p95 load of a %s GPU for %s: training-like load on a shared GPU slows every co-tenant", subject, pct(u.Load()), a.Sharing, hoursOf(a.HeldHours))
+		f.Evidence["p95_gpu_load"] = load
+		f.Recommendation = recommend.Dedicated(u, policy, fmt.Sprintf("its p95 load of %s of the GPU starves the co-tenants of its %s GPU", pct(load), a.Sharing))
+		f.Summary = fmt.Sprintf("%s sustains %s p95 load of a %s GPU for %s: training-like load on a shared GPU slows every co-tenant", subject, pct(load), a.Sharing, hoursOf(a.HeldHours))
 		if d.res.Schema == schema.NameDCGM {
 			// dcgm-exporter gives every co-tenant the device's figures,
 			// so which tenant is the heavy one is a guess.
@@ -106,6 +107,19 @@ func (d *detector) allocation(a query.Allocation) {
 		return // well used and well sized: nothing to say
 	}
 	d.add(f)
+}
+
+// sharedLoad is the fraction of a time-sliced or MPS GPU a tenant keeps
+// busy at its p95. Natively that is its own utilization (measured per
+// process, up to 1/share) times its share. dcgm-exporter gives every
+// tenant the whole device's utilization, so its p95 already is the GPU's
+// load: scaling it by the share would cap it at the share, and with two
+// replicas or more no tenant could ever reach training.min_load.
+func (d *detector) sharedLoad(a query.Allocation, u recommend.Usage) float64 {
+	if d.res.Schema == schema.NameDCGM {
+		return min(1, a.P95Utilization)
+	}
+	return u.Load()
 }
 
 // undersized is p95 load or p99 memory at the configured fraction of the

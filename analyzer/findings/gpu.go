@@ -31,15 +31,21 @@ func (d *detector) gpu(g query.GPU) {
 		f := base(KindGPUErrors, Warning)
 		down := d.res.Window.Step.Hours() * float64(g.DownSteps)
 		f.Evidence["xid_errors"], f.Evidence["down_hours"] = g.XIDErrors, down
-		f.Summary = fmt.Sprintf("%s had %.0f XID error(s)", subject, g.XIDErrors)
-		if len(g.XIDCodes) > 0 {
-			f.Summary += " (XID " + strings.Join(g.XIDCodes, ", ") + ")"
+		var what []string
+		if g.XIDErrors > 0 {
+			xid := fmt.Sprintf("had %.0f XID error(s)", g.XIDErrors)
+			if len(g.XIDCodes) > 0 {
+				xid += " (XID " + strings.Join(g.XIDCodes, ", ") + ")"
+			}
+			what = append(what, xid)
 		}
 		if g.DownSteps > 0 {
-			// A lost GPU is paid for and serves nobody until reset.
+			// A lost GPU is paid for and serves nobody until reset. It can
+			// be lost without any XID (NVML_ERROR_GPU_IS_LOST, a hang).
 			f.Severity = Critical
-			f.Summary += fmt.Sprintf(" and was lost for %s: drain the node and reset or replace the GPU", hoursOf(down))
+			what = append(what, fmt.Sprintf("was lost for %s: drain the node and reset or replace the GPU", hoursOf(down)))
 		}
+		f.Summary = subject + " " + strings.Join(what, " and ")
 		d.cost(&f, g.Model, 1, nil)
 		d.add(f)
 	}
@@ -131,6 +137,13 @@ func (d *detector) oomRisk(g query.GPU, base func(string, Severity) Finding) {
 		f.Summary += fmt.Sprintf(", and %s within %s at the current growth of %s/h", pct(projRatio), hoursOf(horizon), gib(growth))
 	}
 	f.Summary += ": " + f.Recommendation.Summary
+	if d.res.Schema == schema.NameDCGM {
+		// Every tenant reports the device's memory: the total is right,
+		// but which tenant holds or grows it is unknown, so the tenant
+		// named (and the memory it is said to need) is a guess.
+		f.Confidence = confidence(f.Confidence, 0.5)
+		f.Summary += " (dcgm-exporter reports the whole device's memory for every tenant: the tenant named is a guess)"
+	}
 	d.cost(&f, heaviest.Model, heaviest.Usage.Share, f.Recommendation)
 	d.add(f)
 }

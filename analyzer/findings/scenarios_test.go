@@ -1,0 +1,290 @@
+package findings
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/exporter/nvml"
+	"github.com/gpulens/gpulens/exporter/sim"
+	"github.com/gpulens/gpulens/internal/fleet"
+)
+
+// want is a finding a scenario must yield: its kind, on the pod or on the
+// GPU index (of the scenario's node) it is about, at a severity.
+type want struct {
+	kind     string
+	pod      string // "" when the finding is not about a pod
+	gpu      int    // index of the GPU on the scenario's first node; -1: any
+	severity Severity
+}
+
+// scenario is one testdata/scenarios/<name>.yaml. Every finding kind the
+// simulator can produce has one, run through the simulator, the embedded
+// TSDB, the real query set and Detect, once with gpulens's own series and
+// once with the series dcgm-exporter would have exposed for the same GPUs.
+//
+// Two kinds have no scenario: mixed-gpu-models (a simulated node has one
+// system, so one GPU model) and thermal-throttling (the simulator's
+// physics only raise the idle and software-power-cap reasons, never a
+// thermal one); TestDetectKinds covers both from hand-made results.
+type scenario struct {
+	name string
+	// native and dcgm are what each schema must find. dcgm nil means the
+	// same as native.
+	native, dcgm []want
+	// notDCGM are findings the native schema makes and dcgm-exporter's
+	// cannot; asserted absent there, each with the reason in a comment.
+	notDCGM []want
+	// inventory builds the cluster state for the inventory-only kinds.
+	inventory func(*sim.Scenario) *inventory.Inventory
+}
+
+var scenarios = []scenario{
+	{name: KindIdleAllocation, native: []want{{KindIdleAllocation, "alice-jupyter", 0, Warning}}},
+	{name: KindUnderusedGPU, native: []want{{KindUnderusedGPU, "image-embed", 0, Warning}}},
+	{name: KindTimesliceOOMRisk, native: []want{{KindTimesliceOOMRisk, "", 0, Warning}}},
+	{name: KindMIGOversized, native: []want{{KindMIGOversized, "ocr-serving", 0, Warning}}},
+	{name: KindMIGUndersized, native: []want{{KindMIGUndersized, "feature-train", 0, Warning}}},
+	{
+		name:   KindTrainingOnShared,
+		native: []want{{KindTrainingOnShared, "recsys-train-small", 0, Warning}},
+		// dcgm-exporter gives every tenant of a time-sliced GPU the whole
+		// device's utilization, so the light co-tenant reads as the
+		// trainer too; the findings say the heavy tenant is a guess.
+		dcgm: []want{{KindTrainingOnShared, "recsys-train-small", 0, Warning}, {KindTrainingOnShared, "ab-test-svc", 0, Warning}},
+	},
+	{name: KindUnallocated, native: []want{{KindUnallocated, "", 1, Warning}}},
+	{
+		name: KindGPUErrors,
+		native: []want{
+			{KindGPUErrors, "", 0, Warning},  // XID 13
+			{KindGPUErrors, "", 1, Critical}, // XID 79: lost
+			{KindGPUErrors, "", 2, Critical}, // lost without an XID
+		},
+		dcgm: []want{{KindGPUErrors, "", 0, Warning}, {KindGPUErrors, "", 1, Critical}},
+		// dcgm-exporter has no up signal and skips the blank readings of a
+		// lost GPU: a GPU lost without XID 79 just stops reporting.
+		notDCGM: []want{{KindGPUErrors, "", 2, ""}},
+	},
+	{name: KindInsufficientData, native: []want{{KindInsufficientData, "short-job", 1, Info}}},
+	{name: KindUntaintedNode, native: []want{{KindUntaintedNode, "", -1, Warning}}, inventory: clusterOf(false, "", "kube-system")},
+	{name: KindNoGPUQuota, native: []want{{KindNoGPUQuota, "", -1, Info}}, inventory: clusterOf(true, "research")},
+	{name: "healthy", inventory: clusterOf(true, "")},
+}
+
+// scenarioWindow is one simulated day at a five-minute scrape interval,
+// starting on a Monday so inference follows its weekday traffic.
+var (
+	scenarioStart = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	scenarioEnd   = scenarioStart.Add(24 * time.Hour)
+	scenarioStep  = 5 * time.Minute
+)
+
+func TestScenarios(t *testing.T) {
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			s, err := sim.Load(filepath.Join("testdata", "scenarios", sc.name+".yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var inv *inventory.Inventory
+			if sc.inventory != nil {
+				inv = sc.inventory(s)
+			}
+			for _, sch := range []schema.Schema{schema.Native{}, schema.DCGM{}} {
+				report := runScenario(t, s, sch, inv)
+				golden := filepath.Join("testdata", "scenarios", fmt.Sprintf("%s.%s.golden.json", sc.name, goldenSuffix(sch)))
+				compareGolden(t, golden, report)
+
+				wants := sc.native
+				if sch.Name() == schema.NameDCGM && sc.dcgm != nil {
+					wants = sc.dcgm
+				}
+				uuids := uuidsOf(s)
+				for _, w := range wants {
+					if f := match(report, w, uuids); f == nil {
+						t.Errorf("%s: no %s finding for pod %q / GPU %d at %s:\n%s", sch.Name(), w.kind, w.pod, w.gpu, w.severity, summaries(report))
+					}
+				}
+				if sch.Name() == schema.NameDCGM {
+					for _, w := range sc.notDCGM {
+						if f := match(report, w, uuids); f != nil {
+							t.Errorf("%s: a %s finding dcgm-exporter's data cannot support: %s", sch.Name(), w.kind, f.Summary)
+						}
+					}
+				}
+				// The negative scenario: nothing but info, and nothing
+				// skipped (its inventory makes every rule run).
+				if sc.name == "healthy" {
+					for _, f := range report.Findings {
+						if f.Severity != Info {
+							t.Errorf("%s: healthy fleet has a %s %s finding: %s", sch.Name(), f.Severity, f.Kind, f.Summary)
+						}
+					}
+					if len(report.Skipped) > 0 {
+						t.Errorf("%s: skipped %v", sch.Name(), report.Skipped)
+					}
+				}
+			}
+		})
+	}
+}
+
+func goldenSuffix(sch schema.Schema) string {
+	if sch.Name() == schema.NameDCGM {
+		return "dcgm"
+	}
+	return "native"
+}
+
+// runScenario simulates s into a fresh embedded TSDB, as sch's exporter
+// would have exposed it, and analyses it.
+func runScenario(t *testing.T, s *sim.Scenario, sch schema.Schema, inv *inventory.Inventory) *Report {
+	t.Helper()
+	ctx := context.Background()
+	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n atomic.Int64
+	newSink := func(string) fleet.Sink { return fleet.NewTSDBSink(ctx, db, &n) }
+	if sch.Name() == schema.NameDCGM {
+		newSink = func(string) fleet.Sink { return fleet.NewDCGMSink(fleet.NewTSDBSink(ctx, db, &n)) }
+	}
+	if err := fleet.Run(ctx, fleet.Options{Scenario: s, Start: scenarioStart, End: scenarioEnd, Step: scenarioStep}, newSink); err != nil {
+		t.Fatal(err)
+	}
+	// The data must read as the schema it was written in.
+	if got, err := schema.Detect(ctx, db, scenarioStart, scenarioEnd); err != nil || got.Name() != sch.Name() {
+		t.Fatalf("schema detected as %v (%v), want %s", got, err, sch.Name())
+	}
+	res, err := query.Analyze(ctx, db, sch, query.Window{Start: scenarioStart, End: scenarioEnd, Step: scenarioStep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Detect(res, inv, DefaultConfig(), recommend.DefaultPrices())
+}
+
+func compareGolden(t *testing.T, path string, report *Report) {
+	t.Helper()
+	got, err := json.MarshalIndent(report, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("report differs from %s (go test -update rewrites it):\n%s", path, got)
+	}
+}
+
+// devicesOf describes a node's simulated GPUs (UUIDs derive from the seed).
+func devicesOf(s *sim.Scenario, node string) []sim.DeviceInfo {
+	b, err := sim.NewBackend(s, sim.BackendOptions{Node: node, Start: scenarioStart,
+		NVML: nvml.Options{Logger: slog.New(slog.DiscardHandler)}})
+	if err != nil {
+		panic(err)
+	}
+	defer b.Close()
+	return b.Node().Devices()
+}
+
+// uuidsOf maps the first node's GPU indexes to their UUIDs.
+func uuidsOf(s *sim.Scenario) map[int]string {
+	out := map[int]string{}
+	for _, d := range devicesOf(s, s.Nodes[0].Name) {
+		out[d.Index] = d.UUID
+	}
+	return out
+}
+
+func match(r *Report, w want, uuids map[int]string) *Finding {
+	for i, f := range r.Findings {
+		if f.Kind != w.kind || (w.pod != "" && f.Pod != w.pod) || (w.severity != "" && f.Severity != w.severity) {
+			continue
+		}
+		if w.gpu >= 0 && f.GPUUUID != uuids[w.gpu] {
+			continue
+		}
+		return &r.Findings[i]
+	}
+	return nil
+}
+
+func summaries(r *Report) string {
+	var b strings.Builder
+	for _, f := range r.Findings {
+		fmt.Fprintf(&b, "  %s %s pod=%s gpu=%s: %s\n", f.Severity, f.Kind, f.Pod, f.GPUUUID, f.Summary)
+	}
+	return b.String()
+}
+
+// clusterOf builds the cluster's state for a scenario as the inventory
+// would read it: one node per scenario node with GPU Feature Discovery's
+// labels and capacity, the scenario's pods with the resources the device
+// plugin would have them request, and a GPU ResourceQuota in every
+// namespace except noQuota. With tainted false the nodes carry no
+// NoSchedule taint; cpuPodNamespace, when set, puts a CPU-only Deployment
+// pod on every node.
+func clusterOf(tainted bool, noQuota string, cpuPodNamespace ...string) func(*sim.Scenario) *inventory.Inventory {
+	return func(s *sim.Scenario) *inventory.Inventory {
+		inv := &inventory.Inventory{Available: true, ReadAt: scenarioEnd, Pods: map[inventory.PodKey]inventory.Pod{},
+			Namespaces: map[string]inventory.Namespace{}, Nodes: map[string]inventory.Node{}, Quotas: map[string][]inventory.Quota{}}
+		for _, sn := range s.Nodes {
+			devs := devicesOf(s, sn.Name)
+			node := inventory.Node{Name: sn.Name, Product: devs[0].Model, Count: sn.GPUs,
+				Capacity: map[string]int64{"nvidia.com/gpu": int64(sn.GPUs)}}
+			if tainted {
+				node.Taints = []inventory.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}}
+			}
+			inv.Nodes[sn.Name] = node
+			for _, p := range sn.Pods {
+				// The resource the device plugin advertises the device
+				// under: nvidia.com/gpu, gpu.shared or mig-<profile>.
+				resource := devs[p.GPU].ResourceName
+				if len(devs[p.GPU].Instances) > 0 {
+					resource = devs[p.GPU].Instances[p.Instance].ResourceName
+				}
+				inv.Pods[inventory.PodKey{Namespace: p.Namespace, Name: p.Name}] = inventory.Pod{
+					PodKey: inventory.PodKey{Namespace: p.Namespace, Name: p.Name}, Node: sn.Name, Phase: "Running",
+					WorkloadKind: "Pod", WorkloadName: p.Name, GPURequests: map[string]int64{resource: 1}}
+				inv.Namespaces[p.Namespace] = inventory.Namespace{Name: p.Namespace, Team: p.Namespace}
+			}
+			for _, ns := range cpuPodNamespace {
+				name := "log-shipper-" + sn.Name
+				inv.Pods[inventory.PodKey{Namespace: ns, Name: name}] = inventory.Pod{
+					PodKey: inventory.PodKey{Namespace: ns, Name: name}, Node: sn.Name, Phase: "Running",
+					WorkloadKind: "Deployment", WorkloadName: "log-shipper"}
+			}
+		}
+		for ns := range inv.Namespaces {
+			if ns != noQuota {
+				inv.Quotas[ns] = []inventory.Quota{{Name: "gpu", Hard: map[string]int64{"requests.nvidia.com/gpu": 8}}}
+			}
+		}
+		return inv
+	}
+}
