@@ -26,11 +26,8 @@ func Analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window
 		gpus:   map[GPUKey]*GPU{},
 		res:    &Result{Schema: sch.Name(), Window: w, ExpectedSteps: w.ExpectedSteps()},
 	}
-	for _, q := range a.queries(sch) {
-		vec, err := src.Query(ctx, q.expr, w.End)
-		if err != nil {
-			return nil, fmt.Errorf("analysis query %q: %w", q.name, err)
-		}
+	qs := a.queries(sch)
+	err = runQueries(ctx, src, qs, w, func(q namedQuery, vec model.Vector) {
 		a.res.QueryCount++
 		for _, s := range vec {
 			if math.IsNaN(float64(s.Value)) {
@@ -38,6 +35,9 @@ func Analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window
 			}
 			q.apply(s)
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	a.finish()
 	return a.res, nil
@@ -69,13 +69,14 @@ func by(labels []string) string { return "(" + strings.Join(labels, ", ") + ")" 
 func (a *analysis) queries(sch schema.Schema) []namedQuery {
 	over := a.over
 	quantile := func(q float64, expr string) string {
-		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.rangeStr(), a.w.stepStr())
+		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.subqueryRangeStr(), a.w.stepStr())
 	}
-	allocKey, gpuKey := by(schema.AllocationKey), by(schema.GPUKey)
-	alloc := "max by " + allocKey + " (" + sch.Allocation() + ")"
-	util := "max by " + allocKey + " (" + sch.Utilization() + ")"
-	mem := "max by " + allocKey + " (" + sch.MemoryUsed() + ")"
-	gpu := "max by " + gpuKey + " (" + sch.GPU() + ")"
+	gpuKey := by(schema.GPUKey)
+	alloc := maxBy(schema.AllocationKey, sch.Allocation())
+	util := maxBy(schema.AllocationKey, sch.Utilization())
+	mem := maxBy(schema.AllocationKey, sch.MemoryUsed())
+	gpu := maxBy(schema.GPUKey, sch.GPU())
+	gpuUtil := maxBy(schema.GPUKey, sch.GPUUtilization())
 
 	return append([]namedQuery{
 		{"allocation steps", over("count_over_time", alloc), a.alloc(func(x *Allocation, v float64) { x.Steps = int(v) })},
@@ -92,26 +93,26 @@ func (a *analysis) queries(sch schema.Schema) []namedQuery {
 		// sawtooth of allocations and frees does not read as growth.
 		{"memory growth", over("deriv", mem), a.alloc(func(x *Allocation, v float64) { x.MemoryGrowthBytesPerHour = v * 3600 })},
 
-		{"gpu steps", over("count_over_time", "max by "+by(schema.GPULabels)+" ("+sch.GPU()+")"), a.gpu(func(g *GPU, s *model.Sample) {
+		{"gpu steps", over("count_over_time", maxBy(schema.GPULabels, sch.GPU())), a.gpu(func(g *GPU, s *model.Sample) {
 			g.Steps += int(s.Value)
 			if g.Model == "" {
 				g.Model = string(s.Metric[schema.LabelModel])
 			}
 		})},
-		{"gpu allocated steps", over("count_over_time", gpu+" and on "+gpuKey+" ("+sch.Allocation()+")"), a.gpuValue(func(g *GPU, v float64) { g.AllocatedHours = a.w.hours(v) })},
+		{"gpu allocated steps", over("count_over_time", gpu+" and on "+gpuKey+" "+presence(schema.GPUKey, sch.Allocation())), a.gpuValue(func(g *GPU, v float64) { g.AllocatedHours = a.w.hours(v) })},
 		{"gpu allocated GPU steps", over("sum_over_time", "sum by "+gpuKey+" ("+sch.Allocation()+")"), a.gpuValue(func(g *GPU, v float64) { g.AllocatedGPUHours = a.w.hours(v) })},
 		{"gpu co-tenants", over("max_over_time", "count by "+gpuKey+" ("+alloc+")"), a.gpuValue(func(g *GPU, v float64) { g.CoTenants = int(v) })},
 		{"gpu sharing", over("count_over_time", "count by (node, uuid, sharing) ("+sch.Allocation()+")"), a.gpuSharing},
-		{"gpu utilization average", over("avg_over_time", "max by "+gpuKey+" ("+sch.GPUUtilization()+")"), a.gpuValue(func(g *GPU, v float64) { g.AvgUtilization = v })},
-		{"gpu utilization steps", over("count_over_time", "max by "+gpuKey+" ("+sch.GPUUtilization()+")"), a.gpuValue(func(g *GPU, v float64) { g.UtilizationSteps = int(v) })},
-		{"gpu memory total", over("max_over_time", "max by "+gpuKey+" ("+sch.GPUMemoryTotal()+")"), a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
-		{"gpu energy", "max by " + gpuKey + " (" + sch.GPUEnergy(a.w.rangeStr(), a.w.stepStr()) + ")", a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
+		{"gpu utilization average", over("avg_over_time", gpuUtil), a.gpuValue(func(g *GPU, v float64) { g.AvgUtilization = v })},
+		{"gpu utilization steps", over("count_over_time", gpuUtil), a.gpuValue(func(g *GPU, v float64) { g.UtilizationSteps = int(v) })},
+		{"gpu memory total", over("max_over_time", maxBy(schema.GPUKey, sch.GPUMemoryTotal())), a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
+		{"gpu energy", maxBy(schema.GPUKey, sch.GPUEnergy(a.w.rangeStr(), a.w.stepStr())), a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
 	}, a.healthQueries(sch)...)
 }
 
 // over is fn over expr evaluated at every step of the window.
 func (a *analysis) over(fn, expr string) string {
-	return fmt.Sprintf("%s((%s)[%s:%s])", fn, expr, a.w.rangeStr(), a.w.stepStr())
+	return fmt.Sprintf("%s((%s)[%s:%s])", fn, expr, a.w.subqueryRangeStr(), a.w.stepStr())
 }
 
 func allocationKey(m model.Metric) AllocationKey {

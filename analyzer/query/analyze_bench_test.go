@@ -1,48 +1,221 @@
 package query
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/storage"
 
 	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/source"
 )
 
 // BenchmarkAnalyze runs the query set over 7 days at 1-minute resolution
-// for fleets of 100 and 1000 whole GPUs, each held by one container, on the
-// embedded engine. Setup (generating ~7 series × 10080 samples per GPU)
-// is excluded from the timing. queries/op must not change with the size.
+// on the embedded engine, for fleets of whole GPUs each held by one
+// container (GPULENS_BENCH_GPUS, a comma-separated list of sizes; 100 and
+// 1000 by default). scripts/bench-analyze.sh runs it and writes the table
+// in docs/BENCHMARKS.md.
+//
+// Setup (generating 7 series × 10,080 samples per GPU in scrape order,
+// then compacting the head into blocks as the TSDB does on its own within
+// minutes) is excluded from the timing; without the explicit compaction
+// the background compactor would run during the timed analysis.
+//
+// Each size has two sub-benchmarks over the same TSDB, in one process:
+//   - analyzer: Analyze, everything the CLI does for this step.
+//   - engine: the bare promql.Engine evaluating the exact query strings
+//     Analyze issues, with the same concurrency, discarding the answers;
+//     analyzer/engine is then the cost of the analyzer's own work (result
+//     conversion and assembly) on top of the engine's.
+//
+// Metrics besides ns/op: queries/op (must not change with the size) and
+// peak-RSS-MiB, the process's peak resident set during the timed loop
+// (VmHWM, reset just before it after returning free memory to the OS), so
+// it includes the TSDB's own resident memory and mapped blocks but not the
+// setup's high-water mark.
 func BenchmarkAnalyze(b *testing.B) {
-	for _, gpus := range []int{100, 1000} {
+	const days = 7
+	const minutes = days * 24 * 60
+	for _, gpus := range benchSizes(b) {
 		b.Run(fmt.Sprintf("gpus=%d", gpus), func(b *testing.B) {
-			const days = 7
-			f := newFleet(b)
-			generateFleet(b, f, gpus, days*24*60)
-			w := Window{Start: t0, End: minute(days * 24 * 60), Step: time.Minute}
-			b.ResetTimer()
-			var res *Result
-			for b.Loop() {
-				var err error
-				if res, err = Analyze(context.Background(), f.src, schema.Native{}, w); err != nil {
+			// Every subquery holds up to (series × steps) samples; the
+			// default limit of 50M is enough up to a few thousand GPUs.
+			opts := source.EmbeddedOptions{}
+			if need := 3 * gpus * minutes; need > 50_000_000 {
+				opts.MaxSamples, opts.Timeout = need, 30*time.Minute
+			}
+			f := newFleetWith(b, opts)
+			generateFleet(b, f, gpus, minutes)
+			if err := f.src.Compact(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			w := Window{Start: t0, End: minute(minutes), Step: time.Minute}
+
+			b.Run("analyzer", func(b *testing.B) {
+				var res *Result
+				peak := measurePeakRSS(b, func() {
+					for b.Loop() {
+						var err error
+						if res, err = Analyze(context.Background(), f.src, schema.Native{}, w); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+				if len(res.GPUs) != gpus || len(res.Allocations) != gpus {
+					b.Fatalf("got %d GPUs and %d allocations, want %d", len(res.GPUs), len(res.Allocations), gpus)
+				}
+				b.ReportMetric(float64(res.QueryCount), "queries/op")
+				reportPeak(b, peak)
+			})
+
+			b.Run("engine", func(b *testing.B) {
+				ww, err := w.withDefaults()
+				if err != nil {
 					b.Fatal(err)
 				}
-			}
-			b.StopTimer()
-			if len(res.GPUs) != gpus || len(res.Allocations) != gpus {
-				b.Fatalf("got %d GPUs and %d allocations, want %d", len(res.GPUs), len(res.Allocations), gpus)
-			}
-			b.ReportMetric(float64(res.QueryCount), "queries/op")
+				a := &analysis{w: ww}
+				var exprs []string
+				for _, q := range a.queries(schema.Native{}) {
+					exprs = append(exprs, q.expr)
+				}
+				ng := bareEngine(opts)
+				queryable := storage.QueryableFunc(f.src.Querier)
+				peak := measurePeakRSS(b, func() {
+					for b.Loop() {
+						if err := bareRun(ng, queryable, exprs, ww.End); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+				b.ReportMetric(float64(len(exprs)), "queries/op")
+				reportPeak(b, peak)
+			})
 		})
+	}
+}
+
+func benchSizes(b *testing.B) []int {
+	env := os.Getenv("GPULENS_BENCH_GPUS")
+	if env == "" {
+		return []int{100, 1000}
+	}
+	var sizes []int
+	for f := range strings.SplitSeq(env, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			b.Fatalf("GPULENS_BENCH_GPUS=%q: want a comma-separated list of positive sizes", env)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes
+}
+
+// bareEngine is a promql.Engine configured as source.OpenEmbedded
+// configures its own (kept in step by hand: the embedded engine is not
+// exported).
+func bareEngine(o source.EmbeddedOptions) *promql.Engine {
+	maxSamples, timeout := o.MaxSamples, o.Timeout
+	if maxSamples == 0 {
+		maxSamples = 50_000_000
+	}
+	if timeout == 0 {
+		timeout = 2 * time.Minute
+	}
+	return promql.NewEngine(promql.EngineOpts{
+		MaxSamples:           maxSamples,
+		Timeout:              timeout,
+		LookbackDelta:        5 * time.Minute,
+		EnableAtModifier:     true,
+		EnableNegativeOffset: true,
+	})
+}
+
+// bareRun evaluates exprs at ts, queryConcurrency at a time, and only
+// checks for errors.
+func bareRun(ng *promql.Engine, q storage.Queryable, exprs []string, ts time.Time) error {
+	sem := make(chan struct{}, queryConcurrency)
+	errs := make(chan error, len(exprs))
+	for _, expr := range exprs {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			qry, err := ng.NewInstantQuery(context.Background(), q, nil, expr, ts)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer qry.Close()
+			errs <- qry.Exec(context.Background()).Err
+		}()
+	}
+	for range exprs {
+		if err := <-errs; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// measurePeakRSS runs fn and returns the process's peak resident set size
+// in bytes while it ran, or -1 where Linux's /proc/self/clear_refs is not
+// available. It also reports the process's CPU time (user + system, all
+// threads) per op: on a shared machine it varies less than wall time.
+func measurePeakRSS(b *testing.B, fn func()) int64 {
+	runtime.GC()
+	debug.FreeOSMemory()
+	// "5" resets the VmHWM high-water mark to the current RSS (Linux 4.0+).
+	reset := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+	cpu0 := cpuTime()
+	fn()
+	b.StopTimer()
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	if reset != nil {
+		return -1
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for line := range bytes.SplitSeq(status, []byte("\n")) {
+		if v, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(string(v)), " kB"), 10, 64)
+			if err != nil {
+				return -1
+			}
+			return kb << 10
+		}
+	}
+	return -1
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func reportPeak(b *testing.B, peak int64) {
+	if peak >= 0 {
+		b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
 	}
 }
 
 // generateFleet appends in time order, one minute of the whole fleet per
 // commit, as a scrape would, so the TSDB takes the fast in-order path.
-func generateFleet(b *testing.B, f *fleet, gpus, minutes int) {
+func generateFleet(b testing.TB, f *fleet, gpus, minutes int) {
 	b.Helper()
 	type gen struct {
 		lset labels.Labels

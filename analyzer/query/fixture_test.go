@@ -28,7 +28,12 @@ type fleet struct {
 
 func newFleet(t testing.TB) *fleet {
 	t.Helper()
-	src, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
+	return newFleetWith(t, source.EmbeddedOptions{})
+}
+
+func newFleetWith(t testing.TB, opts source.EmbeddedOptions) *fleet {
+	t.Helper()
+	src, err := source.OpenEmbedded(t.TempDir(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,6 +42,22 @@ func (w Window) Duration() time.Duration { return w.End.Sub(w.Start) }
 func (w Window) rangeStr() string { return promDuration(w.Duration()) }
 func (w Window) stepStr() string  { return promDuration(w.Step) }
 
+// subqueryRangeStr is the range of the window's subqueries. PromQL
+// evaluates a subquery at the multiples of its step; Prometheus 3 (and the
+// embedded engine) keeps those in (End-range, End], but Prometheus 2 (2.42
+// in Debian, the 2.53 LTS in many clusters) keeps them in [End-range, End],
+// so with range = End-Start it also counts the step at Start, which is not
+// in the window: on a Prometheus 2 server every series present at Start
+// had one step too many and a coverage above 1 (seen by e2e against
+// Debian's Prometheus 2.42). The range here ends 1ms after g0, the last
+// step at or before Start: no step lies in (g0, g0+1ms] because steps are
+// whole seconds, so both semantics select exactly the steps in
+// (Start, End], the ones ExpectedSteps counts.
+func (w Window) subqueryRangeStr() string {
+	g0 := floorDiv(w.Start.UnixMilli(), w.Step.Milliseconds()) * w.Step.Milliseconds()
+	return promDuration(time.Duration(w.End.UnixMilli()-g0-1) * time.Millisecond)
+}
+
 func promDuration(d time.Duration) string {
 	if d%time.Second == 0 {
 		return model.Duration(d).String()
@@ -54,14 +70,16 @@ func promDuration(d time.Duration) string {
 // in (End-range, End].
 func (w Window) ExpectedSteps() int {
 	step := w.Step.Milliseconds()
-	floorDiv := func(a int64) int64 {
-		q := a / step
-		if a%step != 0 && a < 0 {
-			q--
-		}
-		return q
+	return int(floorDiv(w.End.UnixMilli(), step) - floorDiv(w.Start.UnixMilli(), step))
+}
+
+// floorDiv is a/b rounded towards minus infinity, for times before 1970.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
 	}
-	return int(floorDiv(w.End.UnixMilli()) - floorDiv(w.Start.UnixMilli()))
+	return q
 }
 
 func (w Window) hours(steps float64) float64 { return steps * w.Step.Hours() }

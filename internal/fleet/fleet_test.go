@@ -89,7 +89,9 @@ func TestRunCoversEveryNodeAndStep(t *testing.T) {
 
 func TestRunRejectsBadWindows(t *testing.T) {
 	end := time.Date(2026, 1, 5, 12, 0, 0, 0, time.UTC)
-	newSink := func(string) Sink { return &recorder{mu: &sync.Mutex{}, samples: map[string]int{}, steps: map[string]int{}} }
+	newSink := func(string) Sink {
+		return &recorder{mu: &sync.Mutex{}, samples: map[string]int{}, steps: map[string]int{}}
+	}
 	if err := Run(context.Background(), Options{Scenario: sim.Default(), Start: end, End: end}, newSink); err == nil {
 		t.Error("empty window accepted")
 	}
