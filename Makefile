@@ -5,7 +5,7 @@ PKGS     ?= ./...
 # -race catches the sampler/scrape data races that matter most in an exporter.
 TESTFLAGS ?= -race -count=1
 
-.PHONY: all build test demo bench lint generate clean
+.PHONY: all build test demo bench lint generate manifests clean
 
 all: build
 
@@ -34,6 +34,12 @@ lint:
 generate:
 	$(GO) generate $(PKGS)
 	$(GO) test -count=1 ./exporter/collector/ ./cmd/gpulens-exporter/ -run 'Golden' -update
+
+# Plain manifests rendered from the Helm chart (needs helm 3).
+HELM ?= helm
+manifests:
+	{ echo '# Rendered from deploy/helm/gpulens with default values by `make manifests`; do not edit.'; \
+	  $(HELM) template gpulens deploy/helm/gpulens --namespace gpulens; } > deploy/manifests/gpulens.yaml
 
 clean:
 	rm -rf $(BIN)
