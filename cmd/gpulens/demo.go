@@ -117,7 +117,9 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 	var samples atomic.Int64
 	t0 := time.Now()
 	err = fleet.Run(ctx, fleet.Options{Scenario: sc, Start: start, End: end, Step: o.step, Progress: bar.Set},
-		func(string) fleet.Sink { return fleet.NewTSDBSink(ctx, db, &samples) })
+		func(node string) fleet.Sink {
+			return fleet.NewTSDBSink(ctx, db, &samples).WithTarget("gpulens-exporter", node+":9845")
+		})
 	bar.Done()
 	if err != nil {
 		return err

@@ -38,6 +38,16 @@ type TSDBSink struct {
 	// samples counts appended samples, stale markers excluded; shared by
 	// the sinks of one run.
 	samples *atomic.Int64
+	// target are the labels a Prometheus scrape adds (job, instance).
+	target []labels.Label
+}
+
+// WithTarget adds the job and instance labels a Prometheus scrape of the
+// node's exporter would add. Without them, series that carry no node
+// label (the exporter's self-metrics) of different nodes would collide.
+func (s *TSDBSink) WithTarget(job, instance string) *TSDBSink {
+	s.target = []labels.Label{{Name: "job", Value: job}, {Name: "instance", Value: instance}}
+	return s
 }
 
 type seriesRef struct {
@@ -75,6 +85,9 @@ func (s *TSDBSink) Append(ts time.Time, name string, lbls []*dto.LabelPair, v fl
 		s.buf.Add(labels.MetricName, name)
 		for _, l := range lbls {
 			s.buf.Add(l.GetName(), l.GetValue())
+		}
+		for _, l := range s.target {
+			s.buf.Add(l.Name, l.Value)
 		}
 		s.buf.Sort()
 		sr = &seriesRef{lset: s.buf.Labels()}
