@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -16,9 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
-	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/report"
-	"github.com/gpulens/gpulens/internal/progress"
 )
 
 var recommendFormats = []string{"table", "json", "yaml"}
@@ -78,27 +75,9 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 	if !slices.Contains(recommendFormats, o.format) {
 		return usageError{fmt.Errorf("--format: unknown format %q (want %s)", o.format, strings.Join(recommendFormats, ", "))}
 	}
-	start, end, err := o.src.window(o.now())
+	a, _, err := o.src.analyze(ctx, o.now(), stderr, 0)
 	if err != nil {
 		return err
-	}
-	cfg, prices, err := o.src.settings()
-	if err != nil {
-		return err
-	}
-	src, err := o.src.open()
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	inv := o.src.inventory(ctx, logger)
-	bar := progress.New(stderr, "analyzing")
-	a, err := pipeline.Run(ctx, pipeline.Options{Source: src, Schema: o.src.schema, Start: start, End: end,
-		Inventory: inv, Findings: &cfg, Prices: prices, Progress: bar.Set})
-	bar.Done()
-	if err != nil {
-		return o.src.analysisExit(err)
 	}
 	for _, s := range a.Findings.Skipped {
 		fmt.Fprintf(stderr, "skipped: %s\n", s)

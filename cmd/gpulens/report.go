@@ -5,16 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/report"
-	"github.com/gpulens/gpulens/internal/progress"
 )
 
 type reportOptions struct {
@@ -83,33 +80,9 @@ func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) 
 	if !slices.Contains(report.Formats, o.format) {
 		return usageError{fmt.Errorf("--format: %w", &report.UnknownFormatError{Format: o.format})}
 	}
-	start, end, err := o.src.window(o.now())
+	a, prices, err := o.src.analyze(ctx, o.now(), stderr, timelinePoints)
 	if err != nil {
 		return err
-	}
-	cfg, prices, err := o.src.settings()
-	if err != nil {
-		return err
-	}
-	src, err := o.src.open()
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	inv := o.src.inventory(ctx, logger)
-
-	bar := progress.New(stderr, "analyzing")
-	a, err := pipeline.Run(ctx, pipeline.Options{
-		Source: src, Schema: o.src.schema, Start: start, End: end, Inventory: inv,
-		Findings: &cfg, Prices: prices, TimelinePoints: timelinePoints, Progress: bar.Set,
-	})
-	bar.Done()
-	if err != nil {
-		return o.src.analysisExit(err)
-	}
-	if a.Detected {
-		fmt.Fprintf(stderr, "Using the %s schema (detected).\n", a.Schema)
 	}
 	r := report.Build(a, prices)
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/internal/progress"
 )
 
 // sourceFlags are the flags of every command that reads metrics: where
@@ -169,4 +171,39 @@ func (f *sourceFlags) analysisExit(err error) error {
 		return exitError{code: exitData, err: err}
 	}
 	return err
+}
+
+// analyze runs the analysis pipeline over the window the flags name, with
+// a progress bar on stderr when it is a terminal: what every command that
+// reads metrics does first. timeline asks for that many chart points.
+func (f *sourceFlags) analyze(ctx context.Context, now time.Time, stderr io.Writer, timeline int) (*pipeline.Analysis, *recommend.Prices, error) {
+	start, end, err := f.window(now)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, prices, err := f.settings()
+	if err != nil {
+		return nil, nil, err
+	}
+	src, err := f.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer src.Close()
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	inv := f.inventory(ctx, logger)
+
+	bar := progress.New(stderr, "analyzing")
+	a, err := pipeline.Run(ctx, pipeline.Options{
+		Source: src, Schema: f.schema, Start: start, End: end, Inventory: inv,
+		Findings: &cfg, Prices: prices, TimelinePoints: timeline, Progress: bar.Set,
+	})
+	bar.Done()
+	if err != nil {
+		return nil, nil, f.analysisExit(err)
+	}
+	if a.Detected {
+		fmt.Fprintf(stderr, "Using the %s schema (detected).\n", a.Schema)
+	}
+	return a, prices, nil
 }
