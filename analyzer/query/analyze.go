@@ -85,7 +85,7 @@ func (a *analysis) queries(sch schema.Schema) []namedQuery {
 		{"utilization average", over("avg_over_time", util), a.alloc(func(x *Allocation, v float64) { x.AvgUtilization = v })},
 		{"utilization p95", quantile(0.95, util), a.alloc(func(x *Allocation, v float64) { x.P95Utilization = v })},
 		{"utilization steps", over("count_over_time", util), a.alloc(func(x *Allocation, v float64) { x.UtilizationSteps = int(v) })},
-		{"memory peak", over("max_over_time", mem), a.alloc(func(x *Allocation, v float64) { x.PeakMemoryBytes = v })},
+		{"memory peak", a.maxOverTime(schema.AllocationKey, sch.MemoryUsed()), a.alloc(func(x *Allocation, v float64) { x.PeakMemoryBytes = v })},
 		{"memory p99", quantile(0.99, mem), a.alloc(func(x *Allocation, v float64) { x.P99MemoryBytes = v })},
 		{"memory steps", over("count_over_time", mem), a.alloc(func(x *Allocation, v float64) { x.MemorySteps = int(v) })},
 		{"memory last", over("last_over_time", mem), a.alloc(func(x *Allocation, v float64) { x.LastMemoryBytes = v })},
@@ -105,7 +105,7 @@ func (a *analysis) queries(sch schema.Schema) []namedQuery {
 		{"gpu sharing", over("count_over_time", "count by (node, uuid, sharing) ("+sch.Allocation()+")"), a.gpuSharing},
 		{"gpu utilization average", over("avg_over_time", gpuUtil), a.gpuValue(func(g *GPU, v float64) { g.AvgUtilization = v })},
 		{"gpu utilization steps", over("count_over_time", gpuUtil), a.gpuValue(func(g *GPU, v float64) { g.UtilizationSteps = int(v) })},
-		{"gpu memory total", over("max_over_time", maxBy(schema.GPUKey, sch.GPUMemoryTotal())), a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
+		{"gpu memory total", a.maxOverTime(schema.GPUKey, sch.GPUMemoryTotal()), a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
 		{"gpu energy", maxBy(schema.GPUKey, sch.GPUEnergy(a.w.rangeStr(), a.w.stepStr())), a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
 	}, a.healthQueries(sch)...)
 }

@@ -21,4 +21,57 @@
 //     filled in: averages are over the steps that have data, and the
 //     coverage says how many that was.
 //   - co-tenants: the peak number of allocations on a GPU at one step.
+//
+// Cost. On the embedded engine a subquery costs (series × steps): the
+// engine evaluates the inner expression at each of the window's steps
+// (10,080 for a week of minutes), holding a series × steps matrix per
+// aggregation level, and PromQL shares nothing between queries, nor
+// between two uses of one expression in a query, so every figure pays for
+// its own inner evaluation. A week of 1,000 GPUs is therefore about 10M
+// points per subquery level, and the query set is shaped so that no
+// figure pays more than it must. Each shape below gives exactly the
+// answer of the plain form (same series, same float64 values;
+// TestShapesMatchPlainForms compares them), and none depends on the
+// fleet's size:
+//   - A max over a max is one max (maxBy): the schemas' signals are
+//     already "max by (labels) (...)" and the query set re-aggregates them
+//     by a key that is a subset of those labels; one aggregation pass per
+//     step instead of two. This was about a third of a utilization or
+//     memory query.
+//   - Peaks aggregate over time first (maxOverTime):
+//     "max by (key) (max_over_time((x)[w:s]))" instead of
+//     "max_over_time((max by (key) (x))[w:s])": a maximum over steps and
+//     series does not depend on the order, and this one needs no
+//     aggregation at each step.
+//   - The right-hand side of "and on (key)" is read without its
+//     aggregation (presence): "and" only asks whether a match exists.
+//   - Queries run two at a time (runQueries): each is single-threaded in
+//     the engine, so this uses two cores; answers are applied in the
+//     query set's order, so the result does not depend on timing. It is
+//     not free: 5-20% more CPU time (two heaps' worth of garbage) and,
+//     at 1,000 GPUs, a peak of about 1.8 GiB instead of 1.1, since each
+//     query in flight holds its matrices. More than two would add memory
+//     without cores to run on.
+//
+// Rejected, because they change results: a coarser subquery step;
+// range functions over raw samples instead of subqueries (they differ from
+// the steps' view by the lookback before the window's start, samples
+// closer than a step, and series that ended before the window did);
+// splitting the window into pieces (sums and averages round differently);
+// packing two figures into one value. There is no cheaper exact form of
+// quantile_over_time in PromQL; it sorts each series' steps, about half
+// again the cost of an average. Tuning the Go garbage collector (worth
+// about 15%) is a process-wide choice for the program, not for a library.
+// The embedded engine's options need no change: per-step statistics are
+// off by default, MaxSamples is a bound that costs nothing, and a week of
+// data is read from compacted blocks, where the head's chunk settings play
+// no part.
+//
+// Memory: the engine's MaxSamples (50M by default for the embedded
+// source) bounds one query's points. The largest query ("gpu allocated
+// steps": two selectors and their intersection) holds just over 3 points
+// per GPU and step, so at a week of one-minute steps the default refuses
+// fleets above roughly 1,600 GPUs; larger fleets need a larger limit (and
+// memory: 16 bytes a point, twice that with the garbage collector's
+// headroom) or a coarser step. See docs/BENCHMARKS.md for measured figures.
 package query

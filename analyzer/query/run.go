@@ -1,0 +1,65 @@
+package query
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/prometheus/common/model"
+
+	"github.com/gpulens/gpulens/analyzer/source"
+)
+
+// queryConcurrency is how many queries are in flight at once. The queries
+// are independent and every Source is safe for concurrent use; on the
+// embedded engine each query is single-threaded, so two use two cores,
+// and each in-flight query holds its subquery's matrix (series × steps)
+// in memory, so the limit also bounds the analysis's peak memory. Two is
+// a good fit for a small analysis host and polite to a remote Prometheus.
+const queryConcurrency = 2
+
+// runQueries evaluates qs at w.End, at most queryConcurrency at a time, and
+// hands each answer to use in the order of qs, so the result does not
+// depend on which query finished first. An answer is released as soon as
+// it has been used. The first failure in the order of qs is returned and
+// cancels the queries still running; a query that fails is not cancelled
+// early by another's failure, so the error reported is always the real one.
+func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Window, use func(namedQuery, model.Vector)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type answer struct {
+		vec model.Vector
+		err error
+	}
+	answers := make([]chan answer, len(qs))
+	for i := range answers {
+		answers[i] = make(chan answer, 1)
+	}
+	sem := make(chan struct{}, queryConcurrency)
+	go func() {
+		for i, q := range qs {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				// Answer the remaining queries so the reader never blocks.
+				for _, ch := range answers[i:] {
+					ch <- answer{err: ctx.Err()}
+				}
+				return
+			}
+			go func() {
+				defer func() { <-sem }()
+				vec, err := src.Query(ctx, q.expr, w.End)
+				answers[i] <- answer{vec, err}
+			}()
+		}
+	}()
+	for i, q := range qs {
+		ans := <-answers[i]
+		if ans.err != nil {
+			return fmt.Errorf("analysis query %q: %w", q.name, ans.err)
+		}
+		use(q, ans.vec)
+		answers[i] = nil
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Benchmarks the analyzer's 7-day, 1-minute query set on the embedded engine
+# (BenchmarkAnalyze in analyzer/query), as docs/BENCHMARKS.md reports it.
+# Usage:
+#   scripts/bench-analyze.sh [GPUS ...]        (default: 100 1000 10000)
+# Environment:
+#   TIMEOUT  limit per size, setup included, for timeout(1) (default 10m)
+#   MAX_RSS_GIB  the run of a size is killed above this resident set
+#            (default 16)
+#   COUNT    repetitions per size, each with its own setup (default 1)
+#
+# Each size runs in its own process (the test binary, under /usr/bin/time
+# -v), which first writes 7 days of one-minute samples for the fleet and
+# compacts them (not timed), then runs two sub-benchmarks on the same TSDB:
+# "analyzer" (query.Analyze) and "engine" (the bare promql.Engine running
+# the exact query strings Analyze issues, same concurrency, answers
+# discarded). Wall times are of one analysis (-benchtime=1x); the machine
+# may be shared, so CPU seconds are reported too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TIMEOUT="${TIMEOUT:-10m}"
+MAX_RSS_GIB="${MAX_RSS_GIB:-16}"
+COUNT="${COUNT:-1}"
+sizes=("$@")
+[ "${#sizes[@]}" -gt 0 ] || sizes=(100 1000 10000)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+go test -c -o "$work/query.test" ./analyzer/query/
+
+# field LINE UNIT prints the value before UNIT on a benchmark line.
+field() { awk -v u="$2" '{for (i = 2; i <= NF; i++) if ($i == u) print $(i-1)}' <<<"$1"; }
+
+echo "date: $(date -u +%Y-%m-%dT%H:%MZ); go: $(go version | awk '{print $3}'); cpus: $(nproc);" \
+	"cpu: $(awk -F': ' '/model name/{print $2; exit}' /proc/cpuinfo);" \
+	"memory: $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| GPUs | analyzer wall (s) | analyzer CPU (s) | peak RSS, analysis (MiB) | queries | bare engine wall (s) | bare engine CPU (s) | analyzer / engine, wall | analyzer / engine, CPU | process peak RSS incl. setup (MiB) | whole run (s) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+for n in "${sizes[@]}"; do
+	for rep in $(seq 1 "$COUNT"); do
+		log="$work/gpus-$n-$rep.log"
+		start=$(date +%s)
+		(cd analyzer/query && GPULENS_BENCH_GPUS="$n" exec timeout "$TIMEOUT" /usr/bin/time -v "$work/query.test" \
+			-test.run '^$' -test.bench '^BenchmarkAnalyze$' -test.benchtime=1x -test.benchmem) >"$log" 2>&1 &
+		pid=$!
+		killed=""
+		# Watch the test binary's resident set; kill the run above the cap.
+		while kill -0 "$pid" 2>/dev/null; do
+			for p in $(pgrep -f "$work/query.test" || true); do
+				rss=$(awk '/VmRSS/{print $2}' "/proc/$p/status" 2>/dev/null || echo 0)
+				if [ "${rss:-0}" -gt $((MAX_RSS_GIB * 1048576)) ]; then
+					kill "$p" 2>/dev/null || true
+					killed="over ${MAX_RSS_GIB} GiB RSS"
+				fi
+			done
+			sleep 1
+		done
+		rc=0
+		wait "$pid" || rc=$?
+		secs=$(($(date +%s) - start))
+		grep -E "^Benchmark" "$log" >&2 || true
+		an=$(grep -E "^BenchmarkAnalyze/gpus=$n/analyzer" "$log" || true)
+		en=$(grep -E "^BenchmarkAnalyze/gpus=$n/engine" "$log" || true)
+		maxrss=$(awk -F': ' '/Maximum resident set size/{printf "%.0f", $2/1024}' "$log")
+		if [ -z "$an" ] || [ -z "$en" ]; then
+			why=${killed:-"exit status $rc"}
+			[ "$rc" = 124 ] && why="timed out after $TIMEOUT"
+			echo "| $n | did not finish: $why | | | | | | | | ${maxrss:-?} | $secs |"
+			tail -5 "$log" >&2
+			continue
+		fi
+		awk -v n="$n" -v ans="$(field "$an" ns/op)" -v acpu="$(field "$an" cpu-s/op)" -v arss="$(field "$an" peak-RSS-MiB)" \
+			-v q="$(field "$an" queries/op)" -v ens="$(field "$en" ns/op)" -v ecpu="$(field "$en" cpu-s/op)" \
+			-v maxrss="$maxrss" -v secs="$secs" 'BEGIN {
+			printf "| %d | %.1f | %.1f | %.0f | %d | %.1f | %.1f | %.2f | %.2f | %s | %d |\n",
+				n, ans/1e9, acpu, arss, q, ens/1e9, ecpu, ans/ens, acpu/ecpu, maxrss, secs
+		}'
+	done
+done
