@@ -138,3 +138,13 @@ func TestReportHelp(t *testing.T) {
 		}
 	}
 }
+
+func TestReportSampleLimitNamesTheFlag(t *testing.T) {
+	dir := demoTSDB(t)
+	var stdout, stderr bytes.Buffer
+	code := execute([]string{"report", "--data-dir", dir, "--since", "6h", "--until", "2026-01-05T14:00:00Z",
+		"--no-kubernetes", "--query.max-samples", "1000"}, &stdout, &stderr)
+	if code != exitData || !strings.Contains(stderr.String(), "--query.max-samples") {
+		t.Errorf("exit %d, stderr %q: want exit %d naming --query.max-samples", code, stderr.String(), exitData)
+	}
+}

@@ -25,6 +25,7 @@ import (
 // they are, how to reach them, which window, which schema, and the cluster
 // and configuration to join them with.
 type sourceFlags struct {
+	maxSamples    int
 	prometheusURL string
 	dataDir       string
 	remote        source.RemoteOptions
@@ -56,6 +57,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.headers, "header", nil, "HTTP header K=V sent with every query, e.g. X-Scope-OrgID=team-a (repeatable)")
 	fs.DurationVar(&f.remote.Timeout, "timeout", 2*time.Minute, "Timeout of one query")
 	fs.IntVar(&f.remote.Retries, "retries", 2, "Retries of a query after a network error, a 429 or a 5xx")
+	fs.IntVar(&f.maxSamples, "query.max-samples", 0, "With --data-dir: the most samples one query may load (0: 50M, enough for a week at one-minute resolution of about 1,600 GPUs); a remote server applies its own limit")
 	fs.StringVar(&f.schema, "schema", pipeline.SchemaAuto, "Metric schema: auto, "+strings.Join(schema.Names(), " or "))
 	fs.StringVar(&f.since, "since", "7d", "Length of the window, ending at --until (e.g. 36h, 7d, 2w)")
 	fs.StringVar(&f.until, "until", "", "End of the window, RFC 3339 (default: now)")
@@ -118,7 +120,7 @@ func (f *sourceFlags) open() (source.Source, error) {
 		// one query over a directory with head chunks (the second one fails
 		// to hardlink into its sandbox). Read-write is what 'gpulens demo'
 		// uses on the same directories.
-		src, err := source.OpenEmbedded(f.dataDir, source.EmbeddedOptions{})
+		src, err := source.OpenEmbedded(f.dataDir, source.EmbeddedOptions{MaxSamples: f.maxSamples})
 		if err != nil {
 			return nil, exitError{code: exitData, err: err}
 		}
@@ -167,6 +169,9 @@ func (f *sourceFlags) analysisExit(err error) error {
 		return exitError{code: exitNoData, err: err}
 	case errors.As(err, &re):
 		return exitError{code: exitUnreachable, err: err}
+	case f.dataDir != "" && strings.Contains(err.Error(), "too many samples"):
+		// The engine's words do not say which knob raises the limit.
+		return exitError{code: exitData, err: fmt.Errorf("%w (raise --query.max-samples, or shorten --since)", err)}
 	case f.dataDir != "":
 		return exitError{code: exitData, err: err}
 	}
