@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -47,8 +46,7 @@ type EmbeddedOptions struct {
 // over a local directory.
 type Embedded struct {
 	dir       string
-	db        *tsdb.DB         // nil when read-only
-	ro        *tsdb.DBReadOnly // nil unless read-only
+	db        *tsdb.DB // nil when read-only
 	queryable storage.Queryable
 	engine    *promql.Engine
 	logger    *slog.Logger
@@ -76,13 +74,11 @@ func OpenEmbedded(dir string, o EmbeddedOptions) (*Embedded, error) {
 	}
 
 	if o.ReadOnly {
-		// The sandbox receives the replayed WAL; it must not be inside a
-		// directory we promised not to write to.
-		ro, err := tsdb.OpenDBReadOnly(dir, os.TempDir(), logger)
-		if err != nil {
-			return nil, fmt.Errorf("embedded TSDB at %s: %w", dir, err)
+		q := readOnlyQueryable{dir: dir, logger: logger}
+		if err := checkReadOnly(q); err != nil {
+			return nil, err
 		}
-		e.ro, e.queryable = ro, ro
+		e.queryable = q
 	} else {
 		db, err := tsdb.Open(dir, logger, nil, tsdbOptions(e.retention), nil)
 		if err != nil {
@@ -218,13 +214,10 @@ func (e *Embedded) Compact(ctx context.Context) error {
 // Close closes the TSDB. Committed samples are in the WAL, so reopening the
 // directory sees them even if they were never compacted into a block.
 func (e *Embedded) Close() error {
-	var err error
-	if e.db != nil {
-		err = e.db.Close()
-	} else {
-		err = e.ro.Close()
+	if e.db == nil {
+		return nil // read-only: each querier closed its own view
 	}
-	if err != nil {
+	if err := e.db.Close(); err != nil {
 		return fmt.Errorf("%s: closing: %w", e.Describe(), err)
 	}
 	return nil

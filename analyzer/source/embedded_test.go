@@ -3,10 +3,12 @@ package source
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -285,4 +287,72 @@ func TestEmbeddedMetricNamesAndExposition(t *testing.T) {
 	if _, err := AppendExposition(e.Appender(context.Background()), []byte("not a metric line {"), "", t0); err == nil {
 		t.Error("garbage exposition parsed without error")
 	}
+}
+
+// TestEmbeddedReadOnlyServesManyQueriesWithoutWriting: the analysis issues
+// dozens of queries, two at a time; a read-only source must serve them all
+// and leave the directory exactly as it found it (no WAL truncation, no
+// compaction, no lock file).
+func TestEmbeddedReadOnlyServesManyQueriesWithoutWriting(t *testing.T) {
+	dir := t.TempDir()
+	e, err := OpenEmbedded(dir, EmbeddedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendSeries(t, e, labels.FromStrings("__name__", "x"), t0, t0.Add(10*time.Minute), constant(7))
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before := treeSnapshot(t, dir)
+
+	ro := openTest(t, dir, EmbeddedOptions{ReadOnly: true})
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for range 10 {
+		wg.Add(2)
+		for range 2 {
+			go func() {
+				defer wg.Done()
+				vec, err := ro.Query(context.Background(), `sum_over_time(x[10m])`, t0.Add(9*time.Minute))
+				if err == nil && (len(vec) != 1 || vec[0].Value != 70) {
+					err = fmt.Errorf("got %v, want 70", vec)
+				}
+				errs <- err
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ro.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after := treeSnapshot(t, dir); after != before {
+		t.Errorf("the read-only source changed the directory:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// treeSnapshot lists every file under dir with its size and mtime.
+func treeSnapshot(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s:%d:%d;", strings.TrimPrefix(path, dir), info.Size(), info.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

@@ -116,11 +116,10 @@ func (f *sourceFlags) open() (source.Source, error) {
 		} else if len(entries) == 0 {
 			return nil, exitError{code: exitData, err: fmt.Errorf("--data-dir: %s is empty, not a Prometheus TSDB", f.dataDir)}
 		}
-		// Not ReadOnly: source's read-only mode cannot yet serve more than
-		// one query over a directory with head chunks (the second one fails
-		// to hardlink into its sandbox). Read-write is what 'gpulens demo'
-		// uses on the same directories.
-		src, err := source.OpenEmbedded(f.dataDir, source.EmbeddedOptions{MaxSamples: f.maxSamples})
+		// Read-only: the directory may be a copy of a Prometheus data
+		// directory, which a read-write open would compact, truncate and
+		// apply retention to.
+		src, err := source.OpenEmbedded(f.dataDir, source.EmbeddedOptions{MaxSamples: f.maxSamples, ReadOnly: true})
 		if err != nil {
 			return nil, exitError{code: exitData, err: err}
 		}
