@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -230,6 +231,41 @@ func TestNVMLBackendWithoutDriver(t *testing.T) {
 	for _, want := range []string{"NVML", "driver", "--backend=sim"} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("message lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestDumpSnapshot: --debug.dump-snapshot prints what the backend read, as
+// JSON, with unsupported values as null, and exits 0.
+func TestDumpSnapshot(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, exporterBin, "--backend=sim", "--sim.node=gpu-h100-01",
+		"--collect.interval=100ms", "--debug.dump-snapshot", "--log.level=warn").Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var snap struct {
+		DriverVersion string
+		Devices       []struct {
+			UUID      string
+			MIGMode   bool
+			SMActive  *float64
+			Instances []struct{ Profile string }
+		}
+	}
+	if err := json.Unmarshal(out, &snap); err != nil {
+		t.Fatalf("not JSON: %v\n%.300s", err, out)
+	}
+	if snap.DriverVersion == "" || len(snap.Devices) != 8 {
+		t.Fatalf("driver %q, %d devices", snap.DriverVersion, len(snap.Devices))
+	}
+	for _, d := range snap.Devices {
+		if !d.MIGMode && d.SMActive == nil {
+			t.Errorf("%s: no GPM SM activity on the second sample of an H100", d.UUID)
+		}
+		if d.MIGMode && len(d.Instances) == 0 {
+			t.Errorf("%s: MIG mode without instances", d.UUID)
 		}
 	}
 }

@@ -43,6 +43,7 @@ type config struct {
 	simNode     string
 	simStart    string
 	simKubelet  bool
+	dump        bool
 
 	podResourcesSocket    string
 	podResourcesSocketSet bool
@@ -88,6 +89,13 @@ func run(args []string, stdout, stderr *os.File) int {
 	defer backend.Close()
 	if sb, ok := backend.(*sim.Backend); ok && !cfg.nodeNameSet && os.Getenv("NODE_NAME") == "" {
 		cfg.nodeName = sb.Node().Node().Name
+	}
+	if cfg.dump {
+		if err := dumpSnapshot(ctx, backend, cfg.collectInterval, stdout); err != nil {
+			logger.Error("dumping a snapshot", "err", err)
+			return exitRuntime
+		}
+		return 0
 	}
 
 	attr, cleanup, err := setupAttribution(ctx, cfg, backend, logger)
@@ -181,6 +189,8 @@ func parseFlags(args []string, stdout, stderr *os.File) (*config, error) {
 		StringVar(&cfg.kubeconfig)
 	app.Flag("attribution.sharing-strategy", "What replicated GPUs are: time-slicing, mps, or auto (GPU Feature Discovery's nvidia.com/gpu.sharing-strategy node label).").
 		Default("auto").EnumVar(&cfg.sharingStrategy, "auto", "time-slicing", "mps")
+	app.Flag("debug.dump-snapshot", "Sample the GPUs twice, one --collect.interval apart, print what the backend read as JSON, and exit (for bug reports and fixtures).").
+		BoolVar(&cfg.dump)
 	app.Flag("web.telemetry-path", "Path under which to expose metrics.").
 		Default("/metrics").StringVar(&cfg.telemetryPath)
 	cfg.web = webflag.AddFlags(app, ":9845")
