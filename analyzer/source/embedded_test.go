@@ -111,7 +111,9 @@ func TestEmbeddedMaxSamples(t *testing.T) {
 	}
 }
 
-func TestEmbeddedReopenPersists(t *testing.T) {
+// closedTSDB writes ten minutes of x = 7 into a new TSDB and closes it.
+func closedTSDB(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	e, err := OpenEmbedded(dir, EmbeddedOptions{})
 	if err != nil {
@@ -121,6 +123,11 @@ func TestEmbeddedReopenPersists(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+func TestEmbeddedReopenPersists(t *testing.T) {
+	dir := closedTSDB(t)
 
 	for _, ro := range []bool{false, true} {
 		e := openTest(t, dir, EmbeddedOptions{ReadOnly: ro})
@@ -294,15 +301,7 @@ func TestEmbeddedMetricNamesAndExposition(t *testing.T) {
 // and leave the directory exactly as it found it (no WAL truncation, no
 // compaction, no lock file).
 func TestEmbeddedReadOnlyServesManyQueriesWithoutWriting(t *testing.T) {
-	dir := t.TempDir()
-	e, err := OpenEmbedded(dir, EmbeddedOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	appendSeries(t, e, labels.FromStrings("__name__", "x"), t0, t0.Add(10*time.Minute), constant(7))
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := closedTSDB(t)
 	before := treeSnapshot(t, dir)
 
 	ro := openTest(t, dir, EmbeddedOptions{ReadOnly: true})
