@@ -21,7 +21,7 @@ var (
 	descMIGInfo = migDesc("gpulens_mig_info",
 		"A MIG instance (GPU instance + compute instance) of a GPU; always 1.")
 	descMIGSlices = migDesc("gpulens_mig_compute_slices",
-		"Compute slices of the GPU (of 7) that the MIG instance holds.")
+		"Compute slices of the GPU (of 7; of 4 on A30) that the MIG instance holds.")
 	descMIGMemUsed = migDesc("gpulens_mig_memory_used_bytes",
 		"Memory allocated in the MIG instance.")
 	descMIGMemTotal = migDesc("gpulens_mig_memory_total_bytes",
