@@ -46,6 +46,9 @@ HELM ?= helm
 manifests:
 	{ echo '# Rendered from deploy/helm/gpulens with default values by `make manifests`; do not edit.'; \
 	  $(HELM) template gpulens deploy/helm/gpulens --namespace gpulens; } > deploy/manifests/gpulens.yaml
+	{ echo '# Rendered from deploy/helm/gpulens with exporter.serviceMonitor.enabled=true by `make manifests`; do not edit.'; \
+	  $(HELM) template gpulens deploy/helm/gpulens --namespace gpulens --set exporter.serviceMonitor.enabled=true \
+	    --show-only templates/servicemonitor.yaml; } > deploy/manifests/servicemonitor.yaml
 
 clean:
 	rm -rf $(BIN)

@@ -120,3 +120,53 @@ func TestExporterLeastPrivilege(t *testing.T) {
 		}
 	}
 }
+
+// TestServiceMonitorHonorsLabels holds the rendered ServiceMonitor to
+// honorLabels: true on every endpoint. With false, Prometheus renames the
+// exporter's pod, namespace and container to exported_* and writes the
+// exporter's own pod there, so every GPU reads as held by gpulens-exporter
+// in any query that does not know the rename.
+func TestServiceMonitorHonorsLabels(t *testing.T) {
+	b, err := os.ReadFile("manifests/servicemonitor.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sm struct {
+		Kind string `yaml:"kind"`
+		Spec struct {
+			Endpoints []struct {
+				Port        string `yaml:"port"`
+				HonorLabels *bool  `yaml:"honorLabels"`
+			} `yaml:"endpoints"`
+		} `yaml:"spec"`
+	}
+	if err := yaml.Unmarshal(b, &sm); err != nil {
+		t.Fatal(err)
+	}
+	if sm.Kind != "ServiceMonitor" || len(sm.Spec.Endpoints) == 0 {
+		t.Fatalf("manifests/servicemonitor.yaml: kind %q with %d endpoints, want a ServiceMonitor", sm.Kind, len(sm.Spec.Endpoints))
+	}
+	for _, e := range sm.Spec.Endpoints {
+		if e.HonorLabels == nil || !*e.HonorLabels {
+			t.Errorf("endpoint %s: honorLabels %v, want true", e.Port, e.HonorLabels)
+		}
+	}
+	// The rendered copy is only as good as the chart's default.
+	v, err := os.ReadFile("helm/gpulens/values.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var values struct {
+		Exporter struct {
+			ServiceMonitor struct {
+				HonorLabels *bool `yaml:"honorLabels"`
+			} `yaml:"serviceMonitor"`
+		} `yaml:"exporter"`
+	}
+	if err := yaml.Unmarshal(v, &values); err != nil {
+		t.Fatal(err)
+	}
+	if h := values.Exporter.ServiceMonitor.HonorLabels; h == nil || !*h {
+		t.Errorf("values.yaml exporter.serviceMonitor.honorLabels = %v, want true", h)
+	}
+}

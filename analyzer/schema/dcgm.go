@@ -72,17 +72,16 @@ func migProfile(n int) string { return fmt.Sprintf(`GPU_I_PROFILE=~"%dg[.].*"`, 
 const (
 	wholeGPU = `GPU_I_PROFILE=""`
 	anyMIG   = `GPU_I_PROFILE!=""`
-	hasPod   = `pod!=""`
 )
 
 // Allocation implements Schema.
 func (DCGM) Allocation() string {
 	var parts []string
 	for _, n := range migSlices {
-		share := fmt.Sprintf("0 * %s + %d / 7", norm("DCGM_FI_DEV_FB_USED{"+hasPod+", "+migProfile(n)+"}"), n)
+		share := fmt.Sprintf("0 * %s + %d / 7", norm(dcgmTenants("DCGM_FI_DEV_FB_USED", migProfile(n))), n)
 		parts = append(parts, setLabel("max by "+by(AllocationLabels)+" ("+share+")", LabelSharing, SharingMIG))
 	}
-	pods := norm("DCGM_FI_DEV_FB_USED{" + hasPod + ", " + wholeGPU + "}")
+	pods := norm(dcgmTenants("DCGM_FI_DEV_FB_USED", wholeGPU))
 	share := "max by " + by(AllocationLabels) + " (0 * " + pods + " + 1)" +
 		" / on (node, uuid) group_left () count by (node, uuid) (count by (node, uuid, namespace, pod) (" + pods + "))"
 	parts = append(parts,
@@ -94,14 +93,14 @@ func (DCGM) Allocation() string {
 // Utilization implements Schema.
 func (DCGM) Utilization() string {
 	return union([]string{
-		"max by " + by(UsageLabels) + " (" + norm("DCGM_FI_DEV_GPU_UTIL{"+hasPod+", "+wholeGPU+"}") + ") / 100",
-		"max by " + by(UsageLabels) + " (" + norm("DCGM_FI_PROF_GR_ENGINE_ACTIVE{"+hasPod+"}") + ")",
+		"max by " + by(UsageLabels) + " (" + norm(dcgmTenants("DCGM_FI_DEV_GPU_UTIL", wholeGPU)) + ") / 100",
+		"max by " + by(UsageLabels) + " (" + norm(dcgmTenants("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "")) + ")",
 	})
 }
 
 // MemoryUsed implements Schema.
 func (DCGM) MemoryUsed() string {
-	return fmt.Sprintf("max by %s (%s) * %d", by(UsageLabels), norm("DCGM_FI_DEV_FB_USED{"+hasPod+"}"), mib)
+	return fmt.Sprintf("max by %s (%s) * %d", by(UsageLabels), norm(dcgmTenants("DCGM_FI_DEV_FB_USED", "")), mib)
 }
 
 // GPU implements Schema. MIG instances and co-tenants' duplicates of the

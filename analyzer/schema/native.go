@@ -16,17 +16,17 @@ func (Native) Name() string { return NameNative }
 
 // Allocation implements Schema.
 func (Native) Allocation() string {
-	return "max by " + by(AllocationLabels) + " (gpulens_container_gpu_allocation_ratio)"
+	return "max by " + by(AllocationLabels) + " (" + unexport("gpulens_container_gpu_allocation_ratio", tenantLabels...) + ")"
 }
 
 // Utilization implements Schema.
 func (Native) Utilization() string {
-	return "max by " + by(UsageLabels) + " (gpulens_container_gpu_utilization_ratio)"
+	return "max by " + by(UsageLabels) + " (" + unexport("gpulens_container_gpu_utilization_ratio", tenantLabels...) + ")"
 }
 
 // MemoryUsed implements Schema.
 func (Native) MemoryUsed() string {
-	return "max by " + by(UsageLabels) + " (gpulens_container_gpu_memory_used_bytes)"
+	return "max by " + by(UsageLabels) + " (" + unexport("gpulens_container_gpu_memory_used_bytes", tenantLabels...) + ")"
 }
 
 // GPU implements Schema.

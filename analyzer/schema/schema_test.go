@@ -2,6 +2,7 @@ package schema
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"sort"
@@ -221,5 +222,48 @@ func TestDCGMHostnameSpellings(t *testing.T) {
 	// node-1 spells it Hostname, node-2 hostname.
 	if strings.Join(nodes, " ") != "node=node-1 node=node-1 node=node-1 node=node-2" {
 		t.Errorf("GPUs by node = %v", nodes)
+	}
+}
+
+// TestRelabelledAgree reads each fixture as a prometheus-operator
+// ServiceMonitor would have stored it (honorLabels false: exported_* and
+// the target's labels; honorLabels true: the target's labels where the
+// exporter set none) and expects the same normalised answers as from the
+// plain scrape: no GPU is allocated to the exporter's own pod.
+func TestRelabelledAgree(t *testing.T) {
+	tests := []struct {
+		schema          Schema
+		plain, scraped  string
+		exporterPodName string
+	}{
+		{Native{}, "testdata/native.prom", "testdata/native.servicemonitor.prom", "gpulens-exporter"},
+		{DCGM{}, "testdata/dcgm-exporter.prom", "testdata/dcgm-exporter.servicemonitor.prom", "nvidia-dcgm-exporter"},
+		{DCGM{}, "testdata/dcgm-exporter.prom", "testdata/dcgm-exporter.honorlabels.prom", "nvidia-dcgm-exporter"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scraped, func(t *testing.T) {
+			plain, scraped := loadFixtures(t, tt.plain), loadFixtures(t, tt.scraped)
+			for name, expr := range expressions(tt.schema) {
+				if name == "GPUEnergy" {
+					continue // increase() needs two scrapes; the fixtures are one
+				}
+				keep := GPULabels
+				switch name {
+				case "Allocation":
+					keep = AllocationLabels
+				case "Utilization", "MemoryUsed":
+					keep = UsageLabels
+				}
+				want, got := query(t, plain, expr, keep), query(t, scraped, expr, keep)
+				if len(want) == 0 || fmt.Sprint(want) != fmt.Sprint(got) {
+					t.Errorf("%s:\nplain   %v\nscraped %v", name, want, got)
+				}
+				for _, r := range got {
+					if strings.Contains(r.labels, tt.exporterPodName) {
+						t.Errorf("%s names the exporter as a tenant: %v", name, r)
+					}
+				}
+			}
+		})
 	}
 }
