@@ -101,3 +101,18 @@ func TestLostWithoutXID(t *testing.T) {
 		t.Errorf("summary %q", f.Summary)
 	}
 }
+
+// TestApplicationXIDIsNotAGPUFault: XID 13 alone says nothing about the
+// GPU's health, so it raises no gpu-errors (whose advice is to drain the
+// node), only the workload's finding.
+func TestApplicationXIDIsNotAGPUFault(t *testing.T) {
+	g := gpu("GPU-app", a100, "none", 80*GiB)
+	g.WorkloadXIDErrors, g.WorkloadXIDCodes = 1, []string{"13"}
+	r := Detect(result(nil, []query.GPU{g}), nil, DefaultConfig(), recommend.DefaultPrices())
+	if f := find(r, KindGPUErrors); f != nil {
+		t.Errorf("an application XID made a GPU fault: %s", f.Summary)
+	}
+	if f := find(r, KindWorkloadXID); f == nil || f.Severity != Info {
+		t.Errorf("workload finding %+v, want an info %s", f, KindWorkloadXID)
+	}
+}

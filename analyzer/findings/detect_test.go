@@ -80,6 +80,11 @@ func TestDetectKinds(t *testing.T) {
 			g.XIDErrors, g.XIDCodes, g.DownSteps = 1, []string{"79"}, 120
 			return g
 		}()}), KindGPUErrors, Critical, zero, "had 1 XID error(s) (XID 79) and was lost for 2.0 h"},
+		{"application XIDs", result(nil, []query.GPU{func() query.GPU {
+			g := busyGPU
+			g.WorkloadXIDErrors, g.WorkloadXIDCodes = 3, []string{"13", "43"}
+			return g
+		}()}), KindWorkloadXID, Info, zero, "3 application error(s) (XID 13, 43): a bug or a killed process in the workload, not a GPU fault"},
 		{"thermal throttling", result(nil, []query.GPU{func() query.GPU {
 			g := busyGPU
 			g.ThermalThrottleRatio = 0.3

@@ -29,6 +29,7 @@ const (
 	KindNoGPUQuota       = "namespace-without-gpu-quota"
 	KindMixedModels      = "mixed-gpu-models"
 	KindGPUErrors        = "gpu-errors"
+	KindWorkloadXID      = "workload-xid-errors"
 	KindThermal          = "thermal-throttling"
 	KindInsufficientData = "insufficient-data"
 )

@@ -70,13 +70,14 @@ var scenarios = []scenario{
 	{
 		name: KindGPUErrors,
 		native: []want{
-			{KindGPUErrors, "", 0, Warning},  // XID 13
+			{KindWorkloadXID, "", 0, Info},   // XID 13: the application's
 			{KindGPUErrors, "", 1, Critical}, // XID 79: lost
 			{KindGPUErrors, "", 2, Critical}, // lost without an XID
 		},
-		dcgm: []want{{KindGPUErrors, "", 0, Warning}, {KindGPUErrors, "", 1, Critical}},
+		dcgm: []want{{KindWorkloadXID, "", 0, Info}, {KindGPUErrors, "", 1, Critical}},
 		// dcgm-exporter has no up signal and skips the blank readings of a
-		// lost GPU: a GPU lost without XID 79 just stops reporting.
+		// lost GPU: a GPU lost without XID 79 just stops reporting. XID 13
+		// is never a GPU fault, under either schema.
 		notDCGM: []want{{KindGPUErrors, "", 2, ""}},
 	},
 	{name: KindInsufficientData, native: []want{{KindInsufficientData, "short-job", 1, Info}}},

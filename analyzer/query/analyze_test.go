@@ -169,7 +169,9 @@ func TestAnalyzeNative(t *testing.T) {
 			// 240 minutes at 100 J: the reset is corrected and the
 			// missing minutes are bridged by increase().
 			EnergyJoules: 24000,
-			DownSteps:    10, XIDErrors: 3, XIDCodes: []string{"13", "79"},
+			// XID 13 is the application's (a graphics engine
+			// exception), 79 the GPU's.
+			DownSteps: 10, XIDErrors: 1, XIDCodes: []string{"79"}, WorkloadXIDErrors: 2, WorkloadXIDCodes: []string{"13"},
 		},
 		{
 			GPUKey: GPUKey{"node-2", "GPU-m"}, Model: h100, Sharing: "mig",

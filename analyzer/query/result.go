@@ -105,11 +105,17 @@ type GPU struct {
 	// gpulens_gpu_up 0; dcgm-exporter, which has no up signal: last XID
 	// 79, fallen off the bus).
 	DownSteps int
-	// XIDErrors is the number of XID events in the window and XIDCodes
-	// their codes. dcgm-exporter only exposes the last code, so there it
-	// is 1 when any was seen: a lower bound.
+	// XIDErrors is the number of XID events in the window that point at
+	// the GPU, and XIDCodes their codes. dcgm-exporter only exposes the
+	// last code, so there an event is a change of it: two within one step
+	// count as one, a lower bound.
 	XIDErrors float64
 	XIDCodes  []string
+	// WorkloadXIDErrors and WorkloadXIDCodes are the events an application
+	// causes (XID 13, 31, 43, 45; schema.ApplicationXID): the workload's
+	// bug, not the GPU's fault.
+	WorkloadXIDErrors float64
+	WorkloadXIDCodes  []string
 	// ThermalThrottleRatio is the fraction of ThrottleSteps with a thermal
 	// slowdown (hardware or software) active; ThrottleSteps 0 means the
 	// throttle reasons were not reported: unknown, not cool.

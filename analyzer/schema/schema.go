@@ -71,6 +71,9 @@ type Schema interface {
 	// need for a subquery. Both are PromQL durations such as "1w" and "1m".
 	// Counter resets, such as a driver reload, are handled by increase().
 	GPUEnergy(rng, step string) string
+	// Health is the per-GPU health signals (lost, XID events, thermal
+	// slowdown), whose semantics differ by exporter.
+	Health(o Over) Health
 	// Identifying lists the metric names whose presence means the data
 	// came from this schema's exporter, in order of preference.
 	Identifying() []string

@@ -1,0 +1,87 @@
+package schema
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Health is one schema's per-GPU health signals, each with GPUKey labels.
+// An empty expression means the exporter has no such signal.
+type Health struct {
+	// Down is 1 at every step the GPU was lost or failing, else 0; the
+	// caller evaluates it at each step of the window.
+	Down string
+	// XIDEvents is, evaluated once at the window's end, the number of XID
+	// events within the window by GPU and xid label (the code).
+	XIDEvents string
+	// Thermal is 1 while a thermal slowdown (hardware or software) is
+	// active and 0 otherwise; evaluated at each step.
+	Thermal string
+}
+
+// Over builds the expressions that span a window: Range is the window as a
+// range duration ("1w"), Step the resolution ("1m"), and Apply(fn, expr)
+// is fn over expr evaluated at every step of the window, the caller's
+// subquery with its store-independent bounds.
+type Over struct {
+	Range, Step string
+	Apply       func(fn, expr string) string
+}
+
+// applicationXIDs are the XIDs NVIDIA documents as caused by the
+// application, not the GPU: 13 graphics engine exception, 31 GPU memory
+// page fault, 43 GPU stopped processing (a kernel killed), 45 preemptive
+// cleanup after a process was killed. A workload's bug, a GPU's health is
+// not in question.
+var applicationXIDs = []string{"13", "31", "43", "45"}
+
+// ApplicationXID says whether the XID code is a workload error rather than
+// a GPU fault.
+func ApplicationXID(code string) bool { return slices.Contains(applicationXIDs, code) }
+
+// xidFallenOffBus is XID 79, the GPU has fallen off the bus: in
+// dcgm-exporter, which has no up signal, the closest thing to up 0.
+const xidFallenOffBus = 79
+
+// Health implements Schema.
+//
+// The exporter creates an XID series with its first event, so increase()
+// would miss that event; the count is the last value minus the value at
+// the window's start, or all of it when the series is new. An exporter
+// restart can only make this an undercount (clamped at 0).
+func (Native) Health(o Over) Health {
+	const xid = "gpulens_gpu_xid_errors_total"
+	return Health{
+		Down: "min by " + by(GPUKey) + " (gpulens_gpu_up) == bool 0",
+		XIDEvents: fmt.Sprintf("sum by (node, uuid, xid) (clamp_min(max_over_time(%[1]s[%[2]s]) - (last_over_time(%[1]s[5m] offset %[2]s) or 0 * max_over_time(%[1]s[%[2]s])), 0))",
+			xid, o.Range),
+		Thermal: `max by ` + by(GPUKey) + ` (gpulens_gpu_throttle_active{reason=~".*thermal.*"})`,
+	}
+}
+
+// DCGM_FI_DEV_CLOCK_THROTTLE_REASONS was renamed CLOCKS_EVENT_REASONS in
+// DCGM 3.3; both spellings are in the field. Bits: 0x20 sw thermal
+// slowdown, 0x40 hw thermal slowdown.
+const dcgmThrottle = `{__name__=~"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS|DCGM_FI_DEV_CLOCKS_EVENT_REASONS"}`
+
+// Health implements Schema.
+//
+// DCGM_FI_DEV_XID_ERRORS is a gauge holding the last XID seen, not a
+// counter. An event is a step at which it changed to a non-zero code; the
+// code it holds at the window's start happened before the window, and a
+// series that starts inside the window (an exporter restart, a new pod's
+// copy) carries an old code until it changes. Two events within one step
+// count as one: a lower bound.
+func (DCGM) Health(o Over) Health {
+	xidAt := func(offset string) string {
+		return "max by " + by(GPUKey) + " (" + norm("DCGM_FI_DEV_XID_ERRORS"+offset) + ")"
+	}
+	xid := xidAt("")
+	changed := fmt.Sprintf("(%s != %s) > 0", xid, xidAt(" offset "+o.Step))
+	bits := norm(dcgmThrottle)
+	return Health{
+		Down:      fmt.Sprintf("%s == bool %d", xid, xidFallenOffBus),
+		XIDEvents: o.Apply("sum_over_time", `count_values by (node, uuid) ("xid", `+changed+`)`),
+		Thermal:   fmt.Sprintf("max by %s (clamp_max(floor(%[2]s / 32) %% 2 + floor(%[2]s / 64) %% 2, 1))", by(GPUKey), bits),
+	}
+}
