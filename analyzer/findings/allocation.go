@@ -106,6 +106,11 @@ func (d *detector) allocation(a query.Allocation) {
 	default:
 		return // well used and well sized: nothing to say
 	}
+	if f.Recommendation == nil {
+		if why := recommend.Unsizable(u); why != "" {
+			f.Summary += " (" + why + ")"
+		}
+	}
 	d.add(f)
 }
 

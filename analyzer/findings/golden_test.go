@@ -64,7 +64,8 @@ func TestGoldenNativeFleet(t *testing.T) {
 		series("gpulens_container_gpu_utilization_ratio", append(l, "method", "device"), util)
 		series("gpulens_container_gpu_memory_used_bytes", append(l, "method", "device"), mem)
 	}
-	// An idle notebook on a whole H100, with an XID 13 at minute 200.
+	// An idle notebook on a whole H100, with an XID 13 (the application's,
+	// not a GPU fault) at minute 200.
 	physical("gpu-1", "GPU-idle", h100, 0.01, 80*GiB)
 	container("gpu-1", "GPU-idle", h100, "research", "alice-jupyter", "none", "", "", 1, constant(0.01), constant(3*GiB))
 	series("gpulens_gpu_xid_errors_total", append(dev("gpu-1", "GPU-idle", h100), "xid", "13"), func(i int) float64 {
@@ -112,7 +113,7 @@ func TestGoldenNativeFleet(t *testing.T) {
 		t.Errorf("report differs from %s (go test -update rewrites it):\n%s", golden, got)
 	}
 	// The golden is reviewed by eye; these pin what it must show.
-	for _, k := range []string{KindIdleAllocation, KindUnallocated, KindThermal, KindMIGOversized, KindTimesliceOOMRisk, KindGPUErrors} {
+	for _, k := range []string{KindIdleAllocation, KindUnallocated, KindThermal, KindMIGOversized, KindTimesliceOOMRisk, KindWorkloadXID} {
 		if find(report, k) == nil {
 			t.Errorf("no %s finding", k)
 		}

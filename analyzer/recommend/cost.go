@@ -12,10 +12,10 @@ const HoursPerMonth = 730
 type ShareMode string
 
 const (
-	// ShareCompute counts sevenths of compute, the default: what a slice
+	// ShareCompute counts compute slices, the default: what a slice
 	// denies to other tenants is mostly SMs.
 	ShareCompute ShareMode = "compute"
-	// ShareMemory counts eighths of memory, for fleets bound by memory.
+	// ShareMemory counts memory slices, for fleets bound by memory.
 	ShareMemory ShareMode = "memory"
 )
 
@@ -31,9 +31,9 @@ func (m ShareMode) Validate() error {
 // MIGShare is p's share of a GPU under m.
 func (m ShareMode) MIGShare(p MIGProfile) float64 {
 	if m == ShareMemory {
-		return float64(p.MemoryEighths) / 8
+		return p.MemoryShare()
 	}
-	return float64(p.ComputeSevenths) / 7
+	return p.ComputeShare()
 }
 
 // Share is the part of a physical GPU an allocation is billed for: 1 for

@@ -13,15 +13,15 @@ type Policy struct {
 	// ComputeTarget is the part of a recommended slice the p95 load may
 	// fill: 0.8 leaves a fifth for bursts.
 	ComputeTarget float64 `yaml:"compute_target" json:"compute_target"`
-	// MIGShare counts a MIG slice in sevenths of compute or eighths of
-	// memory.
+	// MIGShare counts a MIG slice by its part of the GPU's compute slices
+	// or of its memory slices.
 	MIGShare ShareMode `yaml:"mig_share" json:"mig_share"`
 	// MaxReplicas caps time-slicing recommendations (2, 4, 8, ...).
 	MaxReplicas int `yaml:"max_replicas" json:"max_replicas"`
 }
 
 // DefaultPolicy is 20% memory margin, 80% compute target, compute
-// sevenths, at most 8 replicas.
+// slices, at most 8 replicas.
 func DefaultPolicy() Policy {
 	return Policy{MemoryMargin: 0.2, ComputeTarget: 0.8, MIGShare: ShareCompute, MaxReplicas: 8}
 }

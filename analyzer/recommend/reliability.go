@@ -28,7 +28,7 @@ func Dedicated(u Usage, p Policy, why string) *Recommendation {
 // small, or a dedicated GPU when no slice fits.
 func Upsize(u Usage, p Policy) *Recommendation {
 	prof, ok := FitMIG(u, p)
-	if !ok || prof.ComputeSevenths == 7 {
+	if !ok || prof.Whole() {
 		return Dedicated(u, p, fmt.Sprintf("its p99 memory peak of %s and p95 load of %s of the GPU fit no smaller MIG slice with margin", gib(u.P99MemoryBytes), pct(u.Load())))
 	}
 	current, to := u.currentShare(p.MIGShare), p.MIGShare.MIGShare(prof)

@@ -16,14 +16,16 @@ func FitMIG(u Usage, p Policy) (MIGProfile, bool) {
 	if !ok || len(m.MIG) == 0 {
 		return MIGProfile{}, false
 	}
-	profiles := slices.Clone(m.MIG)
+	// +me profiles hold the GPU's only media engines: no workload is
+	// moved onto one to save money.
+	profiles := slices.DeleteFunc(slices.Clone(m.MIG), MIGProfile.MediaExtension)
 	slices.SortStableFunc(profiles, func(a, b MIGProfile) int {
 		return cmp.Or(cmp.Compare(p.MIGShare.MIGShare(a), p.MIGShare.MIGShare(b)),
-			cmp.Compare(a.MemoryBytes, b.MemoryBytes), cmp.Compare(a.ComputeSevenths, b.ComputeSevenths))
+			cmp.Compare(a.MemoryBytes, b.MemoryBytes), cmp.Compare(a.ComputeSlices, b.ComputeSlices))
 	})
 	need, load := u.P99MemoryBytes*(1+p.MemoryMargin), u.Load()
 	for _, prof := range profiles {
-		if prof.MemoryBytes >= need && load <= float64(prof.ComputeSevenths)/7*p.ComputeTarget {
+		if prof.MemoryBytes >= need && load <= prof.ComputeShare()*p.ComputeTarget {
 			return prof, true
 		}
 	}
@@ -44,8 +46,8 @@ func RightSize(u Usage, p Policy) *Recommendation {
 		return &Recommendation{
 			Action:   ActionMIGProfile,
 			Workload: u.Workload,
-			Summary: fmt.Sprintf("request a %s MIG slice instead: it holds the p99 memory peak of %s with %s margin and the p95 load of %s of the GPU at %s of its %d/7 compute",
-				prof.Name, gib(u.P99MemoryBytes), pct(p.MemoryMargin), pct(u.Load()), pct(p.ComputeTarget), prof.ComputeSevenths),
+			Summary: fmt.Sprintf("request a %s MIG slice instead: it holds the p99 memory peak of %s with %s margin and the p95 load of %s of the GPU at %s of its %d/%d compute",
+				prof.Name, gib(u.P99MemoryBytes), pct(p.MemoryMargin), pct(u.Load()), pct(p.ComputeTarget), prof.ComputeSlices, prof.GPUComputeSlices),
 			From: u.gpuResources()[0], To: prof.Resource(),
 			CurrentShare: current, RecommendedShare: to,
 			Patch: u.change(prof.Resource()),
@@ -54,6 +56,12 @@ func RightSize(u Usage, p Policy) *Recommendation {
 	}
 	if m, ok := LookupModel(u.Model); ok && len(m.MIG) > 0 {
 		return nil // MIG-capable, and not even a smaller slice fits
+	}
+	if u.Sharing == "mig" {
+		// A MIG slice of a model whose geometry is unknown: a
+		// time-slicing share of the device would be advice about a GPU
+		// the slice does not have (Unsizable says why).
+		return nil
 	}
 	return timeSlice(u, p, current)
 }
@@ -88,4 +96,20 @@ func timeSlice(u Usage, p Policy, current float64) *Recommendation {
 		Notes: []string{"time-slicing does not isolate memory: co-tenants' peaks add up, so watch the timeslice-oom-risk finding",
 			"apply the config to a dedicated shared node pool (nvidia.com/device-plugin.config label)"},
 	}
+}
+
+// Unsizable says why u gets no right-sizing at all when the reason is the
+// catalog's, not u's usage: a MIG slice of a model whose profiles are not
+// known. Empty otherwise.
+func Unsizable(u Usage) string {
+	if u.Sharing != "mig" {
+		return ""
+	}
+	if m, ok := LookupModel(u.Model); ok && len(m.MIG) > 0 {
+		if _, ok := m.Profile(u.MIGProfile); ok {
+			return ""
+		}
+		return fmt.Sprintf("no profile advice: %s is not a MIG profile of %s in the catalog", u.MIGProfile, m.Key)
+	}
+	return fmt.Sprintf("no profile advice: the MIG geometry of %s is not in the catalog, so no slice size can be recommended", u.Model)
 }

@@ -8,6 +8,7 @@ import (
 const (
 	h100 = "NVIDIA H100 80GB HBM3"
 	l4   = "NVIDIA L4"
+	a30  = "NVIDIA A30"
 	gibF = 1 << 30
 )
 
@@ -54,6 +55,21 @@ func TestRightSize(t *testing.T) {
 			nil, "", "", 0},
 		{"unknown model: nothing",
 			Usage{Workload: web, Model: "NVIDIA RTX A6000", Sharing: "none", Share: 1, P95Utilization: 0.01, P99MemoryBytes: gibF},
+			nil, "", "", 0},
+		// A30 has 4 compute slices: a 2g.12gb slice is half the GPU, and
+		// 20% of it is 10% of the GPU, within 80% of a 1g's quarter; 3 GiB
+		// with 20% margin fits 6 GB.
+		{"an A30 2g.12gb slice used at 20% fits 1g.6gb",
+			Usage{Workload: web, Model: a30, Sharing: "mig", MIGProfile: "2g.12gb", Share: 0.5, P95Utilization: 0.2, P99MemoryBytes: 3 * gibF},
+			nil, ActionMIGProfile, "nvidia.com/mig-1g.6gb", 0.25},
+		// 35% of the GPU fits 80% of two quarters; 8 GiB × 1.2 = 10.3 GB
+		// fits 12 GB.
+		{"a whole A30 at 35% goes to 2g.12gb",
+			Usage{Workload: web, Model: a30, Sharing: "none", Share: 1, P95Utilization: 0.35, P99MemoryBytes: 8 * gibF},
+			nil, ActionMIGProfile, "nvidia.com/mig-2g.12gb", 0.5},
+		{"a MIG slice of a model without known geometry: no time-slicing advice",
+			Usage{Workload: web, Model: "NVIDIA GH200 144G HBM3e", Sharing: "mig", MIGProfile: "1g.18gb", Share: 1.0 / 7,
+				P95Utilization: 0.01, P99MemoryBytes: gibF, DeviceMemoryBytes: 144 * gibF},
 			nil, "", "", 0},
 	}
 	for _, tt := range tests {
@@ -153,5 +169,23 @@ func TestPolicyValidate(t *testing.T) {
 	}
 	if err := DefaultPolicy().Validate(); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestUnsizable(t *testing.T) {
+	tests := []struct {
+		u    Usage
+		want string
+	}{
+		{Usage{Model: "NVIDIA GH200 144G HBM3e", Sharing: "mig", MIGProfile: "1g.18gb"}, "the MIG geometry of NVIDIA GH200 144G HBM3e is not in the catalog"},
+		{Usage{Model: a30, Sharing: "mig", MIGProfile: "3g.40gb"}, "3g.40gb is not a MIG profile of A30"},
+		{Usage{Model: a30, Sharing: "mig", MIGProfile: "2g.12gb"}, ""},
+		{Usage{Model: "NVIDIA RTX A6000", Sharing: "none"}, ""},
+	}
+	for _, tt := range tests {
+		got := Unsizable(tt.u)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("Unsizable(%s %s %s) = %q, want %q", tt.u.Model, tt.u.Sharing, tt.u.MIGProfile, got, tt.want)
+		}
 	}
 }

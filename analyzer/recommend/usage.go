@@ -12,7 +12,7 @@ type Usage struct {
 	// mig; MIGProfile set on mig.
 	Model, Sharing, MIGProfile string
 	// Share is the measured share of the physical GPU (1, 1/replicas,
-	// slices/7).
+	// the MIG instance's part of the GPU's compute slices).
 	Share float64
 	// P95Utilization is of the allocation's own share, 0..1.
 	P95Utilization float64
@@ -27,7 +27,7 @@ type Usage struct {
 
 // Load is the p95 load as a fraction of the physical GPU. Utilization is
 // of the allocation's own share (docs/METRICS.md), so it is scaled by the
-// share: a MIG slice by its compute sevenths, a time-sliced or MPS tenant
+// share: a MIG slice by its share of the compute slices, a time-sliced or MPS tenant
 // by 1/replicas. A tenant's utilization may exceed 1 (it used more than
 // its share while the others idled); the product is its fraction of the
 // GPU. dcgm-exporter copies the device's utilization to every tenant, so
@@ -36,7 +36,7 @@ func (u Usage) Load() float64 {
 	switch u.Sharing {
 	case "mig":
 		if p, ok := u.profile(); ok {
-			return u.P95Utilization * float64(p.ComputeSevenths) / 7
+			return u.P95Utilization * p.ComputeShare()
 		}
 	}
 	return min(1, u.P95Utilization*u.shareOrOne())

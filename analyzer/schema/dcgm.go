@@ -2,15 +2,27 @@ package schema
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
 // NameDCGM is the schema of NVIDIA's dcgm-exporter.
 const NameDCGM = "dcgm-exporter"
 
-// migSlices are the compute sizes, in sevenths, that GPU instance profile
-// names start with ("3g.40gb" is 3/7 of the GPU); "7g" is the whole GPU.
-var migSlices = []int{1, 2, 3, 4, 7}
+// allSlices are the compute slice counts GPU instance profile names start
+// with ("3g.40gb" holds 3), over every model of the catalog.
+func allSlices() []int {
+	var out []int
+	for _, g := range sliceGroups {
+		for _, n := range g.slices {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
 
 const mib = 1 << 20
 
@@ -19,7 +31,9 @@ const mib = 1 << 20
 //
 // What dcgm-exporter cannot tell, and how this schema answers:
 //   - Allocation: a series with a non-empty pod label is an allocation. Its
-//     share is slices/7 from GPU_I_PROFILE on MIG, and otherwise 1 over the
+//     share on MIG is the compute slices of GPU_I_PROFILE over the model's
+//     total from internal/mig (an even split of the GPU's instances for a
+//     model it lacks), and otherwise 1 over the
 //     number of distinct pods on the GPU at that moment. dcgm-exporter does
 //     not know the device plugin's replica count, so a time-sliced GPU with
 //     one running pod reads as a whole GPU (sharing "none"), and MPS reads
@@ -77,10 +91,20 @@ const (
 // Allocation implements Schema.
 func (DCGM) Allocation() string {
 	var parts []string
-	for _, n := range migSlices {
-		share := fmt.Sprintf("0 * %s + %d / 7", norm(dcgmTenants("DCGM_FI_DEV_FB_USED", migProfile(n))), n)
-		parts = append(parts, setLabel("max by "+by(AllocationLabels)+" ("+share+")", LabelSharing, SharingMIG))
+	for _, g := range sliceGroups {
+		for _, n := range g.slices {
+			sel := migProfile(n) + ", " + modelMatchers("modelName", g)
+			share := fmt.Sprintf("0 * %s + %d / %d", norm(dcgmTenants("DCGM_FI_DEV_FB_USED", sel)), n, g.total)
+			parts = append(parts, setLabel("max by "+by(AllocationLabels)+" ("+share+")", LabelSharing, SharingMIG))
+		}
 	}
+	// A model whose geometry the catalog lacks: an even split of the GPU's
+	// instances, as the native exporter estimates it, which still sums to
+	// at most 1.
+	unknown := anyMIG + ", " + unknownModel("modelName")
+	instances := "count by (node, uuid) (count by (node, uuid, gpu_instance) (" + norm("DCGM_FI_DEV_FB_USED{"+unknown+"}") + "))"
+	parts = append(parts, setLabel("max by "+by(AllocationLabels)+" (0 * "+norm(dcgmTenants("DCGM_FI_DEV_FB_USED", unknown))+" + 1)"+
+		" / on (node, uuid) group_left () "+instances, LabelSharing, SharingMIG))
 	pods := norm(dcgmTenants("DCGM_FI_DEV_FB_USED", wholeGPU))
 	share := "max by " + by(AllocationLabels) + " (0 * " + pods + " + 1)" +
 		" / on (node, uuid) group_left () count by (node, uuid) (count by (node, uuid, namespace, pod) (" + pods + "))"
@@ -114,14 +138,15 @@ var gpuInstanceLabels = []string{LabelNode, LabelUUID, LabelModel, LabelGPUInsta
 // GPUUtilization implements Schema.
 func (DCGM) GPUUtilization() string {
 	var slices []string
-	for _, n := range migSlices {
-		slices = append(slices, fmt.Sprintf("max by %s (%s) * %d / 7",
+	for _, n := range allSlices() {
+		slices = append(slices, fmt.Sprintf("max by %s (%s) * %d",
 			by(gpuInstanceLabels), norm("DCGM_FI_PROF_GR_ENGINE_ACTIVE{"+migProfile(n)+"}"), n))
 	}
 	return union([]string{
 		"max by " + by(GPULabels) + " (" + norm("DCGM_FI_DEV_GPU_UTIL{"+wholeGPU+"}") + ") / 100",
 		"max by " + by(GPULabels) + " (" + norm("DCGM_FI_PROF_GR_ENGINE_ACTIVE{"+wholeGPU+"}") + ")",
-		"sum by " + by(GPULabels) + " (" + union(slices) + ")",
+		"sum by " + by(GPULabels) + " (" + union(slices) + ") / on (node, uuid, model) group_left () " +
+			migTotal("DCGM_FI_DEV_FB_USED", "modelName", norm),
 	})
 }
 

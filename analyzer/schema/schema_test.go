@@ -195,6 +195,9 @@ func TestDCGMAllocation(t *testing.T) {
 		{"mig-a", "mig", "3g.40gb", 3.0 / 7},
 		{"mig-b", "mig", "2g.20gb", 2.0 / 7},
 		{"mig-c", "mig", "1g.10gb", 1.0 / 7},
+		// A30 has 4 compute slices.
+		{"a30-a", "mig", "2g.12gb", 2.0 / 4},
+		{"a30-b", "mig", "1g.6gb", 1.0 / 4},
 	}
 	if len(got) != len(want) {
 		t.Errorf("got %d allocations, want %d (the unallocated GPU is none): %v", len(got), len(want), got)
@@ -220,7 +223,7 @@ func TestDCGMHostnameSpellings(t *testing.T) {
 		nodes = append(nodes, strings.Split(r.labels, ",")[0])
 	}
 	// node-1 spells it Hostname, node-2 hostname.
-	if strings.Join(nodes, " ") != "node=node-1 node=node-1 node=node-1 node=node-2" {
+	if strings.Join(nodes, " ") != "node=node-1 node=node-1 node=node-1 node=node-2 node=node-3" {
 		t.Errorf("GPUs by node = %v", nodes)
 	}
 }

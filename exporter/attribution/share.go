@@ -1,9 +1,8 @@
 package attribution
 
 import (
-	"strings"
-
 	"github.com/gpulens/gpulens/exporter/gpu"
+	"github.com/gpulens/gpulens/internal/mig"
 )
 
 // epsilon absorbs float rounding when checking that shares fit (7 × 1/7 is
@@ -56,22 +55,14 @@ func (p *pass) allocate() {
 }
 
 // migShare is the share of the physical GPU that a MIG instance's compute
-// slices make up.
+// slices make up, of the GPU's total from the shared catalog.
 func migShare(dev *gpu.Device, inst int) float64 {
 	slices := dev.Instances[inst].Slices
-	if slices <= 0 {
-		// Unknown profile: an even split of the instances is the only
-		// estimate that still sums to at most 1.
+	m, known := mig.Lookup(dev.Model)
+	if slices <= 0 || !known {
+		// Unknown profile or geometry: an even split of the instances is
+		// the only estimate that still sums to at most 1.
 		return 1 / float64(len(dev.Instances))
 	}
-	return min(1, float64(slices)/float64(computeSlices(dev.Model)))
-}
-
-// computeSlices is the number of MIG compute slices of a GPU model: 7 on
-// A100, H100, H200 and B200, 4 on A30.
-func computeSlices(model string) int {
-	if strings.Contains(model, "A30") {
-		return 4
-	}
-	return 7
+	return min(1, float64(slices)/float64(m.ComputeSlices))
 }

@@ -79,7 +79,7 @@ type ContainerGPU struct {
 	Resource string
 
 	// Allocation is the share of the physical GPU held: 1 for a whole GPU,
-	// 1/replicas for a shared replica, slices/7 for a MIG instance. Shares
+	// 1/replicas for a shared replica, slices of the model's total (internal/mig) for a MIG instance. Shares
 	// on one GPU sum to at most 1.
 	Allocation float64
 

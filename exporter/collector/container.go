@@ -19,7 +19,7 @@ func containerDesc(name, help string, extra ...string) *prometheus.Desc {
 
 var (
 	descContainerAlloc = containerDesc("gpulens_container_gpu_allocation_ratio",
-		"Share of the physical GPU the container holds: 1 for a whole GPU, 1/replicas for a time-sliced or MPS replica, compute slices/7 for a MIG instance.")
+		"Share of the physical GPU the container holds: 1 for a whole GPU, 1/replicas for a time-sliced or MPS replica, its compute slices of the GPU's total (7; 4 on A30) for a MIG instance.")
 	descContainerUtil = containerDesc("gpulens_container_gpu_utilization_ratio",
 		"How busy the container keeps its allocation. 0-1 on whole GPUs and MIG instances; on time-sliced and MPS GPUs up to 1/allocation, when it uses more than its share while co-tenants idle. method: device, mig-gpm or process.",
 		"method")

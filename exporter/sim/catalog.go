@@ -7,6 +7,8 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/gpus"
+
+	"github.com/gpulens/gpulens/internal/mig"
 )
 
 // system describes one value of Node.System: the go-nvml device config the
@@ -33,14 +35,15 @@ type system struct {
 	gpm         bool
 }
 
-// migProfile is one MIG GPU-instance profile. Slices are compute sevenths,
-// memSlices memory eighths, as in the design brief's profile table.
+// migProfile is one MIG GPU-instance profile. Slices are compute slices,
+// memSlices memory slices, of the model's totals in internal/mig.
 type migProfile struct {
 	name      string
 	profileID int
 	slices    int
 	memSlices int
 	maxCount  int
+	gpuSlices int // the GPU's compute slices
 }
 
 const defaultGPUsPerNode = 8
@@ -59,23 +62,45 @@ var l4Config = gpus.Config{
 	PciDeviceId:  0x27B810DE,
 }
 
-// migLayout names the six standard profiles of a model in the order
-// 1g (smallest memory), 1g (double memory), 2g, 3g, 4g, 7g. Every
-// MIG-capable model shares the slice geometry; only the memory names differ.
-func migLayout(names ...string) []migProfile {
-	ids := []int{
-		nvml.GPU_INSTANCE_PROFILE_1_SLICE, nvml.GPU_INSTANCE_PROFILE_1_SLICE_REV2,
-		nvml.GPU_INSTANCE_PROFILE_2_SLICE, nvml.GPU_INSTANCE_PROFILE_3_SLICE,
-		nvml.GPU_INSTANCE_PROFILE_4_SLICE, nvml.GPU_INSTANCE_PROFILE_7_SLICE,
+// migLayout is the MIG profiles of a model from the shared catalog, with
+// the NVML profile IDs go-nvml's mock servers know them by. The media
+// extension (+me) profiles are left out: the mocks do not model media
+// engines.
+func migLayout(model string) []migProfile {
+	m, ok := mig.Lookup(model)
+	if !ok {
+		panic("sim: no MIG geometry for " + model)
 	}
-	slices := []int{1, 1, 2, 3, 4, 7}
-	mem := []int{1, 2, 2, 4, 4, 8}
-	maxCount := []int{7, 4, 3, 2, 1, 1}
-	out := make([]migProfile, len(names))
-	for i, n := range names {
-		out[i] = migProfile{name: n, profileID: ids[i], slices: slices[i], memSlices: mem[i], maxCount: maxCount[i]}
+	var out []migProfile
+	for _, p := range m.Profiles {
+		if p.MediaExtension() {
+			continue
+		}
+		out = append(out, migProfile{name: p.Name, profileID: nvmlProfileID(p), slices: p.ComputeSlices,
+			memSlices: p.MemorySlices, maxCount: p.Instances, gpuSlices: p.GPUComputeSlices})
 	}
 	return out
+}
+
+// nvmlProfileID is NVML's GPU instance profile for a slice count; the
+// 1-slice profile with more than one memory slice is REV2.
+func nvmlProfileID(p mig.Profile) int {
+	switch {
+	case p.ComputeSlices == 1 && p.MemorySlices > 1:
+		return nvml.GPU_INSTANCE_PROFILE_1_SLICE_REV2
+	case p.ComputeSlices == 1:
+		return nvml.GPU_INSTANCE_PROFILE_1_SLICE
+	case p.ComputeSlices == 2:
+		return nvml.GPU_INSTANCE_PROFILE_2_SLICE
+	case p.ComputeSlices == 3:
+		return nvml.GPU_INSTANCE_PROFILE_3_SLICE
+	case p.ComputeSlices == 4:
+		return nvml.GPU_INSTANCE_PROFILE_4_SLICE
+	case p.ComputeSlices == 6:
+		return nvml.GPU_INSTANCE_PROFILE_6_SLICE
+	default:
+		return nvml.GPU_INSTANCE_PROFILE_7_SLICE
+	}
 }
 
 // dgxBuses are the GPU buses of DGX H100/H200/B200 baseboards.
@@ -95,7 +120,7 @@ var systems = map[string]*system{
 		idleWatts: 55, tdpWatts: 400, idleSMClockMHz: 210, maxSMClockMHz: 1410, memClockMHz: 1215,
 		idleTempC: 30, maxTempC: 72,
 		busIDs:      []uint32{0x07, 0x0f, 0x47, 0x4e, 0x87, 0x90, 0xb7, 0xbd},
-		migProfiles: migLayout("1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"),
+		migProfiles: migLayout("A100-40GB"),
 	},
 	"dgxa100-80gb": {
 		config:        gpus.A100_SXM4_80GB,
@@ -103,7 +128,7 @@ var systems = map[string]*system{
 		idleWatts: 60, tdpWatts: 400, idleSMClockMHz: 210, maxSMClockMHz: 1410, memClockMHz: 1593,
 		idleTempC: 30, maxTempC: 74,
 		busIDs:      []uint32{0x07, 0x0f, 0x47, 0x4e, 0x87, 0x90, 0xb7, 0xbd},
-		migProfiles: migLayout("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"),
+		migProfiles: migLayout("A100-80GB"),
 	},
 	"dgxh100": {
 		config:        gpus.H100_SXM5_80GB,
@@ -111,7 +136,7 @@ var systems = map[string]*system{
 		idleWatts: 70, tdpWatts: 700, idleSMClockMHz: 345, maxSMClockMHz: 1980, memClockMHz: 2619,
 		idleTempC: 31, maxTempC: 78,
 		busIDs:      dgxBuses,
-		migProfiles: migLayout("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"),
+		migProfiles: migLayout("H100-80GB"),
 		gpm:         true,
 	},
 	"dgxh200": {
@@ -120,7 +145,7 @@ var systems = map[string]*system{
 		idleWatts: 75, tdpWatts: 700, idleSMClockMHz: 345, maxSMClockMHz: 1980, memClockMHz: 3201,
 		idleTempC: 31, maxTempC: 79,
 		busIDs:      dgxBuses,
-		migProfiles: migLayout("1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb"),
+		migProfiles: migLayout("H200-141GB"),
 		gpm:         true,
 	},
 	"dgxb200": {
@@ -129,7 +154,7 @@ var systems = map[string]*system{
 		idleWatts: 120, tdpWatts: 1000, idleSMClockMHz: 420, maxSMClockMHz: 1965, memClockMHz: 3996,
 		idleTempC: 32, maxTempC: 80,
 		busIDs:      dgxBuses,
-		migProfiles: migLayout("1g.23gb", "1g.45gb", "2g.45gb", "3g.90gb", "4g.90gb", "7g.180gb"),
+		migProfiles: migLayout("B200-180GB"),
 		gpm:         true,
 	},
 	"l4": {

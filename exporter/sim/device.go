@@ -139,7 +139,7 @@ func (d *device) refresh(dt float64) {
 		st.util, st.memUtil, st.gpm, st.memUsed = 0, 0, gpmVector{}, 0
 		for _, m := range d.mig {
 			m.refresh(dt)
-			w := float64(m.placed.profile.slices) / 7
+			w := float64(m.placed.profile.slices) / float64(m.placed.profile.gpuSlices)
 			st.util += w * m.gpm[gpmSM]
 			st.memUtil += w * m.memCtl
 			for k := range st.gpm {

@@ -152,7 +152,7 @@ type InstanceInfo struct {
 	Profile           string // 1g.10gb
 	GPUInstanceID     int
 	ComputeInstanceID int
-	Slices            int // compute sevenths
+	Slices            int // compute slices
 	MemorySlices      int // memory eighths
 	MemoryBytes       uint64
 	ResourceName      string // nvidia.com/mig-1g.10gb
