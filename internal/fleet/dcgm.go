@@ -36,24 +36,27 @@ import (
 //     DCGM_FI_DEV_CLOCK_THROTTLE_REASONS as NVML's bitmask;
 //     DCGM_FI_DEV_POWER_USAGE in watts; DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION
 //     in millijoules.
-//   - --kubernetes-virtual-gpus: a time-sliced or MPS GPU is exposed once
-//     per pod holding a replica, each copy with the whole device's values.
-//     Without that flag dcgm-exporter labels a shared GPU with one
-//     arbitrary pod, which no analysis can use. The replica number
-//     dcgm-exporter puts in a vgpu label is not emitted: the native series
-//     do not carry it and nothing reads it.
+//   - The pod mapping of each release and flag (Layout): one pod per
+//     device by default, per-pod copies under --kubernetes-virtual-gpus
+//     (with vgpu), and from 2025 per-pod per-process GPU_UTIL and FB_USED
+//     beside the device's own series (with pod_uid). See DCGMLayout.
+//   - ServiceMonitor: the series as Prometheus stores them after a
+//     prometheus-operator ServiceMonitor with honorLabels: false scraped
+//     them, plus Prometheus's own up for the target.
 //   - A lost or hung GPU: DCGM's readings come back blank and dcgm-exporter
 //     skips blank values, so only DCGM_FI_DEV_XID_ERRORS, which DCGM keeps
 //     from the driver's event stream, remains. A GPU lost without an XID 79
 //     thus simply vanishes from dcgm-exporter's data.
 type DCGMSink struct {
 	inner Sink
-	// DropUnallocated reproduces dcgm-exporter's --kubernetes-virtual-gpus
-	// mode exactly: it rebuilds each metric list from the pods holding the
-	// device, so a device no pod holds has no series at all. Off by
-	// default, because unallocated capacity would then be invisible; on,
-	// it shows what that costs.
-	DropUnallocated bool
+	// Layout is how pods are mapped onto the series (see DCGMLayout).
+	Layout DCGMLayout
+	// ServiceMonitor stores the series as Prometheus does when a
+	// prometheus-operator ServiceMonitor with honorLabels: false scrapes
+	// dcgm-exporter (the GPU Operator's default): the exporter's pod,
+	// namespace and container become exported_*, the target's own labels
+	// are added, and Prometheus's up series is written for the target.
+	ServiceMonitor bool
 
 	step map[string]*dcgmGPU // by UUID, this step's readings
 	// Kept across steps: the XID counters' last values (a new event is a
@@ -83,19 +86,35 @@ type dcgmGPU struct {
 	xid                                        map[string]float64
 	instances                                  map[string]*dcgmInstance // by GPU instance ID
 	holders                                    map[string][]podRef      // by GPU instance ID, "" for the GPU
+	// own is each holder's measured use, from the native container series:
+	// what NVML's per-process accounting gives dcgm-exporter's 2025 releases.
+	own     map[podRef]*podUse
+	sharing string
 }
+
+type podUse struct{ alloc, util, mem float64 }
 
 type dcgmInstance struct {
 	id, profile                 string
 	used, total, grEngineActive float64
 }
 
-type podRef struct{ namespace, pod, container string }
+type podRef struct{ namespace, pod, container, gi string }
 
 func newDCGMGPU() *dcgmGPU {
 	nan := math.NaN()
 	return &dcgmGPU{util: nan, memUsed: nan, memTotal: nan, memReserved: nan, power: nan, energy: nan,
-		xid: map[string]float64{}, instances: map[string]*dcgmInstance{}, holders: map[string][]podRef{}}
+		xid: map[string]float64{}, instances: map[string]*dcgmInstance{}, holders: map[string][]podRef{}, own: map[podRef]*podUse{}}
+}
+
+func (g *dcgmGPU) use(p podRef) *podUse {
+	u := g.own[p]
+	if u == nil {
+		nan := math.NaN()
+		u = &podUse{alloc: nan, util: nan, mem: nan}
+		g.own[p] = u
+	}
+	return u
 }
 
 func (g *dcgmGPU) instance(id string) *dcgmInstance {
@@ -176,10 +195,16 @@ func (s *DCGMSink) Append(_ time.Time, name string, lbls []*dto.LabelPair, v flo
 		// The allocation series are the kubelet's pod-resources view, the
 		// same one dcgm-exporter's pod mapper reads.
 		gi := label(lbls, "gpu_instance")
-		p := podRef{label(lbls, "namespace"), label(lbls, "pod"), label(lbls, "container")}
+		p := podRef{label(lbls, "namespace"), label(lbls, "pod"), label(lbls, "container"), gi}
 		if !slices.Contains(g.holders[gi], p) {
 			g.holders[gi] = append(g.holders[gi], p)
 		}
+		g.use(p).alloc = v
+		g.sharing = label(lbls, "sharing")
+	case "gpulens_container_gpu_utilization_ratio":
+		g.use(podRef{label(lbls, "namespace"), label(lbls, "pod"), label(lbls, "container"), label(lbls, "gpu_instance")}).util = v
+	case "gpulens_container_gpu_memory_used_bytes":
+		g.use(podRef{label(lbls, "namespace"), label(lbls, "pod"), label(lbls, "container"), label(lbls, "gpu_instance")}).mem = v
 	}
 	return nil
 }
@@ -187,9 +212,24 @@ func (s *DCGMSink) Append(_ time.Time, name string, lbls []*dto.LabelPair, v flo
 // EndStep implements Sink: it emits the step's dcgm-exporter series to the
 // inner sink and ends its step.
 func (s *DCGMSink) EndStep(ts time.Time) error {
+	nodes := map[string]bool{}
 	for _, uuid := range slices.Sorted(maps.Keys(s.step)) {
 		if err := s.emitGPU(ts, s.step[uuid]); err != nil {
 			return err
+		}
+		nodes[s.step[uuid].node] = true
+	}
+	if s.ServiceMonitor {
+		// Prometheus writes up for every target it scrapes, with the
+		// target's labels.
+		for _, node := range slices.Sorted(maps.Keys(nodes)) {
+			s.lbuf = s.lbuf[:0]
+			for _, l := range s.target(node) {
+				s.lbuf = append(s.lbuf, &dto.LabelPair{Name: &l[0], Value: &l[1]})
+			}
+			if err := s.inner.Append(ts, "up", s.lbuf, 1); err != nil {
+				return err
+			}
 		}
 	}
 	clear(s.step)
@@ -257,59 +297,142 @@ func (s *DCGMSink) emitGPU(ts time.Time, g *dcgmGPU) error {
 	}
 
 	for _, e := range entities {
-		holders := e.holders
-		if len(holders) == 0 {
-			if s.DropUnallocated {
-				continue
-			}
-			holders = []podRef{{}}
-		}
-		slices.SortFunc(holders, func(a, b podRef) int {
-			return cmp.Or(cmp.Compare(a.namespace, b.namespace), cmp.Compare(a.pod, b.pod), cmp.Compare(a.container, b.container))
-		})
-		for _, p := range holders {
-			emit := func(name string, v float64) error {
-				if math.IsNaN(v) {
-					return nil
-				}
-				return s.inner.Append(ts, name, s.labels(g, e.in, p), v)
-			}
-			if err := emit("DCGM_FI_DEV_XID_ERRORS", xid); err != nil {
-				return err
-			}
-			if !g.up {
-				continue // blank readings: skipped by dcgm-exporter
-			}
-			var err error
-			if e.in == nil {
-				err = emitAll(emit,
-					"DCGM_FI_DEV_GPU_UTIL", math.Round(g.util*100),
-					"DCGM_FI_PROF_GR_ENGINE_ACTIVE", g.util,
-					"DCGM_FI_DEV_FB_USED", mibFloor(g.memUsed),
-					"DCGM_FI_DEV_FB_FREE", mibFloor(g.memTotal-g.memUsed-zeroIfNaN(g.memReserved)),
-					"DCGM_FI_DEV_FB_RESERVED", mibFloor(g.memReserved))
-			} else {
-				err = emitAll(emit,
-					"DCGM_FI_PROF_GR_ENGINE_ACTIVE", e.in.grEngineActive,
-					"DCGM_FI_DEV_FB_USED", mibFloor(e.in.used),
-					"DCGM_FI_DEV_FB_FREE", mibFloor(e.in.total-e.in.used))
-			}
-			if err != nil {
-				return err
-			}
-			throttle := math.NaN()
-			if g.throttleKnown {
-				throttle = float64(g.throttle)
-			}
-			if err := emitAll(emit,
-				"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", throttle,
-				"DCGM_FI_DEV_POWER_USAGE", g.power,
-				"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", math.Round(g.energy*1000)); err != nil {
+		for _, row := range s.rows(g, e.holders) {
+			if err := s.emitRow(ts, g, xid, e.in, row); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// row is one label set dcgm-exporter writes a GPU (or GPU instance) with:
+// its pod, or none, and which fields it carries.
+type row struct {
+	p    podRef
+	vgpu string
+	// perProcess: GPU_UTIL and FB_USED are the pod's own processes' (the
+	// 2025 per-process series, which carry pod_uid); the other fields
+	// are not written on it.
+	perProcess bool
+	// noPerProcessFields: the row is a copy beside per-process rows, so
+	// GPU_UTIL and FB_USED are left to the device row and those.
+	noPerProcessFields bool
+}
+
+// rows lays out one entity's series for s.Layout, from dcgm-exporter's
+// PodMapper.Process: holders sorted as the kubelet lists them.
+func (s *DCGMSink) rows(g *dcgmGPU, holders []podRef) []row {
+	holders = slices.Clone(holders)
+	slices.SortFunc(holders, func(a, b podRef) int {
+		return cmp.Or(cmp.Compare(a.namespace, b.namespace), cmp.Compare(a.pod, b.pod), cmp.Compare(a.container, b.container))
+	})
+	// The device plugin's replica number of a time-sliced or MPS device
+	// ID ("<uuid>::<n>"); the native series do not carry it, so the
+	// holders' order stands in for it.
+	vgpu := func(i int) string {
+		if g.sharing == "time-slicing" || g.sharing == "mps" {
+			return strconv.Itoa(i)
+		}
+		return ""
+	}
+	switch {
+	case len(holders) == 0 && s.Layout == DCGMVirtualGPUs:
+		return nil // the metric list is rebuilt from the pods: the device vanishes
+	case len(holders) == 0:
+		return []row{{}}
+	case s.Layout == DCGMNoVirtualGPUs:
+		// toDeviceToPod is a map from device ID to one pod: replicas of
+		// one GPU share the ID, so the last pod listed wins.
+		return []row{{p: holders[len(holders)-1]}}
+	case s.Layout == DCGMVirtualGPUs:
+		out := make([]row, len(holders))
+		for i, p := range holders {
+			out[i] = row{p: p, vgpu: vgpu(i)}
+		}
+		return out
+	default: // DCGMVirtualGPUs2025
+		out := []row{{}}
+		for i, p := range holders {
+			out = append(out, row{p: p, vgpu: vgpu(i), perProcess: true}, row{p: p, vgpu: vgpu(i), noPerProcessFields: true})
+		}
+		// With per-process series present, the device row carries only
+		// GPU_UTIL and FB_USED; the copies carry the rest.
+		out[0].perProcess, out[0].noPerProcessFields = false, false
+		return out
+	}
+}
+
+func (s *DCGMSink) emitRow(ts time.Time, g *dcgmGPU, xid float64, in *dcgmInstance, r row) error {
+	deviceBesideCopies := s.Layout == DCGMVirtualGPUs2025 && r.p.pod == "" && len(g.holders[instanceID(in)]) > 0
+	emit := func(name string, v float64) error {
+		if math.IsNaN(v) {
+			return nil
+		}
+		perProcessField := name == "DCGM_FI_DEV_GPU_UTIL" || name == "DCGM_FI_DEV_FB_USED"
+		switch {
+		case r.perProcess && !perProcessField, r.noPerProcessFields && perProcessField,
+			deviceBesideCopies && !perProcessField:
+			return nil
+		}
+		return s.inner.Append(ts, name, s.labels(g, in, r), v)
+	}
+	if err := emit("DCGM_FI_DEV_XID_ERRORS", xid); err != nil {
+		return err
+	}
+	if !g.up {
+		return nil // blank readings: skipped by dcgm-exporter
+	}
+	util, used := g.util, g.memUsed
+	if in != nil {
+		util, used = math.NaN(), in.used
+	}
+	if r.perProcess {
+		// NVML's per-process accounting summed over the pod's processes:
+		// utilization in percent of the GPU (the native figure is of the
+		// allocation), memory in MiB. MIG instances have no per-process
+		// utilization.
+		u := g.own[r.p]
+		if u == nil {
+			return nil
+		}
+		util, used = u.util*zeroIfNaN(u.alloc), u.mem
+		if in != nil {
+			util = math.NaN()
+		}
+	}
+	var err error
+	if in == nil {
+		err = emitAll(emit,
+			"DCGM_FI_DEV_GPU_UTIL", math.Round(util*100),
+			"DCGM_FI_PROF_GR_ENGINE_ACTIVE", g.util,
+			"DCGM_FI_DEV_FB_USED", mibFloor(used),
+			"DCGM_FI_DEV_FB_FREE", mibFloor(g.memTotal-g.memUsed-zeroIfNaN(g.memReserved)),
+			"DCGM_FI_DEV_FB_RESERVED", mibFloor(g.memReserved))
+	} else {
+		err = emitAll(emit,
+			"DCGM_FI_PROF_GR_ENGINE_ACTIVE", in.grEngineActive,
+			"DCGM_FI_DEV_FB_USED", mibFloor(used),
+			"DCGM_FI_DEV_FB_FREE", mibFloor(in.total-in.used))
+	}
+	if err != nil {
+		return err
+	}
+	throttle := math.NaN()
+	if g.throttleKnown {
+		throttle = float64(g.throttle)
+	}
+	return emitAll(emit,
+		"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", throttle,
+		"DCGM_FI_DEV_POWER_USAGE", g.power,
+		"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", math.Round(g.energy*1000))
+}
+
+func instanceID(in *dcgmInstance) string {
+	if in == nil {
+		return ""
+	}
+	return in.id
 }
 
 // emitAll calls emit for each name, value pair.
@@ -340,7 +463,7 @@ func zeroIfNaN(v float64) float64 {
 
 // labels builds dcgm-exporter's label set into a buffer the inner sink may
 // read until the next call (the Sink contract: labels are reused).
-func (s *DCGMSink) labels(g *dcgmGPU, in *dcgmInstance, p podRef) []*dto.LabelPair {
+func (s *DCGMSink) labels(g *dcgmGPU, in *dcgmInstance, r row) []*dto.LabelPair {
 	s.lbuf = s.lbuf[:0]
 	add := func(name, value string) {
 		s.lbuf = append(s.lbuf, &dto.LabelPair{Name: &name, Value: &value})
@@ -356,10 +479,65 @@ func (s *DCGMSink) labels(g *dcgmGPU, in *dcgmInstance, p podRef) []*dto.LabelPa
 		add("GPU_I_PROFILE", in.profile)
 		add("GPU_I_ID", in.id)
 	}
-	if p.pod != "" {
-		add("pod", p.pod)
-		add("namespace", p.namespace)
-		add("container", p.container)
+	prefix := ""
+	if s.ServiceMonitor {
+		prefix = "exported_"
+	}
+	if r.p.pod != "" {
+		add(prefix+"pod", r.p.pod)
+		add(prefix+"namespace", r.p.namespace)
+		add(prefix+"container", r.p.container)
+		if r.vgpu != "" {
+			add("vgpu", r.vgpu)
+		}
+		if r.perProcess {
+			add("pod_uid", podUID(r.p))
+		}
+	}
+	if s.ServiceMonitor {
+		for _, l := range s.target(g.node) {
+			add(l[0], l[1])
+		}
 	}
 	return s.lbuf
+}
+
+// target is the labels prometheus-operator gives the dcgm-exporter pod of
+// node as a scrape target.
+func (s *DCGMSink) target(node string) [][2]string {
+	return [][2]string{
+		{"namespace", "gpu-operator"}, {"pod", "nvidia-dcgm-exporter-" + node}, {"container", "nvidia-dcgm-exporter"},
+		{"service", "nvidia-dcgm-exporter"}, {"endpoint", "gpu-metrics"}, {"job", "nvidia-dcgm-exporter"},
+		{"instance", node + ":9400"},
+	}
+}
+
+// podUID stands in for the pod's UID, which the native series do not
+// carry: stable per pod, as a UID is.
+func podUID(p podRef) string { return "uid-" + p.namespace + "-" + p.pod }
+
+// DCGMLayout is how a dcgm-exporter release and its flags put pods on
+// series (internal/pkg/transformation/kubernetes.go, PodMapper.Process).
+type DCGMLayout int
+
+const (
+	// DCGMNoVirtualGPUs is the default: a device ID maps to one pod, so
+	// each series carries at most one; a time-sliced GPU shows one
+	// arbitrary tenant, and the others none.
+	DCGMNoVirtualGPUs DCGMLayout = iota
+	// DCGMVirtualGPUs is --kubernetes-virtual-gpus before 2025: every pod
+	// holding a replica gets a copy of the device's series (identical
+	// values, vgpu set to the replica), the device's own series is
+	// replaced by the copies, and a device no pod holds has none at all.
+	DCGMVirtualGPUs
+	// DCGMVirtualGPUs2025 is --kubernetes-virtual-gpus from 2025: GPU_UTIL
+	// and FB_USED are the device's series plus one per pod of that pod's
+	// own processes (percent, MiB; with pod_uid); the other fields are
+	// copies per pod as before, and a device no pod holds keeps its series.
+	DCGMVirtualGPUs2025
+)
+
+// String names the layout as tests and notes do.
+func (l DCGMLayout) String() string {
+	return [...]string{"no-virtual-gpus", "virtual-gpus", "virtual-gpus-2025"}[l]
 }

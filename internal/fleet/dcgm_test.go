@@ -95,7 +95,7 @@ nodes:
 
 var dcgmStart = time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
 
-func runDCGM(t *testing.T, dropUnallocated bool) (native, dcgm []sample) {
+func runDCGM(t *testing.T, layout DCGMLayout, serviceMonitor bool) (native, dcgm []sample) {
 	t.Helper()
 	sc, err := sim.Parse([]byte(dcgmScenario), "dcgm.yaml")
 	if err != nil {
@@ -105,7 +105,7 @@ func runDCGM(t *testing.T, dropUnallocated bool) (native, dcgm []sample) {
 	err = Run(context.Background(), Options{Scenario: sc, Start: dcgmStart, End: dcgmStart.Add(6 * time.Minute), Step: time.Minute},
 		func(string) Sink {
 			d := NewDCGMSink(capture{&mu, &dcgm, dcgmStart, time.Minute})
-			d.DropUnallocated = dropUnallocated
+			d.Layout, d.ServiceMonitor = layout, serviceMonitor
 			return tee{capture{&mu, &native, dcgmStart, time.Minute}, d}
 		})
 	if err != nil {
@@ -143,7 +143,7 @@ func one(t *testing.T, ss []sample, name string, step int, match map[string]stri
 }
 
 func TestDCGMSinkLayoutAndUnits(t *testing.T) {
-	native, dcgm := runDCGM(t, false)
+	native, dcgm := runDCGM(t, DCGMNoVirtualGPUs, false)
 	uuidOf := func(gpu string) string {
 		return one(t, native, "gpulens_gpu_info", 0, map[string]string{"gpu": gpu}).labels["uuid"]
 	}
@@ -221,18 +221,14 @@ func TestDCGMSinkLayoutAndUnits(t *testing.T) {
 		t.Error("device-wide fields do not repeat on every MIG instance row")
 	}
 
-	// Time-slicing: the device's values once per pod holding a replica.
+	// Time-slicing without virtual GPUs: one of the two tenants, with
+	// the device's values.
 	ts := pick(dcgm, "DCGM_FI_DEV_FB_USED", step, map[string]string{"gpu": "2"})
-	if len(ts) != 2 || ts[0].labels["pod"] == ts[1].labels["pod"] || ts[0].value != ts[1].value {
-		t.Errorf("time-sliced GPU: %v, want the same value for ts-1 and ts-2", ts)
+	if len(ts) != 1 || ts[0].labels["pod"] != "ts-2" {
+		t.Errorf("time-sliced GPU: %v, want one series, of the last pod listed", ts)
 	}
 	if want := math.Floor(nat("gpulens_gpu_memory_used_bytes", "2") / (1 << 20)); ts[0].value != want {
 		t.Errorf("time-sliced FB_USED %v, want the device's %v", ts[0].value, want)
-	}
-
-	// An unallocated GPU is reported without pod labels.
-	if s := one(t, dcgm, "DCGM_FI_DEV_FB_USED", step, map[string]string{"gpu": "3"}); s.labels["pod"] != "" {
-		t.Errorf("unallocated GPU: %v", s)
 	}
 
 	// XID: the last code, 0 before any, kept after.
@@ -262,64 +258,146 @@ func TestDCGMSinkLayoutAndUnits(t *testing.T) {
 	}
 }
 
-func TestDCGMSinkDropUnallocated(t *testing.T) {
-	_, dcgm := runDCGM(t, true)
-	for _, s := range dcgm {
-		if s.labels["pod"] == "" {
-			t.Fatalf("series of an unallocated device kept: %v", s)
-		}
-	}
-	if len(pick(dcgm, "DCGM_FI_DEV_FB_USED", 2, map[string]string{"gpu": "1"})) != 1 {
-		t.Error("the held MIG instance lost its series too")
+// TestDCGMSinkLayouts checks what each dcgm-exporter layout writes for a
+// time-sliced GPU (gpu 2: ts-1 and ts-2), an unheld GPU (gpu 3), and a
+// held MIG instance beside a free one (gpu 1), against the native series.
+func TestDCGMSinkLayouts(t *testing.T) {
+	const step = 2
+	mib := func(b float64) float64 { return math.Floor(b / (1 << 20)) }
+	for _, tt := range []struct {
+		layout DCGMLayout
+		sm     bool
+	}{{DCGMNoVirtualGPUs, false}, {DCGMVirtualGPUs, false}, {DCGMVirtualGPUs2025, false}, {DCGMNoVirtualGPUs, true}} {
+		t.Run(fmt.Sprintf("%s servicemonitor=%v", tt.layout, tt.sm), func(t *testing.T) {
+			native, dcgm := runDCGM(t, tt.layout, tt.sm)
+			podLabel := "pod"
+			if tt.sm {
+				podLabel = "exported_pod"
+			}
+			nat := func(name string, match map[string]string) float64 {
+				return one(t, native, name, step, match).value
+			}
+			device := mib(nat("gpulens_gpu_memory_used_bytes", map[string]string{"gpu": "2"}))
+			byPod := map[string]sample{}
+			for _, s := range pick(dcgm, "DCGM_FI_DEV_FB_USED", step, map[string]string{"gpu": "2"}) {
+				byPod[s.labels[podLabel]] = s
+			}
+			own := func(pod string) float64 {
+				return mib(nat("gpulens_container_gpu_memory_used_bytes", map[string]string{"gpu": "2", "pod": pod}))
+			}
+			switch tt.layout {
+			case DCGMNoVirtualGPUs:
+				if len(byPod) != 1 || byPod["ts-2"].value != device {
+					t.Errorf("FB_USED %v, want only ts-2 with the device's %v", byPod, device)
+				}
+			case DCGMVirtualGPUs:
+				if len(byPod) != 2 || byPod["ts-1"].value != device || byPod["ts-2"].value != device ||
+					byPod["ts-1"].labels["vgpu"] == byPod["ts-2"].labels["vgpu"] || byPod["ts-1"].labels["vgpu"] == "" {
+					t.Errorf("FB_USED %v, want a copy of the device's %v per pod, each with its vgpu", byPod, device)
+				}
+			case DCGMVirtualGPUs2025:
+				if len(byPod) != 3 || byPod[""].value != device || byPod["ts-1"].value != own("ts-1") || byPod["ts-2"].value != own("ts-2") ||
+					byPod["ts-1"].value+byPod["ts-2"].value > device || byPod["ts-1"].labels["pod_uid"] == "" {
+					t.Errorf("FB_USED %v, want the device's %v and each pod's own (%v, %v) with pod_uid", byPod, device, own("ts-1"), own("ts-2"))
+				}
+				// Fields without per-process values are copies, and the
+				// device row does not carry them.
+				power := pick(dcgm, "DCGM_FI_DEV_POWER_USAGE", step, map[string]string{"gpu": "2"})
+				if len(power) != 2 || power[0].labels["pod"] == "" || power[0].value != power[1].value {
+					t.Errorf("POWER_USAGE %v, want one copy per pod", power)
+				}
+			}
+			unheld := pick(dcgm, "DCGM_FI_DEV_FB_USED", step, map[string]string{"gpu": "3"})
+			if want := map[bool]int{true: 0, false: 1}[tt.layout == DCGMVirtualGPUs]; len(unheld) != want {
+				t.Errorf("unheld GPU: %v, want %d series", unheld, want)
+			}
+			freeSlice := pick(dcgm, "DCGM_FI_DEV_FB_USED", step, map[string]string{"gpu": "1", "GPU_I_PROFILE": "1g.10gb"})
+			if want := map[bool]int{true: 0, false: 1}[tt.layout == DCGMVirtualGPUs]; len(freeSlice) != want {
+				t.Errorf("free MIG slice: %v, want %d series", freeSlice, want)
+			}
+			if tt.sm {
+				// Relabelled: the tenant moves to exported_*, pod is the
+				// exporter's on every series, and up names the target.
+				for _, s := range dcgm {
+					if s.name != "up" && s.labels["pod"] != "nvidia-dcgm-exporter-n1" {
+						t.Fatalf("series without the target's pod: %v", s)
+					}
+				}
+				if up := pick(dcgm, "up", step, map[string]string{"pod": "nvidia-dcgm-exporter-n1", "job": "nvidia-dcgm-exporter"}); len(up) != 1 {
+					t.Errorf("up: %v", up)
+				}
+				if whole := one(t, dcgm, "DCGM_FI_DEV_FB_USED", step, map[string]string{"gpu": "0"}); whole.labels["exported_pod"] != "whole" {
+					t.Errorf("whole GPU: %v, want exported_pod whole", whole)
+				}
+			}
+		})
 	}
 }
 
-// TestDCGMSinkThroughTSDB composes the sink with TSDBSink and reads the
-// result back with the dcgm-exporter schema: the schema is detected, and
-// allocations and GPUs come out as the scenario has them.
+// TestDCGMSinkThroughTSDB composes the sink with TSDBSink in every layout
+// and reads the result back with the dcgm-exporter schema: the schema is
+// detected, and allocations and GPUs come out as each layout lets them.
 func TestDCGMSinkThroughTSDB(t *testing.T) {
 	sc, err := sim.Parse([]byte(dcgmScenario), "dcgm.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ctx := context.Background()
-	var n atomic.Int64
-	end := dcgmStart.Add(time.Hour)
-	if err := Run(ctx, Options{Scenario: sc, Start: dcgmStart, End: end, Step: time.Minute},
-		func(string) Sink { return NewDCGMSink(NewTSDBSink(ctx, db, &n)) }); err != nil {
-		t.Fatal(err)
-	}
-	if n.Load() == 0 {
-		t.Fatal("no samples written")
-	}
-	sch, err := schema.Detect(ctx, db, dcgmStart, end)
-	if err != nil || sch.Name() != schema.NameDCGM {
-		t.Fatalf("detected %v, %v; want dcgm-exporter", sch, err)
-	}
-	res, err := query.Analyze(ctx, db, sch, query.Window{Start: dcgmStart, End: end})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sharing := map[string]string{}
-	for _, a := range res.Allocations {
-		sharing[a.Pod] = a.Sharing
-	}
-	want := map[string]string{"whole": "none", "slice": "mig", "ts-1": "time-slicing", "ts-2": "time-slicing", "doomed": "none"}
-	if fmt.Sprint(sharing) != fmt.Sprint(want) {
-		t.Errorf("allocations by sharing %v, want %v", sharing, want)
-	}
-	var lost *query.GPU
-	for i, g := range res.GPUs {
-		if len(g.XIDCodes) > 0 && g.XIDCodes[0] == "79" {
-			lost = &res.GPUs[i]
-		}
-	}
-	if len(res.GPUs) != 5 || lost == nil || lost.DownSteps < 50 {
-		t.Errorf("GPUs %d (want 5), lost GPU %+v: want down from minute 4", len(res.GPUs), lost)
+	shared := map[string]string{"whole": "none", "slice": "mig", "ts-1": "time-slicing", "ts-2": "time-slicing", "doomed": "none"}
+	// Without virtual GPUs only the last tenant listed is seen, alone.
+	onePod := map[string]string{"whole": "none", "slice": "mig", "ts-2": "none", "doomed": "none"}
+	for _, tt := range []struct {
+		layout  DCGMLayout
+		sm      bool
+		sharing map[string]string
+		gpus    int
+	}{
+		{DCGMNoVirtualGPUs, false, onePod, 5},
+		{DCGMNoVirtualGPUs, true, onePod, 5},
+		{DCGMVirtualGPUs, false, shared, 4}, // the unheld GPU vanishes
+		{DCGMVirtualGPUs2025, false, shared, 5},
+		{DCGMVirtualGPUs2025, true, shared, 5},
+	} {
+		t.Run(fmt.Sprintf("%s servicemonitor=%v", tt.layout, tt.sm), func(t *testing.T) {
+			db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			ctx := context.Background()
+			var n atomic.Int64
+			end := dcgmStart.Add(time.Hour)
+			if err := Run(ctx, Options{Scenario: sc, Start: dcgmStart, End: end, Step: time.Minute},
+				func(string) Sink {
+					d := NewDCGMSink(NewTSDBSink(ctx, db, &n))
+					d.Layout, d.ServiceMonitor = tt.layout, tt.sm
+					return d
+				}); err != nil {
+				t.Fatal(err)
+			}
+			sch, err := schema.Detect(ctx, db, dcgmStart, end)
+			if err != nil || sch.Name() != schema.NameDCGM {
+				t.Fatalf("detected %v, %v; want dcgm-exporter", sch, err)
+			}
+			res, err := query.Analyze(ctx, db, sch, query.Window{Start: dcgmStart, End: end})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sharing := map[string]string{}
+			for _, a := range res.Allocations {
+				sharing[a.Pod] = a.Sharing
+			}
+			if fmt.Sprint(sharing) != fmt.Sprint(tt.sharing) {
+				t.Errorf("allocations by sharing %v, want %v", sharing, tt.sharing)
+			}
+			var lost *query.GPU
+			for i, g := range res.GPUs {
+				if len(g.XIDCodes) > 0 && g.XIDCodes[0] == "79" {
+					lost = &res.GPUs[i]
+				}
+			}
+			if len(res.GPUs) != tt.gpus || lost == nil || lost.DownSteps < 50 {
+				t.Errorf("GPUs %d (want %d), lost GPU %+v: want down from minute 4", len(res.GPUs), tt.gpus, lost)
+			}
+		})
 	}
 }
