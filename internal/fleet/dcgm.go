@@ -40,9 +40,9 @@ import (
 //     device by default, per-pod copies under --kubernetes-virtual-gpus
 //     (with vgpu), and from 2025 per-pod per-process GPU_UTIL and FB_USED
 //     beside the device's own series (with pod_uid). See DCGMLayout.
-//   - ServiceMonitor: the series as Prometheus stores them after a
-//     prometheus-operator ServiceMonitor with honorLabels: false scraped
-//     them, plus Prometheus's own up for the target.
+//
+// Relabelling by a ServiceMonitor is ServiceMonitorSink's, in front of
+// the inner sink.
 //   - A lost or hung GPU: DCGM's readings come back blank and dcgm-exporter
 //     skips blank values, so only DCGM_FI_DEV_XID_ERRORS, which DCGM keeps
 //     from the driver's event stream, remains. A GPU lost without an XID 79
@@ -51,12 +51,6 @@ type DCGMSink struct {
 	inner Sink
 	// Layout is how pods are mapped onto the series (see DCGMLayout).
 	Layout DCGMLayout
-	// ServiceMonitor stores the series as Prometheus does when a
-	// prometheus-operator ServiceMonitor with honorLabels: false scrapes
-	// dcgm-exporter (the GPU Operator's default): the exporter's pod,
-	// namespace and container become exported_*, the target's own labels
-	// are added, and Prometheus's up series is written for the target.
-	ServiceMonitor bool
 
 	step map[string]*dcgmGPU // by UUID, this step's readings
 	// Kept across steps: the XID counters' last values (a new event is a
@@ -212,24 +206,9 @@ func (s *DCGMSink) Append(_ time.Time, name string, lbls []*dto.LabelPair, v flo
 // EndStep implements Sink: it emits the step's dcgm-exporter series to the
 // inner sink and ends its step.
 func (s *DCGMSink) EndStep(ts time.Time) error {
-	nodes := map[string]bool{}
 	for _, uuid := range slices.Sorted(maps.Keys(s.step)) {
 		if err := s.emitGPU(ts, s.step[uuid]); err != nil {
 			return err
-		}
-		nodes[s.step[uuid].node] = true
-	}
-	if s.ServiceMonitor {
-		// Prometheus writes up for every target it scrapes, with the
-		// target's labels.
-		for _, node := range slices.Sorted(maps.Keys(nodes)) {
-			s.lbuf = s.lbuf[:0]
-			for _, l := range s.target(node) {
-				s.lbuf = append(s.lbuf, &dto.LabelPair{Name: &l[0], Value: &l[1]})
-			}
-			if err := s.inner.Append(ts, "up", s.lbuf, 1); err != nil {
-				return err
-			}
 		}
 	}
 	clear(s.step)
@@ -479,14 +458,10 @@ func (s *DCGMSink) labels(g *dcgmGPU, in *dcgmInstance, r row) []*dto.LabelPair 
 		add("GPU_I_PROFILE", in.profile)
 		add("GPU_I_ID", in.id)
 	}
-	prefix := ""
-	if s.ServiceMonitor {
-		prefix = "exported_"
-	}
 	if r.p.pod != "" {
-		add(prefix+"pod", r.p.pod)
-		add(prefix+"namespace", r.p.namespace)
-		add(prefix+"container", r.p.container)
+		add("pod", r.p.pod)
+		add("namespace", r.p.namespace)
+		add("container", r.p.container)
 		if r.vgpu != "" {
 			add("vgpu", r.vgpu)
 		}
@@ -494,22 +469,13 @@ func (s *DCGMSink) labels(g *dcgmGPU, in *dcgmInstance, r row) []*dto.LabelPair 
 			add("pod_uid", podUID(r.p))
 		}
 	}
-	if s.ServiceMonitor {
-		for _, l := range s.target(g.node) {
-			add(l[0], l[1])
-		}
-	}
 	return s.lbuf
 }
 
-// target is the labels prometheus-operator gives the dcgm-exporter pod of
-// node as a scrape target.
-func (s *DCGMSink) target(node string) [][2]string {
-	return [][2]string{
-		{"namespace", "gpu-operator"}, {"pod", "nvidia-dcgm-exporter-" + node}, {"container", "nvidia-dcgm-exporter"},
-		{"service", "nvidia-dcgm-exporter"}, {"endpoint", "gpu-metrics"}, {"job", "nvidia-dcgm-exporter"},
-		{"instance", node + ":9400"},
-	}
+// DCGMTarget is the scrape target labels of the GPU Operator's
+// dcgm-exporter pod on node, for a ServiceMonitorSink behind a DCGMSink.
+func DCGMTarget(node string) [][2]string {
+	return ExporterTarget("gpu-operator", "nvidia-dcgm-exporter", "nvidia-dcgm-exporter", "9400", node)
 }
 
 // podUID stands in for the pod's UID, which the native series do not

@@ -104,8 +104,12 @@ func runDCGM(t *testing.T, layout DCGMLayout, serviceMonitor bool) (native, dcgm
 	var mu sync.Mutex
 	err = Run(context.Background(), Options{Scenario: sc, Start: dcgmStart, End: dcgmStart.Add(6 * time.Minute), Step: time.Minute},
 		func(string) Sink {
-			d := NewDCGMSink(capture{&mu, &dcgm, dcgmStart, time.Minute})
-			d.Layout, d.ServiceMonitor = layout, serviceMonitor
+			var inner Sink = capture{&mu, &dcgm, dcgmStart, time.Minute}
+			if serviceMonitor {
+				inner = NewServiceMonitorSink(inner, DCGMTarget("n1"))
+			}
+			d := NewDCGMSink(inner)
+			d.Layout = layout
 			return tee{capture{&mu, &native, dcgmStart, time.Minute}, d}
 		})
 	if err != nil {
@@ -367,9 +371,13 @@ func TestDCGMSinkThroughTSDB(t *testing.T) {
 			var n atomic.Int64
 			end := dcgmStart.Add(time.Hour)
 			if err := Run(ctx, Options{Scenario: sc, Start: dcgmStart, End: end, Step: time.Minute},
-				func(string) Sink {
-					d := NewDCGMSink(NewTSDBSink(ctx, db, &n))
-					d.Layout, d.ServiceMonitor = tt.layout, tt.sm
+				func(node string) Sink {
+					var inner Sink = NewTSDBSink(ctx, db, &n)
+					if tt.sm {
+						inner = NewServiceMonitorSink(inner, DCGMTarget(node))
+					}
+					d := NewDCGMSink(inner)
+					d.Layout = tt.layout
 					return d
 				}); err != nil {
 				t.Fatal(err)
