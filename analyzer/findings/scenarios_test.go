@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -42,14 +43,37 @@ type want struct {
 // thermal one); TestDetectKinds covers both from hand-made results.
 type scenario struct {
 	name string
-	// native and dcgm are what each schema must find. dcgm nil means the
-	// same as native.
+	// native is what gpulens's own series must yield; dcgm overrides it
+	// for every dcgm-exporter layout, and byLayout for one layout.
 	native, dcgm []want
+	byLayout     map[fleet.DCGMLayout][]want
 	// notDCGM are findings the native schema makes and dcgm-exporter's
-	// cannot; asserted absent there, each with the reason in a comment.
-	notDCGM []want
+	// cannot, and notLayout those one layout cannot; asserted absent
+	// there, each with the reason in a comment.
+	notDCGM   []want
+	notLayout map[fleet.DCGMLayout][]want
 	// inventory builds the cluster state for the inventory-only kinds.
 	inventory func(*sim.Scenario) *inventory.Inventory
+}
+
+func (sc scenario) wants(m mode) []want {
+	if m.schema.Name() != schema.NameDCGM {
+		return sc.native
+	}
+	if w, ok := sc.byLayout[m.layout]; ok {
+		return w
+	}
+	if sc.dcgm != nil {
+		return sc.dcgm
+	}
+	return sc.native
+}
+
+func (sc scenario) absent(m mode) []want {
+	if m.schema.Name() != schema.NameDCGM {
+		return nil
+	}
+	return append(slices.Clone(sc.notDCGM), sc.notLayout[m.layout]...)
 }
 
 var scenarios = []scenario{
@@ -94,6 +118,51 @@ var (
 	scenarioStep  = 5 * time.Minute
 )
 
+// mode is one way the scenario's series reach the analyzer: an exporter,
+// its pod-mapping layout, and whether a prometheus-operator ServiceMonitor
+// with honorLabels: false relabelled them on the way into Prometheus.
+type mode struct {
+	schema         schema.Schema
+	layout         fleet.DCGMLayout // dcgm-exporter only
+	serviceMonitor bool
+}
+
+func (m mode) String() string {
+	s := m.schema.Name()
+	if m.schema.Name() == schema.NameDCGM {
+		s += "/" + m.layout.String()
+	}
+	if m.serviceMonitor {
+		s += "/servicemonitor"
+	}
+	return s
+}
+
+// golden is the mode's golden file suffix; relabelled modes have none, as
+// they must match their unrelabelled mode exactly.
+func (m mode) golden() string {
+	switch {
+	case m.schema.Name() == schema.NameNative:
+		return "native"
+	case m.layout == fleet.DCGMNoVirtualGPUs:
+		return "dcgm"
+	}
+	return "dcgm-" + m.layout.String()
+}
+
+var (
+	native       = mode{schema: schema.Native{}}
+	dcgmOnePod   = mode{schema: schema.DCGM{}, layout: fleet.DCGMNoVirtualGPUs}
+	dcgmCopies   = mode{schema: schema.DCGM{}, layout: fleet.DCGMVirtualGPUs}
+	dcgmPerProc  = mode{schema: schema.DCGM{}, layout: fleet.DCGMVirtualGPUs2025}
+	modes        = []mode{native, dcgmOnePod, dcgmCopies, dcgmPerProc}
+	relabelledOf = map[mode]mode{
+		{schema: schema.Native{}, serviceMonitor: true}:                                  native,
+		{schema: schema.DCGM{}, layout: fleet.DCGMNoVirtualGPUs, serviceMonitor: true}:   dcgmOnePod,
+		{schema: schema.DCGM{}, layout: fleet.DCGMVirtualGPUs2025, serviceMonitor: true}: dcgmPerProc,
+	}
+)
+
 func TestScenarios(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
@@ -106,55 +175,64 @@ func TestScenarios(t *testing.T) {
 			if sc.inventory != nil {
 				inv = sc.inventory(s)
 			}
-			for _, sch := range []schema.Schema{schema.Native{}, schema.DCGM{}} {
-				report := runScenario(t, s, sch, inv)
-				golden := filepath.Join("testdata", "scenarios", fmt.Sprintf("%s.%s.golden.json", sc.name, goldenSuffix(sch)))
-				compareGolden(t, golden, report)
-
-				wants := sc.native
-				if sch.Name() == schema.NameDCGM && sc.dcgm != nil {
-					wants = sc.dcgm
-				}
-				uuids := uuidsOf(s)
-				for _, w := range wants {
+			uuids := uuidsOf(s)
+			reports := map[mode]*Report{}
+			for _, m := range modes {
+				report := runScenario(t, s, m, inv)
+				reports[m] = report
+				compareGolden(t, filepath.Join("testdata", "scenarios", fmt.Sprintf("%s.%s.golden.json", sc.name, m.golden())), report)
+				for _, w := range sc.wants(m) {
 					if f := match(report, w, uuids); f == nil {
-						t.Errorf("%s: no %s finding for pod %q / GPU %d at %s:\n%s", sch.Name(), w.kind, w.pod, w.gpu, w.severity, summaries(report))
+						t.Errorf("%s: no %s finding for pod %q / GPU %d at %s:\n%s", m, w.kind, w.pod, w.gpu, w.severity, summaries(report))
 					}
 				}
-				if sch.Name() == schema.NameDCGM {
-					for _, w := range sc.notDCGM {
-						if f := match(report, w, uuids); f != nil {
-							t.Errorf("%s: a %s finding dcgm-exporter's data cannot support: %s", sch.Name(), w.kind, f.Summary)
-						}
+				for _, w := range sc.absent(m) {
+					if f := match(report, w, uuids); f != nil {
+						t.Errorf("%s: a %s finding its data cannot support: %s", m, w.kind, f.Summary)
 					}
 				}
+				noExporterTenant(t, m, report)
 				// The negative scenario: nothing but info, and nothing
 				// skipped (its inventory makes every rule run).
 				if sc.name == "healthy" {
 					for _, f := range report.Findings {
 						if f.Severity != Info {
-							t.Errorf("%s: healthy fleet has a %s %s finding: %s", sch.Name(), f.Severity, f.Kind, f.Summary)
+							t.Errorf("%s: healthy fleet has a %s %s finding: %s", m, f.Severity, f.Kind, f.Summary)
 						}
 					}
 					if len(report.Skipped) > 0 {
-						t.Errorf("%s: skipped %v", sch.Name(), report.Skipped)
+						t.Errorf("%s: skipped %v", m, report.Skipped)
 					}
+				}
+			}
+			// A week scraped through a ServiceMonitor gives the same
+			// findings as the same week scraped directly.
+			for relabelled, base := range relabelledOf {
+				got, _ := json.Marshal(runScenario(t, s, relabelled, inv))
+				want, _ := json.Marshal(reports[base])
+				if string(got) != string(want) {
+					t.Errorf("%s differs from %s:\n%s\nwant\n%s", relabelled, base, got, want)
 				}
 			}
 		})
 	}
 }
 
-func goldenSuffix(sch schema.Schema) string {
-	if sch.Name() == schema.NameDCGM {
-		return "dcgm"
+// noExporterTenant: no finding may name an exporter's own pod as a tenant.
+func noExporterTenant(t *testing.T, m mode, r *Report) {
+	t.Helper()
+	for _, f := range r.Findings {
+		for _, name := range []string{f.Pod, f.Workload, f.Namespace} {
+			if strings.Contains(name, "exporter") || name == "gpu-operator" || name == "gpulens" {
+				t.Errorf("%s: %s names the exporter as a tenant: %s", m, f.Kind, f.Summary)
+			}
+		}
 	}
-	return "native"
 }
 
-// runScenario simulates s into a fresh embedded TSDB, as sch's exporter
+// runScenario simulates s into a fresh embedded TSDB, as m's exporter
 // would have exposed it, and analyses it.
-func runScenario(t *testing.T, s *sim.Scenario, sch schema.Schema, inv *inventory.Inventory) *Report {
+func runScenario(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Inventory) *Report {
 	t.Helper()
 	ctx := context.Background()
 	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
@@ -163,18 +241,31 @@ func runScenario(t *testing.T, s *sim.Scenario, sch schema.Schema, inv *inventor
 	}
 	defer db.Close()
 	var n atomic.Int64
-	newSink := func(string) fleet.Sink { return fleet.NewTSDBSink(ctx, db, &n) }
-	if sch.Name() == schema.NameDCGM {
-		newSink = func(string) fleet.Sink { return fleet.NewDCGMSink(fleet.NewTSDBSink(ctx, db, &n)) }
+	newSink := func(node string) fleet.Sink {
+		var sink fleet.Sink = fleet.NewTSDBSink(ctx, db, &n)
+		dcgm := m.schema.Name() == schema.NameDCGM
+		if m.serviceMonitor {
+			target := fleet.ExporterTarget("gpulens", "gpulens-exporter", "exporter", "9845", node)
+			if dcgm {
+				target = fleet.DCGMTarget(node)
+			}
+			sink = fleet.NewServiceMonitorSink(sink, target)
+		}
+		if dcgm {
+			d := fleet.NewDCGMSink(sink)
+			d.Layout = m.layout
+			sink = d
+		}
+		return sink
 	}
 	if err := fleet.Run(ctx, fleet.Options{Scenario: s, Start: scenarioStart, End: scenarioEnd, Step: scenarioStep}, newSink); err != nil {
 		t.Fatal(err)
 	}
 	// The data must read as the schema it was written in.
-	if got, err := schema.Detect(ctx, db, scenarioStart, scenarioEnd); err != nil || got.Name() != sch.Name() {
-		t.Fatalf("schema detected as %v (%v), want %s", got, err, sch.Name())
+	if got, err := schema.Detect(ctx, db, scenarioStart, scenarioEnd); err != nil || got.Name() != m.schema.Name() {
+		t.Fatalf("schema detected as %v (%v), want %s", got, err, m.schema.Name())
 	}
-	res, err := query.Analyze(ctx, db, sch, query.Window{Start: scenarioStart, End: scenarioEnd, Step: scenarioStep})
+	res, err := query.Analyze(ctx, db, m.schema, query.Window{Start: scenarioStart, End: scenarioEnd, Step: scenarioStep})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,7 +107,7 @@ func (a *analysis) queries(sch schema.Schema) []namedQuery {
 		{"gpu utilization steps", over("count_over_time", gpuUtil), a.gpuValue(func(g *GPU, v float64) { g.UtilizationSteps = int(v) })},
 		{"gpu memory total", a.maxOverTime(schema.GPUKey, sch.GPUMemoryTotal()), a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
 		{"gpu energy", maxBy(schema.GPUKey, sch.GPUEnergy(a.w.rangeStr(), a.w.stepStr())), a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
-	}, a.healthQueries(sch)...)
+	}, append(a.healthQueries(sch), a.attributionQueries(sch)...)...)
 }
 
 // over is fn over expr evaluated at every step of the window.

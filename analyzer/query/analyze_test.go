@@ -119,7 +119,7 @@ func TestAnalyzeNative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Schema != "native" || res.ExpectedSteps != 240 || res.QueryCount != 24 {
+	if res.Schema != "native" || res.ExpectedSteps != 240 || res.QueryCount != 25 {
 		t.Errorf("schema %q, expected steps %d, queries %d", res.Schema, res.ExpectedSteps, res.QueryCount)
 	}
 
@@ -162,7 +162,7 @@ func TestAnalyzeNative(t *testing.T) {
 
 	wantGPUs := []GPU{
 		{
-			GPUKey: GPUKey{"node-1", "GPU-a"}, Model: a100, Sharing: "none",
+			GPUKey: GPUKey{"node-1", "GPU-a"}, Model: a100, Sharing: "none", Attribution: AttributionPerTenant,
 			ReportedHours: 230.0 / 60, AllocatedHours: 2, UnallocatedHours: 110.0 / 60, AllocatedGPUHours: 2,
 			Steps: 230, Coverage: 230.0 / 240, CoTenants: 1, AvgUtilization: 0.5, UtilizationSteps: 230,
 			MemoryTotalBytes: 80 * gib,
@@ -174,13 +174,13 @@ func TestAnalyzeNative(t *testing.T) {
 			DownSteps: 10, XIDErrors: 1, XIDCodes: []string{"79"}, WorkloadXIDErrors: 2, WorkloadXIDCodes: []string{"13"},
 		},
 		{
-			GPUKey: GPUKey{"node-2", "GPU-m"}, Model: h100, Sharing: "mig",
+			GPUKey: GPUKey{"node-2", "GPU-m"}, Model: h100, Sharing: "mig", Attribution: AttributionPerTenant,
 			ReportedHours: 4, AllocatedHours: 4, AllocatedGPUHours: 4 * 6.0 / 7,
 			Steps: 240, Coverage: 1, CoTenants: 3, AvgUtilization: (3*0.6 + 2*0.3 + 0.9) / 7, UtilizationSteps: 240,
 			MemoryTotalBytes: 80 * gib,
 		},
 		{
-			GPUKey: GPUKey{"node-3", "GPU-t"}, Model: l4, Sharing: "time-slicing",
+			GPUKey: GPUKey{"node-3", "GPU-t"}, Model: l4, Sharing: "time-slicing", Attribution: AttributionPerTenant,
 			ReportedHours: 4, AllocatedHours: 4, AllocatedGPUHours: 4,
 			Steps: 240, Coverage: 1, CoTenants: 4, AvgUtilization: 0.8, UtilizationSteps: 240,
 			MemoryTotalBytes: 80 * gib, ThermalThrottleRatio: 0.25, ThrottleSteps: 240,
@@ -239,8 +239,26 @@ func TestDCGMMatchesNative(t *testing.T) {
 	}
 	native := analyze("../schema/testdata/native.prom", schema.Native{})
 	dcgm := analyze("../schema/testdata/dcgm-exporter.prom", schema.DCGM{})
-	if len(native.Allocations) != 6 || len(native.GPUs) != 4 {
-		t.Fatalf("native fixture: %d allocations, %d GPUs; want 6 and 4", len(native.Allocations), len(native.GPUs))
+	if len(native.Allocations) != 8 || len(native.GPUs) != 5 {
+		t.Fatalf("native fixture: %d allocations, %d GPUs; want 8 and 5", len(native.Allocations), len(native.GPUs))
+	}
+	// How tenants are attributed is where the exporters differ: gpulens
+	// measures each; the fixture's dcgm-exporter copies the device's
+	// figures to both tenants of the time-sliced GPU and maps one pod to
+	// the whole one. The unheld GPU has no tenant to attribute.
+	wantAttribution := map[string][2]string{
+		"GPU-5f0b3c2e-8d1a-4f6b-9c7e-1a2b3c4d5e60": {AttributionPerTenant, AttributionOneTenant},
+		"GPU-5f0b3c2e-8d1a-4f6b-9c7e-1a2b3c4d5e61": {AttributionPerTenant, AttributionCopies},
+		"GPU-5f0b3c2e-8d1a-4f6b-9c7e-1a2b3c4d5e62": {"", ""},
+		"GPU-9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c60": {AttributionPerTenant, AttributionPerTenant},
+		"GPU-a30a30a3-0000-4000-8000-000000000030": {AttributionPerTenant, AttributionPerTenant},
+	}
+	for i := range native.GPUs {
+		n, d := &native.GPUs[i], &dcgm.GPUs[i]
+		if w := wantAttribution[n.UUID]; n.Attribution != w[0] || d.Attribution != w[1] {
+			t.Errorf("%s: attribution native %q, dcgm-exporter %q; want %q", n.UUID, n.Attribution, d.Attribution, w)
+		}
+		n.Attribution, d.Attribution = "", ""
 	}
 	if native.Allocations[0].Coverage != 90.0/120 {
 		t.Errorf("coverage = %v, want 0.75", native.Allocations[0].Coverage)

@@ -92,6 +92,11 @@ type GPU struct {
 
 	// CoTenants is the peak number of allocations on the GPU at one step.
 	CoTenants int
+	// Attribution is how the exporter attributed the GPU to its tenants:
+	// per-tenant (each tenant's own figures), device-copies (every tenant
+	// shows the device's) or one-tenant (at most one tenant visible); empty
+	// when no tenant held it.
+	Attribution string
 
 	// AvgUtilization is of the whole GPU, over UtilizationSteps steps.
 	AvgUtilization   float64

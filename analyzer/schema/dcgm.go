@@ -114,10 +114,19 @@ func (DCGM) Allocation() string {
 	return union(parts)
 }
 
-// Utilization implements Schema.
+// Utilization implements Schema. Where the device's GPU_UTIL series sits
+// beside per-pod ones (the 2025 per-process layout), a pod's value is its
+// own processes' percent of the GPU, made a fraction of its allocation as
+// gpulens's is (times the pods sharing it); elsewhere every pod's value is
+// the device's.
 func (DCGM) Utilization() string {
+	key := by(GPUKey)
+	util := "max by " + by(UsageLabels) + " (" + norm(dcgmTenants("DCGM_FI_DEV_GPU_UTIL", wholeGPU)) + ") / 100"
+	device := "count by " + key + " (" + norm(dcgmDevice("DCGM_FI_DEV_GPU_UTIL", wholeGPU)) + ")"
+	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmTenants("DCGM_FI_DEV_FB_USED", wholeGPU)) + "))"
 	return union([]string{
-		"max by " + by(UsageLabels) + " (" + norm(dcgmTenants("DCGM_FI_DEV_GPU_UTIL", wholeGPU)) + ") / 100",
+		"(" + util + " and on " + key + " " + device + ") * on " + key + " group_left () " + pods,
+		util + " unless on " + key + " " + device,
 		"max by " + by(UsageLabels) + " (" + norm(dcgmTenants("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "")) + ")",
 	})
 }
@@ -150,14 +159,19 @@ func (DCGM) GPUUtilization() string {
 	})
 }
 
-// GPUMemoryTotal implements Schema.
+// GPUMemoryTotal implements Schema. Each field's maximum is taken before
+// they are added: under the 2025 layout FB_USED is per pod (with pod_uid)
+// while FB_FREE is copied per pod, so no two series of one GPU share a
+// label set; the maxima are the device's in every layout.
 func (DCGM) GPUMemoryTotal() string {
-	total := func(m string) string {
-		return fmt.Sprintf("DCGM_FI_DEV_FB_USED{%[1]s} + DCGM_FI_DEV_FB_FREE{%[1]s} + (DCGM_FI_DEV_FB_RESERVED{%[1]s} or 0 * DCGM_FI_DEV_FB_USED{%[1]s})", m)
+	total := func(labels []string, m string) string {
+		field := func(name string) string { return "max by " + by(labels) + " (" + norm(name+"{"+m+"}") + ")" }
+		return field("DCGM_FI_DEV_FB_USED") + " + " + field("DCGM_FI_DEV_FB_FREE") +
+			" + (" + field("DCGM_FI_DEV_FB_RESERVED") + " or 0 * " + field("DCGM_FI_DEV_FB_USED") + ")"
 	}
 	return fmt.Sprintf("(%s) * %d", union([]string{
-		"max by " + by(GPULabels) + " (" + norm(total(wholeGPU)) + ")",
-		"sum by " + by(GPULabels) + " (max by " + by(gpuInstanceLabels) + " (" + norm(total(anyMIG)) + "))",
+		total(GPULabels, wholeGPU),
+		"sum by " + by(GPULabels) + " (" + total(gpuInstanceLabels, anyMIG) + ")",
 	}), mib)
 }
 

@@ -93,7 +93,7 @@ func expressions(s Schema) map[string]string {
 	return map[string]string{
 		"Allocation": s.Allocation(), "Utilization": s.Utilization(), "MemoryUsed": s.MemoryUsed(),
 		"GPU": s.GPU(), "GPUUtilization": s.GPUUtilization(), "GPUMemoryTotal": s.GPUMemoryTotal(),
-		"GPUEnergy": s.GPUEnergy("1h", "1m"),
+		"GPUEnergy": s.GPUEnergy("1h", "1m"), "GPUAttribution": s.GPUAttribution(),
 	}
 }
 
@@ -252,6 +252,8 @@ func TestRelabelledAgree(t *testing.T) {
 				}
 				keep := GPULabels
 				switch name {
+				case "GPUAttribution":
+					keep = GPUKey
 				case "Allocation":
 					keep = AllocationLabels
 				case "Utilization", "MemoryUsed":
@@ -266,6 +268,72 @@ func TestRelabelledAgree(t *testing.T) {
 						t.Errorf("%s names the exporter as a tenant: %v", name, r)
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestDCGMLayouts reads one scrape of each dcgm-exporter pod-mapping
+// layout (testdata/layouts.py writes them from dcgm-exporter's code) and
+// checks what each lets the schema tell about the time-sliced GPU of
+// inference-a and inference-b: 20000 MiB and 50% on the device, of which
+// 12000 MiB and 30% are inference-a's processes' and the rest
+// inference-b's.
+func TestDCGMLayouts(t *testing.T) {
+	const shared = "GPU-5f0b3c2e-8d1a-4f6b-9c7e-1a2b3c4d5e61"
+	type tenant struct{ share, util, mem float64 }
+	tests := []struct {
+		file        string
+		attribution float64
+		tenants     map[string]tenant
+	}{
+		// Only the last pod listed is mapped: the GPU reads as held whole.
+		{"testdata/dcgm-exporter.no-virtual-gpus.prom", AttributionOneTenant,
+			map[string]tenant{"inference-b": {1, 0.5, 20000 * mib}}},
+		// Copies: each tenant gets the device's figures.
+		{"testdata/dcgm-exporter.prom", AttributionCopies,
+			map[string]tenant{"inference-a": {0.5, 0.5, 20000 * mib}, "inference-b": {0.5, 0.5, 20000 * mib}}},
+		// Per process: each tenant's own, utilization of its half.
+		{"testdata/dcgm-exporter.virtual-gpus-2025.prom", AttributionPerTenant,
+			map[string]tenant{"inference-a": {0.5, 0.6, 12000 * mib}, "inference-b": {0.5, 0.4, 8000 * mib}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			src := loadFixtures(t, tt.file)
+			values := func(expr string, keep []string) map[string]float64 {
+				out := map[string]float64{}
+				for _, r := range query(t, src, expr, keep) {
+					if !strings.Contains(r.labels, shared) {
+						continue
+					}
+					pod := ""
+					for _, part := range strings.Split(r.labels, ",") {
+						if p, ok := strings.CutPrefix(part, "pod="); ok {
+							pod = p
+						}
+					}
+					out[pod] = r.value
+				}
+				return out
+			}
+			share, util, mem := values(DCGM{}.Allocation(), AllocationLabels), values(DCGM{}.Utilization(), UsageLabels), values(DCGM{}.MemoryUsed(), UsageLabels)
+			if len(share) != len(tt.tenants) {
+				t.Errorf("tenants %v, want %v", share, tt.tenants)
+			}
+			for pod, w := range tt.tenants {
+				if math.Abs(share[pod]-w.share) > 1e-12 || math.Abs(util[pod]-w.util) > 1e-12 || mem[pod] != w.mem {
+					t.Errorf("%s: share %v, utilization %v, memory %v; want %+v", pod, share[pod], util[pod], mem[pod], w)
+				}
+			}
+			if got := values(DCGM{}.GPUAttribution(), GPUKey)[""]; got != tt.attribution {
+				t.Errorf("attribution %v, want %v", got, tt.attribution)
+			}
+			// Whatever the layout, the device's own figures.
+			if got := values(DCGM{}.GPUMemoryTotal(), GPULabels)[""]; got != (20000+60920+640)*mib {
+				t.Errorf("memory total %v, want %v", got, (20000+60920+640)*mib)
+			}
+			if got := values(DCGM{}.GPUUtilization(), GPULabels)[""]; got != 0.5 {
+				t.Errorf("GPU utilization %v, want 0.5", got)
 			}
 		})
 	}

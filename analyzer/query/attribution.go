@@ -1,0 +1,53 @@
+package query
+
+import (
+	"fmt"
+
+	"github.com/gpulens/gpulens/analyzer/schema"
+)
+
+// attributionQueries read how each GPU's tenants were attributed
+// (schema.GPUAttribution), the highest code of the window: the layout that
+// says least about the tenants is the one the figures must be read under.
+func (a *analysis) attributionQueries(sch schema.Schema) []namedQuery {
+	return []namedQuery{
+		{"gpu attribution", a.over("max_over_time", sch.GPUAttribution()), a.gpuValue(func(g *GPU, v float64) {
+			g.Attribution = attributionNames[int(v)]
+		})},
+	}
+}
+
+// Attributions, the values of GPU.Attribution.
+const (
+	AttributionPerTenant = "per-tenant"
+	AttributionCopies    = "device-copies"
+	AttributionOneTenant = "one-tenant"
+)
+
+var attributionNames = map[int]string{
+	schema.AttributionPerTenant: AttributionPerTenant,
+	schema.AttributionCopies:    AttributionCopies,
+	schema.AttributionOneTenant: AttributionOneTenant,
+}
+
+// attributionNotes say, for the data-coverage section, which layouts were
+// found among the GPUs that had tenants and what each cannot tell.
+func (a *analysis) attributionNotes() []string {
+	counts := map[string]int{}
+	for _, g := range a.res.GPUs {
+		if g.Attribution != "" {
+			counts[g.Attribution]++
+		}
+	}
+	var notes []string
+	if n := counts[AttributionCopies]; n > 0 {
+		notes = append(notes, fmt.Sprintf("%d GPUs report the device's utilization and memory on every tenant (dcgm-exporter --kubernetes-virtual-gpus before 2025): device figures are right, which tenant used them is not known", n))
+	}
+	if n := counts[AttributionOneTenant]; n > 0 && a.res.Schema == schema.NameDCGM {
+		notes = append(notes, fmt.Sprintf("%d GPUs show at most one pod per device (dcgm-exporter without --kubernetes-virtual-gpus): a time-sliced GPU reads as held whole by one arbitrary tenant, and its co-tenants are not seen", n))
+	}
+	if n := counts[AttributionPerTenant]; n > 0 && a.res.Schema == schema.NameDCGM {
+		notes = append(notes, fmt.Sprintf("%d GPUs have per-tenant figures (dcgm-exporter's per-process series, or MIG instances)", n))
+	}
+	return notes
+}

@@ -1,0 +1,60 @@
+package schema
+
+import "strconv"
+
+// Attribution codes: how an exporter's per-tenant series of one GPU relate
+// to the device, as GPUAttribution reports them. Higher codes say less
+// about which tenant did what; over a window the highest seen holds.
+const (
+	// AttributionOneTenant: each device series carries at most one pod.
+	// On a time-sliced GPU that is one arbitrary tenant (dcgm-exporter
+	// without --kubernetes-virtual-gpus): the GPU reads as held whole.
+	AttributionOneTenant = 1
+	// AttributionPerTenant: each tenant's series are its own processes'
+	// (gpulens; dcgm-exporter's 2025 per-process series beside the
+	// device's), or its own MIG instance's.
+	AttributionPerTenant = 2
+	// AttributionCopies: every tenant's series repeat the device's values
+	// (dcgm-exporter's --kubernetes-virtual-gpus before 2025): the device
+	// total is known, who used it is not.
+	AttributionCopies = 3
+)
+
+// GPUAttribution implements Schema: gpulens measures every tenant itself.
+func (Native) GPUAttribution() string {
+	return "0 * max by " + by(GPUKey) + " (" + unexport("gpulens_container_gpu_allocation_ratio", tenantLabels...) + ") + " +
+		itoa(AttributionPerTenant)
+}
+
+// dcgmDevice selects the series of metric{matchers} that no pod holds:
+// without a pod label, or whose pod is the series' own scrape target (see
+// dcgmTenants).
+func dcgmDevice(metric, matchers string) string {
+	sel := func(m string) string {
+		if matchers != "" {
+			m = matchers + ", " + m
+		}
+		return metric + "{" + m + "}"
+	}
+	return "(" + sel(`exported_pod="", pod=""`) + " or (" + sel(`exported_pod="", pod!=""`) +
+		` and on (instance, job, namespace, pod) up{pod!=""}))`
+}
+
+// GPUAttribution implements Schema. Per GPU and step, from FB_USED: a
+// device series beside per-pod ones is the 2025 per-process layout; two
+// pods or more without one are copies; one pod alone is one tenant. MIG
+// instances are each their tenant's own.
+func (DCGM) GPUAttribution() string {
+	key := by(GPUKey)
+	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmTenants("DCGM_FI_DEV_FB_USED", wholeGPU)) + "))"
+	device := "count by " + key + " (" + norm(dcgmDevice("DCGM_FI_DEV_FB_USED", wholeGPU)) + ")"
+	mig := "count by " + key + " (" + norm(dcgmTenants("DCGM_FI_DEV_FB_USED", anyMIG)) + ")"
+	return union([]string{
+		"0 * (" + pods + " and on " + key + " " + device + ") + " + itoa(AttributionPerTenant),
+		"0 * ((" + pods + " > 1) unless on " + key + " " + device + ") + " + itoa(AttributionCopies),
+		"0 * ((" + pods + " == 1) unless on " + key + " " + device + ") + " + itoa(AttributionOneTenant),
+		"0 * " + mig + " + " + itoa(AttributionPerTenant),
+	})
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
