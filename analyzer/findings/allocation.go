@@ -80,7 +80,7 @@ func (d *detector) allocation(a query.Allocation) {
 		f.Evidence["p95_gpu_load"] = load
 		f.Recommendation = recommend.Dedicated(u, policy, fmt.Sprintf("its p95 load of %s of the GPU starves the co-tenants of its %s GPU", pct(load), a.Sharing))
 		f.Summary = fmt.Sprintf("%s sustains %s p95 load of a %s GPU for %s: training-like load on a shared GPU slows every co-tenant", subject, pct(load), a.Sharing, hoursOf(a.HeldHours))
-		if d.res.Schema == schema.NameDCGM {
+		if d.copied(a.Node, a.UUID) {
 			// dcgm-exporter gives every co-tenant the device's figures,
 			// so which tenant is the heavy one is a guess.
 			f.Confidence = confidence(f.Confidence, 0.5)
@@ -116,12 +116,12 @@ func (d *detector) allocation(a query.Allocation) {
 
 // sharedLoad is the fraction of a time-sliced or MPS GPU a tenant keeps
 // busy at its p95. Natively that is its own utilization (measured per
-// process, up to 1/share) times its share. dcgm-exporter gives every
-// tenant the whole device's utilization, so its p95 already is the GPU's
+// process, up to 1/share) times its share. Where every tenant is given the
+// whole device's utilization (dcgm-exporter's copies), its p95 already is the GPU's
 // load: scaling it by the share would cap it at the share, and with two
 // replicas or more no tenant could ever reach training.min_load.
 func (d *detector) sharedLoad(a query.Allocation, u recommend.Usage) float64 {
-	if d.res.Schema == schema.NameDCGM {
+	if d.copied(a.Node, a.UUID) {
 		return min(1, a.P95Utilization)
 	}
 	return u.Load()

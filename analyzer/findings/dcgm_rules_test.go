@@ -21,22 +21,28 @@ func TestTrainingOnSharedFromDCGM(t *testing.T) {
 		return []query.Allocation{a, b}
 	}
 	for _, tt := range []struct {
-		name    string
-		schema  string
-		p95     float64
-		flagged int
+		name        string
+		schema      string
+		attribution string
+		p95         float64
+		flagged     int
 	}{
-		// dcgm-exporter: a saturated device flags each tenant, as a guess.
-		{"dcgm saturated", schema.NameDCGM, 1, 2},
-		{"dcgm light", schema.NameDCGM, 0.3, 0},
-		// Native: each tenant used its own share fully, i.e. half the GPU
-		// each: no training-like tenant.
-		{"native fair", schema.NameNative, 1, 0},
+		// dcgm-exporter's copies: a saturated device flags each tenant,
+		// as a guess.
+		{"dcgm saturated", schema.NameDCGM, query.AttributionCopies, 1, 2},
+		{"dcgm light", schema.NameDCGM, query.AttributionCopies, 0.3, 0},
+		// Native, and dcgm-exporter's per-process series: each tenant used
+		// its own share fully, i.e. half the GPU each: no training-like
+		// tenant.
+		{"native fair", schema.NameNative, query.AttributionPerTenant, 1, 0},
+		{"dcgm per-process fair", schema.NameDCGM, query.AttributionPerTenant, 1, 0},
 		// Native: 1.8 of its share is 90% of the GPU.
-		{"native heavy", schema.NameNative, 1.8, 2},
+		{"native heavy", schema.NameNative, query.AttributionPerTenant, 1.8, 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			res := result(tenants(tt.p95), []query.GPU{gpu("GPU-ts", a100, "time-slicing", 80*GiB)})
+			g := gpu("GPU-ts", a100, "time-slicing", 80*GiB)
+			g.Attribution = tt.attribution
+			res := result(tenants(tt.p95), []query.GPU{g})
 			res.Schema = tt.schema
 			r := Detect(res, nil, DefaultConfig(), recommend.DefaultPrices())
 			var n int
@@ -45,7 +51,7 @@ func TestTrainingOnSharedFromDCGM(t *testing.T) {
 					continue
 				}
 				n++
-				if tt.schema == schema.NameDCGM && (f.Confidence > 0.5 || !strings.Contains(f.Summary, "may be a co-tenant")) {
+				if tt.attribution == query.AttributionCopies && (f.Confidence > 0.5 || !strings.Contains(f.Summary, "may be a co-tenant")) {
 					t.Errorf("dcgm finding claims certainty: confidence %v, %q", f.Confidence, f.Summary)
 				}
 				if f.Evidence["p95_gpu_load"] < DefaultConfig().Training.MinLoad {

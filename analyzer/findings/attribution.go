@@ -1,0 +1,16 @@
+package findings
+
+import "github.com/gpulens/gpulens/analyzer/query"
+
+// copied says whether the exporter gave every tenant of the GPU the
+// device's own figures (query.AttributionCopies), so that which tenant
+// used the GPU is not known. Decided per GPU from the data, not by
+// exporter: dcgm-exporter's 2025 per-process series are each tenant's own.
+func (d *detector) copied(node, uuid string) bool {
+	for _, g := range d.res.GPUs {
+		if g.Node == node && g.UUID == uuid {
+			return g.Attribution == query.AttributionCopies
+		}
+	}
+	return false
+}
