@@ -36,12 +36,13 @@ func (Native) GPU() string {
 
 // GPUUtilization implements Schema. NVML has no utilization.gpu in MIG
 // mode, so MIG GPUs fall back to the slices' SM activity weighted by the
-// compute slices each holds, of the model's total from the catalog: NVML
-// reports an instance's slices, not the GPU's.
+// compute slices each holds, of the GPU's total: as the exporter read it
+// from NVML's profiles, else (an older exporter) the catalog's.
 func (Native) GPUUtilization() string {
 	return "max by " + by(GPULabels) + " (gpulens_gpu_utilization_ratio)" +
 		" or sum by " + by(GPULabels) + " (gpulens_mig_sm_active_ratio * gpulens_mig_compute_slices)" +
-		" / on (node, uuid, model) group_left () " + migTotal("gpulens_gpu_info", LabelModel, func(s string) string { return s })
+		" / on (node, uuid, model) group_left () (max by " + by(GPULabels) + " (gpulens_gpu_mig_compute_slices) or " +
+		migTotal("gpulens_gpu_info", LabelModel, func(s string) string { return s }) + ")"
 }
 
 // GPUMemoryTotal implements Schema.

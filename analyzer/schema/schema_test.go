@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -334,6 +335,36 @@ func TestDCGMLayouts(t *testing.T) {
 			}
 			if got := values(DCGM{}.GPUUtilization(), GPULabels)[""]; got != 0.5 {
 				t.Errorf("GPU utilization %v, want 0.5", got)
+			}
+		})
+	}
+}
+
+// TestNativeMIGTotalFromNVML: a MIG GPU's utilization weighs its slices
+// by the total the exporter read from NVML, so a model the catalog lacks
+// is still known; without that series, and outside the catalog, it is
+// unknown rather than divided by a guessed 7.
+func TestNativeMIGTotalFromNVML(t *testing.T) {
+	const gpu = `node="n",gpu="0",uuid="GPU-x",model="NVIDIA Future GPU"`
+	base := "gpulens_gpu_info{" + gpu + `,mig_mode="true"} 1
+gpulens_mig_compute_slices{` + gpu + `,gpu_instance="1",mig_profile="2g.40gb"} 2
+gpulens_mig_sm_active_ratio{` + gpu + `,gpu_instance="1",mig_profile="2g.40gb"} 0.6
+`
+	for _, tt := range []struct {
+		name, extra string
+		want        []row
+	}{
+		{"total from NVML", "gpulens_gpu_mig_compute_slices{" + gpu + "} 8\n", []row{{"node=n,uuid=GPU-x,model=NVIDIA Future GPU", 0.6 * 2 / 8}}},
+		{"unknown", "", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "m.prom")
+			if err := os.WriteFile(f, []byte(base+tt.extra), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got := query(t, loadFixtures(t, f), Native{}.GPUUtilization(), GPULabels)
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("GPU utilization %v, want %v", got, tt.want)
 			}
 		})
 	}

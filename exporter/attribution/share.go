@@ -55,14 +55,20 @@ func (p *pass) allocate() {
 }
 
 // migShare is the share of the physical GPU that a MIG instance's compute
-// slices make up, of the GPU's total from the shared catalog.
+// slices make up, of the GPU's total as NVML reports it, else as the shared
+// catalog has it.
 func migShare(dev *gpu.Device, inst int) float64 {
-	slices := dev.Instances[inst].Slices
-	m, known := mig.Lookup(dev.Model)
-	if slices <= 0 || !known {
+	slices, total := dev.Instances[inst].Slices, dev.MIGComputeSlices
+	if total <= 0 {
+		// NVML did not say: the catalog's geometry of the model.
+		if m, ok := mig.Lookup(dev.Model); ok {
+			total = m.ComputeSlices
+		}
+	}
+	if slices <= 0 || total <= 0 {
 		// Unknown profile or geometry: an even split of the instances is
 		// the only estimate that still sums to at most 1.
 		return 1 / float64(len(dev.Instances))
 	}
-	return min(1, float64(slices)/float64(m.ComputeSlices))
+	return min(1, float64(slices)/float64(total))
 }

@@ -22,6 +22,9 @@ var (
 		"A MIG instance (GPU instance + compute instance) of a GPU; always 1.")
 	descMIGSlices = migDesc("gpulens_mig_compute_slices",
 		"Compute slices of the GPU (of 7; of 4 on A30) that the MIG instance holds.")
+	descMIGSlicesTotal = prometheus.NewDesc("gpulens_gpu_mig_compute_slices",
+		"MIG compute slices of the GPU, as NVML's largest GPU instance profile has them (7; 4 on A30); the denominator of gpulens_mig_compute_slices.",
+		[]string{"node", "gpu", "uuid", "model"}, nil)
 	descMIGMemUsed = migDesc("gpulens_mig_memory_used_bytes",
 		"Memory allocated in the MIG instance.")
 	descMIGMemTotal = migDesc("gpulens_mig_memory_total_bytes",
@@ -40,7 +43,7 @@ var (
 type migBuilder struct{}
 
 func (migBuilder) describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descMIGInfo, descMIGSlices, descMIGMemUsed, descMIGMemTotal, descMIGSMActive,
+	for _, d := range []*prometheus.Desc{descMIGInfo, descMIGSlices, descMIGSlicesTotal, descMIGMemUsed, descMIGMemTotal, descMIGSMActive,
 		descMIGSMOccupancy, descMIGTensor, descMIGDRAM} {
 		ch <- d
 	}
@@ -53,6 +56,9 @@ func (migBuilder) build(st *State, emit func(prometheus.Metric)) {
 			continue
 		}
 		gpuIdx := strconv.Itoa(d.Index)
+		if d.MIGMode && d.MIGComputeSlices > 0 {
+			emit(gauge(descMIGSlicesTotal, float64(d.MIGComputeSlices), st.Node, gpuIdx, d.UUID, d.Model))
+		}
 		for j := range d.Instances {
 			in := &d.Instances[j]
 			lv := []string{st.Node, gpuIdx, d.UUID, d.Model, strconv.Itoa(in.GPUInstanceID),

@@ -51,6 +51,10 @@ type Device struct {
 	Model    string // NVML product name, e.g. "NVIDIA H100 80GB HBM3"
 	PCIBusID string // 0000:3b:00.0
 	MIGMode  bool
+	// MIGComputeSlices is the GPU's total of MIG compute slices, the
+	// largest GPU instance profile NVML offers (7 on A100 and Hopper, 4 on
+	// A30); 0 when unknown or not in MIG mode.
+	MIGComputeSlices int
 
 	// Up is false when the device could not be read (lost, hung, ...).
 	// All other fields except identity are NA/zero then.

@@ -19,7 +19,9 @@ type identity struct {
 	model   string
 	busID   string
 	migMode bool
-	indexed bool // index came from nvmlDeviceGetIndex, not enumeration
+	// migSlices is the GPU's MIG compute slices; read once in MIG mode.
+	migSlices int
+	indexed   bool // index came from nvmlDeviceGetIndex, not enumeration
 }
 
 // readState is where a device's read currently stands, as seen by Sample.
@@ -244,6 +246,9 @@ func (d *device) readIdentity(h gonvml.Device) identity {
 	} else if unsupported(c.last) {
 		id.migMode = false
 	}
+	if id.migMode && id.migSlices == 0 {
+		id.migSlices = migComputeSlices(h)
+	}
 
 	d.mu.Lock()
 	d.id = id
@@ -332,6 +337,8 @@ func blankDevice(id identity) gpu.Device {
 		Model:    id.model,
 		PCIBusID: id.busID,
 		MIGMode:  id.migMode,
+
+		MIGComputeSlices: id.migSlices,
 
 		Utilization:       gpu.NA,
 		MemoryUtilization: gpu.NA,

@@ -138,6 +138,21 @@ func (d *device) readInstance(parent, mh gonvml.Device, index int, parentTotal f
 	d.insts = append(d.insts, out)
 }
 
+// migComputeSlices is the GPU's total of MIG compute slices: the slice
+// count of the largest GPU instance profile it offers. NVML has no call for
+// the total, and the largest profile differs by model (7g on A100, 4g on
+// A30). Profiles a GPU lacks answer NOT_SUPPORTED or INVALID_ARGUMENT,
+// which is the expected answer here and not an error to count.
+func migComputeSlices(h gonvml.Device) int {
+	most := 0
+	for p := 0; p < gonvml.GPU_INSTANCE_PROFILE_COUNT; p++ {
+		if info, ret := h.GetGpuInstanceProfileInfo(p); ret == gonvml.SUCCESS {
+			most = max(most, int(info.SliceCount))
+		}
+	}
+	return most
+}
+
 // profileFromName extracts the profile from a MIG device name such as
 // "NVIDIA H100 80GB HBM3 MIG 1g.10gb".
 func profileFromName(name string) string {

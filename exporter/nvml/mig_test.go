@@ -147,3 +147,41 @@ func TestMIGDisabledFreesInstances(t *testing.T) {
 		t.Errorf("%d live GPM samples, want %d: the two instances' samples must be freed", got, want)
 	}
 }
+
+// TestMIGComputeSlices reads the GPU's total of compute slices from the
+// largest GPU instance profile NVML offers: 7 on an H100, and 4 where the
+// largest profile is 4 slices (A30's geometry); unknown (0) when NVML
+// offers none.
+func TestMIGComputeSlices(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		profiles map[int]uint32 // profile ID to slice count; nil keeps the mock's
+		want     int
+	}{
+		{"H100", nil, 7},
+		{"A30-like", map[int]uint32{gonvml.GPU_INSTANCE_PROFILE_1_SLICE: 1, gonvml.GPU_INSTANCE_PROFILE_2_SLICE: 2, gonvml.GPU_INSTANCE_PROFILE_4_SLICE: 4}, 4},
+		{"none offered", map[int]uint32{}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, _ := migRig(t)
+			if tt.profiles != nil {
+				r.devs[0].GetGpuInstanceProfileInfoFunc = func(p int) (gonvml.GpuInstanceProfileInfo, gonvml.Return) {
+					if n, ok := tt.profiles[p]; ok {
+						return gonvml.GpuInstanceProfileInfo{Id: uint32(p), SliceCount: n}, gonvml.SUCCESS
+					}
+					return gonvml.GpuInstanceProfileInfo{}, gonvml.ERROR_NOT_SUPPORTED
+				}
+			}
+			s := sample(t, r.open(t, time.Second))
+			if got := s.Devices[0].MIGComputeSlices; got != tt.want {
+				t.Errorf("MIGComputeSlices = %d, want %d", got, tt.want)
+			}
+			if len(s.Errors) != 0 {
+				t.Errorf("Errors = %v: profiles a GPU lacks are not errors", s.Errors)
+			}
+			if other := s.Devices[1]; other.MIGComputeSlices != 0 {
+				t.Errorf("GPU not in MIG mode: MIGComputeSlices = %d", other.MIGComputeSlices)
+			}
+		})
+	}
+}
