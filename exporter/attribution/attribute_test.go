@@ -209,6 +209,20 @@ func TestAttribute(t *testing.T) {
 			wantStats: Stats{Mode: ModeAllocationOnly},
 		},
 		{
+			// NVML's total wins over the catalog: a model the catalog
+			// lacks, whose largest profile has 8 slices.
+			name: "MIG total from NVML for a model outside the catalog",
+			snap: snapshot(func() gpu.Device {
+				d := migGPU(0, "NVIDIA Future GPU", 10, instance(1, "2g.20gb", 2, gpu.NA, 2))
+				d.MIGComputeSlices = 8
+				return d
+			}()),
+			adv:       []advertise{{"nvidia.com/mig-2g.20gb", []string{migUUID(0, 1)}}},
+			holds:     []hold{{"ml", "a", "main", "nvidia.com/mig-2g.20gb", []string{migUUID(0, 1)}}},
+			want:      []string{"ml/a/main gpu=0 gi=1 mig alloc=0.25 util=NA mem=2048MiB(device) profile=2g.20gb"},
+			wantStats: Stats{Mode: ModeAllocationOnly},
+		},
+		{
 			name: "time-sliced MIG instance: process memory, no per-process utilization",
 			snap: snapshot(func() gpu.Device {
 				d := migGPU(0, "NVIDIA H100 80GB HBM3", 20, instance(1, "1g.10gb", 1, 0.8, 6), instance(2, "1g.10gb", 1, 0.2, 9))
