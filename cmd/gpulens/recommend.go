@@ -63,7 +63,7 @@ Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
 	f := c.Flags()
 	o.src.register(f)
 	f.StringVar(&o.format, "format", "table", "Output format: "+strings.Join(recommendFormats, ", "))
-	f.StringVar(&o.output, "output", "", "Write to this file (atomically) instead of standard output")
+	f.StringVarP(&o.output, "output", "o", "", "Write to this file (atomically) instead of standard output")
 	f.BoolVar(&o.all, "all", false, "Also list findings without a recommendation (table and json)")
 	return c
 }
