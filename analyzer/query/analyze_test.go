@@ -126,8 +126,8 @@ func TestAnalyzeNative(t *testing.T) {
 	mig := func(pod, gi, profile string, slices float64, util float64) Allocation {
 		return Allocation{
 			AllocationKey: AllocationKey{Node: "node-2", Namespace: "team-c", Pod: pod, Container: "main", UUID: "GPU-m", GPUInstance: gi},
-			Workload: pod, WorkloadKind: "Pod",
-			Model:    h100, MIGProfile: profile, Sharing: "mig", Share: slices / 7,
+			Workload:      pod, WorkloadKind: "Pod",
+			Model: h100, MIGProfile: profile, Sharing: "mig", Share: slices / 7,
 			HeldHours: 4, AllocatedGPUHours: 4 * slices / 7, Steps: 240, Coverage: 1,
 			AvgUtilization: util, P95Utilization: util, UtilizationSteps: 240, UtilizationCoverage: 1,
 			PeakMemoryBytes: 10 * gib, P99MemoryBytes: 10 * gib, MemorySteps: 240, LastMemoryBytes: 10 * gib,
@@ -137,7 +137,7 @@ func TestAnalyzeNative(t *testing.T) {
 		a := Allocation{
 			AllocationKey: AllocationKey{Node: "node-3", Namespace: "team-b", Pod: fmt.Sprintf("ts-%d", i), Container: "main", UUID: "GPU-t"},
 			Workload:      "ts", WorkloadKind: "StatefulSet",
-			Model:         l4, Sharing: "time-slicing", Share: 0.25,
+			Model: l4, Sharing: "time-slicing", Share: 0.25,
 			HeldHours: 4, AllocatedGPUHours: 1, Steps: 240, Coverage: 1,
 			AvgUtilization: 0.2, P95Utilization: 0.2, UtilizationSteps: 240, UtilizationCoverage: 1,
 			PeakMemoryBytes: 5 * gib, P99MemoryBytes: 5 * gib, MemorySteps: 240, LastMemoryBytes: 5 * gib,
@@ -151,7 +151,7 @@ func TestAnalyzeNative(t *testing.T) {
 		{
 			AllocationKey: AllocationKey{Node: "node-1", Namespace: "team-a", Pod: "train-0", Container: "main", UUID: "GPU-a"},
 			Workload:      "train", WorkloadKind: "StatefulSet",
-			Model:         a100, Sharing: "none", Share: 1,
+			Model: a100, Sharing: "none", Share: 1,
 			HeldHours: 2, AllocatedGPUHours: 2, Steps: 120, Coverage: 0.5,
 			AvgUtilization: 0.5, P95Utilization: 0.6, UtilizationSteps: 120, UtilizationCoverage: 1,
 			// Memory 1..120 MiB: p99 interpolates at rank 0.99×119.

@@ -36,8 +36,8 @@ type Allocation struct {
 	// Workload and WorkloadKind are the engine's inference from the pod's
 	// name (withWorkload); findings may correct them from the cluster.
 	Workload, WorkloadKind string
-	Model      string
-	MIGProfile string
+	Model                  string
+	MIGProfile             string
 	// Sharing is none, time-slicing, mps or mig, as last seen.
 	Sharing string
 	// Share is the allocation's share of the physical GPU as last seen.
