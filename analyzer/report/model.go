@@ -142,7 +142,11 @@ type Coverage struct {
 	AvgGPUCoverage             float64  `json:"avg_gpu_coverage"`
 	Allocations                int      `json:"allocations"`
 	AllocationsWithUtilization int      `json:"allocations_with_utilization"`
-	Notes                      []string `json:"notes"`
+	// Workloads is how many workloads the findings judged, and
+	// WorkloadSources how each one's owner was found (api, pod-name).
+	Workloads       int            `json:"workloads"`
+	WorkloadSources map[string]int `json:"workload_sources"`
+	Notes           []string       `json:"notes"`
 }
 
 // TeamSeries is a team's utilization per bucket; OK is false for buckets
