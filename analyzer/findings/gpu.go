@@ -62,7 +62,9 @@ func (d *detector) gpu(g query.GPU) {
 		f := base(KindUnallocated, Warning)
 		f.Evidence["unallocated_hours"], f.Evidence["unallocated_ratio"] = g.UnallocatedHours, ratio
 		f.Summary = fmt.Sprintf("%s sat unallocated for %s (%s of the time it reported): let the node pool scale down", subject, hoursOf(g.UnallocatedHours), pct(ratio))
-		d.cost(&f, g.Model, 1, &recommend.Recommendation{CurrentShare: ratio})
+		f.Recommendation = &recommend.Recommendation{Action: recommend.ActionScaleDown, CurrentShare: ratio,
+			Summary: "let the node pool scale down, or schedule pending GPU work onto it"}
+		d.cost(&f, g.Model, 1, f.Recommendation)
 		d.add(f)
 	}
 	if g.Sharing == schema.SharingTimeSlicing || g.Sharing == schema.SharingMPS {
