@@ -14,3 +14,13 @@ func (d *detector) copied(node, uuid string) bool {
 	}
 	return false
 }
+
+// copiedAny says whether any GPU of the workload had its figures copied.
+func (d *detector) copiedAny(w query.Workload) bool {
+	for _, g := range w.GPUs {
+		if d.copied(g.Node, g.UUID) {
+			return true
+		}
+	}
+	return false
+}

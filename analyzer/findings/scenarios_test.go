@@ -88,11 +88,6 @@ var scenarios = []scenario{
 			// One pod per device: the GPU reads as held whole by the last
 			// tenant listed (summarizer), and no co-tenant is seen.
 			fleet.DCGMNoVirtualGPUs: {{KindUnderusedGPU, "summarizer", 0, Info}},
-			// Per-process series: the rule still takes the highest
-			// tenant's memory (right for copies, short for splits); the
-			// device-memory rule (issue 10, the lead's oomRisk rework)
-			// flags it. Not asserted either way until then.
-			fleet.DCGMVirtualGPUs2025: nil,
 		},
 		notLayout: map[fleet.DCGMLayout][]want{fleet.DCGMNoVirtualGPUs: {{KindTimesliceOOMRisk, "", 0, ""}}},
 	},
@@ -225,6 +220,13 @@ func TestScenarios(t *testing.T) {
 					}
 				}
 				noExporterTenant(t, m, report)
+				// OOM risk rests on the device's own memory in every layout
+				// that shows it, not on the tenants' attribution.
+				for _, f := range report.Findings {
+					if f.Kind == KindTimesliceOOMRisk && f.Evidence["device_memory_used_p99_bytes"] <= 0 {
+						t.Errorf("%s: OOM risk without the device's memory as evidence: %v", m, f.Evidence)
+					}
+				}
 				// The negative scenario: nothing but info, and nothing
 				// skipped (its inventory makes every rule run).
 				if sc.name == "healthy" {
