@@ -64,7 +64,7 @@ func testSnapshot() *gpu.Snapshot {
 		Processes: []gpu.Process{{PID: 4242, GPUInstanceID: -1, ComputeInstanceID: -1, MemoryUsedBytes: 64 << 30, SMUtilization: 0.97}},
 	}
 	mig := gpu.Device{Index: 1, UUID: "GPU-11111111-1111-1111-1111-111111111111", Model: "NVIDIA H100 80GB HBM3",
-		PCIBusID: "00000000:2A:00.0", MIGMode: true, Up: true}
+		PCIBusID: "00000000:2A:00.0", MIGMode: true, MIGComputeSlices: 7, Up: true}
 	na(&mig)
 	mig.MemoryUsedBytes, mig.MemoryTotalBytes, mig.PowerWatts = 30<<30, 80<<30, 310
 	mig.Instances = []gpu.Instance{
