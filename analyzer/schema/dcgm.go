@@ -159,15 +159,21 @@ func (DCGM) GPUUtilization() string {
 	})
 }
 
-// GPUMemoryTotal implements Schema. Each field's maximum is taken before
-// they are added: under the 2025 layout FB_USED is per pod (with pod_uid)
-// while FB_FREE is copied per pod, so no two series of one GPU share a
-// label set; the maxima are the device's in every layout.
+// GPUMemoryTotal implements Schema: FB_USED + FB_FREE + FB_RESERVED,
+// each field taken across the GPU's (or instance's) series apart: the
+// highest used, the lowest free. Under the 2025 per-process layout no two
+// fields of a held GPU share a label set (FB_USED is the device's row and
+// per pod, FB_FREE copied per pod), and in every layout a series replaced
+// by one with other labels (a pod arrives or leaves) lingers for the
+// lookback where no staleness marker ends it, as in a backfill: the old
+// free memory then sits beside the new used memory, even within one label
+// set whose FB_FREE stopped. The lowest free belongs to the same moment as
+// the highest used, so the sum stays the device's.
 func (DCGM) GPUMemoryTotal() string {
 	total := func(labels []string, m string) string {
-		field := func(name string) string { return "max by " + by(labels) + " (" + norm(name+"{"+m+"}") + ")" }
-		return field("DCGM_FI_DEV_FB_USED") + " + " + field("DCGM_FI_DEV_FB_FREE") +
-			" + (" + field("DCGM_FI_DEV_FB_RESERVED") + " or 0 * " + field("DCGM_FI_DEV_FB_USED") + ")"
+		field := func(agg, name string) string { return agg + " by " + by(labels) + " (" + norm(name+"{"+m+"}") + ")" }
+		return field("max", "DCGM_FI_DEV_FB_USED") + " + " + field("min", "DCGM_FI_DEV_FB_FREE") +
+			" + (" + field("max", "DCGM_FI_DEV_FB_RESERVED") + " or 0 * " + field("max", "DCGM_FI_DEV_FB_USED") + ")"
 	}
 	return fmt.Sprintf("(%s) * %d", union([]string{
 		total(GPULabels, wholeGPU),
