@@ -12,7 +12,9 @@ import (
 func (a *analysis) attributionQueries(sch schema.Schema) []namedQuery {
 	return []namedQuery{
 		{"gpu attribution", a.over("max_over_time", sch.GPUAttribution()), a.gpuValue(func(g *GPU, v float64) {
-			g.Attribution = attributionNames[int(v)]
+			code := int(v)
+			g.Attribution = attributionNames[code%schema.AttributionRelabelled]
+			g.Relabelled = code >= schema.AttributionRelabelled
 		})},
 	}
 }
@@ -34,12 +36,19 @@ var attributionNames = map[int]string{
 // found among the GPUs that had tenants and what each cannot tell.
 func (a *analysis) attributionNotes() []string {
 	counts := map[string]int{}
+	relabelled := 0
 	for _, g := range a.res.GPUs {
 		if g.Attribution != "" {
 			counts[g.Attribution]++
 		}
+		if g.Relabelled {
+			relabelled++
+		}
 	}
 	var notes []string
+	if relabelled > 0 {
+		notes = append(notes, fmt.Sprintf("%d GPUs' series were relabelled by a ServiceMonitor with honorLabels: false: their tenants were read from exported_pod, exported_namespace and exported_container, and the exporter's own pod is no tenant", relabelled))
+	}
 	if n := counts[AttributionCopies]; n > 0 {
 		notes = append(notes, fmt.Sprintf("%d GPUs report the device's utilization and memory on every tenant (dcgm-exporter --kubernetes-virtual-gpus before 2025): device figures are right, which tenant used them is not known", n))
 	}

@@ -148,6 +148,9 @@ type GPU struct {
 	// shows the device's) or one-tenant (at most one tenant visible); empty
 	// when no tenant held it.
 	Attribution string
+	// Relabelled says the GPU's tenant series came with exported_* labels
+	// (a ServiceMonitor with honorLabels: false).
+	Relabelled bool
 
 	// AvgUtilization is of the whole GPU, over UtilizationSteps steps.
 	AvgUtilization   float64

@@ -18,12 +18,24 @@ const (
 	// (dcgm-exporter's --kubernetes-virtual-gpus before 2025): the device
 	// total is known, who used it is not.
 	AttributionCopies = 3
+	// AttributionRelabelled is added to the code when the GPU's tenant
+	// series came through a ServiceMonitor with honorLabels: false, their
+	// tenants in exported_* labels.
+	AttributionRelabelled = 10
 )
+
+// withRelabelled adds AttributionRelabelled to code, per GPU, where metric
+// (its labels normalised by rename) has series with exported_pod.
+func withRelabelled(code, metric string, rename func(string) string) string {
+	key := by(GPUKey)
+	relabelled := "clamp_max(count by " + key + " (" + rename(metric+`{exported_pod!=""}`) + "), 1) * " + itoa(AttributionRelabelled)
+	return "(" + code + ") + on " + key + " (" + relabelled + " or 0 * (" + code + "))"
+}
 
 // GPUAttribution implements Schema: gpulens measures every tenant itself.
 func (Native) GPUAttribution() string {
-	return "0 * max by " + by(GPUKey) + " (" + unexport("gpulens_container_gpu_allocation_ratio", tenantLabels...) + ") + " +
-		itoa(AttributionPerTenant)
+	return withRelabelled("0 * max by "+by(GPUKey)+" ("+unexport("gpulens_container_gpu_allocation_ratio", tenantLabels...)+") + "+
+		itoa(AttributionPerTenant), "gpulens_container_gpu_allocation_ratio", func(s string) string { return s })
 }
 
 // dcgmDevice selects the series of metric{matchers} that no pod holds:
@@ -49,12 +61,12 @@ func (DCGM) GPUAttribution() string {
 	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmTenants("DCGM_FI_DEV_FB_USED", wholeGPU)) + "))"
 	device := "count by " + key + " (" + norm(dcgmDevice("DCGM_FI_DEV_FB_USED", wholeGPU)) + ")"
 	mig := "count by " + key + " (" + norm(dcgmTenants("DCGM_FI_DEV_FB_USED", anyMIG)) + ")"
-	return union([]string{
+	return withRelabelled(union([]string{
 		"0 * (" + pods + " and on " + key + " " + device + ") + " + itoa(AttributionPerTenant),
 		"0 * ((" + pods + " > 1) unless on " + key + " " + device + ") + " + itoa(AttributionCopies),
 		"0 * ((" + pods + " == 1) unless on " + key + " " + device + ") + " + itoa(AttributionOneTenant),
 		"0 * " + mig + " + " + itoa(AttributionPerTenant),
-	})
+	}), "DCGM_FI_DEV_FB_USED", norm)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

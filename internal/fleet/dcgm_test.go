@@ -403,6 +403,13 @@ func TestDCGMSinkThroughTSDB(t *testing.T) {
 					lost = &res.GPUs[i]
 				}
 			}
+			// The data-coverage notes name the layout and the relabelling.
+			notes := strings.Join(res.Notes, "\n")
+			layoutNote := map[DCGMLayout]string{DCGMNoVirtualGPUs: "at most one pod per device", DCGMVirtualGPUs: "on every tenant",
+				DCGMVirtualGPUs2025: "per-tenant figures"}[tt.layout]
+			if !strings.Contains(notes, layoutNote) || strings.Contains(notes, "relabelled by a ServiceMonitor") != tt.sm {
+				t.Errorf("notes %q: want the layout (%q) and the relabelling only when there was one", notes, layoutNote)
+			}
 			if len(res.GPUs) != tt.gpus || lost == nil || lost.DownSteps < 50 {
 				t.Errorf("GPUs %d (want %d), lost GPU %+v: want down from minute 4", len(res.GPUs), tt.gpus, lost)
 			}
