@@ -35,7 +35,7 @@ func TestTrainingOnSharedFromDCGM(t *testing.T) {
 		// its own share fully, i.e. half the GPU each: no training-like
 		// tenant.
 		{"native fair", schema.NameNative, query.AttributionPerTenant, 1, 0},
-		{"dcgm per-process fair", schema.NameDCGM, query.AttributionPerTenant, 1, 0},
+		{"dcgm per-process fair", schema.NameDCGM, query.AttributionPerProcess, 1, 0},
 		// Native: 1.8 of its share is 90% of the GPU.
 		{"native heavy", schema.NameNative, query.AttributionPerTenant, 1.8, 2},
 	} {

@@ -22,14 +22,18 @@ func (a *analysis) attributionQueries(sch schema.Schema) []namedQuery {
 // Attributions, the values of GPU.Attribution.
 const (
 	AttributionPerTenant = "per-tenant"
-	AttributionCopies    = "device-copies"
-	AttributionOneTenant = "one-tenant"
+	// AttributionPerProcess is per-tenant, from dcgm-exporter's 2025
+	// per-process series.
+	AttributionPerProcess = "per-process"
+	AttributionCopies     = "device-copies"
+	AttributionOneTenant  = "one-tenant"
 )
 
 var attributionNames = map[int]string{
-	schema.AttributionPerTenant: AttributionPerTenant,
-	schema.AttributionCopies:    AttributionCopies,
-	schema.AttributionOneTenant: AttributionOneTenant,
+	schema.AttributionPerTenant:  AttributionPerTenant,
+	schema.AttributionPerProcess: AttributionPerProcess,
+	schema.AttributionCopies:     AttributionCopies,
+	schema.AttributionOneTenant:  AttributionOneTenant,
 }
 
 // attributionNotes say, for the data-coverage section, which layouts were
@@ -52,11 +56,11 @@ func (a *analysis) attributionNotes() []string {
 	if n := counts[AttributionCopies]; n > 0 {
 		notes = append(notes, fmt.Sprintf("%d GPUs report the device's utilization and memory on every tenant (dcgm-exporter --kubernetes-virtual-gpus before 2025): device figures are right, which tenant used them is not known", n))
 	}
-	if n := counts[AttributionOneTenant]; n > 0 && a.res.Schema == schema.NameDCGM {
+	if n := counts[AttributionOneTenant]; n > 0 {
 		notes = append(notes, fmt.Sprintf("%d GPUs show at most one pod per device (dcgm-exporter without --kubernetes-virtual-gpus): a time-sliced GPU reads as held whole by one arbitrary tenant, and its co-tenants are not seen", n))
 	}
-	if n := counts[AttributionPerTenant]; n > 0 && a.res.Schema == schema.NameDCGM {
-		notes = append(notes, fmt.Sprintf("%d GPUs have per-tenant figures (dcgm-exporter's per-process series, or MIG instances)", n))
+	if perProcess := counts[AttributionPerProcess]; perProcess > 0 {
+		notes = append(notes, fmt.Sprintf("%d GPUs have per-tenant figures from dcgm-exporter's per-process series (2025 releases, --kubernetes-virtual-gpus): each tenant's utilization and memory are its own processes'; other fields are the device's", perProcess))
 	}
 	return notes
 }

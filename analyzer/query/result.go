@@ -144,7 +144,8 @@ type GPU struct {
 	// CoTenants is the peak number of allocations on the GPU at one step.
 	CoTenants int
 	// Attribution is how the exporter attributed the GPU to its tenants:
-	// per-tenant (each tenant's own figures), device-copies (every tenant
+	// per-tenant (each tenant's own figures), per-process (the same, from
+	// dcgm-exporter's per-process series), device-copies (every tenant
 	// shows the device's) or one-tenant (at most one tenant visible); empty
 	// when no tenant held it.
 	Attribution string

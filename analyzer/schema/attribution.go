@@ -18,6 +18,9 @@ const (
 	// (dcgm-exporter's --kubernetes-virtual-gpus before 2025): the device
 	// total is known, who used it is not.
 	AttributionCopies = 3
+	// AttributionPerProcess is AttributionPerTenant read from
+	// dcgm-exporter's 2025 per-process series, beside the device's.
+	AttributionPerProcess = 4
 	// AttributionRelabelled is added to the code when the GPU's tenant
 	// series came through a ServiceMonitor with honorLabels: false, their
 	// tenants in exported_* labels.
@@ -62,7 +65,7 @@ func (DCGM) GPUAttribution() string {
 	device := "count by " + key + " (" + norm(dcgmDevice("DCGM_FI_DEV_FB_USED", wholeGPU)) + ")"
 	mig := "count by " + key + " (" + norm(dcgmTenants("DCGM_FI_DEV_FB_USED", anyMIG)) + ")"
 	return withRelabelled(union([]string{
-		"0 * (" + pods + " and on " + key + " " + device + ") + " + itoa(AttributionPerTenant),
+		"0 * (" + pods + " and on " + key + " " + device + ") + " + itoa(AttributionPerProcess),
 		"0 * ((" + pods + " > 1) unless on " + key + " " + device + ") + " + itoa(AttributionCopies),
 		"0 * ((" + pods + " == 1) unless on " + key + " " + device + ") + " + itoa(AttributionOneTenant),
 		"0 * " + mig + " + " + itoa(AttributionPerTenant),

@@ -302,7 +302,7 @@ func TestDCGMLayouts(t *testing.T) {
 		{"testdata/dcgm-exporter.prom", AttributionCopies,
 			map[string]tenant{"inference-a": {0.5, 0.5, 20000 * mib}, "inference-b": {0.5, 0.5, 20000 * mib}}},
 		// Per process: each tenant's own, utilization of its half.
-		{"testdata/dcgm-exporter.virtual-gpus-2025.prom", AttributionPerTenant,
+		{"testdata/dcgm-exporter.virtual-gpus-2025.prom", AttributionPerProcess,
 			map[string]tenant{"inference-a": {0.5, 0.6, 12000 * mib}, "inference-b": {0.5, 0.4, 8000 * mib}}},
 	}
 	for _, tt := range tests {
