@@ -1,6 +1,11 @@
 package query
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/internal/mig"
+)
 
 // notes summarises partial data. They are counts, not one line per item,
 // so a large fleet's report stays readable; the per-item coverage fields
@@ -40,6 +45,9 @@ func (a *analysis) notes() []string {
 			partialUtil++
 		}
 	}
+	if n := ampereSlicesWithoutUtilization(a.res.Allocations); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d MIG slices of Ampere GPUs (A100, A30) have no utilization: NVML has none per slice before Hopper (no GPM), so it is unknown; dcgm-exporter's DCGM_FI_PROF_GR_ENGINE_ACTIVE measures it, where it runs", n))
+	}
 	if noUtil > 0 {
 		notes = append(notes, fmt.Sprintf("%d allocations have no utilization samples: their utilization is unknown, not zero", noUtil))
 	}
@@ -51,4 +59,14 @@ func (a *analysis) notes() []string {
 		notes = append(notes, fmt.Sprintf("%d allocations changed sharing mode within the window; one mode is reported for each", a.sharingChanged))
 	}
 	return notes
+}
+
+func ampereSlicesWithoutUtilization(allocs []Allocation) int {
+	n := 0
+	for _, x := range allocs {
+		if m, ok := mig.Lookup(x.Model); ok && m.Ampere && x.Sharing == schema.SharingMIG && x.UtilizationSteps == 0 {
+			n++
+		}
+	}
+	return n
 }

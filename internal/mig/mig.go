@@ -61,6 +61,10 @@ type Model struct {
 	ComputeSlices, MemorySlices int
 	// Profiles are ordered from the smallest.
 	Profiles []Profile
+	// Ampere is an A100 or A30: NVML has no per-instance utilization on
+	// them (GPM, the per-instance counters, came with Hopper), so a slice's
+	// utilization is only known from DCGM's profiling fields.
+	Ampere bool
 	// Pattern matches the model's product name as NVML reports it and
 	// dcgm-exporter copies into modelName, lower-cased (RE2, unanchored).
 	Pattern string
@@ -139,6 +143,15 @@ var catalog = []Model{
 	sevenSlice("GH200-96GB", `\bgh200\b.*\b(480|96)\s*gb`, 12, 24, 48, 96),
 	sevenSlice("B200-180GB", `\bb200\b`, 23, 45, 90, 180),
 	fourSlice("RTX-PRO-6000", `\brtx pro 6000\b`, 24, true),
+}
+
+func init() {
+	for i := range catalog {
+		switch catalog[i].Key {
+		case "A30", "A100-40GB", "A100-80GB":
+			catalog[i].Ampere = true
+		}
+	}
 }
 
 var compiled = func() []*regexp.Regexp {

@@ -82,6 +82,14 @@ func TestLookupUnknown(t *testing.T) {
 	}
 }
 
+func TestAmpere(t *testing.T) {
+	for name, want := range map[string]bool{"NVIDIA A30": true, "NVIDIA A100-SXM4-80GB": true, "NVIDIA H100 80GB HBM3": false, "NVIDIA B200": false} {
+		if m, _ := Lookup(name); m.Ampere != want {
+			t.Errorf("%s: Ampere %v, want %v", name, m.Ampere, want)
+		}
+	}
+}
+
 func TestShares(t *testing.T) {
 	a30, _ := Lookup("NVIDIA A30")
 	p, _ := a30.Profile("2g.12gb")
