@@ -179,7 +179,9 @@ func planPool(pool *Pool, pol Policy) PoolPlan {
 		for k := range order {
 			order[k] = k
 		}
-		sort.SliceStable(order, func(x, y int) bool { return pool.Lanes[b.lanes[order[x]]].Name() < pool.Lanes[b.lanes[order[y]]].Name() })
+		sort.SliceStable(order, func(x, y int) bool {
+			return pool.Lanes[b.lanes[order[x]]].Name() < pool.Lanes[b.lanes[order[y]]].Name()
+		})
 		for _, k := range order {
 			l := pool.Lanes[b.lanes[k]]
 			a := Assignment{Lane: l.Name(), Workload: l.Workload, Pods: l.Pods, GPU: gi, Mode: b.mode, From: l.From,
