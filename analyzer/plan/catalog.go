@@ -33,6 +33,16 @@ type Model struct {
 	MIG []Profile
 }
 
+// Profile returns the model's MIG profile called name.
+func (m Model) Profile(name string) (Profile, bool) {
+	for _, p := range m.MIG {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Profile{}, false
+}
+
 // lookupModel finds the catalog entry of a product name.
 func lookupModel(name string) (Model, bool) {
 	m, ok := recommend.LookupModel(name)
