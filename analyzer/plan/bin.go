@@ -15,6 +15,7 @@ type bin struct {
 	peakMem         float32
 	peakLoad        float32
 	overTarget      int // steps whose summed load exceeds ComputeTarget
+	blocks          blockSummary
 	// MIG
 	profiles          []int // per lane, index into Model.MIG
 	sevenths, eighths int
@@ -82,13 +83,35 @@ func (p *packer) fits(b *bin, i, prof int) bool {
 	}
 	target := float32(p.pol.ComputeTarget)
 	over := b.overTarget
-	for t := 0; t < p.steps; t++ {
-		if checkMem && b.sumMem[t]+l.plannedMem(t) > p.memLimit {
+	lb := &l.stats.blocks
+	// First a pass over the blocks alone: a block where even the smallest
+	// memories do not fit rejects at once, and one where even the smallest
+	// loads pass the target adds all its steps not yet over to the count.
+	for k := range b.blocks.memMax {
+		if b.blocks.memMin[k]+lb.memMin[k] > p.memLimit {
 			return false
 		}
-		if checkLoad && b.sumLoad[t]+l.Load[t] > target && b.sumLoad[t] <= target {
-			if over++; over > p.overBudget {
+		if checkLoad && b.blocks.loadMin[k]+lb.loadMin[k] > target {
+			if over += b.blocks.steps[k] - b.blocks.over[k]; over > p.overBudget {
 				return false
+			}
+		}
+	}
+	// Then the steps of the blocks where the largest values do not fit.
+	for k := range b.blocks.memMax {
+		scanMem := checkMem && b.blocks.memMax[k]+lb.memMax[k] > p.memLimit
+		scanLoad := checkLoad && b.blocks.loadMax[k]+lb.loadMax[k] > target && b.blocks.loadMin[k]+lb.loadMin[k] <= target
+		if !scanMem && !scanLoad {
+			continue
+		}
+		for t := k * blockSteps; t < min(p.steps, (k+1)*blockSteps); t++ {
+			if scanMem && b.sumMem[t]+l.stats.mem[t] > p.memLimit {
+				return false
+			}
+			if scanLoad && b.sumLoad[t]+l.Load[t] > target && b.sumLoad[t] <= target {
+				if over++; over > p.overBudget {
+					return false
+				}
 			}
 		}
 	}
@@ -113,7 +136,7 @@ func (p *packer) add(b *bin, i, prof int) {
 		target := float32(p.pol.ComputeTarget)
 		for t := 0; t < p.steps; t++ {
 			before := b.sumLoad[t]
-			b.sumMem[t] += l.plannedMem(t)
+			b.sumMem[t] += l.stats.mem[t]
 			b.sumLoad[t] += l.Load[t]
 			b.peakMem = max(b.peakMem, b.sumMem[t])
 			b.peakLoad = max(b.peakLoad, b.sumLoad[t])
@@ -121,6 +144,7 @@ func (p *packer) add(b *bin, i, prof int) {
 				b.overTarget++
 			}
 		}
+		b.blocks = summarize(b.sumMem, b.sumLoad, float32(p.pol.ComputeTarget), b.blocks)
 	}
 }
 
@@ -155,10 +179,11 @@ func (p *packer) recompute(b *bin) {
 	for _, i := range b.lanes {
 		l := p.pool.Lanes[i]
 		for t := 0; t < p.steps; t++ {
-			b.sumMem[t] += l.plannedMem(t)
+			b.sumMem[t] += l.stats.mem[t]
 			b.sumLoad[t] += l.Load[t]
 		}
 	}
+	b.blocks = summarize(b.sumMem, b.sumLoad, float32(p.pol.ComputeTarget), b.blocks)
 	b.peakMem, b.peakLoad, b.overTarget = 0, 0, 0
 	target := float32(p.pol.ComputeTarget)
 	for t := 0; t < p.steps; t++ {
@@ -168,4 +193,38 @@ func (p *packer) recompute(b *bin) {
 			b.overTarget++
 		}
 	}
+}
+
+// blockSteps is the length of the blocks whose extremes let a fit check
+// skip most steps: a fit of two series is certain in a block where their
+// maxima fit, impossible where their minima do not.
+const blockSteps = 64
+
+type blockSummary struct {
+	memMax, memMin, loadMax, loadMin []float32
+	// steps is each block's length; over its steps whose load exceeds
+	// the target (bins only).
+	steps, over []int
+}
+
+// summarize fills s (reusing its slices) with mem's and load's extremes
+// per block, and the steps whose load exceeds target.
+func summarize(mem, load []float32, target float32, s blockSummary) blockSummary {
+	n := (len(mem) + blockSteps - 1) / blockSteps
+	if len(s.memMax) != n {
+		s = blockSummary{memMax: make([]float32, n), memMin: make([]float32, n), loadMax: make([]float32, n),
+			loadMin: make([]float32, n), steps: make([]int, n), over: make([]int, n)}
+	}
+	for k := 0; k < n; k++ {
+		start, end := k*blockSteps, min(len(mem), (k+1)*blockSteps)
+		mx, mn, lx, ln, over := mem[start], mem[start], load[start], load[start], 0
+		for t := start; t < end; t++ {
+			mx, mn, lx, ln = max(mx, mem[t]), min(mn, mem[t]), max(lx, load[t]), min(ln, load[t])
+			if load[t] > target {
+				over++
+			}
+		}
+		s.memMax[k], s.memMin[k], s.loadMax[k], s.loadMin[k], s.steps[k], s.over[k] = mx, mn, lx, ln, end-start, over
+	}
+	return s
 }

@@ -53,6 +53,8 @@ type laneStats struct {
 	peakLoad float64
 	steps    int      // steps at which the lane ran
 	run      []uint64 // which steps, as a bit set
+	mem      []float32 // plannedMem at each step
+	blocks   blockSummary
 }
 
 // running says whether a pod of the lane ran at step t.

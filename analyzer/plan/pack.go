@@ -156,11 +156,14 @@ func (p *packer) firstFitDecreasing(pl []place) []*bin {
 }
 
 // localSearch tries to empty GPUs, least filled first, by moving each of
-// their lanes to another GPU of the same mode; a GPU that cannot be
-// emptied keeps its lanes. It repeats while a pass frees a GPU, at most
-// maxPasses times.
+// their lanes to another GPU of the same mode (closed ones included); a
+// GPU that cannot be emptied keeps its lanes. It repeats while a pass
+// frees a GPU, at most maxPasses times.
 func (p *packer) localSearch(bins []*bin, pl []place) []*bin {
-	const maxPasses = 3
+	// The least filled GPUs are the ones worth emptying; trying only
+	// maxTries of them a pass keeps a pass at O(maxTries · lanes per GPU ·
+	// GPUs) fit checks.
+	const maxPasses, maxTries = 3, 64
 	fill := func(b *bin) float64 {
 		switch b.mode {
 		case ModeMIG:
@@ -177,7 +180,7 @@ func (p *packer) localSearch(bins []*bin, pl []place) []*bin {
 	for pass := 0; pass < maxPasses; pass++ {
 		slices.SortStableFunc(bins, func(a, b *bin) int { return cmp.Compare(fill(a), fill(b)) })
 		freed := false
-		for k := 0; k < len(bins); k++ {
+		for k := 0; k < min(len(bins), maxTries); k++ {
 			src := bins[k]
 			if len(src.lanes) == 0 {
 				continue

@@ -260,7 +260,11 @@ func statsOf(l *Lane) laneStats {
 		mem = append(mem, float64(l.plannedMem(t)))
 		load = append(load, float64(l.Load[t]))
 	}
-	s := laneStats{steps: len(mem), run: run}
+	s := laneStats{steps: len(mem), run: run, mem: make([]float32, len(l.Mem))}
+	for t := range l.Mem {
+		s.mem[t] = l.plannedMem(t)
+	}
+	s.blocks = summarize(s.mem, l.Load, 2, blockSummary{})
 	if len(mem) == 0 {
 		return s
 	}
