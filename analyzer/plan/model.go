@@ -51,8 +51,8 @@ type laneStats struct {
 	p99Mem   float64
 	p95Load  float64
 	peakLoad float64
-	steps    int      // steps at which the lane ran
-	run      []uint64 // which steps, as a bit set
+	steps    int       // steps at which the lane ran
+	run      []uint64  // which steps, as a bit set
 	mem      []float32 // plannedMem at each step
 	blocks   blockSummary
 }

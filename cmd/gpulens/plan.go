@@ -115,6 +115,9 @@ func runPlan(ctx context.Context, o *planOptions, stdout, stderr io.Writer) erro
 	defer src.Close()
 	sch, err := planSchema(ctx, o.src.schema, src, start, end)
 	if err != nil {
+		if ee := (exitError{}); errors.As(err, &ee) {
+			return err
+		}
 		return o.src.analysisExit(err)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -174,8 +177,9 @@ func planSchema(ctx context.Context, name string, src source.Source, start, end 
 	}
 	sch, err := schema.Detect(ctx, src, start, end)
 	if err != nil && errors.Unwrap(err) == nil {
-		return nil, exitError{code: exitNoData, err: fmt.Errorf("%s: no GPU series in %s – %s: %w", src.Describe(),
-			start.UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339), err)}
+		// Detect's bare error is "no metrics of any schema": the window
+		// is empty, or the wrong one.
+		return nil, exitError{code: exitNoData, err: fmt.Errorf("no GPU series to plan from: %w", err)}
 	}
 	return sch, err
 }
