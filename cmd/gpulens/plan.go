@@ -208,3 +208,50 @@ func selectPools(pools []*plan.Pool, models []string) ([]*plan.Pool, error) {
 	}
 	return out, nil
 }
+
+// consolidation plans the report's window for its "Consolidation"
+// section. A plan that cannot be made is said in the section, never a
+// failed report: the report's figures do not depend on it.
+func (f *sourceFlags) consolidation(ctx context.Context, a *pipeline.Analysis, stderr io.Writer) *report.Consolidation {
+	unavailable := func(err error) *report.Consolidation {
+		return &report.Consolidation{Unavailable: err.Error()}
+	}
+	cfg, prices, err := f.settings()
+	if err != nil {
+		return unavailable(err)
+	}
+	sch, err := schema.ByName(a.Schema)
+	if err != nil {
+		return unavailable(err)
+	}
+	src, err := f.open()
+	if err != nil {
+		return unavailable(err)
+	}
+	defer src.Close()
+	bar := progress.New(stderr, "planning")
+	defer bar.Done()
+	w := a.Current.Window
+	data, err := plan.Fetch(ctx, src, sch, plan.FetchOptions{
+		Start: w.Start, End: w.End, Step: w.Step, Workload: a.Inventory.WorkloadOf,
+		TrainingMinLoad: cfg.Training.MinLoad, TrainingMinHours: cfg.Training.MinHours,
+		GrowthHorizon: time.Duration(cfg.OOMRisk.GrowthHorizonHours * float64(time.Hour)),
+	})
+	if err != nil {
+		return unavailable(err)
+	}
+	pol := plan.DefaultPolicy()
+	pol.MemoryMargin, pol.ComputeTarget, pol.MaxReplicas = cfg.Recommend.MemoryMargin, cfg.Recommend.ComputeTarget, cfg.Recommend.MaxReplicas
+	p, err := plan.Make(data, pol, prices)
+	if err != nil {
+		return unavailable(err)
+	}
+	c := &report.Consolidation{GPUsToday: p.GPUsToday, GPUsNeeded: p.GPUsNeeded, MonthlySaving: p.MonthlySavingUSD}
+	for _, pp := range p.Pools {
+		c.SavingKnown = c.SavingKnown || pp.MonthlySavingUSD != nil
+		c.ReplaySteps = max(c.ReplaySteps, pp.Replay.Steps)
+		c.OvercommittedSteps += pp.Replay.OvercommittedSteps
+		c.Pools = append(c.Pools, report.ConsolidationPool{Model: pp.Model, GPUsToday: pp.GPUsToday, GPUsNeeded: pp.GPUsNeeded})
+	}
+	return c
+}
