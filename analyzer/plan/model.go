@@ -5,7 +5,10 @@ import "strconv"
 // Workload is what a pod's GPU request is written in: a controller's
 // pod template, or a bare pod.
 type Workload struct {
-	Kind, Namespace, Name, Container string
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Container string `json:"container,omitempty"`
 }
 
 // String is Kind/namespace/name, as kubectl names objects.
@@ -95,15 +98,15 @@ const (
 type Policy struct {
 	// MemoryMargin is kept free above the memory in use at every step on
 	// shared GPUs and MIG slices: 0.2 needs 1.2 × the memory used.
-	MemoryMargin float64
+	MemoryMargin float64 `json:"memory_margin"`
 	// ComputeTarget is the load a shared GPU or a slice may carry at its
 	// 95th percentile step.
-	ComputeTarget float64
+	ComputeTarget float64 `json:"compute_target"`
 	// MaxReplicas caps time-slicing replicas per GPU.
-	MaxReplicas int
+	MaxReplicas int `json:"max_replicas"`
 	// ExactMaxLanes: pools with at most this many lanes are solved
 	// exactly.
-	ExactMaxLanes int
+	ExactMaxLanes int `json:"exact_max_lanes"`
 }
 
 // DefaultPolicy matches the right-sizing defaults of recommend.
