@@ -57,7 +57,7 @@ func writeTable(w io.Writer, p *Plan) error {
 	}
 
 	for _, pp := range p.Pools {
-		fmt.Fprintf(w, "\n%s: %d GPUs\n", pp.Model, pp.GPUsNeeded)
+		fmt.Fprintf(w, "\n%s: %s\n", pp.Model, gpus(pp.GPUsNeeded))
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  GPU\tLAYOUT\tPEAK MEMORY\tPEAK LOAD\tCONTENDED STEPS\tWORKLOADS")
 		for i, g := range pp.GPUs {
@@ -67,8 +67,8 @@ func writeTable(w io.Writer, p *Plan) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "  Replay: %d steps on %d GPUs, %d overcommitted memory steps; %d shared GPUs had contended steps (summed load above the GPU).\n",
-			pp.Replay.Steps, len(pp.GPUs), pp.Replay.OvercommittedSteps, pp.Replay.ContendedGPUs())
+		fmt.Fprintf(w, "  Replay: %d steps on %s, %d overcommitted memory steps; %s with contended steps (summed load above the GPU, or a slice's load above the slice).\n",
+			pp.Replay.Steps, gpus(len(pp.GPUs)), pp.Replay.OvercommittedSteps, gpus(pp.Replay.ContendedGPUs()))
 		for _, n := range pp.Notes {
 			fmt.Fprintf(w, "  Note: %s\n", n)
 		}
@@ -145,12 +145,12 @@ func writeYAML(w io.Writer, p *Plan) error {
 			switch g.gpu.Mode {
 			case ModeWhole:
 				doc()
-				fmt.Fprintf(w, "# Node group %s: %d %s GPUs, whole: the device plugin's default config, nothing to roll out.\n", name, g.count, g.model)
+				fmt.Fprintf(w, "# Node group %s: %s %s, whole: the device plugin's default config, nothing to roll out.\n", name, gpus(g.count), g.model)
 				fmt.Fprintf(w, "# Label: nvidia.com/device-plugin.config=default\n")
 				fmt.Fprintln(w, "version: v1")
 			case ModeTimeSlicing:
 				doc()
-				fmt.Fprintf(w, "# Node group %s: %d %s GPUs, each time-sliced into %d replicas.\n", name, g.count, g.model, g.gpu.Replicas)
+				fmt.Fprintf(w, "# Node group %s: %s %s, each time-sliced into %d replicas.\n", name, gpus(g.count), g.model, g.gpu.Replicas)
 				fmt.Fprintf(w, "# Add under the device plugin's config map as %q and label the nodes nvidia.com/device-plugin.config=%s\n", name, name)
 				writeYAMLDoc(w, map[string]any{"version": "v1", "sharing": map[string]any{"timeSlicing": map[string]any{
 					"renameByDefault": true, "failRequestsGreaterThanOne": true,
@@ -161,7 +161,7 @@ func writeYAML(w io.Writer, p *Plan) error {
 				for _, s := range g.gpu.Slices {
 					counts[s]++
 				}
-				fmt.Fprintf(w, "# Node group %s: %d %s GPUs with MIG slices %s (mixed strategy).\n", name, g.count, g.model, strings.Join(g.gpu.Slices, ", "))
+				fmt.Fprintf(w, "# Node group %s: %s %s with MIG slices %s (mixed strategy).\n", name, gpus(g.count), g.model, strings.Join(g.gpu.Slices, ", "))
 				fmt.Fprintf(w, "# Add to the MIG manager's mig-parted config and label the nodes nvidia.com/mig.config=%s\n", name)
 				writeYAMLDoc(w, map[string]any{"version": "v1", "mig-configs": map[string]any{name: []any{
 					map[string]any{"devices": "all", "mig-enabled": true, "mig-devices": counts}}}})
@@ -203,4 +203,11 @@ func writeYAMLDoc(w io.Writer, v any) {
 		panic(fmt.Sprintf("plan yaml: %v", err)) // maps of strings, ints and bools always marshal
 	}
 	_, _ = w.Write(b)
+}
+
+func gpus(n int) string {
+	if n == 1 {
+		return "1 GPU"
+	}
+	return fmt.Sprintf("%d GPUs", n)
 }
