@@ -23,6 +23,7 @@ func BenchmarkPlan(b *testing.B) {
 	for _, c := range []struct{ workloads, steps int }{
 		{1000, 7 * 24 * 60}, // a week at one-minute steps
 		{1000, 7 * 24 * 12}, // a week at five-minute steps
+		{3500, 7 * 24 * 60}, // about 1,000 GPUs' worth, at one minute
 		{10000, 7 * 24 * 12},
 	} {
 		b.Run(fmt.Sprintf("workloads=%d/steps=%d", c.workloads, c.steps), func(b *testing.B) {

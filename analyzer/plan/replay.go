@@ -52,11 +52,16 @@ func replay(pool *Pool, pp PoolPlan) Replay {
 	for _, g := range pp.GPUs {
 		gr := GPUReplay{GPU: g.Index, Mode: g.Mode}
 		as := byGPU[g.Index]
+		ls := make([]*Lane, len(as))
+		prs := make([]Profile, len(as))
+		for k, a := range as {
+			ls[k], prs[k] = lanes[a.Lane], slice[a.Slice]
+		}
 		for t := 0; t < steps; t++ {
 			over, contended := false, false
 			if g.Mode == ModeMIG {
-				for _, a := range as {
-					l, pr := lanes[a.Lane], slice[a.Slice]
+				for k := range as {
+					l, pr := ls[k], prs[k]
 					mem, load := float64(l.Mem[t]), float64(l.Load[t])
 					gr.PeakMemoryRatio = max(gr.PeakMemoryRatio, mem/pr.MemoryBytes)
 					gr.PeakLoad = max(gr.PeakLoad, load)
@@ -65,9 +70,9 @@ func replay(pool *Pool, pp PoolPlan) Replay {
 				}
 			} else {
 				var mem, load float64
-				for _, a := range as {
-					mem += float64(lanes[a.Lane].Mem[t])
-					load += float64(lanes[a.Lane].Load[t])
+				for _, l := range ls {
+					mem += float64(l.Mem[t])
+					load += float64(l.Load[t])
 				}
 				gr.PeakMemoryRatio = max(gr.PeakMemoryRatio, mem/pool.CapacityBytes)
 				gr.PeakLoad = max(gr.PeakLoad, load)
