@@ -200,7 +200,7 @@ func selectPools(pools []*plan.Pool, models []string) ([]*plan.Pool, error) {
 			return strings.EqualFold(p.Model.Key, m) || strings.EqualFold(p.Product, m)
 		})
 		if k < 0 {
-			return nil, usageError{fmt.Errorf("--model: no GPUs of model %q in the window (models there: %s)", m, strings.Join(have, ", "))}
+			return nil, usageError{fmt.Errorf("--model: no GPUs of model %q in the window (models there: %s; models the catalog does not know are not planned)", m, strings.Join(have, ", "))}
 		}
 		if !slices.Contains(out, pools[k]) {
 			out = append(out, pools[k])
