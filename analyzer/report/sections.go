@@ -140,6 +140,9 @@ func workloadSources(c Coverage) string {
 	if n := c.WorkloadSources["api"]; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d owners read from the API", n))
 	}
+	if n := c.WorkloadSources["kube-state-metrics"]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d from kube-state-metrics' kube_pod_owner", n))
+	}
 	if n := c.WorkloadSources["pod-name"]; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d inferred from pod names (a DaemonSet's pods read as a Job's)", n))
 	}
