@@ -45,13 +45,14 @@ type Data struct {
 	Steps      int
 	Pools      []*Pool
 	Notes      []string
-	// Queries is how many queries it took: 4, whatever the fleet's size.
+	// Queries is how many queries it took: 5, whatever the fleet's size.
 	Queries int
 }
 
-// Fetch reads every allocation's share, utilization and memory at every
-// step of the window with three range queries, and the GPUs with one
-// instant query, and groups the allocations into lanes by workload.
+// Fetch reads every allocation's share, utilization and memory, and every
+// GPU's device memory in use, at every step of the window with four range
+// queries, and the GPUs with one instant query, and groups the
+// allocations into lanes by workload.
 func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOptions) (*Data, error) {
 	rq, ok := src.(source.RangeQuerier)
 	if !ok {
@@ -90,8 +91,8 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 			o.Start.UTC().Format(time.RFC3339), o.End.UTC().Format(time.RFC3339))
 	}
 
-	matrices := make([]model.Matrix, 3)
-	for i, q := range []string{sch.Allocation(), sch.Utilization(), sch.MemoryUsed()} {
+	matrices := make([]model.Matrix, 4)
+	for i, q := range []string{sch.Allocation(), sch.Utilization(), sch.MemoryUsed(), sch.GPUMemoryUsed()} {
 		if matrices[i], err = rq.QueryRange(ctx, q, first, o.End, o.Step); err != nil {
 			return nil, err
 		}
@@ -145,9 +146,11 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 // allocation is one container's hold on one GPU or slice over the window.
 type allocation struct {
 	namespace, pod, container string
+	node, uuid                string
 	model, sharing, profile   string
 	first, last               int
 	mem, load, util           []float32
+	held                      []bool
 }
 
 func allocKey(m model.Metric) string {
@@ -168,13 +171,15 @@ func readAllocations(ms []model.Matrix, steps int, at func(model.Time) int) []*a
 	for _, s := range ms[0] {
 		m := s.Metric
 		a := &allocation{namespace: string(m[schema.LabelNamespace]), pod: string(m[schema.LabelPod]), container: string(m[schema.LabelContainer]),
+			node: string(m[schema.LabelNode]), uuid: string(m[schema.LabelUUID]),
 			model: string(m[schema.LabelModel]), sharing: string(m[schema.LabelSharing]), profile: string(m[schema.LabelMIGProfile]),
-			first: steps, last: -1, mem: make([]float32, steps), load: make([]float32, steps), util: make([]float32, steps)}
+			first: steps, last: -1, mem: make([]float32, steps), load: make([]float32, steps), util: make([]float32, steps),
+			held: make([]bool, steps)}
 		for _, v := range s.Values {
 			if t := at(v.Timestamp); t >= 0 && t < steps {
 				// The share is kept in load until utilization multiplies it.
 				a.load[t] = float32(v.Value)
-				a.util[t] = -1 // held, no utilization seen yet
+				a.held[t] = true
 				a.first, a.last = min(a.first, t), max(a.last, t)
 			}
 		}
@@ -185,8 +190,8 @@ func readAllocations(ms []model.Matrix, steps int, at func(model.Time) int) []*a
 			// The same allocation under another sharing label (a device
 			// plugin change): one allocation.
 			for t := range a.load {
-				if a.util[t] != 0 {
-					prev.load[t], prev.util[t] = a.load[t], a.util[t]
+				if a.held[t] {
+					prev.load[t], prev.held[t] = a.load[t], true
 				}
 			}
 			prev.first, prev.last = min(prev.first, a.first), max(prev.last, a.last)
@@ -198,7 +203,7 @@ func readAllocations(ms []model.Matrix, steps int, at func(model.Time) int) []*a
 	for _, s := range ms[1] {
 		if a := byKey[allocKey(s.Metric)]; a != nil {
 			for _, v := range s.Values {
-				if t := at(v.Timestamp); t >= 0 && t < steps && a.util[t] != 0 {
+				if t := at(v.Timestamp); t >= 0 && t < steps && a.held[t] {
 					a.util[t] = float32(max(0, float64(v.Value)))
 				}
 			}
@@ -207,18 +212,16 @@ func readAllocations(ms []model.Matrix, steps int, at func(model.Time) int) []*a
 	for _, s := range ms[2] {
 		if a := byKey[allocKey(s.Metric)]; a != nil {
 			for _, v := range s.Values {
-				if t := at(v.Timestamp); t >= 0 && t < steps && a.util[t] != 0 {
+				if t := at(v.Timestamp); t >= 0 && t < steps && a.held[t] {
 					a.mem[t] = float32(max(0, float64(v.Value)))
 				}
 			}
 		}
 	}
+	deviceMemory(out, ms[3], steps, at)
 	for _, a := range out {
 		shared := a.sharing == schema.SharingTimeSlicing || a.sharing == schema.SharingMPS
 		for t := range a.load {
-			if a.util[t] < 0 {
-				a.util[t] = 0
-			}
 			a.load[t] *= a.util[t]
 			// What training-like is judged on: how much of what it held
 			// it used when it held it alone, but of the whole GPU when
@@ -232,6 +235,71 @@ func readAllocations(ms []model.Matrix, steps int, at func(model.Time) int) []*a
 		}
 	}
 	return out
+}
+
+// deviceMemory makes the tenants' memory add up to what each GPU's
+// device reported at every step, so that a plan never depends on how well
+// memory was attributed: memory no tenant was charged with (contexts,
+// processes outside any pod's cgroup) is shared out by allocation share,
+// and tenants charged with more than the device held (dcgm-exporter
+// copies the device's figure to every tenant of a time-sliced GPU) are
+// scaled down to it in proportion. MIG GPUs are left alone: a slice's
+// memory is its own, and the device's figure sums the slices. Where the
+// device reported nothing, attribution stands.
+func deviceMemory(allocs []*allocation, used model.Matrix, steps int, at func(model.Time) int) {
+	type gpuKey struct{ node, uuid string }
+	device := map[gpuKey][]float32{}
+	for _, s := range used {
+		v := make([]float32, steps)
+		for i := range v {
+			v[i] = -1
+		}
+		for _, p := range s.Values {
+			if t := at(p.Timestamp); t >= 0 && t < steps {
+				v[t] = float32(p.Value)
+			}
+		}
+		device[gpuKey{string(s.Metric[schema.LabelNode]), string(s.Metric[schema.LabelUUID])}] = v
+	}
+	byGPU := map[gpuKey][]*allocation{}
+	for _, a := range allocs {
+		if a.sharing != schema.SharingMIG {
+			k := gpuKey{a.node, a.uuid}
+			byGPU[k] = append(byGPU[k], a)
+		}
+	}
+	for k, as := range byGPU {
+		d := device[k]
+		if d == nil {
+			continue
+		}
+		for t := 0; t < steps; t++ {
+			if d[t] < 0 {
+				continue
+			}
+			// a.load holds the share until utilization multiplies it.
+			var mem, share float64
+			for _, a := range as {
+				if a.held[t] {
+					mem, share = mem+float64(a.mem[t]), share+float64(a.load[t])
+				}
+			}
+			if share == 0 {
+				continue
+			}
+			dev := float64(d[t])
+			for _, a := range as {
+				if !a.held[t] {
+					continue
+				}
+				if mem > dev && mem > 0 {
+					a.mem[t] = float32(float64(a.mem[t]) * dev / mem)
+				} else {
+					a.mem[t] += float32((dev - mem) * float64(a.load[t]) / share)
+				}
+			}
+		}
+	}
 }
 
 // lanesOf groups a pool's allocations by workload and chains each

@@ -18,8 +18,8 @@ func TestFetchLanes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Queries != 4 || d.Steps != 1440 {
-		t.Errorf("%d queries, %d steps; want 4 and 1440", d.Queries, d.Steps)
+	if d.Queries != 5 || d.Steps != 1440 {
+		t.Errorf("%d queries, %d steps; want 5 and 1440", d.Queries, d.Steps)
 	}
 	// The V100 is not in the catalog: said, not planned.
 	if len(d.Pools) != 1 || d.Pools[0].Model.Key != "L4" {
@@ -39,7 +39,7 @@ func TestFetchLanes(t *testing.T) {
 	// The CronJob ran twice on two GPUs, never at once: one lane with
 	// both pods. The Deployment's replicas ran together: two lanes.
 	report := lanes["CronJob/batch/report"]
-	if report == nil || len(report.Pods) != 2 || len(pool.Lanes) != 3 {
+	if report == nil || len(report.Pods) != 2 || len(pool.Lanes) != 4 {
 		t.Fatalf("lanes %v", keys(lanes))
 	}
 	a, b := lanes["Deployment/web/chat#1"], lanes["Deployment/web/chat#2"]
@@ -54,6 +54,11 @@ func TestFetchLanes(t *testing.T) {
 	}
 	if got := report.Mem[150]; got != 8*gib {
 		t.Errorf("CronJob at 2:31: %v bytes, want 8 GiB", got)
+	}
+	// Idle is not absent: a notebook at 0 utilization still holds its
+	// memory, which the plan must find room for.
+	if nb := lanes["Pod/research/idle-notebook"]; nb == nil || nb.Mem[step] != 5*gib || nb.Load[step] != 0 {
+		t.Errorf("idle notebook: %+v", nb)
 	}
 	chat := map[float32]float32{a.Mem[step] / gib: a.Load[step], b.Mem[step] / gib: b.Load[step]}
 	if !approx(chat[6], 0.5*0.4) || !approx(chat[4], 0.5*0.2) {

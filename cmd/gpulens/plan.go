@@ -57,7 +57,7 @@ Before it is printed, the measured window is replayed on the layout: a plan with
 which memory in use exceeds a GPU's or a slice's capacity is an error, not a plan. The
 replay also counts the contended steps of each shared GPU (summed load above the GPU).
 
-Formats (-o): table for people (GPUs today and needed per model with the monthly saving,
+Formats (--format): table for people (GPUs today and needed per model with the monthly saving,
 the layout, the replay, where each workload goes), json, yaml (the device plugin sharing
 config per node group, then each workload's new GPU request as a strategic-merge patch).
 
@@ -68,10 +68,10 @@ directory is not a usable TSDB.`,
   gpulens plan --prometheus-url http://prometheus:9090 --since 7d
 
   # From the TSDB 'gpulens demo --data-dir' kept, the A100 pool only, as JSON
-  gpulens plan --data-dir ./demo-data --model A100-80GB -o json
+  gpulens plan --data-dir ./demo-data --model A100-80GB --format json
 
   # The device plugin configs and the patches, ready to review
-  gpulens plan --prometheus-url http://prometheus:9090 -o yaml --output-file plan.yaml`,
+  gpulens plan --prometheus-url http://prometheus:9090 --format yaml -o plan.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runPlan(c.Context(), o, c.OutOrStdout(), c.ErrOrStderr())
@@ -79,8 +79,8 @@ directory is not a usable TSDB.`,
 	}
 	f := c.Flags()
 	o.src.register(f)
-	f.StringVarP(&o.format, "output", "o", "table", "Output format: "+strings.Join(plan.Formats, ", "))
-	f.StringVar(&o.file, "output-file", "", "Write to this file (atomically) instead of standard output")
+	f.StringVar(&o.format, "format", "table", "Output format: "+strings.Join(plan.Formats, ", "))
+	f.StringVarP(&o.file, "output", "o", "", "Write to this file (atomically) instead of standard output")
 	f.DurationVar(&o.step, "step", time.Minute, "Resolution of the per-step usage the plan is made and replayed on")
 	f.StringSliceVar(&o.models, "model", nil, "Plan only these GPU models (catalog key or product name; repeatable)")
 	f.IntVar(&o.replicas, "max-replicas", 0, "Most time-slicing replicas per GPU (default: recommend.max_replicas of --config)")
@@ -92,7 +92,7 @@ func runPlan(ctx context.Context, o *planOptions, stdout, stderr io.Writer) erro
 		ctx = context.Background()
 	}
 	if !slices.Contains(plan.Formats, o.format) {
-		return usageError{fmt.Errorf("-o/--output: unknown format %q (want %s)", o.format, strings.Join(plan.Formats, ", "))}
+		return usageError{fmt.Errorf("--format: unknown format %q (want %s)", o.format, strings.Join(plan.Formats, ", "))}
 	}
 	if o.step <= 0 {
 		return usageError{fmt.Errorf("--step: %s is not a positive duration", o.step)}
