@@ -2,7 +2,7 @@
 // what it uses, and shared GPUs were packed sensibly, how many GPUs of
 // each model would the fleet need, and which layout gets there?
 //
-// Files: fetch.go reads the window per step (three range queries and one
+// Files: fetch.go reads the window per step (four range queries and one
 // instant query, whatever the number of pods) and groups allocations
 // into lanes; catalog.go is the one contact with recommend's MIG catalog
 // and prices; bin.go is one planned GPU and its fit check; pack.go
