@@ -26,7 +26,7 @@ var (
 
 // simulateWeek runs s through the real exporter code into an embedded
 // TSDB and fetches the plan's data from it with the real engine.
-func simulateWeek(t *testing.T, s *sim.Scenario) *Data {
+func simulateWeek(t *testing.T, s *sim.Scenario, sch schema.Schema) *Data {
 	t.Helper()
 	ctx := context.Background()
 	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
@@ -35,11 +35,14 @@ func simulateWeek(t *testing.T, s *sim.Scenario) *Data {
 	}
 	t.Cleanup(func() { db.Close() })
 	var n atomic.Int64
-	if err := fleet.Run(ctx, fleet.Options{Scenario: s, Start: weekStart, End: weekEnd, Step: weekStep},
-		func(string) fleet.Sink { return fleet.NewTSDBSink(ctx, db, &n) }); err != nil {
+	newSink := func(string) fleet.Sink { return fleet.NewTSDBSink(ctx, db, &n) }
+	if sch.Name() == schema.NameDCGM {
+		newSink = func(string) fleet.Sink { return fleet.NewDCGMSink(fleet.NewTSDBSink(ctx, db, &n)) }
+	}
+	if err := fleet.Run(ctx, fleet.Options{Scenario: s, Start: weekStart, End: weekEnd, Step: weekStep}, newSink); err != nil {
 		t.Fatal(err)
 	}
-	d, err := Fetch(ctx, db, schema.Native{}, FetchOptions{Start: weekStart, End: weekEnd, Step: weekStep, TrainingMinLoad: 0.8, TrainingMinHours: 2})
+	d, err := Fetch(ctx, db, sch, FetchOptions{Start: weekStart, End: weekEnd, Step: weekStep, TrainingMinLoad: 0.8, TrainingMinHours: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +101,7 @@ func TestDemoWeekPlanFreesGPUs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates a week of 32 GPUs")
 	}
-	d := simulateWeek(t, sim.Default())
+	d := simulateWeek(t, sim.Default(), schema.Native{})
 	p, err := Make(d, DefaultPolicy(), recommend.DefaultPrices())
 	if err != nil {
 		t.Fatal(err)
@@ -145,12 +148,16 @@ func TestScenarioWeeks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := simulateWeek(t, s)
-			p, err := Make(d, DefaultPolicy(), recommend.DefaultPrices())
-			if err != nil {
-				t.Fatal(err)
+			// Both schemas: dcgm-exporter's copies of a shared GPU's
+			// memory to every tenant go through the device reconciliation.
+			for _, sch := range []schema.Schema{schema.Native{}, schema.DCGM{}} {
+				d := simulateWeek(t, s, sch)
+				p, err := Make(d, DefaultPolicy(), recommend.DefaultPrices())
+				if err != nil {
+					t.Fatalf("%s: %v", sch.Name(), err)
+				}
+				checkReplay(t, d, p)
 			}
-			checkReplay(t, d, p)
 		})
 	}
 }
@@ -174,7 +181,7 @@ func TestLeakIsReserved(t *testing.T) {
 			leak = pod
 		}
 	}
-	d := simulateWeek(t, s)
+	d := simulateWeek(t, s, schema.Native{})
 	capacity := d.Pools[0].CapacityBytes
 	if projected := float64(leak.Memory) + float64(leak.Growth)*weekEnd.Sub(weekStart).Hours(); projected <= capacity {
 		t.Fatalf("scenario changed: the leak projects to %.1f GiB, within the GPU's %.1f", projected/gib, capacity/gib)

@@ -1,10 +1,12 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -381,4 +383,17 @@ func TestAgainstBruteForce(t *testing.T) {
 		}
 	}
 	t.Logf("exact search optimal in %d of %d pools; first-fit-decreasing + local search alone optimal in %d, one GPU off in the rest", exactMatches, trials, heuristicMatches)
+}
+
+// TestMakeRefusesAPlanFailingReplay: a lane that used more memory than
+// the pool's GPUs have (a product name that covers two memory sizes, and
+// the smaller was measured) cannot be placed anywhere; Make must fail
+// rather than print a plan whose replay overcommits.
+func TestMakeRefusesAPlanFailingReplay(t *testing.T) {
+	big := series("big", 10, constant(30), constant(0.5))
+	pool := poolOf(t, "L4", big, series("small", 10, constant(2), constant(0.1)))
+	_, err := Make(&Data{Pools: []*Pool{pool}, Steps: 10}, DefaultPolicy(), nil)
+	if !errors.Is(err, ErrReplay) || !strings.Contains(err.Error(), "10 overcommitted memory steps") {
+		t.Errorf("error %v, want ErrReplay with 10 overcommitted steps (30 GiB on a 24 GB GPU at each of 10 steps)", err)
+	}
 }
