@@ -45,8 +45,10 @@ window (not summaries), so workloads that take turns can share a GPU and two who
 coincide do not. Each planned GPU is whole, a MIG geometry the model can hold, or
 time-sliced into N replicas; each workload replica is assigned a place:
   - memory fits with a margin at every step, growth of a leaking workload included;
-  - training-like workloads (p95 utilization of what they hold at training.min_load or
-    more, see --config) get a whole GPU or a MIG slice, never a time-sliced replica;
+  - training-like workloads (p95 utilization of a GPU or slice held alone, or p95 load of
+    a shared GPU, at training.min_load or more, see --config) get a whole GPU or a MIG
+    slice, never a time-sliced replica; jobs that never run at the same time may take
+    turns on one whole GPU;
   - a shared GPU or slice carries its p95 load under recommend.compute_target;
   - at most --max-replicas time-slicing replicas per GPU.
 The search is first-fit-decreasing over (p99 memory, p95 load) under three placement
