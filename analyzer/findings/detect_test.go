@@ -276,3 +276,37 @@ func TestOrdering(t *testing.T) {
 		t.Errorf("order %q, want %q", got, want)
 	}
 }
+
+// TestWorkloadSource: the API's owner wins, then kube-state-metrics' (for
+// pods gone from the API), then the pod name's form.
+func TestWorkloadSource(t *testing.T) {
+	build := func() *query.Result {
+		res := result([]query.Allocation{alloc("agent-b7r4w", "GPU-1", h100, "none", "", 1, 0.004, 0.02, 2*GiB)}, []query.GPU{gpu("GPU-1", h100, "none", 80*GiB)})
+		// The engine reads <name>-<5 random> as a Job's pod.
+		res.Workloads[0].Kind, res.Workloads[0].Name = "Job", "agent"
+		return res
+	}
+	inv := &inventory.Inventory{Available: true, Namespaces: map[string]inventory.Namespace{}, Pods: map[inventory.PodKey]inventory.Pod{
+		{Namespace: "team-a", Name: "agent-b7r4w"}: {WorkloadKind: "DaemonSet", WorkloadName: "gpu-agent"}}}
+	for _, tt := range []struct {
+		name       string
+		inv        *inventory.Inventory
+		ksm        map[query.PodRef]query.Owner
+		kind, wl   string
+		wantSource string
+	}{
+		{"pod name only", nil, nil, "Job", "agent", SourcePodName},
+		{"kube-state-metrics", nil, map[query.PodRef]query.Owner{{Namespace: "team-a", Name: "agent-b7r4w"}: {Kind: "DaemonSet", Name: "agent"}}, "DaemonSet", "agent", SourceKubeStateMetrics},
+		{"API over kube-state-metrics", inv, map[query.PodRef]query.Owner{{Namespace: "team-a", Name: "agent-b7r4w"}: {Kind: "DaemonSet", Name: "agent"}}, "DaemonSet", "gpu-agent", SourceAPI},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := build()
+			res.PodOwners = tt.ksm
+			r := Detect(res, tt.inv, DefaultConfig(), recommend.DefaultPrices())
+			f := find(r, KindIdleAllocation)
+			if f == nil || f.WorkloadKind != tt.kind || f.Workload != tt.wl || f.WorkloadSource != tt.wantSource || r.WorkloadSources[tt.wantSource] != 1 {
+				t.Errorf("got %+v (sources %v), want %s/%s from %s", f, r.WorkloadSources, tt.kind, tt.wl, tt.wantSource)
+			}
+		})
+	}
+}

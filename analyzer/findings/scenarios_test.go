@@ -269,6 +269,12 @@ func noExporterTenant(t *testing.T, m mode, r *Report) {
 // would have exposed it, and analyses it.
 func runScenario(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Inventory) *Report {
 	t.Helper()
+	return runScenarioIn(t, s, m, inv, scenarioStart, scenarioEnd, scenarioStep)
+}
+
+// runScenarioIn is runScenario over another window.
+func runScenarioIn(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Inventory, scenarioStart, scenarioEnd time.Time, scenarioStep time.Duration) *Report {
+	t.Helper()
 	ctx := context.Background()
 	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
 	if err != nil {

@@ -14,6 +14,9 @@ import (
 const (
 	// SourceAPI: the pod's owner references, read from the API server.
 	SourceAPI = "api"
+	// SourceKubeStateMetrics: kube_pod_owner and its ReplicaSet and Job
+	// owners in the metrics store: also for pods deleted since.
+	SourceKubeStateMetrics = "kube-state-metrics"
 	// SourcePodName: the controller's generated-name form of the pod's
 	// name (query.withWorkload); right for the built-in controllers'
 	// names, but a DaemonSet's pods read as a Job's.
@@ -142,30 +145,47 @@ func (d *detector) workload(w query.Workload) {
 }
 
 // owner is the workload's owner and team. The API's owner references win
-// where the cluster still knows one of the pods; otherwise the engine's
+// where the cluster still knows one of the pods, then kube-state-metrics'
+// record of them (which outlives the pods), and otherwise the engine's
 // inference from the pod names stands.
 func (d *detector) owner(w query.Workload) (recommend.Workload, string, map[string]int64, string) {
 	owner := recommend.Workload{Kind: w.Kind, Namespace: w.Namespace, Name: w.Name, Container: w.Container}
 	if owner.Kind == "" {
 		owner.Kind = "Pod"
 	}
-	if !d.haveInventory() {
-		return owner, "", nil, SourcePodName
+	var team string
+	if d.haveInventory() {
+		team = d.inv.Namespaces[w.Namespace].Team
+		for _, pod := range w.Pods {
+			p, ok := d.inv.Pods[inventory.PodKey{Namespace: w.Namespace, Name: pod}]
+			if !ok || p.WorkloadName == "" || p.WorkloadInferred {
+				continue
+			}
+			owner.Kind, owner.Name = p.WorkloadKind, p.WorkloadName
+			return owner, team, p.GPURequests, SourceAPI
+		}
 	}
-	team := d.inv.Namespaces[w.Namespace].Team
 	for _, pod := range w.Pods {
-		p, ok := d.inv.Pods[inventory.PodKey{Namespace: w.Namespace, Name: pod}]
-		if !ok || p.WorkloadName == "" {
-			continue
+		if o, ok := d.res.PodOwners[query.PodRef{Namespace: w.Namespace, Name: pod}]; ok && o.Name != "" {
+			owner.Kind, owner.Name = o.Kind, o.Name
+			return owner, team, d.requests(w), SourceKubeStateMetrics
 		}
-		owner.Kind, owner.Name = p.WorkloadKind, p.WorkloadName
-		src := SourceAPI
-		if p.WorkloadInferred {
-			src = SourcePodName
-		}
-		return owner, team, p.GPURequests, src
 	}
-	return owner, team, nil, SourcePodName
+	return owner, team, d.requests(w), SourcePodName
+}
+
+// requests are the GPU resources of any of the workload's pods the
+// cluster still knows.
+func (d *detector) requests(w query.Workload) map[string]int64 {
+	if !d.haveInventory() {
+		return nil
+	}
+	for _, pod := range w.Pods {
+		if p, ok := d.inv.Pods[inventory.PodKey{Namespace: w.Namespace, Name: pod}]; ok && p.GPURequests != nil {
+			return p.GPURequests
+		}
+	}
+	return nil
 }
 
 // subject names the workload in sentences: "shop/web", or with its pods

@@ -185,3 +185,41 @@ func TestTenantsThatTakeTurns(t *testing.T) {
 		}
 	}
 }
+
+// TestRolloutWeek is the week the issue describes: a Deployment replaced
+// mid-week, each pod under half the window. One verdict for the week: a
+// 7% plateau (p95 ≤ 0.0721) needs 0.09 of the GPU, one seventh; 6 GiB
+// (+20%) fits 1g.10gb's 10 GB. The savings are the whole week's: one A100
+// held throughout, less the 1/7 it needs.
+func TestRolloutWeek(t *testing.T) {
+	s, err := sim.Load(filepath.Join("testdata", "workloads", "rollout-week.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := scenarioStart
+	end, step := start.Add(7*24*time.Hour), 15*time.Minute
+	r := runScenarioIn(t, s, native, nil, start, end, step)
+	var got []Finding
+	for _, f := range r.Findings {
+		if f.Namespace == "shop" {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 {
+		t.Fatalf("%d findings for the shop namespace, want one:\n%s", len(got), summaries(r))
+	}
+	f := got[0]
+	if f.Kind != KindUnderusedGPU || f.WorkloadKind != "Deployment" || f.Workload != "ranker" || len(f.Pods) != 2 {
+		t.Fatalf("got %s %s/%s pods %q", f.Kind, f.WorkloadKind, f.Workload, f.Pods)
+	}
+	if f.Evidence["held_hours"] < 168-3*step.Hours() {
+		t.Errorf("held %.1f h, want the week's 168", f.Evidence["held_hours"])
+	}
+	if f.Recommendation == nil || f.Recommendation.To != "nvidia.com/mig-1g.10gb" {
+		t.Fatalf("recommendation %+v, want 1g.10gb", f.Recommendation)
+	}
+	price, _ := recommend.DefaultPrices().PerHour("A100-80GB")
+	if want := (1 - 1.0/7) * price * 730; math.Abs(f.MonthlySavingsUSD-want) > 0.02*want {
+		t.Errorf("saves $%.2f a month, want $%.2f", f.MonthlySavingsUSD, want)
+	}
+}

@@ -27,6 +27,7 @@ func Analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window
 		res:    &Result{Schema: sch.Name(), Window: w, ExpectedSteps: w.ExpectedSteps()},
 
 		workloadSteps: map[WorkloadKey]*workloadPerStep{},
+		podOwners:     map[PodRef]Owner{}, setOwners: map[PodRef]Owner{}, jobOwners: map[PodRef]Owner{},
 	}
 	qs := a.queries(sch)
 	err = runQueries(ctx, src, qs, w, func(q namedQuery, vec model.Vector) {
@@ -59,6 +60,9 @@ type analysis struct {
 	// workloadSteps are the per-step figures of each workload, which
 	// cannot be composed from its allocations' own.
 	workloadSteps map[WorkloadKey]*workloadPerStep
+	// podOwners, setOwners and jobOwners are kube-state-metrics' owner
+	// references of GPU pods, ReplicaSets and Jobs.
+	podOwners, setOwners, jobOwners map[PodRef]Owner
 	// gpuSharingSteps counts steps per sharing mode and GPU.
 	gpuSharingSteps map[GPUKey]map[string]int
 	sharingChanged  int
@@ -123,7 +127,7 @@ func (a *analysis) queries(sch schema.Schema) []namedQuery {
 		// The tenants' memory is summed per step, before the quantile:
 		// tenants that take turns never add up.
 		{"gpu tenants memory p99", quantile(0.99, "sum by "+gpuKey+" ("+mem+")"), a.gpuValue(func(g *GPU, v float64) { g.TenantsMemoryP99Bytes = v })},
-	}, append(append(a.workloadQueries(sch), a.healthQueries(sch)...), a.attributionQueries(sch)...)...)
+	}, slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch), a.healthQueries(sch), a.attributionQueries(sch))...)
 }
 
 // allocSteps records an allocation's steps and the workload the engine
@@ -248,6 +252,7 @@ func (a *analysis) finish() {
 			cmp.Compare(x.Node, y.Node), cmp.Compare(x.UUID, y.UUID), cmp.Compare(x.GPUInstance, y.GPUInstance))
 	})
 	a.res.Workloads = a.workloads()
+	a.res.PodOwners = a.podOwnersResolved()
 	slices.SortFunc(a.res.GPUs, func(x, y GPU) int {
 		return cmp.Or(cmp.Compare(x.Node, y.Node), cmp.Compare(x.UUID, y.UUID))
 	})

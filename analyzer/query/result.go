@@ -16,6 +16,11 @@ type Result struct {
 	// Workloads groups the allocations by the workload that owns their
 	// pods and by allocation shape: the unit of every verdict.
 	Workloads []Workload
+	// PodOwners are the top owners kube-state-metrics recorded for the
+	// pods that held GPUs (kube_pod_owner, climbed through
+	// kube_replicaset_owner and kube_job_owner); nil when the store has
+	// none.
+	PodOwners map[PodRef]Owner
 	GPUs      []GPU
 	// Notes say where data is partial, in words for reports and logs.
 	Notes []string

@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -113,4 +114,39 @@ func TestWorkloadAcrossPodGenerations(t *testing.T) {
 		PeakMemoryBytes: 6 * gib, P99MemoryBytes: 6 * gib, MemorySteps: oldSteps + newSteps,
 	}}
 	compareAll(t, "workload", res.Workloads, want)
+}
+
+// kube-state-metrics' owner series name the owners of GPU pods, climbed
+// to the Deployment and the CronJob; pods that held no GPU are not read.
+func TestPodOwnersFromKubeStateMetrics(t *testing.T) {
+	f := newFleet(t)
+	nativeGPU(t, f, "node-1", "GPU-1", a100, 1, 240, 0.1)
+	for _, p := range []string{"web-7d9f8b6c4d-x2x9z", "agent-b7r4w", "nightly-29500000-bq4mz"} {
+		container{node: "node-1", uuid: "GPU-1", model: a100, ns: "shop", pod: p, sharing: "time-slicing", share: 0.25,
+			util: constant(0.05), mem: constant(gib)}.write(t, f, 1, 240)
+	}
+	ksm := func(name string, lbls ...string) labels.Labels {
+		return labels.FromStrings(append([]string{"__name__", name, "namespace", "shop", "job", "kube-state-metrics"}, lbls...)...)
+	}
+	// The old pod is gone by minute 100; its series stops there.
+	f.series(t, ksm("kube_pod_owner", "pod", "web-7d9f8b6c4d-x2x9z", "owner_kind", "ReplicaSet", "owner_name", "web-7d9f8b6c4d", "owner_is_controller", "true"), 1, 100, constant(1))
+	f.series(t, ksm("kube_pod_owner", "pod", "agent-b7r4w", "owner_kind", "DaemonSet", "owner_name", "agent", "owner_is_controller", "true"), 1, 240, constant(1))
+	f.series(t, ksm("kube_pod_owner", "pod", "nightly-29500000-bq4mz", "owner_kind", "Job", "owner_name", "nightly-29500000", "owner_is_controller", "true"), 1, 240, constant(1))
+	f.series(t, ksm("kube_pod_owner", "pod", "cpu-only", "owner_kind", "<none>", "owner_name", "<none>", "owner_is_controller", "false"), 1, 240, constant(1))
+	f.series(t, ksm("kube_pod_owner", "pod", "log-shipper-x2x9z", "owner_kind", "DaemonSet", "owner_name", "log-shipper", "owner_is_controller", "true"), 1, 240, constant(1))
+	f.series(t, ksm("kube_replicaset_owner", "replicaset", "web-7d9f8b6c4d", "owner_kind", "Deployment", "owner_name", "web", "owner_is_controller", "true"), 1, 100, constant(1))
+	f.series(t, ksm("kube_job_owner", "job_name", "nightly-29500000", "owner_kind", "CronJob", "owner_name", "nightly", "owner_is_controller", "true"), 1, 240, constant(1))
+	src := f.commit(t)
+	res, err := Analyze(context.Background(), src, schema.Native{}, window)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[PodRef]Owner{
+		{"shop", "web-7d9f8b6c4d-x2x9z"}:   {"Deployment", "web"},
+		{"shop", "agent-b7r4w"}:            {"DaemonSet", "agent"},
+		{"shop", "nightly-29500000-bq4mz"}: {"CronJob", "nightly"},
+	}
+	if !reflect.DeepEqual(res.PodOwners, want) {
+		t.Errorf("pod owners %v, want %v", res.PodOwners, want)
+	}
 }

@@ -44,7 +44,11 @@ func (r *Report) headline() string {
 }
 
 func (r *Report) sections() []section {
-	return []section{r.summarySection(), r.fleetSection(), r.teamSection(), r.recommendationSection(), r.findingSection(), r.coverageSection()}
+	s := []section{r.summarySection(), r.fleetSection(), r.teamSection(), r.recommendationSection(), r.findingSection(), r.coverageSection()}
+	if r.Consolidation != nil {
+		s = append(s[:3:3], append([]section{r.consolidationSection()}, s[3:]...)...)
+	}
+	return s
 }
 
 func (r *Report) summarySection() section {
@@ -139,6 +143,9 @@ func workloadSources(c Coverage) string {
 	var parts []string
 	if n := c.WorkloadSources["api"]; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d owners read from the API", n))
+	}
+	if n := c.WorkloadSources["kube-state-metrics"]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d from kube-state-metrics' kube_pod_owner", n))
 	}
 	if n := c.WorkloadSources["pod-name"]; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d inferred from pod names (a DaemonSet's pods read as a Job's)", n))
