@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -46,7 +47,10 @@ type EmbeddedOptions struct {
 // over a local directory.
 type Embedded struct {
 	dir       string
-	db        *tsdb.DB // nil when read-only
+	db        *tsdb.DB           // nil when read-only
+	ro        *readOnlyQueryable // nil when read-write
+	roClose   sync.Once
+	roErr     error
 	queryable storage.Queryable
 	engine    *promql.Engine
 	logger    *slog.Logger
@@ -74,11 +78,11 @@ func OpenEmbedded(dir string, o EmbeddedOptions) (*Embedded, error) {
 	}
 
 	if o.ReadOnly {
-		q := readOnlyQueryable{dir: dir, logger: logger}
-		if err := checkReadOnly(q); err != nil {
+		ro, err := openReadOnly(dir, logger)
+		if err != nil {
 			return nil, err
 		}
-		e.queryable = q
+		e.ro, e.queryable = ro, ro
 	} else {
 		db, err := tsdb.Open(dir, logger, nil, tsdbOptions(e.retention), nil)
 		if err != nil {
@@ -215,7 +219,13 @@ func (e *Embedded) Compact(ctx context.Context) error {
 // directory sees them even if they were never compacted into a block.
 func (e *Embedded) Close() error {
 	if e.db == nil {
-		return nil // read-only: each querier closed its own view
+		// Read-only: the head's sandbox is deleted once, however often
+		// Close is called.
+		e.roClose.Do(func() { e.roErr = e.ro.Close() })
+		if e.roErr != nil {
+			return fmt.Errorf("%s: closing: %w", e.Describe(), e.roErr)
+		}
+		return nil
 	}
 	if err := e.db.Close(); err != nil {
 		return fmt.Errorf("%s: closing: %w", e.Describe(), err)
