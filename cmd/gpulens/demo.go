@@ -124,6 +124,13 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if o.dataDir != "" {
+		// Kept for later reports, which open it read-only and would
+		// otherwise replay the head's last hours from the WAL.
+		if err := db.PersistHead(ctx); err != nil {
+			return err
+		}
+	}
 	if o.openMetrics != "" {
 		if err := exportOpenMetrics(ctx, db, o.openMetrics, start, end); err != nil {
 			return err
