@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -190,6 +191,11 @@ func (e *Embedded) MetricNames(ctx context.Context, start, end time.Time) ([]str
 	names, _, err := q.LabelValues(ctx, model.MetricNameLabel, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: listing metric names: %w", e.Describe(), err)
+	}
+	// A block's label values point into its mmapped index, which a
+	// read-only source unmaps at Close; the names outlive the querier.
+	for i, n := range names {
+		names[i] = strings.Clone(n)
 	}
 	return names, nil
 }
