@@ -42,14 +42,14 @@ type target struct {
 }
 
 type panel struct {
-	kind         kind
-	title, desc  string
-	unit         string
-	w, h         uint32
-	targets      []target
-	stacked      bool
-	min, max     *float64
-	decimals     *float64
+	kind        kind
+	title, desc string
+	unit        string
+	w, h        uint32
+	targets     []target
+	stacked     bool
+	min, max    *float64
+	decimals    *float64
 	// capacityLine matches (by regexp) the series drawn as a dashed red
 	// line instead of stacked: the capacity the stack must stay under.
 	capacityLine string
@@ -142,12 +142,23 @@ func (p panel) build() (cog.Builder[dashboard.Panel], error) {
 		}
 		return b, nil
 	case tablePanel:
-		return table.NewPanelBuilder().Title(p.title).Description(p.desc).Unit(p.unit).Span(p.w).Height(p.h).
+		renames := map[string]any{}
+		for k, v := range p.renames {
+			renames[k] = v
+		}
+		// The footer is explicit: left unset, the SDK writes a null reducer,
+		// which its own strict decoder refuses.
+		b := table.NewPanelBuilder().Title(p.title).Description(p.desc).Unit(p.unit).Span(p.w).Height(p.h).
 			Datasource(datasource()).Targets(targets).
+			Footer(common.NewTableFooterOptionsBuilder().Show(false).Reducer([]string{"sum"})).
 			WithTransformation(dashboard.DataTransformerConfig{Id: "merge", Options: map[string]any{}}).
 			WithTransformation(dashboard.DataTransformerConfig{Id: "organize", Options: map[string]any{
-				"excludeByName": map[string]any{"Time": true},
-			}}), nil
+				"excludeByName": map[string]any{"Time": true}, "renameByName": renames,
+			}})
+		if len(p.mappings) > 0 {
+			b = b.Mappings([]dashboard.ValueMapping{{ValueMap: &dashboard.ValueMap{Type: dashboard.MappingTypeValueToText, Options: valueMap(p.mappings)}}})
+		}
+		return b, nil
 	case barGauge:
 		b := bargauge.NewPanelBuilder().Title(p.title).Description(p.desc).Unit(p.unit).Span(p.w).Height(p.h).
 			Datasource(datasource()).Targets(targets).DisplayMode(common.BarGaugeDisplayModeGradient).
