@@ -26,7 +26,7 @@ func DCGM(c findings.Config) File {
 		{Name: "gpulens-dcgm.recording", Rules: []Rule{
 			{Record: "node_gpu:DCGM_FI_DEV_GPU_UTIL:avg5m", Expr: "avg by (" + dcgmGPU + ", modelName) (avg_over_time(DCGM_FI_DEV_GPU_UTIL[5m])) / 100"},
 			{Record: "node_gpu:DCGM_FI_DEV_FB_USED:ratio_max5m",
-				Expr: "max_over_time(" + used + "[5m:]) / " + total},
+				Expr: "max_over_time((" + used + ")[5m:1m]) / " + total},
 			{Record: "namespace_pod:DCGM_FI_PROF_GR_ENGINE_ACTIVE:avg5m",
 				Expr: `avg by (namespace, pod, Hostname, gpu, UUID, GPU_I_ID) (avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{pod!=""}[5m]))`},
 		}},

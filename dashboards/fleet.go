@@ -29,7 +29,7 @@ func unallocatedGPUs(s signals) string {
 
 func fleetOverview(s signals) spec {
 	perMonth := " * " + pricePerHour + " * " + hoursPerMonth
-	overRange := func(expr string) string { return "avg_over_time((" + expr + ")[$__range:])" }
+	overRange := func(expr string) string { return "avg_over_time((" + expr + ")[$__range:1m])" }
 	return spec{
 		uid: "gpulens-fleet-" + s.schema(), title: "gpulens / Fleet overview",
 		desc: "GPUs by model and sharing mode, how busy they are, and what held and idle capacity costs.",

@@ -1,12 +1,15 @@
 package dashboards
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/grafana/grafana-foundation-sdk/go/bargauge"
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
+	"github.com/grafana/grafana-foundation-sdk/go/cog/variants"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 	"github.com/grafana/grafana-foundation-sdk/go/heatmap"
 	"github.com/grafana/grafana-foundation-sdk/go/prometheus"
@@ -30,23 +33,84 @@ func init() {
 
 // query is one panel query as the tests see it.
 type query struct {
-	dashboard, panel, kind, expr string
-	instant                      bool
+	dashboard, panel, kind, expr, legend, ref string
+	instant                                   bool
 }
 
-// decode reads a generated dashboard strictly into the SDK's types.
+// strictErr drops the empty cog.BuildErrors that v0.0.22's strict
+// decoders return on success: Panel.UnmarshalJSONStrict ends in `return
+// errs` with a nil slice, a non-nil error.
+func strictErr(err error) error {
+	var be cog.BuildErrors
+	if errors.As(err, &be) && len(be) == 0 {
+		return nil
+	}
+	return err
+}
+
+// decode reads a generated dashboard strictly into the SDK's types. The
+// panels and their queries are decoded one by one: through Dashboard and
+// Panel, the bug above makes every panel and query fail with no error
+// listed, and they are silently dropped.
 func decode(t *testing.T, name string, data []byte) dashboard.Dashboard {
 	t.Helper()
 	var d dashboard.Dashboard
-	// v0.0.22 returns an empty cog.BuildErrors, a non-nil error, from some
-	// successful decodes: only errors it lists are failures.
-	if err := d.UnmarshalJSONStrict(data); err != nil {
-		var be cog.BuildErrors
-		if !errors.As(err, &be) || len(be) > 0 {
-			t.Fatalf("%s: strict decode: %v", name, err)
+	if err := strictErr(d.UnmarshalJSONStrict(data)); err != nil {
+		t.Fatalf("%s: strict decode: %v", name, err)
+	}
+	var raw struct {
+		Panels []json.RawMessage `json:"panels"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	d.Panels = nil
+	for i, rp := range raw.Panels {
+		var typ struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(rp, &typ); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if typ.Type == "row" {
+			r := &dashboard.RowPanel{}
+			err = strictErr(r.UnmarshalJSONStrict(rp))
+			d.Panels = append(d.Panels, dashboard.PanelOrRowPanel{RowPanel: r})
+		} else {
+			p := &dashboard.Panel{}
+			err = strictErr(p.UnmarshalJSONStrict(rp))
+			if err == nil {
+				p.Targets, err = decodeTargets(rp)
+			}
+			d.Panels = append(d.Panels, dashboard.PanelOrRowPanel{Panel: p})
+		}
+		if err != nil {
+			t.Fatalf("%s: strict decode of panels[%d]: %v", name, i, err)
 		}
 	}
+	if len(d.Panels) == 0 {
+		t.Fatalf("%s: no panels", name)
+	}
 	return d
+}
+
+func decodeTargets(panel json.RawMessage) ([]variants.Dataquery, error) {
+	var raw struct {
+		Targets []json.RawMessage `json:"targets"`
+	}
+	if err := json.Unmarshal(panel, &raw); err != nil {
+		return nil, err
+	}
+	var out []variants.Dataquery
+	for i, rt := range raw.Targets {
+		q := &prometheus.Dataquery{}
+		if err := strictErr(q.UnmarshalJSONStrict(rt)); err != nil {
+			return nil, fmt.Errorf("targets[%d]: %w", i, err)
+		}
+		out = append(out, q)
+	}
+	return out, nil
 }
 
 // panels are a dashboard's panels, rows excluded.
@@ -72,8 +136,15 @@ func queries(t *testing.T, d dashboard.Dashboard) []query {
 			if !ok {
 				t.Fatalf("%s / %s: target is %T, not a Prometheus query", *d.Uid, *p.Title, tg)
 			}
-			out = append(out, query{dashboard: *d.Uid, panel: *p.Title, kind: p.Type, expr: pq.Expr,
-				instant: pq.Instant != nil && *pq.Instant})
+			q := query{dashboard: *d.Uid, panel: *p.Title, kind: p.Type, expr: pq.Expr,
+				instant: pq.Instant != nil && *pq.Instant}
+			if pq.LegendFormat != nil {
+				q.legend = *pq.LegendFormat
+			}
+			if pq.RefId != nil {
+				q.ref = *pq.RefId
+			}
+			out = append(out, q)
 		}
 	}
 	return out

@@ -133,14 +133,16 @@ func (dcgm) throttle() string {
 	return strings.Join(parts, " or ")
 }
 
-// xidEvents: DCGM_FI_DEV_XID_ERRORS is the last XID code seen, a gauge;
-// changes() counts new events, and the code is the value.
+// xidEvents: DCGM_FI_DEV_XID_ERRORS is the last XID code seen, a gauge:
+// changes() counts new events (increase() would read a code going from
+// 13 to 79 as 66 errors). The code itself is only in the value, so the
+// series is labelled xid="any".
 func (dcgm) xidEvents() string {
-	return fmt.Sprintf(`label_replace(changes((%s)[$__rate_interval:]) > 0, "xid", "any", "", "")`,
+	return fmt.Sprintf(`label_replace(changes((%s)[$__rate_interval:1m]), "xid", "any", "", "")`,
 		maxGPU(ddev("DCGM_FI_DEV_XID_ERRORS")))
 }
 func (dcgm) eccUncorrected() string {
-	return "increase((" + maxGPU(ddev("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL")) + ")[$__rate_interval:])"
+	return "increase((" + maxGPU(ddev("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL")) + ")[$__rate_interval:1m])"
 }
 func (dcgm) remappedRows() string {
 	return fmt.Sprintf(`label_replace(%s, "type", "uncorrectable", "", "") or label_replace(%s, "type", "correctable", "", "")`,
