@@ -105,6 +105,7 @@ func TestPanelsReturnData(t *testing.T) {
 	}
 	dbs := demoFleet(t)
 	t.Run("mig", func(t *testing.T) { migNeverAddsParent(t, dbs) })
+	t.Run("figures", func(t *testing.T) { consistentFigures(t, dbs) })
 	for schema, ds := range generated(t) {
 		t.Run(schema, func(t *testing.T) {
 			db := dbs[schema]

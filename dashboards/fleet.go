@@ -37,7 +37,7 @@ func fleetOverview(s signals) spec {
 		rows: []row{
 			{"Capacity", []panel{
 				{kind: statPanel, title: "GPUs", unit: "short", w: 6, h: 4,
-					desc:    "Physical GPUs reporting now; a MIG GPU counts once.",
+					desc:    "Physical GPUs answering now (lost GPUs excluded); a MIG GPU counts once.",
 					targets: []target{{expr: "count(" + s.gpus() + ")", instant: true}}},
 				{kind: statPanel, title: "Allocated GPUs", unit: "short", w: 6, h: 4,
 					desc:    "Physical GPUs of which a pod holds all, a replica or a MIG slice.",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/grafana/grafana-foundation-sdk/go/bargauge"
@@ -148,6 +149,22 @@ func queries(t *testing.T, d dashboard.Dashboard) []query {
 		}
 	}
 	return out
+}
+
+var (
+	generatedMu  sync.Mutex
+	generatedVal map[string][]dashboard.Dashboard
+)
+
+// generatedOnce is generated, computed once for the package's tests.
+func generatedOnce(t *testing.T) map[string][]dashboard.Dashboard {
+	t.Helper()
+	generatedMu.Lock()
+	defer generatedMu.Unlock()
+	if generatedVal == nil {
+		generatedVal = generated(t)
+	}
+	return generatedVal
 }
 
 // generated is every dashboard of every schema, strictly decoded.

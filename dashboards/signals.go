@@ -16,7 +16,7 @@ type signals interface {
 	variableMetric() string
 	nodeLabel() string
 	podMetric() string
-	// gpus is 1 per physical GPU.
+	// gpus is 1 per physical GPU that answers.
 	gpus() string
 	// gpuUtil is each physical GPU's load: the device's utilization, or on
 	// MIG the slices' activity weighted by their compute share.
@@ -85,7 +85,10 @@ func (native) schema() string         { return "native" }
 func (native) variableMetric() string { return "gpulens_gpu_info" }
 func (native) nodeLabel() string      { return "node" }
 func (native) podMetric() string      { return "gpulens_container_gpu_allocation_ratio" }
-func (native) gpus() string           { return "max by (" + gpuBy + ") (" + ndev("gpulens_gpu_info") + ")" }
+
+// gpus counts the GPUs that answer: a lost GPU is neither allocated nor
+// spare capacity, and dcgm-exporter drops its series altogether.
+func (native) gpus() string { return "max by (" + gpuBy + ") (" + ndev("gpulens_gpu_up") + " == 1)" }
 func (native) gpuUtil() string {
 	return fmt.Sprintf("max by (%s) (%s) or sum by (%s) (%s * %s) / 7", gpuBy, ndev("gpulens_gpu_utilization_ratio"),
 		gpuBy, ndev("gpulens_mig_sm_active_ratio"), ndev("gpulens_mig_compute_slices"))

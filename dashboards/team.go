@@ -17,7 +17,7 @@ func gpuHours(expr, offset string) string {
 	if offset != "" {
 		o = " offset " + offset
 	}
-	return "sum_over_time((" + byTeam + "(" + expr + "))[$__range:1m]" + o + ") / 60"
+	return "(sum_over_time((" + byTeam + "(" + expr + "))[$__range:1m]" + o + ") / 60)"
 }
 
 func teamEfficiency(s signals) spec {
