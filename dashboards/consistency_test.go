@@ -2,6 +2,8 @@ package dashboards
 
 import (
 	"context"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/common/model"
@@ -60,6 +62,47 @@ func consistentFigures(t *testing.T, dbs map[string]*source.Embedded) {
 		for _, s := range vec {
 			if s.Value < 0.01 || s.Value > 1 {
 				t.Errorf("%s: efficiency of %v = %v, outside [0.01, 1]", schema, s.Metric, s.Value)
+			}
+		}
+	}
+}
+
+var labelValues = regexp.MustCompile(`^label_values\((.+), ([A-Za-z_]+)\)$`)
+
+// variablesFindValues: every query variable's label_values() names a label
+// the schema's series carry, so its drop-down is not empty. cluster is
+// left out (the simulation has none; All matches series without it), and
+// so are the findings' variables (serve's series are not simulated).
+func variablesFindValues(t *testing.T, dbs map[string]*source.Embedded) {
+	for schema, ds := range generatedOnce(t) {
+		for _, d := range ds {
+			for _, v := range d.Templating.List {
+				if v.Type != "query" || v.Query == nil || v.Query.String == nil {
+					continue
+				}
+				m := labelValues.FindStringSubmatch(*v.Query.String)
+				if m == nil {
+					t.Errorf("%s: variable %s: %q is not label_values(selector, label)", *d.Uid, v.Name, *v.Query.String)
+					continue
+				}
+				if m[2] == "cluster" || strings.HasPrefix(m[1], findingMetric) {
+					continue
+				}
+				q := "count by (" + m[2] + ") (" + substitute(m[1]) + ")"
+				vec, err := dbs[schema].Query(context.Background(), q, dataEnd)
+				if err != nil {
+					t.Errorf("%s: variable %s: %v", *d.Uid, v.Name, err)
+					continue
+				}
+				values := 0
+				for _, s := range vec {
+					if s.Metric[model.LabelName(m[2])] != "" {
+						values++
+					}
+				}
+				if values < 2 {
+					t.Errorf("%s: variable %s finds %d values of %s", *d.Uid, v.Name, values, m[2])
+				}
 			}
 		}
 	}

@@ -106,6 +106,7 @@ func TestPanelsReturnData(t *testing.T) {
 	dbs := demoFleet(t)
 	t.Run("mig", func(t *testing.T) { migNeverAddsParent(t, dbs) })
 	t.Run("figures", func(t *testing.T) { consistentFigures(t, dbs) })
+	t.Run("variables", func(t *testing.T) { variablesFindValues(t, dbs) })
 	for schema, ds := range generated(t) {
 		t.Run(schema, func(t *testing.T) {
 			db := dbs[schema]
