@@ -77,6 +77,19 @@ func TestDashboardConventions(t *testing.T) {
 			if len(d.Templating.List) == 0 || d.Templating.List[0].Name != "datasource" || d.Templating.List[0].Type != "datasource" {
 				t.Errorf("%s: the first variable must be the datasource", uid)
 			}
+			ids := map[uint32]bool{}
+			for _, p := range d.Panels {
+				var id uint32
+				if p.RowPanel != nil {
+					id = p.RowPanel.Id
+				} else if p.Panel.Id != nil {
+					id = *p.Panel.Id
+				}
+				if id == 0 || ids[id] {
+					t.Errorf("%s: panel id %d is zero or repeated", uid, id)
+				}
+				ids[id] = true
+			}
 			for _, p := range panels(d) {
 				where := uid + " / " + *p.Title
 				if p.Datasource == nil || p.Datasource.Uid == nil || *p.Datasource.Uid != "${datasource}" {

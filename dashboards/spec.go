@@ -97,7 +97,7 @@ func (t target) build(ref string) cog.Builder[variants.Dataquery] {
 
 func refID(i int) string { return string(rune('A' + i)) }
 
-func (p panel) build() (cog.Builder[dashboard.Panel], error) {
+func (p panel) build(id uint32) (cog.Builder[dashboard.Panel], error) {
 	if p.w == 0 || p.h == 0 || p.desc == "" || p.unit == "" {
 		return nil, fmt.Errorf("panel %q: width, height, description and unit are required", p.title)
 	}
@@ -107,7 +107,7 @@ func (p panel) build() (cog.Builder[dashboard.Panel], error) {
 	}
 	switch p.kind {
 	case timeSeries:
-		b := timeseries.NewPanelBuilder().Title(p.title).Description(p.desc).Unit(p.unit).Span(p.w).Height(p.h).
+		b := timeseries.NewPanelBuilder().Id(id).Title(p.title).Description(p.desc).Unit(p.unit).Span(p.w).Height(p.h).
 			Datasource(datasource()).Targets(targets).FillOpacity(10).LineWidth(1).ShowPoints(common.VisibilityModeNever).
 			Legend(common.NewVizLegendOptionsBuilder().DisplayMode(common.LegendDisplayModeTable).
 				Placement(common.LegendPlacementBottom).ShowLegend(true).Calcs([]string{"mean", "max", "lastNotNull"}))
@@ -133,9 +133,9 @@ func (p panel) build() (cog.Builder[dashboard.Panel], error) {
 		}
 		return b, nil
 	case statPanel:
-		b := stat.NewPanelBuilder().Title(p.title).Description(p.desc).Unit(p.unit).Span(p.w).Height(p.h).
+		b := stat.NewPanelBuilder().Id(id).Title(p.title).Description(p.desc).Unit(p.unit).Span(p.w).Height(p.h).
 			Datasource(datasource()).Targets(targets).GraphMode(common.BigValueGraphModeNone).
-			ColorMode(common.BigValueColorModeValue).
+			ColorMode(common.BigValueColorModeValue).Orientation(common.VizOrientationAuto).
 			ReduceOptions(common.NewReduceDataOptionsBuilder().Calcs([]string{"lastNotNull"}))
 		if p.decimals != nil {
 			b = b.Decimals(*p.decimals)
@@ -148,7 +148,7 @@ func (p panel) build() (cog.Builder[dashboard.Panel], error) {
 		}
 		// The footer is explicit: left unset, the SDK writes a null reducer,
 		// which its own strict decoder refuses.
-		b := table.NewPanelBuilder().Title(p.title).Description(p.desc).Unit(p.unit).Span(p.w).Height(p.h).
+		b := table.NewPanelBuilder().Id(id).Title(p.title).Description(p.desc).Unit(p.unit).Span(p.w).Height(p.h).
 			Datasource(datasource()).Targets(targets).
 			Footer(common.NewTableFooterOptionsBuilder().Show(false).Reducer([]string{"sum"})).
 			WithTransformation(dashboard.DataTransformerConfig{Id: "merge", Options: map[string]any{}}).
@@ -160,7 +160,7 @@ func (p panel) build() (cog.Builder[dashboard.Panel], error) {
 		}
 		return b, nil
 	case barGauge:
-		b := bargauge.NewPanelBuilder().Title(p.title).Description(p.desc).Unit(p.unit).Span(p.w).Height(p.h).
+		b := bargauge.NewPanelBuilder().Id(id).Title(p.title).Description(p.desc).Unit(p.unit).Span(p.w).Height(p.h).
 			Datasource(datasource()).Targets(targets).DisplayMode(common.BarGaugeDisplayModeGradient).
 			Orientation(common.VizOrientationHorizontal).
 			ReduceOptions(common.NewReduceDataOptionsBuilder().Calcs([]string{"lastNotNull"}))
@@ -174,13 +174,14 @@ func (p panel) build() (cog.Builder[dashboard.Panel], error) {
 	case heatmapPanel:
 		// Grafana buckets the per-GPU series itself (calculate), so the
 		// distribution needs no histogram metric from the exporter.
-		return heatmap.NewPanelBuilder().Title(p.title).Description(p.desc).Unit(p.unit).Span(p.w).Height(p.h).
+		return heatmap.NewPanelBuilder().Id(id).Title(p.title).Description(p.desc).Unit(p.unit).Span(p.w).Height(p.h).
 			Datasource(datasource()).Targets(targets).Calculate(true).
 			Calculation(common.NewHeatmapCalculationOptionsBuilder().
 				YBuckets(common.NewHeatmapCalculationBucketConfigBuilder().
 					Mode(common.HeatmapCalculationModeCount).Value("10"))).
 			Color(heatmap.NewHeatmapColorOptionsBuilder().Mode(heatmap.HeatmapColorModeScheme).
-				Scheme("Oranges").Steps(64)).
+				Scheme("Oranges").Scale(heatmap.HeatmapColorScaleExponential).Exponent(0.5).Steps(64)).
+			Tooltip(heatmap.NewHeatmapTooltipBuilder().Mode(common.TooltipDisplayModeSingle).YHistogram(true)).
 			YAxis(heatmap.NewYAxisConfigBuilder().Unit(p.unit).Min(0).Max(1)), nil
 	}
 	return nil, fmt.Errorf("panel %q: unknown kind %d", p.title, p.kind)
@@ -197,10 +198,15 @@ func (s spec) build(tags []string) (dashboard.Dashboard, error) {
 	for _, v := range s.vars {
 		b = b.WithVariable(v)
 	}
+	// Ids are stable (the order of the spec), so links to a panel
+	// (viewPanel=N) survive regeneration.
+	var id uint32
 	for _, r := range s.rows {
-		b = b.WithRow(dashboard.NewRowBuilder(r.title))
+		id++
+		b = b.WithRow(dashboard.NewRowBuilder(r.title).Id(id))
 		for _, p := range r.panels {
-			pb, err := p.build()
+			id++
+			pb, err := p.build(id)
 			if err != nil {
 				return dashboard.Dashboard{}, fmt.Errorf("%s: %w", s.uid, err)
 			}
