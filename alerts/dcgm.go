@@ -14,12 +14,17 @@ const (
 	dcgmGPU   = "Hostname, gpu, UUID"
 	dcgmOnGPU = "{{ $labels.Hostname }} GPU {{ $labels.gpu }} ({{ $labels.UUID }})"
 	// dcgmShared: a whole GPU (no GPU_I_ID) held by more than one pod.
-	dcgmShared = `count by (Hostname, gpu, UUID) (DCGM_FI_DEV_FB_USED{pod!="", GPU_I_ID=""}) > 1`
+	dcgmShared = `count by (Hostname, gpu, UUID) (DCGM_FI_DEV_FB_USED{` + held + `, GPU_I_ID=""}) > 1`
+	// held: a pod holds the device. Scraped without honor_labels, a device
+	// no pod holds carries dcgm-exporter's own pod in pod, and the
+	// workload's pod moves to exported_pod; the rules expect honor_labels
+	// (see docs/runbooks.md) and never mistake the exporter for a tenant.
+	held = `pod!="", pod!~"(nvidia-)?dcgm-exporter-.*"`
 )
 
 // DCGM is the rule file for NVIDIA dcgm-exporter's series.
 func DCGM(c findings.Config) File {
-	idle, held := c.Idle.MaxAvgUtilization, hours(c.Idle.MinHeldHours)
+	idle, heldFor := c.Idle.MaxAvgUtilization, hours(c.Idle.MinHeldHours)
 	used := "max by (" + dcgmGPU + ") (DCGM_FI_DEV_FB_USED)"
 	total := "max by (" + dcgmGPU + ") (DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)"
 	return File{Groups: []Group{
@@ -28,13 +33,13 @@ func DCGM(c findings.Config) File {
 			{Record: "node_gpu:DCGM_FI_DEV_FB_USED:ratio_max5m",
 				Expr: "max_over_time((" + used + ")[5m:1m]) / " + total},
 			{Record: "namespace_pod:DCGM_FI_PROF_GR_ENGINE_ACTIVE:avg5m",
-				Expr: `avg by (namespace, pod, Hostname, gpu, UUID, GPU_I_ID) (avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{pod!=""}[5m]))`},
+				Expr: `avg by (namespace, pod, Hostname, gpu, UUID, GPU_I_ID) (avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{` + held + `}[5m]))`},
 		}},
 		{Name: "gpulens-dcgm.gpu", Rules: []Rule{
 			alert("GPUAllocatedIdle", "warning",
-				fmt.Sprintf(`max by (namespace, pod, Hostname, gpu, UUID, GPU_I_ID) (avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{pod!=""}[1h])) < %v`, idle), held,
+				fmt.Sprintf(`max by (namespace, pod, Hostname, gpu, UUID, GPU_I_ID) (avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{`+held+`}[1h])) < %v`, idle), heldFor,
 				"A pod holds a GPU it does not use.",
-				byPod+" has kept "+dcgmOnGPU+fmt.Sprintf(" below %.0f%% busy for ", idle*100)+held+"."),
+				byPod+" has kept "+dcgmOnGPU+fmt.Sprintf(" below %.0f%% busy for ", idle*100)+heldFor+"."),
 			alert("SharedGPUMemoryNearlyFull", "warning",
 				fmt.Sprintf("%s / %s > %v and on (%s) %s", used, total, c.OOMRisk.WarningRatio, dcgmGPU, dcgmShared), "5m",
 				"A shared GPU is close to running out of memory.",

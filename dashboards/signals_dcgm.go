@@ -46,11 +46,18 @@ func ddev(metric string, extra ...string) string {
 
 // dpod selects the series of devices a pod holds, with the pod and
 // namespace either as dcgm-exporter set them or moved to exported_* by
-// the scrape.
+// the scrape. Without honor_labels a device no pod holds carries the
+// exporter's own pod (the scrape target's) in pod: notExporterPod keeps
+// it from reading as allocated.
 func dpod(metric string, extra ...string) string {
 	m := strings.Join(append([]string{dcgmDev}, extra...), ", ")
-	return normalise(fmt.Sprintf(`(%[1]s{%[2]s, exported_pod!="", exported_pod=~"$pod", exported_namespace=~"$namespace"} or %[1]s{%[2]s, exported_pod="", pod!="", pod=~"$pod", namespace=~"$namespace"})`, metric, m))
+	return normalise(fmt.Sprintf(`(%[1]s{%[2]s, exported_pod!="", exported_pod=~"$pod", exported_namespace=~"$namespace"} or %[1]s{%[2]s, exported_pod="", pod!="", %[3]s, pod=~"$pod", namespace=~"$namespace"})`, metric, m, notExporterPod))
 }
+
+// notExporterPod matches the pod names of dcgm-exporter's DaemonSet, as
+// the GPU Operator (nvidia-dcgm-exporter-*) and dcgm-exporter's own chart
+// (dcgm-exporter-*) name them.
+const notExporterPod = `pod!~"(nvidia-)?dcgm-exporter-.*"`
 
 // maxGPU collapses repeated device fields onto one series per GPU.
 func maxGPU(expr string) string { return "max by (" + gpuBy + ") (" + expr + ")" }
