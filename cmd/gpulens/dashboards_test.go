@@ -15,11 +15,12 @@ func TestDashboardsCommand(t *testing.T) {
 		code   int
 		stderr string
 		files  int
+		schema string
 	}{
-		{"native", []string{"--schema", "native"}, exitOK, "", 5},
-		{"dcgm", []string{"--schema", "dcgm-exporter"}, exitOK, "", 5},
-		{"default schema", nil, exitOK, "", 5},
-		{"unknown schema", []string{"--schema", "dcgm"}, exitUsage, `--schema: "dcgm" is not one of native, dcgm-exporter`, 0},
+		{"native", []string{"--schema", "native"}, exitOK, "", 5, "native"},
+		{"dcgm", []string{"--schema", "dcgm-exporter"}, exitOK, "", 5, "dcgm-exporter"},
+		{"default schema", nil, exitOK, "", 5, "native"},
+		{"unknown schema", []string{"--schema", "dcgm"}, exitUsage, `--schema: "dcgm" is not one of native, dcgm-exporter`, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
@@ -31,6 +32,14 @@ func TestDashboardsCommand(t *testing.T) {
 			entries, _ := os.ReadDir(dir)
 			if len(entries) != tc.files || strings.Count(stdout.String(), "\n") != tc.files {
 				t.Errorf("%d files, stdout %q; want %d", len(entries), stdout.String(), tc.files)
+			}
+			// What it writes is what the repository commits.
+			for _, e := range entries {
+				got, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+				want, err := os.ReadFile(filepath.Join("../../dashboards", tc.schema, e.Name()))
+				if err != nil || !bytes.Equal(got, want) {
+					t.Errorf("%s differs from dashboards/%s/%s (%v)", e.Name(), tc.schema, e.Name(), err)
+				}
 			}
 		})
 	}
