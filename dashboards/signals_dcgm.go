@@ -48,10 +48,27 @@ func ddev(metric string, extra ...string) string {
 // namespace either as dcgm-exporter set them or moved to exported_* by
 // the scrape. Without honor_labels a device no pod holds carries the
 // exporter's own pod (the scrape target's) in pod: notExporterPod keeps
-// it from reading as allocated.
+// it from reading as allocated. The labels are left as stored: callers
+// aggregate by rawPod and normalise once (byPod).
 func dpod(metric string, extra ...string) string {
 	m := strings.Join(append([]string{dcgmDev}, extra...), ", ")
-	return normalise(fmt.Sprintf(`(%[1]s{%[2]s, exported_pod!="", exported_pod=~"$pod", exported_namespace=~"$namespace"} or %[1]s{%[2]s, exported_pod="", pod!="", %[3]s, pod=~"$pod", namespace=~"$namespace"})`, metric, m, notExporterPod))
+	return fmt.Sprintf(`(%[1]s{%[2]s, exported_pod!="", exported_pod=~"$pod", exported_namespace=~"$namespace"} or %[1]s{%[2]s, exported_pod="", pod!="", %[3]s, pod=~"$pod", namespace=~"$namespace"})`, metric, m, notExporterPod)
+}
+
+// rawPod are dcgm-exporter's names, in every spelling, of the labels
+// podBy normalises: pod expressions aggregate by them and are normalised
+// once at the end, which keeps them a fraction of the size of normalising
+// every selector (the allocation alone has seven).
+const (
+	rawPod    = "Hostname, hostname, gpu, UUID, modelName, GPU_I_ID, GPU_I_PROFILE, namespace, pod, container, exported_namespace, exported_pod, exported_container"
+	rawGPUKey = "Hostname, hostname, UUID"
+)
+
+func rawMax(expr string) string { return "max by (" + rawPod + ") (" + expr + ")" }
+
+// byPod normalises a raw per-pod expression onto podBy (and extra labels).
+func byPod(expr string, extra ...string) string {
+	return "max by (" + strings.Join(append([]string{podBy}, extra...), ", ") + ") (" + normalise(expr) + ")"
 }
 
 // notExporterPod matches the pod names of dcgm-exporter's DaemonSet, as
@@ -161,26 +178,25 @@ func (dcgm) remapFailed() string { return maxGPU(ddev("DCGM_FI_DEV_ROW_REMAP_FAI
 // holds its sevenths; pods sharing a whole GPU split it evenly, since the
 // replica count is unknown (docs/ARCHITECTURE.md, dcgm-exporter clusters).
 func (dcgm) alloc() string {
-	pods := "max by (" + podBy + ") (" + dpod("DCGM_FI_DEV_FB_USED", dcgmWhole) + ")"
+	pods := rawMax(dpod("DCGM_FI_DEV_FB_USED", dcgmWhole))
 	var parts []string
 	for _, n := range []int{1, 2, 3, 4, 7} {
-		parts = append(parts, fmt.Sprintf(`label_replace(0 * max by (%s) (%s) + %d / 7, "sharing", "mig", "", "")`, podBy,
-			dpod("DCGM_FI_DEV_FB_USED", dcgmMIG, fmt.Sprintf(`GPU_I_PROFILE=~"%dg[.].*"`, n)), n))
+		parts = append(parts, fmt.Sprintf(`label_replace(0 * %s + %d / 7, "sharing", "mig", "", "")`,
+			rawMax(dpod("DCGM_FI_DEV_FB_USED", dcgmMIG, fmt.Sprintf(`GPU_I_PROFILE=~"%dg[.].*"`, n))), n))
 	}
-	share := fmt.Sprintf("(0 * %[1]s + 1) / on (node, uuid) group_left () count by (node, uuid) (%[1]s)", pods)
+	share := fmt.Sprintf("(0 * %[1]s + 1) / on (%[2]s) group_left () count by (%[2]s) (%[1]s)", pods, rawGPUKey)
 	parts = append(parts,
 		fmt.Sprintf(`label_replace(%s == 1, "sharing", "none", "", "")`, share),
 		fmt.Sprintf(`label_replace(%s < 1, "sharing", "time-slicing", "", "")`, share))
-	return "(" + strings.Join(parts, " or ") + ")"
+	return byPod(strings.Join(parts, " or "), "sharing")
 }
 
 // used: on a shared GPU DCGM copies the device's utilization to every
 // tenant; times the even share, the tenants together add up to the device.
 func (d dcgm) used() string {
-	util := "(max by (" + podBy + ") (" + dpod("DCGM_FI_DEV_GPU_UTIL", dcgmWhole) + ") / 100 or max by (" + podBy + ") (" +
-		dpod("DCGM_FI_PROF_GR_ENGINE_ACTIVE", dcgmMIG) + "))"
+	util := byPod(rawMax(dpod("DCGM_FI_DEV_GPU_UTIL", dcgmWhole)) + " / 100 or " + rawMax(dpod("DCGM_FI_PROF_GR_ENGINE_ACTIVE", dcgmMIG)))
 	return d.alloc() + " * on (" + podBy + ") group_left () " + util
 }
 func (dcgm) podMemUsed() string {
-	return fmt.Sprintf("max by (%s) (%s) * %d", podBy, dpod("DCGM_FI_DEV_FB_USED"), mib)
+	return fmt.Sprintf("%s * %d", byPod(dpod("DCGM_FI_DEV_FB_USED")), mib)
 }
