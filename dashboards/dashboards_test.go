@@ -144,6 +144,11 @@ func TestPanelExpressionsParse(t *testing.T) {
 				if rangeFunc.MatchString(q.expr) && !strings.Contains(q.expr, "[$__rate_interval") {
 					t.Errorf("%s: rates must use $__rate_interval: %s", where, q.expr)
 				}
+				// Single figures are computed by PromQL at the end of the range,
+				// never reduced by Grafana from points (dcgm-exporter #146).
+				if slices.Contains([]string{"stat", "bargauge", "table"}, q.kind) && !q.instant {
+					t.Errorf("%s: a %s panel's query must be instant", where, q.kind)
+				}
 				if q.instant && expr.Type() != parser.ValueTypeVector && expr.Type() != parser.ValueTypeScalar {
 					t.Errorf("%s: instant query of type %s", where, expr.Type())
 				}
