@@ -70,16 +70,22 @@ func findingsDashboard(s signals) spec {
 					targets: []target{{expr: "sum by (kind) (" + savingsMetric + findingFilter + ")", legend: "{{kind}}", instant: true}}},
 			}},
 			{"Findings", []panel{
+				// Every finding (A), merged with its savings (B) where serve
+				// knows the cost: a finding without a price still shows.
 				{kind: tablePanel, title: "Findings and recommendations", unit: "currencyUSD", w: 24, h: 10,
-					desc:     "Every open finding with what to do, where, and its monthly savings.",
-					targets:  []target{{expr: savingsMetric + findingFilter, instant: true, table: true}},
-					renames:  map[string]string{"kind": "Recommendation", "gpu_uuid": "GPU", "Value": "Savings / month"},
+					desc: "Every open finding with what to do, where, and its monthly savings (empty where the cost is unknown).",
+					targets: []target{
+						{expr: findingMetric + findingFilter, instant: true, table: true},
+						{expr: savingsMetric + findingFilter, instant: true, table: true},
+					},
+					hidden:   []string{"Value #A", "__name__", "job", "instance"},
+					renames:  map[string]string{"kind": "Recommendation", "gpu_uuid": "GPU", "Value #B": "Savings / month"},
 					mappings: recommendations},
 			}},
 			{"Teams", []panel{
 				{kind: timeSeries, title: "Team GPU-hours by state", unit: "short", w: 12, h: 8, stacked: true,
-					desc:    "GPU-hours of each team in the analyzed window, by state (used, idle).",
-					targets: []target{{expr: "sum by (team, state) (" + teamHours + `{cluster=~"$cluster"})`, legend: "{{team}} {{state}}"}}},
+					desc:    "GPU-hours of each team in the analyzed window: used and idle, stacked to the hours allocated.",
+					targets: []target{{expr: "sum by (team, state) (" + teamHours + `{cluster=~"$cluster", state=~"used|idle"})`, legend: "{{team}} {{state}}"}}},
 				{kind: barGauge, title: "Team monthly cost", unit: "currencyUSD", w: 12, h: 8,
 					desc:    "What each team's held GPUs cost per month.",
 					targets: []target{{expr: "sum by (team) (" + teamCost + `{cluster=~"$cluster"})`, legend: "{{team}}", instant: true}}},

@@ -12,7 +12,8 @@ import (
 )
 
 // serveSeries are the series `gpulens serve` exposes, by the names and
-// labels agreed in its issue: a few findings and two teams.
+// labels agreed in its issue: findings, one without a known cost (so no
+// savings series), and a team whose hours are allocated = used + idle.
 var serveSeries = []struct {
 	labels []string
 	value  float64
@@ -21,6 +22,8 @@ var serveSeries = []struct {
 	{[]string{"__name__", "gpulens_finding", "kind", "timeslice-oom-risk", "severity", "critical", "namespace", "batch-etl", "workload", "etl-worker", "node", "gpu-a100-01", "gpu_uuid", "GPU-2"}, 1},
 	{[]string{"__name__", "gpulens_finding_monthly_savings_usd", "kind", "idle-allocation", "severity", "warning", "namespace", "research-notebooks", "workload", "alice-jupyter", "node", "gpu-h100-01", "gpu_uuid", "GPU-1"}, 5022.4},
 	{[]string{"__name__", "gpulens_finding_monthly_savings_usd", "kind", "timeslice-oom-risk", "severity", "critical", "namespace", "batch-etl", "workload", "etl-worker", "node", "gpu-a100-01", "gpu_uuid", "GPU-2"}, 0},
+	{[]string{"__name__", "gpulens_finding", "kind", "mixed-gpu-models", "severity", "info", "namespace", "", "workload", "", "node", "gpu-a100-01", "gpu_uuid", ""}, 1},
+	{[]string{"__name__", "gpulens_team_gpu_hours", "team", "team-nlp", "state", "allocated"}, 1000},
 	{[]string{"__name__", "gpulens_team_gpu_hours", "team", "team-nlp", "state", "used"}, 900},
 	{[]string{"__name__", "gpulens_team_gpu_hours", "team", "team-nlp", "state", "idle"}, 100},
 	{[]string{"__name__", "gpulens_team_monthly_cost_usd", "team", "team-nlp"}, 40150},
@@ -61,6 +64,15 @@ func TestFindingsDashboardOnServeSeries(t *testing.T) {
 					continue
 				}
 				legendLabelsPresent(t, q.panel, q.legend, vec)
+				if q.panel == "Team GPU-hours by state" {
+					var sum float64
+					for _, s := range vec {
+						sum += float64(s.Value)
+					}
+					if sum != 1000 {
+						t.Errorf("%s: stacked team hours add up to %v, want the 1000 allocated", schema, sum)
+					}
+				}
 			}
 			if n < 8 {
 				t.Errorf("%s: %d queries", *d.Uid, n)

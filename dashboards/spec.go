@@ -53,8 +53,10 @@ type panel struct {
 	// capacityLine matches (by regexp) the series drawn as a dashed red
 	// line instead of stacked: the capacity the stack must stay under.
 	capacityLine string
-	// renames are a table's column titles, by the column Grafana makes.
+	// renames are a table's column titles, by the column Grafana makes;
+	// hidden are columns it leaves out (Time always).
 	renames map[string]string
+	hidden  []string
 	// mappings are a table's value texts, by value.
 	mappings map[string]string
 }
@@ -142,9 +144,12 @@ func (p panel) build(id uint32) (cog.Builder[dashboard.Panel], error) {
 		}
 		return b, nil
 	case tablePanel:
-		renames := map[string]any{}
+		renames, hidden := map[string]any{}, map[string]any{"Time": true}
 		for k, v := range p.renames {
 			renames[k] = v
+		}
+		for _, c := range p.hidden {
+			hidden[c] = true
 		}
 		// The footer is explicit: left unset, the SDK writes a null reducer,
 		// which its own strict decoder refuses.
@@ -153,7 +158,7 @@ func (p panel) build(id uint32) (cog.Builder[dashboard.Panel], error) {
 			Footer(common.NewTableFooterOptionsBuilder().Show(false).Reducer([]string{"sum"})).
 			WithTransformation(dashboard.DataTransformerConfig{Id: "merge", Options: map[string]any{}}).
 			WithTransformation(dashboard.DataTransformerConfig{Id: "organize", Options: map[string]any{
-				"excludeByName": map[string]any{"Time": true}, "renameByName": renames,
+				"excludeByName": hidden, "renameByName": renames,
 			}})
 		if len(p.mappings) > 0 {
 			b = b.Mappings([]dashboard.ValueMapping{{ValueMap: &dashboard.ValueMap{Type: dashboard.MappingTypeValueToText, Options: valueMap(p.mappings)}}})
