@@ -73,9 +73,11 @@ func Native(c findings.Config) File {
 			alert("AttributionDown", "warning", "gpulens_exporter_podresources_up == 0", "10m",
 				"gpulens-exporter cannot tell which pod holds which GPU.",
 				"{{ $labels.instance }} cannot read the kubelet's pod-resources socket: no per-pod series."),
-			alert("AttributionAllocationOnly", "info", `gpulens_exporter_attribution_mode{mode="allocation-only"} == 1`, "10m",
+			// Only where per-process attribution was asked for: the chart's
+			// ServiceMonitor labels those targets process_attribution="requested".
+			alert("AttributionAllocationOnly", "warning", `gpulens_exporter_attribution_mode{mode="allocation-only", process_attribution="requested"} == 1`, "10m",
 				"gpulens-exporter cannot measure pods on shared GPUs.",
-				"{{ $labels.instance }} runs in allocation-only mode (no host /proc or pod informer): shared GPUs get allocation series only. Expected unless exporter.processAttribution.enabled is set."),
+				"{{ $labels.instance }} was deployed for per-process attribution but runs in allocation-only mode (no host /proc or no pod informer): shared GPUs get allocation series only."),
 		}},
 		findingsGroup(),
 	}}

@@ -76,6 +76,11 @@ func TestRulesAndDashboardsAreSwitches(t *testing.T) {
 	for file, guard := range map[string]string{
 		"templates/prometheusrule.yaml": "{{- if .Values.prometheusRule.enabled }}",
 		"templates/dashboards.yaml":     "{{- if .Values.grafanaDashboards.enabled }}",
+		// The label GPULensAttributionAllocationOnly selects on.
+		"templates/servicemonitor.yaml": "{{- if .Values.exporter.processAttribution.enabled }}\n" +
+			"        # Per-process attribution was asked for: the GPULensAttributionAllocationOnly\n" +
+			"        # alert fires when an exporter nevertheless runs in allocation-only mode.\n" +
+			"        - targetLabel: process_attribution\n          replacement: requested",
 	} {
 		b, err := os.ReadFile(filepath.Join(chart, file))
 		if err != nil {
