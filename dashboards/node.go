@@ -5,22 +5,6 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 )
 
-// Legends name the node: every node has a "GPU 0" (dcgm-exporter #630).
-const (
-	gpuLegend = "{{node}} GPU {{gpu}}"
-	migLegend = "{{node}} GPU {{gpu}} {{mig_profile}} #{{gpu_instance}}"
-)
-
-func ts(title, unit, desc string, w uint32, targets ...target) panel {
-	return panel{kind: timeSeries, title: title, unit: unit, desc: desc, w: w, h: 8, targets: targets}
-}
-
-func ratio(title, desc string, w uint32, targets ...target) panel {
-	p := ts(title, "percentunit", desc, w, targets...)
-	p.min, p.max = ptr(0.0), ptr(1.0)
-	return p
-}
-
 func nodeDetail(s signals) spec {
 	return spec{
 		uid: "gpulens-node-" + s.schema(), title: "gpulens / Node and GPU detail", timeFrom: "now-6h",
