@@ -25,6 +25,8 @@ type signals interface {
 	// prof is a GPM/DCGM profiling ratio per GPU: sm_active,
 	// sm_occupancy, tensor_active, dram_active.
 	prof(field string) string
+	// migProf is the same ratio per MIG instance, of the instance.
+	migProf(field string) string
 	memUsed() string
 	memTotal() string
 	migMemUsed() string
@@ -95,13 +97,16 @@ func (native) gpuUtil() string {
 }
 func (native) migUtil() string          { return ndev("gpulens_mig_sm_active_ratio") }
 func (native) prof(field string) string { return ndev("gpulens_gpu_" + field + "_ratio") }
-func (native) memUsed() string          { return ndev("gpulens_gpu_memory_used_bytes") }
-func (native) memTotal() string         { return ndev("gpulens_gpu_memory_total_bytes") }
-func (native) migMemUsed() string       { return ndev("gpulens_mig_memory_used_bytes") }
-func (native) migMemTotal() string      { return ndev("gpulens_mig_memory_total_bytes") }
-func (native) power() string            { return ndev("gpulens_gpu_power_watts") }
-func (native) temperature() string      { return ndev("gpulens_gpu_temperature_celsius") }
-func (native) clock() string            { return ndev("gpulens_gpu_clock_hertz") }
+func (native) migProf(field string) string {
+	return ndev("gpulens_mig_" + field + "_ratio")
+}
+func (native) memUsed() string     { return ndev("gpulens_gpu_memory_used_bytes") }
+func (native) memTotal() string    { return ndev("gpulens_gpu_memory_total_bytes") }
+func (native) migMemUsed() string  { return ndev("gpulens_mig_memory_used_bytes") }
+func (native) migMemTotal() string { return ndev("gpulens_mig_memory_total_bytes") }
+func (native) power() string       { return ndev("gpulens_gpu_power_watts") }
+func (native) temperature() string { return ndev("gpulens_gpu_temperature_celsius") }
+func (native) clock() string       { return ndev("gpulens_gpu_clock_hertz") }
 func (native) throttle() string {
 	return ndev("gpulens_gpu_throttle_active", `reason!~"gpu_idle|applications_clocks_setting|display_clock_setting"`) + " == 1"
 }

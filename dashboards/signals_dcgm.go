@@ -114,8 +114,11 @@ var dcgmProf = map[string]string{
 }
 
 // prof reads the whole GPU's ratio only: on MIG the profiling fields are
-// per instance and are charted as such (migUtil), never added to the GPU.
+// per instance and are charted as such (migProf), never added to the GPU.
 func (dcgm) prof(field string) string { return maxGPU(ddev(dcgmProf[field], dcgmWhole)) }
+func (dcgm) migProf(field string) string {
+	return "max by (" + migBy + ") (" + ddev(dcgmProf[field], dcgmMIG) + ")"
+}
 func (dcgm) memUsed() string {
 	return fmt.Sprintf("%s * %d", maxGPU(ddev("DCGM_FI_DEV_FB_USED", dcgmWhole)), mib)
 }

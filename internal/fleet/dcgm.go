@@ -42,10 +42,12 @@ import (
 //     DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS, ..._UNCORRECTABLE_... and
 //     DCGM_FI_DEV_ROW_REMAP_FAILURE. These device-wide fields repeat on MIG
 //     instance rows like power does.
-//   - The profiling fields of dcp-metrics-included.csv on whole GPUs, from
-//     NVML GPM (Hopper and newer, as with the native series):
-//     DCGM_FI_PROF_SM_ACTIVE, DCGM_FI_PROF_SM_OCCUPANCY,
-//     DCGM_FI_PROF_PIPE_TENSOR_ACTIVE and DCGM_FI_PROF_DRAM_ACTIVE.
+//   - The profiling fields of dcp-metrics-included.csv, from NVML GPM
+//     (Hopper and newer, as with the native series), per whole GPU and per
+//     MIG instance: DCGM_FI_PROF_SM_ACTIVE, DCGM_FI_PROF_SM_OCCUPANCY,
+//     DCGM_FI_PROF_PIPE_TENSOR_ACTIVE and DCGM_FI_PROF_DRAM_ACTIVE. On an
+//     instance SM_ACTIVE repeats GR_ENGINE_ACTIVE: NVML has one SM
+//     activity per instance.
 //   - --kubernetes-virtual-gpus: a time-sliced or MPS GPU is exposed once
 //     per pod holding a replica, each copy with the whole device's values.
 //     Without that flag dcgm-exporter labels a shared GPU with one
@@ -102,6 +104,7 @@ type dcgmGPU struct {
 type dcgmInstance struct {
 	id, profile                 string
 	used, total, grEngineActive float64
+	occupancy, tensor, dram     float64
 }
 
 type podRef struct{ namespace, pod, container string }
@@ -117,7 +120,8 @@ func newDCGMGPU() *dcgmGPU {
 func (g *dcgmGPU) instance(id string) *dcgmInstance {
 	in := g.instances[id]
 	if in == nil {
-		in = &dcgmInstance{id: id, used: math.NaN(), total: math.NaN(), grEngineActive: math.NaN()}
+		nan := math.NaN()
+		in = &dcgmInstance{id: id, used: nan, total: nan, grEngineActive: nan, occupancy: nan, tensor: nan, dram: nan}
 		g.instances[id] = in
 	}
 	return in
@@ -219,6 +223,12 @@ func (s *DCGMSink) Append(_ time.Time, name string, lbls []*dto.LabelPair, v flo
 		// DCGM's per-instance graphics-engine activity; NVML has only GPM
 		// SM activity per instance, the closest reading.
 		g.instance(label(lbls, "gpu_instance")).grEngineActive = v
+	case "gpulens_mig_sm_occupancy_ratio":
+		g.instance(label(lbls, "gpu_instance")).occupancy = v
+	case "gpulens_mig_tensor_active_ratio":
+		g.instance(label(lbls, "gpu_instance")).tensor = v
+	case "gpulens_mig_dram_active_ratio":
+		g.instance(label(lbls, "gpu_instance")).dram = v
 	case "gpulens_container_gpu_allocation_ratio":
 		// The allocation series are the kubelet's pod-resources view, the
 		// same one dcgm-exporter's pod mapper reads.
@@ -295,7 +305,8 @@ func (s *DCGMSink) emitGPU(ts time.Time, g *dcgmGPU) error {
 			in := known[id]
 			if g.instances[id] == nil {
 				// Remembered from an earlier step: identity only.
-				in.used, in.total, in.grEngineActive = math.NaN(), math.NaN(), math.NaN()
+				nan := math.NaN()
+				in.used, in.total, in.grEngineActive, in.occupancy, in.tensor, in.dram = nan, nan, nan, nan, nan, nan
 			}
 			entities = append(entities, entity{&in, g.holders[id]})
 		}
@@ -342,6 +353,10 @@ func (s *DCGMSink) emitGPU(ts time.Time, g *dcgmGPU) error {
 			} else {
 				err = emitAll(emit,
 					"DCGM_FI_PROF_GR_ENGINE_ACTIVE", e.in.grEngineActive,
+					"DCGM_FI_PROF_SM_ACTIVE", e.in.grEngineActive,
+					"DCGM_FI_PROF_SM_OCCUPANCY", e.in.occupancy,
+					"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", e.in.tensor,
+					"DCGM_FI_PROF_DRAM_ACTIVE", e.in.dram,
 					"DCGM_FI_DEV_FB_USED", mibFloor(e.in.used),
 					"DCGM_FI_DEV_FB_FREE", mibFloor(e.in.total-e.in.used))
 			}

@@ -211,8 +211,11 @@ func TestDCGMSinkLayoutAndUnits(t *testing.T) {
 			t.Errorf("%s %v, want %v from %s", f.dcgm, got, want, f.native)
 		}
 	}
-	if len(pick(dcgm, "DCGM_FI_PROF_SM_ACTIVE", step, map[string]string{"gpu": "1"})) != 0 {
-		t.Error("profiling fields on MIG instance rows: the sink emulates them on whole GPUs only")
+	// On MIG, per instance, from the instance's GPM readings.
+	slice := map[string]string{"gpu": "1", "GPU_I_PROFILE": "3g.40gb"}
+	nativeSlice := one(t, native, "gpulens_mig_tensor_active_ratio", step, map[string]string{"gpu": "1", "mig_profile": "3g.40gb"})
+	if got := one(t, dcgm, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", step, slice).value; got != nativeSlice.value {
+		t.Errorf("MIG PIPE_TENSOR_ACTIVE %v, want the instance's %v", got, nativeSlice.value)
 	}
 	var bits float64
 	for _, s := range pick(native, "gpulens_gpu_throttle_active", step, match0) {
