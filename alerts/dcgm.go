@@ -72,7 +72,8 @@ func DCGM(c findings.Config) File {
 				"A row remap failed on "+dcgmOnGPU+": the GPU should be replaced."),
 		}},
 		{Name: "gpulens-dcgm.exporter", Rules: []Rule{
-			alert("ExporterDown", "critical", `up{job=~".*dcgm.*"} == 0`, "5m",
+			alert("ExporterDown", "critical",
+				`up{job=~".*dcgm.*"} == 0 or (up == 0 and on (job, instance) last_over_time(DCGM_FI_DEV_XID_ERRORS[1h]))`, "5m",
 				"Prometheus cannot scrape dcgm-exporter.",
 				"{{ $labels.instance }} of job {{ $labels.job }} has been down for 5 minutes: its node's GPUs are not monitored."),
 			// dcgm-exporter keeps serving its last values when DCGM stops

@@ -64,7 +64,10 @@ func Native(c findings.Config) File {
 				"A row remap failed on "+onGPU+": the GPU should be replaced."),
 		}},
 		{Name: "gpulens.exporter", Rules: []Rule{
-			alert("ExporterDown", "critical", `up{job=~".*gpulens.*"} == 0`, "5m",
+			// By job name, or, whatever the job is called, by the exporter's
+			// own series in the last hour.
+			alert("ExporterDown", "critical",
+				`up{job=~".*gpulens-exporter.*"} == 0 or (up == 0 and on (job, instance) last_over_time(gpulens_exporter_build_info[1h]))`, "5m",
 				"Prometheus cannot scrape gpulens-exporter.",
 				"{{ $labels.instance }} of job {{ $labels.job }} has been down for 5 minutes: its node's GPUs are not monitored."),
 			alert("ExporterStale", "warning", "time() - gpulens_exporter_last_collection_timestamp_seconds > 120", "5m",
