@@ -45,7 +45,7 @@ func DCGM(c findings.Config) File {
 				"A shared GPU is close to running out of memory.",
 				"Memory of the shared "+dcgmOnGPU+" is {{ $value | humanizePercentage }} used: its tenants' next allocation may fail with out-of-memory."),
 			alert("SharedGPUMemoryGrowing", "warning",
-				fmt.Sprintf("predict_linear(%s[1h:1m], %d) - %s > 0 and on (%s) %s", used, int(growthHorizon(c)*3600), total, dcgmGPU, dcgmShared), "15m",
+				fmt.Sprintf("predict_linear((%s)[1h:1m], %d) - %s > 0 and on (%s) %s", used, int(growthHorizon(c)*3600), total, dcgmGPU, dcgmShared), "15m",
 				"A shared GPU's memory grows toward exhaustion.",
 				"At the last hour's rate, memory of the shared "+dcgmOnGPU+fmt.Sprintf(" runs out within %vh.", growthHorizon(c))),
 			// DCGM has no "up" per GPU; XID 79 is the GPU falling off the bus.
