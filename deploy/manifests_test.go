@@ -127,31 +127,27 @@ func TestExporterLeastPrivilege(t *testing.T) {
 // exporter's own pod there, so every GPU reads as held by gpulens-exporter
 // in any query that does not know the rename.
 func TestServiceMonitorHonorsLabels(t *testing.T) {
-	b, err := os.ReadFile("manifests/servicemonitor.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sm struct {
-		Kind string `yaml:"kind"`
-		Spec struct {
-			Endpoints []struct {
-				Port        string `yaml:"port"`
-				HonorLabels *bool  `yaml:"honorLabels"`
-			} `yaml:"endpoints"`
-		} `yaml:"spec"`
-	}
-	if err := yaml.Unmarshal(b, &sm); err != nil {
-		t.Fatal(err)
-	}
-	if sm.Kind != "ServiceMonitor" || len(sm.Spec.Endpoints) == 0 {
-		t.Fatalf("manifests/servicemonitor.yaml: kind %q with %d endpoints, want a ServiceMonitor", sm.Kind, len(sm.Spec.Endpoints))
-	}
-	for _, e := range sm.Spec.Endpoints {
-		if e.HonorLabels == nil || !*e.HonorLabels {
-			t.Errorf("endpoint %s: honorLabels %v, want true", e.Port, e.HonorLabels)
+	docs := renderChart(t, []string{"servicemonitor.yaml"}, map[string]any{"exporter.serviceMonitor.enabled": true})
+	var monitors int
+	for _, d := range docs {
+		if d["kind"] != "ServiceMonitor" {
+			continue
+		}
+		monitors++
+		endpoints, _ := d["spec"].(map[string]any)["endpoints"].([]any)
+		if len(endpoints) == 0 {
+			t.Error("ServiceMonitor without endpoints")
+		}
+		for _, e := range endpoints {
+			if h, _ := e.(map[string]any)["honorLabels"].(bool); !h {
+				t.Errorf("endpoint %v: honorLabels %v, want true", e.(map[string]any)["port"], e.(map[string]any)["honorLabels"])
+			}
 		}
 	}
-	// The rendered copy is only as good as the chart's default.
+	if monitors != 1 {
+		t.Fatalf("%d ServiceMonitors rendered, want 1", monitors)
+	}
+	// And it is the chart's default, not only what this test sets.
 	v, err := os.ReadFile("helm/gpulens/values.yaml")
 	if err != nil {
 		t.Fatal(err)
