@@ -17,11 +17,13 @@ import (
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/analyzer/notify"
 	"github.com/gpulens/gpulens/analyzer/report"
+	"github.com/gpulens/gpulens/analyzer/series"
 	"github.com/gpulens/gpulens/analyzer/serve"
 )
 
@@ -33,6 +35,7 @@ type serveOptions struct {
 	amTimeout      time.Duration
 	pushURL        string
 	pushInterval   time.Duration
+	pushLabels     []string
 	listen         []string
 	webConfig      string
 	externalURL    string
@@ -89,6 +92,7 @@ X-Gpulens-Stale, "stale" in /api/v1/findings). SIGTERM shuts down gracefully.`,
 	f.DurationVar(&o.amTimeout, "alertmanager.timeout", 10*time.Second, "Timeout of one POST to an Alertmanager")
 	f.StringVar(&o.pushURL, "push.url", "", "Also push the series to this URL, e.g. VictoriaMetrics' http://vm:8428/api/v1/import/prometheus")
 	f.DurationVar(&o.pushInterval, "push.interval", time.Minute, "How often the series are pushed to --push.url")
+	f.StringArrayVar(&o.pushLabels, "push.extra-label", nil, "Label K=V added to every pushed series, e.g. cluster=prod (repeatable)")
 	f.StringArrayVar(&o.listen, "web.listen-address", []string{":9846"}, "Address to serve on (exporter-toolkit; repeatable)")
 	f.StringVar(&o.webConfig, "web.config.file", "", "exporter-toolkit web config file: TLS and basic auth")
 	f.StringVar(&o.externalURL, "web.external-url", "", "URL this server is reached at, linked from alerts (default: http://<hostname><port of the first --web.listen-address>)")
@@ -124,6 +128,11 @@ func runServe(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 	}
 	src.Close()
 
+	extra, err := pushLabels(o.pushLabels)
+	if err != nil {
+		return err
+	}
+
 	health := metrics.NewSet()
 	reportURL := strings.TrimRight(o.external(), "/") + "/api/v1/report"
 	var notifier *notify.Notifier
@@ -155,7 +164,7 @@ func runServe(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 	}
 	if o.pushURL != "" {
 		if err := metrics.InitPushExtWithOptions(bg, o.pushURL, o.pushInterval, svc.WritePush, &metrics.PushOptions{
-			Method: http.MethodPost, WaitGroup: &wg,
+			Method: http.MethodPost, WaitGroup: &wg, ExtraLabels: extra,
 			LogErr: func(format string, args ...any) { logger.Warn("push failed", "err", fmt.Sprintf(format, args...)) },
 		}); err != nil {
 			return usageError{fmt.Errorf("--push.url: %w", err)}
@@ -230,6 +239,23 @@ func (o *serveOptions) external() string {
 		return "http://" + host
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// pushLabels turns K=V flags into the library's `k="v",...` form.
+func pushLabels(kvs []string) (string, error) {
+	parts := make([]string, 0, len(kvs))
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !model.LabelName(k).IsValidLegacy() {
+			return "", usageError{fmt.Errorf("--push.extra-label: %q is not K=V with a valid label name", kv)}
+		}
+		if v == "" {
+			continue // an empty label is no label
+		}
+		// Name escapes the value; the library wants the part in braces.
+		parts = append(parts, strings.TrimSuffix(strings.TrimPrefix(series.Name("x", k, v), "x{"), "}"))
+	}
+	return strings.Join(parts, ","), nil
 }
 
 func newLogger(level string, w io.Writer) (*slog.Logger, error) {
