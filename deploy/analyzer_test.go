@@ -149,7 +149,9 @@ func atoms(d doc) []rule {
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b rule) int { return strings.Compare(a.group+a.resource+a.verb+a.name, b.group+b.resource+b.verb+b.name) })
+	slices.SortFunc(out, func(a, b rule) int {
+		return strings.Compare(a.group+a.resource+a.verb+a.name, b.group+b.resource+b.verb+b.name)
+	})
 	return out
 }
 
