@@ -13,7 +13,13 @@ B=(buildah --storage-driver vfs)
 tag=localhost/gpulens-build-test
 
 mkdir -p bin
-CGO_ENABLED=1 go build -tags netgo,osusergo -ldflags '-s -w -linkmode external -extldflags -static' -o bin/gpulens ./cmd/gpulens 2>/dev/null
+# glibc warns about every NSS function a static binary links; netgo and
+# osusergo mean none is called, so only a failure prints.
+if ! out=$(CGO_ENABLED=1 go build -tags netgo,osusergo -ldflags '-s -w -linkmode external -extldflags -static' \
+	-o bin/gpulens ./cmd/gpulens 2>&1); then
+	echo "$out" >&2
+	exit 1
+fi
 go build -o bin/gpulens-exporter ./cmd/gpulens-exporter
 
 # The exporter's base: the dynamic loader and every library it needs.
@@ -45,10 +51,14 @@ run() { # image command...
 }
 
 build deploy/images/gpulens/Dockerfile "$tag-gpulens" scratch
-run "$tag-gpulens" /usr/local/bin/gpulens version | grep -q '^gpulens, version' || { echo "build-test: gpulens version failed" >&2; exit 1; }
+# Output first, grep after: grep -q closing a pipe early would fail run
+# with SIGPIPE under pipefail.
+out=$(run "$tag-gpulens" /usr/local/bin/gpulens version)
+grep -q '^gpulens, version' <<<"$out" || { echo "build-test: gpulens version failed: $out" >&2; exit 1; }
 
 build deploy/images/gpulens-exporter/Dockerfile "$tag-exporter" "$tag-glibc-base"
-run "$tag-exporter" /usr/local/bin/gpulens-exporter --version | grep -q 'gpulens-exporter, version' || { echo "build-test: exporter --version failed" >&2; exit 1; }
+out=$(run "$tag-exporter" /usr/local/bin/gpulens-exporter --version)
+grep -q 'gpulens-exporter, version' <<<"$out" || { echo "build-test: exporter --version failed: $out" >&2; exit 1; }
 # The simulator for a few seconds: it must be collecting, not crashing on a
 # missing library. The image has no timeout(1): buildah run is stopped
 # from outside, and SIGTERM reaches the exporter, which exits cleanly.
