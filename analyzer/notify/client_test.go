@@ -105,3 +105,26 @@ func counter(set *metrics.Set, which string) uint64 {
 	}
 	return 0
 }
+
+// TestFullQueueDropsOldestAndCounts fills each Alertmanager's queue past
+// its bound while nothing drains it (an Alertmanager that hangs).
+func TestFullQueueDropsOldestAndCounts(t *testing.T) {
+	set := metrics.NewSet()
+	n, err := New(Options{URLs: []string{"http://am-0:9093", "http://am-1:9093"}, QueueCapacity: 2, Metrics: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var alerts []Alert
+	for _, name := range []string{"A", "B", "C", "D", "E"} {
+		alerts = append(alerts, Alert{Labels: map[string]string{"alertname": name}})
+	}
+	n.Update(alerts)
+	for _, s := range n.senders {
+		if got := s.dropped.Get(); got != 3 {
+			t.Errorf("%s dropped %d, want 3", s.ep.name, got)
+		}
+		if q := s.q.pop(10); len(q) != 2 || q[0].Labels["alertname"] != "D" || q[1].Labels["alertname"] != "E" {
+			t.Errorf("%s kept %v, want the newest two", s.ep.name, q)
+		}
+	}
+}
