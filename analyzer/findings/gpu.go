@@ -63,7 +63,7 @@ func (d *detector) gpu(g query.GPU) {
 		f.Evidence["unallocated_hours"], f.Evidence["unallocated_ratio"] = g.UnallocatedHours, ratio
 		f.Summary = fmt.Sprintf("%s sat unallocated for %s (%s of the time it reported): let the node pool scale down", subject, hoursOf(g.UnallocatedHours), pct(ratio))
 		f.Recommendation = &recommend.Recommendation{Action: recommend.ActionScaleDown, CurrentShare: ratio,
-			Summary: "let the node pool scale down, or schedule pending GPU work onto it"}
+			Summary: "let the node pool scale down"}
 		d.cost(&f, g.Model, 1, f.Recommendation)
 		d.add(f)
 	}
