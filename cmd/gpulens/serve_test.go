@@ -9,12 +9,16 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/gpulens/gpulens/internal/testenv"
 )
@@ -265,5 +269,56 @@ func TestServeKeepsSecretsOutOfErrors(t *testing.T) {
 	execute([]string{"serve", "--prometheus-url", "http://p:9090", "--alertmanager.url", "http://u:hunter2@[::1"}, &stdout, &stderr)
 	if strings.Contains(stderr.String(), "hunter2") {
 		t.Errorf("the password is in the error: %s", stderr.String())
+	}
+}
+
+// TestServeWebConfigBasicAuth checks that --web.config.file reaches
+// exporter-toolkit: without the password nothing is served.
+func TestServeWebConfigBasicAuth(t *testing.T) {
+	hash, err := bcrypt.GenerateFromPassword([]byte("s3cret"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "web.yml")
+	if err := os.WriteFile(cfg, []byte("basic_auth_users:\n  gpulens: "+string(hash)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeLoopback(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr syncBuffer
+	root := newRootCmd(io.Discard, &stderr)
+	root.SetArgs([]string{"serve", "--data-dir", serveDemo(t), "--since", serveDemoSince, "--until", serveDemoEnd,
+		"--no-kubernetes", "--web.listen-address", addr, "--web.config.file", cfg})
+	errc := make(chan error, 1)
+	go func() { errc <- root.ExecuteContext(ctx) }()
+	defer func() { cancel(); <-errc }()
+
+	get := func(user, pass string) int {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/healthz", nil)
+		if user != "" {
+			req.SetBasicAuth(user, pass)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for get("gpulens", "s3cret") != http.StatusOK {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve never answered with the right password:\n%s", stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if code := get("", ""); code != http.StatusUnauthorized {
+		t.Errorf("without a password: %d, want 401", code)
+	}
+	if code := get("gpulens", "wrong"); code != http.StatusUnauthorized {
+		t.Errorf("with a wrong password: %d, want 401", code)
+	}
+	if strings.Contains(stderr.String(), "s3cret") {
+		t.Error("the password is in the log")
 	}
 }
