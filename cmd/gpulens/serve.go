@@ -149,7 +149,10 @@ func runServe(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 			if err != nil {
 				return nil, err
 			}
-			return &serve.Result{Findings: a.Findings.Findings, Report: report.Build(a, prices),
+			r := report.Build(a, prices)
+			// What 'gpulens report' adds, so that /api/v1/report is its JSON.
+			r.Consolidation = o.src.consolidation(ctx, a, stderr)
+			return &serve.Result{Findings: a.Findings.Findings, Report: r,
 				Queries: a.Current.QueryCount + a.Previous.QueryCount}, nil
 		},
 		Interval: o.interval, Notifier: notifier, Health: health, ReportURL: reportURL,
