@@ -23,8 +23,20 @@ fi
 go build -o bin/gpulens-exporter ./cmd/gpulens-exporter
 
 # The exporter's base: the dynamic loader and every library it needs.
+# bud leaves a working container behind for the stage that only names
+# another (FROM ${BINARY_FROM}); those created by this run are removed.
+before=$("${B[@]}" containers -q)
 base=$("${B[@]}" from scratch)
-trap '"${B[@]}" rm "$base" >/dev/null 2>&1 || true' EXIT
+# The images are only for this check: remove them and the stages' images
+# (vfs keeps full copies, about 300 MB a run).
+cleanup() {
+	for c in $("${B[@]}" containers -q); do
+		grep -qx "$c" <<<"$before" || "${B[@]}" rm "$c" >/dev/null 2>&1 || true
+	done
+	"${B[@]}" rmi "$tag-gpulens" "$tag-exporter" "$tag-glibc-base" >/dev/null 2>&1 || true
+	"${B[@]}" rmi --prune >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
 mnt=$("${B[@]}" mount "$base")
 for lib in $(ldd bin/gpulens-exporter | grep -o '/[^ ]*'); do
 	mkdir -p "$mnt$(dirname "$lib")"
@@ -39,7 +51,7 @@ build() { # dockerfile image base
 	local user
 	user=$("${B[@]}" inspect --format '{{.OCIv1.Config.User}}' "$2")
 	case "$user" in "" | 0 | 0:* | root | root:*) echo "build-test: $2 runs as root ($user)" >&2; exit 1 ;; esac
-	echo "build-test: built $2 (user $user)"
+	echo "build-test: built $2 (user $user, $("${B[@]}" images --format '{{.Size}}' "$2"))"
 }
 run() { # image command...
 	local c out rc=0
