@@ -125,7 +125,7 @@ func runPlan(ctx context.Context, o *planOptions, stdout, stderr io.Writer) erro
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	inv := o.src.inventory(ctx, logger)
 
-	bar := progress.New(stderr, "reading usage")
+	bar := progress.New(stderr, "reading usage", o.src.quiet)
 	bar.Set(0, 2)
 	data, err := plan.Fetch(ctx, src, sch, plan.FetchOptions{
 		Start: start, End: end, Step: o.step, Workload: inv.WorkloadOf,
@@ -231,7 +231,7 @@ func (f *sourceFlags) consolidation(ctx context.Context, a *pipeline.Analysis, s
 		return unavailable(err)
 	}
 	defer src.Close()
-	bar := progress.New(stderr, "planning")
+	bar := progress.New(stderr, "planning", f.quiet)
 	defer bar.Done()
 	w := a.Current.Window
 	data, err := plan.Fetch(ctx, src, sch, plan.FetchOptions{
