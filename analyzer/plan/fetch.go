@@ -101,14 +101,20 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 	allocs := readAllocations(matrices, steps, at)
 
 	pools := map[string]*Pool{}
+	nodes := map[string]map[string]bool{}
 	for _, g := range gpus {
 		product := string(g.Metric[schema.LabelModel])
 		p := pools[product]
 		if p == nil {
 			p = &Pool{Product: product}
 			pools[product] = p
+			nodes[product] = map[string]bool{}
 		}
 		p.GPUsToday++
+		if n := string(g.Metric[schema.LabelNode]); !nodes[product][n] {
+			nodes[product][n] = true
+			p.Nodes++
+		}
 		if v := float64(g.Value); v > 0 && (p.CapacityBytes == 0 || v < p.CapacityBytes) {
 			p.CapacityBytes = v
 		}

@@ -82,7 +82,9 @@ type Pool struct {
 	// it (the catalog's nominal size when it did not).
 	CapacityBytes float64
 	GPUsToday     int
-	Lanes         []*Lane
+	// Nodes is how many nodes the GPUs are on; 0 when unknown.
+	Nodes int
+	Lanes []*Lane
 }
 
 // Mode is how a planned GPU is used.

@@ -57,7 +57,15 @@ func writeTable(w io.Writer, p *Plan) error {
 	}
 
 	for _, pp := range p.Pools {
-		fmt.Fprintf(w, "\n%s: %s\n", pp.Model, gpus(pp.GPUsNeeded))
+		nodes := ""
+		if pp.NodesToday > 0 {
+			// The saving counts GPUs; a cloud bill counts nodes.
+			nodes = fmt.Sprintf(" (nodes: %d today, at least %d for this layout)", pp.NodesToday, pp.NodesNeeded)
+			if pp.NodesNeeded > pp.NodesToday {
+				nodes = strings.TrimSuffix(nodes, ")") + ", since time-sliced GPUs need a device plugin config of their own)"
+			}
+		}
+		fmt.Fprintf(w, "\n%s: %s%s\n", pp.Model, gpus(pp.GPUsNeeded), nodes)
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  GPU\tLAYOUT\tPEAK MEMORY\tPEAK LOAD\tCONTENDED STEPS\tWORKLOADS")
 		for i, g := range pp.GPUs {

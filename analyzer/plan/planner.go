@@ -40,13 +40,18 @@ type PoolPlan struct {
 	GPUsNeeded int    `json:"gpus_needed"`
 	// Method says how the layout was found: exactly, or by which
 	// first-fit-decreasing strategy and the local search.
-	Method           string       `json:"method"`
-	PricePerHour     *float64     `json:"price_per_gpu_hour"`
-	MonthlySavingUSD *float64     `json:"monthly_saving_usd"`
-	GPUs             []GPU        `json:"gpus"`
-	Assignments      []Assignment `json:"assignments"`
-	Replay           Replay       `json:"replay"`
-	Notes            []string     `json:"notes,omitempty"`
+	Method           string   `json:"method"`
+	PricePerHour     *float64 `json:"price_per_gpu_hour"`
+	MonthlySavingUSD *float64 `json:"monthly_saving_usd"`
+	// NodesToday and NodesNeeded count nodes (0: unknown): a node takes
+	// one device plugin config, so time-sliced GPUs need nodes of their
+	// own, and a pool frees money in the cloud only by whole nodes.
+	NodesToday  int          `json:"nodes_today,omitempty"`
+	NodesNeeded int          `json:"nodes_needed,omitempty"`
+	GPUs        []GPU        `json:"gpus"`
+	Assignments []Assignment `json:"assignments"`
+	Replay      Replay       `json:"replay"`
+	Notes       []string     `json:"notes,omitempty"`
 }
 
 // Freed is how many GPUs the layout gives back; negative when the pool
@@ -205,6 +210,7 @@ func planPool(pool *Pool, pol Policy) PoolPlan {
 		slices.Sort(g.Slices)
 		pp.GPUs = append(pp.GPUs, g)
 	}
+	pp.NodesToday, pp.NodesNeeded = nodesNeeded(pool, pp.GPUs)
 	for _, l := range pool.Lanes {
 		if l.GrowthBytes > 0 {
 			pp.Notes = append(pp.Notes, fmt.Sprintf("%s grows: %.1f GiB reserved above its peak", l.Name(), l.GrowthBytes/(1<<30)))
@@ -282,4 +288,23 @@ func quantile(v []float64, q float64) float64 {
 		return v[len(v)-1]
 	}
 	return v[lo] + (v[lo+1]-v[lo])*(rank-float64(lo))
+}
+
+// nodesNeeded estimates the nodes a layout takes at the pool's GPUs per
+// node: whole GPUs and MIG geometries can share nodes (the MIG manager
+// configures each GPU), time-sliced GPUs need nodes whose device plugin
+// config time-slices every GPU, at the largest replica count planned.
+func nodesNeeded(pool *Pool, gpus []GPU) (today, needed int) {
+	if pool.Nodes == 0 || pool.GPUsToday == 0 {
+		return 0, 0
+	}
+	perNode := (pool.GPUsToday + pool.Nodes - 1) / pool.Nodes
+	shared := 0
+	for _, g := range gpus {
+		if g.Mode == ModeTimeSlicing {
+			shared++
+		}
+	}
+	ceil := func(n int) int { return (n + perNode - 1) / perNode }
+	return pool.Nodes, ceil(len(gpus)-shared) + ceil(shared)
 }
