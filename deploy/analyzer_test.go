@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -197,8 +198,10 @@ func TestRenderedCoversChart(t *testing.T) {
 	tpls, _ := filepath.Glob("helm/gpulens/templates/*.yaml")
 	for _, p := range tpls {
 		name := filepath.Base(p)
-		if strings.HasSuffix(name, "servicemonitor.yaml") {
-			continue // off by default: it needs the Prometheus Operator's CRD
+		// Off by default: they need the Prometheus Operator's CRDs or a
+		// Grafana sidecar.
+		if strings.HasSuffix(name, "servicemonitor.yaml") || name == "prometheusrule.yaml" || name == "dashboards.yaml" {
+			continue
 		}
 		if !bytes.Contains(b, []byte("# Source: gpulens/templates/"+name+"\n")) {
 			t.Errorf("deploy/manifests/gpulens.yaml lacks templates/%s", name)
@@ -221,5 +224,28 @@ func TestRenderedCoversChart(t *testing.T) {
 	}
 	if !bytes.Contains(cron, []byte("secretKeyRef:")) || !bytes.Contains(cron, []byte("--send-webhook=$(GPULENS_WEBHOOK_URL)")) {
 		t.Error("the weekly report must take its webhook URL from a Secret, through the environment")
+	}
+}
+
+// TestRenderedMatchesTemplates executes the analyzer's templates and the
+// DaemonSet with default values (renderChart, the Go stand-in for helm
+// template) and compares every object with its hand-kept rendering.
+func TestRenderedMatchesTemplates(t *testing.T) {
+	got := renderChart(t, []string{"analyzer-serviceaccount.yaml", "analyzer-rbac.yaml", "analyzer-service.yaml",
+		"analyzer-deployment.yaml", "analyzer-cronjob.yaml", "daemonset.yaml"}, nil)
+	docs := loadDocs(t, "manifests/gpulens.yaml")
+	if len(got) < 9 {
+		t.Fatalf("rendered %d objects, want at least 9", len(got))
+	}
+	for _, o := range got {
+		d := doc(o)
+		want := byKindName(docs, d.str("kind"), d.str("metadata", "name"))
+		if want == nil {
+			t.Errorf("%s %s is not in deploy/manifests/gpulens.yaml", d.str("kind"), d.str("metadata", "name"))
+			continue
+		}
+		if !reflect.DeepEqual(map[string]any(want), o) {
+			t.Errorf("%s %s differs from deploy/manifests/gpulens.yaml:\nrendered %v\nkept     %v", d.str("kind"), d.str("metadata", "name"), o, want)
+		}
 	}
 }

@@ -53,7 +53,7 @@ app.kubernetes.io/component: analyzer
 
 {{/* The source flags serve and the weekly report share. */}}
 {{- define "gpulens.analyzer.sourceArgs" -}}
-- --prometheus-url={{ required "analyzer.prometheusURL is required" .Values.analyzer.prometheusURL }}
+- --prometheus-url={{ .Values.analyzer.prometheusURL }}
 - --team-label={{ .Values.analyzer.teamLabel }}
 {{- with .Values.analyzer.bearerTokenFile }}
 - --bearer-token-file={{ . }}
