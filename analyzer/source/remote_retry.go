@@ -36,7 +36,10 @@ type recordingClient struct{ api.Client }
 
 func (c recordingClient) Do(ctx context.Context, req *http.Request) (*http.Response, []byte, error) {
 	resp, body, err := c.Client.Do(ctx, req)
-	if a, ok := ctx.Value(attemptKey{}).(*attempt); ok && resp != nil {
+	// With an error the body did not arrive whole (the server died or the
+	// connection was cut mid-answer): that is the network's failure, not
+	// the server's answer, so it is retried like one.
+	if a, ok := ctx.Value(attemptKey{}).(*attempt); ok && resp != nil && err == nil {
 		a.status = resp.StatusCode
 		a.statusText = resp.Status
 		a.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
