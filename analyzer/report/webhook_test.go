@@ -42,7 +42,8 @@ func TestWebhookSend(t *testing.T) {
 				w.WriteHeader(tt.statuses[min(n, len(tt.statuses)-1)])
 				_, _ = w.Write([]byte(tt.body))
 			}))
-			url := srv.URL
+			// The path of an incoming webhook is its secret.
+			url := srv.URL + "/services/T0/B0/" + webhookSecret
 			if tt.down {
 				srv.Close()
 			} else {
@@ -66,6 +67,18 @@ func TestWebhookSend(t *testing.T) {
 					t.Errorf("error %q lacks %q", err, w)
 				}
 			}
+			if strings.Contains(err.Error(), webhookSecret) {
+				t.Errorf("error %q shows the webhook URL's secret path", err)
+			}
 		})
+	}
+}
+
+const webhookSecret = "xoxb-w3bh00k-s3cr3t"
+
+func TestWebhookMalformedURLIsRedacted(t *testing.T) {
+	err := Webhook{URL: "https://hooks.example/services/" + webhookSecret + "/%zz"}.Send(context.Background(), "x")
+	if err == nil || strings.Contains(err.Error(), webhookSecret) {
+		t.Errorf("Send with a malformed URL = %v, want an error without the URL's path", err)
 	}
 }
