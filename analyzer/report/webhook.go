@@ -106,7 +106,7 @@ func (w Webhook) post(ctx context.Context, client *http.Client, payload []byte) 
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return nil, 0
 	}
-	excerpt := strings.TrimSpace(string(body))
+	excerpt := redactEcho(strings.TrimSpace(string(body)), w.URL)
 	if len(excerpt) > maxBodyExcerpt {
 		excerpt = excerpt[:maxBodyExcerpt] + "…"
 	}
@@ -130,4 +130,19 @@ func redactURL(err error) error {
 		shown = u.Scheme + "://" + u.Host + "/<redacted>"
 	}
 	return &url.Error{Op: ue.Op, URL: shown, Err: ue.Err}
+}
+
+// redactEcho removes the webhook URL's path and query from a receiver's
+// answer: receivers that reject a hook often quote it back.
+func redactEcho(body, hook string) string {
+	u, err := url.Parse(hook)
+	if err != nil {
+		return body
+	}
+	for _, secret := range []string{u.RawQuery, u.EscapedPath(), u.Path} {
+		if len(secret) > 1 {
+			body = strings.ReplaceAll(body, secret, "<redacted>")
+		}
+	}
+	return body
 }

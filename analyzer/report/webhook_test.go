@@ -25,6 +25,8 @@ func TestWebhookSend(t *testing.T) {
 		{name: "429 is retried", statuses: []int{429, 429, 204}, wantCalls: 3},
 		{name: "400 is not retried", statuses: []int{400}, body: "invalid_payload", wantCalls: 1, wantErr: []string{"400 Bad Request", "invalid_payload", "1 attempt"}},
 		{name: "persistent 503 gives up", statuses: []int{503}, body: "down", wantCalls: 4, wantErr: []string{"503 Service Unavailable after 4 attempt(s): down"}},
+		{name: "echoed hook path is redacted", statuses: []int{404}, body: "no such hook /services/T0/B0/" + webhookSecret, wantCalls: 1,
+			wantErr: []string{"404 Not Found", "no such hook <redacted>"}},
 		{name: "unreachable", down: true, wantErr: []string{"failed after 4 attempt(s)", "connect"}},
 	}
 	for _, tt := range tests {

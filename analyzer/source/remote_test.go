@@ -443,3 +443,20 @@ func TestRetryable(t *testing.T) {
 		t.Error("retryable after the caller gave up")
 	}
 }
+
+// A server that quotes the Authorization header back shows basic-auth
+// credentials base64-encoded, never the plain password.
+func TestRemoteRedactsEchoedBasicAuth(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "rejected Authorization: "+r.Header.Get("Authorization"), http.StatusBadGateway)
+	}))
+	defer srv.Close()
+	r, err := NewRemote(RemoteOptions{URL: srv.URL, BasicAuthUser: "analyst", BasicAuthPasswordFile: writeSecret(t, "pw", "hunter2-secret")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Query(context.Background(), "up", time.Now())
+	if err == nil || !strings.Contains(err.Error(), "rejected Authorization: Basic <secret>") {
+		t.Errorf("error = %v, want the echoed credentials replaced by <secret>", err)
+	}
+}
