@@ -43,7 +43,8 @@ if [ -z "$db" ]; then
 		echo "vuln: building the vulnerability database $version ($(ls "$src/data/osv" | wc -l) reports)" >&2
 		"$GO" -C tools tool gendb -repo "$work/repo" -out "$work/db"
 		mkdir -p "$(dirname "$db")"
-		rm -rf "$db.tmp" && mv "$work/db" "$db.tmp" && mv -T "$db.tmp" "$db"
+		# A half-written database from an interrupted run is replaced whole.
+		rm -rf "$db.tmp" "$db" && mv "$work/db" "$db.tmp" && mv -T "$db.tmp" "$db"
 	fi
 fi
 
