@@ -84,7 +84,7 @@ func (f *fakeProm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte(resp.body))
 }
 
-func writeSecret(t *testing.T, name, v string) string {
+func writeSecret(t testing.TB, name, v string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(p, []byte(v+"\n"), 0o600); err != nil {
