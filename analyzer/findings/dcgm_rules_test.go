@@ -65,7 +65,11 @@ func TestOOMRiskFromDCGMIsAGuess(t *testing.T) {
 	a := alloc("leaky", "GPU-ts", a100, "time-slicing", "", 0.5, 0.3, 0.4, 76*GiB)
 	b := alloc("svc", "GPU-ts", a100, "time-slicing", "", 0.5, 0.3, 0.4, 76*GiB)
 	for _, sch := range []string{schema.NameNative, schema.NameDCGM} {
-		res := result([]query.Allocation{a, b}, []query.GPU{gpu("GPU-ts", a100, "time-slicing", 80*GiB)})
+		g := gpu("GPU-ts", a100, "time-slicing", 80*GiB)
+		// Natively the device is full (its tenants' 152 GiB cannot all be
+		// resident); dcgm-exporter's copies are one reading of 76 GiB.
+		g.MemoryUsedP99Bytes, g.MemoryUsedLastBytes, g.MemoryUsedSteps = map[string]float64{schema.NameNative: 80 * GiB, schema.NameDCGM: 76 * GiB}[sch], 76*GiB, 10080
+		res := result([]query.Allocation{a, b}, []query.GPU{g})
 		res.Schema = sch
 		f := find(Detect(res, nil, DefaultConfig(), recommend.DefaultPrices()), KindTimesliceOOMRisk)
 		if f == nil {
@@ -75,8 +79,8 @@ func TestOOMRiskFromDCGMIsAGuess(t *testing.T) {
 		if (sch == schema.NameDCGM) != guess || (sch == schema.NameDCGM && f.Confidence > 0.5) {
 			t.Errorf("%s: confidence %v, summary %q", sch, f.Confidence, f.Summary)
 		}
-		// Natively the two tenants sum past the device: critical. From
-		// dcgm-exporter they are one device reading: 95%, a warning.
+		// Natively the device is at 100%: critical. From dcgm-exporter,
+		// 95%: a warning.
 		if want := map[string]Severity{schema.NameNative: Critical, schema.NameDCGM: Warning}[sch]; f.Severity != want {
 			t.Errorf("%s: severity %s, want %s", sch, f.Severity, want)
 		}

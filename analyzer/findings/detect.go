@@ -13,10 +13,10 @@ import (
 // kinds that need it are then listed in Report.Skipped. prices may be nil:
 // every dollar figure is then unknown (CostKnown false), never $0.
 func Detect(res *query.Result, inv *inventory.Inventory, cfg Config, prices *recommend.Prices) *Report {
-	d := &detector{res: res, inv: inv, cfg: cfg, prices: prices, report: &Report{Config: cfg}}
+	d := &detector{res: res, inv: inv, cfg: cfg, prices: prices, report: &Report{Config: cfg, WorkloadSources: map[string]int{}}}
 	if res != nil {
-		for _, a := range res.Allocations {
-			d.allocation(a)
+		for _, w := range res.Workloads {
+			d.workload(w)
 		}
 		for _, g := range res.GPUs {
 			d.gpu(g)
@@ -70,20 +70,22 @@ func confidence(parts ...float64) float64 {
 	return math.Round(c*100) / 100
 }
 
-// workload resolves a pod to its owner and team; without inventory the
-// pod stands for itself.
-func (d *detector) workload(ns, pod, container string) (recommend.Workload, string, map[string]int64) {
-	w := recommend.Workload{Kind: "Pod", Namespace: ns, Name: pod, Container: container}
-	if !d.haveInventory() {
-		return w, "", nil
+// podOwner resolves one pod to its owner and team; without inventory the
+// engine's inference from its name stands.
+func (d *detector) podOwner(a query.Allocation) (recommend.Workload, map[string]int64) {
+	w := recommend.Workload{Kind: a.WorkloadKind, Namespace: a.Namespace, Name: a.Workload, Container: a.Container}
+	if w.Name == "" {
+		w.Kind, w.Name = "Pod", a.Pod
 	}
-	team := d.inv.Namespaces[ns].Team
-	p, ok := d.inv.Pods[inventory.PodKey{Namespace: ns, Name: pod}]
+	if !d.haveInventory() {
+		return w, nil
+	}
+	p, ok := d.inv.Pods[inventory.PodKey{Namespace: a.Namespace, Name: a.Pod}]
 	if !ok || p.WorkloadName == "" {
-		return w, team, nil
+		return w, nil
 	}
 	w.Kind, w.Name = p.WorkloadKind, p.WorkloadName
-	return w, team, p.GPURequests
+	return w, p.GPURequests
 }
 
 func hoursOf(d float64) string {

@@ -19,10 +19,22 @@ const (
 
 var t0 = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 
-// result is a one-week window at one-minute steps.
+// result is a one-week window at one-minute steps, each allocation its
+// own workload (a bare pod).
 func result(allocs []query.Allocation, gpus []query.GPU) *query.Result {
+	var ws []query.Workload
+	for i, a := range allocs {
+		allocs[i].Workload, allocs[i].WorkloadKind = a.Pod, "Pod"
+		ws = append(ws, query.Workload{
+			WorkloadKey: query.WorkloadKey{Namespace: a.Namespace, Kind: "Pod", Name: a.Pod, Container: a.Container, Model: a.Model, MIGProfile: a.MIGProfile},
+			Sharing:     a.Sharing, Share: a.Share, Pods: []string{a.Pod}, GPUs: []query.GPUKey{{Node: a.Node, UUID: a.UUID}},
+			Steps: a.Steps, Coverage: a.Coverage, HeldHours: a.HeldHours, AllocationSteps: a.Steps, Replicas: 1, AllocatedGPUHours: a.AllocatedGPUHours,
+			AvgUtilization: a.AvgUtilization, P95Utilization: a.P95Utilization, UtilizationSteps: a.UtilizationSteps, UtilizationCoverage: a.UtilizationCoverage,
+			PeakMemoryBytes: a.PeakMemoryBytes, P99MemoryBytes: a.P99MemoryBytes, MemorySteps: a.MemorySteps,
+		})
+	}
 	return &query.Result{Schema: "native", Window: query.Window{Start: t0, End: t0.Add(168 * time.Hour), Step: time.Minute},
-		ExpectedSteps: 10080, Allocations: allocs, GPUs: gpus}
+		ExpectedSteps: 10080, Allocations: allocs, Workloads: ws, GPUs: gpus}
 }
 
 // alloc is a full-week allocation; mutate the copy for each case.
@@ -134,6 +146,9 @@ func TestHealthyFleet(t *testing.T) {
 	}
 }
 
+// TestOOMRisk: the verdict follows the memory in use at the same time
+// (the device's, or else the tenants' summed per step), never the sum of
+// the tenants' peaks.
 func TestOOMRisk(t *testing.T) {
 	tenants := func(mem ...float64) []query.Allocation {
 		var out []query.Allocation
@@ -142,23 +157,40 @@ func TestOOMRisk(t *testing.T) {
 		}
 		return out
 	}
-	growing := tenants(20*GiB, 20*GiB, 10*GiB)
-	growing[2].MemoryGrowthBytesPerHour = 0.25 * GiB // +42 GiB over another week
+	// device is a GPU whose own memory figures are reported.
+	device := func(p99, last, growthPerHour float64) query.GPU {
+		g := gpu("GPU-1", a100, "time-slicing", 80*GiB)
+		g.MemoryUsedP99Bytes, g.MemoryUsedPeakBytes, g.MemoryUsedLastBytes, g.MemoryUsedGrowthBytesPerHour, g.MemoryUsedSteps = p99, p99, last, growthPerHour, 10080
+		return g
+	}
+	// concurrent is a GPU without its own figures: the tenants' per-step sum.
+	concurrent := func(p99 float64) query.GPU {
+		g := gpu("GPU-1", a100, "time-slicing", 80*GiB)
+		g.TenantsMemoryP99Bytes = p99
+		return g
+	}
 	tests := []struct {
 		name   string
 		schema string
 		allocs []query.Allocation
+		gpu    query.GPU
 		want   Severity
 	}{
-		{"comfortable", "native", tenants(20*GiB, 20*GiB, 10*GiB), ""},
-		{"90% of memory", "native", tenants(30*GiB, 30*GiB, 13*GiB), Warning},
-		{"over memory", "native", tenants(40*GiB, 30*GiB, 20*GiB), Critical},
-		{"growth crosses 90%", "native", growing, Warning},
-		{"dcgm-exporter reports the device to every tenant", "dcgm-exporter", tenants(40*GiB, 40*GiB, 40*GiB), ""},
+		{"comfortable", "native", tenants(20*GiB, 20*GiB, 10*GiB), device(50*GiB, 50*GiB, 0), ""},
+		{"90% of memory", "native", tenants(30*GiB, 30*GiB, 13*GiB), device(73*GiB, 73*GiB, 0), Warning},
+		{"over memory", "native", tenants(40*GiB, 30*GiB, 20*GiB), device(80*GiB, 80*GiB, 0), Critical},
+		// 50 GiB now, +0.25 GiB/h: 92 GiB after another week.
+		{"device trend crosses 90%", "native", tenants(20*GiB, 20*GiB, 10*GiB), device(50*GiB, 50*GiB, 0.25*GiB), Warning},
+		// Three nightly jobs of 30 GiB each, one at a time: their peaks
+		// sum to 90 GiB, but 30 GiB was the most ever in use.
+		{"tenants that take turns", "native", tenants(30*GiB, 30*GiB, 30*GiB), device(30*GiB, 0, 0), ""},
+		{"tenants that take turns, no device series", "native", tenants(30*GiB, 30*GiB, 30*GiB), concurrent(30 * GiB), ""},
+		{"tenants at once, no device series", "native", tenants(30*GiB, 30*GiB, 15*GiB), concurrent(75 * GiB), Warning},
+		{"dcgm-exporter reports the device to every tenant", "dcgm-exporter", tenants(40*GiB, 40*GiB, 40*GiB), device(40*GiB, 40*GiB, 0), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := result(tt.allocs, []query.GPU{gpu("GPU-1", a100, "time-slicing", 80*GiB)})
+			res := result(tt.allocs, []query.GPU{tt.gpu})
 			res.Schema = tt.schema
 			f := find(Detect(res, nil, DefaultConfig(), recommend.DefaultPrices()), KindTimesliceOOMRisk)
 			switch {
@@ -237,5 +269,39 @@ func TestOrdering(t *testing.T) {
 	}
 	if want := []string{"c", "z", "a", "aa", "b"}; !slices.Equal(got, want) {
 		t.Errorf("order %q, want %q", got, want)
+	}
+}
+
+// TestWorkloadSource: the API's owner wins, then kube-state-metrics' (for
+// pods gone from the API), then the pod name's form.
+func TestWorkloadSource(t *testing.T) {
+	build := func() *query.Result {
+		res := result([]query.Allocation{alloc("agent-b7r4w", "GPU-1", h100, "none", "", 1, 0.004, 0.02, 2*GiB)}, []query.GPU{gpu("GPU-1", h100, "none", 80*GiB)})
+		// The engine reads <name>-<5 random> as a Job's pod.
+		res.Workloads[0].Kind, res.Workloads[0].Name = "Job", "agent"
+		return res
+	}
+	inv := &inventory.Inventory{Available: true, Namespaces: map[string]inventory.Namespace{}, Pods: map[inventory.PodKey]inventory.Pod{
+		{Namespace: "team-a", Name: "agent-b7r4w"}: {WorkloadKind: "DaemonSet", WorkloadName: "gpu-agent"}}}
+	for _, tt := range []struct {
+		name       string
+		inv        *inventory.Inventory
+		ksm        map[query.PodRef]query.Owner
+		kind, wl   string
+		wantSource string
+	}{
+		{"pod name only", nil, nil, "Job", "agent", SourcePodName},
+		{"kube-state-metrics", nil, map[query.PodRef]query.Owner{{Namespace: "team-a", Name: "agent-b7r4w"}: {Kind: "DaemonSet", Name: "agent"}}, "DaemonSet", "agent", SourceKubeStateMetrics},
+		{"API over kube-state-metrics", inv, map[query.PodRef]query.Owner{{Namespace: "team-a", Name: "agent-b7r4w"}: {Kind: "DaemonSet", Name: "agent"}}, "DaemonSet", "gpu-agent", SourceAPI},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := build()
+			res.PodOwners = tt.ksm
+			r := Detect(res, tt.inv, DefaultConfig(), recommend.DefaultPrices())
+			f := find(r, KindIdleAllocation)
+			if f == nil || f.WorkloadKind != tt.kind || f.Workload != tt.wl || f.WorkloadSource != tt.wantSource || r.WorkloadSources[tt.wantSource] != 1 {
+				t.Errorf("got %+v (sources %v), want %s/%s from %s", f, r.WorkloadSources, tt.kind, tt.wl, tt.wantSource)
+			}
+		})
 	}
 }

@@ -40,6 +40,13 @@ type Finding struct {
 	Severity                                                                             Severity
 	Namespace, Workload, WorkloadKind, Pod, Container, Node, GPUUUID, GPUInstance, Model string
 	Team                                                                                 string
+	// WorkloadSource says how Workload was found: SourceAPI or
+	// SourcePodName. Pods and GPUs list every pod and GPU (UUID) the
+	// workload's finding covers; Pod, Node and GPUUUID are set when there
+	// was exactly one.
+	WorkloadSource string   `json:",omitempty"`
+	Pods           []string `json:",omitempty"`
+	GPUs           []string `json:",omitempty"`
 	// Evidence are the numbers behind the finding, in base units.
 	Evidence map[string]float64
 	// Summary is one sentence with the numbers.
@@ -60,5 +67,8 @@ type Report struct {
 	// Skipped lists the kinds that could not be checked and why, e.g.
 	// "untainted-gpu-node: needs cluster access".
 	Skipped []string
-	Config  Config
+	// WorkloadSources counts the workloads judged by how their owner was
+	// found (SourceAPI, SourcePodName).
+	WorkloadSources map[string]int
+	Config          Config
 }

@@ -52,11 +52,12 @@ func TestGoldenNativeFleet(t *testing.T) {
 	dev := func(node, uuid, model string) []string {
 		return []string{"node", node, "gpu", "0", "uuid", uuid, "model", model}
 	}
-	physical := func(node, uuid, model string, util float64, mem float64) {
+	physical := func(node, uuid, model string, util float64, mem float64, used func(int) float64) {
 		series("gpulens_gpu_info", dev(node, uuid, model), constant(1))
 		series("gpulens_gpu_up", dev(node, uuid, model), constant(1))
 		series("gpulens_gpu_utilization_ratio", dev(node, uuid, model), constant(util))
 		series("gpulens_gpu_memory_total_bytes", dev(node, uuid, model), constant(mem))
+		series("gpulens_gpu_memory_used_bytes", dev(node, uuid, model), used)
 	}
 	container := func(node, uuid, model, ns, pod, sharing, gi, profile string, share float64, util, mem func(int) float64) {
 		l := append(dev(node, uuid, model), "namespace", ns, "pod", pod, "container", "main", "gpu_instance", gi, "mig_profile", profile)
@@ -65,25 +66,26 @@ func TestGoldenNativeFleet(t *testing.T) {
 		series("gpulens_container_gpu_memory_used_bytes", append(l, "method", "device"), mem)
 	}
 	// An idle notebook on a whole H100, with an XID 13 at minute 200.
-	physical("gpu-1", "GPU-idle", h100, 0.01, 80*GiB)
+	physical("gpu-1", "GPU-idle", h100, 0.01, 80*GiB, constant(3*GiB))
 	container("gpu-1", "GPU-idle", h100, "research", "alice-jupyter", "none", "", "", 1, constant(0.01), constant(3*GiB))
 	series("gpulens_gpu_xid_errors_total", append(dev("gpu-1", "GPU-idle", h100), "xid", "13"), func(i int) float64 {
 		return map[bool]float64{true: 1, false: math.NaN()}[i >= 200]
 	})
 	// An unallocated H100 that throttles for heat a quarter of the time.
-	physical("gpu-1", "GPU-free", h100, 0, 80*GiB)
+	physical("gpu-1", "GPU-free", h100, 0, 80*GiB, constant(0))
 	series("gpulens_gpu_throttle_active", append(dev("gpu-1", "GPU-free", h100), "reason", "hw_thermal_slowdown"), func(i int) float64 {
 		return map[bool]float64{true: 1, false: 0}[i%4 == 0]
 	})
 	// A 3g.40gb slice serving at 20%: oversized.
-	physical("gpu-2", "GPU-mig", h100, 0.1, 80*GiB)
+	physical("gpu-2", "GPU-mig", h100, 0.1, 80*GiB, constant(5*GiB))
 	container("gpu-2", "GPU-mig", h100, "team-vision", "ocr", "mig", "1", "3g.40gb", 3.0/7, constant(0.2), constant(5*GiB))
 	// A time-sliced A100 with a leaking worker: OOM risk.
-	physical("gpu-3", "GPU-ts", a100, 0.4, 80*GiB)
+	leak := func(i int) float64 { return 8*GiB + float64(i)*0.125*GiB }
+	physical("gpu-3", "GPU-ts", a100, 0.4, 80*GiB, func(i int) float64 { return 20*GiB + leak(i) })
 	container("gpu-3", "GPU-ts", a100, "team-nlp", "summarizer", "time-slicing", "", "", 0.25, constant(0.3), constant(20*GiB))
-	container("gpu-3", "GPU-ts", a100, "team-nlp", "leaky-worker", "time-slicing", "", "", 0.25, constant(0.2), func(i int) float64 { return 8*GiB + float64(i)*0.125*GiB })
+	container("gpu-3", "GPU-ts", a100, "team-nlp", "leaky-worker", "time-slicing", "", "", 0.25, constant(0.2), leak)
 	// A trainer on a whole H100, busy: no finding.
-	physical("gpu-4", "GPU-busy", h100, 0.9, 80*GiB)
+	physical("gpu-4", "GPU-busy", h100, 0.9, 80*GiB, constant(70*GiB))
 	container("gpu-4", "GPU-busy", h100, "team-nlp", "pretrain", "none", "", "", 1, constant(0.92), constant(70*GiB))
 	if err := app.Commit(); err != nil {
 		t.Fatal(err)

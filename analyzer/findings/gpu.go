@@ -62,7 +62,9 @@ func (d *detector) gpu(g query.GPU) {
 		f := base(KindUnallocated, Warning)
 		f.Evidence["unallocated_hours"], f.Evidence["unallocated_ratio"] = g.UnallocatedHours, ratio
 		f.Summary = fmt.Sprintf("%s sat unallocated for %s (%s of the time it reported): let the node pool scale down", subject, hoursOf(g.UnallocatedHours), pct(ratio))
-		d.cost(&f, g.Model, 1, &recommend.Recommendation{CurrentShare: ratio})
+		f.Recommendation = &recommend.Recommendation{Action: recommend.ActionScaleDown, CurrentShare: ratio,
+			Summary: "let the node pool scale down"}
+		d.cost(&f, g.Model, 1, f.Recommendation)
 		d.add(f)
 	}
 	if g.Sharing == schema.SharingTimeSlicing || g.Sharing == schema.SharingMPS {
@@ -70,35 +72,37 @@ func (d *detector) gpu(g query.GPU) {
 	}
 }
 
-// oomRisk compares the co-tenants' memory with the device's: their p99
-// peaks now, and their linear growth projected over the horizon.
+// oomRisk judges a shared GPU by the memory in use on it at each step:
+// the device's own figure where the exporter reports it, whoever holds the
+// memory, and otherwise the tenants present at each step, summed. Both are
+// taken at the p99 over steps, and grown along the device's trend over the
+// horizon. Tenants that take turns never add up: a sum of peaks reached at
+// different times measures nothing.
 func (d *detector) oomRisk(g query.GPU, base func(string, Severity) Finding) {
-	var tenants []recommend.Tenant
-	var sum, projected, growth, minShare float64
 	horizon := d.cfg.OOMRisk.GrowthHorizonHours
 	if horizon == 0 {
 		horizon = d.res.Window.Duration().Hours()
 	}
+	var tenants []recommend.Tenant
+	var minShare, tenantsGrowth float64
+	var pods []string
 	for _, a := range d.res.Allocations {
-		if a.Node != g.Node || a.UUID != g.UUID || a.MemorySteps < d.cfg.MinSamples {
+		if a.Node != g.Node || a.UUID != g.UUID {
 			continue
 		}
-		w, _, res := d.workload(a.Namespace, a.Pod, a.Container)
+		pods = append(pods, a.Pod)
+		if a.Share > 0 && (minShare == 0 || a.Share < minShare) {
+			minShare = a.Share
+		}
+		if a.MemorySteps < d.cfg.MinSamples {
+			continue
+		}
+		tenantsGrowth += math.Max(0, a.MemoryGrowthBytesPerHour)
+		w, res := d.podOwner(a)
 		proj := math.Max(a.P99MemoryBytes, a.LastMemoryBytes+math.Max(0, a.MemoryGrowthBytesPerHour)*horizon)
 		tenants = append(tenants, recommend.Tenant{Usage: recommend.Usage{Workload: w, Model: a.Model, Sharing: a.Sharing,
 			Share: a.Share, P95Utilization: a.P95Utilization, P99MemoryBytes: a.P99MemoryBytes, DeviceMemoryBytes: g.MemoryTotalBytes, Resources: res},
 			ProjectedMemoryBytes: proj})
-		growth = math.Max(growth, a.MemoryGrowthBytesPerHour)
-		if minShare == 0 || (a.Share > 0 && a.Share < minShare) {
-			minShare = a.Share
-		}
-		if d.res.Schema == schema.NameDCGM {
-			// Every dcgm-exporter co-tenant reports the whole device's
-			// memory: the device's use is one of them, not their sum.
-			sum, projected = math.Max(sum, a.P99MemoryBytes), math.Max(projected, proj)
-		} else {
-			sum, projected = sum+a.P99MemoryBytes, projected+proj
-		}
 	}
 	dev := g.MemoryTotalBytes
 	if dev == 0 {
@@ -108,7 +112,16 @@ func (d *detector) oomRisk(g query.GPU, base func(string, Severity) Finding) {
 	if len(tenants) == 0 || dev == 0 {
 		return
 	}
-	ratio, projRatio := sum/dev, projected/dev
+	// Without the device's own series, the tenants' per-step sum stands
+	// in, growing at their growth rates added up.
+	inUse, measure := g.TenantsMemoryP99Bytes, "the tenants' summed memory"
+	last, growth := g.TenantsMemoryP99Bytes, tenantsGrowth
+	if g.MemoryUsedSteps >= d.cfg.MinSamples {
+		inUse, measure = g.MemoryUsedP99Bytes, "device memory"
+		last, growth = g.MemoryUsedLastBytes, g.MemoryUsedGrowthBytesPerHour
+	}
+	projected := math.Max(inUse, last+math.Max(0, growth)*horizon)
+	ratio, projRatio := inUse/dev, projected/dev
 	var sev Severity
 	switch {
 	case ratio >= d.cfg.OOMRisk.CriticalRatio:
@@ -122,25 +135,30 @@ func (d *detector) oomRisk(g query.GPU, base func(string, Severity) Finding) {
 		return cmp.Or(cmp.Compare(a.ProjectedMemoryBytes, b.ProjectedMemoryBytes), cmp.Compare(b.Workload.Name, a.Workload.Name))
 	})
 	f := base(KindTimesliceOOMRisk, sev)
-	f.Evidence["summed_p99_memory_bytes"], f.Evidence["device_memory_bytes"], f.Evidence["memory_ratio"] = sum, dev, ratio
-	f.Evidence["projected_memory_bytes"], f.Evidence["max_growth_bytes_per_hour"], f.Evidence["tenants"] = projected, growth, float64(len(tenants))
-	f.Evidence["horizon_hours"] = horizon
+	f.Evidence["memory_in_use_p99_bytes"], f.Evidence["device_memory_bytes"], f.Evidence["memory_ratio"] = inUse, dev, ratio
+	f.Evidence["device_memory_used_p99_bytes"], f.Evidence["device_memory_used_last_bytes"] = g.MemoryUsedP99Bytes, g.MemoryUsedLastBytes
+	f.Evidence["device_memory_growth_bytes_per_hour"], f.Evidence["tenants_memory_p99_bytes"] = g.MemoryUsedGrowthBytesPerHour, g.TenantsMemoryP99Bytes
+	f.Evidence["projected_memory_bytes"], f.Evidence["horizon_hours"] = projected, horizon
+	f.Evidence["tenants"], f.Evidence["peak_tenants"] = float64(len(pods)), float64(g.CoTenants)
 	f.Namespace, f.Workload, f.WorkloadKind, f.Pod = heaviest.Workload.Namespace, heaviest.Workload.Name, heaviest.Workload.Kind, ""
+	slices.Sort(pods)
+	f.Pods = pods
 	replicas := 0
 	if minShare > 0 {
 		replicas = int(math.Round(1 / minShare))
 	}
 	f.Recommendation = recommend.RelieveOOM(g.Sharing, replicas, dev, heaviest, d.cfg.Recommend)
-	f.Summary = fmt.Sprintf("the %d tenants of %s %s GPU %s need %s of its %s at their p99 peaks (%s)", len(tenants), g.Sharing, shortModel(g.Model), g.UUID,
-		gib(sum), gib(dev), pct(ratio))
+	f.Summary = fmt.Sprintf("%s %s GPU %s: %s at its p99 is %s of its %s (%s; %d tenants, at most %d at once)", g.Sharing, shortModel(g.Model), g.UUID,
+		measure, gib(inUse), gib(dev), pct(ratio), len(pods), g.CoTenants)
 	if projRatio > ratio && growth > 0 {
-		f.Summary += fmt.Sprintf(", and %s within %s at the current growth of %s/h", pct(projRatio), hoursOf(horizon), gib(growth))
+		f.Summary += fmt.Sprintf(", and %s within %s at its trend of +%s/h", pct(projRatio), hoursOf(horizon), gib(growth))
 	}
 	f.Summary += ": " + f.Recommendation.Summary
 	if d.res.Schema == schema.NameDCGM {
-		// Every tenant reports the device's memory: the total is right,
-		// but which tenant holds or grows it is unknown, so the tenant
-		// named (and the memory it is said to need) is a guess.
+		// The device's memory is right, but which tenant holds or grows
+		// it is unknown when every tenant reports the device's figures,
+		// so the tenant named (and the memory it is said to need) is a
+		// guess.
 		f.Confidence = confidence(f.Confidence, 0.5)
 		f.Summary += " (dcgm-exporter reports the whole device's memory for every tenant: the tenant named is a guess)"
 	}

@@ -155,6 +155,12 @@ func goldenSuffix(sch schema.Schema) string {
 // would have exposed it, and analyses it.
 func runScenario(t *testing.T, s *sim.Scenario, sch schema.Schema, inv *inventory.Inventory) *Report {
 	t.Helper()
+	return runScenarioIn(t, s, sch, inv, scenarioStart, scenarioEnd, scenarioStep)
+}
+
+// runScenarioIn is runScenario over another window.
+func runScenarioIn(t *testing.T, s *sim.Scenario, sch schema.Schema, inv *inventory.Inventory, scenarioStart, scenarioEnd time.Time, scenarioStep time.Duration) *Report {
+	t.Helper()
 	ctx := context.Background()
 	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
 	if err != nil {

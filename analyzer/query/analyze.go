@@ -25,6 +25,9 @@ func Analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window
 		allocs: map[AllocationKey]*Allocation{},
 		gpus:   map[GPUKey]*GPU{},
 		res:    &Result{Schema: sch.Name(), Window: w, ExpectedSteps: w.ExpectedSteps()},
+
+		workloadSteps: map[WorkloadKey]*workloadPerStep{},
+		podOwners:     map[PodRef]Owner{}, setOwners: map[PodRef]Owner{}, jobOwners: map[PodRef]Owner{},
 	}
 	qs := a.queries(sch)
 	err = runQueries(ctx, src, qs, w, func(q namedQuery, vec model.Vector) {
@@ -54,6 +57,12 @@ type analysis struct {
 	res    *Result
 	allocs map[AllocationKey]*Allocation
 	gpus   map[GPUKey]*GPU
+	// workloadSteps are the per-step figures of each workload, which
+	// cannot be composed from its allocations' own.
+	workloadSteps map[WorkloadKey]*workloadPerStep
+	// podOwners, setOwners and jobOwners are kube-state-metrics' owner
+	// references of GPU pods, ReplicaSets and Jobs.
+	podOwners, setOwners, jobOwners map[PodRef]Owner
 	// gpuSharingSteps counts steps per sharing mode and GPU.
 	gpuSharingSteps map[GPUKey]map[string]int
 	sharingChanged  int
@@ -77,9 +86,12 @@ func (a *analysis) queries(sch schema.Schema) []namedQuery {
 	mem := maxBy(schema.AllocationKey, sch.MemoryUsed())
 	gpu := maxBy(schema.GPUKey, sch.GPU())
 	gpuUtil := maxBy(schema.GPUKey, sch.GPUUtilization())
+	gpuMem := maxBy(schema.GPUKey, sch.GPUMemoryUsed())
 
 	return append([]namedQuery{
-		{"allocation steps", over("count_over_time", alloc), a.alloc(func(x *Allocation, v float64) { x.Steps = int(v) })},
+		// withWorkload outside the subquery labels each allocation's row
+		// once, not at every step.
+		{"allocation steps", withWorkload(over("count_over_time", alloc)), a.allocSteps},
 		{"allocated GPU steps", over("sum_over_time", alloc), a.alloc(func(x *Allocation, v float64) { x.AllocatedGPUHours = a.w.hours(v) })},
 		{"allocation attributes", over("last_over_time", sch.Allocation()), a.allocAttributes},
 		{"utilization average", over("avg_over_time", util), a.alloc(func(x *Allocation, v float64) { x.AvgUtilization = v })},
@@ -107,7 +119,23 @@ func (a *analysis) queries(sch schema.Schema) []namedQuery {
 		{"gpu utilization steps", over("count_over_time", gpuUtil), a.gpuValue(func(g *GPU, v float64) { g.UtilizationSteps = int(v) })},
 		{"gpu memory total", a.maxOverTime(schema.GPUKey, sch.GPUMemoryTotal()), a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
 		{"gpu energy", maxBy(schema.GPUKey, sch.GPUEnergy(a.w.rangeStr(), a.w.stepStr())), a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
-	}, a.healthQueries(sch)...)
+		{"gpu memory used p99", quantile(0.99, gpuMem), a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedP99Bytes = v })},
+		{"gpu memory used peak", a.maxOverTime(schema.GPUKey, sch.GPUMemoryUsed()), a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedPeakBytes = v })},
+		{"gpu memory used steps", over("count_over_time", gpuMem), a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedSteps = int(v) })},
+		{"gpu memory used last", over("last_over_time", gpuMem), a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedLastBytes = v })},
+		{"gpu memory used growth", over("deriv", gpuMem), a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedGrowthBytesPerHour = v * 3600 })},
+		// The tenants' memory is summed per step, before the quantile:
+		// tenants that take turns never add up.
+		{"gpu tenants memory p99", quantile(0.99, "sum by "+gpuKey+" ("+mem+")"), a.gpuValue(func(g *GPU, v float64) { g.TenantsMemoryP99Bytes = v })},
+	}, slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch), a.healthQueries(sch))...)
+}
+
+// allocSteps records an allocation's steps and the workload the engine
+// inferred for its pod.
+func (a *analysis) allocSteps(s *model.Sample) {
+	x := a.allocation(s.Metric)
+	x.Steps = int(s.Value)
+	x.Workload, x.WorkloadKind = string(s.Metric[LabelWorkload]), string(s.Metric[LabelWorkloadKind])
 }
 
 // over is fn over expr evaluated at every step of the window.
@@ -223,6 +251,8 @@ func (a *analysis) finish() {
 		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Pod, y.Pod), cmp.Compare(x.Container, y.Container),
 			cmp.Compare(x.Node, y.Node), cmp.Compare(x.UUID, y.UUID), cmp.Compare(x.GPUInstance, y.GPUInstance))
 	})
+	a.res.Workloads = a.workloads()
+	a.res.PodOwners = a.podOwnersResolved()
 	slices.SortFunc(a.res.GPUs, func(x, y GPU) int {
 		return cmp.Or(cmp.Compare(x.Node, y.Node), cmp.Compare(x.UUID, y.UUID))
 	})

@@ -119,14 +119,15 @@ func TestAnalyzeNative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Schema != "native" || res.ExpectedSteps != 240 || res.QueryCount != 24 {
+	if res.Schema != "native" || res.ExpectedSteps != 240 || res.QueryCount != 36 {
 		t.Errorf("schema %q, expected steps %d, queries %d", res.Schema, res.ExpectedSteps, res.QueryCount)
 	}
 
 	mig := func(pod, gi, profile string, slices float64, util float64) Allocation {
 		return Allocation{
 			AllocationKey: AllocationKey{Node: "node-2", Namespace: "team-c", Pod: pod, Container: "main", UUID: "GPU-m", GPUInstance: gi},
-			Model:         h100, MIGProfile: profile, Sharing: "mig", Share: slices / 7,
+			Workload:      pod, WorkloadKind: "Pod",
+			Model: h100, MIGProfile: profile, Sharing: "mig", Share: slices / 7,
 			HeldHours: 4, AllocatedGPUHours: 4 * slices / 7, Steps: 240, Coverage: 1,
 			AvgUtilization: util, P95Utilization: util, UtilizationSteps: 240, UtilizationCoverage: 1,
 			PeakMemoryBytes: 10 * gib, P99MemoryBytes: 10 * gib, MemorySteps: 240, LastMemoryBytes: 10 * gib,
@@ -135,7 +136,8 @@ func TestAnalyzeNative(t *testing.T) {
 	ts := func(i int) Allocation {
 		a := Allocation{
 			AllocationKey: AllocationKey{Node: "node-3", Namespace: "team-b", Pod: fmt.Sprintf("ts-%d", i), Container: "main", UUID: "GPU-t"},
-			Model:         l4, Sharing: "time-slicing", Share: 0.25,
+			Workload:      "ts", WorkloadKind: "StatefulSet",
+			Model: l4, Sharing: "time-slicing", Share: 0.25,
 			HeldHours: 4, AllocatedGPUHours: 1, Steps: 240, Coverage: 1,
 			AvgUtilization: 0.2, P95Utilization: 0.2, UtilizationSteps: 240, UtilizationCoverage: 1,
 			PeakMemoryBytes: 5 * gib, P99MemoryBytes: 5 * gib, MemorySteps: 240, LastMemoryBytes: 5 * gib,
@@ -148,7 +150,8 @@ func TestAnalyzeNative(t *testing.T) {
 	want := []Allocation{
 		{
 			AllocationKey: AllocationKey{Node: "node-1", Namespace: "team-a", Pod: "train-0", Container: "main", UUID: "GPU-a"},
-			Model:         a100, Sharing: "none", Share: 1,
+			Workload:      "train", WorkloadKind: "StatefulSet",
+			Model: a100, Sharing: "none", Share: 1,
 			HeldHours: 2, AllocatedGPUHours: 2, Steps: 120, Coverage: 0.5,
 			AvgUtilization: 0.5, P95Utilization: 0.6, UtilizationSteps: 120, UtilizationCoverage: 1,
 			// Memory 1..120 MiB: p99 interpolates at rank 0.99×119.
@@ -165,7 +168,7 @@ func TestAnalyzeNative(t *testing.T) {
 			GPUKey: GPUKey{"node-1", "GPU-a"}, Model: a100, Sharing: "none",
 			ReportedHours: 230.0 / 60, AllocatedHours: 2, UnallocatedHours: 110.0 / 60, AllocatedGPUHours: 2,
 			Steps: 230, Coverage: 230.0 / 240, CoTenants: 1, AvgUtilization: 0.5, UtilizationSteps: 230,
-			MemoryTotalBytes: 80 * gib,
+			MemoryTotalBytes: 80 * gib, TenantsMemoryP99Bytes: 118.81 * mib,
 			// 240 minutes at 100 J: the reset is corrected and the
 			// missing minutes are bridged by increase().
 			EnergyJoules: 24000,
@@ -175,16 +178,51 @@ func TestAnalyzeNative(t *testing.T) {
 			GPUKey: GPUKey{"node-2", "GPU-m"}, Model: h100, Sharing: "mig",
 			ReportedHours: 4, AllocatedHours: 4, AllocatedGPUHours: 4 * 6.0 / 7,
 			Steps: 240, Coverage: 1, CoTenants: 3, AvgUtilization: (3*0.6 + 2*0.3 + 0.9) / 7, UtilizationSteps: 240,
-			MemoryTotalBytes: 80 * gib,
+			MemoryTotalBytes: 80 * gib, TenantsMemoryP99Bytes: 30 * gib,
 		},
 		{
 			GPUKey: GPUKey{"node-3", "GPU-t"}, Model: l4, Sharing: "time-slicing",
 			ReportedHours: 4, AllocatedHours: 4, AllocatedGPUHours: 4,
 			Steps: 240, Coverage: 1, CoTenants: 4, AvgUtilization: 0.8, UtilizationSteps: 240,
 			MemoryTotalBytes: 80 * gib, ThermalThrottleRatio: 0.25, ThrottleSteps: 240,
+			// Four tenants at 5 GiB at every step.
+			TenantsMemoryP99Bytes: 20 * gib,
 		},
 	}
 	compareAll(t, "gpu", res.GPUs, wantGPUs)
+
+	// ts-0..3 are one StatefulSet's replicas on one GPU; the others stand
+	// alone. Expected values from the fleet above: ts holds 4 replicas at
+	// every one of 240 steps, three of them report 0.2.
+	wantWorkloads := []Workload{
+		{
+			WorkloadKey: WorkloadKey{Namespace: "team-a", Kind: "StatefulSet", Name: "train", Container: "main", Model: a100},
+			Sharing:     "none", Share: 1, Pods: []string{"train-0"}, GPUs: []GPUKey{{"node-1", "GPU-a"}},
+			Steps: 120, Coverage: 0.5, HeldHours: 2, AllocationSteps: 120, Replicas: 1, AllocatedGPUHours: 2,
+			AvgUtilization: 0.5, P95Utilization: 0.6, UtilizationSteps: 120, UtilizationCoverage: 1,
+			PeakMemoryBytes: 120 * mib, P99MemoryBytes: 118.81 * mib, MemorySteps: 120,
+		},
+		{
+			WorkloadKey: WorkloadKey{Namespace: "team-b", Kind: "StatefulSet", Name: "ts", Container: "main", Model: l4},
+			Sharing:     "time-slicing", Share: 0.25, Pods: []string{"ts-0", "ts-1", "ts-2", "ts-3"}, GPUs: []GPUKey{{"node-3", "GPU-t"}},
+			Steps: 240, Coverage: 1, HeldHours: 4, AllocationSteps: 960, Replicas: 4, AllocatedGPUHours: 4,
+			AvgUtilization: 0.2, P95Utilization: 0.2, UtilizationSteps: 720, UtilizationCoverage: 0.75,
+			PeakMemoryBytes: 5 * gib, P99MemoryBytes: 5 * gib, MemorySteps: 960,
+		},
+	}
+	for _, m := range []struct {
+		pod, profile string
+		slices, util float64
+	}{{"mig-a", "3g.40gb", 3, 0.6}, {"mig-b", "2g.20gb", 2, 0.3}, {"mig-c", "1g.10gb", 1, 0.9}} {
+		wantWorkloads = append(wantWorkloads, Workload{
+			WorkloadKey: WorkloadKey{Namespace: "team-c", Kind: "Pod", Name: m.pod, Container: "main", Model: h100, MIGProfile: m.profile},
+			Sharing:     "mig", Share: m.slices / 7, Pods: []string{m.pod}, GPUs: []GPUKey{{"node-2", "GPU-m"}},
+			Steps: 240, Coverage: 1, HeldHours: 4, AllocationSteps: 240, Replicas: 1, AllocatedGPUHours: 4 * m.slices / 7,
+			AvgUtilization: m.util, P95Utilization: m.util, UtilizationSteps: 240, UtilizationCoverage: 1,
+			PeakMemoryBytes: 10 * gib, P99MemoryBytes: 10 * gib, MemorySteps: 240,
+		})
+	}
+	compareAll(t, "workload", res.Workloads, wantWorkloads)
 
 	notes := strings.Join(res.Notes, "\n")
 	for _, w := range []string{"1 of 3 GPUs reported for only part of the window (lowest: GPU-a on node-1, 96%)", "1 allocations have no utilization samples"} {

@@ -21,6 +21,15 @@
 //     filled in: averages are over the steps that have data, and the
 //     coverage says how many that was.
 //   - co-tenants: the peak number of allocations on a GPU at one step.
+//   - workload: the allocations of one controller's pods (inferred in the
+//     engine from pod names, withWorkload) of one shape (container, model,
+//     MIG profile). Its steps are the union of its allocations' (steps
+//     with at least one held), its p95 utilization and p99 memory are over
+//     the busiest allocation at each step, and its sums and pooled average
+//     are composed from the allocations' own figures.
+//   - memory in use on a GPU: the device's own used memory per step, and
+//     the tenants present at each step summed per step; both are taken at
+//     their p99 over steps, never summed across tenants' own peaks.
 //
 // Cost. On the embedded engine a subquery costs (series × steps): the
 // engine evaluates the inner expression at each of the window's steps

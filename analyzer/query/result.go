@@ -13,7 +13,15 @@ type Result struct {
 	// denominator of every Coverage.
 	ExpectedSteps int
 	Allocations   []Allocation
-	GPUs          []GPU
+	// Workloads groups the allocations by the workload that owns their
+	// pods and by allocation shape: the unit of every verdict.
+	Workloads []Workload
+	// PodOwners are the top owners kube-state-metrics recorded for the
+	// pods that held GPUs (kube_pod_owner, climbed through
+	// kube_replicaset_owner and kube_job_owner); nil when the store has
+	// none.
+	PodOwners map[PodRef]Owner
+	GPUs      []GPU
 	// Notes say where data is partial, in words for reports and logs.
 	Notes []string
 }
@@ -30,8 +38,11 @@ type AllocationKey struct {
 // Allocation is a container's hold on (a share of) one physical GPU.
 type Allocation struct {
 	AllocationKey
-	Model      string
-	MIGProfile string
+	// Workload and WorkloadKind are the engine's inference from the pod's
+	// name (withWorkload); findings may correct them from the cluster.
+	Workload, WorkloadKind string
+	Model                  string
+	MIGProfile             string
 	// Sharing is none, time-slicing, mps or mig, as last seen.
 	Sharing string
 	// Share is the allocation's share of the physical GPU as last seen.
@@ -67,6 +78,51 @@ type Allocation struct {
 	MemoryGrowthBytesPerHour float64
 }
 
+// WorkloadKey identifies a workload's allocations of one shape: the pods
+// of one controller (inferred from their names), one container, on one
+// GPU model and MIG profile. Replicas on several GPUs of the same shape are
+// one workload; a workload on two models is two, since each is sized and
+// priced on its own.
+type WorkloadKey struct {
+	Namespace, Kind, Name, Container string
+	Model, MIGProfile                string
+}
+
+// Workload is every allocation of one WorkloadKey over the window, across
+// pod generations (a rollout, a restarted Job) and replicas.
+type Workload struct {
+	WorkloadKey
+	// Sharing and Share are those of the allocation held longest.
+	Sharing string
+	Share   float64
+	// Pods are the pods seen, sorted; GPUs the physical GPUs they held.
+	Pods []string
+	GPUs []GPUKey
+
+	// Steps are the steps at which at least one of its allocations was
+	// held: the union of its pods' time. Coverage is Steps over the
+	// window's, HeldHours the same in hours.
+	Steps     int
+	Coverage  float64
+	HeldHours float64
+	// AllocationSteps sums the steps of every allocation; Replicas is that
+	// over Steps, the average number held at once.
+	AllocationSteps   int
+	Replicas          float64
+	AllocatedGPUHours float64
+
+	// AvgUtilization is over every allocation's samples (pooled).
+	// P95Utilization and P99MemoryBytes are over steps of the busiest
+	// allocation at each step: what each replica must be sized for.
+	AvgUtilization      float64
+	P95Utilization      float64
+	UtilizationSteps    int
+	UtilizationCoverage float64
+	PeakMemoryBytes     float64
+	P99MemoryBytes      float64
+	MemorySteps         int
+}
+
 // GPUKey identifies a physical GPU.
 type GPUKey struct{ Node, UUID string }
 
@@ -97,6 +153,18 @@ type GPU struct {
 	AvgUtilization   float64
 	UtilizationSteps int
 	MemoryTotalBytes float64
+	// MemoryUsed* are the device's own used memory, whoever holds it:
+	// p99 and peak over steps, the last sample, and the least-squares
+	// slope (deriv) per hour. MemoryUsedSteps 0 means not reported.
+	MemoryUsedP99Bytes           float64
+	MemoryUsedPeakBytes          float64
+	MemoryUsedLastBytes          float64
+	MemoryUsedGrowthBytesPerHour float64
+	MemoryUsedSteps              int
+	// TenantsMemoryP99Bytes is the p99 over steps of the memory of the
+	// allocations present at each step, summed: what the tenants used at
+	// the same time, never a sum of peaks taken at different times.
+	TenantsMemoryP99Bytes float64
 	// EnergyJoules is the energy used in the window; counter resets (a
 	// driver reload) are accounted for.
 	EnergyJoules float64
@@ -116,3 +184,5 @@ type GPU struct {
 	ThermalThrottleRatio float64
 	ThrottleSteps        int
 }
+
+func (x Allocation) gpuKey() GPUKey { return GPUKey{Node: x.Node, UUID: x.UUID} }

@@ -12,6 +12,9 @@ const (
 	ActionDedicatedGPU   Action = "use-dedicated-gpu"
 	ActionFewerReplicas  Action = "reduce-replicas"
 	ActionMPSMemoryLimit Action = "set-mps-memory-limit"
+	// ActionScaleDown lets the node pool's autoscaler remove capacity
+	// nobody holds; there is no workload to patch.
+	ActionScaleDown Action = "scale-down-node-pool"
 )
 
 // Workload is what a patch applies to. Kind is Deployment, StatefulSet,

@@ -263,6 +263,10 @@ func coverage(a *pipeline.Analysis) Coverage {
 		ExpectedSteps: res.ExpectedSteps,
 		GPUs:          len(res.GPUs),
 		Allocations:   len(res.Allocations),
+		Workloads:     len(res.Workloads),
+	}
+	if a.Findings != nil {
+		c.WorkloadSources = a.Findings.WorkloadSources
 	}
 	for _, g := range res.GPUs {
 		c.AvgGPUCoverage += g.Coverage / float64(len(res.GPUs))

@@ -135,14 +135,18 @@ type Finding struct {
 
 // Coverage is how much of the window the data covers.
 type Coverage struct {
-	StepSeconds                int      `json:"step_seconds"`
-	ExpectedSteps              int      `json:"expected_steps"`
-	GPUs                       int      `json:"gpus"`
-	GPUsFullyCovered           int      `json:"gpus_fully_covered"`
-	AvgGPUCoverage             float64  `json:"avg_gpu_coverage"`
-	Allocations                int      `json:"allocations"`
-	AllocationsWithUtilization int      `json:"allocations_with_utilization"`
-	Notes                      []string `json:"notes"`
+	StepSeconds                int     `json:"step_seconds"`
+	ExpectedSteps              int     `json:"expected_steps"`
+	GPUs                       int     `json:"gpus"`
+	GPUsFullyCovered           int     `json:"gpus_fully_covered"`
+	AvgGPUCoverage             float64 `json:"avg_gpu_coverage"`
+	Allocations                int     `json:"allocations"`
+	AllocationsWithUtilization int     `json:"allocations_with_utilization"`
+	// Workloads is how many workloads the findings judged, and
+	// WorkloadSources how each one's owner was found (api, pod-name).
+	Workloads       int            `json:"workloads"`
+	WorkloadSources map[string]int `json:"workload_sources"`
+	Notes           []string       `json:"notes"`
 }
 
 // TeamSeries is a team's utilization per bucket; OK is false for buckets

@@ -120,6 +120,7 @@ func (r *Report) coverageSection() section {
 	rows := [][]string{
 		{"GPUs reporting the whole window", fmt.Sprintf("%d of %d (average coverage %s)", c.GPUsFullyCovered, c.GPUs, percent(c.AvgGPUCoverage))},
 		{"Allocations with utilization", fmt.Sprintf("%d of %d", c.AllocationsWithUtilization, c.Allocations)},
+		{"Workloads", workloadSources(c)},
 		{"Resolution", fmt.Sprintf("%ds steps, %d in the window", c.StepSeconds, c.ExpectedSteps)},
 	}
 	for _, n := range c.Notes {
@@ -129,4 +130,24 @@ func (r *Report) coverageSection() section {
 		rows = append(rows, []string{"Not checked", n})
 	}
 	return section{ID: "coverage", Title: "Data coverage", Header: []string{"Figure", "Value"}, Rows: rows}
+}
+
+// workloadSources says how the workloads were resolved, and what pod names
+// cannot tell.
+func workloadSources(c Coverage) string {
+	s := fmt.Sprintf("%d, from %d allocations", c.Workloads, c.Allocations)
+	var parts []string
+	if n := c.WorkloadSources["api"]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d owners read from the API", n))
+	}
+	if n := c.WorkloadSources["kube-state-metrics"]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d from kube-state-metrics' kube_pod_owner", n))
+	}
+	if n := c.WorkloadSources["pod-name"]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d inferred from pod names (a DaemonSet's pods read as a Job's)", n))
+	}
+	if len(parts) > 0 {
+		s += "; " + strings.Join(parts, ", ")
+	}
+	return s
 }

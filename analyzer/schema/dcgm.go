@@ -137,6 +137,16 @@ func (DCGM) GPUMemoryTotal() string {
 	}), mib)
 }
 
+// GPUMemoryUsed implements Schema. Per-pod copies of a device series
+// carry the device's value, so their maximum is the device's; MIG GPUs
+// sum their instances, which do not overlap.
+func (DCGM) GPUMemoryUsed() string {
+	return fmt.Sprintf("(%s) * %d", union([]string{
+		"max by " + by(GPULabels) + " (" + norm("DCGM_FI_DEV_FB_USED{"+wholeGPU+"}") + ")",
+		"sum by " + by(GPULabels) + " (max by " + by(gpuInstanceLabels) + " (" + norm("DCGM_FI_DEV_FB_USED{"+anyMIG+"}") + "))",
+	}), mib)
+}
+
 // GPUEnergy implements Schema. DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION is in
 // millijoules. With the pod mapping on, the device counter is split across
 // series as pods come and go; taking increase() of the per-GPU maximum

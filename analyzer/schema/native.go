@@ -47,6 +47,11 @@ func (Native) GPUMemoryTotal() string {
 	return "max by " + by(GPULabels) + " (gpulens_gpu_memory_total_bytes)"
 }
 
+// GPUMemoryUsed implements Schema.
+func (Native) GPUMemoryUsed() string {
+	return "max by " + by(GPULabels) + " (gpulens_gpu_memory_used_bytes)"
+}
+
 // GPUEnergy implements Schema.
 func (Native) GPUEnergy(rng, _ string) string {
 	return "max by " + by(GPULabels) + " (increase(gpulens_gpu_energy_joules_total[" + rng + "]))"

@@ -66,6 +66,10 @@ type Schema interface {
 	// GPUMemoryTotal is the device memory of each physical GPU in bytes,
 	// with GPULabels.
 	GPUMemoryTotal() string
+	// GPUMemoryUsed is the device memory in use on each physical GPU, in
+	// bytes, with GPULabels: the device's own figure, whoever holds it, so
+	// that out-of-memory risk never depends on attribution.
+	GPUMemoryUsed() string
 	// GPUEnergy is the energy each physical GPU used in the trailing range
 	// rng, in joules, with GPULabels; step is the resolution a schema may
 	// need for a subquery. Both are PromQL durations such as "1w" and "1m".

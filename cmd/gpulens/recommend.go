@@ -63,8 +63,8 @@ Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
 	f := c.Flags()
 	o.src.register(f)
 	f.StringVar(&o.format, "format", "table", "Output format: "+strings.Join(recommendFormats, ", "))
-	f.StringVar(&o.output, "output", "", "Write to this file (atomically) instead of standard output")
-	f.BoolVar(&o.all, "all", false, "Also list findings without a recommendation (table and json)")
+	f.StringVarP(&o.output, "output", "o", "", "Write to this file (atomically) instead of standard output")
+	f.BoolVar(&o.all, "all", false, "Also list info findings that carry no change and no savings (table and json)")
 	return c
 }
 
@@ -103,17 +103,21 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 	return err
 }
 
-// selectFindings keeps the findings with a recommendation unless all is
-// set, biggest monthly savings first (findings.Detect sorts by severity).
+// selectFindings keeps every warning and critical finding, and every
+// finding with savings or a recommended change, patch or not: "let the
+// node pool scale down" is an action, and often the largest sum. all adds
+// the rest (info findings without either). The biggest monthly sum comes
+// first, then the most severe.
 func selectFindings(in []findings.Finding, all bool) []findings.Finding {
 	out := make([]findings.Finding, 0, len(in))
 	for _, f := range in {
-		if all || f.Recommendation != nil {
+		if all || f.Severity != findings.Info || f.Recommendation != nil || (f.CostKnown && f.MonthlySavingsUSD != 0) {
 			out = append(out, f)
 		}
 	}
+	rank := map[findings.Severity]int{findings.Critical: 0, findings.Warning: 1, findings.Info: 2}
 	slices.SortStableFunc(out, func(a, b findings.Finding) int {
-		return cmp.Compare(b.MonthlySavingsUSD, a.MonthlySavingsUSD)
+		return cmp.Or(cmp.Compare(b.MonthlySavingsUSD, a.MonthlySavingsUSD), cmp.Compare(rank[a.Severity], rank[b.Severity]))
 	})
 	return out
 }
@@ -132,6 +136,9 @@ type recommendation struct {
 	GPUUUID           string             `json:"gpu_uuid,omitempty"`
 	GPUInstance       string             `json:"gpu_instance,omitempty"`
 	Model             string             `json:"model,omitempty"`
+	WorkloadSource    string             `json:"workload_source,omitempty"`
+	Pods              []string           `json:"pods,omitempty"`
+	GPUs              []string           `json:"gpus,omitempty"`
 	Summary           string             `json:"summary"`
 	Evidence          map[string]float64 `json:"evidence"`
 	Recommendation    *recommendationFix `json:"recommendation"`
@@ -159,7 +166,8 @@ func writeRecommendJSON(w io.Writer, fs []findings.Finding) error {
 	for _, f := range fs {
 		r := recommendation{Kind: f.Kind, Severity: string(f.Severity), Namespace: f.Namespace, Workload: f.Workload,
 			WorkloadKind: f.WorkloadKind, Pod: f.Pod, Container: f.Container, Node: f.Node, GPUUUID: f.GPUUUID,
-			GPUInstance: f.GPUInstance, Model: f.Model, Summary: f.Summary, Evidence: f.Evidence, Confidence: f.Confidence}
+			GPUInstance: f.GPUInstance, Model: f.Model, WorkloadSource: f.WorkloadSource, Pods: f.Pods, GPUs: f.GPUs,
+			Summary: f.Summary, Evidence: f.Evidence, Confidence: f.Confidence}
 		if r.Evidence == nil {
 			r.Evidence = map[string]float64{}
 		}
@@ -186,7 +194,7 @@ func writeRecommendJSON(w io.Writer, fs []findings.Finding) error {
 
 func writeRecommendTable(w io.Writer, fs []findings.Finding) error {
 	if len(fs) == 0 {
-		_, err := fmt.Fprintln(w, "No recommendations: every allocation is sized to its use, or there was too little data to judge (see --all).")
+		_, err := fmt.Fprintln(w, "No findings to act on: every workload is sized to its use, or there was too little data to judge (see --all).")
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

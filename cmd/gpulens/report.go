@@ -68,7 +68,7 @@ Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
 	f := c.Flags()
 	o.src.register(f)
 	f.StringVar(&o.format, "format", "table", "Output format: "+strings.Join(report.Formats, ", "))
-	f.StringVar(&o.output, "output", "", "Write the report to this file (atomically) instead of standard output")
+	f.StringVarP(&o.output, "output", "o", "", "Write the report to this file (atomically) instead of standard output")
 	f.StringVar(&o.webhook, "send-webhook", "", "Also post the Markdown report to this Slack-compatible incoming webhook URL")
 	return c
 }

@@ -1,0 +1,286 @@
+package findings
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/schema"
+)
+
+// How a workload's owner was found, in the order they are preferred.
+const (
+	// SourceAPI: the pod's owner references, read from the API server.
+	SourceAPI = "api"
+	// SourceKubeStateMetrics: kube_pod_owner and its ReplicaSet and Job
+	// owners in the metrics store: also for pods deleted since.
+	SourceKubeStateMetrics = "kube-state-metrics"
+	// SourcePodName: the controller's generated-name form of the pod's
+	// name (query.withWorkload); right for the built-in controllers'
+	// names, but a DaemonSet's pods read as a Job's.
+	SourcePodName = "pod-name"
+)
+
+// workload applies the per-workload rules. At most one verdict per
+// workload: the first rule that holds, from the most to the least urgent,
+// so one workload does not appear three times for one cause. Replicas of
+// one shape are judged together, and the money is every replica's.
+func (d *detector) workload(w query.Workload) {
+	owner, team, resources, src := d.owner(w)
+	d.report.WorkloadSources[src]++
+	f := Finding{
+		Namespace: w.Namespace, Workload: owner.Name, WorkloadKind: owner.Kind, WorkloadSource: src, Container: w.Container,
+		Model: w.Model, Team: team, Pods: w.Pods,
+		Evidence: map[string]float64{
+			"coverage": w.Coverage, "held_hours": w.HeldHours, "share": w.Share, "replicas": w.Replicas,
+			"pods": float64(len(w.Pods)), "gpus": float64(len(w.GPUs)),
+			"avg_utilization": w.AvgUtilization, "p95_utilization": w.P95Utilization,
+			"p99_memory_bytes": w.P99MemoryBytes,
+		},
+	}
+	if len(w.Pods) == 1 {
+		f.Pod = w.Pods[0]
+	}
+	for _, g := range w.GPUs {
+		f.GPUs = append(f.GPUs, g.UUID)
+	}
+	if len(w.GPUs) == 1 {
+		f.Node, f.GPUUUID = w.GPUs[0].Node, w.GPUs[0].UUID
+		if xs := d.allocationsOf(w); len(xs) == 1 {
+			f.GPUInstance = xs[0].GPUInstance
+		}
+	}
+	subject := d.subject(w, owner)
+	if w.Coverage < d.cfg.MinCoverage || w.Steps < d.cfg.MinSamples {
+		f.Kind, f.Severity = KindInsufficientData, Info
+		f.Evidence["steps"] = float64(w.Steps)
+		f.Confidence = confidence(w.Coverage)
+		f.Summary = fmt.Sprintf("%s was seen for %s (%s of the window, %d samples): too little to judge", subject, hoursOf(w.HeldHours), pct(w.Coverage), w.Steps)
+		d.costOf(&f, w, nil)
+		d.add(f)
+		return
+	}
+	u := recommend.Usage{Workload: owner, Model: w.Model, Sharing: w.Sharing, MIGProfile: w.MIGProfile, Share: w.Share,
+		P95Utilization: w.P95Utilization, P99MemoryBytes: w.P99MemoryBytes, DeviceMemoryBytes: d.deviceMemory(w),
+		Resources: resources}
+	utilKnown := w.UtilizationSteps >= d.cfg.MinSamples
+	memKnown := w.MemorySteps >= d.cfg.MinSamples
+	f.Confidence = confidence(w.Coverage, w.UtilizationCoverage)
+	holding := holdingOf(w)
+	policy := d.cfg.Recommend
+
+	switch {
+	case !utilKnown:
+		f.Kind, f.Severity = KindInsufficientData, Info
+		f.Evidence["utilization_steps"] = float64(w.UtilizationSteps)
+		f.Confidence = confidence(w.Coverage)
+		f.Summary = fmt.Sprintf("%s held %s for %s with only %d utilization samples: its use is unknown, not zero", subject, holding, hoursOf(w.HeldHours), w.UtilizationSteps)
+		d.costOf(&f, w, nil)
+
+	case w.AvgUtilization < d.cfg.Idle.MaxAvgUtilization && w.HeldHours >= d.cfg.Idle.MinHeldHours:
+		f.Kind, f.Severity = KindIdleAllocation, Warning
+		if memKnown {
+			f.Recommendation = recommend.RightSize(u, policy)
+		}
+		f.Summary = fmt.Sprintf("%s held %s for %s at %s average use", subject, holding, hoursOf(w.HeldHours), pct(w.AvgUtilization))
+		if f.Recommendation != nil {
+			f.Summary += "; release it when idle or " + f.Recommendation.Summary
+		} else {
+			f.Summary += "; release it when idle"
+		}
+		d.costOf(&f, w, f.Recommendation)
+
+	case w.Sharing == schema.SharingMIG && memKnown && d.undersized(w):
+		f.Kind, f.Severity = KindMIGUndersized, Warning
+		f.Recommendation = recommend.Upsize(u, policy)
+		f.Summary = fmt.Sprintf("%s runs at %s p95 use with a p99 memory peak of %s on its %s slice: too small for it", subject, pct(w.P95Utilization), gib(w.P99MemoryBytes), w.MIGProfile)
+		d.costOf(&f, w, f.Recommendation)
+
+	case w.Sharing == schema.SharingMIG && memKnown && recommend.RightSize(u, policy) != nil:
+		f.Kind, f.Severity = KindMIGOversized, Warning
+		f.Recommendation = recommend.RightSize(u, policy)
+		f.Summary = fmt.Sprintf("%s uses %s of its %s slice (p95 %s, p99 memory %s); %s", subject, pct(w.AvgUtilization), w.MIGProfile, pct(w.P95Utilization), gib(w.P99MemoryBytes), f.Recommendation.Summary)
+		d.costOf(&f, w, f.Recommendation)
+
+	case (w.Sharing == schema.SharingTimeSlicing || w.Sharing == schema.SharingMPS) && d.sharedLoad(w, u) >= d.cfg.Training.MinLoad && w.HeldHours >= d.cfg.Training.MinHours:
+		load := d.sharedLoad(w, u)
+		f.Kind, f.Severity = KindTrainingOnShared, Warning
+		f.Evidence["p95_gpu_load"] = load
+		f.Recommendation = recommend.Dedicated(u, policy, fmt.Sprintf("its p95 load of %s of the GPU starves the co-tenants of its %s GPU", pct(load), w.Sharing))
+		f.Summary = fmt.Sprintf("%s sustains %s p95 load of a %s GPU for %s: training-like load on a shared GPU slows every co-tenant", subject, pct(load), w.Sharing, hoursOf(w.HeldHours))
+		if d.res.Schema == schema.NameDCGM {
+			// dcgm-exporter gives every co-tenant the device's figures,
+			// so which tenant is the heavy one is a guess.
+			f.Confidence = confidence(f.Confidence, 0.5)
+			f.Summary += " (dcgm-exporter measures the whole device: the heavy tenant may be a co-tenant)"
+		}
+		d.costOf(&f, w, f.Recommendation)
+		if f.MonthlySavingsUSD < 0 {
+			f.Summary += fmt.Sprintf("; a dedicated GPU costs $%.0f more a month: a reliability fix, not a saving", -f.MonthlySavingsUSD)
+		}
+
+	case w.Sharing == schema.SharingNone && w.AvgUtilization < d.cfg.Underused.MaxAvgUtilization:
+		f.Kind, f.Severity = KindUnderusedGPU, Info
+		if memKnown {
+			f.Recommendation = recommend.RightSize(u, policy)
+		}
+		f.Summary = fmt.Sprintf("%s used %s of %s on average (p95 %s) over %s", subject, pct(w.AvgUtilization), holding, pct(w.P95Utilization), hoursOf(w.HeldHours))
+		if f.Recommendation != nil {
+			f.Severity = Warning
+			f.Summary += "; " + f.Recommendation.Summary
+		}
+		d.costOf(&f, w, f.Recommendation)
+
+	default:
+		return // well used and well sized: nothing to say
+	}
+	d.add(f)
+}
+
+// owner is the workload's owner and team. The API's owner references win
+// where the cluster still knows one of the pods, then kube-state-metrics'
+// record of them (which outlives the pods), and otherwise the engine's
+// inference from the pod names stands.
+func (d *detector) owner(w query.Workload) (recommend.Workload, string, map[string]int64, string) {
+	owner := recommend.Workload{Kind: w.Kind, Namespace: w.Namespace, Name: w.Name, Container: w.Container}
+	if owner.Kind == "" {
+		owner.Kind = "Pod"
+	}
+	var team string
+	if d.haveInventory() {
+		team = d.inv.Namespaces[w.Namespace].Team
+		for _, pod := range w.Pods {
+			p, ok := d.inv.Pods[inventory.PodKey{Namespace: w.Namespace, Name: pod}]
+			if !ok || p.WorkloadName == "" || p.WorkloadInferred {
+				continue
+			}
+			owner.Kind, owner.Name = p.WorkloadKind, p.WorkloadName
+			return owner, team, p.GPURequests, SourceAPI
+		}
+	}
+	for _, pod := range w.Pods {
+		if o, ok := d.res.PodOwners[query.PodRef{Namespace: w.Namespace, Name: pod}]; ok && o.Name != "" {
+			owner.Kind, owner.Name = o.Kind, o.Name
+			return owner, team, d.requests(w), SourceKubeStateMetrics
+		}
+	}
+	return owner, team, d.requests(w), SourcePodName
+}
+
+// requests are the GPU resources of any of the workload's pods the
+// cluster still knows.
+func (d *detector) requests(w query.Workload) map[string]int64 {
+	if !d.haveInventory() {
+		return nil
+	}
+	for _, pod := range w.Pods {
+		if p, ok := d.inv.Pods[inventory.PodKey{Namespace: w.Namespace, Name: pod}]; ok && p.GPURequests != nil {
+			return p.GPURequests
+		}
+	}
+	return nil
+}
+
+// subject names the workload in sentences: "shop/web", or with its pods
+// when there were several, "shop/web (Deployment, 3 pods on 3 GPUs)".
+func (d *detector) subject(w query.Workload, owner recommend.Workload) string {
+	s := fmt.Sprintf("%s/%s", w.Namespace, owner.Name)
+	if len(w.Pods) <= 1 {
+		return s
+	}
+	var parts []string
+	parts = append(parts, owner.Kind, fmt.Sprintf("%d pods", len(w.Pods)))
+	if len(w.GPUs) > 1 {
+		parts[len(parts)-1] += fmt.Sprintf(" on %d GPUs", len(w.GPUs))
+	}
+	if r := w.Replicas; r >= 1.5 {
+		parts = append(parts, fmt.Sprintf("%.1f at a time", r))
+	}
+	return s + " (" + strings.Join(parts, ", ") + ")"
+}
+
+// costOf prices a workload: every replica held at once pays, and every
+// one of them gets the recommendation.
+func (d *detector) costOf(f *Finding, w query.Workload, rec *recommend.Recommendation) {
+	d.cost(f, w.Model, d.share(w)*max(1, w.Replicas), nil)
+	if f.CostKnown && rec != nil {
+		price, _ := d.prices.PerHour(w.Model)
+		f.MonthlySavingsUSD = recommend.MonthlySavings(rec.CurrentShare, rec.RecommendedShare, price*max(1, w.Replicas))
+	}
+}
+
+// allocationsOf are the allocations a workload groups.
+func (d *detector) allocationsOf(w query.Workload) []query.Allocation {
+	var out []query.Allocation
+	for _, x := range d.res.Allocations {
+		if x.Namespace == w.Namespace && x.Workload == w.Name && x.WorkloadKind == w.Kind && x.Container == w.Container &&
+			x.Model == w.Model && x.MIGProfile == w.MIGProfile {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// sharedLoad is the fraction of a time-sliced or MPS GPU a tenant keeps
+// busy at its p95. Natively that is its own utilization (measured per
+// process, up to 1/share) times its share. dcgm-exporter gives every
+// tenant the whole device's utilization, so its p95 already is the GPU's
+// load: scaling it by the share would cap it at the share, and with two
+// replicas or more no tenant could ever reach training.min_load.
+func (d *detector) sharedLoad(w query.Workload, u recommend.Usage) float64 {
+	if d.res.Schema == schema.NameDCGM {
+		return min(1, w.P95Utilization)
+	}
+	return u.Load()
+}
+
+// undersized is p95 load or p99 memory at the configured fraction of the
+// slice.
+func (d *detector) undersized(w query.Workload) bool {
+	if w.P95Utilization >= d.cfg.MIG.UndersizedRatio {
+		return true
+	}
+	m, ok := recommend.LookupModel(w.Model)
+	if !ok {
+		return false
+	}
+	p, ok := m.Profile(w.MIGProfile)
+	return ok && w.P99MemoryBytes >= d.cfg.MIG.UndersizedRatio*p.MemoryBytes
+}
+
+func (d *detector) share(w query.Workload) float64 {
+	return recommend.Share(w.Model, w.Sharing, w.MIGProfile, w.Share, d.cfg.Recommend.MIGShare)
+}
+
+// deviceMemory is the memory of the workload's GPUs (the smallest, when
+// replicas sit on GPUs that report differently).
+func (d *detector) deviceMemory(w query.Workload) float64 {
+	var out float64
+	for _, g := range d.res.GPUs {
+		for _, k := range w.GPUs {
+			if g.GPUKey == k && g.MemoryTotalBytes > 0 && (out == 0 || g.MemoryTotalBytes < out) {
+				out = g.MemoryTotalBytes
+			}
+		}
+	}
+	return out
+}
+
+// holdingOf says what each of a workload's allocations holds, for
+// sentences: "a whole H100-80GB", "a 1/4 time-sliced L4", "a 3g.40gb slice
+// of an A100-80GB".
+func holdingOf(w query.Workload) string {
+	m := shortModel(w.Model)
+	switch w.Sharing {
+	case schema.SharingMIG:
+		return fmt.Sprintf("a %s slice of a %s", w.MIGProfile, m)
+	case schema.SharingTimeSlicing, schema.SharingMPS:
+		if w.Share > 0 {
+			return fmt.Sprintf("a 1/%.0f %s share of a %s", 1/w.Share, w.Sharing, m)
+		}
+		return fmt.Sprintf("a %s share of a %s", w.Sharing, m)
+	}
+	return "a whole " + m
+}

@@ -1,0 +1,74 @@
+package query
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/prometheus/common/model"
+
+	"github.com/gpulens/gpulens/analyzer/schema"
+)
+
+// PodRef names a pod (or, in ReplicaSetOwners, a ReplicaSet).
+type PodRef struct{ Namespace, Name string }
+
+// Owner is a controller as kube-state-metrics recorded it.
+type Owner struct{ Kind, Name string }
+
+// ownerStep is the resolution at which owner series are read: their
+// values never change, so the step only decides how short-lived a pod may
+// be and still be seen, and a step equal to the engine's 5m lookback sees
+// every pod that was scraped once.
+const ownerStep = 5 * time.Minute
+
+// ownerQueries read kube-state-metrics' owner references when the store
+// has them: the only record of the owners of pods deleted before the
+// analysis ran. kube_pod_owner is restricted to pods that held a GPU, so
+// the answer does not grow with the cluster's CPU pods; ReplicaSets and
+// Jobs are few. Absent series give empty answers, never errors.
+func (a *analysis) ownerQueries(sch schema.Schema) []namedQuery {
+	step := max(ownerStep, a.w.Step)
+	over := func(expr string) string {
+		return fmt.Sprintf("max_over_time((%s)[%s:%s])", expr, a.w.subqueryRangeStr(), promDuration(step))
+	}
+	gpuPods := "group by (namespace, pod) (" + a.over("count_over_time", presence([]string{schema.LabelNamespace, schema.LabelPod}, sch.Allocation())) + ")"
+	return []namedQuery{
+		{"pod owners", "max by (namespace, pod, owner_kind, owner_name) (" + over(`kube_pod_owner{owner_kind!="<none>"}`) + ") and on (namespace, pod) " + gpuPods,
+			a.ownerApply(func(r PodRef, o Owner) { a.podOwners[r] = o }, "pod")},
+		{"replicaset owners", "max by (namespace, replicaset, owner_kind, owner_name) (" + over(`kube_replicaset_owner{owner_kind!="<none>"}`) + ")",
+			a.ownerApply(func(r PodRef, o Owner) { a.setOwners[r] = o }, "replicaset")},
+		{"job owners", "max by (namespace, job_name, owner_kind, owner_name) (" + over(`kube_job_owner{owner_kind!="<none>"}`) + ")",
+			a.ownerApply(func(r PodRef, o Owner) { a.jobOwners[r] = o }, "job_name")},
+	}
+}
+
+func (a *analysis) ownerApply(set func(PodRef, Owner), nameLabel string) func(*model.Sample) {
+	return func(s *model.Sample) {
+		set(PodRef{string(s.Metric["namespace"]), string(s.Metric[model.LabelName(nameLabel)])},
+			Owner{string(s.Metric["owner_kind"]), string(s.Metric["owner_name"])})
+	}
+}
+
+// podOwnersResolved climbs each GPU pod's owner as the inventory does: a
+// ReplicaSet to its Deployment, a Job to its CronJob.
+func (a *analysis) podOwnersResolved() map[PodRef]Owner {
+	if len(a.podOwners) == 0 {
+		return nil
+	}
+	out := make(map[PodRef]Owner, len(a.podOwners))
+	for pod, o := range a.podOwners {
+		var parent Owner
+		var ok bool
+		switch o.Kind {
+		case "ReplicaSet":
+			parent, ok = a.setOwners[PodRef{pod.Namespace, o.Name}]
+		case "Job":
+			parent, ok = a.jobOwners[PodRef{pod.Namespace, o.Name}]
+		}
+		if ok && parent.Kind != "" {
+			o = parent
+		}
+		out[pod] = o
+	}
+	return out
+}

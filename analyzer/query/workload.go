@@ -1,0 +1,167 @@
+package query
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/prometheus/common/model"
+
+	"github.com/gpulens/gpulens/analyzer/schema"
+)
+
+// Labels the query set adds to allocation series: the workload a pod
+// belongs to, inferred inside the engine from the pod's name, so that the
+// per-workload figures (a union of pods' time, percentiles over all their
+// samples) are aggregated by the engine at each step and the query count
+// stays constant in the number of pods.
+const (
+	LabelWorkload     = "workload"
+	LabelWorkloadKind = "workload_kind"
+)
+
+// Generated-name alphabets, as in inventory.InferWorkload: the random
+// suffix of generateName (k8s.io/apimachinery/pkg/util/rand) and what
+// rand.SafeEncodeString makes of a pod-template-hash's decimal digits.
+const (
+	reRandom = `[bcdfghjklmnpqrstvwxz2456789]{5}`
+	reHash   = `[456789bcdf]{6,10}`
+)
+
+// workloadRules are applied in order, each overriding the ones before when
+// its pattern matches the whole pod name, which gives the precedence of
+// inventory.InferWorkload (TestWorkloadExprMatchesInferWorkload holds the
+// two together): a pod-template hash wins over a scheduled minute, which
+// wins over a completion index, and an all-digit last segment (a
+// StatefulSet ordinal) wins over everything.
+var workloadRules = []struct{ kind, re string }{
+	{"Job", `(.+)-` + reRandom},
+	{"Job", `(.+)-[0-9]+-` + reRandom},
+	{"CronJob", `(.+)-[0-9]{8,}-` + reRandom},
+	{"Deployment", `(.+)-` + reHash + `-` + reRandom},
+	{"StatefulSet", `(.+)-[0-9]+`},
+}
+
+// withWorkload adds the workload and workload_kind labels to every series
+// of expr that has a pod label: the pod itself (kind Pod) unless its name
+// has a controller's generated form. label_replace leaves a series as it
+// is when the pattern does not match, so each rule only touches the pods
+// it recognises.
+func withWorkload(expr string) string {
+	expr = fmt.Sprintf(`label_replace(label_replace(%s, %q, "$1", "pod", "(.+)"), %q, "Pod", "pod", ".+")`,
+		expr, LabelWorkload, LabelWorkloadKind)
+	for _, r := range workloadRules {
+		expr = fmt.Sprintf(`label_replace(label_replace(%s, %q, %q, "pod", %q), %q, "$1", "pod", %q)`,
+			expr, LabelWorkloadKind, r.kind, r.re, LabelWorkload, r.re)
+	}
+	return expr
+}
+
+// workloadLabels are the labels of WorkloadKey as the engine groups them.
+var workloadLabels = []string{schema.LabelNamespace, LabelWorkloadKind, LabelWorkload, schema.LabelContainer, schema.LabelModel, schema.LabelMIGProfile}
+
+func workloadKeyOf(m model.Metric) WorkloadKey {
+	return WorkloadKey{
+		Namespace: string(m[schema.LabelNamespace]), Kind: string(m[LabelWorkloadKind]), Name: string(m[LabelWorkload]),
+		Container: string(m[schema.LabelContainer]), Model: string(m[schema.LabelModel]), MIGProfile: string(m[schema.LabelMIGProfile]),
+	}
+}
+
+// workloadPerStep holds what only a per-step aggregation can tell: the
+// union of the pods' time, and percentiles over the busiest allocation at
+// each step.
+type workloadPerStep struct {
+	steps          int
+	p95Utilization float64
+	p99Memory      float64
+}
+
+// workloadQueries are the per-step workload figures. Everything else about
+// a workload (its allocation steps, GPU-hours, pooled average, sample
+// counts, peak) is a sum or maximum over its allocations' figures, which
+// workloads() composes exactly, so it costs no query of its own.
+func (a *analysis) workloadQueries(sch schema.Schema) []namedQuery {
+	wk := by(workloadLabels)
+	perStep := func(agg, expr string) string { return agg + " by " + wk + " (" + withWorkload(expr) + ")" }
+	quantile := func(q float64, expr string) string {
+		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.subqueryRangeStr(), a.w.stepStr())
+	}
+	return []namedQuery{
+		{"workload steps", a.over("count_over_time", perStep("group", sch.Allocation())), a.workloadValue(func(x *workloadPerStep, v float64) { x.steps = int(v) })},
+		{"workload utilization p95", quantile(0.95, perStep("max", sch.Utilization())), a.workloadValue(func(x *workloadPerStep, v float64) { x.p95Utilization = v })},
+		{"workload memory p99", quantile(0.99, perStep("max", sch.MemoryUsed())), a.workloadValue(func(x *workloadPerStep, v float64) { x.p99Memory = v })},
+	}
+}
+
+func (a *analysis) workloadValue(set func(*workloadPerStep, float64)) func(*model.Sample) {
+	return func(s *model.Sample) {
+		k := workloadKeyOf(s.Metric)
+		x, ok := a.workloadSteps[k]
+		if !ok {
+			x = &workloadPerStep{}
+			a.workloadSteps[k] = x
+		}
+		set(x, float64(s.Value))
+	}
+}
+
+// workloads groups the allocations (already finished) by WorkloadKey.
+func (a *analysis) workloads() []Workload {
+	byKey := map[WorkloadKey]*Workload{}
+	longest := map[WorkloadKey]int{}
+	utilSums := map[WorkloadKey]float64{}
+	for _, x := range a.res.Allocations {
+		k := WorkloadKey{Namespace: x.Namespace, Kind: x.WorkloadKind, Name: x.Workload, Container: x.Container, Model: x.Model, MIGProfile: x.MIGProfile}
+		if k.Name == "" {
+			k.Kind, k.Name = "Pod", x.Pod
+		}
+		w, ok := byKey[k]
+		if !ok {
+			w = &Workload{WorkloadKey: k}
+			byKey[k] = w
+		}
+		if x.Steps > longest[k] {
+			longest[k], w.Sharing, w.Share = x.Steps, x.Sharing, x.Share
+		}
+		if !slices.Contains(w.Pods, x.Pod) {
+			w.Pods = append(w.Pods, x.Pod)
+		}
+		if g := x.gpuKey(); !slices.Contains(w.GPUs, g) {
+			w.GPUs = append(w.GPUs, g)
+		}
+		w.AllocationSteps += x.Steps
+		w.AllocatedGPUHours += x.AllocatedGPUHours
+		w.UtilizationSteps += x.UtilizationSteps
+		utilSums[k] += x.AvgUtilization * float64(x.UtilizationSteps)
+		w.MemorySteps += x.MemorySteps
+		w.PeakMemoryBytes = max(w.PeakMemoryBytes, x.PeakMemoryBytes)
+	}
+	expected := float64(a.res.ExpectedSteps)
+	out := make([]Workload, 0, len(byKey))
+	for k, w := range byKey {
+		if ps, ok := a.workloadSteps[k]; ok {
+			w.Steps, w.P95Utilization, w.P99MemoryBytes = ps.steps, ps.p95Utilization, ps.p99Memory
+		}
+		// The union cannot be shorter than its longest allocation; a
+		// missing per-step answer (the usage series lacked a label the
+		// allocation had) falls back to that bound rather than to zero.
+		w.Steps = max(w.Steps, longest[k], 1)
+		w.HeldHours = a.w.hours(float64(w.Steps))
+		w.Coverage = float64(w.Steps) / expected
+		w.Replicas = float64(w.AllocationSteps) / float64(w.Steps)
+		if w.UtilizationSteps > 0 {
+			w.AvgUtilization = utilSums[k] / float64(w.UtilizationSteps)
+		}
+		if w.AllocationSteps > 0 {
+			w.UtilizationCoverage = min(1, float64(w.UtilizationSteps)/float64(w.AllocationSteps))
+		}
+		slices.Sort(w.Pods)
+		slices.SortFunc(w.GPUs, func(x, y GPUKey) int { return cmp.Or(cmp.Compare(x.Node, y.Node), cmp.Compare(x.UUID, y.UUID)) })
+		out = append(out, *w)
+	}
+	slices.SortFunc(out, func(x, y Workload) int {
+		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name), cmp.Compare(x.Kind, y.Kind),
+			cmp.Compare(x.Container, y.Container), cmp.Compare(x.Model, y.Model), cmp.Compare(x.MIGProfile, y.MIGProfile))
+	})
+	return out
+}
