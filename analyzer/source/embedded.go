@@ -109,9 +109,16 @@ func OpenEmbedded(dir string, o EmbeddedOptions) (*Embedded, error) {
 		LookbackDelta:        lookbackDelta,
 		EnableAtModifier:     true,
 		EnableNegativeOffset: true,
+		// A subquery without a step ("[1h:]") takes the global evaluation
+		// interval, as a Prometheus server does (its default is 1m);
+		// without this function the engine dereferences nil.
+		NoStepSubqueryIntervalFn: func(int64) int64 { return defaultSubqueryStep.Milliseconds() },
 	})
 	return e, nil
 }
+
+// defaultSubqueryStep is Prometheus's default global evaluation interval.
+const defaultSubqueryStep = time.Minute
 
 // tsdbOptions accepts backfill. The demo and the scrape-less ingest paths
 // write simulated samples at simulated timestamps, often a week in the past

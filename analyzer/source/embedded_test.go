@@ -476,3 +476,30 @@ func TestEmbeddedPersistHead(t *testing.T) {
 		t.Errorf("after PersistHead: %s, before: %s", after, before)
 	}
 }
+
+// A subquery without a step takes the default evaluation interval, as on a
+// Prometheus server, instead of crashing the engine.
+func TestStepLessSubquery(t *testing.T) {
+	src, err := OpenEmbedded(t.TempDir(), EmbeddedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	app := src.Appender(context.Background())
+	t0 := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	for i := range 60 {
+		if _, err := app.Append(0, labels.FromStrings("__name__", "x"), t0.Add(time.Duration(i)*time.Minute).UnixMilli(), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := app.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	vec, err := src.Query(context.Background(), "count_over_time(x[30m:])", t0.Add(59*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vec) != 1 || vec[0].Value != 30 {
+		t.Errorf("count_over_time(x[30m:]) = %v, want 30 one-minute steps", vec)
+	}
+}
