@@ -1,4 +1,9 @@
 # gpulens — see README.md. Every target works on a fresh machine with Go.
+# The Go of go.mod's go line (go1.27.3), which the go command fetches from
+# the module proxy when the machine's own Go is older. Exported because a
+# machine may set GOTOOLCHAIN=local and then refuse to switch, and an older
+# Go lacks the standard-library fixes that `make vuln` checks for.
+export GOTOOLCHAIN := go$(shell awk '$$1 == "go" {print $$2}' go.mod)
 GO       ?= go
 BIN      ?= bin
 PKGS     ?= ./...
@@ -7,10 +12,11 @@ TESTFLAGS ?= -count=1 -timeout 20m
 # vs scrapes, per-GPU readers, kubelet client, informer) and the fleet
 # runner. The analyzer's packages are sequential and spend their time in
 # the Prometheus engine, which the race detector slows tenfold.
-RACE_PKGS := $(shell $(GO) list ./exporter/... ./internal/... ./cmd/gpulens-exporter/... 2>/dev/null)
-OTHER_PKGS := $(filter-out $(RACE_PKGS),$(shell $(GO) list $(PKGS) 2>/dev/null))
+# (GNU make before 4.4 does not pass exported variables to $(shell).)
+RACE_PKGS := $(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) list ./exporter/... ./internal/... ./cmd/gpulens-exporter/... 2>/dev/null)
+OTHER_PKGS := $(filter-out $(RACE_PKGS),$(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) list $(PKGS) 2>/dev/null))
 
-.PHONY: all build test demo bench lint generate manifests clean
+.PHONY: all build test demo bench lint generate manifests vuln fuzz clean
 
 all: build
 
@@ -40,6 +46,16 @@ lint:
 		(cd alerts && promtool test rules testdata/gpulens.test.yml testdata/dcgm-exporter.test.yml); \
 	elif [ "$$CI" = true ]; then echo "CI=true: promtool is not installed (Debian package prometheus)"; exit 1; \
 	else echo "promtool not installed: skipping promtool check metrics, check rules and test rules"; fi
+
+# Known vulnerabilities the code reaches, against a database built offline
+# from the golang.org/x/vulndb version pinned in tools/go.mod.
+vuln:
+	./scripts/vuln.sh
+
+# Every fuzz target for FUZZTIME each (default 10s); crashers land in the
+# package's testdata/fuzz/ as regression cases.
+fuzz:
+	./scripts/fuzz.sh
 
 # Refreshes the golden files from the code (review the diff before committing).
 generate:

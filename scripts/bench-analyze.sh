@@ -18,6 +18,8 @@
 # may be shared, so CPU seconds are reported too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# go.mod's Go: the machine's own may be older and set GOTOOLCHAIN=local.
+export GOTOOLCHAIN="go$(awk '$1 == "go" {print $2}' go.mod)"
 TIMEOUT="${TIMEOUT:-10m}"
 MAX_RSS_GIB="${MAX_RSS_GIB:-16}"
 COUNT="${COUNT:-1}"

@@ -137,6 +137,11 @@ func parsePrices(base *Prices, data []byte, file string) (*Prices, error) {
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				mk, mv := v.Content[j], v.Content[j+1]
 				key := "prices." + mk.Value
+				// An empty name (a bare anchor, a list as key) would price
+				// every GPU whose model NVML did not report.
+				if mk.Kind != yaml.ScalarNode || strings.TrimSpace(mk.Value) == "" {
+					return nil, &FileError{file, mk.Line, "prices", "want a GPU model or catalog key, got an empty or non-scalar key"}
+				}
 				f, err := strconv.ParseFloat(mv.Value, 64)
 				// Zero is refused too: a $0 GPU would make every saving
 				// vanish; leave a model out to mark its cost unknown.

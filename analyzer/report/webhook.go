@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -93,19 +94,19 @@ func (w Webhook) Send(ctx context.Context, text string) error {
 func (w Webhook) post(ctx context.Context, client *http.Client, payload []byte) (*WebhookError, time.Duration) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(payload))
 	if err != nil {
-		return &WebhookError{Err: err}, 0
+		return &WebhookError{Err: redactURL(err)}, 0
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
-		return &WebhookError{Err: err}, 0
+		return &WebhookError{Err: redactURL(err)}, 0
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxBodyExcerpt+1))
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return nil, 0
 	}
-	excerpt := strings.TrimSpace(string(body))
+	excerpt := redactEcho(strings.TrimSpace(string(body)), w.URL)
 	if len(excerpt) > maxBodyExcerpt {
 		excerpt = excerpt[:maxBodyExcerpt] + "…"
 	}
@@ -114,4 +115,34 @@ func (w Webhook) post(ctx context.Context, client *http.Client, payload []byte) 
 		retryAfter = time.Duration(s) * time.Second
 	}
 	return &WebhookError{Status: resp.StatusCode, Body: excerpt}, retryAfter
+}
+
+// redactURL keeps only the scheme and host of the URL that net/http and
+// net/url errors quote: an incoming webhook's path is its credential
+// (anyone holding a Slack hook URL can post to the channel).
+func redactURL(err error) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return err
+	}
+	shown := "<webhook URL>"
+	if u, perr := url.Parse(ue.URL); perr == nil && u.Host != "" {
+		shown = u.Scheme + "://" + u.Host + "/<redacted>"
+	}
+	return &url.Error{Op: ue.Op, URL: shown, Err: ue.Err}
+}
+
+// redactEcho removes the webhook URL's path and query from a receiver's
+// answer: receivers that reject a hook often quote it back.
+func redactEcho(body, hook string) string {
+	u, err := url.Parse(hook)
+	if err != nil {
+		return body
+	}
+	for _, secret := range []string{u.RawQuery, u.EscapedPath(), u.Path} {
+		if len(secret) > 1 {
+			body = strings.ReplaceAll(body, secret, "<redacted>")
+		}
+	}
+	return body
 }

@@ -25,6 +25,8 @@ func TestWebhookSend(t *testing.T) {
 		{name: "429 is retried", statuses: []int{429, 429, 204}, wantCalls: 3},
 		{name: "400 is not retried", statuses: []int{400}, body: "invalid_payload", wantCalls: 1, wantErr: []string{"400 Bad Request", "invalid_payload", "1 attempt"}},
 		{name: "persistent 503 gives up", statuses: []int{503}, body: "down", wantCalls: 4, wantErr: []string{"503 Service Unavailable after 4 attempt(s): down"}},
+		{name: "echoed hook path is redacted", statuses: []int{404}, body: "no such hook /services/T0/B0/" + webhookSecret, wantCalls: 1,
+			wantErr: []string{"404 Not Found", "no such hook <redacted>"}},
 		{name: "unreachable", down: true, wantErr: []string{"failed after 4 attempt(s)", "connect"}},
 	}
 	for _, tt := range tests {
@@ -42,7 +44,8 @@ func TestWebhookSend(t *testing.T) {
 				w.WriteHeader(tt.statuses[min(n, len(tt.statuses)-1)])
 				_, _ = w.Write([]byte(tt.body))
 			}))
-			url := srv.URL
+			// The path of an incoming webhook is its secret.
+			url := srv.URL + "/services/T0/B0/" + webhookSecret
 			if tt.down {
 				srv.Close()
 			} else {
@@ -66,6 +69,18 @@ func TestWebhookSend(t *testing.T) {
 					t.Errorf("error %q lacks %q", err, w)
 				}
 			}
+			if strings.Contains(err.Error(), webhookSecret) {
+				t.Errorf("error %q shows the webhook URL's secret path", err)
+			}
 		})
+	}
+}
+
+const webhookSecret = "xoxb-w3bh00k-s3cr3t"
+
+func TestWebhookMalformedURLIsRedacted(t *testing.T) {
+	err := Webhook{URL: "https://hooks.example/services/" + webhookSecret + "/%zz"}.Send(context.Background(), "x")
+	if err == nil || strings.Contains(err.Error(), webhookSecret) {
+		t.Errorf("Send with a malformed URL = %v, want an error without the URL's path", err)
 	}
 }

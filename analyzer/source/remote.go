@@ -105,7 +105,7 @@ func NewRemote(o RemoteOptions) (*Remote, error) {
 		retries:  o.Retries,
 		backoff:  o.Backoff,
 		logger:   o.Logger,
-		redact:   &redactor{files: []string{o.BearerTokenFile, o.BasicAuthPasswordFile}},
+		redact:   &redactor{files: []string{o.BearerTokenFile, o.BasicAuthPasswordFile}, user: o.BasicAuthUser, passwordFile: o.BasicAuthPasswordFile},
 		client:   hc,
 	}
 	if r.timeout == 0 {

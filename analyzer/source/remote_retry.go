@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -36,7 +37,10 @@ type recordingClient struct{ api.Client }
 
 func (c recordingClient) Do(ctx context.Context, req *http.Request) (*http.Response, []byte, error) {
 	resp, body, err := c.Client.Do(ctx, req)
-	if a, ok := ctx.Value(attemptKey{}).(*attempt); ok && resp != nil {
+	// With an error the body did not arrive whole (the server died or the
+	// connection was cut mid-answer): that is the network's failure, not
+	// the server's answer, so it is retried like one.
+	if a, ok := ctx.Value(attemptKey{}).(*attempt); ok && resp != nil && err == nil {
 		a.status = resp.StatusCode
 		a.statusText = resp.Status
 		a.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
@@ -163,7 +167,13 @@ func (e *RemoteError) Unwrap() error { return e.err }
 
 // redactor removes secrets from text that came from the server. The secret
 // files are only read when an error is being formatted, never kept.
-type redactor struct{ files []string }
+// A server that echoes the Authorization header quotes the basic-auth
+// password base64-encoded with the user, so that form is removed too.
+type redactor struct {
+	files        []string
+	user         string
+	passwordFile string
+}
 
 func (r *redactor) apply(s string) string {
 	for _, f := range r.files {
@@ -174,9 +184,14 @@ func (r *redactor) apply(s string) string {
 		if err != nil {
 			continue
 		}
-		if secret := strings.TrimSpace(string(b)); len(secret) >= 4 {
-			s = strings.ReplaceAll(s, secret, "<secret>")
+		secret := strings.TrimSpace(string(b))
+		if len(secret) < 4 {
+			continue
 		}
+		if f == r.passwordFile && r.user != "" {
+			s = strings.ReplaceAll(s, base64.StdEncoding.EncodeToString([]byte(r.user+":"+secret)), "<secret>")
+		}
+		s = strings.ReplaceAll(s, secret, "<secret>")
 	}
 	return s
 }

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -38,6 +39,10 @@ type fakeResponse struct {
 	status int
 	body   string
 	delay  time.Duration
+	// cutAt > 0 declares the whole body's length but sends only its first
+	// cutAt bytes before the connection closes, as a server that dies
+	// mid-answer does.
+	cutAt int
 }
 
 const okVector = `{"status":"success","data":{"resultType":"vector","result":[{"metric":{"gpu":"0"},"value":[1700000000,"0.5"]}]}}`
@@ -69,11 +74,17 @@ func (f *fakeProm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if resp.cutAt > 0 {
+		w.Header().Set("Content-Length", strconv.Itoa(len(resp.body)))
+		w.WriteHeader(resp.status)
+		_, _ = w.Write([]byte(resp.body[:resp.cutAt]))
+		return // net/http closes a connection whose body fell short
+	}
 	w.WriteHeader(resp.status)
 	_, _ = w.Write([]byte(resp.body))
 }
 
-func writeSecret(t *testing.T, name, v string) string {
+func writeSecret(t testing.TB, name, v string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(p, []byte(v+"\n"), 0o600); err != nil {
@@ -247,6 +258,40 @@ func TestRemoteErrorsAndRetries(t *testing.T) {
 			wantErr:   []string{"query failed", "deadline exceeded"},
 		},
 		{
+			name:      "slow answer within the timeout",
+			responses: []fakeResponse{{status: 200, body: okVector, delay: 300 * time.Millisecond}},
+			opts:      RemoteOptions{Timeout: 5 * time.Second, Retries: 2},
+			wantCalls: 1,
+		},
+		{
+			name:      "connection cut mid-body is retried",
+			responses: []fakeResponse{{status: 200, body: okVector, cutAt: len(okVector) / 2}, {status: 200, body: okVector}},
+			opts:      RemoteOptions{Retries: 2},
+			wantCalls: 2,
+		},
+		{
+			name:      "connection cut mid-body every time gives up",
+			responses: []fakeResponse{{status: 200, body: okVector, cutAt: 10}},
+			opts:      RemoteOptions{Retries: 2},
+			wantCalls: 3,
+			wantErr:   []string{"query failed", "unexpected EOF"},
+		},
+		{
+			// A complete answer that is not JSON is the server's (or a
+			// proxy's) answer: asking again gets the same.
+			name:      "truncated JSON in a complete answer is reported, not retried",
+			responses: []fakeResponse{{status: 200, body: okVector[:len(okVector)-20]}},
+			opts:      RemoteOptions{Retries: 2},
+			wantCalls: 1,
+			wantErr:   []string{"query failed"},
+		},
+		{
+			name:      "503 with an API error body, then success",
+			responses: []fakeResponse{{status: 503, body: `{"status":"error","errorType":"unavailable","error":"TSDB not ready"}`}, {status: 200, body: okVector}},
+			opts:      RemoteOptions{Retries: 1},
+			wantCalls: 2,
+		},
+		{
 			name:      "echoed token is redacted",
 			responses: []fakeResponse{{status: 502, body: "upstream rejected Authorization: Bearer " + testToken}},
 			wantCalls: 1,
@@ -396,5 +441,22 @@ func TestRetryable(t *testing.T) {
 	cancel()
 	if retryable(ctx, &attempt{status: 503}, apiErr) {
 		t.Error("retryable after the caller gave up")
+	}
+}
+
+// A server that quotes the Authorization header back shows basic-auth
+// credentials base64-encoded, never the plain password.
+func TestRemoteRedactsEchoedBasicAuth(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "rejected Authorization: "+r.Header.Get("Authorization"), http.StatusBadGateway)
+	}))
+	defer srv.Close()
+	r, err := NewRemote(RemoteOptions{URL: srv.URL, BasicAuthUser: "analyst", BasicAuthPasswordFile: writeSecret(t, "pw", "hunter2-secret")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Query(context.Background(), "up", time.Now())
+	if err == nil || !strings.Contains(err.Error(), "rejected Authorization: Basic <secret>") {
+		t.Errorf("error = %v, want the echoed credentials replaced by <secret>", err)
 	}
 }

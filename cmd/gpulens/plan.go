@@ -110,7 +110,8 @@ func runPlan(ctx context.Context, o *planOptions, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	src, err := o.src.open()
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	src, err := o.src.open(logger)
 	if err != nil {
 		return err
 	}
@@ -122,7 +123,6 @@ func runPlan(ctx context.Context, o *planOptions, stdout, stderr io.Writer) erro
 		}
 		return o.src.analysisExit(err)
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	inv := o.src.inventory(ctx, logger)
 
 	bar := progress.New(stderr, "reading usage", o.src.quiet)
@@ -226,7 +226,7 @@ func (f *sourceFlags) consolidation(ctx context.Context, a *pipeline.Analysis, s
 	if err != nil {
 		return unavailable(err)
 	}
-	src, err := f.open()
+	src, err := f.open(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err != nil {
 		return unavailable(err)
 	}

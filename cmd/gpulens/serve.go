@@ -122,7 +122,7 @@ func runServe(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 	if _, _, err := o.src.settings(); err != nil {
 		return err
 	}
-	src, err := o.src.open()
+	src, err := o.src.open(logger)
 	if err != nil {
 		return err
 	}

@@ -107,8 +107,10 @@ func (f *sourceFlags) settings() (findings.Config, *recommend.Prices, error) {
 	return cfg, prices, nil
 }
 
-// open opens the one source the flags name.
-func (f *sourceFlags) open() (source.Source, error) {
+// open opens the one source the flags name. A remote source logs its
+// retries and the server's PromQL warnings to logger: a slow or flapping
+// server, and a query the server only half answered, should be visible.
+func (f *sourceFlags) open(logger *slog.Logger) (source.Source, error) {
 	switch {
 	case f.prometheusURL != "" && f.dataDir != "":
 		return nil, usageError{errors.New("--prometheus-url and --data-dir are exclusive: give one")}
@@ -131,6 +133,7 @@ func (f *sourceFlags) open() (source.Source, error) {
 	case f.prometheusURL != "":
 		o := f.remote
 		o.URL = f.prometheusURL
+		o.Logger = logger
 		o.Headers = map[string]string{}
 		for _, h := range f.headers {
 			k, v, ok := strings.Cut(h, "=")
@@ -193,12 +196,12 @@ func (f *sourceFlags) analyze(ctx context.Context, now time.Time, stderr io.Writ
 	if err != nil {
 		return nil, nil, err
 	}
-	src, err := f.open()
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	src, err := f.open(logger)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer src.Close()
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	inv := f.inventory(ctx, logger)
 
 	var queries atomic.Int64
