@@ -1,0 +1,196 @@
+package kube
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/gpulens/gpulens/exporter/attribution/podindex"
+)
+
+// startIndex runs the exporter's pod index for node and waits until it has
+// synced, failing the test if it does not: an informer whose list or watch
+// is refused retries forever without syncing.
+func startIndex(t *testing.T, c kubernetes.Interface, node string) *podindex.Informer {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	idx := podindex.New(c, node, 0, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	runCtx, stop := context.WithTimeout(ctx, 30*time.Second)
+	defer stop()
+	go idx.Run(ctx)
+	for !idx.Synced() {
+		if runCtx.Err() != nil {
+			t.Fatalf("the pod index of %s did not sync", node)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return idx
+}
+
+func gpuNode(name string) *corev1.Node {
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"nvidia.com/gpu.present": "true"}}}
+}
+
+func podNamed(ns, name string) *corev1.Pod {
+	// Never restarted, so that the status may move to Succeeded as a
+	// finished job's does.
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": name}},
+		Spec:       corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever},
+	}
+}
+
+// TestPodIndexSeesOnlyItsNode checks that the field selector is applied by
+// the server: the index of one node never holds another node's pods, and
+// it resolves its own by UID and container ID.
+func TestPodIndexSeesOnlyItsNode(t *testing.T) {
+	c := clientFor(t, adminConfig(t))
+	s := suffix(t)
+	mine, other := "gpu-a-"+s, "gpu-b-"+s
+	createNode(t, c, gpuNode(mine))
+	createNode(t, c, gpuNode(other))
+	ns := testNamespace(t, c, "podindex", nil)
+
+	here := map[string]*corev1.Pod{}
+	for _, name := range []string{"train-0", "train-1"} {
+		here[name] = runPod(t, c, podNamed(ns, name), mine)
+	}
+	there := runPod(t, c, podNamed(ns, "infer-0"), other)
+	// A pod the scheduler has not bound yet belongs to no node's index.
+	pending, err := c.CoreV1().Pods(ns).Create(t.Context(), &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pending-0"},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "registry.example/app:1"}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	idx := startIndex(t, c, mine)
+	for name, p := range here {
+		got, ok := idx.ByUID(string(p.UID))
+		if !ok || got.Namespace != ns || got.Name != name || got.Phase != corev1.PodRunning {
+			t.Errorf("ByUID(%s) = %+v, %v; want running %s/%s", p.UID, got, ok, ns, name)
+			continue
+		}
+		id := strings.TrimPrefix(p.Status.ContainerStatuses[0].ContainerID, "containerd://")
+		if got.Containers[id] != "main" {
+			t.Errorf("%s: containers = %v, want %s → main", name, got.Containers, id)
+		}
+	}
+	for _, p := range []*corev1.Pod{there, pending} {
+		if got, ok := idx.ByUID(string(p.UID)); ok {
+			t.Errorf("the index of %s holds %s/%s (node %q): %+v", mine, p.Namespace, p.Name, p.Spec.NodeName, got)
+		}
+		if _, ok := idx.ByName(p.Namespace, p.Name); ok {
+			t.Errorf("the index of %s resolves %s/%s by name", mine, p.Namespace, p.Name)
+		}
+	}
+
+	// The other node's index sees the mirror image: the selector is not
+	// merely filtering on the first node.
+	otherIdx := startIndex(t, c, other)
+	if _, ok := otherIdx.ByUID(string(there.UID)); !ok {
+		t.Errorf("the index of %s misses its own pod infer-0", other)
+	}
+	if _, ok := otherIdx.ByName(ns, "train-0"); ok {
+		t.Errorf("the index of %s holds train-0 of %s", other, mine)
+	}
+}
+
+// TestPodIndexChurn deletes and creates pods under a running index, as
+// rollouts and finished jobs do: deleted pods stop resolving, new ones
+// appear, and a pod recreated under its old name (a StatefulSet replica)
+// resolves by its new UID only.
+func TestPodIndexChurn(t *testing.T) {
+	c := clientFor(t, adminConfig(t))
+	s := suffix(t)
+	node, other := "gpu-churn-"+s, "gpu-churn-other-"+s
+	createNode(t, c, gpuNode(node))
+	createNode(t, c, gpuNode(other))
+	ns := testNamespace(t, c, "churn", nil)
+	ctx := t.Context()
+
+	var pods []*corev1.Pod
+	for _, name := range []string{"worker-0", "worker-1", "worker-2", "worker-3"} {
+		pods = append(pods, runPod(t, c, podNamed(ns, name), node))
+	}
+	idx := startIndex(t, c, node)
+	for _, p := range pods {
+		if _, ok := idx.ByUID(string(p.UID)); !ok {
+			t.Fatalf("%s missing after sync", p.Name)
+		}
+	}
+
+	// Immediate deletion: without a kubelet, a graceful deletion would
+	// leave the pod terminating forever.
+	now := metav1.DeleteOptions{GracePeriodSeconds: new(int64)}
+	for _, p := range pods[:2] {
+		if err := c.CoreV1().Pods(ns).Delete(ctx, p.Name, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replacement := runPod(t, c, podNamed(ns, "worker-0"), node)
+	added := runPod(t, c, podNamed(ns, "worker-4"), node)
+	elsewhere := runPod(t, c, podNamed(ns, "worker-5"), other)
+	// A pod that finishes stays in the index, marked finished, until it is
+	// deleted: attribution still needs it for the processes it leaves.
+	done := pods[2].DeepCopy()
+	if err := retryStatus(ctx, c, done, corev1.PodSucceeded); err != nil {
+		t.Fatal(err)
+	}
+
+	eventually(t, "the index to follow the churn", func() bool {
+		_, oldGone := idx.ByUID(string(pods[0].UID))
+		_, deletedGone := idx.ByName(ns, "worker-1")
+		r, replaced := idx.ByName(ns, "worker-0")
+		_, addedIn := idx.ByUID(string(added.UID))
+		fin, finOK := idx.ByUID(string(done.UID))
+		return !oldGone && !deletedGone && replaced && r.UID == string(replacement.UID) &&
+			addedIn && finOK && fin.Finished()
+	})
+	if _, ok := idx.ByUID(string(elsewhere.UID)); ok {
+		t.Errorf("a pod created on %s during the watch reached the index of %s", other, node)
+	}
+	if _, ok := idx.ByUID(string(pods[1].UID)); ok {
+		t.Error("a deleted pod still resolves by UID")
+	}
+	if p, ok := idx.ByUID(string(pods[3].UID)); !ok || p.Phase != corev1.PodRunning {
+		t.Errorf("an untouched pod = %+v, %v", p, ok)
+	}
+}
+
+// retryStatus moves a pod to a phase as its kubelet would, rereading it
+// on a conflict.
+func retryStatus(ctx context.Context, c kubernetes.Interface, p *corev1.Pod, phase corev1.PodPhase) error {
+	for {
+		cur, err := c.CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cur.Status.Phase = phase
+		for i := range cur.Status.ContainerStatuses {
+			cs := &cur.Status.ContainerStatuses[i]
+			cs.Ready = false
+			cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				ExitCode: 0, Reason: "Completed", ContainerID: cs.ContainerID,
+				StartedAt: cs.State.Running.StartedAt, FinishedAt: metav1.Now()}}
+		}
+		updated, err := c.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+		if err == nil {
+			*p = *updated
+			return nil
+		}
+		if !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+}
