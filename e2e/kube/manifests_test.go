@@ -179,3 +179,19 @@ func TestManifestsDryRun(t *testing.T) {
 		t.Fatal("no object was applied")
 	}
 }
+
+// TestManifestsDecodeStrictly needs no server: a field of the rendered
+// chart that client-go's types do not know fails here even where the
+// dry-run cannot run.
+func TestManifestsDecodeStrictly(t *testing.T) {
+	objs := loadManifests(t)
+	kinds := map[string]int{}
+	for _, m := range objs {
+		kinds[m.gvk.Kind]++
+	}
+	for _, k := range []string{"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "DaemonSet", "Service"} {
+		if kinds[k] == 0 {
+			t.Errorf("the rendered chart has no %s (kinds: %v)", k, kinds)
+		}
+	}
+}
