@@ -89,6 +89,8 @@ start_kube() {
 	token=$(openssl rand -hex 24)
 	echo "$token,gpulens-test-admin,gpulens-test-admin,system:masters" >"$kdir/tokens.csv"
 	wait_ready "http://127.0.0.1:$ep/health" etcd
+	# --endpoint-reconciler-type=none: the kubernetes Service's endpoints
+	# may not be a loopback address, and nothing in-cluster needs them.
 	"$apiserver" --etcd-servers="http://127.0.0.1:$ep" \
 		--bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$kp" \
 		--cert-dir="$kdir/certs" --tls-cert-file="$kdir/serving.crt" --tls-private-key-file="$kdir/serving.key" \
@@ -96,6 +98,7 @@ start_kube() {
 		--service-account-issuer=https://kubernetes.default.svc.cluster.local \
 		--token-auth-file="$kdir/tokens.csv" --authorization-mode=RBAC \
 		--service-cluster-ip-range=10.96.0.0/16 \
+		--endpoint-reconciler-type=none \
 		>"$dir/kube-apiserver.log" 2>&1 &
 	echo $! >"$dir/kube-apiserver.pid"
 	cat >"$kdir/kubeconfig" <<YML

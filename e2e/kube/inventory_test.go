@@ -38,11 +38,13 @@ func gpuLimits(n int64) corev1.ResourceRequirements {
 	return corev1.ResourceRequirements{Limits: corev1.ResourceList{inventory.ResourceGPU: *resource.NewQuantity(n, resource.DecimalSI)}}
 }
 
-func podTemplate(labels map[string]string) corev1.PodTemplateSpec {
+// podTemplate is a GPU pod template; Deployments and ReplicaSets require
+// restartPolicy Always, Jobs Never or OnFailure.
+func podTemplate(labels map[string]string, restart corev1.RestartPolicy) corev1.PodTemplateSpec {
 	return corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: labels},
 		Spec: corev1.PodSpec{
-			RestartPolicy: corev1.RestartPolicyNever,
+			RestartPolicy: restart,
 			Containers:    []corev1.Container{{Name: "main", Image: "registry.example/train:1", Resources: gpuLimits(1)}},
 		},
 	}
@@ -93,15 +95,14 @@ func buildWorld(t *testing.T, c kubernetes.Interface, configMapNS, configMapName
 		ObjectMeta: metav1.ObjectMeta{Name: "trainer"},
 		Spec: appsv1.DeploymentSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "trainer"}},
-			Template: podTemplate(map[string]string{"app": "trainer"}),
+			Template: podTemplate(map[string]string{"app": "trainer"}, corev1.RestartPolicyAlways),
 		},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rsLabels := map[string]string{"app": "trainer", appsv1.DefaultDeploymentUniqueLabelKey: "5d4f8b7c9"}
-	tmpl := podTemplate(rsLabels)
-	tmpl.Spec.RestartPolicy = corev1.RestartPolicyAlways // required of a ReplicaSet's template
+	tmpl := podTemplate(rsLabels, corev1.RestartPolicyAlways)
 	rs, err := c.AppsV1().ReplicaSets(w.ns).Create(ctx, &appsv1.ReplicaSet{
 		ObjectMeta: metav1.ObjectMeta{Name: "trainer-5d4f8b7c9", Labels: rsLabels, OwnerReferences: controller("Deployment", dep.Name, dep.UID)},
 		Spec: appsv1.ReplicaSetSpec{
@@ -117,7 +118,7 @@ func buildWorld(t *testing.T, c kubernetes.Interface, configMapNS, configMapName
 		ObjectMeta: metav1.ObjectMeta{Name: "nightly"},
 		Spec: batchv1.CronJobSpec{
 			Schedule:    "0 2 * * *",
-			JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: podTemplate(nil)}},
+			JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: podTemplate(nil, corev1.RestartPolicyNever)}},
 		},
 	}, metav1.CreateOptions{})
 	if err != nil {
@@ -125,7 +126,7 @@ func buildWorld(t *testing.T, c kubernetes.Interface, configMapNS, configMapName
 	}
 	job, err := c.BatchV1().Jobs(w.ns).Create(ctx, &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: "nightly-29410560", OwnerReferences: controller("CronJob", cj.Name, cj.UID)},
-		Spec:       batchv1.JobSpec{Template: podTemplate(nil)},
+		Spec:       batchv1.JobSpec{Template: podTemplate(nil, corev1.RestartPolicyNever)},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -262,8 +263,14 @@ func checkWorld(t *testing.T, inv *inventory.Inventory, w world, configSource st
 		DevicePluginCfg: w.configKey,
 		Capacity:        map[string]int64{"nvidia.com/gpu": 32},
 		Allocatable:     map[string]int64{"nvidia.com/gpu": 32},
-		Taints:          []inventory.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}},
-		NodePool:        "h100-pool",
+		// The second taint is the API server's own: the TaintNodesByCondition
+		// admission plugin marks every new node not-ready until the node
+		// controller, which does not run here, sees it Ready.
+		Taints: []inventory.Taint{
+			{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"},
+			{Key: "node.kubernetes.io/not-ready", Effect: "NoSchedule"},
+		},
+		NodePool: "h100-pool",
 	}
 	gotNode := inv.Nodes[w.node]
 	gotNode.Labels = nil
