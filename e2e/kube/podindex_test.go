@@ -2,9 +2,10 @@ package kube
 
 import (
 	"context"
-	"io"
 	"log/slog"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,23 +18,64 @@ import (
 )
 
 // startIndex runs the exporter's pod index for node and waits until it has
-// synced, failing the test if it does not: an informer whose list or watch
-// is refused retries forever without syncing.
+// synced, failing the test if it does not. Syncing alone does not prove
+// the watch works: the reflector counts as synced after its first list and,
+// when the watch is refused, keeps relisting, which still delivers changes
+// late. A refused watch shows only in the index's warnings ("pod watch
+// failed; retrying"), so the test fails on any warning the index logs.
 func startIndex(t *testing.T, c kubernetes.Interface, node string) *podindex.Informer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	idx := podindex.New(c, node, 0, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	warnings := &warnLog{}
+	// Registered after cancel, so it runs before it, while the index is
+	// still up and anything it logs on shutdown does not count.
+	t.Cleanup(func() {
+		for _, w := range warnings.all() {
+			t.Errorf("the pod index of %s warned: %s", node, w)
+		}
+	})
+	idx := podindex.New(c, node, 0, slog.New(warnings))
 	runCtx, stop := context.WithTimeout(ctx, 30*time.Second)
 	defer stop()
 	go idx.Run(ctx)
 	for !idx.Synced() {
 		if runCtx.Err() != nil {
-			t.Fatalf("the pod index of %s did not sync", node)
+			t.Fatalf("the pod index of %s did not sync; warnings: %q", node, warnings.all())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	return idx
+}
+
+// warnLog is a slog handler that keeps the messages of warnings and errors.
+type warnLog struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (h *warnLog) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+func (h *warnLog) WithAttrs([]slog.Attr) slog.Handler           { return h }
+func (h *warnLog) WithGroup(string) slog.Handler                { return h }
+
+func (h *warnLog) Handle(_ context.Context, r slog.Record) error {
+	msg := r.Message
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "err" {
+			msg += ": " + a.Value.String()
+		}
+		return true
+	})
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.msgs = append(h.msgs, msg)
+	return nil
+}
+
+func (h *warnLog) all() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.msgs)
 }
 
 func gpuNode(name string) *corev1.Node {
