@@ -132,12 +132,20 @@ YML
 	return 1
 }
 
+# The API server goes first and is waited for: once etcd is gone, its
+# graceful shutdown hangs on storage that no longer answers.
 stop_kube() {
+	local pid
 	for n in kube-apiserver etcd; do
-		if [ -f "$dir/$n.pid" ]; then
-			kill "$(cat "$dir/$n.pid")" 2>/dev/null || true
-			rm -f "$dir/$n.pid"
-		fi
+		[ -f "$dir/$n.pid" ] || continue
+		pid=$(cat "$dir/$n.pid")
+		kill "$pid" 2>/dev/null || true
+		for _ in $(seq 1 50); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.2
+		done
+		kill -9 "$pid" 2>/dev/null || true
+		rm -f "$dir/$n.pid"
 	done
 }
 
