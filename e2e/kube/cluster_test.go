@@ -16,6 +16,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -70,6 +71,25 @@ func asServiceAccount(cfg *rest.Config, namespace, name string) *rest.Config {
 		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
 	}
 	return out
+}
+
+// kubeconfigAs writes a copy of the test kubeconfig that acts as a
+// service account (kubectl's --as), for code that builds its own client
+// from --kubeconfig.
+func kubeconfigAs(t *testing.T, namespace, name string) string {
+	t.Helper()
+	kc, err := clientcmd.LoadFromFile(testKubeconfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := kc.AuthInfos[kc.Contexts[kc.CurrentContext].AuthInfo]
+	user.Impersonate = fmt.Sprintf("system:serviceaccount:%s:%s", namespace, name)
+	user.ImpersonateGroups = []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // suffix makes names unique across tests and reruns on one server.

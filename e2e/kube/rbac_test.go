@@ -185,15 +185,21 @@ func TestAnalyzerRBAC(t *testing.T) {
 
 	sa := ids.analyzer
 	who := "the analyzer (" + sa.Namespace + "/" + sa.Name + ")"
-	cfg := asServiceAccount(admin, sa.Namespace, sa.Name)
-	c := clientFor(t, cfg)
-	// The default ConfigMaps: device-plugin-config is absent, which the
-	// analyzer tells apart from a refusal only because it may GET it.
-	inv := inventory.Read(t.Context(), c, inventory.Options{})
+	// The client the analyzer builds from --kubeconfig, acting as its
+	// ServiceAccount; the default ConfigMaps: device-plugin-config is
+	// absent, which the analyzer tells apart from a refusal only because it
+	// may GET it.
+	o := inventory.Options{Kubeconfig: kubeconfigAs(t, sa.Namespace, sa.Name)}
+	analyzer, err := inventory.NewClient(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := inventory.Read(t.Context(), analyzer, o)
 	checkWorld(t, inv, w, operatorNS+"/time-slicing-config")
 
+	c := clientFor(t, asServiceAccount(admin, sa.Namespace, sa.Name))
 	ctx := t.Context()
-	_, err := c.CoreV1().Secrets(operatorNS).List(ctx, metav1.ListOptions{})
+	_, err = c.CoreV1().Secrets(operatorNS).List(ctx, metav1.ListOptions{})
 	forbidden(t, who, "list secrets", err)
 	_, err = c.CoreV1().Secrets(sa.Namespace).Get(ctx, "any", metav1.GetOptions{})
 	forbidden(t, who, "get secrets in its own namespace", err)
