@@ -29,17 +29,23 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./exporter/...
 	./scripts/bench-rss.sh
 
+# promtool is Debian's prometheus package; locally a missing promtool is
+# skipped with a notice, in CI (CI=true) it fails the target.
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	@if command -v promtool >/dev/null; then \
-		promtool check metrics < cmd/gpulens-exporter/testdata/metrics.golden.prom; \
-	else echo "promtool not installed: skipping promtool check metrics"; fi
+		promtool check metrics < cmd/gpulens-exporter/testdata/metrics.golden.prom && \
+		promtool check rules alerts/gpulens.rules.yml alerts/dcgm-exporter.rules.yml && \
+		(cd alerts && promtool test rules testdata/gpulens.test.yml testdata/dcgm-exporter.test.yml); \
+	elif [ "$$CI" = true ]; then echo "CI=true: promtool is not installed (Debian package prometheus)"; exit 1; \
+	else echo "promtool not installed: skipping promtool check metrics, check rules and test rules"; fi
 
 # Refreshes the golden files from the code (review the diff before committing).
 generate:
 	$(GO) generate $(PKGS)
 	$(GO) test -count=1 ./exporter/collector/ ./cmd/gpulens-exporter/ -run 'Golden' -update
+	$(GO) test -count=1 ./dashboards/ ./alerts/ -run 'Committed' -update
 
 # Plain manifests rendered from the Helm chart (needs helm 3).
 HELM ?= helm

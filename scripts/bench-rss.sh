@@ -3,7 +3,8 @@
 # docs/BENCHMARKS.md reports them. Usage:
 #   scripts/bench-rss.sh [scenario.yaml ...]
 # Environment: DURATION (seconds, default 180), SCRAPE_INTERVAL (default 15),
-# COLLECT_INTERVAL (default 10s).
+# COLLECT_INTERVAL (default 10s), EXPORTER (a binary to measure instead of
+# building bin/gpulens-exporter from this tree, for before/after runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-180}"
@@ -12,17 +13,22 @@ COLLECT_INTERVAL="${COLLECT_INTERVAL:-10s}"
 scenarios=("$@")
 [ "${#scenarios[@]}" -gt 0 ] || scenarios=(testdata/scenarios/a100-mig56.yaml testdata/scenarios/h100-timeslice64.yaml)
 
-go build -o bin/gpulens-exporter ./cmd/gpulens-exporter
+exporter="${EXPORTER:-}"
+if [ -z "$exporter" ]; then
+	go build -o bin/gpulens-exporter ./cmd/gpulens-exporter
+	exporter=bin/gpulens-exporter
+fi
 clk_tck=$(getconf CLK_TCK)
 
 # RSS counts the binary's file-backed pages that the kernel maps in (with
 # fault-around, most of a binary that sits in the page cache); anonymous RSS
 # is the exporter's own memory (heap, stacks). Both are reported.
+echo "binary: $exporter ($(stat -c %s "$exporter") bytes); collect interval: $COLLECT_INTERVAL; scrape interval: ${SCRAPE_INTERVAL}s"
 echo "| scenario | scrapes | peak RSS (MiB) | final RSS (MiB) | final anon RSS (MiB) | CPU (cores, avg) | exposition bytes |"
 echo "|---|---|---|---|---|---|---|"
 for sc in "${scenarios[@]}"; do
 	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-	bin/gpulens-exporter --backend=sim --sim.scenario="$sc" --collect.interval="$COLLECT_INTERVAL" \
+	"$exporter" --backend=sim --sim.scenario="$sc" --collect.interval="$COLLECT_INTERVAL" \
 		--web.listen-address="127.0.0.1:$port" --log.level=warn &
 	pid=$!
 	trap 'kill $pid 2>/dev/null || true' EXIT

@@ -21,6 +21,7 @@ type Report struct {
 	Recommendations []Recommendation `json:"recommendations"`
 	Findings        Findings         `json:"findings"`
 	Coverage        Coverage         `json:"coverage"`
+	Consolidation   *Consolidation   `json:"consolidation,omitempty"`
 
 	// Timeline is per team, for charts only.
 	Timeline []TeamSeries `json:"-"`

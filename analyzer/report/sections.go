@@ -44,7 +44,11 @@ func (r *Report) headline() string {
 }
 
 func (r *Report) sections() []section {
-	return []section{r.summarySection(), r.fleetSection(), r.teamSection(), r.recommendationSection(), r.findingSection(), r.coverageSection()}
+	s := []section{r.summarySection(), r.fleetSection(), r.teamSection(), r.recommendationSection(), r.findingSection(), r.coverageSection()}
+	if r.Consolidation != nil {
+		s = append(s[:3:3], append([]section{r.consolidationSection()}, s[3:]...)...)
+	}
+	return s
 }
 
 func (r *Report) summarySection() section {

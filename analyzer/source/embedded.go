@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -46,7 +50,10 @@ type EmbeddedOptions struct {
 // over a local directory.
 type Embedded struct {
 	dir       string
-	db        *tsdb.DB // nil when read-only
+	db        *tsdb.DB           // nil when read-only
+	ro        *readOnlyQueryable // nil when read-write
+	roClose   sync.Once
+	roErr     error
 	queryable storage.Queryable
 	engine    *promql.Engine
 	logger    *slog.Logger
@@ -74,11 +81,11 @@ func OpenEmbedded(dir string, o EmbeddedOptions) (*Embedded, error) {
 	}
 
 	if o.ReadOnly {
-		q := readOnlyQueryable{dir: dir, logger: logger}
-		if err := checkReadOnly(q); err != nil {
+		ro, err := openReadOnly(dir, logger)
+		if err != nil {
 			return nil, err
 		}
-		e.queryable = q
+		e.ro, e.queryable = ro, ro
 	} else {
 		db, err := tsdb.Open(dir, logger, nil, tsdbOptions(e.retention), nil)
 		if err != nil {
@@ -102,9 +109,16 @@ func OpenEmbedded(dir string, o EmbeddedOptions) (*Embedded, error) {
 		LookbackDelta:        lookbackDelta,
 		EnableAtModifier:     true,
 		EnableNegativeOffset: true,
+		// A subquery without a step ("[1h:]") takes the global evaluation
+		// interval, as a Prometheus server does (its default is 1m);
+		// without this function the engine dereferences nil.
+		NoStepSubqueryIntervalFn: func(int64) int64 { return defaultSubqueryStep.Milliseconds() },
 	})
 	return e, nil
 }
+
+// defaultSubqueryStep is Prometheus's default global evaluation interval.
+const defaultSubqueryStep = time.Minute
 
 // tsdbOptions accepts backfill. The demo and the scrape-less ingest paths
 // write simulated samples at simulated timestamps, often a week in the past
@@ -185,6 +199,11 @@ func (e *Embedded) MetricNames(ctx context.Context, start, end time.Time) ([]str
 	if err != nil {
 		return nil, fmt.Errorf("%s: listing metric names: %w", e.Describe(), err)
 	}
+	// A block's label values point into its mmapped index, which a
+	// read-only source unmaps at Close; the names outlive the querier.
+	for i, n := range names {
+		names[i] = strings.Clone(n)
+	}
 	return names, nil
 }
 
@@ -211,11 +230,64 @@ func (e *Embedded) Compact(ctx context.Context) error {
 	return nil
 }
 
+// PersistHead writes the whole head, in-order and out-of-order samples,
+// into blocks, closes the TSDB, deletes its write-ahead logs and head
+// chunks, whose every sample is now in a block, and reopens it. A TSDB
+// being written to keeps its last hours in the head and the WAL, and the
+// WAL's newest segment is never truncated while it is open; a directory
+// that is only read afterwards (the demo's) then opens without a log to
+// replay.
+func (e *Embedded) PersistHead(ctx context.Context) error {
+	if e.ro != nil || e.db == nil {
+		return ErrReadOnly
+	}
+	if err := e.db.CompactOOOHead(ctx); err != nil {
+		return fmt.Errorf("%s: persisting the out-of-order head: %w", e.Describe(), err)
+	}
+	head := e.db.Head()
+	if mint, maxt := head.MinTime(), head.MaxTime(); mint <= maxt {
+		if err := e.db.CompactHead(tsdb.NewRangeHead(head, mint, maxt)); err != nil {
+			return fmt.Errorf("%s: persisting the head: %w", e.Describe(), err)
+		}
+	}
+	// The out-of-order head is written one block per 2h range, over the
+	// blocks already there; a query would merge them all. Compaction
+	// merges the overlaps and the small blocks, as the TSDB's own loop
+	// would have done later.
+	if err := e.db.Compact(ctx); err != nil {
+		return fmt.Errorf("%s: compacting: %w", e.Describe(), err)
+	}
+	if err := e.db.Close(); err != nil {
+		return fmt.Errorf("%s: closing: %w", e.Describe(), err)
+	}
+	e.db, e.queryable = nil, nil
+	for _, name := range headFiles {
+		if err := os.RemoveAll(filepath.Join(e.dir, name)); err != nil {
+			return fmt.Errorf("%s: %w", e.Describe(), err)
+		}
+	}
+	db, err := tsdb.Open(e.dir, e.logger, nil, tsdbOptions(e.retention), nil)
+	if err != nil {
+		return fmt.Errorf("%s: reopening: %w", e.Describe(), err)
+	}
+	e.db, e.queryable = db, db
+	return nil
+}
+
 // Close closes the TSDB. Committed samples are in the WAL, so reopening the
 // directory sees them even if they were never compacted into a block.
 func (e *Embedded) Close() error {
+	if e.ro != nil {
+		// The head's sandbox is deleted once, however often Close is
+		// called.
+		e.roClose.Do(func() { e.roErr = e.ro.Close() })
+		if e.roErr != nil {
+			return fmt.Errorf("%s: closing: %w", e.Describe(), e.roErr)
+		}
+		return nil
+	}
 	if e.db == nil {
-		return nil // read-only: each querier closed its own view
+		return nil // PersistHead failed to reopen it
 	}
 	if err := e.db.Close(); err != nil {
 		return fmt.Errorf("%s: closing: %w", e.Describe(), err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/tsdb"
 )
 
 var t0 = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
@@ -354,4 +355,151 @@ func treeSnapshot(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// TestEmbeddedReadOnlySeesBlocksHeadAndOutOfOrder: a directory closed
+// mid-stream holds blocks, an in-order head and out-of-order samples that
+// exist only in the write-ahead logs. The read-only source, which replays the head once
+// for all queries, must answer as the read-write one does, and still
+// leave the directory as it found it.
+func TestEmbeddedReadOnlySeesBlocksHeadAndOutOfOrder(t *testing.T) {
+	dir := t.TempDir()
+	// tsdb itself, with its background compaction off: the embedded
+	// source's loop would compact the out-of-order samples into a block
+	// before Close, and the WBL would be empty.
+	db, err := tsdb.Open(dir, nil, nil, tsdbOptions(DefaultRetention), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.DisableCompactions()
+	write := func(lset labels.Labels, from, to time.Time, v float64) {
+		app := db.Appender(context.Background())
+		for ts := from; ts.Before(to); ts = ts.Add(time.Minute) {
+			if _, err := app.Append(0, lset, ts.UnixMilli(), v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := app.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	end := t0.Add(12 * time.Hour)
+	write(labels.FromStrings("__name__", "x", "i", "1"), t0, end, 1)
+	if err := db.Compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Before the head's min time: out of order; fewer than the 32 samples
+	// that would be cut into an m-mapped chunk, so they are only in the
+	// logs.
+	write(labels.FromStrings("__name__", "x", "i", "2"), t0.Add(time.Hour), t0.Add(time.Hour+10*time.Minute), 2)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var blocks int
+	for _, ent := range entries {
+		if _, err := os.Stat(filepath.Join(dir, ent.Name(), "meta.json")); err == nil {
+			blocks++
+		}
+	}
+	if blocks == 0 {
+		t.Fatal("fixture has no block: the test would not cover blocks")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "wbl")); err != nil {
+		t.Fatalf("fixture has no WBL: %v", err)
+	}
+	before := treeSnapshot(t, dir)
+
+	queries := []string{
+		`count_over_time(x[12h])`,
+		`sum_over_time(x[12h])`,
+		`count_over_time(x[90m])`,
+	}
+	answers := func(e *Embedded) []string {
+		var out []string
+		for _, q := range queries {
+			vec, err := e.Query(context.Background(), q, end.Add(-time.Minute))
+			if err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+			out = append(out, vec.String())
+		}
+		return out
+	}
+	ro := openTest(t, dir, EmbeddedOptions{ReadOnly: true})
+	got := answers(ro)
+	if err := ro.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after := treeSnapshot(t, dir); after != before {
+		t.Errorf("the read-only source changed the directory:\nbefore %s\nafter  %s", before, after)
+	}
+	want := answers(openTest(t, dir, EmbeddedOptions{}))
+	if !slices.Equal(got, want) {
+		t.Errorf("read-only answers differ from read-write:\n got %q\nwant %q", got, want)
+	}
+	if !strings.Contains(want[0], "=> 720") || !strings.Contains(want[0], "=> 10") {
+		t.Errorf("count over 12h = %s, want 720 for i=1 and 10 for i=2", want[0])
+	}
+}
+
+// TestEmbeddedPersistHead: after PersistHead every sample is in a block, so
+// a read-only open has no head to replay, and the answers do not change.
+func TestEmbeddedPersistHead(t *testing.T) {
+	dir := t.TempDir()
+	rw := openTest(t, dir, EmbeddedOptions{})
+	end := t0.Add(5 * time.Hour)
+	appendSeries(t, rw, labels.FromStrings("__name__", "x", "i", "1"), t0, end, constant(1))
+	appendSeries(t, rw, labels.FromStrings("__name__", "x", "i", "2"), t0, t0.Add(10*time.Minute), constant(2))
+	const q = `count_over_time(x[5h])`
+	before, err := rw.Query(context.Background(), q, end.Add(-time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.PersistHead(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	ro := openTest(t, dir, EmbeddedOptions{ReadOnly: true})
+	// The WAL's checkpoint may still name series; it holds no samples.
+	if h := ro.ro.head.Head(); h.MinTime() <= h.MaxTime() {
+		t.Errorf("the replayed head holds samples in [%d, %d], want none", h.MinTime(), h.MaxTime())
+	}
+	after, err := ro.Query(context.Background(), q, end.Add(-time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.String() != before.String() {
+		t.Errorf("after PersistHead: %s, before: %s", after, before)
+	}
+}
+
+// A subquery without a step takes the default evaluation interval, as on a
+// Prometheus server, instead of crashing the engine.
+func TestStepLessSubquery(t *testing.T) {
+	src, err := OpenEmbedded(t.TempDir(), EmbeddedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	app := src.Appender(context.Background())
+	t0 := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	for i := range 60 {
+		if _, err := app.Append(0, labels.FromStrings("__name__", "x"), t0.Add(time.Duration(i)*time.Minute).UnixMilli(), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := app.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	vec, err := src.Query(context.Background(), "count_over_time(x[30m:])", t0.Add(59*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vec) != 1 || vec[0].Value != 30 {
+		t.Errorf("count_over_time(x[30m:]) = %v, want 30 one-minute steps", vec)
+	}
 }

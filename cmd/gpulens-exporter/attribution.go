@@ -9,9 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/gpulens/gpulens/exporter/attribution"
@@ -39,7 +38,9 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 		return nil, cleanup, nil
 	}
 	socket, procRoot, sharedMode := cfg.podResourcesSocket, cfg.procfs, cfg.sharingStrategy
-	var kube kubernetes.Interface
+	// pods lists and watches the node's pods; labels reads the node's.
+	var pods cache.ListerWatcher
+	var labels func(context.Context) (map[string]string, error)
 	var syncSim func()
 
 	if sb, ok := backend.(*sim.Backend); ok && cfg.simKubelet {
@@ -68,7 +69,8 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 		}
 		prev := cleanup
 		cleanup = func() { stop(); prev() }
-		procRoot, kube = tree.Dir, cluster.Client
+		procRoot, pods = tree.Dir, cluster
+		labels = func(context.Context) (map[string]string, error) { return cluster.Node().Labels, nil }
 		if sharedMode == "auto" {
 			sharedMode = simkube.SharingStrategy(node.Devices())
 		}
@@ -85,8 +87,13 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 		syncSim()
 		logger.Info("simulated kubelet, API server and /proc", "socket", socket, "proc", procRoot)
 	} else {
-		kube, err = kubeClient(cfg.kubeconfig)
-		if err != nil {
+		kube, err := kubeClient(cfg.kubeconfig)
+		if err == nil {
+			pods = podindex.NodePods(kube, cfg.nodeName)
+			labels = func(ctx context.Context) (map[string]string, error) {
+				return podindex.NodeLabels(ctx, kube, cfg.nodeName)
+			}
+		} else {
 			logger.Warn("no Kubernetes API access: shared GPUs get allocation-only attribution, and finished pods are only dropped when the kubelet drops them",
 				"err", err)
 		}
@@ -106,14 +113,14 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 	prev := cleanup
 	cleanup = func() { client.Close(); prev() }
 
-	var pods podindex.Index
-	if kube != nil {
-		inf := podindex.New(kube, cfg.nodeName, 0, logger)
+	var index podindex.Index
+	if pods != nil {
+		inf := podindex.New(pods, cfg.nodeName, 0, logger)
 		go inf.Run(ctx)
 		waitSynced(ctx, inf, logger)
-		pods = inf
+		index = inf
 		if sharedMode == "auto" {
-			sharedMode = nodeSharingStrategy(ctx, kube, cfg.nodeName, logger)
+			sharedMode = nodeSharingStrategy(ctx, labels, cfg.nodeName, logger)
 		}
 	}
 	if sharedMode == "auto" {
@@ -121,7 +128,7 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 	}
 	procRoot = checkProcRoot(procRoot, logger)
 
-	a = &collector.Attribution{Allocations: client.Snapshot, Pods: pods, ProcRoot: procRoot, SharedMode: sharedMode}
+	a = &collector.Attribution{Allocations: client.Snapshot, Pods: index, ProcRoot: procRoot, SharedMode: sharedMode}
 	if syncSim != nil {
 		a.Allocations = func() *podresources.Allocations { syncSim(); return client.Snapshot() }
 	}
@@ -144,8 +151,8 @@ func waitSynced(ctx context.Context, inf *podindex.Informer, logger *slog.Logger
 }
 
 // kubeClient uses --kubernetes.kubeconfig, else the in-cluster service
-// account.
-func kubeClient(kubeconfig string) (kubernetes.Interface, error) {
+// account. It speaks core/v1 only.
+func kubeClient(kubeconfig string) (*rest.RESTClient, error) {
 	var rc *rest.Config
 	var err error
 	if kubeconfig != "" {
@@ -157,19 +164,19 @@ func kubeClient(kubeconfig string) (kubernetes.Interface, error) {
 		return nil, err
 	}
 	rc.UserAgent = "gpulens-exporter"
-	return kubernetes.NewForConfig(rc)
+	return podindex.NewClient(rc)
 }
 
 // nodeSharingStrategy reads GPU Feature Discovery's label once: the device
 // plugin's config does not change without a plugin restart, and device IDs
 // of time-slicing and MPS replicas look the same.
-func nodeSharingStrategy(ctx context.Context, kube kubernetes.Interface, node string, logger *slog.Logger) string {
-	n, err := kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+func nodeSharingStrategy(ctx context.Context, labels func(context.Context) (map[string]string, error), node string, logger *slog.Logger) string {
+	l, err := labels(ctx)
 	if err != nil {
 		logger.Info("cannot read the node's sharing strategy; assuming time-slicing for shared GPUs", "node", node, "err", err)
 		return attribution.SharingTimeSlicing
 	}
-	if n.Labels[sharingLabel] == attribution.SharingMPS {
+	if l[sharingLabel] == attribution.SharingMPS {
 		return attribution.SharingMPS
 	}
 	return attribution.SharingTimeSlicing

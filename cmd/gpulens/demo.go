@@ -32,6 +32,7 @@ type demoOptions struct {
 	openMetrics string
 	format      string
 	output      string
+	quiet       bool
 }
 
 func newDemoCmd() *cobra.Command {
@@ -72,6 +73,7 @@ The simulated week ends now, unless --end says otherwise, so a later
 	f.StringVar(&o.openMetrics, "export-openmetrics", "", "Also write the simulated samples as OpenMetrics to this file")
 	f.StringVar(&o.format, "format", "table", "Report format: "+strings.Join(report.Formats, ", "))
 	f.StringVarP(&o.output, "output", "o", "", "Write the report to this file instead of stdout (atomically)")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "No progress line on a terminal (there is none when standard error is not a terminal)")
 	return c
 }
 
@@ -113,7 +115,13 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 	defer db.Close()
 
 	start := end.Add(-dur)
-	bar := progress.New(stderr, "simulating")
+	bar := progress.New(stderr, "simulating", o.quiet)
+	// The nodes advance together, so the share of node-steps done is the
+	// share of the window simulated.
+	days := dur.Hours() / 24
+	bar.Detail = func(done, total int) string {
+		return fmt.Sprintf("day %.1f of %.4g", days*float64(done)/float64(max(total, 1)), days)
+	}
 	var samples atomic.Int64
 	t0 := time.Now()
 	err = fleet.Run(ctx, fleet.Options{Scenario: sc, Start: start, End: end, Step: o.step, Progress: bar.Set},
@@ -123,6 +131,13 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 	bar.Done()
 	if err != nil {
 		return err
+	}
+	if o.dataDir != "" {
+		// Kept for later reports, which open it read-only and would
+		// otherwise replay the head's last hours from the WAL.
+		if err := db.PersistHead(ctx); err != nil {
+			return err
+		}
 	}
 	if o.openMetrics != "" {
 		if err := exportOpenMetrics(ctx, db, o.openMetrics, start, end); err != nil {
@@ -136,9 +151,13 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 
 	t1 := time.Now()
 	prices := recommend.DefaultPrices()
-	bar = progress.New(stderr, "analyzing")
+	var queries atomic.Int64
+	bar = progress.New(stderr, "analyzing", o.quiet)
+	bar.Detail = func(done, total int) string {
+		return fmt.Sprintf("%d/%d stages done, %d queries", done, total, queries.Load())
+	}
 	a, err := pipeline.Run(ctx, pipeline.Options{
-		Source: db, Schema: schema.NameNative, Start: start, End: end, Step: o.step,
+		Source: countQueries(db, &queries, bar.Tick), Schema: schema.NameNative, Start: start, End: end, Step: o.step,
 		Prices: prices, TimelinePoints: timelinePoints, Progress: bar.Set,
 	})
 	bar.Done()

@@ -85,6 +85,7 @@ func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) 
 		return err
 	}
 	r := report.Build(a, prices)
+	r.Consolidation = o.src.consolidation(ctx, a, stderr)
 
 	var buf bytes.Buffer
 	if err := report.Render(&buf, r, o.format); err != nil {

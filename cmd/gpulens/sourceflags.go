@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -42,9 +43,12 @@ type sourceFlags struct {
 
 	configFile string
 	pricesFile string
+
+	quiet bool
 }
 
 func (f *sourceFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "No progress line on a terminal (there is none when standard error is not a terminal)")
 	fs.StringVar(&f.prometheusURL, "prometheus-url", "", "Prometheus-compatible API root to query (Prometheus, VictoriaMetrics, Thanos, Mimir), e.g. http://prometheus:9090")
 	fs.StringVar(&f.dataDir, "data-dir", "", "Query a local Prometheus TSDB directory instead (for example one written by 'gpulens demo')")
 	fs.StringVar(&f.remote.BearerTokenFile, "bearer-token-file", "", "File holding a bearer token for --prometheus-url")
@@ -197,9 +201,13 @@ func (f *sourceFlags) analyze(ctx context.Context, now time.Time, stderr io.Writ
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	inv := f.inventory(ctx, logger)
 
-	bar := progress.New(stderr, "analyzing")
+	var queries atomic.Int64
+	bar := progress.New(stderr, "analyzing", f.quiet)
+	bar.Detail = func(done, total int) string {
+		return fmt.Sprintf("%d/%d stages done, %d queries", done, total, queries.Load())
+	}
 	a, err := pipeline.Run(ctx, pipeline.Options{
-		Source: src, Schema: f.schema, Start: start, End: end, Inventory: inv,
+		Source: countQueries(src, &queries, bar.Tick), Schema: f.schema, Start: start, End: end, Inventory: inv,
 		Findings: &cfg, Prices: prices, TimelinePoints: timeline, Progress: bar.Set,
 	})
 	bar.Done()

@@ -18,17 +18,17 @@ type State struct {
 // sampler goroutine, never during a scrape.
 type builder interface {
 	describe(ch chan<- *prometheus.Desc)
-	build(st *State, emit func(prometheus.Metric))
+	build(st *State, emit func(sample))
 }
 
-// gauge and counter keep the builders terse; label values are trusted (they
-// come from our own descs), so MustNewConstMetric cannot panic on count.
-func gauge(d *prometheus.Desc, v float64, lv ...string) prometheus.Metric {
-	return prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, lv...)
+// gauge and counter keep the builders terse; the series cache checks the
+// label values against the Desc when a series first appears.
+func gauge(d *prometheus.Desc, v float64, lv ...string) sample {
+	return sample{desc: d, typ: prometheus.GaugeValue, val: v, lv: lv}
 }
 
-func counter(d *prometheus.Desc, v float64, lv ...string) prometheus.Metric {
-	return prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, lv...)
+func counter(d *prometheus.Desc, v float64, lv ...string) sample {
+	return sample{desc: d, typ: prometheus.CounterValue, val: v, lv: lv}
 }
 
 func boolFloat(b bool) float64 {

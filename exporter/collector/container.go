@@ -54,7 +54,7 @@ func (containerBuilder) describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-func (containerBuilder) build(st *State, emit func(prometheus.Metric)) {
+func (containerBuilder) build(st *State, emit func(sample)) {
 	a := st.Attribution
 	if a == nil {
 		return

@@ -78,7 +78,7 @@ func (deviceBuilder) describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-func (deviceBuilder) build(st *State, emit func(prometheus.Metric)) {
+func (deviceBuilder) build(st *State, emit func(sample)) {
 	s := st.Snapshot
 	for i := range s.Devices {
 		d := &s.Devices[i]

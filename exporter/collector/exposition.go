@@ -1,7 +1,6 @@
 package collector
 
 import (
-	"bytes"
 	"compress/gzip"
 	"io"
 	"log/slog"
@@ -28,31 +27,6 @@ var textFormat = expfmt.NewFormat(expfmt.TypeTextPlain)
 type encoded struct {
 	text []byte
 	gzip []byte
-}
-
-func encodeMetrics(ms []prometheus.Metric) (*encoded, error) {
-	reg := prometheus.NewPedanticRegistry()
-	if err := reg.Register(staticMetrics(ms)); err != nil {
-		return nil, err
-	}
-	mfs, err := reg.Gather()
-	if err != nil {
-		return nil, err
-	}
-	var text bytes.Buffer
-	enc := expfmt.NewEncoder(&text, textFormat)
-	for _, mf := range mfs {
-		if err := enc.Encode(mf); err != nil {
-			return nil, err
-		}
-	}
-	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
-	zw.Write(text.Bytes())
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return &encoded{text: text.Bytes(), gzip: gz.Bytes()}, nil
 }
 
 // staticMetrics is a collector over an already built list.

@@ -46,7 +46,7 @@ func (migBuilder) describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-func (migBuilder) build(st *State, emit func(prometheus.Metric)) {
+func (migBuilder) build(st *State, emit func(sample)) {
 	for i := range st.Snapshot.Devices {
 		d := &st.Snapshot.Devices[i]
 		if !d.Up {

@@ -43,6 +43,10 @@ type Sampler struct {
 
 	latest atomic.Pointer[result]
 	mu     sync.Mutex // serialises SampleOnce
+
+	// Reused by every collection (under mu).
+	samples []sample
+	cache   *seriesCache
 }
 
 // result is one sample's outcome: what the next scrapes serve.
@@ -71,6 +75,7 @@ func New(opts Options) *Sampler {
 	return &Sampler{
 		opts:     opts,
 		builders: []builder{deviceBuilder{}, migBuilder{}, containerBuilder{}},
+		cache:    newSeriesCache(),
 		self:     newSelfMetrics(),
 	}
 }
@@ -117,30 +122,21 @@ func (s *Sampler) SampleOnce(ctx context.Context) error {
 	if a := s.opts.Attribution; a != nil {
 		st.Attribution = a.attribute(s.opts.Node, snap)
 	}
-	ms := make([]prometheus.Metric, 0, s.capacityHint())
-	emit := func(m prometheus.Metric) { ms = append(ms, m) }
+	s.samples = s.samples[:0]
+	emit := func(m sample) { s.samples = append(s.samples, m) }
 	for _, b := range s.builders {
 		b.build(st, emit)
 	}
-	var enc *encoded
-	if !s.opts.SkipExposition {
-		if enc, err = encodeMetrics(ms); err != nil {
-			// Only a builder bug (duplicate or inconsistent series) gets here.
-			err = fmt.Errorf("encoding series: %w", err)
-			s.latest.Store(&result{at: now, err: err})
-			return err
-		}
+	ms, enc, err := s.cache.build(s.samples, s.opts.SkipExposition)
+	if err != nil {
+		// Only a builder bug (duplicate or inconsistent series) gets here.
+		err = fmt.Errorf("encoding series: %w", err)
+		s.latest.Store(&result{at: now, err: err})
+		return err
 	}
 	s.latest.Store(&result{state: st, metrics: ms, encoded: enc, at: now})
 	s.self.lastSuccess.Set(float64(now.UnixNano()) / 1e9)
 	return nil
-}
-
-func (s *Sampler) capacityHint() int {
-	if r := s.latest.Load(); r != nil && len(r.metrics) > 0 {
-		return len(r.metrics)
-	}
-	return 64
 }
 
 // State returns the latest successful sample, or nil.

@@ -35,7 +35,19 @@ import (
 //     DCGM_FI_DEV_XID_ERRORS as the last XID code seen (0 before any);
 //     DCGM_FI_DEV_CLOCK_THROTTLE_REASONS as NVML's bitmask;
 //     DCGM_FI_DEV_POWER_USAGE in watts; DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION
-//     in millijoules.
+//     in millijoules; DCGM_FI_DEV_GPU_TEMP in °C; DCGM_FI_DEV_SM_CLOCK and
+//     DCGM_FI_DEV_MEM_CLOCK in MHz; DCGM_FI_DEV_ECC_SBE_VOL_TOTAL and
+//     DCGM_FI_DEV_ECC_DBE_VOL_TOTAL (from NVML's aggregate counts: the
+//     simulated driver is never reloaded, so volatile equals aggregate);
+//     DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS, ..._UNCORRECTABLE_... and
+//     DCGM_FI_DEV_ROW_REMAP_FAILURE. These device-wide fields repeat on MIG
+//     instance rows like power does.
+//   - The profiling fields of dcp-metrics-included.csv, from NVML GPM
+//     (Hopper and newer, as with the native series), per whole GPU and per
+//     MIG instance: DCGM_FI_PROF_SM_ACTIVE, DCGM_FI_PROF_SM_OCCUPANCY,
+//     DCGM_FI_PROF_PIPE_TENSOR_ACTIVE and DCGM_FI_PROF_DRAM_ACTIVE. On an
+//     instance SM_ACTIVE repeats GR_ENGINE_ACTIVE: NVML has one SM
+//     activity per instance.
 //   - --kubernetes-virtual-gpus: a time-sliced or MPS GPU is exposed once
 //     per pod holding a replica, each copy with the whole device's values.
 //     Without that flag dcgm-exporter labels a shared GPU with one
@@ -78,6 +90,10 @@ type dcgmGPU struct {
 	mig, up                                    bool
 	util, memUsed, memTotal, memReserved       float64
 	power, energy                              float64
+	temp, smClock, memClock                    float64
+	smActive, smOccupancy, tensor, dram        float64
+	eccSBE, eccDBE, remapCorr, remapUncorr     float64
+	remapFailed                                float64
 	throttle                                   uint64
 	throttleKnown                              bool
 	xid                                        map[string]float64
@@ -88,6 +104,7 @@ type dcgmGPU struct {
 type dcgmInstance struct {
 	id, profile                 string
 	used, total, grEngineActive float64
+	occupancy, tensor, dram     float64
 }
 
 type podRef struct{ namespace, pod, container string }
@@ -95,13 +112,16 @@ type podRef struct{ namespace, pod, container string }
 func newDCGMGPU() *dcgmGPU {
 	nan := math.NaN()
 	return &dcgmGPU{util: nan, memUsed: nan, memTotal: nan, memReserved: nan, power: nan, energy: nan,
+		temp: nan, smClock: nan, memClock: nan, smActive: nan, smOccupancy: nan, tensor: nan, dram: nan,
+		eccSBE: nan, eccDBE: nan, remapCorr: nan, remapUncorr: nan, remapFailed: nan,
 		xid: map[string]float64{}, instances: map[string]*dcgmInstance{}, holders: map[string][]podRef{}}
 }
 
 func (g *dcgmGPU) instance(id string) *dcgmInstance {
 	in := g.instances[id]
 	if in == nil {
-		in = &dcgmInstance{id: id, used: math.NaN(), total: math.NaN(), grEngineActive: math.NaN()}
+		nan := math.NaN()
+		in = &dcgmInstance{id: id, used: nan, total: nan, grEngineActive: nan, occupancy: nan, tensor: nan, dram: nan}
 		g.instances[id] = in
 	}
 	return in
@@ -155,6 +175,37 @@ func (s *DCGMSink) Append(_ time.Time, name string, lbls []*dto.LabelPair, v flo
 		g.power = v
 	case "gpulens_gpu_energy_joules_total":
 		g.energy = v
+	case "gpulens_gpu_temperature_celsius":
+		g.temp = v
+	case "gpulens_gpu_clock_hertz":
+		switch label(lbls, "clock") {
+		case "sm":
+			g.smClock = v / 1e6
+		case "memory":
+			g.memClock = v / 1e6
+		}
+	case "gpulens_gpu_sm_active_ratio":
+		g.smActive = v
+	case "gpulens_gpu_sm_occupancy_ratio":
+		g.smOccupancy = v
+	case "gpulens_gpu_tensor_active_ratio":
+		g.tensor = v
+	case "gpulens_gpu_dram_active_ratio":
+		g.dram = v
+	case "gpulens_gpu_ecc_errors_total":
+		if label(lbls, "type") == "uncorrected" {
+			g.eccDBE = v
+		} else {
+			g.eccSBE = v
+		}
+	case "gpulens_gpu_remapped_rows":
+		if label(lbls, "type") == "uncorrectable" {
+			g.remapUncorr = v
+		} else {
+			g.remapCorr = v
+		}
+	case "gpulens_gpu_row_remap_failed":
+		g.remapFailed = v
 	case "gpulens_gpu_throttle_active":
 		g.throttleKnown = true
 		if v == 1 {
@@ -172,6 +223,12 @@ func (s *DCGMSink) Append(_ time.Time, name string, lbls []*dto.LabelPair, v flo
 		// DCGM's per-instance graphics-engine activity; NVML has only GPM
 		// SM activity per instance, the closest reading.
 		g.instance(label(lbls, "gpu_instance")).grEngineActive = v
+	case "gpulens_mig_sm_occupancy_ratio":
+		g.instance(label(lbls, "gpu_instance")).occupancy = v
+	case "gpulens_mig_tensor_active_ratio":
+		g.instance(label(lbls, "gpu_instance")).tensor = v
+	case "gpulens_mig_dram_active_ratio":
+		g.instance(label(lbls, "gpu_instance")).dram = v
 	case "gpulens_container_gpu_allocation_ratio":
 		// The allocation series are the kubelet's pod-resources view, the
 		// same one dcgm-exporter's pod mapper reads.
@@ -248,7 +305,8 @@ func (s *DCGMSink) emitGPU(ts time.Time, g *dcgmGPU) error {
 			in := known[id]
 			if g.instances[id] == nil {
 				// Remembered from an earlier step: identity only.
-				in.used, in.total, in.grEngineActive = math.NaN(), math.NaN(), math.NaN()
+				nan := math.NaN()
+				in.used, in.total, in.grEngineActive, in.occupancy, in.tensor, in.dram = nan, nan, nan, nan, nan, nan
 			}
 			entities = append(entities, entity{&in, g.holders[id]})
 		}
@@ -287,10 +345,18 @@ func (s *DCGMSink) emitGPU(ts time.Time, g *dcgmGPU) error {
 					"DCGM_FI_PROF_GR_ENGINE_ACTIVE", g.util,
 					"DCGM_FI_DEV_FB_USED", mibFloor(g.memUsed),
 					"DCGM_FI_DEV_FB_FREE", mibFloor(g.memTotal-g.memUsed-zeroIfNaN(g.memReserved)),
-					"DCGM_FI_DEV_FB_RESERVED", mibFloor(g.memReserved))
+					"DCGM_FI_DEV_FB_RESERVED", mibFloor(g.memReserved),
+					"DCGM_FI_PROF_SM_ACTIVE", g.smActive,
+					"DCGM_FI_PROF_SM_OCCUPANCY", g.smOccupancy,
+					"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", g.tensor,
+					"DCGM_FI_PROF_DRAM_ACTIVE", g.dram)
 			} else {
 				err = emitAll(emit,
 					"DCGM_FI_PROF_GR_ENGINE_ACTIVE", e.in.grEngineActive,
+					"DCGM_FI_PROF_SM_ACTIVE", e.in.grEngineActive,
+					"DCGM_FI_PROF_SM_OCCUPANCY", e.in.occupancy,
+					"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", e.in.tensor,
+					"DCGM_FI_PROF_DRAM_ACTIVE", e.in.dram,
 					"DCGM_FI_DEV_FB_USED", mibFloor(e.in.used),
 					"DCGM_FI_DEV_FB_FREE", mibFloor(e.in.total-e.in.used))
 			}
@@ -304,7 +370,15 @@ func (s *DCGMSink) emitGPU(ts time.Time, g *dcgmGPU) error {
 			if err := emitAll(emit,
 				"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", throttle,
 				"DCGM_FI_DEV_POWER_USAGE", g.power,
-				"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", math.Round(g.energy*1000)); err != nil {
+				"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", math.Round(g.energy*1000),
+				"DCGM_FI_DEV_GPU_TEMP", g.temp,
+				"DCGM_FI_DEV_SM_CLOCK", math.Round(g.smClock),
+				"DCGM_FI_DEV_MEM_CLOCK", math.Round(g.memClock),
+				"DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", g.eccSBE,
+				"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", g.eccDBE,
+				"DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", g.remapCorr,
+				"DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", g.remapUncorr,
+				"DCGM_FI_DEV_ROW_REMAP_FAILURE", g.remapFailed); err != nil {
 				return err
 			}
 		}

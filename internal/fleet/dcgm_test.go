@@ -182,6 +182,41 @@ func TestDCGMSinkLayoutAndUnits(t *testing.T) {
 	if got, want := one(t, dcgm, "DCGM_FI_DEV_POWER_USAGE", step, match0).value, nat("gpulens_gpu_power_watts", "0"); got != want {
 		t.Errorf("power %v W, want %v", got, want)
 	}
+	// The fields the dashboards chart: °C, MHz, counts; profiling on
+	// whole GPUs (dgxh100 has GPM).
+	for _, f := range []struct {
+		dcgm, native string
+		match        map[string]string
+		scale        float64
+	}{
+		{"DCGM_FI_DEV_GPU_TEMP", "gpulens_gpu_temperature_celsius", nil, 1},
+		{"DCGM_FI_DEV_SM_CLOCK", "gpulens_gpu_clock_hertz", map[string]string{"clock": "sm"}, 1e-6},
+		{"DCGM_FI_DEV_MEM_CLOCK", "gpulens_gpu_clock_hertz", map[string]string{"clock": "memory"}, 1e-6},
+		{"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "gpulens_gpu_ecc_errors_total", map[string]string{"type": "uncorrected"}, 1},
+		{"DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "gpulens_gpu_ecc_errors_total", map[string]string{"type": "corrected"}, 1},
+		{"DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "gpulens_gpu_remapped_rows", map[string]string{"type": "uncorrectable"}, 1},
+		{"DCGM_FI_DEV_ROW_REMAP_FAILURE", "gpulens_gpu_row_remap_failed", nil, 1},
+		{"DCGM_FI_PROF_SM_ACTIVE", "gpulens_gpu_sm_active_ratio", nil, 1},
+		{"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "gpulens_gpu_tensor_active_ratio", nil, 1},
+	} {
+		m := map[string]string{"gpu": "0"}
+		for k, v := range f.match {
+			m[k] = v
+		}
+		want := one(t, native, f.native, step, m).value * f.scale
+		if f.scale != 1 {
+			want = math.Round(want)
+		}
+		if got := one(t, dcgm, f.dcgm, step, match0).value; got != want {
+			t.Errorf("%s %v, want %v from %s", f.dcgm, got, want, f.native)
+		}
+	}
+	// On MIG, per instance, from the instance's GPM readings.
+	slice := map[string]string{"gpu": "1", "GPU_I_PROFILE": "3g.40gb"}
+	nativeSlice := one(t, native, "gpulens_mig_tensor_active_ratio", step, map[string]string{"gpu": "1", "mig_profile": "3g.40gb"})
+	if got := one(t, dcgm, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", step, slice).value; got != nativeSlice.value {
+		t.Errorf("MIG PIPE_TENSOR_ACTIVE %v, want the instance's %v", got, nativeSlice.value)
+	}
 	var bits float64
 	for _, s := range pick(native, "gpulens_gpu_throttle_active", step, match0) {
 		if s.value == 1 {

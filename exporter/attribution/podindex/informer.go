@@ -11,29 +11,32 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 )
 
 // Informer is an Index fed by a pod informer restricted to one node, so the
 // API server sends only the pods of this node (about a hundred) rather than
 // the cluster's.
+//
+// It is built on a bare shared informer over a cache.ListerWatcher rather
+// than on client-go's informer factory: the factory and the typed clientset
+// import every API group and its typed client, listers and apply
+// configurations, which made up most of the exporter's binary.
 type Informer struct {
-	node    string
-	log     *slog.Logger
-	factory informers.SharedInformerFactory
-	pods    *table
-	synced  func() bool
+	node   string
+	log    *slog.Logger
+	inf    cache.SharedIndexInformer
+	pods   *table
+	synced func() bool
 }
 
 var _ Index = (*Informer)(nil)
 
-// New prepares an index of the pods bound to node; nothing is fetched until
-// Run. resync is the informer's resync period (0 disables resync; the watch
+// New prepares an index of the pods bound to node, listed and watched
+// through lw (NodePods for an API server); nothing is fetched until Run.
+// resync is the informer's resync period (0 disables resync; the watch
 // alone keeps the index current).
-func New(client kubernetes.Interface, node string, resync time.Duration, logger *slog.Logger) *Informer {
+func New(lw cache.ListerWatcher, node string, resync time.Duration, logger *slog.Logger) *Informer {
 	if logger == nil {
 		logger = slog.Default()
 	}
@@ -42,13 +45,11 @@ func New(client kubernetes.Interface, node string, resync time.Duration, logger 
 		log:  logger.With("component", "podindex", "node", node),
 		pods: newTable(),
 	}
-	selector := fields.OneTermEqualSelector("spec.nodeName", node).String()
-	i.factory = informers.NewSharedInformerFactoryWithOptions(client, resync,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = selector }))
-	inf := i.factory.Core().V1().Pods().Informer()
+	inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, resync, cache.Indexers{})
+	i.inf = inf
 
-	// These fail only once the informer has started, and it has not: the
-	// factory is private to this Informer.
+	// These fail only once the informer has started, and it has not: it is
+	// private to this Informer.
 	_ = inf.SetTransform(strip)
 	_ = inf.SetWatchErrorHandler(func(_ *cache.Reflector, err error) { i.watchError(err) })
 	reg, _ := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -65,11 +66,7 @@ func New(client kubernetes.Interface, node string, resync time.Duration, logger 
 // Run starts the informer and returns once the index has synced or ctx is
 // done. The informer keeps watching until ctx is done.
 func (i *Informer) Run(ctx context.Context) {
-	i.factory.Start(ctx.Done())
-	go func() {
-		<-ctx.Done()
-		i.factory.Shutdown()
-	}()
+	go i.inf.RunWithContext(ctx)
 	start := time.Now()
 	if !cache.WaitForCacheSync(ctx.Done(), i.synced) {
 		i.log.Warn("pod index stopped before it synced")

@@ -2,8 +2,11 @@ package podindex
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -12,8 +15,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
-	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -28,11 +32,11 @@ func apiPod(name, uid, nodeName string, phase corev1.PodPhase, containers ...cor
 }
 
 // startInformer runs an index over client and returns once it has synced.
-func startInformer(t *testing.T, client *fake.Clientset) *Informer {
+func startInformer(t *testing.T, lw cache.ListerWatcher) *Informer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	idx := New(client, node, 0, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	idx := New(lw, node, 0, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if idx.Synced() {
 		t.Fatal("synced before Run")
 	}
@@ -61,22 +65,91 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func TestInformerSendsNodeFieldSelector(t *testing.T) {
-	client := fake.NewClientset()
+// TestInformerOverHTTP runs the production path, NewClient and NodePods,
+// against an HTTP API server: the list and the watch carry the node's field
+// selector, and the listed pod is indexed.
+func TestInformerOverHTTP(t *testing.T) {
 	var mu sync.Mutex
 	var selectors []string
-	client.PrependReactor("list", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		selectors = append(selectors, a.(clienttesting.ListAction).GetListRestrictions().Fields.String())
-		return false, nil, nil
-	})
-	startInformer(t, client)
-	mu.Lock()
-	defer mu.Unlock()
-	if len(selectors) == 0 || selectors[0] != "spec.nodeName="+node {
-		t.Errorf("list field selectors = %q, want spec.nodeName=%s", selectors, node)
+	pod := apiPod("train", "6f1c2a4e-8b3d-4e5f-9a7b-0c1d2e3f4a5b", node, corev1.PodRunning,
+		corev1.ContainerStatus{Name: "main", ContainerID: "containerd://" + idA})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/v1/pods":
+			mu.Lock()
+			selectors = append(selectors, r.URL.Query().Get("fieldSelector"))
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			if r.URL.Query().Get("watch") == "true" {
+				// client-go's reflector asks for the initial list as
+				// watch events, ended by a bookmark (WatchList).
+				if r.URL.Query().Get("sendInitialEvents") == "true" {
+					enc := json.NewEncoder(w)
+					_ = enc.Encode(map[string]any{"type": "ADDED", "object": withKind(pod)})
+					end := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "7",
+						Annotations: map[string]string{metav1.InitialEventsAnnotationKey: "true"}}}
+					_ = enc.Encode(map[string]any{"type": "BOOKMARK", "object": withKind(end)})
+				}
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+				return
+			}
+			_ = json.NewEncoder(w).Encode(corev1.PodList{
+				TypeMeta: metav1.TypeMeta{Kind: "PodList", APIVersion: "v1"},
+				ListMeta: metav1.ListMeta{ResourceVersion: "7"}, Items: []corev1.Pod{*pod}})
+		case "/api/v1/nodes/" + node:
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(corev1.Node{TypeMeta: metav1.TypeMeta{Kind: "Node", APIVersion: "v1"},
+				ObjectMeta: metav1.ObjectMeta{Name: node, Labels: map[string]string{"nvidia.com/gpu.sharing-strategy": "mps"}}})
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	// Closed after the informer's cleanup has stopped its watch, which
+	// the server would otherwise wait for.
+	t.Cleanup(srv.Close)
+	client, err := NewClient(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
 	}
+	idx := startInformer(t, NodePods(client, node))
+	if p, ok := idx.ByUID(string(pod.UID)); !ok || p.Containers[idA] != "main" {
+		t.Errorf("ByUID = %+v, %v", p, ok)
+	}
+	mu.Lock()
+	if len(selectors) == 0 {
+		t.Error("no request reached the API server")
+	}
+	for _, s := range selectors {
+		if s != "spec.nodeName="+node {
+			t.Errorf("field selector %q, want spec.nodeName=%s", s, node)
+		}
+	}
+	mu.Unlock()
+	labels, err := NodeLabels(context.Background(), client, node)
+	if err != nil || labels["nvidia.com/gpu.sharing-strategy"] != "mps" {
+		t.Errorf("NodeLabels = %v, %v", labels, err)
+	}
+}
+
+func withKind(p *corev1.Pod) *corev1.Pod {
+	p = p.DeepCopy()
+	p.TypeMeta = metav1.TypeMeta{Kind: "Pod", APIVersion: "v1"}
+	return p
+}
+
+// fakePods lists and watches a fake clientset's pods. The fake ignores
+// field selectors, which exercises the informer's own node check; it does
+// not serve the initial list as watch events, and says so.
+func fakePods(client *fake.Clientset) cache.ListerWatcher {
+	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return client.CoreV1().Pods("").List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return client.CoreV1().Pods("").Watch(ctx, o)
+		},
+	}, client)
 }
 
 func TestInformerFollowsPodLifecycle(t *testing.T) {
@@ -94,7 +167,7 @@ func TestInformerFollowsPodLifecycle(t *testing.T) {
 		apiPod("elsewhere", uidOther, "gpu-node-2", corev1.PodRunning),
 		mirror,
 	)
-	idx := startInformer(t, client)
+	idx := startInformer(t, fakePods(client))
 	pods := client.CoreV1().Pods("ml")
 	ctx := context.Background()
 
@@ -160,7 +233,7 @@ func TestInformerFollowsPodLifecycle(t *testing.T) {
 }
 
 func TestInformerDeleteTombstone(t *testing.T) {
-	idx := New(fake.NewClientset(), node, 0, nil)
+	idx := New(fakePods(fake.NewClientset()), node, 0, nil)
 	idx.upsert(apiPod("a", "uid-new", node, corev1.PodRunning))
 	// A tombstone for a predecessor with the same name must not remove it.
 	idx.delete(cacheTombstone(apiPod("a", "uid-old", node, corev1.PodRunning)))

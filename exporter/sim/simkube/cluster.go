@@ -3,33 +3,47 @@ package simkube
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/gpulens/gpulens/exporter/sim"
 )
 
-// Cluster is the API server's view of one simulated node: a fake clientset
-// holding the node (with GPU Feature Discovery labels) and its running
-// pods, kept in step with the simulator by Sync.
+// Cluster is the API server's view of one simulated node: the node (with
+// GPU Feature Discovery labels) and its running pods, kept in step with the
+// simulator by Sync. It serves the pods to the real pod informer as a
+// cache.ListerWatcher, in memory: client-go's fake clientset would do the
+// same, but it links every API group's typed client into the exporter.
 type Cluster struct {
-	Client *fake.Clientset
-	node   string
-	pods   map[string]sim.PodState // namespace/name -> state
+	node *corev1.Node
+
+	mu       sync.Mutex
+	rv       uint64                  // resource version of the last change
+	state    map[string]sim.PodState // namespace/name -> state
+	pods     map[string]*corev1.Pod  // namespace/name -> object
+	watchers map[*podWatch]struct{}
 }
 
+var _ cache.ListerWatcher = (*Cluster)(nil)
+
 // NewCluster registers the node described by n.
-func NewCluster(ctx context.Context, n *sim.NodeSim) (*Cluster, error) {
-	c := &Cluster{Client: fake.NewClientset(), node: n.Node().Name, pods: map[string]sim.PodState{}}
-	if _, err := c.Client.CoreV1().Nodes().Create(ctx, nodeObject(n), metav1.CreateOptions{}); err != nil {
-		return nil, err
-	}
-	return c, nil
+func NewCluster(_ context.Context, n *sim.NodeSim) (*Cluster, error) {
+	return &Cluster{node: nodeObject(n), rv: 1, state: map[string]sim.PodState{},
+		pods: map[string]*corev1.Pod{}, watchers: map[*podWatch]struct{}{}}, nil
 }
+
+// Node is the node object, as the API server would return it.
+func (c *Cluster) Node() *corev1.Node { return c.node.DeepCopy() }
 
 // SharingStrategy is what GPU Feature Discovery would label the node with
 // (nvidia.com/gpu.sharing-strategy): mps when any GPU runs MPS, else
@@ -104,27 +118,137 @@ func podObject(node string, p sim.PodState) *corev1.Pod {
 	}
 }
 
-// Sync creates the pods that started and deletes those that ended.
-func (c *Cluster) Sync(ctx context.Context, pods []sim.PodState) error {
+// Sync creates the pods that started and deletes those that ended, and
+// tells the watchers.
+func (c *Cluster) Sync(_ context.Context, pods []sim.PodState) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	live := map[string]bool{}
 	for _, p := range pods {
 		key := p.Namespace + "/" + p.Name
 		live[key] = true
-		if old, ok := c.pods[key]; ok && old.UID == p.UID {
-			continue
-		}
-		if _, err := c.Client.CoreV1().Pods(p.Namespace).Create(ctx, podObject(c.node, p), metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("simulated API server: creating pod %s: %w", key, err)
-		}
-		c.pods[key] = p
-	}
-	for key, p := range c.pods {
-		if !live[key] {
-			if err := c.Client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{}); err != nil {
-				return fmt.Errorf("simulated API server: deleting pod %s: %w", key, err)
+		if old, ok := c.state[key]; ok {
+			if old.UID == p.UID {
+				continue
 			}
-			delete(c.pods, key)
+			c.deleteLocked(key) // the same name, a new pod
+		}
+		c.rv++
+		obj := podObject(c.node.Name, p)
+		obj.ResourceVersion = strconv.FormatUint(c.rv, 10)
+		c.state[key], c.pods[key] = p, obj
+		c.notifyLocked(watch.Added, obj)
+	}
+	for key := range c.state {
+		if !live[key] {
+			c.deleteLocked(key)
 		}
 	}
 	return nil
+}
+
+func (c *Cluster) deleteLocked(key string) {
+	c.rv++
+	obj := c.pods[key].DeepCopy()
+	obj.ResourceVersion = strconv.FormatUint(c.rv, 10)
+	delete(c.state, key)
+	delete(c.pods, key)
+	c.notifyLocked(watch.Deleted, obj)
+}
+
+// List implements cache.Lister: the pods that match the field selector
+// (spec.nodeName, metadata.name, metadata.namespace), at the current
+// resource version.
+func (c *Cluster) List(opts metav1.ListOptions) (runtime.Object, error) {
+	sel, err := fieldSelector(opts)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: strconv.FormatUint(c.rv, 10)}}
+	for _, p := range c.pods {
+		if sel.Matches(podFields(p)) {
+			list.Items = append(list.Items, *p.DeepCopy())
+		}
+	}
+	return list, nil
+}
+
+// Watch implements cache.Watcher. A watch starts at the current resource
+// version; one from an older version is refused as expired, as an API
+// server does once its history is gone, and the informer lists again.
+func (c *Cluster) Watch(opts metav1.ListOptions) (watch.Interface, error) {
+	sel, err := fieldSelector(opts)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rv := strconv.FormatUint(c.rv, 10); opts.ResourceVersion != "" && opts.ResourceVersion != rv {
+		return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %s (%s)", opts.ResourceVersion, rv))
+	}
+	w := &podWatch{c: c, sel: sel, ch: make(chan watch.Event, watchBuffer)}
+	c.watchers[w] = struct{}{}
+	return w, nil
+}
+
+// IsWatchListSemanticsUnSupported tells the reflector to list and then
+// watch, rather than to ask for the initial list as watch events, which
+// this stand-in does not serve.
+func (c *Cluster) IsWatchListSemanticsUnSupported() bool { return true }
+
+// watchBuffer bounds the events a watcher may fall behind by; one that
+// falls further behind is closed and lists again, as an API server drops
+// a slow watcher.
+const watchBuffer = 1024
+
+func (c *Cluster) notifyLocked(t watch.EventType, p *corev1.Pod) {
+	f := podFields(p)
+	for w := range c.watchers {
+		if !w.sel.Matches(f) {
+			continue
+		}
+		select {
+		case w.ch <- watch.Event{Type: t, Object: p}:
+		default:
+			w.stopLocked()
+		}
+	}
+}
+
+type podWatch struct {
+	c   *Cluster
+	sel fields.Selector
+	ch  chan watch.Event
+}
+
+func (w *podWatch) ResultChan() <-chan watch.Event { return w.ch }
+
+func (w *podWatch) Stop() {
+	w.c.mu.Lock()
+	defer w.c.mu.Unlock()
+	w.stopLocked()
+}
+
+func (w *podWatch) stopLocked() {
+	if _, ok := w.c.watchers[w]; ok {
+		delete(w.c.watchers, w)
+		close(w.ch)
+	}
+}
+
+func fieldSelector(opts metav1.ListOptions) (fields.Selector, error) {
+	if opts.FieldSelector == "" {
+		return fields.Everything(), nil
+	}
+	sel, err := fields.ParseSelector(opts.FieldSelector)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	return sel, nil
+}
+
+func podFields(p *corev1.Pod) fields.Set {
+	return fields.Set{"metadata.name": p.Name, "metadata.namespace": p.Namespace, "spec.nodeName": p.Spec.NodeName}
 }

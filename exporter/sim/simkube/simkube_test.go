@@ -3,15 +3,18 @@ package simkube
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpulens/gpulens/exporter/attribution/cgroup"
+	"github.com/gpulens/gpulens/exporter/attribution/podindex"
 	"github.com/gpulens/gpulens/exporter/podresources"
 	"github.com/gpulens/gpulens/exporter/sim"
 )
@@ -91,31 +94,63 @@ func TestProcTreeMatchesCgroupParser(t *testing.T) {
 	}
 }
 
+// TestClusterSync runs the real pod informer against the simulated API
+// server through the simulator's pods starting and ending.
 func TestClusterSync(t *testing.T) {
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	n := defaultNodes(t)[0]
 	c, err := NewCluster(ctx, n)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pods := n.Pods()
+	if len(pods) < 2 {
+		t.Fatalf("%d pods on the node, want at least 2", len(pods))
+	}
 	if err := c.Sync(ctx, pods); err != nil {
 		t.Fatal(err)
 	}
-	list, _ := c.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
-	if len(list.Items) != len(pods) {
-		t.Fatalf("%d pods in the API, want %d", len(list.Items), len(pods))
+	idx := podindex.New(c, n.Node().Name, 0, slog.New(slog.DiscardHandler))
+	go idx.Run(ctx)
+	eventually(t, "initial list", func() bool { return idx.Synced() })
+	for _, p := range pods {
+		if got, ok := idx.ByUID(p.UID); !ok || got.Name != p.Name || got.Containers[p.ContainerID] != p.Container {
+			t.Errorf("pod %s: %+v %v", p.Name, got, ok)
+		}
 	}
+
+	// A pod ends; another of the same name starts with a new UID.
+	last := pods[len(pods)-1]
 	if err := c.Sync(ctx, pods[:len(pods)-1]); err != nil {
 		t.Fatal(err)
 	}
-	list, _ = c.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
-	if len(list.Items) != len(pods)-1 {
-		t.Errorf("ended pod not deleted: %d pods", len(list.Items))
+	eventually(t, "deletion", func() bool { _, ok := idx.ByUID(last.UID); return !ok })
+	again := last
+	again.UID = "0f0e0d0c-0b0a-4909-8807-060504030201"
+	if err := c.Sync(ctx, append(pods[:len(pods)-1:len(pods)-1], again)); err != nil {
+		t.Fatal(err)
 	}
-	node, err := c.Client.CoreV1().Nodes().Get(ctx, n.Node().Name, metav1.GetOptions{})
-	if err != nil || node.Labels["nvidia.com/gpu.present"] != "true" {
-		t.Errorf("node: %v %v", err, node)
+	eventually(t, "restart", func() bool { p, ok := idx.ByUID(again.UID); return ok && p.Name == last.Name })
+
+	// The field selector is honoured.
+	other, err := c.List(metav1.ListOptions{FieldSelector: "spec.nodeName=elsewhere"})
+	if err != nil || len(other.(*corev1.PodList).Items) != 0 {
+		t.Errorf("pods of another node: %v %v", other, err)
+	}
+	if node := c.Node(); node.Labels["nvidia.com/gpu.present"] != "true" {
+		t.Errorf("node labels: %v", node.Labels)
+	}
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

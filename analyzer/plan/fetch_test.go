@@ -1,0 +1,94 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
+	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/schema"
+)
+
+func TestFetchLanes(t *testing.T) {
+	src, f := pipelinetest.Open(t, "testdata/fleet.yaml")
+	d, err := Fetch(context.Background(), src, schema.Native{}, FetchOptions{Start: f.Start, End: f.End, Step: time.Minute, TrainingMinLoad: 0.8, TrainingMinHours: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Queries != 5 || d.Steps != 1440 {
+		t.Errorf("%d queries, %d steps; want 5 and 1440", d.Queries, d.Steps)
+	}
+	// The V100 is not in the catalog: said, not planned.
+	if len(d.Pools) != 1 || d.Pools[0].Model.Key != "L4" {
+		t.Fatalf("pools %v, want L4 only", d.Pools)
+	}
+	if len(d.Notes) != 1 || !strings.Contains(d.Notes[0], `"Tesla V100-SXM2-32GB" is not in the catalog`) {
+		t.Errorf("notes %q", d.Notes)
+	}
+	pool := d.Pools[0]
+	if pool.GPUsToday != 2 || pool.CapacityBytes != 22.5*gib {
+		t.Errorf("%d GPUs of %.1f GiB, want 2 of 22.5 (the measured memory)", pool.GPUsToday, pool.CapacityBytes/gib)
+	}
+	lanes := map[string]*Lane{}
+	for _, l := range pool.Lanes {
+		lanes[l.Name()] = l
+	}
+	// The CronJob ran twice on two GPUs, never at once: one lane with
+	// both pods. The Deployment's replicas ran together: two lanes.
+	report := lanes["CronJob/batch/report"]
+	if report == nil || len(report.Pods) != 2 || len(pool.Lanes) != 4 {
+		t.Fatalf("lanes %v", keys(lanes))
+	}
+	a, b := lanes["Deployment/web/chat#1"], lanes["Deployment/web/chat#2"]
+	if a == nil || b == nil {
+		t.Fatalf("lanes %v", keys(lanes))
+	}
+	// At step 600 (10:01): the CronJob is between runs; each chat replica
+	// has its memory and share × utilization of the GPU.
+	const step = 600
+	if report.Mem[step] != 0 || report.Load[step] != 0 {
+		t.Errorf("CronJob between runs: %v bytes, load %v", report.Mem[step], report.Load[step])
+	}
+	if got := report.Mem[150]; got != 8*gib {
+		t.Errorf("CronJob at 2:31: %v bytes, want 8 GiB", got)
+	}
+	// Idle is not absent: a notebook at 0 utilization still holds its
+	// memory, which the plan must find room for.
+	if nb := lanes["Pod/research/idle-notebook"]; nb == nil || nb.Mem[step] != 5*gib || nb.Load[step] != 0 {
+		t.Errorf("idle notebook: %+v", nb)
+	}
+	chat := map[float32]float32{a.Mem[step] / gib: a.Load[step], b.Mem[step] / gib: b.Load[step]}
+	if !approx(chat[6], 0.5*0.4) || !approx(chat[4], 0.5*0.2) {
+		t.Errorf("chat replicas (GiB: load) %v, want 6: 0.2 and 4: 0.1", chat)
+	}
+}
+
+func TestUnknownModelOnlyIsAnError(t *testing.T) {
+	d := &Data{Notes: []string{`GPU model "Tesla V100-SXM2-32GB" is not in the catalog: its 1 GPUs are not planned`}}
+	_, err := Make(d, DefaultPolicy(), recommend.DefaultPrices())
+	if err == nil || !strings.Contains(err.Error(), "not in the catalog") || errors.Is(err, ErrReplay) {
+		t.Errorf("error %v, want one naming the catalog", err)
+	}
+}
+
+func TestFetchEmptyWindow(t *testing.T) {
+	src, f := pipelinetest.Open(t, "testdata/fleet.yaml")
+	before := f.Start.Add(-48 * time.Hour)
+	_, err := Fetch(context.Background(), src, schema.Native{}, FetchOptions{Start: before, End: before.Add(24 * time.Hour), Step: time.Minute})
+	if !errors.Is(err, ErrNoData) {
+		t.Errorf("error %v, want ErrNoData", err)
+	}
+}
+
+func approx(a, b float32) bool { return a-b < 1e-6 && b-a < 1e-6 }
+
+func keys(m map[string]*Lane) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,221 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/gpulens/gpulens/analyzer/recommend"
+)
+
+// Formats are what Write accepts.
+var Formats = []string{"table", "json", "yaml"}
+
+// Write renders p as table, json or yaml.
+func Write(w io.Writer, p *Plan, format string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(p)
+	case "yaml":
+		return writeYAML(w, p)
+	case "table":
+		return writeTable(w, p)
+	}
+	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+}
+
+func money(v *float64) string {
+	if v == nil {
+		return "unknown price"
+	}
+	if *v < 0 {
+		return fmt.Sprintf("-$%.0f", -*v)
+	}
+	return fmt.Sprintf("$%.0f", *v)
+}
+
+func writeTable(w io.Writer, p *Plan) error {
+	fmt.Fprintf(w, "Consolidation plan for %s – %s (%d steps of %s). Memory fits with a %.0f%% margin at every step; shared GPUs and slices carry their p95 load under %.0f%%; at most %d time-slicing replicas.\n\n",
+		p.Start.UTC().Format("2006-01-02 15:04"), p.End.UTC().Format("2006-01-02 15:04 MST"), stepsOf(p), p.Step,
+		100*p.Policy.MemoryMargin, 100*p.Policy.ComputeTarget, p.Policy.MaxReplicas)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "MODEL\tGPUS TODAY\tNEEDED\tFREED\tSAVING/MONTH\tMETHOD")
+	for _, pp := range p.Pools {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\n", pp.Model, pp.GPUsToday, pp.GPUsNeeded, pp.Freed(), money(pp.MonthlySavingUSD), pp.Method)
+	}
+	total := p.MonthlySavingUSD
+	fmt.Fprintf(tw, "TOTAL\t%d\t%d\t%d\t%s\t\n", p.GPUsToday, p.GPUsNeeded, p.GPUsToday-p.GPUsNeeded, money(&total))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	for _, pp := range p.Pools {
+		nodes := ""
+		if pp.NodesToday > 0 {
+			// The saving counts GPUs; a cloud bill counts nodes.
+			nodes = fmt.Sprintf(" (nodes: %d today, at least %d for this layout)", pp.NodesToday, pp.NodesNeeded)
+			if pp.NodesNeeded > pp.NodesToday {
+				nodes = strings.TrimSuffix(nodes, ")") + ", since time-sliced GPUs need a device plugin config of their own)"
+			}
+		}
+		fmt.Fprintf(w, "\n%s: %s%s\n", pp.Model, gpus(pp.GPUsNeeded), nodes)
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  GPU\tLAYOUT\tPEAK MEMORY\tPEAK LOAD\tCONTENDED STEPS\tWORKLOADS")
+		for i, g := range pp.GPUs {
+			r := pp.Replay.GPUs[i]
+			fmt.Fprintf(tw, "  %d\t%s\t%.0f%%\t%.0f%%\t%d\t%s\n", g.Index, g.Layout(), 100*r.PeakMemoryRatio, 100*r.PeakLoad, r.ContendedSteps, strings.Join(g.Lanes, ", "))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "  Replay: %d steps on %s, %d overcommitted memory steps; %s with contended steps (summed load above the GPU, or a slice's load above the slice).\n",
+			pp.Replay.Steps, gpus(len(pp.GPUs)), pp.Replay.OvercommittedSteps, gpus(pp.Replay.ContendedGPUs()))
+		for _, n := range pp.Notes {
+			fmt.Fprintf(w, "  Note: %s\n", n)
+		}
+	}
+
+	fmt.Fprintln(w, "\nWhere each workload goes:")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  WORKLOAD\tFROM\tTO\tGPU\tPEAK MEMORY\tP95 LOAD\t")
+	for _, pp := range p.Pools {
+		for _, a := range pp.Assignments {
+			to := string(a.Mode)
+			if a.Slice != "" {
+				to = "mig " + a.Slice
+			}
+			extra := ""
+			if a.Training {
+				extra = "training-like"
+			}
+			if a.GrowthBytes > 0 {
+				extra = strings.TrimPrefix(extra+fmt.Sprintf(", grows +%.1f GiB", a.GrowthBytes/(1<<30)), ", ")
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s/%d\t%.1f GiB\t%.0f%%\t%s\n", a.Lane, a.From, to, pp.Model, a.GPU, a.PeakMemoryBytes/(1<<30), 100*a.P95Load, extra)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(w, "Note: %s\n", n)
+	}
+	return nil
+}
+
+func stepsOf(p *Plan) int {
+	for _, pp := range p.Pools {
+		if pp.Replay.Steps > 0 {
+			return pp.Replay.Steps
+		}
+	}
+	return 0
+}
+
+// nodeGroup is the GPUs of one pool that share a layout, and so one
+// device plugin (or MIG manager) configuration.
+type nodeGroup struct {
+	model, layout string
+	gpu           GPU
+	count         int
+}
+
+// writeYAML writes one document per node group with the device plugin's
+// sharing config (or mig-parted's geometry), then one strategic-merge
+// patch per workload, as 'recommend --format yaml' does.
+func writeYAML(w io.Writer, p *Plan) error {
+	n := 0
+	doc := func() {
+		if n > 0 {
+			fmt.Fprintln(w, "---")
+		}
+		n++
+	}
+	for _, pp := range p.Pools {
+		var groups []*nodeGroup
+		for _, g := range pp.GPUs {
+			k := slices.IndexFunc(groups, func(x *nodeGroup) bool { return x.layout == g.Layout() })
+			if k < 0 {
+				groups = append(groups, &nodeGroup{model: pp.Model, layout: g.Layout(), gpu: g})
+				k = len(groups) - 1
+			}
+			groups[k].count++
+		}
+		for _, g := range groups {
+			name := strings.ToLower(g.model) + "-" + g.layout
+			switch g.gpu.Mode {
+			case ModeWhole:
+				doc()
+				fmt.Fprintf(w, "# Node group %s: %s %s, whole: the device plugin's default config, nothing to roll out.\n", name, gpus(g.count), g.model)
+				fmt.Fprintf(w, "# Label: nvidia.com/device-plugin.config=default\n")
+				fmt.Fprintln(w, "version: v1")
+			case ModeTimeSlicing:
+				doc()
+				fmt.Fprintf(w, "# Node group %s: %s %s, each time-sliced into %d replicas.\n", name, gpus(g.count), g.model, g.gpu.Replicas)
+				fmt.Fprintf(w, "# Add under the device plugin's config map as %q and label the nodes nvidia.com/device-plugin.config=%s\n", name, name)
+				writeYAMLDoc(w, map[string]any{"version": "v1", "sharing": map[string]any{"timeSlicing": map[string]any{
+					"renameByDefault": true, "failRequestsGreaterThanOne": true,
+					"resources": []any{map[string]any{"name": "nvidia.com/gpu", "replicas": g.gpu.Replicas}}}}})
+			case ModeMIG:
+				doc()
+				counts := map[string]int{}
+				for _, s := range g.gpu.Slices {
+					counts[s]++
+				}
+				fmt.Fprintf(w, "# Node group %s: %s %s with MIG slices %s (mixed strategy).\n", name, gpus(g.count), g.model, strings.Join(g.gpu.Slices, ", "))
+				fmt.Fprintf(w, "# Add to the MIG manager's mig-parted config and label the nodes nvidia.com/mig.config=%s\n", name)
+				writeYAMLDoc(w, map[string]any{"version": "v1", "mig-configs": map[string]any{name: []any{
+					map[string]any{"devices": "all", "mig-enabled": true, "mig-devices": counts}}}})
+			}
+		}
+	}
+	seen := map[Workload]bool{}
+	for _, pp := range p.Pools {
+		for _, a := range pp.Assignments {
+			if seen[a.Workload] {
+				continue
+			}
+			seen[a.Workload] = true
+			remove := []string{"nvidia.com/gpu", "nvidia.com/gpu.shared"}
+			if strings.HasPrefix(a.From, "mig ") {
+				remove = append(remove, "nvidia.com/mig-"+strings.TrimPrefix(a.From, "mig "))
+			}
+			patch := recommend.BuildPatch(recommend.Workload{Kind: a.Workload.Kind, Namespace: a.Workload.Namespace, Name: a.Workload.Name, Container: a.Workload.Container},
+				recommend.PatchChange{Limits: map[string]int64{a.Resource: 1}, Remove: remove})
+			doc()
+			fmt.Fprintf(w, "# %s: %s → %s (%s GPU %d)\n", a.Workload, a.From, a.Resource, pp.Model, a.GPU)
+			if a.Workload.Kind == "Pod" {
+				fmt.Fprintf(w, "# %s/%s has no controller gpulens knows of; pods cannot be patched in place: apply this to the spec that creates it\n", a.Workload.Namespace, a.Workload.Name)
+			} else {
+				fmt.Fprintf(w, "# kubectl -n %s patch %s %s --type strategic --patch-file <this document>\n", a.Workload.Namespace, strings.ToLower(a.Workload.Kind), a.Workload.Name)
+			}
+			fmt.Fprint(w, strings.TrimRight(patch.YAML, "\n")+"\n")
+		}
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "# Nothing to plan.")
+	}
+	return nil
+}
+
+func writeYAMLDoc(w io.Writer, v any) {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("plan yaml: %v", err)) // maps of strings, ints and bools always marshal
+	}
+	_, _ = w.Write(b)
+}
+
+func gpus(n int) string {
+	if n == 1 {
+		return "1 GPU"
+	}
+	return fmt.Sprintf("%d GPUs", n)
+}

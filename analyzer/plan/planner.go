@@ -1,0 +1,310 @@
+package plan
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/recommend"
+)
+
+// HoursPerMonth turns an hourly price into a monthly one, as recommend
+// does.
+const HoursPerMonth = 730
+
+// Plan is the layout of every pool, proven by its replay.
+type Plan struct {
+	Start  time.Time     `json:"start"`
+	End    time.Time     `json:"end"`
+	Step   time.Duration `json:"-"`
+	StepS  float64       `json:"step_seconds"`
+	Policy Policy        `json:"policy"`
+	Pools  []PoolPlan    `json:"pools"`
+	// GPUsToday, GPUsNeeded and MonthlySavingUSD add the pools up; the
+	// saving counts priced pools only.
+	GPUsToday        int      `json:"gpus_today"`
+	GPUsNeeded       int      `json:"gpus_needed"`
+	MonthlySavingUSD float64  `json:"monthly_saving_usd"`
+	Notes            []string `json:"notes,omitempty"`
+}
+
+// PoolPlan is one model's layout.
+type PoolPlan struct {
+	Model      string `json:"model"`
+	Product    string `json:"product"`
+	GPUsToday  int    `json:"gpus_today"`
+	GPUsNeeded int    `json:"gpus_needed"`
+	// Method says how the layout was found: exactly, or by which
+	// first-fit-decreasing strategy and the local search.
+	Method           string   `json:"method"`
+	PricePerHour     *float64 `json:"price_per_gpu_hour"`
+	MonthlySavingUSD *float64 `json:"monthly_saving_usd"`
+	// NodesToday and NodesNeeded count nodes (0: unknown): a node takes
+	// one device plugin config, so time-sliced GPUs need nodes of their
+	// own, and a pool frees money in the cloud only by whole nodes.
+	NodesToday  int          `json:"nodes_today,omitempty"`
+	NodesNeeded int          `json:"nodes_needed,omitempty"`
+	GPUs        []GPU        `json:"gpus"`
+	Assignments []Assignment `json:"assignments"`
+	Replay      Replay       `json:"replay"`
+	Notes       []string     `json:"notes,omitempty"`
+}
+
+// Freed is how many GPUs the layout gives back; negative when the pool
+// needs more than it has.
+func (p PoolPlan) Freed() int { return p.GPUsToday - p.GPUsNeeded }
+
+// GPU is one planned GPU.
+type GPU struct {
+	Index int  `json:"index"`
+	Mode  Mode `json:"mode"`
+	// Replicas is the time-slicing replica count; Slices the MIG
+	// geometry, one profile per slice.
+	Replicas int      `json:"replicas,omitempty"`
+	Slices   []string `json:"slices,omitempty"`
+	Lanes    []string `json:"lanes"`
+}
+
+// Layout names the GPU's configuration: whole, time-slicing-4, or the MIG
+// geometry.
+func (g GPU) Layout() string {
+	switch g.Mode {
+	case ModeTimeSlicing:
+		return fmt.Sprintf("time-slicing-%d", g.Replicas)
+	case ModeMIG:
+		return "mig-" + strings.Join(g.Slices, "-")
+	}
+	return string(ModeWhole)
+}
+
+// Assignment is where one lane goes.
+type Assignment struct {
+	Lane     string   `json:"lane"`
+	Workload Workload `json:"workload"`
+	Pods     []string `json:"pods"`
+	GPU      int      `json:"gpu"`
+	Mode     Mode     `json:"mode"`
+	// Resource is the extended resource its pods should request, one of it.
+	Resource string `json:"resource"`
+	From     string `json:"from"`
+	// Slice is the MIG profile on MIG.
+	Slice           string  `json:"slice,omitempty"`
+	Training        bool    `json:"training_like"`
+	PeakMemoryBytes float64 `json:"peak_memory_bytes"`
+	P95Load         float64 `json:"p95_load"`
+	GrowthBytes     float64 `json:"growth_bytes,omitempty"`
+}
+
+// ErrReplay is wrapped by Make's error when a layout fails its replay.
+var ErrReplay = errors.New("the plan failed its replay")
+
+// Make plans every pool and replays the measured window on the result. A
+// plan whose replay overcommits memory at any step is an error, never a
+// plan.
+func Make(d *Data, pol Policy, prices *recommend.Prices) (*Plan, error) {
+	if len(d.Pools) == 0 {
+		return nil, errors.New("no GPU pool to plan: " + cmp.Or(strings.Join(d.Notes, "; "), "the window has no GPUs of a known model"))
+	}
+	out := &Plan{Start: d.Start, End: d.End, Step: d.Step, StepS: d.Step.Seconds(), Policy: pol, Notes: d.Notes}
+	for _, pool := range d.Pools {
+		pp := planPool(pool, pol)
+		pp.Replay = replay(pool, pp)
+		if pp.Replay.OvercommittedSteps > 0 {
+			return nil, fmt.Errorf("%w: %s: %d overcommitted memory steps (%s)", ErrReplay, pool.Model.Key, pp.Replay.OvercommittedSteps, pp.Replay.worst())
+		}
+		if price, ok := pricePerHour(prices, pool.Product); ok {
+			saving := float64(pp.Freed()) * price * HoursPerMonth
+			pp.PricePerHour, pp.MonthlySavingUSD = &price, &saving
+			out.MonthlySavingUSD += saving
+		} else {
+			pp.Notes = append(pp.Notes, "no price for "+pool.Product+": its saving is unknown")
+		}
+		out.GPUsToday += pp.GPUsToday
+		out.GPUsNeeded += pp.GPUsNeeded
+		out.Pools = append(out.Pools, pp)
+	}
+	slices.SortFunc(out.Pools, func(a, b PoolPlan) int { return cmp.Compare(a.Model, b.Model) })
+	return out, nil
+}
+
+// planPool runs every strategy's first-fit-decreasing and local search,
+// and the exact search on small pools, and keeps the fewest GPUs.
+func planPool(pool *Pool, pol Policy) PoolPlan {
+	for _, l := range pool.Lanes {
+		l.stats = statsOf(l)
+	}
+	p := newPacker(pool, pol)
+	var (
+		best     []*bin
+		bestName string
+	)
+	for _, s := range strategies {
+		pl := p.places(s)
+		bins := p.localSearch(p.firstFitDecreasing(pl), pl)
+		if best == nil || len(bins) < len(best) {
+			best, bestName = bins, "first-fit-decreasing ("+s.name+") + local search"
+		}
+	}
+	if pool.Lanes == nil {
+		bestName = "nothing to place"
+	}
+	if bins := p.exact(); bins != nil && len(bins) <= len(best) && uniform(pool, bins) {
+		best, bestName = bins, "exact"
+	}
+	// A replica alone on its GPU is a whole GPU, unless another lane of its
+	// workload shares one: one pod template asks for one resource.
+	alone := map[Workload]bool{}
+	for _, b := range best {
+		for _, i := range b.lanes {
+			w := pool.Lanes[i].Workload
+			if v, seen := alone[w]; b.mode == ModeTimeSlicing {
+				alone[w] = len(b.lanes) == 1 && (!seen || v)
+			} else if !seen {
+				alone[w] = false
+			}
+		}
+	}
+	for _, b := range best {
+		if b.mode == ModeTimeSlicing && len(b.lanes) == 1 && alone[pool.Lanes[b.lanes[0]].Workload] {
+			b.mode = ModeWhole
+		}
+	}
+	pp := PoolPlan{Model: pool.Model.Key, Product: pool.Product, GPUsToday: pool.GPUsToday, GPUsNeeded: len(best), Method: bestName}
+	// Biggest GPUs first, so that the plan reads the same every run.
+	slices.SortStableFunc(best, func(a, b *bin) int {
+		return cmp.Or(cmp.Compare(modeRank(a.mode), modeRank(b.mode)), cmp.Compare(pool.Lanes[a.lanes[0]].Name(), pool.Lanes[b.lanes[0]].Name()))
+	})
+	for gi, b := range best {
+		g := GPU{Index: gi, Mode: b.mode}
+		order := make([]int, len(b.lanes))
+		for k := range order {
+			order[k] = k
+		}
+		sort.SliceStable(order, func(x, y int) bool {
+			return pool.Lanes[b.lanes[order[x]]].Name() < pool.Lanes[b.lanes[order[y]]].Name()
+		})
+		for _, k := range order {
+			l := pool.Lanes[b.lanes[k]]
+			a := Assignment{Lane: l.Name(), Workload: l.Workload, Pods: l.Pods, GPU: gi, Mode: b.mode, From: l.From,
+				Training: l.Training, PeakMemoryBytes: l.stats.peakMem - l.GrowthBytes, P95Load: l.stats.p95Load, GrowthBytes: l.GrowthBytes}
+			switch b.mode {
+			case ModeWhole:
+				a.Resource = "nvidia.com/gpu"
+			case ModeTimeSlicing:
+				a.Resource = "nvidia.com/gpu.shared"
+			case ModeMIG:
+				pr := pool.Model.MIG[b.profiles[k]]
+				a.Slice, a.Resource = pr.Name, pr.Resource()
+				g.Slices = append(g.Slices, pr.Name)
+			}
+			g.Lanes = append(g.Lanes, l.Name())
+			pp.Assignments = append(pp.Assignments, a)
+		}
+		if b.mode == ModeTimeSlicing {
+			g.Replicas = len(b.lanes)
+		}
+		slices.Sort(g.Slices)
+		pp.GPUs = append(pp.GPUs, g)
+	}
+	pp.NodesToday, pp.NodesNeeded = nodesNeeded(pool, pp.GPUs)
+	for _, l := range pool.Lanes {
+		if l.GrowthBytes > 0 {
+			pp.Notes = append(pp.Notes, fmt.Sprintf("%s grows: %.1f GiB reserved above its peak", l.Name(), l.GrowthBytes/(1<<30)))
+		}
+		if l.stats.peakMem > pool.CapacityBytes {
+			pp.Notes = append(pp.Notes, fmt.Sprintf("%s is projected past a whole GPU's memory: it will run out of memory even alone", l.Name()))
+		}
+	}
+	return pp
+}
+
+func modeRank(m Mode) int {
+	switch m {
+	case ModeWhole:
+		return 0
+	case ModeMIG:
+		return 1
+	}
+	return 2
+}
+
+// uniform says whether every workload's lanes have one kind of place in
+// bins (one resource request per pod template). Whole GPUs and slices of
+// one profile count as one kind each.
+func uniform(pool *Pool, bins []*bin) bool {
+	kind := map[Workload]string{}
+	for _, b := range bins {
+		for k, i := range b.lanes {
+			key := string(b.mode)
+			if b.mode == ModeMIG {
+				key += "/" + pool.Model.MIG[b.profiles[k]].Name
+			}
+			w := pool.Lanes[i].Workload
+			if prev, ok := kind[w]; ok && prev != key {
+				return false
+			}
+			kind[w] = key
+		}
+	}
+	return true
+}
+
+// statsOf summarises a lane over the steps it ran, for sizing and
+// ordering; the fit checks use the steps themselves.
+func statsOf(l *Lane) laneStats {
+	var mem, load []float64
+	run := make([]uint64, (len(l.Mem)+63)/64)
+	for t := range l.Mem {
+		if !l.running(t) {
+			continue
+		}
+		run[t/64] |= 1 << (t % 64)
+		mem = append(mem, float64(l.plannedMem(t)))
+		load = append(load, float64(l.Load[t]))
+	}
+	s := laneStats{steps: len(mem), run: run, mem: make([]float32, len(l.Mem))}
+	for t := range l.Mem {
+		s.mem[t] = l.plannedMem(t)
+	}
+	s.blocks = summarize(s.mem, l.Load, 2, blockSummary{})
+	if len(mem) == 0 {
+		return s
+	}
+	s.peakMem, s.p99Mem = slices.Max(mem), quantile(mem, 0.99)
+	s.peakLoad, s.p95Load = slices.Max(load), quantile(load, 0.95)
+	return s
+}
+
+// quantile interpolates as PromQL's quantile_over_time does; it sorts v.
+func quantile(v []float64, q float64) float64 {
+	slices.Sort(v)
+	rank := q * float64(len(v)-1)
+	lo := int(rank)
+	if lo+1 >= len(v) {
+		return v[len(v)-1]
+	}
+	return v[lo] + (v[lo+1]-v[lo])*(rank-float64(lo))
+}
+
+// nodesNeeded estimates the nodes a layout takes at the pool's GPUs per
+// node: whole GPUs and MIG geometries can share nodes (the MIG manager
+// configures each GPU), time-sliced GPUs need nodes whose device plugin
+// config time-slices every GPU, at the largest replica count planned.
+func nodesNeeded(pool *Pool, gpus []GPU) (today, needed int) {
+	if pool.Nodes == 0 || pool.GPUsToday == 0 {
+		return 0, 0
+	}
+	perNode := (pool.GPUsToday + pool.Nodes - 1) / pool.Nodes
+	shared := 0
+	for _, g := range gpus {
+		if g.Mode == ModeTimeSlicing {
+			shared++
+		}
+	}
+	ceil := func(n int) int { return (n + perNode - 1) / perNode }
+	return pool.Nodes, ceil(len(gpus)-shared) + ceil(shared)
+}

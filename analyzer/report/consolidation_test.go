@@ -1,0 +1,51 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestConsolidationSection(t *testing.T) {
+	c := &Consolidation{GPUsToday: 32, GPUsNeeded: 27, MonthlySaving: 12345, SavingKnown: true, ReplaySteps: 10080,
+		Pools: []ConsolidationPool{{Model: "A100-80GB", GPUsToday: 8, GPUsNeeded: 5}, {Model: "L4", GPUsToday: 24, GPUsNeeded: 22}}}
+	cases := []struct {
+		name string
+		c    *Consolidation
+		want []string
+		not  []string
+	}{
+		{"plan", c, []string{"CONSOLIDATION", "need 27 of the 32 GPUs (5 freed, $12,345 a month)", "10080 steps", "overcommits memory at 0",
+			"A100-80GB 8 5 3"}, nil},
+		{"no plan", &Consolidation{Unavailable: "no GPU pool to plan"}, []string{"No consolidation plan: no GPU pool to plan"}, []string{"freed"}},
+		{"not asked for", nil, nil, []string{"CONSOLIDATION"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Report{Currency: "USD", CostKnown: true, Consolidation: tc.c}
+			var buf bytes.Buffer
+			if err := Render(&buf, r, "table"); err != nil {
+				t.Fatal(err)
+			}
+			// Words only: column widths are the table writer's business.
+			out := strings.Join(strings.Fields(buf.String()), " ")
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("no %q in:\n%s", w, out)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(out, w) {
+					t.Errorf("%q in:\n%s", w, out)
+				}
+			}
+			// It follows the teams and comes before the recommendations.
+			if tc.c != nil {
+				teams, cons, recs := strings.Index(out, "TEAMS"), strings.Index(out, "CONSOLIDATION"), strings.Index(out, "TOP RECOMMENDATIONS")
+				if !(teams < cons && cons < recs) {
+					t.Errorf("sections out of order: teams %d, consolidation %d, recommendations %d", teams, cons, recs)
+				}
+			}
+		})
+	}
+}

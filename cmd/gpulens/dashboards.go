@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpulens/gpulens/dashboards"
+)
+
+type dashboardsOptions struct {
+	out    string
+	schema string
+}
+
+func newDashboardsCmd() *cobra.Command {
+	o := &dashboardsOptions{}
+	c := &cobra.Command{
+		Use:     "dashboards --out DIR",
+		GroupID: "basic",
+		Short:   "Write the Grafana dashboards (fleet, node and GPU, team, workload, findings) as JSON",
+		Long: `Write gpulens' Grafana dashboards as JSON files, ready to import into Grafana or to
+load through its dashboard sidecar.
+
+Five dashboards: fleet overview, node and GPU detail, team efficiency, workload
+drill-down, and the findings of 'gpulens serve'. Each has a datasource variable
+and variables for cluster, node, namespace and pod. --schema dcgm-exporter charts
+the same things from dcgm-exporter's DCGM_FI_* fields.`,
+		Example: `  # Write the dashboards for gpulens-exporter's series
+  gpulens dashboards --out ./dashboards
+
+  # For a cluster that runs NVIDIA's dcgm-exporter
+  gpulens dashboards --out ./dashboards --schema dcgm-exporter`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runDashboards(o, c.OutOrStdout())
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.out, "out", "", "Directory to write the dashboards to (created if missing)")
+	f.StringVar(&o.schema, "schema", "native", "Metrics the dashboards chart: "+strings.Join(dashboards.Schemas(), ", "))
+	return c
+}
+
+func runDashboards(o *dashboardsOptions, stdout io.Writer) error {
+	if o.out == "" {
+		return usageError{fmt.Errorf("--out is required\nSee 'gpulens dashboards --help'.")}
+	}
+	if !slices.Contains(dashboards.Schemas(), o.schema) {
+		return usageError{fmt.Errorf("--schema: %q is not one of %s", o.schema, strings.Join(dashboards.Schemas(), ", "))}
+	}
+	paths, err := dashboards.Write(o.out, o.schema)
+	if err != nil {
+		return err
+	}
+	slog.Debug("dashboards written", "dir", o.out, "schema", o.schema, "files", len(paths))
+	for _, p := range paths {
+		fmt.Fprintln(stdout, p)
+	}
+	return nil
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDashboardsCommand(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+		files  int
+		schema string
+	}{
+		{"native", []string{"--schema", "native"}, exitOK, "", 5, "native"},
+		{"dcgm", []string{"--schema", "dcgm-exporter"}, exitOK, "", 5, "dcgm-exporter"},
+		{"default schema", nil, exitOK, "", 5, "native"},
+		{"unknown schema", []string{"--schema", "dcgm"}, exitUsage, `--schema: "dcgm" is not one of native, dcgm-exporter`, 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			var stdout, stderr bytes.Buffer
+			code := execute(append([]string{"dashboards", "--out", dir}, tc.args...), &stdout, &stderr)
+			if code != tc.code || !strings.Contains(stderr.String(), tc.stderr) {
+				t.Fatalf("exit %d, stderr %q; want %d, %q", code, stderr.String(), tc.code, tc.stderr)
+			}
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != tc.files || strings.Count(stdout.String(), "\n") != tc.files {
+				t.Errorf("%d files, stdout %q; want %d", len(entries), stdout.String(), tc.files)
+			}
+			// What it writes is what the repository commits.
+			for _, e := range entries {
+				got, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+				want, err := os.ReadFile(filepath.Join("../../dashboards", tc.schema, e.Name()))
+				if err != nil || !bytes.Equal(got, want) {
+					t.Errorf("%s differs from dashboards/%s/%s (%v)", e.Name(), tc.schema, e.Name(), err)
+				}
+			}
+		})
+	}
+	var stdout, stderr bytes.Buffer
+	if code := execute([]string{"dashboards"}, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "--out is required") {
+		t.Errorf("without --out: exit %d, %q", code, stderr.String())
+	}
+}

@@ -1,0 +1,95 @@
+package dashboards
+
+import (
+	"github.com/grafana/grafana-foundation-sdk/go/cog"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+
+	"github.com/gpulens/gpulens/analyzer/findings"
+)
+
+// The series `gpulens serve` exposes for the findings of its last
+// analysis; they are the same on both schemas.
+const (
+	findingMetric = "gpulens_finding"
+	savingsMetric = "gpulens_finding_monthly_savings_usd"
+	teamHours     = "gpulens_team_gpu_hours"
+	teamCost      = "gpulens_team_monthly_cost_usd"
+	findingFilter = `{cluster=~"$cluster", namespace=~"$namespace", severity=~"$severity"}`
+)
+
+// recommendations is what to do about each kind of finding, shown in the
+// findings table in place of the kind.
+var recommendations = map[string]string{
+	findings.KindIdleAllocation:   "Idle allocation: release the GPU, or scale the workload to zero when idle",
+	findings.KindUnderusedGPU:     "Underused GPU: move to a MIG slice or a time-sliced replica",
+	findings.KindTimesliceOOMRisk: "OOM risk: co-tenants' memory nears the GPU's; fewer replicas or a MIG slice each",
+	findings.KindMIGOversized:     "MIG slice too big: move to the smaller profile recommended",
+	findings.KindMIGUndersized:    "MIG slice too small: move to a bigger profile",
+	findings.KindTrainingOnShared: "Training on a shared GPU: give it a dedicated GPU",
+	findings.KindUnallocated:      "Unallocated capacity: scale the node pool down",
+	findings.KindUntaintedNode:    "GPU node without a NoSchedule taint runs CPU pods: taint it",
+	findings.KindNoGPUQuota:       "Namespace without a GPU ResourceQuota: add one",
+	findings.KindMixedModels:      "Mixed GPU models in one node: split the node pool",
+	findings.KindGPUErrors:        "GPU errors: drain the node and check the GPU (docs/runbooks.md)",
+	findings.KindThermal:          "Thermal throttling: check cooling and power capping",
+	findings.KindInsufficientData: "Not enough data for a verdict yet",
+}
+
+func severityVar() cog.Builder[dashboard.VariableModel] {
+	return labelVar("severity", "Severity", `label_values(`+findingMetric+`, severity)`)
+}
+
+func findingsDashboard(s signals) spec {
+	return spec{
+		uid: "gpulens-findings-" + s.schema(), title: "gpulens / Findings", timeFrom: "now-7d",
+		desc: "The findings of `gpulens serve`'s last analysis: what is open, what it would save, and what to do.",
+		vars: []cog.Builder[dashboard.VariableModel]{
+			labelVar("cluster", "Cluster", "label_values("+findingMetric+", cluster)"),
+			labelVar("namespace", "Namespace", `label_values(`+findingMetric+`{cluster=~"$cluster"}, namespace)`),
+			severityVar(),
+		},
+		rows: []row{
+			{"Open", []panel{
+				{kind: statPanel, title: "Open findings", unit: "short", w: 6, h: 4, desc: "Findings of the last analysis.",
+					targets: []target{{expr: "count(" + findingMetric + findingFilter + ") or vector(0)", instant: true}}},
+				{kind: statPanel, title: "Critical findings", unit: "short", w: 6, h: 4, desc: "Findings of severity critical.",
+					targets: []target{{expr: "count(" + findingMetric + `{cluster=~"$cluster", namespace=~"$namespace", severity="critical"}) or vector(0)`, instant: true}}},
+				{kind: statPanel, title: "Monthly savings", unit: "currencyUSD", w: 6, h: 4, decimals: ptr(0.0),
+					desc:    "What acting on every open finding would save per month.",
+					targets: []target{{expr: "sum(" + savingsMetric + findingFilter + ") or vector(0)", instant: true}}},
+				{kind: statPanel, title: "Monthly GPU cost", unit: "currencyUSD", w: 6, h: 4, decimals: ptr(0.0),
+					desc:    "What the teams' held GPUs cost per month, at the analyzer's price table.",
+					targets: []target{{expr: "sum(" + teamCost + `{cluster=~"$cluster"})`, instant: true}}},
+			}},
+			{"By kind", []panel{
+				{kind: timeSeries, title: "Open findings by kind and severity", unit: "short", w: 12, h: 8, stacked: true,
+					desc:    "How many findings each analysis left open.",
+					targets: []target{{expr: "count by (kind, severity) (" + findingMetric + findingFilter + ")", legend: "{{kind}} ({{severity}})"}}},
+				{kind: barGauge, title: "Monthly savings by kind", unit: "currencyUSD", w: 12, h: 8,
+					desc:    "Savings per month of the open findings, by kind.",
+					targets: []target{{expr: "sum by (kind) (" + savingsMetric + findingFilter + ")", legend: "{{kind}}", instant: true}}},
+			}},
+			{"Findings", []panel{
+				// Every finding (A), merged with its savings (B) where serve
+				// knows the cost: a finding without a price still shows.
+				{kind: tablePanel, title: "Findings and recommendations", unit: "currencyUSD", w: 24, h: 10,
+					desc: "Every open finding with what to do, where, and its monthly savings (empty where the cost is unknown).",
+					targets: []target{
+						{expr: findingMetric + findingFilter, instant: true, table: true},
+						{expr: savingsMetric + findingFilter, instant: true, table: true},
+					},
+					hidden:   []string{"Value #A", "__name__", "job", "instance"},
+					renames:  map[string]string{"kind": "Recommendation", "gpu_uuid": "GPU", "Value #B": "Savings / month"},
+					mappings: recommendations},
+			}},
+			{"Teams", []panel{
+				{kind: timeSeries, title: "Team GPU-hours by state", unit: "short", w: 12, h: 8, stacked: true,
+					desc:    "GPU-hours of each team in the analyzed window: used and idle, stacked to the hours allocated.",
+					targets: []target{{expr: "sum by (team, state) (" + teamHours + `{cluster=~"$cluster", state=~"used|idle"})`, legend: "{{team}} {{state}}"}}},
+				{kind: barGauge, title: "Team monthly cost", unit: "currencyUSD", w: 12, h: 8,
+					desc:    "What each team's held GPUs cost per month.",
+					targets: []target{{expr: "sum by (team) (" + teamCost + `{cluster=~"$cluster"})`, legend: "{{team}}", instant: true}}},
+			}},
+		},
+	}
+}

@@ -1,0 +1,87 @@
+package dashboards
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/prometheus/model/labels"
+
+	"github.com/gpulens/gpulens/analyzer/source"
+)
+
+// serveSeries are the series `gpulens serve` exposes, by the names and
+// labels agreed in its issue: findings, one without a known cost (so no
+// savings series), and a team whose hours are allocated = used + idle.
+var serveSeries = []struct {
+	labels []string
+	value  float64
+}{
+	{[]string{"__name__", "gpulens_finding", "kind", "idle-allocation", "severity", "warning", "namespace", "research-notebooks", "workload", "alice-jupyter", "node", "gpu-h100-01", "gpu_uuid", "GPU-1"}, 1},
+	{[]string{"__name__", "gpulens_finding", "kind", "timeslice-oom-risk", "severity", "critical", "namespace", "batch-etl", "workload", "etl-worker", "node", "gpu-a100-01", "gpu_uuid", "GPU-2"}, 1},
+	{[]string{"__name__", "gpulens_finding_monthly_savings_usd", "kind", "idle-allocation", "severity", "warning", "namespace", "research-notebooks", "workload", "alice-jupyter", "node", "gpu-h100-01", "gpu_uuid", "GPU-1"}, 5022.4},
+	{[]string{"__name__", "gpulens_finding_monthly_savings_usd", "kind", "timeslice-oom-risk", "severity", "critical", "namespace", "batch-etl", "workload", "etl-worker", "node", "gpu-a100-01", "gpu_uuid", "GPU-2"}, 0},
+	{[]string{"__name__", "gpulens_finding", "kind", "mixed-gpu-models", "severity", "info", "namespace", "", "workload", "", "node", "gpu-a100-01", "gpu_uuid", ""}, 1},
+	{[]string{"__name__", "gpulens_team_gpu_hours", "team", "team-nlp", "state", "allocated"}, 1000},
+	{[]string{"__name__", "gpulens_team_gpu_hours", "team", "team-nlp", "state", "used"}, 900},
+	{[]string{"__name__", "gpulens_team_gpu_hours", "team", "team-nlp", "state", "idle"}, 100},
+	{[]string{"__name__", "gpulens_team_monthly_cost_usd", "team", "team-nlp"}, 40150},
+}
+
+// TestFindingsDashboardOnServeSeries: every query of the findings
+// dashboard returns data from serve's series, its legends' labels exist,
+// and the recommendation mapping covers the kinds.
+func TestFindingsDashboardOnServeSeries(t *testing.T) {
+	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	end := time.Date(2026, 1, 5, 12, 0, 0, 0, time.UTC)
+	app := db.Appender(context.Background())
+	for ts := end.Add(-time.Hour); !ts.After(end); ts = ts.Add(time.Minute) {
+		for _, s := range serveSeries {
+			if _, err := app.Append(0, labels.FromStrings(s.labels...), ts.UnixMilli(), s.value); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := app.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for schema, ds := range generatedOnce(t) {
+		for _, d := range ds {
+			if !strings.HasPrefix(*d.Uid, "gpulens-findings-") {
+				continue
+			}
+			n := 0
+			for _, q := range queries(t, d) {
+				n++
+				vec, err := db.Query(context.Background(), substitute(q.expr), end)
+				if err != nil || len(vec) == 0 {
+					t.Errorf("%s: %s / %s: %v, %v", schema, q.panel, q.ref, vec, err)
+					continue
+				}
+				legendLabelsPresent(t, q.panel, q.legend, vec)
+				if q.panel == "Team GPU-hours by state" {
+					var sum float64
+					for _, s := range vec {
+						sum += float64(s.Value)
+					}
+					if sum != 1000 {
+						t.Errorf("%s: stacked team hours add up to %v, want the 1000 allocated", schema, sum)
+					}
+				}
+			}
+			if n < 8 {
+				t.Errorf("%s: %d queries", *d.Uid, n)
+			}
+		}
+	}
+	for _, s := range serveSeries {
+		if kind := labels.FromStrings(s.labels...).Get("kind"); kind != "" && recommendations[kind] == "" {
+			t.Errorf("no recommendation text for kind %s", kind)
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package dashboards
+
+import (
+	"github.com/grafana/grafana-foundation-sdk/go/cog"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+
+	"fmt"
+
+	"github.com/gpulens/gpulens/analyzer/findings"
+)
+
+// idleBelow is the findings' idle threshold, so that "idle" on the
+// dashboards means what an idle-allocation finding means.
+func idleBelow() string { return fmt.Sprint(findings.DefaultConfig().Idle.MaxAvgUtilization) }
+
+// allocatedGPUs is one series per physical GPU a pod holds (all of it, a
+// replica or a MIG slice), by model and sharing mode.
+func allocatedGPUs(s signals) string {
+	return "max by (node, uuid, model, sharing) (" + s.alloc() + ")"
+}
+
+func idleGPUs(s signals) string {
+	return allocatedGPUs(s) + " and on (node, uuid) (max by (node, uuid) (" + s.gpuUtil() + ") < " + idleBelow() + ")"
+}
+
+func unallocatedGPUs(s signals) string {
+	return s.gpus() + " unless on (node, uuid) (" + s.alloc() + ")"
+}
+
+func fleetOverview(s signals) spec {
+	perMonth := " * " + pricePerHour + " * " + hoursPerMonth
+	overRange := func(expr string) string { return "avg_over_time((" + expr + ")[$__range:1m])" }
+	return spec{
+		uid: "gpulens-fleet-" + s.schema(), title: "gpulens / Fleet overview",
+		desc: "GPUs by model and sharing mode, how busy they are, and what held and idle capacity costs.",
+		vars: []cog.Builder[dashboard.VariableModel]{clusterVar(s), nodeVar(s), priceVar()},
+		rows: []row{
+			{"Capacity", []panel{
+				{kind: statPanel, title: "GPUs", unit: "short", w: 6, h: 4,
+					desc:    "Physical GPUs answering now (lost GPUs excluded); a MIG GPU counts once.",
+					targets: []target{{expr: "count(" + s.gpus() + ")", instant: true}}},
+				{kind: statPanel, title: "Allocated GPUs", unit: "short", w: 6, h: 4,
+					desc:    "Physical GPUs of which a pod holds all, a replica or a MIG slice.",
+					targets: []target{{expr: "count(count by (node, uuid) (" + allocatedGPUs(s) + "))", instant: true}}},
+				{kind: statPanel, title: "Allocated but idle GPUs", unit: "short", w: 6, h: 4,
+					desc:    "Allocated GPUs whose load is below the idle-allocation finding's threshold (" + idleBelow() + ").",
+					targets: []target{{expr: "count(count by (node, uuid) (" + idleGPUs(s) + ")) or vector(0)", instant: true}}},
+				{kind: statPanel, title: "Unallocated GPUs", unit: "short", w: 6, h: 4,
+					desc:    "GPUs reporting that no pod holds: capacity paid for and not schedulable demand.",
+					targets: []target{{expr: "count(" + unallocatedGPUs(s) + ") or vector(0)", instant: true}}},
+			}},
+			{"By model and sharing mode", []panel{
+				{kind: barGauge, title: "Allocated GPUs", unit: "short", w: 8, h: 8,
+					desc:    "Allocated physical GPUs by model and sharing mode (none, time-slicing, mps, mig).",
+					targets: []target{{expr: "count by (model, sharing) (" + allocatedGPUs(s) + ")", legend: "{{model}} {{sharing}}", instant: true}}},
+				{kind: barGauge, title: "Allocated but idle GPUs", unit: "short", w: 8, h: 8,
+					desc:    "Allocated GPUs below the idle threshold, by model and sharing mode.",
+					targets: []target{{expr: "count by (model, sharing) (" + idleGPUs(s) + ")", legend: "{{model}} {{sharing}}", instant: true}}},
+				{kind: barGauge, title: "Unallocated GPUs", unit: "short", w: 8, h: 8,
+					desc:    "GPUs no pod holds, by model.",
+					targets: []target{{expr: "count by (model) (" + unallocatedGPUs(s) + ")", legend: "{{model}}", instant: true}}},
+			}},
+			{"Utilization", []panel{
+				{kind: heatmapPanel, title: "GPU utilization distribution", unit: "percentunit", w: 12, h: 9,
+					desc:    "How many GPUs run at each load, over time. A band at the bottom is idle capacity.",
+					targets: []target{{expr: s.gpuUtil(), legend: "{{node}} GPU {{gpu}}"}}},
+				{kind: timeSeries, title: "Utilization by model", unit: "percentunit", w: 12, h: 9, min: ptr(0.0),
+					desc:    "Average load of the physical GPUs of each model; MIG GPUs count their slices' activity weighted by size.",
+					targets: []target{{expr: "avg by (model) (" + s.gpuUtil() + ")", legend: "{{model}}"}}},
+			}},
+			{"Cost", []panel{
+				{kind: statPanel, title: "Held capacity", unit: "currencyUSD", w: 8, h: 4, decimals: ptr(0.0),
+					desc:    "What the GPU shares pods held over the range cost per month (730 h), at $gpu_hourly_price or the price recording rule.",
+					targets: []target{{expr: overRange("sum(" + s.alloc() + ")" + perMonth), instant: true}}},
+				{kind: statPanel, title: "Held but unused capacity", unit: "currencyUSD", w: 8, h: 4, decimals: ptr(0.0),
+					desc:    "The part of held capacity the pods did not use (allocation minus measured use), per month.",
+					targets: []target{{expr: overRange("clamp_min(sum(" + s.alloc() + ") - (sum(" + s.used() + ") or vector(0)), 0)" + perMonth), instant: true}}},
+				{kind: statPanel, title: "Unallocated capacity", unit: "currencyUSD", w: 8, h: 4, decimals: ptr(0.0),
+					desc:    "What the GPUs no pod held cost per month, averaged over the range.",
+					targets: []target{{expr: overRange("(count(" + unallocatedGPUs(s) + ") or vector(0))" + perMonth), instant: true}}},
+			}},
+		},
+	}
+}

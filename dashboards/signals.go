@@ -1,0 +1,126 @@
+package dashboards
+
+import "fmt"
+
+// signals are the series a dashboard charts, as PromQL over one schema's
+// metrics. Every expression returns the normalised labels node, gpu, uuid
+// and model (plus gpu_instance and mig_profile for MIG instances, and
+// namespace, pod, container and sharing for allocations), whatever the
+// schema calls them, so that the dashboards' legends and groupings are the
+// same on both. Expressions carry the dashboard variables in their
+// selectors ($cluster, $node, $namespace, $pod).
+type signals interface {
+	// schema is the --schema name, used in file names and uids.
+	schema() string
+	// variableMetric and nodeLabel feed the label_values() variables.
+	variableMetric() string
+	nodeLabel() string
+	podMetric() string
+	// gpus is 1 per physical GPU that answers.
+	gpus() string
+	// gpuUtil is each physical GPU's load: the device's utilization, or on
+	// MIG the slices' activity weighted by their compute share.
+	gpuUtil() string
+	migUtil() string
+	// prof is a GPM/DCGM profiling ratio per GPU: sm_active,
+	// sm_occupancy, tensor_active, dram_active.
+	prof(field string) string
+	// migProf is the same ratio per MIG instance, of the instance.
+	migProf(field string) string
+	memUsed() string
+	memTotal() string
+	migMemUsed() string
+	migMemTotal() string
+	power() string
+	temperature() string
+	// clock has a clock label, sm or memory, in hertz.
+	clock() string
+	// throttle is 1 per GPU and active clocks-event reason (label reason).
+	throttle() string
+	// xidEvents is the number of XID events per GPU (label xid) in
+	// $__rate_interval.
+	xidEvents() string
+	// eccUncorrected is uncorrectable ECC errors per GPU in
+	// $__rate_interval.
+	eccUncorrected() string
+	remappedRows() string
+	remapFailed() string
+	// alloc is each container's share of the physical GPU it holds.
+	alloc() string
+	// used is alloc times the container's measured use of it: its fraction
+	// of the physical GPU.
+	used() string
+	// podMemUsed is the memory each container uses on its GPU.
+	podMemUsed() string
+}
+
+// Common labels of per-GPU results.
+const gpuBy = "node, gpu, uuid, model"
+
+// schemas are the two sets of dashboards, by --schema name.
+var schemas = map[string]signals{
+	"native":        native{},
+	"dcgm-exporter": dcgm{},
+}
+
+// Schemas lists the accepted --schema names.
+func Schemas() []string { return []string{"native", "dcgm-exporter"} }
+
+type native struct{}
+
+const (
+	nativeDev = `cluster=~"$cluster", node=~"$node"`
+	nativePod = nativeDev + `, namespace=~"$namespace", pod=~"$pod"`
+)
+
+func ndev(metric string, extra ...string) string {
+	m := nativeDev
+	for _, e := range extra {
+		m += ", " + e
+	}
+	return metric + "{" + m + "}"
+}
+
+func npod(metric string) string { return metric + "{" + nativePod + "}" }
+
+func (native) schema() string         { return "native" }
+func (native) variableMetric() string { return "gpulens_gpu_info" }
+func (native) nodeLabel() string      { return "node" }
+func (native) podMetric() string      { return "gpulens_container_gpu_allocation_ratio" }
+
+// gpus counts the GPUs that answer: a lost GPU is neither allocated nor
+// spare capacity, and dcgm-exporter drops its series altogether.
+func (native) gpus() string { return "max by (" + gpuBy + ") (" + ndev("gpulens_gpu_up") + " == 1)" }
+func (native) gpuUtil() string {
+	return fmt.Sprintf("max by (%s) (%s) or sum by (%s) (%s * %s) / 7", gpuBy, ndev("gpulens_gpu_utilization_ratio"),
+		gpuBy, ndev("gpulens_mig_sm_active_ratio"), ndev("gpulens_mig_compute_slices"))
+}
+func (native) migUtil() string          { return ndev("gpulens_mig_sm_active_ratio") }
+func (native) prof(field string) string { return ndev("gpulens_gpu_" + field + "_ratio") }
+func (native) migProf(field string) string {
+	return ndev("gpulens_mig_" + field + "_ratio")
+}
+func (native) memUsed() string     { return ndev("gpulens_gpu_memory_used_bytes") }
+func (native) memTotal() string    { return ndev("gpulens_gpu_memory_total_bytes") }
+func (native) migMemUsed() string  { return ndev("gpulens_mig_memory_used_bytes") }
+func (native) migMemTotal() string { return ndev("gpulens_mig_memory_total_bytes") }
+func (native) power() string       { return ndev("gpulens_gpu_power_watts") }
+func (native) temperature() string { return ndev("gpulens_gpu_temperature_celsius") }
+func (native) clock() string       { return ndev("gpulens_gpu_clock_hertz") }
+func (native) throttle() string {
+	return ndev("gpulens_gpu_throttle_active", `reason!~"gpu_idle|applications_clocks_setting|display_clock_setting"`) + " == 1"
+}
+func (native) xidEvents() string {
+	return "increase(" + ndev("gpulens_gpu_xid_errors_total") + "[$__rate_interval])"
+}
+func (native) eccUncorrected() string {
+	return "increase(" + ndev("gpulens_gpu_ecc_errors_total", `type="uncorrected"`) + "[$__rate_interval])"
+}
+func (native) remappedRows() string { return ndev("gpulens_gpu_remapped_rows") }
+func (native) remapFailed() string  { return ndev("gpulens_gpu_row_remap_failed") }
+func (native) alloc() string        { return npod("gpulens_container_gpu_allocation_ratio") }
+func (native) used() string {
+	// One utilization series per allocation: method is the only extra label.
+	return npod("gpulens_container_gpu_allocation_ratio") + " * ignoring (method) " + npod("gpulens_container_gpu_utilization_ratio")
+}
+func (native) podMemUsed() string { return npod("gpulens_container_gpu_memory_used_bytes") }

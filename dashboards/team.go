@@ -1,0 +1,62 @@
+package dashboards
+
+import (
+	"github.com/grafana/grafana-foundation-sdk/go/cog"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+)
+
+const byTeam = "sum by ($team_label) "
+
+// gpuHours integrates a per-container share over the range at the
+// analyzer's one-minute resolution: an instant query, so Grafana never
+// sums points over time (dcgm-exporter #146).
+func gpuHours(expr, offset string) string {
+	o := ""
+	if offset != "" {
+		o = " offset " + offset
+	}
+	return "(sum_over_time((" + byTeam + "(" + expr + "))[$__range:1m]" + o + ") / 60)"
+}
+
+func teamEfficiency(s signals) spec {
+	alloc, used := gpuHours(s.alloc(), ""), gpuHours(s.used(), "")
+	allocPrev, usedPrev := gpuHours(s.alloc(), "1w"), gpuHours(s.used(), "1w")
+	return spec{
+		uid: "gpulens-team-" + s.schema(), title: "gpulens / Team efficiency", timeFrom: "now-7d",
+		desc: "GPU-hours each team held and used over the range, its efficiency and cost, and the change against the week before.",
+		vars: []cog.Builder[dashboard.VariableModel]{clusterVar(s), nodeVar(s), namespaceVar(s), teamVar(), priceVar()},
+		rows: []row{
+			{"Over the range", []panel{
+				{kind: tablePanel, title: "GPU-hours by team", unit: "short", w: 24, h: 9,
+					desc: "Allocated and used GPU-hours over the dashboard's range, efficiency (used / allocated), and cost at $gpu_hourly_price.",
+					targets: []target{
+						{expr: alloc, instant: true, table: true},
+						{expr: used, instant: true, table: true},
+						{expr: used + " / " + alloc, instant: true, table: true},
+						{expr: alloc + " * " + pricePerHour, instant: true, table: true},
+						{expr: "clamp_min(" + alloc + " - " + used + ", 0) * " + pricePerHour, instant: true, table: true},
+					},
+					renames: map[string]string{"Value #A": "Allocated GPU-hours", "Value #B": "Used GPU-hours",
+						"Value #C": "Efficiency", "Value #D": "Cost ($)", "Value #E": "Unused ($)"}},
+			}},
+			{"Over time", []panel{
+				ts("Allocated vs used GPUs", "short", "GPUs held (shares summed) and used (share × measured use) by each team.", 12,
+					target{expr: byTeam + "(" + s.alloc() + ")", legend: "{{$team_label}} allocated"},
+					target{expr: byTeam + "(" + s.used() + ")", legend: "{{$team_label}} used"}),
+				ratio("Efficiency", "Used over allocated GPU capacity, per team.", 12,
+					target{expr: byTeam + "(" + s.used() + ") / " + byTeam + "(" + s.alloc() + ")", legend: "{{$team_label}}"}),
+			}},
+			{"Week over week", []panel{
+				{kind: barGauge, title: "Allocated GPU-hours, change", unit: "short", w: 8, h: 8,
+					desc:    "Allocated GPU-hours over the range minus the same range a week earlier.",
+					targets: []target{{expr: alloc + " - " + allocPrev, legend: "{{$team_label}}", instant: true}}},
+				{kind: barGauge, title: "Used GPU-hours, change", unit: "short", w: 8, h: 8,
+					desc:    "Used GPU-hours over the range minus the same range a week earlier.",
+					targets: []target{{expr: used + " - " + usedPrev, legend: "{{$team_label}}", instant: true}}},
+				{kind: barGauge, title: "Efficiency, change", unit: "percentunit", w: 8, h: 8,
+					desc:    "Efficiency over the range minus the efficiency of the same range a week earlier.",
+					targets: []target{{expr: "(" + used + ") / (" + alloc + ") - (" + usedPrev + ") / (" + allocPrev + ")", legend: "{{$team_label}}", instant: true}}},
+			}},
+		},
+	}
+}

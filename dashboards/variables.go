@@ -1,0 +1,62 @@
+package dashboards
+
+import (
+	"github.com/grafana/grafana-foundation-sdk/go/cog"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+)
+
+// The variables are multi-valued with an "All" of .*, so that a selector
+// such as node=~"$node" also matches series that lack the label (a
+// Prometheus without a cluster label, a GPU no pod holds).
+
+func labelVar(name, label, query string) cog.Builder[dashboard.VariableModel] {
+	return dashboard.NewQueryVariableBuilder(name).Label(label).
+		Query(dashboard.StringOrMap{String: ptr(query)}).Definition(query).
+		Datasource(datasource()).Multi(true).IncludeAll(true).AllValue(".*").
+		Refresh(dashboard.VariableRefreshOnTimeRangeChanged).Sort(dashboard.VariableSortAlphabeticalAsc).
+		Current(dashboard.VariableOption{Selected: ptr(true), Text: dashboard.StringOrArrayOfString{String: ptr("All")},
+			Value: dashboard.StringOrArrayOfString{String: ptr("$__all")}})
+}
+
+func clusterVar(s signals) cog.Builder[dashboard.VariableModel] {
+	return labelVar("cluster", "Cluster", "label_values("+s.variableMetric()+", cluster)")
+}
+
+func nodeVar(s signals) cog.Builder[dashboard.VariableModel] {
+	return labelVar("node", "Node", `label_values(`+s.variableMetric()+`{cluster=~"$cluster"}, `+s.nodeLabel()+`)`)
+}
+
+func namespaceVar(s signals) cog.Builder[dashboard.VariableModel] {
+	return labelVar("namespace", "Namespace", `label_values(`+s.podMetric()+`{cluster=~"$cluster", `+s.nodeLabel()+`=~"$node"}, namespace)`)
+}
+
+func podVar(s signals) cog.Builder[dashboard.VariableModel] {
+	return labelVar("pod", "Pod", `label_values(`+s.podMetric()+`{cluster=~"$cluster", `+s.nodeLabel()+`=~"$node", namespace=~"$namespace"}, pod)`)
+}
+
+// priceVar is the price of one GPU-hour when no recording rule supplies
+// it (see costPerHour).
+func priceVar() cog.Builder[dashboard.VariableModel] {
+	return dashboard.NewTextBoxVariableBuilder("gpu_hourly_price").Label("$ per GPU-hour").
+		Description("Price of one GPU-hour in USD, used when the recording rule cluster:gpulens_gpu_hourly_price_usd:config is absent").
+		DefaultValue(dashboard.StringOrMap{String: ptr("4")}).
+		Current(dashboard.VariableOption{Text: dashboard.StringOrArrayOfString{String: ptr("4")},
+			Value: dashboard.StringOrArrayOfString{String: ptr("4")}})
+}
+
+// teamVar is the label teams are told apart by: namespace, or a team
+// label that relabelling or kube-state-metrics joins put on the series.
+func teamVar() cog.Builder[dashboard.VariableModel] {
+	return dashboard.NewCustomVariableBuilder("team_label").Label("Team by").
+		Values(dashboard.StringOrMap{String: ptr("namespace,team")}).AllowCustomValue(true).
+		Current(dashboard.VariableOption{Text: dashboard.StringOrArrayOfString{String: ptr("namespace")},
+			Value: dashboard.StringOrArrayOfString{String: ptr("namespace")}})
+}
+
+// pricePerHour is the GPU-hour price: a recording rule when one is
+// loaded (so that a price list lives in one place), else the variable.
+const pricePerHour = `scalar(max(cluster:gpulens_gpu_hourly_price_usd:config) or vector($gpu_hourly_price))`
+
+// hoursPerMonth turns an hourly figure into a monthly one, as the
+// analyzer's savings do (730 h).
+const hoursPerMonth = "730"

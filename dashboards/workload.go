@@ -1,0 +1,53 @@
+package dashboards
+
+import (
+	"strings"
+
+	"github.com/grafana/grafana-foundation-sdk/go/cog"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+)
+
+// anyPod widens an expression's pod and namespace filters: co-tenants of
+// the selected pod are other pods.
+func anyPod(expr string) string {
+	return strings.NewReplacer(`"$pod"`, `".*"`, `"$namespace"`, `".*"`).Replace(expr)
+}
+
+func workloadDrillDown(s signals) spec {
+	const podLegend = "{{namespace}}/{{pod}}"
+	// The physical GPUs of which the selected pods hold a share below 1
+	// outside MIG: time-sliced or MPS, where tenants' memory is not isolated.
+	shared := "max by (node, uuid) ((" + s.alloc() + ") < 1) unless on (node, uuid) (" + s.migMemTotal() + ")"
+	return spec{
+		uid: "gpulens-workload-" + s.schema(), title: "gpulens / Workload drill-down", timeFrom: "now-24h",
+		desc: "A pod's use against its allocation, and on shared GPUs its co-tenants' memory against the device's capacity.",
+		vars: []cog.Builder[dashboard.VariableModel]{clusterVar(s), nodeVar(s), namespaceVar(s), podVar(s)},
+		rows: []row{
+			{"Use against allocation", []panel{
+				ts("Allocated and used GPU", "short", "The GPU share the pod holds (1 whole, 1/replicas shared, sevenths on MIG) and the part of it it uses.", 12,
+					target{expr: "sum by (namespace, pod) (" + s.alloc() + ")", legend: podLegend + " allocated"},
+					target{expr: "sum by (namespace, pod) (" + s.used() + ")", legend: podLegend + " used"}),
+				ts("Use of its allocation", "percentunit", "How busy the pod keeps what it holds. Above 100% on a time-sliced GPU: it uses time its co-tenants leave idle.", 12,
+					target{expr: "sum by (namespace, pod) (" + s.used() + ") / sum by (namespace, pod) (" + s.alloc() + ")", legend: podLegend}),
+			}},
+			{"Memory", []panel{
+				ts("GPU memory of the pod", "bytes", "GPU memory the pod's containers use, per GPU or MIG instance.", 12,
+					target{expr: "sum by (namespace, pod, node, gpu, gpu_instance) (" + s.podMemUsed() + ")", legend: podLegend + " on " + gpuLegend}),
+				{kind: timeSeries, title: "Co-tenants' memory on shared GPUs", unit: "bytes", w: 12, h: 8, stacked: true,
+					capacityLine: ".* capacity$",
+					desc: "Every tenant's memory on the time-sliced or MPS GPUs the pod shares, stacked against the device's memory (dashed). " +
+						"Nothing isolates their memory: when the stack reaches the line, the next allocation fails with out-of-memory.",
+					targets: []target{
+						{expr: "sum by (namespace, pod, node, gpu, uuid) (" + anyPod(s.podMemUsed()) + ") and on (node, uuid) (" + shared + ")", legend: podLegend + " on " + gpuLegend},
+						{expr: "max by (node, gpu, uuid) (" + s.memTotal() + ") and on (node, uuid) (" + shared + ")", legend: gpuLegend + " capacity"},
+					}},
+			}},
+			{"Where it runs", []panel{
+				{kind: tablePanel, title: "Allocations", unit: "short", w: 24, h: 7,
+					desc:    "The pod's containers and what they hold: node, GPU, model, sharing mode and MIG profile, with the share.",
+					targets: []target{{expr: s.alloc(), instant: true, table: true}},
+					renames: map[string]string{"Value": "Share"}},
+			}},
+		},
+	}
+}
