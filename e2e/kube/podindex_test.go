@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/gpulens/gpulens/exporter/attribution/podindex"
 )
@@ -23,8 +24,14 @@ import (
 // when the watch is refused, keeps relisting, which still delivers changes
 // late. A refused watch shows only in the index's warnings ("pod watch
 // failed; retrying"), so the test fails on any warning the index logs.
-func startIndex(t *testing.T, c kubernetes.Interface, node string) *podindex.Informer {
+//
+// The index reads through the exporter's own core/v1 client, built from cfg.
+func startIndex(t *testing.T, cfg *rest.Config, node string) *podindex.Informer {
 	t.Helper()
+	rc, err := podindex.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	warnings := &warnLog{}
@@ -35,7 +42,7 @@ func startIndex(t *testing.T, c kubernetes.Interface, node string) *podindex.Inf
 			t.Errorf("the pod index of %s warned: %s", node, w)
 		}
 	})
-	idx := podindex.New(c, node, 0, slog.New(warnings))
+	idx := podindex.New(podindex.NodePods(rc, node), node, 0, slog.New(warnings))
 	runCtx, stop := context.WithTimeout(ctx, 30*time.Second)
 	defer stop()
 	go idx.Run(ctx)
@@ -95,7 +102,8 @@ func podNamed(ns, name string) *corev1.Pod {
 // the server: the index of one node never holds another node's pods, and
 // it resolves its own by UID and container ID.
 func TestPodIndexSeesOnlyItsNode(t *testing.T) {
-	c := clientFor(t, adminConfig(t))
+	cfg := adminConfig(t)
+	c := clientFor(t, cfg)
 	s := suffix(t)
 	mine, other := "gpu-a-"+s, "gpu-b-"+s
 	createNode(t, c, gpuNode(mine))
@@ -116,7 +124,7 @@ func TestPodIndexSeesOnlyItsNode(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	idx := startIndex(t, c, mine)
+	idx := startIndex(t, cfg, mine)
 	for name, p := range here {
 		got, ok := idx.ByUID(string(p.UID))
 		if !ok || got.Namespace != ns || got.Name != name || got.Phase != corev1.PodRunning {
@@ -139,7 +147,7 @@ func TestPodIndexSeesOnlyItsNode(t *testing.T) {
 
 	// The other node's index sees the mirror image: the selector is not
 	// merely filtering on the first node.
-	otherIdx := startIndex(t, c, other)
+	otherIdx := startIndex(t, cfg, other)
 	if _, ok := otherIdx.ByUID(string(there.UID)); !ok {
 		t.Errorf("the index of %s misses its own pod infer-0", other)
 	}
@@ -153,7 +161,8 @@ func TestPodIndexSeesOnlyItsNode(t *testing.T) {
 // appear, and a pod recreated under its old name (a StatefulSet replica)
 // resolves by its new UID only.
 func TestPodIndexChurn(t *testing.T) {
-	c := clientFor(t, adminConfig(t))
+	cfg := adminConfig(t)
+	c := clientFor(t, cfg)
 	s := suffix(t)
 	node, other := "gpu-churn-"+s, "gpu-churn-other-"+s
 	createNode(t, c, gpuNode(node))
@@ -165,7 +174,7 @@ func TestPodIndexChurn(t *testing.T) {
 	for _, name := range []string{"worker-0", "worker-1", "worker-2", "worker-3"} {
 		pods = append(pods, runPod(t, c, podNamed(ns, name), node))
 	}
-	idx := startIndex(t, c, node)
+	idx := startIndex(t, cfg, node)
 	for _, p := range pods {
 		if _, ok := idx.ByUID(string(p.UID)); !ok {
 			t.Fatalf("%s missing after sync", p.Name)

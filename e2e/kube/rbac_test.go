@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/exporter/attribution/podindex"
 )
 
 // identities are the chart's ServiceAccounts, by component.
@@ -127,22 +128,27 @@ func TestExporterRBAC(t *testing.T) {
 
 	sa := ids.exporter
 	who := "the exporter (" + sa.Namespace + "/" + sa.Name + ")"
-	c := clientFor(t, asServiceAccount(admin, sa.Namespace, sa.Name))
+	cfg := asServiceAccount(admin, sa.Namespace, sa.Name)
+	c := clientFor(t, cfg)
 	ctx := t.Context()
 
-	// list and watch: the index syncs only when both are allowed.
-	idx := startIndex(t, c, node)
+	// list and watch: startIndex fails on a refused watch.
+	idx := startIndex(t, cfg, node)
 	if _, ok := idx.ByUID(string(p.UID)); !ok {
 		t.Errorf("%s: the pod index misses train-0", who)
 	}
 	later := runPod(t, ac, podNamed(ns, "train-1"), node)
 	eventually(t, "the watch to deliver train-1", func() bool { _, ok := idx.ByUID(string(later.UID)); return ok })
-	// The Node GET of nodeSharingStrategy (cmd/gpulens-exporter).
-	if _, err := c.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{}); err != nil {
-		t.Errorf("%s cannot read its node: %v", who, err)
+	// The node's labels, for GFD's sharing strategy.
+	rc, err := podindex.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if labels, err := podindex.NodeLabels(ctx, rc, node); err != nil || labels["nvidia.com/gpu.present"] != "true" {
+		t.Errorf("%s cannot read its node's labels: %v, %v", who, labels, err)
 	}
 
-	_, err := c.CoreV1().Secrets(sa.Namespace).List(ctx, metav1.ListOptions{})
+	_, err = c.CoreV1().Secrets(sa.Namespace).List(ctx, metav1.ListOptions{})
 	forbidden(t, who, "list secrets in its namespace", err)
 	_, err = c.CoreV1().Secrets(ns).Get(ctx, "any", metav1.GetOptions{})
 	forbidden(t, who, "get secrets", err)
