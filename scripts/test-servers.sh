@@ -129,6 +129,7 @@ YML
 	done
 	echo "test-servers: kube-apiserver did not become ready at https://127.0.0.1:$kp/readyz; log: $dir/kube-apiserver.log" >&2
 	tail -n 20 "$dir/kube-apiserver.log" >&2 || true
+	stop_kube
 	return 1
 }
 
