@@ -1,9 +1,11 @@
 package kube
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sync/errgroup"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -319,4 +321,41 @@ func TestInventoryReadsRealObjects(t *testing.T) {
 	}
 	inv := inventory.Read(t.Context(), client, inventory.Options{DevicePluginConfigMaps: []string{cmNS + "/device-plugin-config"}})
 	checkWorld(t, inv, w, cmNS+"/device-plugin-config")
+}
+
+// TestInventoryPagesThroughContinueTokens makes the namespace list longer
+// than one page (500), so Read follows the server's own continue tokens,
+// which client-go's fake never issues.
+func TestInventoryPagesThroughContinueTokens(t *testing.T) {
+	c := clientFor(t, adminConfig(t))
+	s := suffix(t)
+	const n = 520
+	var g errgroup.Group
+	g.SetLimit(8)
+	for i := range n {
+		g.Go(func() error {
+			name := fmt.Sprintf("page-%s-%03d", s, i)
+			_, err := c.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"team": "team-" + name}},
+			}, metav1.CreateOptions{})
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	inv := inventory.Read(t.Context(), c, inventory.Options{})
+	if len(inv.Skipped) != 0 {
+		t.Fatalf("Skipped = %q", inv.Skipped)
+	}
+	found := 0
+	for i := range n {
+		name := fmt.Sprintf("page-%s-%03d", s, i)
+		if inv.Namespaces[name].Team == "team-"+name {
+			found++
+		}
+	}
+	if found != n {
+		t.Errorf("found %d of the %d namespaces across pages (of %d read)", found, n, len(inv.Namespaces))
+	}
 }
