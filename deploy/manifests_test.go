@@ -77,7 +77,9 @@ func TestExporterLeastPrivilege(t *testing.T) {
 		case "DaemonSet":
 			ds = &objs[i]
 		case "ClusterRole":
-			role = &objs[i]
+			if objs[i].Metadata.Name == "gpulens-exporter" {
+				role = &objs[i]
+			}
 		}
 	}
 	if ds == nil || role == nil {

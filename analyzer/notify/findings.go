@@ -1,0 +1,94 @@
+package notify
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gpulens/gpulens/analyzer/findings"
+)
+
+// AlertnamePrefix starts every alertname gpulens sends, so that routes and
+// silences can match all of them with alertname=~"Gpulens.*".
+const AlertnamePrefix = "Gpulens"
+
+// Alertname is the alertname of a finding kind: the prefix, then the
+// kind's hyphen-separated words each with a capital first letter, e.g.
+// idle-allocation → GpulensIdleAllocation, timeslice-oom-risk →
+// GpulensTimesliceOomRisk. Mechanical, so a new kind needs no table.
+func Alertname(kind string) string {
+	var b strings.Builder
+	b.WriteString(AlertnamePrefix)
+	for w := range strings.SplitSeq(kind, "-") {
+		if w == "" {
+			continue
+		}
+		b.WriteString(strings.ToUpper(w[:1]))
+		b.WriteString(w[1:])
+	}
+	return b.String()
+}
+
+// identity are the labels that make a finding one alert. Pod and container
+// are left out on purpose: a Deployment's pods come and go, and one alert
+// per workload survives a rollout instead of resolving and firing again.
+func identity(f findings.Finding) map[string]string {
+	l := map[string]string{"alertname": Alertname(f.Kind), "severity": string(f.Severity)}
+	for k, v := range map[string]string{"namespace": f.Namespace, "workload": f.Workload, "node": f.Node, "gpu_uuid": f.GPUUUID} {
+		// Empty labels are absent labels to Alertmanager; sending them
+		// would only make the JSON longer.
+		if v != "" {
+			l[k] = v
+		}
+	}
+	return l
+}
+
+// FromFindings turns findings into alerts (without times: the Tracker sets
+// them). Findings that share an identity, such as several pods of one
+// Deployment, become one alert whose savings are their sum. reportURL,
+// when set, is linked from every alert.
+func FromFindings(fs []findings.Finding, reportURL string) []Alert {
+	type group struct {
+		first   findings.Finding
+		n       int
+		savings float64
+		known   bool
+	}
+	var order []string
+	groups := map[string]*group{}
+	for _, f := range fs {
+		fp := fingerprint(identity(f))
+		g, ok := groups[fp]
+		if !ok {
+			g = &group{first: f, known: true}
+			groups[fp] = g
+			order = append(order, fp)
+		}
+		g.n++
+		g.savings += f.MonthlySavingsUSD
+		g.known = g.known && f.CostKnown
+	}
+	out := make([]Alert, 0, len(order))
+	for _, fp := range order {
+		g := groups[fp]
+		f := g.first
+		a := Alert{Labels: identity(f), Annotations: map[string]string{"summary": f.Summary}}
+		if g.n > 1 {
+			a.Annotations["summary"] = fmt.Sprintf("%s (and %d more like it)", f.Summary, g.n-1)
+		}
+		if r := f.Recommendation; r != nil && r.Summary != "" {
+			a.Annotations["recommendation"] = r.Summary
+		}
+		if g.known {
+			a.Annotations["savings"] = fmt.Sprintf("$%.0f/month", g.savings)
+			a.Annotations["monthly_savings_usd"] = strconv.FormatFloat(g.savings, 'f', 2, 64)
+		}
+		if reportURL != "" {
+			a.Annotations["report"] = reportURL
+			a.GeneratorURL = reportURL
+		}
+		out = append(out, a)
+	}
+	return out
+}

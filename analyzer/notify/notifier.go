@@ -1,0 +1,239 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/gpulens/gpulens/analyzer/series"
+)
+
+// Options configure a Notifier. Zero values take the defaults.
+type Options struct {
+	// URLs are the Alertmanagers, each of an HA set (not a load balancer
+	// in front of them: Alertmanagers gossip notifications, not alerts).
+	URLs []string
+	// ResendInterval is how often every pending alert is sent again
+	// (default 1m).
+	ResendInterval time.Duration
+	// QueueCapacity bounds each Alertmanager's queue in alerts (default
+	// 10000); BatchSize is the most alerts in one POST (default 64).
+	QueueCapacity, BatchSize int
+	// Timeout bounds one POST (default 10s); Retries is how many times a
+	// failed one is repeated (default 3), after Backoff, doubling each time
+	// up to 30s (default 500ms).
+	Timeout time.Duration
+	Retries int
+	Backoff time.Duration
+	Client  *http.Client
+	// Metrics receives the notifier's counters; nil keeps them private.
+	Metrics *metrics.Set
+	Logger  *slog.Logger
+	Now     func() time.Time
+}
+
+func (o Options) withDefaults() Options {
+	if o.ResendInterval <= 0 {
+		o.ResendInterval = time.Minute
+	}
+	if o.QueueCapacity <= 0 {
+		o.QueueCapacity = 10000
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = 64
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	if o.Retries < 0 {
+		o.Retries = 0
+	} else if o.Retries == 0 {
+		o.Retries = 3
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 500 * time.Millisecond
+	}
+	if o.Client == nil {
+		o.Client = &http.Client{}
+	}
+	if o.Metrics == nil {
+		o.Metrics = metrics.NewSet()
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// maxBackoff caps the wait between retries of one batch.
+const maxBackoff = 30 * time.Second
+
+// Notifier keeps the alerts' lifecycle and delivers them to every
+// Alertmanager.
+type Notifier struct {
+	o       Options
+	tracker *Tracker
+	senders []*sender
+}
+
+// New checks the URLs and sets up one queue per Alertmanager.
+func New(o Options) (*Notifier, error) {
+	o = o.withDefaults()
+	if len(o.URLs) == 0 {
+		return nil, errors.New("notify: no Alertmanager URL")
+	}
+	n := &Notifier{o: o, tracker: NewTracker(o.ResendInterval)}
+	for _, raw := range o.URLs {
+		ep, err := newEndpoint(raw, o.Client)
+		if err != nil {
+			return nil, err
+		}
+		s := &sender{ep: ep, q: newQueue(o.QueueCapacity), o: &n.o,
+			sent:    o.Metrics.NewCounter(series.Name("gpulens_serve_notifications_sent_total", "alertmanager", ep.name)),
+			failed:  o.Metrics.NewCounter(series.Name("gpulens_serve_notifications_failed_total", "alertmanager", ep.name)),
+			dropped: o.Metrics.NewCounter(series.Name("gpulens_serve_notifications_dropped_total", "alertmanager", ep.name)),
+		}
+		o.Metrics.NewGauge(series.Name("gpulens_serve_notification_queue_length", "alertmanager", ep.name),
+			func() float64 { return float64(s.q.len()) })
+		n.senders = append(n.senders, s)
+	}
+	o.Metrics.NewGauge(series.Name("gpulens_serve_alerts", "state", "active"), func() float64 {
+		a, _ := n.tracker.Counts()
+		return float64(a)
+	})
+	o.Metrics.NewGauge(series.Name("gpulens_serve_alerts", "state", "resolved"), func() float64 {
+		_, r := n.tracker.Counts()
+		return float64(r)
+	})
+	return n, nil
+}
+
+// Update records the alerts active after an analysis and sends every
+// pending alert at once, so new and resolved findings do not wait for
+// the next resend.
+func (n *Notifier) Update(current []Alert) {
+	now := n.o.Now()
+	n.tracker.Update(now, current)
+	n.enqueue(n.tracker.Pending(now))
+}
+
+func (n *Notifier) enqueue(alerts []Alert) {
+	if len(alerts) == 0 {
+		return
+	}
+	for _, s := range n.senders {
+		if d := s.q.push(alerts); d > 0 {
+			s.dropped.Add(d)
+			n.o.Logger.Warn("alert queue full: dropped the oldest alerts", "alertmanager", s.ep.name, "dropped", d)
+		}
+	}
+}
+
+// Run delivers queued alerts and re-sends pending ones every resend
+// interval until ctx ends, then makes one last attempt to deliver what is
+// queued, within one timeout.
+func (n *Notifier) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, s := range n.senders {
+		wg.Go(func() { s.run(ctx) })
+	}
+	t := time.NewTicker(n.o.ResendInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			wg.Wait()
+			return
+		case <-t.C:
+			n.enqueue(n.tracker.Pending(n.o.Now()))
+		}
+	}
+}
+
+// sender drains one Alertmanager's queue.
+type sender struct {
+	ep                    *endpoint
+	q                     *queue
+	o                     *Options
+	sent, failed, dropped *metrics.Counter
+}
+
+func (s *sender) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			s.flush()
+			return
+		case <-s.q.ready:
+		}
+		for {
+			batch := s.q.pop(s.o.BatchSize)
+			if len(batch) == 0 {
+				break
+			}
+			s.deliver(ctx, batch)
+			if ctx.Err() != nil {
+				break
+			}
+		}
+	}
+}
+
+// deliver posts a batch, retrying transient failures with backoff.
+func (s *sender) deliver(ctx context.Context, batch []Alert) {
+	wait := s.o.Backoff
+	var err error
+	for attempt := 0; attempt <= s.o.Retries; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				s.fail(batch, err)
+				return
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, maxBackoff)
+		}
+		actx, cancel := context.WithTimeout(ctx, s.o.Timeout)
+		err = s.ep.post(actx, batch)
+		cancel()
+		if err == nil {
+			s.sent.Add(len(batch))
+			return
+		}
+		if isPermanent(err) {
+			break
+		}
+	}
+	s.fail(batch, err)
+}
+
+func (s *sender) fail(batch []Alert, err error) {
+	s.failed.Add(len(batch))
+	s.o.Logger.Warn("alerts not delivered", "alertmanager", s.ep.name, "alerts", len(batch), "err", err)
+}
+
+// flush is the shutdown's single attempt: the alerts stay valid in
+// Alertmanager until their endsAt anyway.
+func (s *sender) flush() {
+	ctx, cancel := context.WithTimeout(context.Background(), s.o.Timeout)
+	defer cancel()
+	for {
+		batch := s.q.pop(s.o.BatchSize)
+		if len(batch) == 0 {
+			return
+		}
+		if err := s.ep.post(ctx, batch); err != nil {
+			s.fail(batch, err)
+			continue
+		}
+		s.sent.Add(len(batch))
+	}
+}

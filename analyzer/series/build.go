@@ -1,0 +1,83 @@
+package series
+
+import (
+	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/report"
+)
+
+// HoursPerMonth is the month the savings figures use (365 × 24 / 12).
+const HoursPerMonth = 730
+
+// Input is what one analysis gives the series.
+type Input struct {
+	Findings []findings.Finding
+	// Teams and CostKnown come from the report of the same analysis.
+	Teams     []report.Team
+	CostKnown bool
+	// WindowHours is the length of the analysed window.
+	WindowHours float64
+}
+
+// findingLabels are a finding's identity as a series. Pod and container
+// are not among them: one series per workload survives a rollout.
+func findingLabels(f findings.Finding) []string {
+	return []string{"kind", f.Kind, "severity", string(f.Severity), "namespace", f.Namespace,
+		"workload", f.Workload, "node", f.Node, "gpu_uuid", f.GPUUUID}
+}
+
+// Build returns a new Set with the analysis's series. Findings with the
+// same identity (several pods of one workload) share one series whose
+// dollar figures are their sums.
+func Build(in Input) *metrics.Set {
+	s := metrics.NewSet()
+	type sums struct {
+		savings, cost float64
+		known         bool
+	}
+	var order []string
+	byName := map[string]*sums{}
+	for _, f := range in.Findings {
+		name := Name("gpulens_finding", findingLabels(f)...)
+		g, ok := byName[name]
+		if !ok {
+			g = &sums{known: true}
+			byName[name] = g
+			order = append(order, name)
+		}
+		g.savings += f.MonthlySavingsUSD
+		g.cost += f.MonthlyCostUSD
+		g.known = g.known && f.CostKnown
+	}
+	for _, name := range order {
+		g := byName[name]
+		constant(s, name, 1)
+		if g.known {
+			labels := name[len("gpulens_finding"):]
+			constant(s, "gpulens_finding_monthly_savings_usd"+labels, g.savings)
+			constant(s, "gpulens_finding_monthly_cost_usd"+labels, g.cost)
+		}
+	}
+	for _, t := range in.Teams {
+		constant(s, Name("gpulens_team_gpu_hours", "team", t.Team, "state", "allocated"), t.AllocatedGPUHours)
+		constant(s, Name("gpulens_team_gpu_hours", "team", t.Team, "state", "used"), t.UsedGPUHours)
+		constant(s, Name("gpulens_team_gpu_hours", "team", t.Team, "state", "idle"), t.IdleGPUHours)
+		if in.CostKnown && in.WindowHours > 0 {
+			constant(s, Name("gpulens_team_monthly_cost_usd", "team", t.Team), t.Cost/in.WindowHours*HoursPerMonth)
+		}
+		if t.Efficiency != nil {
+			constant(s, Name("gpulens_team_efficiency_ratio", "team", t.Team), *t.Efficiency)
+		}
+	}
+	if in.WindowHours > 0 {
+		constant(s, "gpulens_analysis_window_seconds", in.WindowHours*3600)
+	}
+	return s
+}
+
+// constant registers a gauge that always reads v: the Set is never
+// updated, only replaced by the next analysis's.
+func constant(s *metrics.Set, name string, v float64) {
+	s.NewGauge(name, func() float64 { return v })
+}

@@ -1,0 +1,191 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/notify"
+	"github.com/gpulens/gpulens/analyzer/report"
+	"github.com/gpulens/gpulens/analyzer/series"
+)
+
+// Options configure a Service.
+type Options struct {
+	// Analyze runs one analysis; ctx ends after one Interval.
+	Analyze  func(ctx context.Context) (*Result, error)
+	Interval time.Duration
+	// Notifier, when set, is told the findings of each successful analysis.
+	Notifier *notify.Notifier
+	// Health holds the service's own long-lived series (and the
+	// notifier's); nil makes a new one.
+	Health *metrics.Set
+	// ReportURL is linked from every alert.
+	ReportURL string
+	// WriteFindings writes findings as JSON, the form of
+	// 'gpulens recommend --format json'.
+	WriteFindings func(io.Writer, []findings.Finding) error
+	Logger        *slog.Logger
+	Now           func() time.Time
+}
+
+// Service is the periodic analysis and what it serves.
+type Service struct {
+	o       Options
+	current atomic.Pointer[snapshot]
+	stale   atomic.Bool
+	// lastSuccess is the Unix nanoseconds of the last good analysis.
+	lastSuccess atomic.Int64
+	lastDur     atomic.Int64
+
+	successes, failures, queries *metrics.Counter
+}
+
+// New returns a Service that has not analysed anything yet.
+func New(o Options) *Service {
+	if o.Health == nil {
+		o.Health = metrics.NewSet()
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.WriteFindings == nil {
+		o.WriteFindings = func(w io.Writer, fs []findings.Finding) error { return json.NewEncoder(w).Encode(fs) }
+	}
+	s := &Service{o: o}
+	h := o.Health
+	s.successes = h.NewCounter(series.Name("gpulens_serve_analyses_total", "result", "success"))
+	s.failures = h.NewCounter(series.Name("gpulens_serve_analyses_total", "result", "failure"))
+	s.queries = h.NewCounter("gpulens_serve_queries_total")
+	h.NewGauge("gpulens_serve_last_success_timestamp_seconds", func() float64 {
+		return float64(s.lastSuccess.Load()) / 1e9
+	})
+	h.NewGauge("gpulens_serve_analysis_duration_seconds", func() float64 {
+		return time.Duration(s.lastDur.Load()).Seconds()
+	})
+	h.NewGauge("gpulens_serve_stale", func() float64 {
+		if s.stale.Load() {
+			return 1
+		}
+		return 0
+	})
+	return s
+}
+
+// Run analyses at once, then every Interval, until ctx ends. A run that
+// takes longer than the interval is cut off and counts as failed.
+func (s *Service) Run(ctx context.Context) {
+	t := time.NewTicker(s.o.Interval)
+	defer t.Stop()
+	for {
+		s.Cycle(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Cycle runs one analysis and publishes it, or marks the last one stale.
+func (s *Service) Cycle(ctx context.Context) {
+	start := time.Now()
+	actx, cancel := context.WithTimeout(ctx, s.o.Interval)
+	res, err := s.o.Analyze(actx)
+	cancel()
+	if err == nil {
+		err = s.publish(res)
+	}
+	dur := time.Since(start)
+	s.lastDur.Store(int64(dur))
+	if err != nil {
+		if ctx.Err() != nil {
+			return // shutting down: not a failure of the analysis
+		}
+		s.failures.Inc()
+		s.stale.Store(s.current.Load() != nil)
+		s.o.Logger.Error("analysis failed; serving the last good one", "err", err, "duration", dur.Round(time.Millisecond),
+			"last_success", s.LastSuccess())
+		return
+	}
+	s.successes.Inc()
+	s.queries.Add(res.Queries)
+	s.o.Logger.Info("analysis done", "findings", len(res.Findings), "queries", res.Queries, "duration", dur.Round(time.Millisecond))
+}
+
+// publish builds everything one analysis serves, then swaps it in.
+func (s *Service) publish(res *Result) error {
+	if res == nil || res.Report == nil {
+		return errors.New("the analysis returned no report")
+	}
+	r := res.Report
+	var rep, fs bytes.Buffer
+	if err := report.Render(&rep, r, "json"); err != nil {
+		return fmt.Errorf("report JSON: %w", err)
+	}
+	if err := s.o.WriteFindings(&fs, res.Findings); err != nil {
+		return fmt.Errorf("findings JSON: %w", err)
+	}
+	now := s.o.Now()
+	snap := &snapshot{
+		at:     now,
+		window: r.Window,
+		set: series.Build(series.Input{Findings: res.Findings, Teams: r.Teams, CostKnown: r.CostKnown,
+			WindowHours: r.Window.Hours}),
+		report:   rep.Bytes(),
+		findings: fs.Bytes(),
+	}
+	s.current.Store(snap)
+	s.stale.Store(false)
+	s.lastSuccess.Store(now.UnixNano())
+	if s.o.Notifier != nil {
+		s.o.Notifier.Update(notify.FromFindings(res.Findings, s.o.ReportURL))
+	}
+	return nil
+}
+
+// LastSuccess is when the last good analysis was published; zero before.
+func (s *Service) LastSuccess() time.Time {
+	n := s.lastSuccess.Load()
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}
+
+// Ready is true when an analysis succeeded within three intervals.
+func (s *Service) Ready() bool {
+	last := s.LastSuccess()
+	return !last.IsZero() && s.o.Now().Sub(last) <= 3*s.o.Interval
+}
+
+// WriteMetrics writes the current analysis's series and the service's
+// own, with HELP and TYPE.
+func (s *Service) WriteMetrics(w io.Writer) error {
+	var set *metrics.Set
+	if snap := s.current.Load(); snap != nil {
+		set = snap.set
+	}
+	return series.Write(w, set, s.o.Health)
+}
+
+// WritePush writes the same series without metadata, for
+// metrics.InitPushExtWithOptions.
+func (s *Service) WritePush(w io.Writer) {
+	if snap := s.current.Load(); snap != nil {
+		snap.set.WritePrometheus(w)
+	}
+	s.o.Health.WritePrometheus(w)
+}
