@@ -1,0 +1,197 @@
+package kube
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+)
+
+// manifestsPath is the chart rendered with default values.
+const manifestsPath = "../../deploy/manifests/gpulens.yaml"
+
+// manifest is one object of the rendered chart.
+type manifest struct {
+	gvk schema.GroupVersionKind
+	// typed is the object as client-go's scheme decodes it.
+	typed runtime.Object
+	// raw is the object as written, for applying it unchanged.
+	raw *unstructured.Unstructured
+}
+
+func (m manifest) String() string {
+	return m.gvk.Kind + " " + m.raw.GetNamespace() + "/" + m.raw.GetName()
+}
+
+// crdKinds are the prometheus-operator kinds the chart can render; the test
+// server has no CustomResourceDefinitions for them.
+var crdKinds = map[string]bool{"ServiceMonitor": true, "PrometheusRule": true}
+
+// loadManifests decodes every object of the rendered chart strictly: a
+// field client-go's types do not know (a typo) fails the test here, before
+// the server is asked. Objects of crdKinds are returned undecoded.
+func loadManifests(t *testing.T) []manifest {
+	t.Helper()
+	b, err := os.ReadFile(manifestsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strict := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
+	var out []manifest
+	for _, doc := range splitYAML(t, b) {
+		raw := &unstructured.Unstructured{}
+		if err := utilyaml.Unmarshal(doc, &raw.Object); err != nil {
+			t.Fatalf("%s: %v", manifestsPath, err)
+		}
+		if len(raw.Object) == 0 {
+			continue // a document of comments only
+		}
+		m := manifest{gvk: raw.GroupVersionKind(), raw: raw}
+		if !crdKinds[m.gvk.Kind] {
+			obj, gvk, err := strict.Decode(doc, nil, nil)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", manifestsPath, m, err)
+			}
+			m.typed, m.gvk = obj, *gvk
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// splitYAML splits a multi-document YAML stream.
+func splitYAML(t *testing.T, b []byte) [][]byte {
+	t.Helper()
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(b)))
+	var docs [][]byte
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return docs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, doc)
+	}
+}
+
+// applier applies objects by server-side apply, which creates or updates
+// and so makes tests rerunnable on one server.
+type applier struct {
+	dyn    dynamic.Interface
+	mapper meta.RESTMapper
+}
+
+func newApplier(t *testing.T, cfg *rest.Config) *applier {
+	t.Helper()
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, err := restmapper.GetAPIGroupResources(dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &applier{dyn: dyn, mapper: restmapper.NewDiscoveryRESTMapper(groups)}
+}
+
+// apply sends obj with strict field validation, so that the server's
+// schema judges every field; dryRun asks the server to validate, default
+// and admit the object without storing it.
+func (a *applier) apply(t *testing.T, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
+	t.Helper()
+	gvk := obj.GroupVersionKind()
+	mapping, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, err
+	}
+	var ri dynamic.ResourceInterface = a.dyn.Resource(mapping.Resource)
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		ri = a.dyn.Resource(mapping.Resource).Namespace(obj.GetNamespace())
+	}
+	body, err := obj.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	force := true
+	opts := metav1.PatchOptions{FieldManager: "gpulens-e2e", Force: &force, FieldValidation: metav1.FieldValidationStrict}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	return ri.Patch(t.Context(), obj.GetName(), types.ApplyPatchType, body, opts)
+}
+
+// TestManifestsDryRun applies every object of the rendered chart with
+// server-side dry-run: the API server's validation, defaulting and
+// admission judge them as they would on install, without a kubelet to run
+// the DaemonSet.
+func TestManifestsDryRun(t *testing.T) {
+	cfg := adminConfig(t)
+	c := clientFor(t, cfg)
+	objs := loadManifests(t)
+	for _, m := range objs {
+		if ns := m.raw.GetNamespace(); ns != "" {
+			ensureNamespace(t, c, ns, nil)
+		}
+	}
+	a := newApplier(t, cfg)
+	applied := 0
+	for _, m := range objs {
+		if crdKinds[m.gvk.Kind] {
+			t.Logf("%s: skipped, no CRD in the test server", m)
+			continue
+		}
+		out, err := a.apply(t, m.raw, true)
+		if err != nil {
+			t.Errorf("%s: %v", m, err)
+			continue
+		}
+		applied++
+		// Defaulting ran: the server filled in fields the chart leaves out.
+		if m.gvk.Kind == "DaemonSet" {
+			if p, _, _ := unstructured.NestedString(out.Object, "spec", "template", "spec", "dnsPolicy"); p != "ClusterFirst" {
+				t.Errorf("%s: dnsPolicy after defaulting = %q", m, p)
+			}
+		}
+	}
+	if applied == 0 {
+		t.Fatal("no object was applied")
+	}
+}
+
+// TestManifestsDecodeStrictly needs no server: a field of the rendered
+// chart that client-go's types do not know fails here even where the
+// dry-run cannot run.
+func TestManifestsDecodeStrictly(t *testing.T) {
+	objs := loadManifests(t)
+	kinds := map[string]int{}
+	for _, m := range objs {
+		kinds[m.gvk.Kind]++
+	}
+	for _, k := range []string{"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "DaemonSet", "Service"} {
+		if kinds[k] == 0 {
+			t.Errorf("the rendered chart has no %s (kinds: %v)", k, kinds)
+		}
+	}
+}
