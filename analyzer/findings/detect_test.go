@@ -310,3 +310,27 @@ func TestWorkloadSource(t *testing.T) {
 		})
 	}
 }
+
+// TestOOMRiskWithoutProcessAttribution: without hostPID the exporter has
+// no per-tenant memory, but the device's own figures still flag the GPU,
+// at half confidence and saying why.
+func TestOOMRiskWithoutProcessAttribution(t *testing.T) {
+	a := alloc("svc-a", "GPU-1", a100, "time-slicing", "", 0.5, 0.2, 0.3, 0)
+	b := alloc("svc-b", "GPU-1", a100, "time-slicing", "", 0.5, 0.2, 0.3, 0)
+	a.MemorySteps, b.MemorySteps = 0, 0
+	for _, tt := range []struct {
+		used float64
+		want Severity
+	}{{76 * GiB, Warning}, {40 * GiB, ""}} {
+		g := gpu("GPU-1", a100, "time-slicing", 80*GiB)
+		g.MemoryUsedP99Bytes, g.MemoryUsedLastBytes, g.MemoryUsedSteps = tt.used, tt.used, 10080
+		f := find(Detect(result([]query.Allocation{a, b}, []query.GPU{g}), nil, DefaultConfig(), recommend.DefaultPrices()), KindTimesliceOOMRisk)
+		switch {
+		case tt.want == "" && f != nil:
+			t.Errorf("%.0f GiB used: unexpected %s", tt.used/GiB, f.Summary)
+		case tt.want != "" && (f == nil || f.Severity != tt.want || f.Confidence > 0.5 || f.Evidence["tenant_memory_unknown"] != 1 ||
+			!strings.Contains(f.Summary, "without hostPID")):
+			t.Errorf("%.0f GiB used: got %+v, want a %s at half confidence", tt.used/GiB, f, tt.want)
+		}
+	}
+}

@@ -94,7 +94,7 @@ func (d *detector) oomRisk(g query.GPU, base func(string, Severity) Finding) {
 	if horizon == 0 {
 		horizon = d.res.Window.Duration().Hours()
 	}
-	var tenants []recommend.Tenant
+	var tenants, unmeasured []recommend.Tenant
 	var minShare, tenantsGrowth float64
 	var pods []string
 	for _, a := range d.res.Allocations {
@@ -106,6 +106,11 @@ func (d *detector) oomRisk(g query.GPU, base func(string, Severity) Finding) {
 			minShare = a.Share
 		}
 		if a.MemorySteps < d.cfg.MinSamples {
+			// Allocation-only attribution (no hostPID): the tenant is
+			// known, its memory is not. Held longest first.
+			w, res := d.podOwner(a)
+			unmeasured = append(unmeasured, recommend.Tenant{Usage: recommend.Usage{Workload: w, Model: a.Model, Sharing: a.Sharing,
+				Share: a.Share, DeviceMemoryBytes: g.MemoryTotalBytes, Resources: res}, ProjectedMemoryBytes: a.HeldHours})
 			continue
 		}
 		tenantsGrowth += math.Max(0, a.MemoryGrowthBytesPerHour)
@@ -119,6 +124,12 @@ func (d *detector) oomRisk(g query.GPU, base func(string, Severity) Finding) {
 	if dev == 0 {
 		m, _ := recommend.LookupModel(g.Model)
 		dev = m.MemoryBytes
+	}
+	// Without per-tenant memory the device's own figures still judge the
+	// GPU, never skipped silently; only the tenant to move is unknown.
+	blind := len(tenants) == 0 && len(unmeasured) > 0 && g.MemoryUsedSteps >= d.cfg.MinSamples
+	if blind {
+		tenants = unmeasured
 	}
 	if len(tenants) == 0 || dev == 0 {
 		return
@@ -145,6 +156,10 @@ func (d *detector) oomRisk(g query.GPU, base func(string, Severity) Finding) {
 	heaviest := slices.MaxFunc(tenants, func(a, b recommend.Tenant) int {
 		return cmp.Or(cmp.Compare(a.ProjectedMemoryBytes, b.ProjectedMemoryBytes), cmp.Compare(b.Workload.Name, a.Workload.Name))
 	})
+	if blind {
+		// What the unknown tenant needs is at most what the device holds.
+		heaviest.ProjectedMemoryBytes, heaviest.P99MemoryBytes = projected, inUse
+	}
 	f := base(KindTimesliceOOMRisk, sev)
 	f.Evidence["memory_in_use_p99_bytes"], f.Evidence["device_memory_bytes"], f.Evidence["memory_ratio"] = inUse, dev, ratio
 	f.Evidence["device_memory_used_p99_bytes"], f.Evidence["device_memory_used_last_bytes"] = g.MemoryUsedP99Bytes, g.MemoryUsedLastBytes
@@ -172,6 +187,11 @@ func (d *detector) oomRisk(g query.GPU, base func(string, Severity) Finding) {
 		// guess.
 		f.Confidence = confidence(f.Confidence, 0.5)
 		f.Summary += " (dcgm-exporter reports the whole device's memory for every tenant: the tenant named is a guess)"
+	}
+	if blind {
+		f.Evidence["tenant_memory_unknown"] = 1
+		f.Confidence = confidence(f.Confidence, 0.5)
+		f.Summary += " (no per-tenant memory: the exporter runs without hostPID, allocation-only; the tenant named is the one held longest, not the one known to grow)"
 	}
 	d.cost(&f, heaviest.Model, heaviest.Usage.Share, f.Recommendation)
 	d.add(f)
