@@ -1,9 +1,11 @@
 # gpulens — see README.md. Every target works on a fresh machine with Go.
-# The Go of go.mod's go line (go1.27.3), which the go command fetches from
-# the module proxy when the machine's own Go is older. Exported because a
-# machine may set GOTOOLCHAIN=local and then refuse to switch, and an older
-# Go lacks the standard-library fixes that `make vuln` checks for.
-export GOTOOLCHAIN := go$(shell awk '$$1 == "go" {print $$2}' go.mod)
+# The Go of go.mod's toolchain line (go1.27.3), which the go command fetches
+# from the module proxy. Exported because a machine may set
+# GOTOOLCHAIN=local, under which the toolchain line is ignored, and an older
+# Go lacks the standard-library fixes that `make vuln` checks for. go.mod's
+# go line stays at the oldest Go that builds the code, so plain go commands
+# still work on such a machine.
+export GOTOOLCHAIN := $(shell awk '$$1 == "toolchain" {print $$2}' go.mod)
 GO       ?= go
 BIN      ?= bin
 PKGS     ?= ./...

@@ -1,6 +1,8 @@
 module github.com/gpulens/gpulens
 
-go 1.27.3
+go 1.26.8
+
+toolchain go1.27.3
 
 require (
 	github.com/NVIDIA/go-nvml v0.13.4-1

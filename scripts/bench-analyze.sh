@@ -18,8 +18,8 @@
 # may be shared, so CPU seconds are reported too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# go.mod's Go: the machine's own may be older and set GOTOOLCHAIN=local.
-export GOTOOLCHAIN="go$(awk '$1 == "go" {print $2}' go.mod)"
+# go.mod's toolchain line: the machine's own Go may be older and set GOTOOLCHAIN=local.
+export GOTOOLCHAIN="$(awk '$1 == "toolchain" {print $2}' go.mod)"
 TIMEOUT="${TIMEOUT:-10m}"
 MAX_RSS_GIB="${MAX_RSS_GIB:-16}"
 COUNT="${COUNT:-1}"

@@ -7,8 +7,8 @@
 # Environment: FUZZTIME (per target, default 10s), PKGS (default ./...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# go.mod's Go: the machine's own may be older and set GOTOOLCHAIN=local.
-export GOTOOLCHAIN="go$(awk '$1 == "go" {print $2}' go.mod)"
+# go.mod's toolchain line: the machine's own Go may be older and set GOTOOLCHAIN=local.
+export GOTOOLCHAIN="$(awk '$1 == "toolchain" {print $2}' go.mod)"
 FUZZTIME="${FUZZTIME:-10s}"
 PKGS="${PKGS:-./...}"
 

@@ -11,8 +11,8 @@
 # GPULENS_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/gpulens).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# go.mod's Go: the machine's own may be older and set GOTOOLCHAIN=local.
-export GOTOOLCHAIN="go$(awk '$1 == "go" {print $2}' go.mod)"
+# go.mod's toolchain line: the machine's own Go may be older and set GOTOOLCHAIN=local.
+export GOTOOLCHAIN="$(awk '$1 == "toolchain" {print $2}' go.mod)"
 root=$PWD
 GO="${GO:-go}"
 cache="${GPULENS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gpulens}"

@@ -1,6 +1,8 @@
 module github.com/gpulens/gpulens/tools
 
-go 1.27.3
+go 1.26.8
+
+toolchain go1.27.3
 
 tool (
 	golang.org/x/vuln/cmd/govulncheck

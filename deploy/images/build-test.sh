@@ -8,8 +8,8 @@
 # path compiles in golang's image, which cannot be pulled here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# go.mod's Go: the machine's own may be older and set GOTOOLCHAIN=local.
-export GOTOOLCHAIN="go$(awk '$1 == "go" {print $2}' go.mod)"
+# go.mod's toolchain line: the machine's own Go may be older and set GOTOOLCHAIN=local.
+export GOTOOLCHAIN="$(awk '$1 == "toolchain" {print $2}' go.mod)"
 export STORAGE_DRIVER=vfs
 B=(buildah --storage-driver vfs)
 tag=localhost/gpulens-build-test
