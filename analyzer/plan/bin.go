@@ -71,7 +71,7 @@ func (p *packer) fits(b *bin, i, prof int) bool {
 		return true
 	case ModeMIG:
 		pr := p.pool.Model.MIG[prof]
-		return b.counts[prof] < pr.Instances && b.sevenths+pr.ComputeSevenths <= 7 && b.eighths+pr.MemoryEighths <= 8
+		return b.counts[prof] < pr.Instances && b.sevenths+pr.ComputeSlices <= 7 && b.eighths+pr.MemorySlices <= 8
 	}
 	if len(b.lanes) >= p.pol.MaxReplicas || l.Training {
 		return false
@@ -129,8 +129,8 @@ func (p *packer) add(b *bin, i, prof int) {
 		pr := p.pool.Model.MIG[prof]
 		b.profiles = append(b.profiles, prof)
 		b.counts[prof]++
-		b.sevenths += pr.ComputeSevenths
-		b.eighths += pr.MemoryEighths
+		b.sevenths += pr.ComputeSlices
+		b.eighths += pr.MemorySlices
 	case ModeTimeSlicing:
 		l := p.pool.Lanes[i]
 		target := float32(p.pol.ComputeTarget)
@@ -162,8 +162,8 @@ func (p *packer) remove(b *bin, k int) {
 	case ModeMIG:
 		pr := p.pool.Model.MIG[b.profiles[k]]
 		b.counts[b.profiles[k]]--
-		b.sevenths -= pr.ComputeSevenths
-		b.eighths -= pr.MemoryEighths
+		b.sevenths -= pr.ComputeSlices
+		b.eighths -= pr.MemorySlices
 		b.profiles = append(b.profiles[:k:k], b.profiles[k+1:]...)
 	case ModeTimeSlicing:
 		p.recompute(b)

@@ -7,41 +7,13 @@ import (
 // This file is the planner's only contact with the MIG catalog and the
 // price table, so that moving the catalog elsewhere changes one file.
 
-// Profile is one MIG profile a slice of a planned GPU can take.
-type Profile struct {
-	Name string
-	// Instances is how many of it one GPU holds at most.
-	Instances       int
-	MemoryEighths   int
-	ComputeSevenths int
-	// MemoryBytes is the nominal size (decimal gigabytes in the name):
-	// NVML reports a few percent more, so a fit against it is
-	// conservative.
-	MemoryBytes float64
-}
-
-// Resource is the extended resource a pod asks for under the mixed MIG
-// strategy.
-func (p Profile) Resource() string { return "nvidia.com/mig-" + p.Name }
-
-// Model is a GPU model as the planner needs it.
-type Model struct {
-	// Key is the catalog's name, also the price table's.
-	Key         string
-	MemoryBytes float64
-	// MIG lists the profiles from the smallest; empty without MIG.
-	MIG []Profile
-}
-
-// Profile returns the model's MIG profile called name.
-func (m Model) Profile(name string) (Profile, bool) {
-	for _, p := range m.MIG {
-		if p.Name == name {
-			return p, true
-		}
-	}
-	return Profile{}, false
-}
+// Profile and Model are the shared catalog's (internal/mig through
+// recommend). The bins count sevenths and eighths, so lookupModel keeps
+// only models of that geometry.
+type (
+	Profile = recommend.MIGProfile
+	Model   = recommend.Model
+)
 
 // lookupModel finds the catalog entry of a product name.
 func lookupModel(name string) (Model, bool) {
@@ -60,8 +32,7 @@ func lookupModel(name string) (Model, bool) {
 		if p.MediaExtension() {
 			continue // +me holds the GPU's only media engines: never a packing target
 		}
-		out.MIG = append(out.MIG, Profile{Name: p.Name, Instances: p.Instances, MemoryEighths: p.MemorySlices,
-			ComputeSevenths: p.ComputeSlices, MemoryBytes: p.MemoryBytes})
+		out.MIG = append(out.MIG, p)
 	}
 	return out, true
 }

@@ -28,20 +28,20 @@ func placeable(pool *Pool, counts []int) bool {
 		}
 		pr := pool.Model.MIG[items[k]]
 		for _, start := range migPlacements[items[k]] {
-			free := start+pr.MemoryEighths <= 8
-			for s := start; free && s < start+pr.MemoryEighths; s++ {
+			free := start+pr.MemorySlices <= 8
+			for s := start; free && s < start+pr.MemorySlices; s++ {
 				free = !used[s]
 			}
 			if !free {
 				continue
 			}
-			for s := start; s < start+pr.MemoryEighths; s++ {
+			for s := start; s < start+pr.MemorySlices; s++ {
 				used[s] = true
 			}
 			if place(k + 1) {
 				return true
 			}
-			for s := start; s < start+pr.MemoryEighths; s++ {
+			for s := start; s < start+pr.MemorySlices; s++ {
 				used[s] = false
 			}
 		}

@@ -30,7 +30,7 @@ func (p *packer) laneOptions(l *Lane) options {
 	need := l.stats.peakMem * (1 + p.pol.MemoryMargin)
 	sevenths := max(1, int(math.Ceil(7*l.stats.p95Load/p.pol.ComputeTarget-1e-9)))
 	for i, pr := range p.pool.Model.MIG {
-		if pr.ComputeSevenths < 7 && pr.MemoryBytes >= need && pr.ComputeSevenths >= sevenths {
+		if pr.ComputeSlices < 7 && pr.MemoryBytes >= need && pr.ComputeSlices >= sevenths {
 			o.mig = i
 			break
 		}
@@ -73,7 +73,7 @@ var strategies = []strategy{
 		// peak memory and its p95 load, at least one of MaxReplicas.
 		if o.mig >= 0 && o.ts {
 			pr := p.pool.Model.MIG[o.mig]
-			slice := max(float64(pr.ComputeSevenths)/7, float64(pr.MemoryEighths)/8)
+			slice := max(float64(pr.ComputeSlices)/7, float64(pr.MemorySlices)/8)
 			replica := 1 / float64(p.pol.MaxReplicas)
 			for _, l := range lanes {
 				replica = max(replica, l.stats.p99Mem*(1+p.pol.MemoryMargin)/p.pool.CapacityBytes, l.stats.p95Load/p.pol.ComputeTarget)

@@ -219,7 +219,7 @@ func bruteForce(pool *Pool, pol Policy) int {
 		}
 		need := slices.Max(mem) * (1 + pol.MemoryMargin)
 		for _, pr := range pool.Model.MIG {
-			if pr.ComputeSevenths < 7 && pr.MemoryBytes >= need && float64(pr.ComputeSevenths)/7 >= p95(load)/pol.ComputeTarget-1e-9 {
+			if pr.ComputeSlices < 7 && pr.MemoryBytes >= need && float64(pr.ComputeSlices)/7 >= p95(load)/pol.ComputeTarget-1e-9 {
 				return pr, true
 			}
 		}
@@ -266,7 +266,7 @@ func bruteForce(pool *Pool, pol Policy) int {
 			if !ok {
 				return false
 			}
-			sevenths, eighths = sevenths+pr.ComputeSevenths, eighths+pr.MemoryEighths
+			sevenths, eighths = sevenths+pr.ComputeSlices, eighths+pr.MemorySlices
 			if count[pr.Name]++; count[pr.Name] > pr.Instances {
 				return false
 			}
