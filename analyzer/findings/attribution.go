@@ -7,12 +7,8 @@ import "github.com/gpulens/gpulens/analyzer/query"
 // used the GPU is not known. Decided per GPU from the data, not by
 // exporter: dcgm-exporter's 2025 per-process series are each tenant's own.
 func (d *detector) copied(node, uuid string) bool {
-	for _, g := range d.res.GPUs {
-		if g.Node == node && g.UUID == uuid {
-			return g.Attribution == query.AttributionCopies
-		}
-	}
-	return false
+	g, ok := d.gpus[query.GPUKey{Node: node, UUID: uuid}]
+	return ok && g.Attribution == query.AttributionCopies
 }
 
 // copiedAny says whether any GPU of the workload had its figures copied.

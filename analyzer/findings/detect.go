@@ -15,6 +15,10 @@ import (
 func Detect(res *query.Result, inv *inventory.Inventory, cfg Config, prices *recommend.Prices) *Report {
 	d := &detector{res: res, inv: inv, cfg: cfg, prices: prices, report: &Report{Config: cfg, WorkloadSources: map[string]int{}}}
 	if res != nil {
+		d.gpus = make(map[query.GPUKey]*query.GPU, len(res.GPUs))
+		for i := range res.GPUs {
+			d.gpus[res.GPUs[i].GPUKey] = &res.GPUs[i]
+		}
 		for _, w := range res.Workloads {
 			d.workload(w)
 		}
@@ -34,6 +38,8 @@ type detector struct {
 	cfg    Config
 	prices *recommend.Prices
 	report *Report
+	// gpus indexes res.GPUs: every workload and GPU rule looks GPUs up.
+	gpus map[query.GPUKey]*query.GPU
 }
 
 func (d *detector) add(f Finding) { d.report.Findings = append(d.report.Findings, f) }

@@ -48,9 +48,7 @@ func (d *detector) workload(w query.Workload) {
 	}
 	if len(w.GPUs) == 1 {
 		f.Node, f.GPUUUID = w.GPUs[0].Node, w.GPUs[0].UUID
-		if xs := d.allocationsOf(w); len(xs) == 1 {
-			f.GPUInstance = xs[0].GPUInstance
-		}
+		f.GPUInstance = w.GPUInstance
 	}
 	subject := d.subject(w, owner)
 	if w.Coverage < d.cfg.MinCoverage || w.Steps < d.cfg.MinSamples {
@@ -216,18 +214,6 @@ func (d *detector) costOf(f *Finding, w query.Workload, rec *recommend.Recommend
 	}
 }
 
-// allocationsOf are the allocations a workload groups.
-func (d *detector) allocationsOf(w query.Workload) []query.Allocation {
-	var out []query.Allocation
-	for _, x := range d.res.Allocations {
-		if x.Namespace == w.Namespace && x.Workload == w.Name && x.WorkloadKind == w.Kind && x.Container == w.Container &&
-			x.Model == w.Model && x.MIGProfile == w.MIGProfile {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // sharedLoad is the fraction of a time-sliced or MPS GPU a tenant keeps
 // busy at its p95. Natively that is its own utilization (measured per
 // process, up to 1/share) times its share. Where every tenant is given the
@@ -263,11 +249,9 @@ func (d *detector) share(w query.Workload) float64 {
 // replicas sit on GPUs that report differently).
 func (d *detector) deviceMemory(w query.Workload) float64 {
 	var out float64
-	for _, g := range d.res.GPUs {
-		for _, k := range w.GPUs {
-			if g.GPUKey == k && g.MemoryTotalBytes > 0 && (out == 0 || g.MemoryTotalBytes < out) {
-				out = g.MemoryTotalBytes
-			}
+	for _, k := range w.GPUs {
+		if g, ok := d.gpus[k]; ok && g.MemoryTotalBytes > 0 && (out == 0 || g.MemoryTotalBytes < out) {
+			out = g.MemoryTotalBytes
 		}
 	}
 	return out

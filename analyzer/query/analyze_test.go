@@ -213,12 +213,12 @@ func TestAnalyzeNative(t *testing.T) {
 		},
 	}
 	for _, m := range []struct {
-		pod, profile string
-		slices, util float64
-	}{{"mig-a", "3g.40gb", 3, 0.6}, {"mig-b", "2g.20gb", 2, 0.3}, {"mig-c", "1g.10gb", 1, 0.9}} {
+		pod, gi, profile string
+		slices, util     float64
+	}{{"mig-a", "1", "3g.40gb", 3, 0.6}, {"mig-b", "5", "2g.20gb", 2, 0.3}, {"mig-c", "13", "1g.10gb", 1, 0.9}} {
 		wantWorkloads = append(wantWorkloads, Workload{
 			WorkloadKey: WorkloadKey{Namespace: "team-c", Kind: "Pod", Name: m.pod, Container: "main", Model: h100, MIGProfile: m.profile},
-			Sharing:     "mig", Share: m.slices / 7, Pods: []string{m.pod}, GPUs: []GPUKey{{"node-2", "GPU-m"}},
+			Sharing:     "mig", Share: m.slices / 7, Pods: []string{m.pod}, GPUs: []GPUKey{{"node-2", "GPU-m"}}, GPUInstance: m.gi,
 			Steps: 240, Coverage: 1, HeldHours: 4, AllocationSteps: 240, Replicas: 1, AllocatedGPUHours: 4 * m.slices / 7,
 			AvgUtilization: m.util, P95Utilization: m.util, UtilizationSteps: 240, UtilizationCoverage: 1,
 			PeakMemoryBytes: 10 * gib, P99MemoryBytes: 10 * gib, MemorySteps: 240,

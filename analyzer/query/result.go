@@ -98,6 +98,9 @@ type Workload struct {
 	// Pods are the pods seen, sorted; GPUs the physical GPUs they held.
 	Pods []string
 	GPUs []GPUKey
+	// GPUInstance is the MIG GPU instance when every allocation was on
+	// the same one (a single pod's slice); empty otherwise.
+	GPUInstance string
 
 	// Steps are the steps at which at least one of its allocations was
 	// held: the union of its pods' time. Coverage is Steps over the

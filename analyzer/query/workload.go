@@ -109,6 +109,9 @@ func (a *analysis) workloadValue(set func(*workloadPerStep, float64)) func(*mode
 func (a *analysis) workloads() []Workload {
 	byKey := map[WorkloadKey]*Workload{}
 	longest := map[WorkloadKey]int{}
+	// instances is the one GPU instance a workload's allocations share,
+	// "-" once they differ.
+	instances := map[WorkloadKey]string{}
 	utilSums := map[WorkloadKey]float64{}
 	for _, x := range a.res.Allocations {
 		k := WorkloadKey{Namespace: x.Namespace, Kind: x.WorkloadKind, Name: x.Workload, Container: x.Container, Model: x.Model, MIGProfile: x.MIGProfile}
@@ -122,6 +125,11 @@ func (a *analysis) workloads() []Workload {
 		}
 		if x.Steps > longest[k] {
 			longest[k], w.Sharing, w.Share = x.Steps, x.Sharing, x.Share
+		}
+		if prev, seen := instances[k]; !seen {
+			instances[k] = x.GPUInstance
+		} else if prev != x.GPUInstance {
+			instances[k] = "-"
 		}
 		if !slices.Contains(w.Pods, x.Pod) {
 			w.Pods = append(w.Pods, x.Pod)
@@ -146,6 +154,9 @@ func (a *analysis) workloads() []Workload {
 		// missing per-step answer (the usage series lacked a label the
 		// allocation had) falls back to that bound rather than to zero.
 		w.Steps = max(w.Steps, longest[k], 1)
+		if gi := instances[k]; gi != "-" && len(w.GPUs) == 1 {
+			w.GPUInstance = gi
+		}
 		w.HeldHours = a.w.hours(float64(w.Steps))
 		w.Coverage = float64(w.Steps) / expected
 		w.Replicas = float64(w.AllocationSteps) / float64(w.Steps)
