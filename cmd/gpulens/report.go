@@ -100,12 +100,12 @@ func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) 
 	}
 
 	if o.webhook != "" {
-		var md bytes.Buffer
-		if err := report.Render(&md, r, "markdown"); err != nil {
+		md, err := report.WebhookText(r)
+		if err != nil {
 			return err
 		}
 		hook := report.Webhook{URL: o.webhook, Retries: 3, Backoff: o.webhookBackoff}
-		if err := hook.Send(ctx, md.String()); err != nil {
+		if err := hook.Send(ctx, md); err != nil {
 			return fmt.Errorf("the report was not sent: %w", err)
 		}
 		fmt.Fprintln(stderr, "Sent the report to the webhook.")
