@@ -39,7 +39,10 @@ func FuzzWebhookPayload(f *testing.F) {
 	f.Add("info", "k|*_`<>&", "t\n\"x\"", "\x00\x1f\u2028", "\xff\xfe sum", uint8(1), uint16(1), "é", "a%2Fb?c=d", 404)
 	f.Add("warning", strings.Repeat("k", 3000), "t", "s", strings.Repeat("long summary ", 400), uint8(30), uint16(200), strings.Repeat("n", 200), "", 429)
 	f.Fuzz(func(t *testing.T, sev, kind, team, subject, summary string, nFindings uint8, nTeams uint16, teamName, token string, status int) {
-		nf, nt := int(nFindings)%40, int(nTeams)%300
+		nf, nt := int(nFindings)%40, int(nTeams)%48
+		// 47 teams print the name twice each: a longer one only makes
+		// the fuzzer slower at what a 1 KiB name already shows.
+		teamName = teamName[:min(len(teamName), 1<<10)]
 		secret := "s3cr3t-" + token
 		r := &Report{Window: Window{Start: weekEnd.Add(-7 * 24 * time.Hour), End: weekEnd, Hours: 168}, Previous: Window{Start: weekEnd.Add(-14 * 24 * time.Hour), End: weekEnd.Add(-7 * 24 * time.Hour), Hours: 168},
 			Schema: "native", Findings: Findings{Items: []Finding{}}}

@@ -44,6 +44,11 @@ func WebhookText(r *Report) (string, error) {
 // webhookCutNote. Invalid UTF-8 becomes U+FFFD first, as the JSON encoder
 // would do byte by byte, so that the cut never splits a character.
 func WebhookPayload(text string) []byte {
+	// No character encodes in less than a byte, so no more than the first
+	// MaxWebhookBytes can be kept: the work is bounded whatever the text.
+	if len(text) > MaxWebhookBytes {
+		text = text[:MaxWebhookBytes+1]
+	}
 	text = strings.ToValidUTF8(text, "\uFFFD")
 	if p := encodeText(text); len(p) <= MaxWebhookBytes {
 		return p
