@@ -222,8 +222,12 @@ func TestRenderedCoversChart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(cron, []byte("secretKeyRef:")) || !bytes.Contains(cron, []byte("--send-webhook=$(GPULENS_WEBHOOK_URL)")) {
+	if !bytes.Contains(cron, []byte("secretKeyRef:")) || !bytes.Contains(cron, []byte("- name: GPULENS_WEBHOOK_URL\n")) {
 		t.Error("the weekly report must take its webhook URL from a Secret, through the environment")
+	}
+	// Not as an argument: the command line is what ps shows.
+	if bytes.Contains(cron, []byte("--send-webhook")) {
+		t.Error("the weekly report must not pass the webhook URL on its command line")
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -12,8 +13,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,25 +27,38 @@ import (
 // TestSecretsNeverLogged runs the analyzer against a real Prometheus behind
 // an authenticating front that echoes the Authorization header in its
 // errors, and posts to webhooks that quote their URL back or cannot be
+// reached, then runs gpulens serve for a few cycles against a real
+// Alertmanager and VictoriaMetrics, one Alertmanager that quotes the
+// request's URL and Authorization header back, and ones that cannot be
 // reached: every retry, warning and error is printed. No line of any run,
 // nor any --help, may hold the bearer token, the basic-auth password (plain
-// or base64 with the user) or the webhook URL's secret path.
+// or base64 with the user), the webhook URL's secret path (given as a flag,
+// a file or $GPULENS_WEBHOOK_URL), the Alertmanagers' password or the push
+// URL's token.
 func TestSecretsNeverLogged(t *testing.T) {
 	promtool := testenv.LookPath(t, "promtool")
 	prometheus := testenv.LookPath(t, "prometheus")
+	// serve's: looked up first, so that a missing one skips (or in CI
+	// fails) the test before it starts.
+	vm := testenv.Env(t, "GPULENS_TEST_VICTORIAMETRICS_URL")
+	am := testenv.StartAlertmanager(t)
 	bin := gpulens(t)
 	_, addr := serveBlocks(t, prometheus, backfilled(t, promtool))
 	target, _ := url.Parse("http://" + addr)
 
 	const (
-		token    = "tok-9f8e7d6c5b4a-bearer"
-		user     = "analyst"
-		password = "pw-1a2b3c4d5e6f-basic"
-		hookPath = "/services/T0000/B0000/hooksecret-5a6b7c8d"
+		token      = "tok-9f8e7d6c5b4a-bearer"
+		user       = "analyst"
+		password   = "pw-1a2b3c4d5e6f-basic"
+		hookPath   = "/services/T0000/B0000/hooksecret-5a6b7c8d"
+		amUser     = "gpulens"
+		amPassword = "ampw-7e6d5c4b3a29-alertmanager"
+		pushToken  = "pushtok-3c2b1a09f8e7-vm"
 	)
 	userPass := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
 	secrets := map[string]string{"bearer token": token, "password": password, "basic credentials": userPass,
-		"webhook path": "hooksecret-5a6b7c8d"}
+		"webhook path": "hooksecret-5a6b7c8d", "Alertmanager password": amPassword,
+		"Alertmanager credentials": base64.StdEncoding.EncodeToString([]byte(amUser + ":" + amPassword)), "push token": pushToken}
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")
 	passwordFile := filepath.Join(dir, "password")
@@ -92,30 +109,43 @@ func TestSecretsNeverLogged(t *testing.T) {
 	window := []string{"--until", simEnd.Format(time.RFC3339), "--since", "6h", "--no-kubernetes"}
 	bearer := []string{"--bearer-token-file", tokenFile}
 	basic := []string{"--basic-auth-user", user, "--basic-auth-password-file", passwordFile}
+	hookFile := filepath.Join(dir, "hook-url")
+	if err := os.WriteFile(hookFile, []byte(hook.URL+hookPath+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	runs := []struct {
 		name     string
 		args     []string
+		env      string // $GPULENS_WEBHOOK_URL
 		wantCode int
 		want     []string // proof that the run printed what could leak
 	}{
 		{"report, bearer, retried queries and webhook", cat([]string{"report", "--prometheus-url", prom.URL, "--retries", "3"}, bearer, window,
-			[]string{"--send-webhook", hook.URL + hookPath}), 0, []string{"retrying PromQL API call", "Sent the report"}},
-		{"report, basic auth, refusing webhook", cat([]string{"report", "--prometheus-url", prom.URL, "--retries", "3"}, basic, window,
-			[]string{"--send-webhook", refusing.URL + hookPath}), 1, []string{"retrying PromQL API call", "404 Not Found"}},
+			[]string{"--send-webhook", hook.URL + hookPath}), "", 0, []string{"retrying PromQL API call", "Sent the report"}},
+		{"report, basic auth, webhook from a file", cat([]string{"report", "--prometheus-url", prom.URL, "--retries", "3"}, basic, window,
+			[]string{"--send-webhook-file", hookFile}), "", 0, []string{"retrying PromQL API call", "Sent the report"}},
+		{"report, refusing webhook from the environment", cat([]string{"report", "--prometheus-url", prom.URL, "--retries", "3"}, basic, window),
+			refusing.URL + hookPath, 1, []string{"retrying PromQL API call", "404 Not Found"}},
 		{"report, unreachable webhook", cat([]string{"report", "--prometheus-url", prom.URL, "--retries", "3"}, bearer, window,
-			[]string{"--send-webhook", dead.URL + hookPath + "?token=" + token}), 1, []string{"the report was not sent"}},
-		{"recommend, bearer, failing Prometheus", cat([]string{"recommend", "--prometheus-url", broken.URL, "--retries", "1"}, bearer, window), 3,
+			[]string{"--send-webhook", dead.URL + hookPath + "?token=" + token}), "", 1, []string{"the report was not sent"}},
+		{"report, webhook from the environment without a scheme", cat([]string{"report", "--prometheus-url", prom.URL}, bearer, window),
+			"hooks.slack.com" + hookPath, 2, []string{"$GPULENS_WEBHOOK_URL: not an http(s) URL"}},
+		{"recommend, bearer, failing Prometheus", cat([]string{"recommend", "--prometheus-url", broken.URL, "--retries", "1"}, bearer, window), "", 3,
 			[]string{"502 Bad Gateway", "upstream overloaded"}},
-		{"recommend, basic auth, failing Prometheus", cat([]string{"recommend", "--prometheus-url", broken.URL, "--retries", "0"}, basic, window), 3,
+		{"recommend, basic auth, failing Prometheus", cat([]string{"recommend", "--prometheus-url", broken.URL, "--retries", "0"}, basic, window), "", 3,
 			[]string{"502 Bad Gateway"}},
-		{"report --help with secrets given", cat([]string{"report", "--help"}, bearer, basic, []string{"--send-webhook", hook.URL + hookPath}), 0, []string{"--send-webhook"}},
-		{"recommend --help", cat([]string{"recommend", "--help"}, bearer), 0, []string{"--bearer-token-file"}},
-		{"demo --help", []string{"demo", "--help"}, 0, nil},
+		{"report --help with secrets given", cat([]string{"report", "--help"}, bearer, basic, []string{"--send-webhook", hook.URL + hookPath}), hook.URL + hookPath, 0,
+			[]string{"--send-webhook-file"}},
+		{"serve --help with secrets given", cat([]string{"serve", "--help"}, bearer, []string{"--alertmanager.url", "http://" + amUser + ":" + amPassword + "@am:9093",
+			"--push.url", "http://vm:8428/api/v1/import/prometheus?authKey=" + pushToken}), "", 0, []string{"--alertmanager.url"}},
+		{"recommend --help", cat([]string{"recommend", "--help"}, bearer), "", 0, []string{"--bearer-token-file"}},
+		{"demo --help", []string{"demo", "--help"}, "", 0, nil},
 	}
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
 			var out bytes.Buffer
 			cmd := exec.Command(bin, r.args...)
+			cmd.Env = append(os.Environ(), "GPULENS_WEBHOOK_URL="+r.env)
 			cmd.Stdout, cmd.Stderr = &out, &out
 			code := 0
 			if err := cmd.Run(); err != nil {
@@ -128,20 +158,148 @@ func TestSecretsNeverLogged(t *testing.T) {
 			if code != r.wantCode {
 				t.Errorf("exit %d, want %d:\n%s", code, r.wantCode, tail(out.String()))
 			}
-			for _, w := range r.want {
-				if !strings.Contains(out.String(), w) {
-					t.Errorf("output lacks %q, so the run did not exercise what it should:\n%s", w, tail(out.String()))
-				}
-			}
-			for i, line := range strings.Split(out.String(), "\n") {
-				for what, s := range secrets {
-					if strings.Contains(line, s) {
-						t.Errorf("line %d shows the %s: %s", i+1, what, line)
-					}
-				}
-			}
+			checkOutput(t, out.String(), r.want, secrets)
 		})
 	}
+
+	// gpulens serve, for a few analysis cycles: every retried query,
+	// refused or unreachable Alertmanager and failed push is logged, at
+	// debug level. Its Alertmanagers take basic auth as user info, and the
+	// push URL a token in its query (VictoriaMetrics' authKey).
+	amAddr := strings.TrimPrefix(am.URL, "http://")
+	echoingAM := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "unauthorized: "+r.URL.String()+" with Authorization: "+r.Header.Get("Authorization"), http.StatusUnauthorized)
+	}))
+	t.Cleanup(echoingAM.Close)
+	withUser := func(u string) string { return strings.Replace(u, "http://", "http://"+amUser+":"+amPassword+"@", 1) }
+	testRun := fmt.Sprintf("secrets%d", time.Now().UnixNano())
+	serveRuns := []struct {
+		name string
+		args []string
+		// missing says what the run has yet to show, "" once it has.
+		missing func(out string) string
+		want    []string
+	}{
+		{"serve, bearer, real Alertmanager and VictoriaMetrics, echoing Alertmanager",
+			cat([]string{"serve", "--prometheus-url", prom.URL, "--retries", "3"}, bearer, window, []string{
+				"--interval", "30s", "--alertmanager.url", withUser("http://" + amAddr), "--alertmanager.url", withUser(echoingAM.URL) + "/prefix",
+				"--alertmanager.resend-interval", "500ms", "--push.url", vm + "/api/v1/import/prometheus?authKey=" + pushToken,
+				"--push.interval", "300ms", "--push.extra-label", "gpulens_test_run=" + testRun}),
+			func(out string) string {
+				alerts, _ := am.Alerts()
+				return lacking(map[string]bool{"alerts in Alertmanager": len(alerts) > 0, "findings in VictoriaMetrics": pushedFindings(vm, testRun),
+					"an undelivered batch": strings.Contains(out, "alerts not delivered"), "a retried query": strings.Contains(out, "retrying PromQL API call")})
+			},
+			[]string{"401 Unauthorized", "analysis done"}},
+		{"serve, basic auth, failing Prometheus, unreachable Alertmanager and push",
+			cat([]string{"serve", "--prometheus-url", broken.URL, "--retries", "0"}, basic, window, []string{
+				"--interval", "1s", "--alertmanager.url", withUser(dead.URL), "--push.interval", "300ms",
+				"--push.url", withUser(dead.URL) + "/api/v1/import/prometheus?authKey=" + pushToken}),
+			func(out string) string {
+				return lacking(map[string]bool{"two failed analyses": strings.Count(out, "analysis failed") >= 2,
+					"two failed pushes": strings.Count(out, "push failed") >= 2})
+			},
+			[]string{"502 Bad Gateway", "connection refused"}},
+	}
+	for _, r := range serveRuns {
+		t.Run(r.name, func(t *testing.T) {
+			var out lockedBuffer
+			cmd := exec.Command(bin, append(r.args, "--web.listen-address", freeAddr(t), "--log.level", "debug")...)
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			deadline := time.Now().Add(90 * time.Second)
+			for r.missing(out.String()) != "" {
+				select {
+				case err := <-done:
+					t.Fatalf("serve exited early (%v):\n%s", err, tail(out.String()))
+				default:
+				}
+				if time.Now().After(deadline) {
+					_ = cmd.Process.Kill()
+					<-done
+					t.Fatalf("serve did not show %s within 90s:\n%s", r.missing(out.String()), tail(out.String()))
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("serve on SIGTERM: %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Errorf("serve did not stop on SIGTERM")
+				<-done
+			}
+			checkOutput(t, out.String(), r.want, secrets)
+		})
+	}
+}
+
+// checkOutput fails the test for every line of out that holds a secret,
+// and for every proof in want that it lacks.
+func checkOutput(t *testing.T, out string, want []string, secrets map[string]string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q, so the run did not exercise what it should:\n%s", w, tail(out))
+		}
+	}
+	for i, line := range strings.Split(out, "\n") {
+		for what, s := range secrets {
+			if strings.Contains(line, s) {
+				t.Errorf("line %d shows the %s: %s", i+1, what, line)
+			}
+		}
+	}
+}
+
+// lacking names the conditions that do not hold.
+func lacking(conds map[string]bool) string {
+	var out []string
+	for what, ok := range conds {
+		if !ok {
+			out = append(out, what)
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
+
+// pushedFindings reports whether VictoriaMetrics holds gpulens_finding
+// series pushed by the test run run.
+func pushedFindings(vm, run string) bool {
+	q := url.Values{"match[]": {`gpulens_finding{gpulens_test_run="` + run + `"}`}}
+	resp, err := http.Get(vm + "/api/v1/export?" + q.Encode())
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode == http.StatusOK && bytes.Contains(b, []byte(`"__name__":"gpulens_finding"`))
+}
+
+// lockedBuffer is a process's output, read while it runs.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func cat(parts ...[]string) []string {

@@ -3,6 +3,7 @@ package notify
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,6 +59,21 @@ func redact(raw string) string {
 	return raw
 }
 
+// redactEcho removes the credentials from an answer: a proxy or gateway
+// that refuses a request may quote its Authorization header back, as the
+// header's base64 or decoded.
+func (e *endpoint) redactEcho(msg string) string {
+	if !e.hasAuth {
+		return msg
+	}
+	for _, s := range []string{base64.StdEncoding.EncodeToString([]byte(e.user + ":" + e.pass)), e.pass} {
+		if s != "" {
+			msg = strings.ReplaceAll(msg, s, "<redacted>")
+		}
+	}
+	return msg
+}
+
 // permanentError is an answer that a retry cannot change (a 4xx other
 // than 429): the batch is wrong, not the moment.
 type permanentError struct{ error }
@@ -95,7 +111,7 @@ func (e *endpoint) post(ctx context.Context, batch []Alert) error {
 	if resp.StatusCode/100 == 2 {
 		return nil
 	}
-	err = fmt.Errorf("%s: %s: %s", e.name, resp.Status, strings.TrimSpace(string(msg)))
+	err = fmt.Errorf("%s: %s: %s", e.name, resp.Status, e.redactEcho(strings.TrimSpace(string(msg))))
 	if resp.StatusCode/100 == 4 && resp.StatusCode != http.StatusTooManyRequests {
 		return permanentError{err}
 	}

@@ -41,6 +41,31 @@ func TestEndpointURL(t *testing.T) {
 	}
 }
 
+// TestRefusalQuotingCredentials is a gateway that refuses the batch and
+// quotes the Authorization header, encoded and decoded: the error that is
+// logged must hold neither.
+func TestRefusalQuotingCredentials(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, p, _ := r.BasicAuth()
+		http.Error(w, "denied: Authorization: "+r.Header.Get("Authorization")+" ("+u+":"+p+")", http.StatusForbidden)
+	}))
+	defer srv.Close()
+	e, err := newEndpoint(strings.Replace(srv.URL, "http://", "http://gpulens:pa55-w0rd-s3cret@", 1), srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = e.post(t.Context(), []Alert{{Labels: map[string]string{"alertname": "GpulensX"}}})
+	if err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "403 Forbidden: denied: Authorization: Basic <redacted> (gpulens:<redacted>)") {
+		t.Fatalf("post = %v, want a permanent 403 with the credentials redacted", err)
+	}
+	// base64 of gpulens:pa55-w0rd-s3cret
+	for _, secret := range []string{"pa55-w0rd-s3cret", "Z3B1bGVuczpwYTU1LXcwcmQtczNjcmV0"} {
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("error %q shows %s", err, secret)
+		}
+	}
+}
+
 // TestDeliveryRetriesAndCounts drives one Notifier against a server that
 // fails, then accepts, then refuses for good, and checks what it counts.
 func TestDeliveryRetriesAndCounts(t *testing.T) {

@@ -9,9 +9,15 @@ import (
 // writeMarkdown prints GitHub-flavoured Markdown, which Slack, wikis and
 // pull requests render.
 func writeMarkdown(w io.Writer, r *Report) error {
+	return writeMarkdownSections(w, r, r.sections())
+}
+
+// writeMarkdownSections prints the title, the headline and secs, which
+// the webhook message shortens.
+func writeMarkdownSections(w io.Writer, r *Report, secs []section) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "# %s\n\n%s\n", r.title(), mdEscape(r.headline()))
-	for _, s := range r.sections() {
+	for _, s := range secs {
 		fmt.Fprintf(ew, "\n## %s\n\n", s.Title)
 		if s.Intro != "" {
 			fmt.Fprintf(ew, "%s\n\n", mdEscape(s.Intro))

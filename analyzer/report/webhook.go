@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -52,13 +51,11 @@ func (e *WebhookError) Unwrap() error { return e.Err }
 // maxBodyExcerpt bounds how much of a refusal ends up in the error.
 const maxBodyExcerpt = 300
 
-// Send posts text, retrying what a later attempt can fix. A 4xx other than
-// 429 is not retried: the payload or URL is wrong and will stay wrong.
+// Send posts text (as WebhookPayload cuts it), retrying what a later
+// attempt can fix. A 4xx other than 429 is not retried: the payload or URL
+// is wrong and will stay wrong.
 func (w Webhook) Send(ctx context.Context, text string) error {
-	payload, err := json.Marshal(map[string]string{"text": text})
-	if err != nil {
-		return err
-	}
+	payload := WebhookPayload(text)
 	client := w.Client
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second}

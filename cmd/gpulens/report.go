@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -19,6 +20,9 @@ type reportOptions struct {
 	format  string
 	output  string
 	webhook string
+	// webhookFile holds the webhook URL; getenv reads $GPULENS_WEBHOOK_URL.
+	webhookFile string
+	getenv      func(string) string
 	// webhookBackoff is the first retry wait; tests shorten it.
 	webhookBackoff time.Duration
 	now            func() time.Time
@@ -29,7 +33,7 @@ type reportOptions struct {
 const timelinePoints = 168
 
 func newReportCmd() *cobra.Command {
-	o := &reportOptions{now: time.Now, webhookBackoff: time.Second}
+	o := &reportOptions{now: time.Now, webhookBackoff: time.Second, getenv: os.Getenv}
 	c := &cobra.Command{
 		Use:     "report",
 		GroupID: "basic",
@@ -41,6 +45,11 @@ average utilization, cost and estimated waste), one row per team (a namespace's 
 or the namespace) with allocated, used and idle GPU-hours, efficiency, cost, waste and the
 change against the previous window of the same length, the recommendations that save the
 most, the findings by severity, and how much of the window the data covers.
+
+With a Slack-compatible incoming webhook, the Markdown report is also posted there (its teams
+table cut to the 15 that held the most GPU-hours, the message to 24 KiB). The webhook's URL is
+its credential: give it in a file (--send-webhook-file) or in $GPULENS_WEBHOOK_URL rather
+than as --send-webhook's value, which ps and the shell's history show.
 
 Used GPU-hours are allocated GPU-hours times utilization, capped at 1; hours without a
 utilization sample are reported as unmeasured, never as idle.
@@ -59,7 +68,7 @@ Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
 
   # Mimir with a tenant header and a token, posted to Slack
   gpulens report --prometheus-url https://mimir/prometheus --header X-Scope-OrgID=gpu \
-    --bearer-token-file /var/run/secrets/token --send-webhook https://hooks.slack.com/services/...`,
+    --bearer-token-file /var/run/secrets/token --send-webhook-file /var/run/secrets/slack-url`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runReport(c.Context(), o, c.OutOrStdout(), c.ErrOrStderr())
@@ -69,7 +78,8 @@ Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
 	o.src.register(f)
 	f.StringVar(&o.format, "format", "table", "Output format: "+strings.Join(report.Formats, ", "))
 	f.StringVarP(&o.output, "output", "o", "", "Write the report to this file (atomically) instead of standard output")
-	f.StringVar(&o.webhook, "send-webhook", "", "Also post the Markdown report to this Slack-compatible incoming webhook URL")
+	f.StringVar(&o.webhook, "send-webhook", "", "Also post the Markdown report to this Slack-compatible incoming webhook URL (shown by ps: prefer --send-webhook-file or $"+webhookEnv+")")
+	f.StringVar(&o.webhookFile, "send-webhook-file", "", "File holding the incoming webhook URL to post the Markdown report to (default: $"+webhookEnv+" if set)")
 	return c
 }
 
@@ -79,6 +89,11 @@ func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) 
 	}
 	if !slices.Contains(report.Formats, o.format) {
 		return usageError{fmt.Errorf("--format: %w", &report.UnknownFormatError{Format: o.format})}
+	}
+	// Checked before the analysis, which may take minutes.
+	webhook, err := o.webhookURL()
+	if err != nil {
+		return err
 	}
 	a, prices, err := o.src.analyze(ctx, o.now(), stderr, timelinePoints)
 	if err != nil {
@@ -99,13 +114,13 @@ func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) 
 		return err
 	}
 
-	if o.webhook != "" {
-		var md bytes.Buffer
-		if err := report.Render(&md, r, "markdown"); err != nil {
+	if webhook != "" {
+		md, err := report.WebhookText(r)
+		if err != nil {
 			return err
 		}
-		hook := report.Webhook{URL: o.webhook, Retries: 3, Backoff: o.webhookBackoff}
-		if err := hook.Send(ctx, md.String()); err != nil {
+		hook := report.Webhook{URL: webhook, Retries: 3, Backoff: o.webhookBackoff}
+		if err := hook.Send(ctx, md); err != nil {
 			return fmt.Errorf("the report was not sent: %w", err)
 		}
 		fmt.Fprintln(stderr, "Sent the report to the webhook.")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -50,6 +51,35 @@ func TestReportCommand(t *testing.T) {
 	defer refuse.Close()
 	gone := httptest.NewServer(http.NotFoundHandler())
 	gone.Close()
+	// okHook records the paths posted to: each case that should post has
+	// one of its own.
+	var okPaths sync.Map
+	okHook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var p map[string]string
+		if json.NewDecoder(r.Body).Decode(&p) == nil && strings.HasPrefix(p["text"], "# GPU utilization report") {
+			okPaths.Store(r.URL.Path, true)
+		}
+	}))
+	defer okHook.Close()
+	postedTo := func(path string) func(t *testing.T) {
+		return func(t *testing.T) {
+			if _, ok := okPaths.Load(path); !ok {
+				t.Errorf("no report posted to %s", path)
+			}
+		}
+	}
+	// The developer's own $GPULENS_WEBHOOK_URL must not receive test reports.
+	t.Setenv(webhookEnv, "")
+	secrets := t.TempDir()
+	hookFile := filepath.Join(secrets, "hook-url")
+	emptyFile := filepath.Join(secrets, "empty")
+	schemelessFile := filepath.Join(secrets, "schemeless")
+	for p, v := range map[string]string{hookFile: okHook.URL + "/from-file\n", emptyFile: " \n",
+		schemelessFile: "hooks.slack.com/services/T0/B0/sch3mel3ss-s3cret\n"} {
+		if err := os.WriteFile(p, []byte(v), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	prom500 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "overloaded", http.StatusServiceUnavailable)
 	}))
@@ -66,6 +96,7 @@ func TestReportCommand(t *testing.T) {
 		wantCode   int
 		wantStdout []string
 		wantStderr []string
+		env        string // $GPULENS_WEBHOOK_URL
 		check      func(t *testing.T)
 	}{
 		{name: "table", args: base, wantStdout: []string{"GPU UTILIZATION REPORT", "alice-jupyter", "TOP RECOMMENDATIONS"},
@@ -85,6 +116,20 @@ func TestReportCommand(t *testing.T) {
 		{name: "webhook refusing", args: append(base, "--send-webhook", refuse.URL), wantCode: 1,
 			wantStderr: []string{"the report was not sent: the webhook answered 400 Bad Request after 1 attempt(s): invalid_token"}},
 		{name: "webhook unreachable", args: append(base, "--send-webhook", gone.URL), wantCode: 1, wantStderr: []string{"the report was not sent", "connect"}},
+		{name: "webhook URL from a file", args: append(base, "--send-webhook-file", hookFile), wantStderr: []string{"Sent the report"}, check: postedTo("/from-file")},
+		{name: "webhook URL from the environment", args: base, env: okHook.URL + "/from-env", wantStderr: []string{"Sent the report"}, check: postedTo("/from-env")},
+		{name: "--send-webhook over the environment", args: append(base, "--send-webhook", okHook.URL+"/from-flag"), env: gone.URL + "/never",
+			wantStderr: []string{"Sent the report"}, check: postedTo("/from-flag")},
+		{name: "both webhook flags", args: append(base, "--send-webhook", okHook.URL, "--send-webhook-file", hookFile), wantCode: exitUsage,
+			wantStderr: []string{"--send-webhook and --send-webhook-file are exclusive"}},
+		{name: "missing webhook file", args: append(base, "--send-webhook-file", filepath.Join(secrets, "nope")), wantCode: exitUsage,
+			wantStderr: []string{"--send-webhook-file: open " + filepath.Join(secrets, "nope")}},
+		{name: "empty webhook file", args: append(base, "--send-webhook-file", emptyFile), wantCode: exitUsage,
+			wantStderr: []string{"--send-webhook-file: " + emptyFile + " is empty"}},
+		{name: "webhook file without a URL", args: append(base, "--send-webhook-file", schemelessFile), wantCode: exitUsage,
+			wantStderr: []string{"--send-webhook-file: " + schemelessFile + ": not an http(s) URL with a host"}},
+		{name: "environment without a URL", args: base, env: "hooks.slack.com/services/T0/B0/sch3mel3ss-s3cret", wantCode: exitUsage,
+			wantStderr: []string{"$GPULENS_WEBHOOK_URL: not an http(s) URL with a host"}},
 		{name: "unknown format", args: append(base, "--format", "pdf"), wantCode: exitUsage, wantStderr: []string{`unknown format "pdf" (want table, markdown, html, json, csv)`}},
 		{name: "malformed since", args: append(base, "--since", "a week"), wantCode: exitUsage, wantStderr: []string{`--since: "a week" is not a duration`}},
 		{name: "malformed until", args: []string{"report", "--data-dir", dir, "--until", "monday"}, wantCode: exitUsage, wantStderr: []string{"--until"}},
@@ -105,10 +150,14 @@ func TestReportCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(webhookEnv, tt.env)
 			var stdout, stderr bytes.Buffer
 			code := execute(tt.args, &stdout, &stderr)
 			if code != tt.wantCode {
 				t.Fatalf("exit %d, want %d\nstderr: %s", code, tt.wantCode, stderr.String())
+			}
+			if strings.Contains(stderr.String(), "s3cret") {
+				t.Errorf("stderr shows the webhook URL's secret:\n%s", stderr.String())
 			}
 			for _, w := range tt.wantStdout {
 				if !strings.Contains(stdout.String(), w) {
@@ -132,7 +181,7 @@ func TestReportHelp(t *testing.T) {
 	if code := execute([]string{"report", "--help"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"Examples:", "gpulens report --prometheus-url", "--send-webhook", "--team-label", "Exit codes:"} {
+	for _, want := range []string{"Examples:", "gpulens report --prometheus-url", "--send-webhook", "--send-webhook-file", "$GPULENS_WEBHOOK_URL", "--team-label", "Exit codes:"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("help lacks %q", want)
 		}

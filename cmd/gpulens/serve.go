@@ -168,7 +168,9 @@ func runServe(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 	if o.pushURL != "" {
 		if err := metrics.InitPushExtWithOptions(bg, o.pushURL, o.pushInterval, svc.WritePush, &metrics.PushOptions{
 			Method: http.MethodPost, WaitGroup: &wg, ExtraLabels: extra,
-			LogErr: func(format string, args ...any) { logger.Warn("push failed", "err", fmt.Sprintf(format, args...)) },
+			LogErr: func(format string, args ...any) {
+				logger.Warn("push failed", "err", redactURLSecrets(fmt.Sprintf(format, args...), o.pushURL))
+			},
 		}); err != nil {
 			return usageError{fmt.Errorf("--push.url: %w", err)}
 		}
