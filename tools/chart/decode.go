@@ -42,6 +42,7 @@ type Object struct {
 	Typed runtime.Object
 	// Raw is the object as rendered, for sending it to a server unchanged.
 	Raw *unstructured.Unstructured
+	doc []byte
 }
 
 func (o Object) String() string {
@@ -58,6 +59,24 @@ var sourceLine = regexp.MustCompile(`(?m)^# Source: [^/\n]+/(\S+)$`)
 // strictly with Scheme: an unknown field, a kind Scheme does not know or
 // a value of the wrong type is an error that names the object's template.
 func Decode(manifest string) ([]Object, error) {
+	objs, err := Split(manifest)
+	if err != nil {
+		return nil, err
+	}
+	for i, o := range objs {
+		typed, gvk, err := strict.Decode(o.doc, nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s %s: %w", o.Source, o.Raw.GetKind(), o.Raw.GetName(), err)
+		}
+		objs[i].Typed, objs[i].GVK = typed, *gvk
+	}
+	return objs, nil
+}
+
+// Split splits a rendered manifest into objects as written, without
+// Go types (Typed is nil): what a server is sent, so that the server
+// judges them on its own.
+func Split(manifest string) ([]Object, error) {
 	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader([]byte(manifest))))
 	var out []Object
 	for {
@@ -79,10 +98,6 @@ func Decode(manifest string) ([]Object, error) {
 		if len(raw.Object) == 0 {
 			continue // comments only
 		}
-		typed, gvk, err := strict.Decode(doc, nil, nil)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s %s: %w", source, raw.GetKind(), raw.GetName(), err)
-		}
-		out = append(out, Object{Source: source, GVK: *gvk, Typed: typed, Raw: raw})
+		out = append(out, Object{Source: source, GVK: raw.GroupVersionKind(), Raw: raw, doc: doc})
 	}
 }

@@ -44,7 +44,16 @@ func TestDryRun(t *testing.T) {
 	a := newApplier(t, cfg)
 	for _, e := range matrix(t) {
 		t.Run(e.name, func(t *testing.T) {
-			_, objs := render(t, e)
+			// Not decoded first: the server, not client-go's types,
+			// judges what it is sent (TestMatrix decodes).
+			manifest, err := Render(chartDir, Release{Values: values(t, e)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs, err := Split(manifest)
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, o := range objs {
 				if ns := o.Raw.GetNamespace(); ns != "" {
 					ensureNamespace(t, c, ns)
