@@ -65,11 +65,11 @@ generate:
 	$(GO) test -count=1 ./exporter/collector/ ./cmd/gpulens-exporter/ -run 'Golden' -update
 	$(GO) test -count=1 ./dashboards/ ./alerts/ -run 'Committed' -update
 
-# Plain manifests rendered from the Helm chart (needs helm 3).
-HELM ?= helm
+# Plain manifests rendered from the Helm chart with default values, by
+# Helm's own Go packages (tools/chart, a module of its own): no helm binary.
+# tools/chart's tests fail when the committed file is stale.
 manifests:
-	{ echo '# Rendered from deploy/helm/gpulens with default values by `make manifests`; do not edit.'; \
-	  $(HELM) template gpulens deploy/helm/gpulens --namespace gpulens; } > deploy/manifests/gpulens.yaml
+	$(GO) -C tools/chart run ./cmd/render -chart ../../deploy/helm/gpulens -o ../../deploy/manifests/gpulens.yaml
 
 clean:
 	rm -rf $(BIN)

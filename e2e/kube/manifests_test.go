@@ -23,7 +23,11 @@ import (
 	"k8s.io/client-go/restmapper"
 )
 
-// manifestsPath is the chart rendered with default values.
+// manifestsPath is the chart rendered with default values, whose RBAC the
+// tests here run the code under. tools/chart renders the chart for a
+// matrix of values, decodes every object strictly and applies it to this
+// same server with server-side dry-run; it also fails when this file is
+// stale.
 const manifestsPath = "../../deploy/manifests/gpulens.yaml"
 
 // manifest is one object of the rendered chart.
@@ -117,9 +121,8 @@ func newApplier(t *testing.T, cfg *rest.Config) *applier {
 }
 
 // apply sends obj with strict field validation, so that the server's
-// schema judges every field; dryRun asks the server to validate, default
-// and admit the object without storing it.
-func (a *applier) apply(t *testing.T, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
+// schema judges every field.
+func (a *applier) apply(t *testing.T, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	t.Helper()
 	gvk := obj.GroupVersionKind()
 	mapping, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
@@ -136,62 +139,5 @@ func (a *applier) apply(t *testing.T, obj *unstructured.Unstructured, dryRun boo
 	}
 	force := true
 	opts := metav1.PatchOptions{FieldManager: "gpulens-e2e", Force: &force, FieldValidation: metav1.FieldValidationStrict}
-	if dryRun {
-		opts.DryRun = []string{metav1.DryRunAll}
-	}
 	return ri.Patch(t.Context(), obj.GetName(), types.ApplyPatchType, body, opts)
-}
-
-// TestManifestsDryRun applies every object of the rendered chart with
-// server-side dry-run: the API server's validation, defaulting and
-// admission judge them as they would on install, without a kubelet to run
-// the DaemonSet.
-func TestManifestsDryRun(t *testing.T) {
-	cfg := adminConfig(t)
-	c := clientFor(t, cfg)
-	objs := loadManifests(t)
-	for _, m := range objs {
-		if ns := m.raw.GetNamespace(); ns != "" {
-			ensureNamespace(t, c, ns, nil)
-		}
-	}
-	a := newApplier(t, cfg)
-	applied := 0
-	for _, m := range objs {
-		if crdKinds[m.gvk.Kind] {
-			t.Logf("%s: skipped, no CRD in the test server", m)
-			continue
-		}
-		out, err := a.apply(t, m.raw, true)
-		if err != nil {
-			t.Errorf("%s: %v", m, err)
-			continue
-		}
-		applied++
-		// Defaulting ran: the server filled in fields the chart leaves out.
-		if m.gvk.Kind == "DaemonSet" {
-			if p, _, _ := unstructured.NestedString(out.Object, "spec", "template", "spec", "dnsPolicy"); p != "ClusterFirst" {
-				t.Errorf("%s: dnsPolicy after defaulting = %q", m, p)
-			}
-		}
-	}
-	if applied == 0 {
-		t.Fatal("no object was applied")
-	}
-}
-
-// TestManifestsDecodeStrictly needs no server: a field of the rendered
-// chart that client-go's types do not know fails here even where the
-// dry-run cannot run.
-func TestManifestsDecodeStrictly(t *testing.T) {
-	objs := loadManifests(t)
-	kinds := map[string]int{}
-	for _, m := range objs {
-		kinds[m.gvk.Kind]++
-	}
-	for _, k := range []string{"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "DaemonSet", "Service"} {
-		if kinds[k] == 0 {
-			t.Errorf("the rendered chart has no %s (kinds: %v)", k, kinds)
-		}
-	}
 }

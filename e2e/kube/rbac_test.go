@@ -63,7 +63,7 @@ func applyChartRBAC(t *testing.T, cfg *rest.Config, c kubernetes.Interface) iden
 		if ns := o.GetNamespace(); ns != "" {
 			ensureNamespace(t, c, ns, nil)
 		}
-		if _, err := a.apply(t, o, false); err != nil {
+		if _, err := a.apply(t, o); err != nil {
 			t.Fatalf("apply %s %s/%s: %v", o.GetKind(), o.GetNamespace(), o.GetName(), err)
 		}
 	}
