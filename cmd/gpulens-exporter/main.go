@@ -75,7 +75,7 @@ func run(args []string, stdout, stderr *os.File) int {
 	}
 	cfg.log.Writer = stderr
 	logger := promslog.New(cfg.log)
-	logger.Info("starting gpulens-exporter", "version", version.Info(), "backend", cfg.backend)
+	logger.Info("starting gpulens-exporter", "version", version.Info(), "backend", cfg.backend, "gogc", tuneGC())
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -127,7 +127,7 @@ func TestPodIndexSeesOnlyItsNode(t *testing.T) {
 	idx := startIndex(t, cfg, mine)
 	for name, p := range here {
 		got, ok := idx.ByUID(string(p.UID))
-		if !ok || got.Namespace != ns || got.Name != name || got.Phase != corev1.PodRunning {
+		if !ok || got.Namespace != ns || got.Name != name || got.Phase != podindex.PodRunning {
 			t.Errorf("ByUID(%s) = %+v, %v; want running %s/%s", p.UID, got, ok, ns, name)
 			continue
 		}
@@ -214,7 +214,7 @@ func TestPodIndexChurn(t *testing.T) {
 	if _, ok := idx.ByUID(string(pods[1].UID)); ok {
 		t.Error("a deleted pod still resolves by UID")
 	}
-	if p, ok := idx.ByUID(string(pods[3].UID)); !ok || p.Phase != corev1.PodRunning {
+	if p, ok := idx.ByUID(string(pods[3].UID)); !ok || p.Phase != podindex.PodRunning {
 		t.Errorf("an untouched pod = %+v, %v", p, ok)
 	}
 }

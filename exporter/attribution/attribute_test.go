@@ -5,8 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/gpulens/gpulens/exporter/attribution/podindex"
 	"github.com/gpulens/gpulens/exporter/gpu"
 	"github.com/gpulens/gpulens/exporter/podresources"
@@ -309,8 +307,8 @@ func TestAttribute(t *testing.T) {
 				{"batch", "failed", "main", gpuRes, []string{gpuUUID(2)}},
 			},
 			pods: podindex.Static(indexed("ml", "infer-0", 1, "server"),
-				podindex.Pod{Namespace: "batch", Name: "done", UID: podUID(50), Phase: corev1.PodSucceeded},
-				podindex.Pod{Namespace: "batch", Name: "failed", UID: podUID(51), Phase: corev1.PodFailed}),
+				podindex.Pod{Namespace: "batch", Name: "done", UID: podUID(50), Phase: podindex.PodSucceeded},
+				podindex.Pod{Namespace: "batch", Name: "failed", UID: podUID(51), Phase: podindex.PodFailed}),
 			procRoot: fixtureProc,
 			want: []string{
 				"ml/infer-0/server gpu=0 gi=-1 time-slicing alloc=0.25 util=0.8(process) mem=2048MiB(process)",
@@ -416,7 +414,7 @@ func TestAttribute(t *testing.T) {
 			},
 			pods: podindex.Static(indexed("ml", "infer-0", 1, "server"), podindex.Pod{
 				UID: podUID(60), ConfigHash: staticHash, Namespace: "kube-system", Name: "infer-node-1",
-				Phase: corev1.PodRunning, Containers: map[string]string{containerID(5): "main"},
+				Phase: podindex.PodRunning, Containers: map[string]string{containerID(5): "main"},
 			}),
 			procRoot: fixtureProc,
 			want: []string{

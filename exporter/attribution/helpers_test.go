@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	v1 "k8s.io/kubelet/pkg/apis/podresources/v1"
 
 	"github.com/gpulens/gpulens/exporter/attribution/podindex"
@@ -36,7 +35,7 @@ func migUUID(g, gi int) string { return fmt.Sprintf("MIG-%08d-%04d-4000-8000-000
 // indexed is a running pod n whose single container is named name.
 func indexed(namespace, pod string, n int, container string) podindex.Pod {
 	return podindex.Pod{
-		UID: podUID(n), Namespace: namespace, Name: pod, Phase: corev1.PodRunning,
+		UID: podUID(n), Namespace: namespace, Name: pod, Phase: podindex.PodRunning,
 		Containers: map[string]string{containerID(n): container},
 	}
 }

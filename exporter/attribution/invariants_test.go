@@ -7,8 +7,6 @@ import (
 	"slices"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/gpulens/gpulens/exporter/attribution/podindex"
 	"github.com/gpulens/gpulens/exporter/gpu"
 )
@@ -37,7 +35,7 @@ func genNode(r *rand.Rand, procs procTree) node {
 		name := fmt.Sprintf("p%03d", podN)
 		switch r.IntN(10) {
 		case 0:
-			n.pods = append(n.pods, podindex.Pod{UID: podUID(podN), Namespace: "ns", Name: name, Phase: corev1.PodSucceeded})
+			n.pods = append(n.pods, podindex.Pod{UID: podUID(podN), Namespace: "ns", Name: name, Phase: podindex.PodSucceeded})
 			n.dead[name] = true
 		case 1:
 			n.dead[name] = true // deleted: not in the index

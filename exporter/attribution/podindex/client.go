@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -16,15 +15,16 @@ import (
 // NewClient returns a REST client of the core/v1 API only, which is all the
 // exporter reads (its node's pods, and the node's labels). Its scheme knows
 // core/v1 and nothing else, unlike client-go's kubernetes.Clientset, whose
-// scheme registers every API group.
+// scheme registers every API group. It decodes into this package's cut-down
+// API types (APIPod, APINode), not k8s.io/api's.
 func NewClient(cfg *rest.Config) (*rest.RESTClient, error) {
 	scheme := runtime.NewScheme()
-	if err := corev1.AddToScheme(scheme); err != nil {
+	if err := AddToScheme(scheme); err != nil {
 		return nil, err
 	}
 	c := rest.CopyConfig(cfg)
 	c.APIPath = "/api"
-	c.GroupVersion = &corev1.SchemeGroupVersion
+	c.GroupVersion = &CoreV1
 	c.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
 	if c.UserAgent == "" {
 		c.UserAgent = rest.DefaultKubernetesUserAgent()
@@ -40,7 +40,7 @@ func NodePods(c cache.Getter, node string) cache.ListerWatcher {
 
 // NodeLabels reads node's labels.
 func NodeLabels(ctx context.Context, c rest.Interface, node string) (map[string]string, error) {
-	var n corev1.Node
+	var n APINode
 	if err := c.Get().Resource("nodes").Name(node).Do(ctx).Into(&n); err != nil {
 		return nil, fmt.Errorf("reading node %s: %w", node, err)
 	}

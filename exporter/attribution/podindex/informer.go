@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
@@ -45,7 +44,7 @@ func New(lw cache.ListerWatcher, node string, resync time.Duration, logger *slog
 		log:  logger.With("component", "podindex", "node", node),
 		pods: newTable(),
 	}
-	inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, resync, cache.Indexers{})
+	inf := cache.NewSharedIndexInformer(lw, &APIPod{}, resync, cache.Indexers{})
 	i.inf = inf
 
 	// These fail only once the informer has started, and it has not: it is
@@ -85,7 +84,7 @@ func (i *Informer) ByName(namespace, name string) (Pod, bool) { return i.pods.By
 func (i *Informer) Synced() bool { return i.synced() }
 
 func (i *Informer) upsert(obj any) {
-	p, ok := obj.(*corev1.Pod)
+	p, ok := obj.(*APIPod)
 	if !ok {
 		i.log.Warn("pod informer delivered an unexpected object", "type", fmt.Sprintf("%T", obj))
 		return
@@ -102,7 +101,7 @@ func (i *Informer) delete(obj any) {
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tomb.Obj
 	}
-	p, ok := obj.(*corev1.Pod)
+	p, ok := obj.(*APIPod)
 	if !ok {
 		i.log.Warn("pod informer delivered an unexpected deletion", "type", fmt.Sprintf("%T", obj))
 		return
@@ -123,14 +122,14 @@ func (i *Informer) watchError(err error) {
 }
 
 // strip keeps only the fields the index reads, so the informer cache of a
-// node's pods costs kilobytes rather than the megabytes of full specs and
-// managed fields.
+// node's pods costs kilobytes: the decoder has already left out the specs,
+// and this drops managed fields, owner references and annotations.
 func strip(obj any) (any, error) {
-	p, ok := obj.(*corev1.Pod)
+	p, ok := obj.(*APIPod)
 	if !ok {
 		return obj, nil
 	}
-	out := &corev1.Pod{
+	out := &APIPod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:            p.Name,
 			Namespace:       p.Namespace,
@@ -138,27 +137,11 @@ func strip(obj any) (any, error) {
 			ResourceVersion: p.ResourceVersion,
 			Labels:          p.Labels,
 		},
-		Spec: corev1.PodSpec{NodeName: p.Spec.NodeName},
-		Status: corev1.PodStatus{
-			Phase:                      p.Status.Phase,
-			ContainerStatuses:          stripStatuses(p.Status.ContainerStatuses),
-			InitContainerStatuses:      stripStatuses(p.Status.InitContainerStatuses),
-			EphemeralContainerStatuses: stripStatuses(p.Status.EphemeralContainerStatuses),
-		},
+		Spec:   p.Spec,
+		Status: p.Status,
 	}
-	if hash, ok := p.Annotations[corev1.MirrorPodAnnotationKey]; ok {
-		out.Annotations = map[string]string{corev1.MirrorPodAnnotationKey: hash}
+	if hash, ok := p.Annotations[MirrorPodAnnotation]; ok {
+		out.Annotations = map[string]string{MirrorPodAnnotation: hash}
 	}
 	return out, nil
-}
-
-func stripStatuses(in []corev1.ContainerStatus) []corev1.ContainerStatus {
-	if len(in) == 0 {
-		return nil
-	}
-	out := make([]corev1.ContainerStatus, len(in))
-	for k, s := range in {
-		out[k] = corev1.ContainerStatus{Name: s.Name, ContainerID: s.ContainerID}
-	}
-	return out
 }

@@ -138,16 +138,30 @@ func withKind(p *corev1.Pod) *corev1.Pod {
 	return p
 }
 
-// fakePods lists and watches a fake clientset's pods. The fake ignores
-// field selectors, which exercises the informer's own node check; it does
-// not serve the initial list as watch events, and says so.
-func fakePods(client *fake.Clientset) cache.ListerWatcher {
+// fakePods lists and watches a fake clientset's pods, each sent through
+// the wire into the informer's APIPod (decodeAPI). The fake ignores field
+// selectors, which exercises the informer's own node check; it does not
+// serve the initial list as watch events, and says so.
+func fakePods(t *testing.T, client *fake.Clientset) cache.ListerWatcher {
 	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return client.CoreV1().Pods("").List(ctx, o)
+			l, err := client.CoreV1().Pods("").List(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			return decodeAPI(t, l), nil
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return client.CoreV1().Pods("").Watch(ctx, o)
+			w, err := client.CoreV1().Pods("").Watch(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			return watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
+				if p, ok := e.Object.(*corev1.Pod); ok {
+					e.Object = decodeAPI(t, p)
+				}
+				return e, true
+			}), nil
 		},
 	}, client)
 }
@@ -167,7 +181,7 @@ func TestInformerFollowsPodLifecycle(t *testing.T) {
 		apiPod("elsewhere", uidOther, "gpu-node-2", corev1.PodRunning),
 		mirror,
 	)
-	idx := startInformer(t, fakePods(client))
+	idx := startInformer(t, fakePods(t, client))
 	pods := client.CoreV1().Pods("ml")
 	ctx := context.Background()
 
@@ -192,7 +206,7 @@ func TestInformerFollowsPodLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "pending pod", func() bool { _, ok := idx.ByName("ml", "infer"); return ok })
-	if p, _ := idx.ByName("ml", "infer"); len(p.Containers) != 0 || p.Phase != corev1.PodPending {
+	if p, _ := idx.ByName("ml", "infer"); len(p.Containers) != 0 || p.Phase != PodPending {
 		t.Errorf("pending pod = %+v", p)
 	}
 
@@ -233,20 +247,20 @@ func TestInformerFollowsPodLifecycle(t *testing.T) {
 }
 
 func TestInformerDeleteTombstone(t *testing.T) {
-	idx := New(fakePods(fake.NewClientset()), node, 0, nil)
-	idx.upsert(apiPod("a", "uid-new", node, corev1.PodRunning))
+	idx := New(fakePods(t, fake.NewClientset()), node, 0, nil)
+	idx.upsert(decodeAPI(t, apiPod("a", "uid-new", node, corev1.PodRunning)))
 	// A tombstone for a predecessor with the same name must not remove it.
-	idx.delete(cacheTombstone(apiPod("a", "uid-old", node, corev1.PodRunning)))
+	idx.delete(cacheTombstone(decodeAPI(t, apiPod("a", "uid-old", node, corev1.PodRunning)).(*APIPod)))
 	if _, ok := idx.ByName("ml", "a"); !ok {
 		t.Fatal("stale tombstone deleted the current pod")
 	}
-	idx.delete(cacheTombstone(apiPod("a", "uid-new", node, corev1.PodRunning)))
+	idx.delete(cacheTombstone(decodeAPI(t, apiPod("a", "uid-new", node, corev1.PodRunning)).(*APIPod)))
 	if _, ok := idx.ByName("ml", "a"); ok {
 		t.Fatal("tombstone did not delete the pod")
 	}
 	idx.delete("garbage") // logged, not a panic
 }
 
-func cacheTombstone(p *corev1.Pod) cache.DeletedFinalStateUnknown {
+func cacheTombstone(p *APIPod) cache.DeletedFinalStateUnknown {
 	return cache.DeletedFinalStateUnknown{Key: p.Namespace + "/" + p.Name, Obj: p}
 }

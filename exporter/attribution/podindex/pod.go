@@ -1,10 +1,6 @@
 package podindex
 
-import (
-	"strings"
-
-	corev1 "k8s.io/api/core/v1"
-)
+import "strings"
 
 // Pod is what attribution needs to know about one pod. Its maps are shared
 // between readers and must not be modified.
@@ -12,7 +8,7 @@ type Pod struct {
 	UID       string
 	Namespace string
 	Name      string
-	Phase     corev1.PodPhase
+	Phase     PodPhase
 	// Containers maps the runtime container ID (64 hex digits, without the
 	// containerd:// prefix the pod status shows) to the container name, for
 	// every started regular, init and ephemeral container.
@@ -37,25 +33,25 @@ type Index interface {
 
 // Finished reports whether the pod's containers have all terminated for good.
 func (p Pod) Finished() bool {
-	return p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed
+	return p.Phase == PodSucceeded || p.Phase == PodFailed
 }
 
 const containerIDLen = 64
 
 // fromAPI converts an API pod. Containers that have not started yet have no
 // container ID and are left out; they cannot own a process either.
-func fromAPI(p *corev1.Pod) Pod {
+func fromAPI(p *APIPod) Pod {
 	out := Pod{
 		UID:        string(p.UID),
 		Namespace:  p.Namespace,
 		Name:       p.Name,
 		Phase:      p.Status.Phase,
 		Labels:     p.Labels,
-		ConfigHash: p.Annotations[corev1.MirrorPodAnnotationKey],
+		ConfigHash: p.Annotations[MirrorPodAnnotation],
 	}
 	n := len(p.Status.ContainerStatuses) + len(p.Status.InitContainerStatuses) + len(p.Status.EphemeralContainerStatuses)
 	out.Containers = make(map[string]string, n)
-	for _, statuses := range [][]corev1.ContainerStatus{
+	for _, statuses := range [][]APIContainerStatus{
 		p.Status.InitContainerStatuses,
 		p.Status.ContainerStatuses,
 		p.Status.EphemeralContainerStatuses,

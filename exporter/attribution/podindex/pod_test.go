@@ -1,12 +1,16 @@
 package podindex
 
 import (
+	"encoding/json"
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 )
 
 var (
@@ -40,28 +44,28 @@ func TestContainerID(t *testing.T) {
 func TestFromAPI(t *testing.T) {
 	for _, tc := range []struct {
 		name           string
-		pod            *corev1.Pod
+		pod            *APIPod
 		wantContainers map[string]string
 		wantHash       string
 	}{
 		{
 			name: "regular init and ephemeral containers, one not started",
-			pod: &corev1.Pod{
+			pod: &APIPod{
 				ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", UID: "u"},
-				Status: corev1.PodStatus{
-					Phase:                      corev1.PodRunning,
-					InitContainerStatuses:      []corev1.ContainerStatus{{Name: "init", ContainerID: "containerd://" + idA}},
-					ContainerStatuses:          []corev1.ContainerStatus{{Name: "main", ContainerID: "containerd://" + idB}, {Name: "waiting"}},
-					EphemeralContainerStatuses: []corev1.ContainerStatus{{Name: "debug", ContainerID: "containerd://" + idC}},
+				Status: APIPodStatus{
+					Phase:                      PodRunning,
+					InitContainerStatuses:      []APIContainerStatus{{Name: "init", ContainerID: "containerd://" + idA}},
+					ContainerStatuses:          []APIContainerStatus{{Name: "main", ContainerID: "containerd://" + idB}, {Name: "waiting"}},
+					EphemeralContainerStatuses: []APIContainerStatus{{Name: "debug", ContainerID: "containerd://" + idC}},
 				},
 			},
 			wantContainers: map[string]string{idA: "init", idB: "main", idC: "debug"},
 		},
 		{
 			name: "mirror pod of a static pod",
-			pod: &corev1.Pod{
+			pod: &APIPod{
 				ObjectMeta: metav1.ObjectMeta{Name: "etcd-n1", Namespace: "kube-system", UID: "u",
-					Annotations: map[string]string{corev1.MirrorPodAnnotationKey: "0123456789abcdef0123456789abcdef"}},
+					Annotations: map[string]string{MirrorPodAnnotation: "0123456789abcdef0123456789abcdef"}},
 			},
 			wantContainers: map[string]string{},
 			wantHash:       "0123456789abcdef0123456789abcdef",
@@ -82,8 +86,11 @@ func TestFromAPI(t *testing.T) {
 	}
 }
 
-func TestStrip(t *testing.T) {
-	in := &corev1.Pod{
+// TestDecodeAndStrip: a full core/v1 pod, as the API server sends it,
+// decodes into APIPod with every field the index reads, and strip drops
+// what the decoder keeps but the index does not read.
+func TestDecodeAndStrip(t *testing.T) {
+	full := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: "p", Namespace: "ns", UID: "u", ResourceVersion: "7",
 			Labels:        map[string]string{"app": "x"},
@@ -92,16 +99,31 @@ func TestStrip(t *testing.T) {
 		},
 		Spec: corev1.PodSpec{NodeName: "n1", Containers: []corev1.Container{{Name: "main", Image: "img"}}},
 		Status: corev1.PodStatus{
-			Phase:             corev1.PodRunning,
-			ContainerStatuses: []corev1.ContainerStatus{{Name: "main", ContainerID: "containerd://" + idA, Image: "img"}},
+			Phase:                 corev1.PodRunning,
+			InitContainerStatuses: []corev1.ContainerStatus{{Name: "init", ContainerID: "containerd://" + idB}},
+			ContainerStatuses:     []corev1.ContainerStatus{{Name: "main", ContainerID: "containerd://" + idA, Image: "img"}},
+			EphemeralContainerStatuses: []corev1.ContainerStatus{
+				{Name: "debug", ContainerID: "containerd://" + idC}},
 		},
 	}
+	in := decodeAPI(t, full).(*APIPod)
+	got := fromAPI(in)
+	want := Pod{UID: "u", Namespace: "ns", Name: "p", Phase: PodRunning, ConfigHash: "h",
+		Labels: map[string]string{"app": "x"}, Containers: map[string]string{idA: "main", idB: "init", idC: "debug"}}
+	if got.UID != want.UID || got.Namespace != want.Namespace || got.Name != want.Name || got.Phase != want.Phase ||
+		got.ConfigHash != want.ConfigHash || !maps.Equal(got.Labels, want.Labels) || !maps.Equal(got.Containers, want.Containers) {
+		t.Errorf("decoded pod = %+v, want %+v", got, want)
+	}
+	if in.Spec.NodeName != "n1" || in.ResourceVersion != "7" {
+		t.Errorf("decoded node name %q, resource version %q; want n1, 7", in.Spec.NodeName, in.ResourceVersion)
+	}
+
 	out, err := strip(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := out.(*corev1.Pod)
-	if p.ManagedFields != nil || len(p.Spec.Containers) != 0 || p.Annotations["big"] != "" || p.Status.ContainerStatuses[0].Image != "" {
+	p := out.(*APIPod)
+	if p.ManagedFields != nil || p.Annotations["big"] != "" {
 		t.Errorf("strip kept unused fields: %+v", p)
 	}
 	if fromAPI(p).ConfigHash != "h" || fromAPI(p).Containers[idA] != "main" || p.ResourceVersion != "7" || p.Spec.NodeName != "n1" {
@@ -113,4 +135,25 @@ func TestStrip(t *testing.T) {
 	if got, _ := strip("not a pod"); got != "not a pod" {
 		t.Errorf("strip changed a non-pod object: %v", got)
 	}
+}
+
+// decodeAPI sends a k8s.io/api object through the wire: JSON as the API
+// server writes it, decoded by the scheme NewClient uses.
+func decodeAPI(t *testing.T, obj runtime.Object) runtime.Object {
+	t.Helper()
+	b, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheme := runtime.NewScheme()
+	if err := AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	kind := map[string]string{"*v1.Pod": "Pod", "*v1.PodList": "PodList", "*v1.Node": "Node"}[fmt.Sprintf("%T", obj)]
+	gvk := CoreV1.WithKind(kind)
+	out, _, err := serializer.NewCodecFactory(scheme).UniversalDeserializer().Decode(b, &gvk, nil)
+	if err != nil {
+		t.Fatalf("decoding %T: %v", obj, err)
+	}
+	return out
 }

@@ -2,17 +2,15 @@ package podindex
 
 import (
 	"testing"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 func TestStatic(t *testing.T) {
 	const hash = "0123456789abcdef0123456789abcdef"
 	idx := Static(
-		Pod{UID: "11111111-1111-1111-1111-111111111111", Namespace: "ns", Name: "a", Phase: corev1.PodRunning},
+		Pod{UID: "11111111-1111-1111-1111-111111111111", Namespace: "ns", Name: "a", Phase: PodRunning},
 		Pod{UID: "22222222-2222-2222-2222-222222222222", Namespace: "kube-system", Name: "etcd-n1", ConfigHash: hash},
 		// Recreated under the same name: replaces the first.
-		Pod{UID: "33333333-3333-3333-3333-333333333333", Namespace: "ns", Name: "a", Phase: corev1.PodPending},
+		Pod{UID: "33333333-3333-3333-3333-333333333333", Namespace: "ns", Name: "a", Phase: PodPending},
 	)
 	if !idx.Synced() {
 		t.Error("static index not synced")
@@ -32,7 +30,7 @@ func TestStatic(t *testing.T) {
 			t.Errorf("ByUID(%q) = %q, %v; want %q", tc.uid, p.Name, ok, tc.wantName)
 		}
 	}
-	if p, ok := idx.ByName("ns", "a"); !ok || p.Phase != corev1.PodPending {
+	if p, ok := idx.ByName("ns", "a"); !ok || p.Phase != PodPending {
 		t.Errorf("ByName(ns, a) = %+v, %v; want the recreated pod", p, ok)
 	}
 	if _, ok := idx.ByName("other", "a"); ok {

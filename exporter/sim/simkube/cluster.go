@@ -6,9 +6,7 @@ import (
 	"strconv"
 	"sync"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -16,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/gpulens/gpulens/exporter/attribution/podindex"
 	"github.com/gpulens/gpulens/exporter/sim"
 )
 
@@ -23,14 +22,17 @@ import (
 // GPU Feature Discovery labels) and its running pods, kept in step with the
 // simulator by Sync. It serves the pods to the real pod informer as a
 // cache.ListerWatcher, in memory: client-go's fake clientset would do the
-// same, but it links every API group's typed client into the exporter.
+// same, but it links every API group's typed client into the exporter. Its
+// objects are the pod informer's own cut-down API types, which hold what
+// the informer reads of a pod; a real API server's full pods decode into
+// the same types.
 type Cluster struct {
-	node *corev1.Node
+	node *podindex.APINode
 
 	mu       sync.Mutex
-	rv       uint64                  // resource version of the last change
-	state    map[string]sim.PodState // namespace/name -> state
-	pods     map[string]*corev1.Pod  // namespace/name -> object
+	rv       uint64                      // resource version of the last change
+	state    map[string]sim.PodState     // namespace/name -> state
+	pods     map[string]*podindex.APIPod // namespace/name -> object
 	watchers map[*podWatch]struct{}
 }
 
@@ -39,11 +41,11 @@ var _ cache.ListerWatcher = (*Cluster)(nil)
 // NewCluster registers the node described by n.
 func NewCluster(_ context.Context, n *sim.NodeSim) (*Cluster, error) {
 	return &Cluster{node: nodeObject(n), rv: 1, state: map[string]sim.PodState{},
-		pods: map[string]*corev1.Pod{}, watchers: map[*podWatch]struct{}{}}, nil
+		pods: map[string]*podindex.APIPod{}, watchers: map[*podWatch]struct{}{}}, nil
 }
 
 // Node is the node object, as the API server would return it.
-func (c *Cluster) Node() *corev1.Node { return c.node.DeepCopy() }
+func (c *Cluster) Node() *podindex.APINode { return c.node.DeepCopyObject().(*podindex.APINode) }
 
 // SharingStrategy is what GPU Feature Discovery would label the node with
 // (nvidia.com/gpu.sharing-strategy): mps when any GPU runs MPS, else
@@ -61,7 +63,9 @@ func SharingStrategy(devs []sim.DeviceInfo) string {
 	return strategy
 }
 
-func nodeObject(n *sim.NodeSim) *corev1.Node {
+// nodeObject is the node with GPU Feature Discovery's labels, the only part
+// of it the exporter reads.
+func nodeObject(n *sim.NodeSim) *podindex.APINode {
 	devs := n.Devices()
 	labels := map[string]string{
 		"nvidia.com/gpu.present":          "true",
@@ -72,13 +76,7 @@ func nodeObject(n *sim.NodeSim) *corev1.Node {
 	if len(devs) > 0 {
 		labels["nvidia.com/gpu.product"] = sanitizeLabel(devs[0].Model)
 	}
-	return &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: n.Node().Name, Labels: labels},
-		Spec:       corev1.NodeSpec{Taints: []corev1.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}}},
-		Status: corev1.NodeStatus{Capacity: corev1.ResourceList{
-			"nvidia.com/gpu": *resource.NewQuantity(int64(len(devs)), resource.DecimalSI),
-		}},
-	}
+	return &podindex.APINode{ObjectMeta: metav1.ObjectMeta{Name: n.Node().Name, Labels: labels}}
 }
 
 // sanitizeLabel turns "NVIDIA H100 80GB HBM3" into GFD's label form
@@ -93,26 +91,17 @@ func sanitizeLabel(s string) string {
 	return string(b)
 }
 
-func podObject(node string, p sim.PodState) *corev1.Pod {
-	return &corev1.Pod{
+func podObject(node string, p sim.PodState) *podindex.APIPod {
+	return &podindex.APIPod{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: p.Namespace, Name: p.Name, UID: types.UID(p.UID),
 			CreationTimestamp: metav1.NewTime(p.StartedAt),
 		},
-		Spec: corev1.PodSpec{
-			NodeName: node,
-			Containers: []corev1.Container{{
-				Name: p.Container,
-				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{
-					corev1.ResourceName(p.ResourceName): *resource.NewQuantity(1, resource.DecimalSI),
-				}},
-			}},
-		},
-		Status: corev1.PodStatus{
-			Phase: corev1.PodRunning,
-			ContainerStatuses: []corev1.ContainerStatus{{
-				Name: p.Container, ContainerID: "containerd://" + p.ContainerID, Ready: true,
-				RestartCount: int32(p.Restarts),
+		Spec: podindex.APIPodSpec{NodeName: node},
+		Status: podindex.APIPodStatus{
+			Phase: podindex.PodRunning,
+			ContainerStatuses: []podindex.APIContainerStatus{{
+				Name: p.Container, ContainerID: "containerd://" + p.ContainerID,
 			}},
 		},
 	}
@@ -166,7 +155,7 @@ func (c *Cluster) List(opts metav1.ListOptions) (runtime.Object, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: strconv.FormatUint(c.rv, 10)}}
+	list := &podindex.APIPodList{ListMeta: metav1.ListMeta{ResourceVersion: strconv.FormatUint(c.rv, 10)}}
 	for _, p := range c.pods {
 		if sel.Matches(podFields(p)) {
 			list.Items = append(list.Items, *p.DeepCopy())
@@ -203,7 +192,7 @@ func (c *Cluster) IsWatchListSemanticsUnSupported() bool { return true }
 // a slow watcher.
 const watchBuffer = 1024
 
-func (c *Cluster) notifyLocked(t watch.EventType, p *corev1.Pod) {
+func (c *Cluster) notifyLocked(t watch.EventType, p *podindex.APIPod) {
 	f := podFields(p)
 	for w := range c.watchers {
 		if !w.sel.Matches(f) {
@@ -249,6 +238,6 @@ func fieldSelector(opts metav1.ListOptions) (fields.Selector, error) {
 	return sel, nil
 }
 
-func podFields(p *corev1.Pod) fields.Set {
+func podFields(p *podindex.APIPod) fields.Set {
 	return fields.Set{"metadata.name": p.Name, "metadata.namespace": p.Namespace, "spec.nodeName": p.Spec.NodeName}
 }

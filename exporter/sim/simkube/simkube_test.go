@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpulens/gpulens/exporter/attribution/cgroup"
@@ -135,7 +134,7 @@ func TestClusterSync(t *testing.T) {
 
 	// The field selector is honoured.
 	other, err := c.List(metav1.ListOptions{FieldSelector: "spec.nodeName=elsewhere"})
-	if err != nil || len(other.(*corev1.PodList).Items) != 0 {
+	if err != nil || len(other.(*podindex.APIPodList).Items) != 0 {
 		t.Errorf("pods of another node: %v %v", other, err)
 	}
 	if node := c.Node(); node.Labels["nvidia.com/gpu.present"] != "true" {
