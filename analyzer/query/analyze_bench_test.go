@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/storage"
 
 	"github.com/gpulens/gpulens/analyzer/schema"
@@ -39,6 +40,9 @@ import (
 //     Analyze issues, with the same concurrency, discarding the answers;
 //     analyzer/engine is then the cost of the analyzer's own work (result
 //     conversion and assembly) on top of the engine's.
+//   - floor: the bare engine reading every sample of the window once
+//     (floorQueries), with the same concurrency: analyzer/floor is how many
+//     times over the analysis pays for reading its data.
 //
 // Metrics besides ns/op: queries/op (must not change with the size),
 // cpu-s/op (user + system time of the whole process: steadier than wall
@@ -115,8 +119,50 @@ func BenchmarkAnalyze(b *testing.B) {
 				b.ReportMetric(float64(len(exprs)), "queries/op")
 				reportPeak(b, peak)
 			})
+
+			b.Run("floor", func(b *testing.B) {
+				ww, err := w.withDefaults()
+				if err != nil {
+					b.Fatal(err)
+				}
+				exprs := floorQueries(b, (&analysis{w: ww}).queries(schema.Native{}), ww)
+				ng := bareEngine(opts)
+				queryable := storage.QueryableFunc(f.src.Querier)
+				peak := measurePeakRSS(b, func() {
+					for b.Loop() {
+						if err := bareRun(ng, queryable, exprs, ww.End); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+				b.ReportMetric(float64(len(exprs)), "queries/op")
+				reportPeak(b, peak)
+			})
 		})
 	}
+}
+
+// floorQueries read every sample of the window once: a count_over_time
+// over the whole window of each metric the query set selects, the least
+// any analysis of those series must do. Metrics the store lacks cost
+// nothing.
+func floorQueries(b *testing.B, qs []namedQuery, w Window) []string {
+	seen := map[string]bool{}
+	var exprs []string
+	for _, q := range qs {
+		e, err := promqlParser.ParseExpr(q.expr)
+		if err != nil {
+			b.Fatalf("query %q: %v", q.name, err)
+		}
+		parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+			if vs, ok := n.(*parser.VectorSelector); ok && vs.Name != "" && !seen[vs.Name] {
+				seen[vs.Name] = true
+				exprs = append(exprs, fmt.Sprintf("sum(count_over_time(%s[%s]))", vs.Name, w.rangeStr()))
+			}
+			return nil
+		})
+	}
+	return exprs
 }
 
 func benchSizes(b *testing.B) []int {
