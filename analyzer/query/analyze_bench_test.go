@@ -102,21 +102,18 @@ func BenchmarkAnalyze(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				a := &analysis{w: ww}
-				var exprs []string
-				for _, q := range a.queries(schema.Native{}) {
-					exprs = append(exprs, q.expr)
-				}
+				a := &analysis{w: ww, res: &Result{ExpectedSteps: ww.ExpectedSteps()}}
+				qs := a.passQueries(schema.Native{})
 				ng := bareEngine(opts)
 				queryable := storage.QueryableFunc(f.src.Querier)
 				peak := measurePeakRSS(b, func() {
 					for b.Loop() {
-						if err := bareRun(ng, queryable, exprs, ww.End); err != nil {
+						if err := bareRun(ng, queryable, qs, ww); err != nil {
 							b.Fatal(err)
 						}
 					}
 				})
-				b.ReportMetric(float64(len(exprs)), "queries/op")
+				b.ReportMetric(float64(len(qs)), "queries/op")
 				reportPeak(b, peak)
 			})
 
@@ -125,12 +122,12 @@ func BenchmarkAnalyze(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				exprs := floorQueries(b, (&analysis{w: ww}).queries(schema.Native{}), ww)
+				exprs := floorQueries(b, (&analysis{w: ww}).scanQueries(schema.Native{}), ww)
 				ng := bareEngine(opts)
 				queryable := storage.QueryableFunc(f.src.Querier)
 				peak := measurePeakRSS(b, func() {
 					for b.Loop() {
-						if err := bareRun(ng, queryable, exprs, ww.End); err != nil {
+						if err := bareRun(ng, queryable, exprs, ww); err != nil {
 							b.Fatal(err)
 						}
 					}
@@ -146,9 +143,9 @@ func BenchmarkAnalyze(b *testing.B) {
 // over the whole window of each metric the query set selects, the least
 // any analysis of those series must do. Metrics the store lacks cost
 // nothing.
-func floorQueries(b *testing.B, qs []namedQuery, w Window) []string {
+func floorQueries(b *testing.B, qs []namedQuery, w Window) []namedQuery {
 	seen := map[string]bool{}
-	var exprs []string
+	var exprs []namedQuery
 	for _, q := range qs {
 		e, err := promqlParser.ParseExpr(q.expr)
 		if err != nil {
@@ -157,7 +154,7 @@ func floorQueries(b *testing.B, qs []namedQuery, w Window) []string {
 		parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
 			if vs, ok := n.(*parser.VectorSelector); ok && vs.Name != "" && !seen[vs.Name] {
 				seen[vs.Name] = true
-				exprs = append(exprs, fmt.Sprintf("sum(count_over_time(%s[%s]))", vs.Name, w.rangeStr()))
+				exprs = append(exprs, namedQuery{name: vs.Name, expr: fmt.Sprintf("sum(count_over_time(%s[%s]))", vs.Name, w.rangeStr())})
 			}
 			return nil
 		})
@@ -201,16 +198,25 @@ func bareEngine(o source.EmbeddedOptions) *promql.Engine {
 	})
 }
 
-// bareRun evaluates exprs at ts, queryConcurrency at a time, and only
-// checks for errors.
-func bareRun(ng *promql.Engine, q storage.Queryable, exprs []string, ts time.Time) error {
+// bareRun evaluates qs as runQueries does (an instant query at w.End, or
+// a range query at the window's steps for a pass), queryConcurrency at a
+// time, and only checks for errors.
+func bareRun(ng *promql.Engine, q storage.Queryable, qs []namedQuery, w Window) error {
 	sem := make(chan struct{}, queryConcurrency)
-	errs := make(chan error, len(exprs))
-	for _, expr := range exprs {
+	errs := make(chan error, len(qs))
+	for _, nq := range qs {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem }()
-			qry, err := ng.NewInstantQuery(context.Background(), q, nil, expr, ts)
+			var qry promql.Query
+			var err error
+			if nq.series == nil {
+				qry, err = ng.NewInstantQuery(context.Background(), q, nil, nq.expr, w.End)
+			} else {
+				first := time.UnixMilli(w.firstStep())
+				last := first.Add(time.Duration(w.ExpectedSteps()-1) * w.Step)
+				qry, err = ng.NewRangeQuery(context.Background(), q, nil, nq.expr, first, last, w.Step)
+			}
 			if err != nil {
 				errs <- err
 				return
@@ -219,7 +225,7 @@ func bareRun(ng *promql.Engine, q storage.Queryable, exprs []string, ts time.Tim
 			errs <- qry.Exec(context.Background()).Err
 		}()
 	}
-	for range exprs {
+	for range qs {
 		if err := <-errs; err != nil {
 			return err
 		}
