@@ -15,8 +15,8 @@ import (
 	"github.com/gpulens/gpulens/internal/fleet"
 )
 
-// TestScenarioPassesMatchScans simulates the findings' scenario and
-// workload days, as gpulens and as each dcgm-exporter layout would have
+// TestScenarioPassesMatchScans simulates the demo's fleet and the
+// findings' scenario and workload days, as gpulens and as each dcgm-exporter layout would have
 // exposed them, and expects the passes and the subquery per figure to give
 // the same Result (TestPassesMatchScans's comparison).
 func TestScenarioPassesMatchScans(t *testing.T) {
@@ -41,10 +41,13 @@ func TestScenarioPassesMatchScans(t *testing.T) {
 	if err != nil || len(files) < 10 {
 		t.Fatalf("scenarios: %v, %d files", err, len(files))
 	}
-	for _, file := range files {
-		s, err := sim.Load(file)
-		if err != nil {
-			t.Fatal(err)
+	for _, file := range append([]string{"demo"}, files...) {
+		// "demo" is gpulens demo's own fleet, over a day.
+		s := sim.Default()
+		if file != "demo" {
+			if s, err = sim.Load(file); err != nil {
+				t.Fatal(err)
+			}
 		}
 		for _, l := range layouts {
 			t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml")+"/"+l.name, func(t *testing.T) {
