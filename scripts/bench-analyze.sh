@@ -11,10 +11,13 @@
 #
 # Each size runs in its own process (the test binary, under /usr/bin/time
 # -v), which first writes 7 days of one-minute samples for the fleet and
-# compacts them (not timed), then runs two sub-benchmarks on the same TSDB:
-# "analyzer" (query.Analyze) and "engine" (the bare promql.Engine running
-# the exact query strings Analyze issues, same concurrency, answers
-# discarded). Wall times are of one analysis (-benchtime=1x); the machine
+# compacts them (not timed), then runs three sub-benchmarks on the same
+# TSDB: "analyzer" (query.Analyze), "engine" (the bare promql.Engine
+# running the exact queries Analyze issues, same concurrency, answers
+# discarded) and "floor" (the bare engine reading every sample of every
+# metric the analysis selects once: one count_over_time over the window per
+# metric, same concurrency). analyzer / floor is how many times over the
+# analysis pays for reading its data. Wall times are of one analysis (-benchtime=1x); the machine
 # may be shared, so CPU seconds are reported too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,8 +40,8 @@ echo "date: $(date -u +%Y-%m-%dT%H:%MZ); go: $(go version | awk '{print $3}'); c
 	"cpu: $(awk -F': ' '/model name/{print $2; exit}' /proc/cpuinfo);" \
 	"memory: $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| GPUs | analyzer wall (s) | analyzer CPU (s) | peak RSS, analysis (MiB) | queries | bare engine wall (s) | bare engine CPU (s) | analyzer / engine, wall | analyzer / engine, CPU | process peak RSS incl. setup (MiB) | whole run (s) |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| GPUs | analyzer wall (s) | analyzer CPU (s) | peak RSS, analysis (MiB) | queries | bare engine wall (s) | bare engine CPU (s) | analyzer / engine, wall | analyzer / engine, CPU | floor wall (s) | floor CPU (s) | analyzer / floor, wall | analyzer / floor, CPU | process peak RSS incl. setup (MiB) | whole run (s) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for n in "${sizes[@]}"; do
 	for rep in $(seq 1 "$COUNT"); do
 		log="$work/gpus-$n-$rep.log"
@@ -64,19 +67,21 @@ for n in "${sizes[@]}"; do
 		grep -E "^Benchmark" "$log" >&2 || true
 		an=$(grep -E "^BenchmarkAnalyze/gpus=$n/analyzer" "$log" || true)
 		en=$(grep -E "^BenchmarkAnalyze/gpus=$n/engine" "$log" || true)
+		fl=$(grep -E "^BenchmarkAnalyze/gpus=$n/floor" "$log" || true)
 		maxrss=$(awk -F': ' '/Maximum resident set size/{printf "%.0f", $2/1024}' "$log")
-		if [ -z "$an" ] || [ -z "$en" ]; then
+		if [ -z "$an" ] || [ -z "$en" ] || [ -z "$fl" ]; then
 			why=${killed:-"exit status $rc"}
 			[ "$rc" = 124 ] && why="timed out after $TIMEOUT"
-			echo "| $n | did not finish: $why | | | | | | | | ${maxrss:-?} | $secs |"
+			echo "| $n | did not finish: $why | | | | | | | | | | | | ${maxrss:-?} | $secs |"
 			tail -5 "$log" >&2
 			continue
 		fi
 		awk -v n="$n" -v ans="$(field "$an" ns/op)" -v acpu="$(field "$an" cpu-s/op)" -v arss="$(field "$an" peak-RSS-MiB)" \
 			-v q="$(field "$an" queries/op)" -v ens="$(field "$en" ns/op)" -v ecpu="$(field "$en" cpu-s/op)" \
+			-v fns="$(field "$fl" ns/op)" -v fcpu="$(field "$fl" cpu-s/op)" \
 			-v maxrss="$maxrss" -v secs="$secs" 'BEGIN {
-			printf "| %d | %.1f | %.1f | %.0f | %d | %.1f | %.1f | %.2f | %.2f | %s | %d |\n",
-				n, ans/1e9, acpu, arss, q, ens/1e9, ecpu, ans/ens, acpu/ecpu, maxrss, secs
+			printf "| %d | %.1f | %.1f | %.0f | %d | %.1f | %.1f | %.2f | %.2f | %.1f | %.1f | %.2f | %.2f | %s | %d |\n",
+				n, ans/1e9, acpu, arss, q, ens/1e9, ecpu, ans/ens, acpu/ecpu, fns/1e9, fcpu, ans/fns, acpu/fcpu, maxrss, secs
 		}'
 	done
 done

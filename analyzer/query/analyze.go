@@ -14,8 +14,18 @@ import (
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
-// Analyze runs the query set over w and joins the answers.
+// Analyze runs the query set over w and joins the answers. It reads each
+// signal once (passQueries) where src has range queries, and otherwise
+// evaluates a subquery per figure (scanQueries); both give the same Result.
 func Analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window) (*Result, error) {
+	plan := (*analysis).scanQueries
+	if _, ok := src.(source.RangeQuerier); ok {
+		plan = (*analysis).passQueries
+	}
+	return analyze(ctx, src, sch, w, plan)
+}
+
+func analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window, plan func(*analysis, schema.Schema) []namedQuery) (*Result, error) {
 	w, err := w.withDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("analysis window: %w", err)
@@ -29,9 +39,13 @@ func Analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window
 		workloadSteps: map[WorkloadKey]*workloadPerStep{},
 		podOwners:     map[PodRef]Owner{}, setOwners: map[PodRef]Owner{}, jobOwners: map[PodRef]Owner{},
 	}
-	qs := a.queries(sch)
-	err = runQueries(ctx, src, qs, w, func(q namedQuery, vec model.Vector) {
+	qs := plan(a, sch)
+	err = runQueries(ctx, src, qs, w, func(q namedQuery, vec model.Vector, mat model.Matrix) {
 		a.res.QueryCount++
+		if q.series != nil {
+			q.series(mat)
+			return
+		}
 		for _, s := range vec {
 			if math.IsNaN(float64(s.Value)) {
 				continue
@@ -47,9 +61,13 @@ func Analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window
 }
 
 type namedQuery struct {
-	name  string
-	expr  string
-	apply func(*model.Sample)
+	name string
+	expr string
+	// apply takes each sample of an instant query's answer; series, when
+	// set instead, makes the query a pass: expr is evaluated at every
+	// step of the window and series takes the whole matrix.
+	apply  func(*model.Sample)
+	series func(model.Matrix)
 }
 
 type analysis struct {
@@ -66,16 +84,22 @@ type analysis struct {
 	// gpuSharingSteps counts steps per sharing mode and GPU.
 	gpuSharingSteps map[GPUKey]map[string]int
 	sharingChanged  int
+	// pass is what the passes (passQueries) carry from one signal to
+	// another.
+	pass passState
 }
 
 func by(labels []string) string { return "(" + strings.Join(labels, ", ") + ")" }
 
-// queries is the fixed query set. Allocation-level figures are keyed by
+// scanQueries is the query set that evaluates a subquery over the window
+// for each figure, so it reads a signal's samples once per figure:
+// Analyze's fallback where a source has no range queries, and the
+// reference TestPassesMatchScans holds passQueries to. Allocation-level figures are keyed by
 // schema.AllocationKey and GPU-level ones by schema.GPUKey, aggregated
 // inside the engine before the subquery so that a label that changes
 // within the window (a measurement method, a sharing mode) cannot split
 // one allocation into two.
-func (a *analysis) queries(sch schema.Schema) []namedQuery {
+func (a *analysis) scanQueries(sch schema.Schema) []namedQuery {
 	over := a.over
 	quantile := func(q float64, expr string) string {
 		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.subqueryRangeStr(), a.w.stepStr())
@@ -91,43 +115,43 @@ func (a *analysis) queries(sch schema.Schema) []namedQuery {
 	return append([]namedQuery{
 		// withWorkload outside the subquery labels each allocation's row
 		// once, not at every step.
-		{"allocation steps", withWorkload(over("count_over_time", alloc)), a.allocSteps},
-		{"allocated GPU steps", over("sum_over_time", alloc), a.alloc(func(x *Allocation, v float64) { x.AllocatedGPUHours = a.w.hours(v) })},
-		{"allocation attributes", over("last_over_time", sch.Allocation()), a.allocAttributes},
-		{"utilization average", over("avg_over_time", util), a.alloc(func(x *Allocation, v float64) { x.AvgUtilization = v })},
-		{"utilization p95", quantile(0.95, util), a.alloc(func(x *Allocation, v float64) { x.P95Utilization = v })},
-		{"utilization steps", over("count_over_time", util), a.alloc(func(x *Allocation, v float64) { x.UtilizationSteps = int(v) })},
-		{"memory peak", a.maxOverTime(schema.AllocationKey, sch.MemoryUsed()), a.alloc(func(x *Allocation, v float64) { x.PeakMemoryBytes = v })},
-		{"memory p99", quantile(0.99, mem), a.alloc(func(x *Allocation, v float64) { x.P99MemoryBytes = v })},
-		{"memory steps", over("count_over_time", mem), a.alloc(func(x *Allocation, v float64) { x.MemorySteps = int(v) })},
-		{"memory last", over("last_over_time", mem), a.alloc(func(x *Allocation, v float64) { x.LastMemoryBytes = v })},
+		{name: "allocation steps", expr: withWorkload(over("count_over_time", alloc)), apply: a.allocSteps},
+		{name: "allocated GPU steps", expr: over("sum_over_time", alloc), apply: a.alloc(func(x *Allocation, v float64) { x.AllocatedGPUHours = a.w.hours(v) })},
+		{name: "allocation attributes", expr: over("last_over_time", sch.Allocation()), apply: a.allocAttributes},
+		{name: "utilization average", expr: over("avg_over_time", util), apply: a.alloc(func(x *Allocation, v float64) { x.AvgUtilization = v })},
+		{name: "utilization p95", expr: quantile(0.95, util), apply: a.alloc(func(x *Allocation, v float64) { x.P95Utilization = v })},
+		{name: "utilization steps", expr: over("count_over_time", util), apply: a.alloc(func(x *Allocation, v float64) { x.UtilizationSteps = int(v) })},
+		{name: "memory peak", expr: a.maxOverTime(schema.AllocationKey, sch.MemoryUsed()), apply: a.alloc(func(x *Allocation, v float64) { x.PeakMemoryBytes = v })},
+		{name: "memory p99", expr: quantile(0.99, mem), apply: a.alloc(func(x *Allocation, v float64) { x.P99MemoryBytes = v })},
+		{name: "memory steps", expr: over("count_over_time", mem), apply: a.alloc(func(x *Allocation, v float64) { x.MemorySteps = int(v) })},
+		{name: "memory last", expr: over("last_over_time", mem), apply: a.alloc(func(x *Allocation, v float64) { x.LastMemoryBytes = v })},
 		// deriv() is a least-squares fit over the whole window, so a
 		// sawtooth of allocations and frees does not read as growth.
-		{"memory growth", over("deriv", mem), a.alloc(func(x *Allocation, v float64) { x.MemoryGrowthBytesPerHour = v * 3600 })},
+		{name: "memory growth", expr: over("deriv", mem), apply: a.alloc(func(x *Allocation, v float64) { x.MemoryGrowthBytesPerHour = v * 3600 })},
 
-		{"gpu steps", over("count_over_time", maxBy(schema.GPULabels, sch.GPU())), a.gpu(func(g *GPU, s *model.Sample) {
+		{name: "gpu steps", expr: over("count_over_time", maxBy(schema.GPULabels, sch.GPU())), apply: a.gpu(func(g *GPU, s *model.Sample) {
 			g.Steps += int(s.Value)
 			if g.Model == "" {
 				g.Model = string(s.Metric[schema.LabelModel])
 			}
 		})},
-		{"gpu allocated steps", over("count_over_time", gpu+" and on "+gpuKey+" "+presence(schema.GPUKey, sch.Allocation())), a.gpuValue(func(g *GPU, v float64) { g.AllocatedHours = a.w.hours(v) })},
-		{"gpu allocated GPU steps", over("sum_over_time", "sum by "+gpuKey+" ("+sch.Allocation()+")"), a.gpuValue(func(g *GPU, v float64) { g.AllocatedGPUHours = a.w.hours(v) })},
-		{"gpu co-tenants", over("max_over_time", "count by "+gpuKey+" ("+alloc+")"), a.gpuValue(func(g *GPU, v float64) { g.CoTenants = int(v) })},
-		{"gpu sharing", over("count_over_time", "count by (node, uuid, sharing) ("+sch.Allocation()+")"), a.gpuSharing},
-		{"gpu utilization average", over("avg_over_time", gpuUtil), a.gpuValue(func(g *GPU, v float64) { g.AvgUtilization = v })},
-		{"gpu utilization steps", over("count_over_time", gpuUtil), a.gpuValue(func(g *GPU, v float64) { g.UtilizationSteps = int(v) })},
-		{"gpu memory total", a.maxOverTime(schema.GPUKey, sch.GPUMemoryTotal()), a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
-		{"gpu energy", maxBy(schema.GPUKey, sch.GPUEnergy(a.w.rangeStr(), a.w.stepStr())), a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
-		{"gpu memory used p99", quantile(0.99, gpuMem), a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedP99Bytes = v })},
-		{"gpu memory used peak", a.maxOverTime(schema.GPUKey, sch.GPUMemoryUsed()), a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedPeakBytes = v })},
-		{"gpu memory used steps", over("count_over_time", gpuMem), a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedSteps = int(v) })},
-		{"gpu memory used last", over("last_over_time", gpuMem), a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedLastBytes = v })},
-		{"gpu memory used growth", over("deriv", gpuMem), a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedGrowthBytesPerHour = v * 3600 })},
+		{name: "gpu allocated steps", expr: over("count_over_time", gpu+" and on "+gpuKey+" "+presence(schema.GPUKey, sch.Allocation())), apply: a.gpuValue(func(g *GPU, v float64) { g.AllocatedHours = a.w.hours(v) })},
+		{name: "gpu allocated GPU steps", expr: over("sum_over_time", "sum by "+gpuKey+" ("+sch.Allocation()+")"), apply: a.gpuValue(func(g *GPU, v float64) { g.AllocatedGPUHours = a.w.hours(v) })},
+		{name: "gpu co-tenants", expr: over("max_over_time", "count by "+gpuKey+" ("+alloc+")"), apply: a.gpuValue(func(g *GPU, v float64) { g.CoTenants = int(v) })},
+		{name: "gpu sharing", expr: over("count_over_time", "count by (node, uuid, sharing) ("+sch.Allocation()+")"), apply: a.gpuSharing},
+		{name: "gpu utilization average", expr: over("avg_over_time", gpuUtil), apply: a.gpuValue(func(g *GPU, v float64) { g.AvgUtilization = v })},
+		{name: "gpu utilization steps", expr: over("count_over_time", gpuUtil), apply: a.gpuValue(func(g *GPU, v float64) { g.UtilizationSteps = int(v) })},
+		{name: "gpu memory total", expr: a.maxOverTime(schema.GPUKey, sch.GPUMemoryTotal()), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
+		{name: "gpu energy", expr: maxBy(schema.GPUKey, sch.GPUEnergy(a.w.rangeStr(), a.w.stepStr())), apply: a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
+		{name: "gpu memory used p99", expr: quantile(0.99, gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedP99Bytes = v })},
+		{name: "gpu memory used peak", expr: a.maxOverTime(schema.GPUKey, sch.GPUMemoryUsed()), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedPeakBytes = v })},
+		{name: "gpu memory used steps", expr: over("count_over_time", gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedSteps = int(v) })},
+		{name: "gpu memory used last", expr: over("last_over_time", gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedLastBytes = v })},
+		{name: "gpu memory used growth", expr: over("deriv", gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedGrowthBytesPerHour = v * 3600 })},
 		// The tenants' memory is summed per step, before the quantile:
 		// tenants that take turns never add up.
-		{"gpu tenants memory p99", quantile(0.99, "sum by "+gpuKey+" ("+mem+")"), a.gpuValue(func(g *GPU, v float64) { g.TenantsMemoryP99Bytes = v })},
-	}, slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch), a.healthQueries(sch), a.attributionQueries(sch))...)
+		{name: "gpu tenants memory p99", expr: quantile(0.99, "sum by "+gpuKey+" ("+mem+")"), apply: a.gpuValue(func(g *GPU, v float64) { g.TenantsMemoryP99Bytes = v })},
+	}, slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch, true), a.healthQueries(sch), a.attributionQueries(sch))...)
 }
 
 // allocSteps records an allocation's steps and the workload the engine
@@ -155,8 +179,9 @@ func gpuKey(m model.Metric) GPUKey {
 	return GPUKey{Node: string(m[schema.LabelNode]), UUID: string(m[schema.LabelUUID])}
 }
 
-func (a *analysis) allocation(m model.Metric) *Allocation {
-	k := allocationKey(m)
+func (a *analysis) allocation(m model.Metric) *Allocation { return a.allocationOf(allocationKey(m)) }
+
+func (a *analysis) allocationOf(k AllocationKey) *Allocation {
 	x, ok := a.allocs[k]
 	if !ok {
 		x = &Allocation{AllocationKey: k}
@@ -191,8 +216,9 @@ func (a *analysis) allocAttributes(s *model.Sample) {
 	x.MIGProfile = string(s.Metric[schema.LabelMIGProfile])
 }
 
-func (a *analysis) gpuFor(m model.Metric) *GPU {
-	k := gpuKey(m)
+func (a *analysis) gpuFor(m model.Metric) *GPU { return a.gpuOf(gpuKey(m)) }
+
+func (a *analysis) gpuOf(k GPUKey) *GPU {
 	g, ok := a.gpus[k]
 	if !ok {
 		g = &GPU{GPUKey: k}
@@ -223,6 +249,7 @@ func (a *analysis) gpuSharing(s *model.Sample) {
 // finish derives hours and coverage, drops rows that only exist because a
 // usage series outlived its allocation, sorts, and writes the notes.
 func (a *analysis) finish() {
+	a.finishPasses()
 	expected := float64(a.res.ExpectedSteps)
 	for _, x := range a.allocs {
 		if x.Steps == 0 {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/storage"
 
 	"github.com/gpulens/gpulens/analyzer/schema"
@@ -39,6 +40,9 @@ import (
 //     Analyze issues, with the same concurrency, discarding the answers;
 //     analyzer/engine is then the cost of the analyzer's own work (result
 //     conversion and assembly) on top of the engine's.
+//   - floor: the bare engine reading every sample of the window once
+//     (floorQueries), with the same concurrency: analyzer/floor is how many
+//     times over the analysis pays for reading its data.
 //
 // Metrics besides ns/op: queries/op (must not change with the size),
 // cpu-s/op (user + system time of the whole process: steadier than wall
@@ -98,16 +102,32 @@ func BenchmarkAnalyze(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				a := &analysis{w: ww}
-				var exprs []string
-				for _, q := range a.queries(schema.Native{}) {
-					exprs = append(exprs, q.expr)
-				}
+				a := &analysis{w: ww, res: &Result{ExpectedSteps: ww.ExpectedSteps()}}
+				qs := a.passQueries(schema.Native{})
 				ng := bareEngine(opts)
 				queryable := storage.QueryableFunc(f.src.Querier)
 				peak := measurePeakRSS(b, func() {
 					for b.Loop() {
-						if err := bareRun(ng, queryable, exprs, ww.End); err != nil {
+						if err := bareRun(ng, queryable, qs, ww); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+				b.ReportMetric(float64(len(qs)), "queries/op")
+				reportPeak(b, peak)
+			})
+
+			b.Run("floor", func(b *testing.B) {
+				ww, err := w.withDefaults()
+				if err != nil {
+					b.Fatal(err)
+				}
+				exprs := floorQueries(b, (&analysis{w: ww}).scanQueries(schema.Native{}), ww)
+				ng := bareEngine(opts)
+				queryable := storage.QueryableFunc(f.src.Querier)
+				peak := measurePeakRSS(b, func() {
+					for b.Loop() {
+						if err := bareRun(ng, queryable, exprs, ww); err != nil {
 							b.Fatal(err)
 						}
 					}
@@ -117,6 +137,29 @@ func BenchmarkAnalyze(b *testing.B) {
 			})
 		})
 	}
+}
+
+// floorQueries read every sample of the window once: a count_over_time
+// over the whole window of each metric the query set selects, the least
+// any analysis of those series must do. Metrics the store lacks cost
+// nothing.
+func floorQueries(b *testing.B, qs []namedQuery, w Window) []namedQuery {
+	seen := map[string]bool{}
+	var exprs []namedQuery
+	for _, q := range qs {
+		e, err := promqlParser.ParseExpr(q.expr)
+		if err != nil {
+			b.Fatalf("query %q: %v", q.name, err)
+		}
+		parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+			if vs, ok := n.(*parser.VectorSelector); ok && vs.Name != "" && !seen[vs.Name] {
+				seen[vs.Name] = true
+				exprs = append(exprs, namedQuery{name: vs.Name, expr: fmt.Sprintf("sum(count_over_time(%s[%s]))", vs.Name, w.rangeStr())})
+			}
+			return nil
+		})
+	}
+	return exprs
 }
 
 func benchSizes(b *testing.B) []int {
@@ -155,16 +198,25 @@ func bareEngine(o source.EmbeddedOptions) *promql.Engine {
 	})
 }
 
-// bareRun evaluates exprs at ts, queryConcurrency at a time, and only
-// checks for errors.
-func bareRun(ng *promql.Engine, q storage.Queryable, exprs []string, ts time.Time) error {
+// bareRun evaluates qs as runQueries does (an instant query at w.End, or
+// a range query at the window's steps for a pass), queryConcurrency at a
+// time, and only checks for errors.
+func bareRun(ng *promql.Engine, q storage.Queryable, qs []namedQuery, w Window) error {
 	sem := make(chan struct{}, queryConcurrency)
-	errs := make(chan error, len(exprs))
-	for _, expr := range exprs {
+	errs := make(chan error, len(qs))
+	for _, nq := range qs {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem }()
-			qry, err := ng.NewInstantQuery(context.Background(), q, nil, expr, ts)
+			var qry promql.Query
+			var err error
+			if nq.series == nil {
+				qry, err = ng.NewInstantQuery(context.Background(), q, nil, nq.expr, w.End)
+			} else {
+				first := time.UnixMilli(w.firstStep())
+				last := first.Add(time.Duration(w.ExpectedSteps()-1) * w.Step)
+				qry, err = ng.NewRangeQuery(context.Background(), q, nil, nq.expr, first, last, w.Step)
+			}
 			if err != nil {
 				errs <- err
 				return
@@ -173,7 +225,7 @@ func bareRun(ng *promql.Engine, q storage.Queryable, exprs []string, ts time.Tim
 			errs <- qry.Exec(context.Background()).Err
 		}()
 	}
-	for range exprs {
+	for range qs {
 		if err := <-errs; err != nil {
 			return err
 		}

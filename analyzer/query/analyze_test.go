@@ -119,7 +119,7 @@ func TestAnalyzeNative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Schema != "native" || res.ExpectedSteps != 240 || res.QueryCount != 37 {
+	if res.Schema != "native" || res.ExpectedSteps != 240 || res.QueryCount != 15 {
 		t.Errorf("schema %q, expected steps %d, queries %d", res.Schema, res.ExpectedSteps, res.QueryCount)
 	}
 

@@ -1,12 +1,19 @@
-// Package query is the analysis query set: a fixed number of PromQL instant
-// queries, evaluated at the end of a window, that turn a fleet's GPU series
-// into per-allocation and per-GPU figures.
+// Package query is the analysis query set: a fixed number of PromQL
+// queries over a window that turn a fleet's GPU series into per-allocation
+// and per-GPU figures. The number of queries does not grow with pods or
+// GPUs (Result.QueryCount).
 //
-// All aggregation happens inside the engine: every query is a
-// *_over_time(expr[RANGE:STEP]) subquery over the whole window, so the
-// number of queries and the data returned per query do not depend on how
-// many samples were stored, and the number of queries does not grow with
-// pods or GPUs (Result.QueryCount).
+// Passes (passQueries, where the source has range queries): each signal
+// with several figures is read once, as a range query at exactly the steps
+// a subquery over the window evaluates (Window.firstStep), and its figures
+// (count, sum, average, maximum, last, quantiles, deriv) and its per-step
+// groupings (by allocation, GPU, workload) are computed in Go with the
+// engine's own arithmetic (stats.go). The other figures, one per signal,
+// are instant *_over_time(expr[RANGE:STEP]) subqueries. Scans
+// (scanQueries, the fallback): a subquery per figure, every aggregation
+// in the engine, so a signal is evaluated once per figure;
+// TestPassesMatchScans holds the two sets equal. The cost notes below are
+// of the subqueries, which is what a pass costs too, once per signal.
 //
 // Time is measured in subquery steps. A signal "is seen" at a step when the
 // engine returns a value for it there (the latest sample within the 5m

@@ -15,10 +15,10 @@ import (
 func (a *analysis) healthQueries(sch schema.Schema) []namedQuery {
 	h := sch.Health(schema.Over{Range: a.w.rangeStr(), Step: a.w.stepStr(), Apply: a.over})
 	qs := []namedQuery{
-		{"gpu down steps", a.over("sum_over_time", h.Down), a.gpuValue(func(g *GPU, v float64) { g.DownSteps = int(v) })},
-		{"gpu xid errors", h.XIDEvents, a.gpu(xidApply)},
-		{"gpu thermal throttle", a.over("avg_over_time", h.Thermal), a.gpuValue(func(g *GPU, v float64) { g.ThermalThrottleRatio = v })},
-		{"gpu throttle steps", a.over("count_over_time", h.Thermal), a.gpuValue(func(g *GPU, v float64) { g.ThrottleSteps = int(v) })},
+		{name: "gpu down steps", expr: a.over("sum_over_time", h.Down), apply: a.gpuValue(func(g *GPU, v float64) { g.DownSteps = int(v) })},
+		{name: "gpu xid errors", expr: h.XIDEvents, apply: a.gpu(xidApply)},
+		{name: "gpu thermal throttle", expr: a.over("avg_over_time", h.Thermal), apply: a.gpuValue(func(g *GPU, v float64) { g.ThermalThrottleRatio = v })},
+		{name: "gpu throttle steps", expr: a.over("count_over_time", h.Thermal), apply: a.gpuValue(func(g *GPU, v float64) { g.ThrottleSteps = int(v) })},
 	}
 	return slices.DeleteFunc(qs, func(q namedQuery) bool { return h.Down == "" })
 }

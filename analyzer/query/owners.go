@@ -25,20 +25,25 @@ const ownerStep = 5 * time.Minute
 // has them: the only record of the owners of pods deleted before the
 // analysis ran. kube_pod_owner is restricted to pods that held a GPU, so
 // the answer does not grow with the cluster's CPU pods; ReplicaSets and
-// Jobs are few. Absent series give empty answers, never errors.
-func (a *analysis) ownerQueries(sch schema.Schema) []namedQuery {
+// Jobs are few. Absent series give empty answers, never errors. Without
+// join, the pod owners are not restricted by a scan of the allocations in
+// the engine: the passes know the GPU pods (passState.gpuPods) and keep
+// only theirs.
+func (a *analysis) ownerQueries(sch schema.Schema, join bool) []namedQuery {
 	step := max(ownerStep, a.w.Step)
 	over := func(expr string) string {
 		return fmt.Sprintf("max_over_time((%s)[%s:%s])", expr, a.w.subqueryRangeStr(), promDuration(step))
 	}
-	gpuPods := "group by (namespace, pod) (" + a.over("count_over_time", presence([]string{schema.LabelNamespace, schema.LabelPod}, sch.Allocation())) + ")"
+	pods := "max by (namespace, pod, owner_kind, owner_name) (" + over(`kube_pod_owner{owner_kind!="<none>"}`) + ")"
+	if join {
+		pods += " and on (namespace, pod) group by (namespace, pod) (" + a.over("count_over_time", presence([]string{schema.LabelNamespace, schema.LabelPod}, sch.Allocation())) + ")"
+	}
 	return []namedQuery{
-		{"pod owners", "max by (namespace, pod, owner_kind, owner_name) (" + over(`kube_pod_owner{owner_kind!="<none>"}`) + ") and on (namespace, pod) " + gpuPods,
-			a.ownerApply(func(r PodRef, o Owner) { a.podOwners[r] = o }, "pod")},
-		{"replicaset owners", "max by (namespace, replicaset, owner_kind, owner_name) (" + over(`kube_replicaset_owner{owner_kind!="<none>"}`) + ")",
-			a.ownerApply(func(r PodRef, o Owner) { a.setOwners[r] = o }, "replicaset")},
-		{"job owners", "max by (namespace, job_name, owner_kind, owner_name) (" + over(`kube_job_owner{owner_kind!="<none>"}`) + ")",
-			a.ownerApply(func(r PodRef, o Owner) { a.jobOwners[r] = o }, "job_name")},
+		{name: "pod owners", expr: pods, apply: a.ownerApply(func(r PodRef, o Owner) { a.podOwners[r] = o }, "pod")},
+		{name: "replicaset owners", expr: "max by (namespace, replicaset, owner_kind, owner_name) (" + over(`kube_replicaset_owner{owner_kind!="<none>"}`) + ")",
+			apply: a.ownerApply(func(r PodRef, o Owner) { a.setOwners[r] = o }, "replicaset")},
+		{name: "job owners", expr: "max by (namespace, job_name, owner_kind, owner_name) (" + over(`kube_job_owner{owner_kind!="<none>"}`) + ")",
+			apply: a.ownerApply(func(r PodRef, o Owner) { a.jobOwners[r] = o }, "job_name")},
 	}
 }
 

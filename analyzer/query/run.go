@@ -17,17 +17,19 @@ import (
 // a good fit for a small analysis host and polite to a remote Prometheus.
 const queryConcurrency = 2
 
-// runQueries evaluates qs at w.End, at most queryConcurrency at a time, and
+// runQueries evaluates qs, at most queryConcurrency at a time: an instant
+// query at w.End, or a pass (namedQuery.series) at every step of w. It
 // hands each answer to use in the order of qs, so the result does not
 // depend on which query finished first. An answer is released as soon as
 // it has been used. The first failure in the order of qs is returned and
 // cancels the queries still running; a query that fails is not cancelled
 // early by another's failure, so the error reported is always the real one.
-func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Window, use func(namedQuery, model.Vector)) error {
+func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Window, use func(namedQuery, model.Vector, model.Matrix)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type answer struct {
 		vec model.Vector
+		mat model.Matrix
 		err error
 	}
 	answers := make([]chan answer, len(qs))
@@ -48,8 +50,18 @@ func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Windo
 			}
 			go func() {
 				defer func() { <-sem }()
-				vec, err := src.Query(ctx, q.expr, w.End)
-				answers[i] <- answer{vec, err}
+				if q.series == nil {
+					vec, err := src.Query(ctx, q.expr, w.End)
+					answers[i] <- answer{vec: vec, err: err}
+					return
+				}
+				rq, err := rangeQuerier(src)
+				if err != nil {
+					answers[i] <- answer{err: err}
+					return
+				}
+				mat, err := queryWindow(ctx, rq, q.expr, w)
+				answers[i] <- answer{mat: mat, err: err}
 			}()
 		}
 	}()
@@ -58,7 +70,7 @@ func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Windo
 		if ans.err != nil {
 			return fmt.Errorf("analysis query %q: %w", q.name, ans.err)
 		}
-		use(q, ans.vec)
+		use(q, ans.vec, ans.mat)
 		answers[i] = nil
 	}
 	return nil

@@ -83,3 +83,12 @@ func floorDiv(a, b int64) int64 {
 }
 
 func (w Window) hours(steps float64) float64 { return steps * w.Step.Hours() }
+
+// firstStep is the time of the window's first step in Unix milliseconds:
+// the first multiple of the step after Start. The steps are then
+// firstStep + i × Step for i < ExpectedSteps, the times at which the
+// window's subqueries evaluate their expression.
+func (w Window) firstStep() int64 {
+	step := w.Step.Milliseconds()
+	return (floorDiv(w.Start.UnixMilli(), step) + 1) * step
+}

@@ -87,9 +87,9 @@ func (a *analysis) workloadQueries(sch schema.Schema) []namedQuery {
 		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.subqueryRangeStr(), a.w.stepStr())
 	}
 	return []namedQuery{
-		{"workload steps", a.over("count_over_time", perStep("group", sch.Allocation())), a.workloadValue(func(x *workloadPerStep, v float64) { x.steps = int(v) })},
-		{"workload utilization p95", quantile(0.95, perStep("max", sch.Utilization())), a.workloadValue(func(x *workloadPerStep, v float64) { x.p95Utilization = v })},
-		{"workload memory p99", quantile(0.99, perStep("max", sch.MemoryUsed())), a.workloadValue(func(x *workloadPerStep, v float64) { x.p99Memory = v })},
+		{name: "workload steps", expr: a.over("count_over_time", perStep("group", sch.Allocation())), apply: a.workloadValue(func(x *workloadPerStep, v float64) { x.steps = int(v) })},
+		{name: "workload utilization p95", expr: quantile(0.95, perStep("max", sch.Utilization())), apply: a.workloadValue(func(x *workloadPerStep, v float64) { x.p95Utilization = v })},
+		{name: "workload memory p99", expr: quantile(0.99, perStep("max", sch.MemoryUsed())), apply: a.workloadValue(func(x *workloadPerStep, v float64) { x.p99Memory = v })},
 	}
 }
 

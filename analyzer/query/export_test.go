@@ -1,0 +1,28 @@
+package query
+
+import (
+	"context"
+	"reflect"
+
+	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/source"
+)
+
+// AnalyzeScans and AnalyzePasses are Analyze with one query set or the
+// other, for TestScenarioPassesMatchScans (package query_test, which may
+// import the simulator).
+func AnalyzeScans(ctx context.Context, src source.Source, sch schema.Schema, w Window) (*Result, error) {
+	return analyze(ctx, src, sch, w, (*analysis).scanQueries)
+}
+
+func AnalyzePasses(ctx context.Context, src source.Source, sch schema.Schema, w Window) (*Result, error) {
+	return analyze(ctx, src, sch, w, (*analysis).passQueries)
+}
+
+// ResultDiff lists where got differs from want (resultDiff), QueryCount
+// aside.
+func ResultDiff(want, got *Result) []string {
+	g := *got
+	g.QueryCount = want.QueryCount
+	return resultDiff("Result", reflect.ValueOf(*want), reflect.ValueOf(g))
+}

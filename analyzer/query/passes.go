@@ -1,0 +1,405 @@
+package query
+
+import (
+	"math"
+	"math/bits"
+	"regexp"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/util/kahansum"
+
+	"github.com/gpulens/gpulens/analyzer/schema"
+)
+
+// passQueries is the query set that reads each signal once. scanQueries
+// evaluates a subquery over the window for every figure, so utilization is
+// read three times (average, p95, steps), memory five; here each
+// signal with several figures is one pass: its expression evaluated once
+// at every step of the window (a range query at exactly the subquery's
+// steps), and every figure computed from those points in Go (stats.go,
+// the engine's own arithmetic), as are the per-step aggregations across
+// series (max by an allocation, sum by a GPU, max by a workload) the
+// subqueries asked the engine for. Signals with one figure stay instant
+// queries: a pass would only add the transfer of its points.
+func (a *analysis) passQueries(sch schema.Schema) []namedQuery {
+	a.pass = passState{gpuPods: map[PodRef]bool{}, allocated: map[GPUKey]bitset{}, reported: map[GPUKey]bitset{}}
+	h := sch.Health(schema.Over{Range: a.w.rangeStr(), Step: a.w.stepStr(), Apply: a.over})
+	qs := []namedQuery{
+		{name: "allocations", expr: sch.Allocation(), series: a.allocationPass},
+		{name: "utilization", expr: sch.Utilization(), series: a.utilizationPass},
+		{name: "memory", expr: sch.MemoryUsed(), series: a.memoryPass},
+		{name: "gpus", expr: sch.GPU(), series: a.gpuPass},
+		{name: "gpu utilization", expr: sch.GPUUtilization(), series: a.gpuUtilizationPass},
+		{name: "gpu memory total", expr: a.maxOverTime(schema.GPUKey, sch.GPUMemoryTotal()), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
+		{name: "gpu energy", expr: maxBy(schema.GPUKey, sch.GPUEnergy(a.w.rangeStr(), a.w.stepStr())), apply: a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
+		{name: "gpu memory used", expr: sch.GPUMemoryUsed(), series: a.gpuMemoryPass},
+	}
+	if h.Down != "" {
+		qs = append(qs,
+			namedQuery{name: "gpu down steps", expr: a.over("sum_over_time", h.Down), apply: a.gpuValue(func(g *GPU, v float64) { g.DownSteps = int(v) })},
+			namedQuery{name: "gpu xid errors", expr: h.XIDEvents, apply: a.gpu(xidApply)},
+			namedQuery{name: "gpu thermal", expr: h.Thermal, series: a.thermalPass},
+		)
+	}
+	qs = append(qs, a.attributionQueries(sch)...)
+	return append(qs, a.ownerQueries(sch, false)...)
+}
+
+// passState is what one pass leaves for another or for finish.
+type passState struct {
+	// gpuPods are the pods with an allocation in the window, whose owners
+	// are kept.
+	gpuPods map[PodRef]bool
+	// allocated and reported are, per GPU, the steps with an allocation
+	// and the steps its exporter reported it, for AllocatedHours.
+	allocated, reported map[GPUKey]bitset
+}
+
+// allocationPass: every figure of the allocation signal.
+func (a *analysis) allocationPass(mat model.Matrix) {
+	for _, s := range mat {
+		if len(s.Values) == 0 {
+			continue
+		}
+		a.pass.gpuPods[PodRef{string(s.Metric[schema.LabelNamespace]), string(s.Metric[schema.LabelPod])}] = true
+		// last_over_time per series, labels not of the key included.
+		if v := lastOverTime(s.Values); !math.IsNaN(v) {
+			a.allocAttributes(&model.Sample{Metric: s.Metric, Value: model.SampleValue(v)})
+		}
+	}
+	allocs := groupBy(a, mat, allocationKey, aggMax)
+	for _, g := range allocs {
+		x := a.allocationOf(g.key)
+		x.Steps = len(g.pts)
+		x.Workload, x.WorkloadKind = inferWorkload(g.key.Pod)
+		setUnlessNaN(sumOverTime(g.pts), func(v float64) { x.AllocatedGPUHours = a.w.hours(v) })
+	}
+	for _, g := range groupBy(a, mat, gpuKey, aggSum) {
+		setUnlessNaN(sumOverTime(g.pts), func(v float64) { a.gpuOf(g.key).AllocatedGPUHours = a.w.hours(v) })
+		a.pass.allocated[g.key] = a.pass.allocated[g.key].or(a.stepsOf(g.pts))
+	}
+	// The co-tenants are the allocations present at a step, at most.
+	for _, g := range groupGroups(a, allocs, func(k AllocationKey) GPUKey { return GPUKey{Node: k.Node, UUID: k.UUID} }, aggCount) {
+		a.gpuOf(g.key).CoTenants = int(maxOverTime(g.pts))
+	}
+	type sharingKey struct {
+		gpu     GPUKey
+		sharing string
+	}
+	for _, g := range groupBy(a, mat, func(m model.Metric) sharingKey { return sharingKey{gpuKey(m), string(m[schema.LabelSharing])} }, aggCount) {
+		if a.gpuSharingSteps == nil {
+			a.gpuSharingSteps = map[GPUKey]map[string]int{}
+		}
+		if a.gpuSharingSteps[g.key.gpu] == nil {
+			a.gpuSharingSteps[g.key.gpu] = map[string]int{}
+		}
+		a.gpuSharingSteps[g.key.gpu][g.key.sharing] += len(g.pts)
+	}
+	for _, g := range groupBy(a, mat, workloadKeyOfSeries, aggCount) {
+		a.workloadOf(g.key).steps = len(g.pts)
+	}
+}
+
+// utilizationPass: each allocation's average, p95 and steps, and each
+// workload's p95 over its busiest allocation at each step.
+func (a *analysis) utilizationPass(mat model.Matrix) {
+	for _, g := range groupBy(a, mat, allocationKey, aggMax) {
+		x := a.allocationOf(g.key)
+		setUnlessNaN(avgOverTime(g.pts), func(v float64) { x.AvgUtilization = v })
+		setUnlessNaN(quantileOverTime(0.95, g.pts), func(v float64) { x.P95Utilization = v })
+		x.UtilizationSteps = len(g.pts)
+	}
+	for _, g := range groupBy(a, mat, workloadKeyOfSeries, aggMax) {
+		setUnlessNaN(quantileOverTime(0.95, g.pts), func(v float64) { a.workloadOf(g.key).p95Utilization = v })
+	}
+}
+
+// memoryPass: each allocation's peak, p99, steps, last and growth, the
+// tenants' memory summed per GPU and step, and each workload's p99.
+func (a *analysis) memoryPass(mat model.Matrix) {
+	allocs := groupBy(a, mat, allocationKey, aggMax)
+	for _, g := range allocs {
+		x := a.allocationOf(g.key)
+		setUnlessNaN(maxOverTime(g.pts), func(v float64) { x.PeakMemoryBytes = v })
+		setUnlessNaN(quantileOverTime(0.99, g.pts), func(v float64) { x.P99MemoryBytes = v })
+		x.MemorySteps = len(g.pts)
+		setUnlessNaN(lastOverTime(g.pts), func(v float64) { x.LastMemoryBytes = v })
+		if v, ok := deriv(g.pts); ok {
+			setUnlessNaN(v, func(v float64) { x.MemoryGrowthBytesPerHour = v * 3600 })
+		}
+	}
+	for _, g := range groupGroups(a, allocs, func(k AllocationKey) GPUKey { return GPUKey{Node: k.Node, UUID: k.UUID} }, aggSum) {
+		setUnlessNaN(quantileOverTime(0.99, g.pts), func(v float64) { a.gpuOf(g.key).TenantsMemoryP99Bytes = v })
+	}
+	for _, g := range groupBy(a, mat, workloadKeyOfSeries, aggMax) {
+		setUnlessNaN(quantileOverTime(0.99, g.pts), func(v float64) { a.workloadOf(g.key).p99Memory = v })
+	}
+}
+
+// gpuPass: the steps each GPU reported, and its model.
+func (a *analysis) gpuPass(mat model.Matrix) {
+	type modelKey struct {
+		gpu   GPUKey
+		model string
+	}
+	for _, g := range groupBy(a, mat, func(m model.Metric) modelKey { return modelKey{gpuKey(m), string(m[schema.LabelModel])} }, aggMax) {
+		x := a.gpuOf(g.key.gpu)
+		x.Steps += len(g.pts)
+		if x.Model == "" {
+			x.Model = g.key.model
+		}
+		a.pass.reported[g.key.gpu] = a.pass.reported[g.key.gpu].or(a.stepsOf(g.pts))
+	}
+}
+
+func (a *analysis) gpuUtilizationPass(mat model.Matrix) {
+	for _, g := range groupBy(a, mat, gpuKey, aggMax) {
+		x := a.gpuOf(g.key)
+		setUnlessNaN(avgOverTime(g.pts), func(v float64) { x.AvgUtilization = v })
+		x.UtilizationSteps = len(g.pts)
+	}
+}
+
+func (a *analysis) gpuMemoryPass(mat model.Matrix) {
+	for _, g := range groupBy(a, mat, gpuKey, aggMax) {
+		x := a.gpuOf(g.key)
+		setUnlessNaN(quantileOverTime(0.99, g.pts), func(v float64) { x.MemoryUsedP99Bytes = v })
+		setUnlessNaN(maxOverTime(g.pts), func(v float64) { x.MemoryUsedPeakBytes = v })
+		x.MemoryUsedSteps = len(g.pts)
+		setUnlessNaN(lastOverTime(g.pts), func(v float64) { x.MemoryUsedLastBytes = v })
+		if v, ok := deriv(g.pts); ok {
+			setUnlessNaN(v, func(v float64) { x.MemoryUsedGrowthBytesPerHour = v * 3600 })
+		}
+	}
+}
+
+// thermalPass reads the schema's thermal series as they are, one per GPU.
+func (a *analysis) thermalPass(mat model.Matrix) {
+	for _, s := range mat {
+		if len(s.Values) == 0 {
+			continue
+		}
+		x := a.gpuFor(s.Metric)
+		setUnlessNaN(avgOverTime(s.Values), func(v float64) { x.ThermalThrottleRatio = v })
+		x.ThrottleSteps = len(s.Values)
+	}
+}
+
+// finishPasses joins what needed two signals, and keeps the owners of the
+// GPU pods only. It does nothing after scanQueries.
+func (a *analysis) finishPasses() {
+	if a.pass.gpuPods == nil {
+		return
+	}
+	for k, reported := range a.pass.reported {
+		if n := reported.and(a.pass.allocated[k]); n > 0 {
+			a.gpuOf(k).AllocatedHours = a.w.hours(float64(n))
+		}
+	}
+	for pod := range a.podOwners {
+		if !a.pass.gpuPods[pod] {
+			delete(a.podOwners, pod)
+		}
+	}
+}
+
+func (a *analysis) workloadOf(k WorkloadKey) *workloadPerStep {
+	x, ok := a.workloadSteps[k]
+	if !ok {
+		x = &workloadPerStep{}
+		a.workloadSteps[k] = x
+	}
+	return x
+}
+
+// setUnlessNaN sets a figure as Analyze does an instant query's answer:
+// a NaN answer leaves it unset.
+func setUnlessNaN(v float64, set func(float64)) {
+	if !math.IsNaN(v) {
+		set(v)
+	}
+}
+
+// workloadKeyOfSeries is the key withWorkload and "max by (workload
+// labels)" give a series.
+func workloadKeyOfSeries(m model.Metric) WorkloadKey {
+	name, kind := inferWorkload(string(m[schema.LabelPod]))
+	return WorkloadKey{
+		Namespace: string(m[schema.LabelNamespace]), Kind: kind, Name: name,
+		Container: string(m[schema.LabelContainer]), Model: string(m[schema.LabelModel]), MIGProfile: string(m[schema.LabelMIGProfile]),
+	}
+}
+
+// workloadRegexps are workloadRules anchored as label_replace anchors them.
+var workloadRegexps = func() []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(workloadRules))
+	for i, r := range workloadRules {
+		out[i] = regexp.MustCompile("^(?s:" + r.re + ")$")
+	}
+	return out
+}()
+
+// inferWorkload is withWorkload's label_replace chain on a pod name: the
+// workload and its kind, empty for an empty pod.
+func inferWorkload(pod string) (name, kind string) {
+	if pod == "" {
+		return "", ""
+	}
+	name, kind = pod, "Pod"
+	for i, re := range workloadRegexps {
+		if m := re.FindStringSubmatchIndex(pod); m != nil {
+			kind = workloadRules[i].kind
+			name = string(re.ExpandString(nil, "$1", pod, m))
+		}
+	}
+	return name, kind
+}
+
+// aggregation is how groupBy combines the series of a group at a step, as
+// PromQL's max, sum (Kahan) and count by do.
+type aggregation int
+
+const (
+	aggMax aggregation = iota
+	aggSum
+	aggCount
+)
+
+// group is one output series of an aggregation "by key": its points at
+// the window's steps.
+type group[K comparable] struct {
+	key K
+	pts []model.SamplePair
+}
+
+// groupBy aggregates the series of mat by key at every step, the groups
+// in the order of their first series.
+func groupBy[K comparable](a *analysis, mat model.Matrix, key func(model.Metric) K, agg aggregation) []group[K] {
+	index := map[K]int{}
+	var keys []K
+	var members [][][]model.SamplePair
+	for _, s := range mat {
+		if len(s.Values) == 0 {
+			continue
+		}
+		k := key(s.Metric)
+		i, ok := index[k]
+		if !ok {
+			i = len(keys)
+			index[k] = i
+			keys = append(keys, k)
+			members = append(members, nil)
+		}
+		members[i] = append(members[i], s.Values)
+	}
+	out := make([]group[K], len(keys))
+	for i, k := range keys {
+		out[i] = group[K]{key: k, pts: a.combine(members[i], agg)}
+	}
+	return out
+}
+
+// groupGroups aggregates groups again, by a coarser key.
+func groupGroups[K1, K2 comparable](a *analysis, groups []group[K1], key func(K1) K2, agg aggregation) []group[K2] {
+	index := map[K2]int{}
+	var keys []K2
+	var members [][][]model.SamplePair
+	for _, g := range groups {
+		k := key(g.key)
+		i, ok := index[k]
+		if !ok {
+			i = len(keys)
+			index[k] = i
+			keys = append(keys, k)
+			members = append(members, nil)
+		}
+		members[i] = append(members[i], g.pts)
+	}
+	out := make([]group[K2], len(keys))
+	for i, k := range keys {
+		out[i] = group[K2]{key: k, pts: a.combine(members[i], agg)}
+	}
+	return out
+}
+
+// combine aggregates series step by step. Their points lie on the
+// window's steps (queryWindow), so a step's index is its offset from the
+// first step.
+func (a *analysis) combine(series [][]model.SamplePair, agg aggregation) []model.SamplePair {
+	if len(series) == 1 && agg != aggCount {
+		return series[0]
+	}
+	first, step, n := a.w.firstStep(), a.w.Step.Milliseconds(), a.res.ExpectedSteps
+	vals, comp := make([]float64, n), make([]float64, n)
+	seen := make([]bool, n)
+	present := 0
+	for _, pts := range series {
+		for _, p := range pts {
+			i := (int64(p.Timestamp) - first) / step
+			if i < 0 || i >= int64(n) {
+				continue
+			}
+			f := float64(p.Value)
+			if !seen[i] {
+				seen[i], present = true, present+1
+				vals[i] = f
+				if agg == aggCount {
+					vals[i] = 1
+				}
+				continue
+			}
+			switch agg {
+			case aggMax:
+				if vals[i] < f || math.IsNaN(vals[i]) {
+					vals[i] = f
+				}
+			case aggSum:
+				vals[i], comp[i] = kahansum.Inc(f, vals[i], comp[i])
+			case aggCount:
+				vals[i]++
+			}
+		}
+	}
+	out := make([]model.SamplePair, 0, present)
+	for i, ok := range seen {
+		if ok {
+			out = append(out, model.SamplePair{Timestamp: model.Time(first + int64(i)*step), Value: model.SampleValue(vals[i] + comp[i])})
+		}
+	}
+	return out
+}
+
+// bitset is a set of step indexes.
+type bitset []uint64
+
+// stepsOf is the set of steps at which pts has a point.
+func (a *analysis) stepsOf(pts []model.SamplePair) bitset {
+	first, step := a.w.firstStep(), a.w.Step.Milliseconds()
+	b := make(bitset, (a.res.ExpectedSteps+63)/64)
+	for _, p := range pts {
+		if i := (int64(p.Timestamp) - first) / step; i >= 0 && i < int64(a.res.ExpectedSteps) {
+			b[i/64] |= 1 << (i % 64)
+		}
+	}
+	return b
+}
+
+// or is the union of b and c; b may be nil.
+func (b bitset) or(c bitset) bitset {
+	if b == nil {
+		return c
+	}
+	for i := range c {
+		b[i] |= c[i]
+	}
+	return b
+}
+
+// and is the number of steps in both b and c.
+func (b bitset) and(c bitset) int {
+	n := 0
+	for i := range min(len(b), len(c)) {
+		n += bits.OnesCount64(b[i] & c[i])
+	}
+	return n
+}

@@ -1,0 +1,114 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/source"
+)
+
+// TestPassesMatchScans analyses each fixture twice, with the subquery per
+// figure (scanQueries, the query set before the passes) and with one pass
+// per signal (passQueries), and expects the same Result field by field:
+// allocations, GPUs, workloads, owners and notes, floats within 1e-9
+// relative where the summation order differs. The fixtures have groups of
+// several series (a method or a sharing mode that changes), MIG, time
+// slicing, gaps, both schemas, and a step that does not divide the window.
+func TestPassesMatchScans(t *testing.T) {
+	methods := newFleet(t)
+	nativeGPU(t, methods, "node-1", "GPU-a", a100, 1, 240, 0.5)
+	methods.series(t, containerLabels("gpulens_container_gpu_allocation_ratio", "node-1", "GPU-a", a100, "ns", "p-0", "none", "", ""), 1, 200, constant(1))
+	methods.series(t, containerLabels("gpulens_container_gpu_allocation_ratio", "node-1", "GPU-a", a100, "ns", "p-0", "time-slicing", "", ""), 150, 240, constant(0.5))
+	methods.series(t, containerLabels("gpulens_container_gpu_allocation_ratio", "node-1", "GPU-a", a100, "ns", "p-1", "time-slicing", "", ""), 150, 240, constant(1.0/3))
+	methods.series(t, containerLabels("gpulens_container_gpu_utilization_ratio", "node-1", "GPU-a", a100, "ns", "p-0", "none", "", "", "method", "device"), 1, 100, func(i int) float64 { return float64(i%7) / 7 })
+	methods.series(t, containerLabels("gpulens_container_gpu_utilization_ratio", "node-1", "GPU-a", a100, "ns", "p-0", "none", "", "", "method", "nvml"), 90, 200, func(i int) float64 { return float64(i%5) / 5 })
+	methods.series(t, containerLabels("gpulens_container_gpu_utilization_ratio", "node-1", "GPU-a", a100, "ns", "p-1", "none", "", "", "method", "nvml"), 150, 240, func(i int) float64 { return float64(i%3) / 3 })
+	methods.series(t, containerLabels("gpulens_container_gpu_memory_used_bytes", "node-1", "GPU-a", a100, "ns", "p-0", "none", "", "", "method", "device"), 1, 100, func(i int) float64 { return float64(i) * mib })
+	methods.series(t, containerLabels("gpulens_container_gpu_memory_used_bytes", "node-1", "GPU-a", a100, "ns", "p-0", "none", "", "", "method", "nvml"), 50, 220, func(i int) float64 { return float64(300-i) * mib })
+	methods.series(t, containerLabels("gpulens_container_gpu_memory_used_bytes", "node-1", "GPU-a", a100, "ns", "p-1", "none", "", "", "method", "nvml"), 150, 240, func(i int) float64 { return float64(i*i) * mib })
+	methods.series(t, gpuLabels("gpulens_gpu_memory_used_bytes", "node-1", "GPU-a", a100), 1, 240, func(i int) float64 { return float64(i%50) * gib })
+	methods.commit(t)
+
+	scraped := func(file string) source.Source {
+		f := newFleet(t)
+		f.scrape(t, file, 1, 90)
+		return f.commit(t)
+	}
+	cases := []struct {
+		name string
+		src  source.Source
+		sch  schema.Schema
+		w    Window
+	}{
+		{"native fleet", buildFleet(t).src, schema.Native{}, window},
+		{"methods and sharing change", methods.src, schema.Native{}, window},
+		{"methods and sharing change, 7m steps", methods.src, schema.Native{}, Window{Start: t0.Add(3 * time.Minute), End: minute(237), Step: 7 * time.Minute}},
+		{"native fixture", scraped("../schema/testdata/native.prom"), schema.Native{}, Window{Start: t0, End: minute(120)}},
+		{"dcgm-exporter fixture", scraped("../schema/testdata/dcgm-exporter.prom"), schema.DCGM{}, Window{Start: t0, End: minute(120)}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			scans, err := analyze(context.Background(), c.src, c.sch, c.w, (*analysis).scanQueries)
+			if err != nil {
+				t.Fatal(err)
+			}
+			passes, err := analyze(context.Background(), c.src, c.sch, c.w, (*analysis).passQueries)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(scans.Allocations) == 0 || len(scans.GPUs) == 0 {
+				t.Fatalf("scans found %d allocations and %d GPUs: the fixture proves nothing", len(scans.Allocations), len(scans.GPUs))
+			}
+			if passes.QueryCount >= scans.QueryCount {
+				t.Errorf("passes issued %d queries, scans %d", passes.QueryCount, scans.QueryCount)
+			}
+			passes.QueryCount = scans.QueryCount
+			for _, d := range resultDiff("Result", reflect.ValueOf(*scans), reflect.ValueOf(*passes)) {
+				t.Error(d)
+			}
+		})
+	}
+}
+
+// resultDiff lists where got differs from want, floats within 1e-9 relative.
+func resultDiff(path string, want, got reflect.Value) []string {
+	if want.Type() == reflect.TypeFor[time.Time]() || want.Kind() == reflect.Map {
+		if !reflect.DeepEqual(want.Interface(), got.Interface()) {
+			return []string{fmt.Sprintf("%s: passes %v, scans %v", path, got.Interface(), want.Interface())}
+		}
+		return nil
+	}
+	switch want.Kind() {
+	case reflect.Float64:
+		w, g := want.Float(), got.Float()
+		if w == g || (math.IsNaN(w) && math.IsNaN(g)) || math.Abs(w-g) <= 1e-9*math.Max(math.Abs(w), math.Abs(g)) {
+			return nil
+		}
+		return []string{fmt.Sprintf("%s: passes %v, scans %v", path, g, w)}
+	case reflect.Struct:
+		var out []string
+		for i := range want.NumField() {
+			out = append(out, resultDiff(path+"."+want.Type().Field(i).Name, want.Field(i), got.Field(i))...)
+		}
+		return out
+	case reflect.Slice:
+		if want.Len() != got.Len() {
+			return []string{fmt.Sprintf("%s: passes %d elements, scans %d", path, got.Len(), want.Len())}
+		}
+		var out []string
+		for i := range want.Len() {
+			out = append(out, resultDiff(fmt.Sprintf("%s[%d]", path, i), want.Index(i), got.Index(i))...)
+		}
+		return out
+	default:
+		if !reflect.DeepEqual(want.Interface(), got.Interface()) {
+			return []string{fmt.Sprintf("%s: passes %v, scans %v", path, got.Interface(), want.Interface())}
+		}
+		return nil
+	}
+}

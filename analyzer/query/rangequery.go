@@ -1,0 +1,56 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/prometheus/common/model"
+
+	"github.com/gpulens/gpulens/analyzer/source"
+)
+
+// maxRangeSteps is the most steps one range query asks for. Prometheus
+// refuses a range query of more than 11,000 points per series (a week of
+// minutes is 10,080), so a longer window is read in pieces.
+const maxRangeSteps = 10_000
+
+// queryWindow evaluates expr at every step of w (Window.firstStep), the
+// steps a subquery over the window evaluates it at, in pieces of at most
+// maxRangeSteps, and joins each series' points in time order.
+func queryWindow(ctx context.Context, rq source.RangeQuerier, expr string, w Window) (model.Matrix, error) {
+	step := w.Step.Milliseconds()
+	first, n := w.firstStep(), int64(w.ExpectedSteps())
+	var out model.Matrix
+	index := map[model.Fingerprint]*model.SampleStream{}
+	for i := int64(0); i < n; i += maxRangeSteps {
+		start := first + i*step
+		end := first + (min(i+maxRangeSteps, n)-1)*step
+		m, err := rq.QueryRange(ctx, expr, time.UnixMilli(start).UTC(), time.UnixMilli(end).UTC(), w.Step)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 && i+maxRangeSteps >= n {
+			return m, nil
+		}
+		for _, s := range m {
+			fp := s.Metric.Fingerprint()
+			if prev, ok := index[fp]; ok {
+				prev.Values = append(prev.Values, s.Values...)
+				continue
+			}
+			index[fp] = s
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// rangeQuerier is src's range queries, for the passes over the window.
+func rangeQuerier(src source.Source) (source.RangeQuerier, error) {
+	rq, ok := src.(source.RangeQuerier)
+	if !ok {
+		return nil, fmt.Errorf("%s has no range queries", src.Describe())
+	}
+	return rq, nil
+}

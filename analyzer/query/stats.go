@@ -1,0 +1,141 @@
+package query
+
+import (
+	"math"
+	"sort"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/util/kahansum"
+)
+
+// The *_over_time functions of PromQL (promql/functions.go and
+// promql/quantile.go of the prometheus module in go.mod), computed here
+// over the points of one range-query series, so that a signal read once
+// gives every statistic the findings use. Each one does what the engine
+// does, in the same order and with the same Kahan summation, so the
+// figures are those of the subquery they replace: TestPassesMatchScans
+// holds the two together. Every function expects at least one point.
+
+// sumOverTime is sum_over_time.
+func sumOverTime(pts []model.SamplePair) float64 {
+	var sum, c float64
+	for _, p := range pts {
+		sum, c = kahansum.Inc(float64(p.Value), sum, c)
+	}
+	if math.IsInf(sum, 0) {
+		return sum
+	}
+	return sum + c
+}
+
+// avgOverTime is avg_over_time: a Kahan sum divided by the count, switching
+// to an incremental mean where the sum would overflow.
+func avgOverTime(pts []model.SamplePair) float64 {
+	sum, count := float64(pts[0].Value), 1.
+	var mean, kahanC float64
+	incrementalMean := false
+	for i, p := range pts[1:] {
+		f := float64(p.Value)
+		count = float64(i + 2)
+		if !incrementalMean {
+			newSum, newC := kahansum.Inc(f, sum, kahanC)
+			if !math.IsInf(newSum, 0) {
+				sum, kahanC = newSum, newC
+				continue
+			}
+			incrementalMean = true
+			mean = sum / (count - 1)
+			kahanC /= (count - 1)
+		}
+		q := (count - 1) / count
+		mean, kahanC = kahansum.Inc(f/count, q*mean, q*kahanC)
+	}
+	if incrementalMean {
+		return mean + kahanC
+	}
+	return sum/count + kahanC/count
+}
+
+// maxOverTime is max_over_time: NaN only when every point is.
+func maxOverTime(pts []model.SamplePair) float64 {
+	m := float64(pts[0].Value)
+	for _, p := range pts {
+		if f := float64(p.Value); f > m || math.IsNaN(m) {
+			m = f
+		}
+	}
+	return m
+}
+
+// lastOverTime is last_over_time.
+func lastOverTime(pts []model.SamplePair) float64 { return float64(pts[len(pts)-1].Value) }
+
+// byValue sorts as promql's vectorByValueHeap does, NaN first, with the
+// same sort.Sort, so ties and NaNs land where the engine puts them.
+type byValue []float64
+
+func (s byValue) Len() int { return len(s) }
+func (s byValue) Less(i, j int) bool {
+	if math.IsNaN(s[i]) {
+		return true
+	}
+	return s[i] < s[j]
+}
+func (s byValue) Swap(i, j int) { s[i], s[j] = s[j], s[i] }
+
+// quantileOverTime is quantile_over_time(q, ...) for 0 <= q <= 1: the
+// values sorted and the two around rank q × (n - 1) interpolated.
+func quantileOverTime(q float64, pts []model.SamplePair) float64 {
+	values := make(byValue, len(pts))
+	for i, p := range pts {
+		values[i] = float64(p.Value)
+	}
+	sort.Sort(values)
+	n := float64(len(values))
+	rank := q * (n - 1)
+	lowerIndex := math.Max(0, math.Floor(rank))
+	upperIndex := math.Min(n-1, lowerIndex+1)
+	weight := rank - math.Floor(rank)
+	if weight == 0 {
+		return values[int(lowerIndex)]
+	}
+	return values[int(lowerIndex)]*(1-weight) + values[int(upperIndex)]*weight
+}
+
+// deriv is deriv(): the slope per second of the least-squares line through
+// the points, with time measured in seconds from the first point. ok is
+// false where the engine returns no sample (fewer than two points).
+func deriv(pts []model.SamplePair) (slope float64, ok bool) {
+	if len(pts) < 2 {
+		return 0, false
+	}
+	var n, sumX, cX, sumY, cY, sumXY, cXY, sumX2, cX2 float64
+	initY, constY := float64(pts[0].Value), true
+	// The engine measures time from the first point, to keep x small.
+	interceptTime := int64(pts[0].Timestamp)
+	for i, p := range pts {
+		f := float64(p.Value)
+		if constY && i > 0 && f != initY {
+			constY = false
+		}
+		n += 1.0
+		x := float64(int64(p.Timestamp)-interceptTime) / 1e3
+		sumX, cX = kahansum.Inc(x, sumX, cX)
+		sumY, cY = kahansum.Inc(f, sumY, cY)
+		sumXY, cXY = kahansum.Inc(x*f, sumXY, cXY)
+		sumX2, cX2 = kahansum.Inc(x*x, sumX2, cX2)
+	}
+	if constY {
+		if math.IsInf(initY, 0) {
+			return math.NaN(), true
+		}
+		return 0, true
+	}
+	sumX += cX
+	sumY += cY
+	sumXY += cXY
+	sumX2 += cX2
+	covXY := sumXY - sumX*sumY/n
+	varX := sumX2 - sumX*sumX/n
+	return covXY / varX, true
+}
