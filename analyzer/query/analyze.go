@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -14,13 +13,15 @@ import (
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
-// Analyze runs the query set over w and joins the answers.
+// Analyze runs the query set over w and joins the answers, sharded when
+// one query over the whole fleet would exceed DefaultMaxSamples
+// (AnalyzeSharded).
 func Analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window) (*Result, error) {
-	w, err := w.withDefaults()
-	if err != nil {
-		return nil, fmt.Errorf("analysis window: %w", err)
-	}
-	a := &analysis{
+	return AnalyzeSharded(ctx, src, sch, w, Sharding{})
+}
+
+func newAnalysis(sch schema.Schema, w Window) *analysis {
+	return &analysis{
 		w:      w,
 		allocs: map[AllocationKey]*Allocation{},
 		gpus:   map[GPUKey]*GPU{},
@@ -29,21 +30,6 @@ func Analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window
 		workloadSteps: map[WorkloadKey]*workloadPerStep{},
 		podOwners:     map[PodRef]Owner{}, setOwners: map[PodRef]Owner{}, jobOwners: map[PodRef]Owner{},
 	}
-	qs := a.queries(sch)
-	err = runQueries(ctx, src, qs, w, func(q namedQuery, vec model.Vector) {
-		a.res.QueryCount++
-		for _, s := range vec {
-			if math.IsNaN(float64(s.Value)) {
-				continue
-			}
-			q.apply(s)
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	a.finish()
-	return a.res, nil
 }
 
 type namedQuery struct {
