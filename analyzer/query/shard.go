@@ -55,7 +55,12 @@ type Sharding struct {
 	MaxNodes, MaxNamespaces int
 	// Progress, when set, is told after each shard how many are done.
 	Progress func(done, total int)
+	// Flag names the setting that raises MaxSamples, for ErrBudget's
+	// message (the CLI's flag); empty means "Sharding.MaxSamples".
+	Flag string
 }
+
+func (s Sharding) flag() string { return cmp.Or(s.Flag, "Sharding.MaxSamples") }
 
 func (s Sharding) budget() int {
 	if s.MaxSamples > 0 {
@@ -123,10 +128,6 @@ func plan(units []unit, budget float64, maxUnits int, what, flag string) ([]keyR
 	return append(out, cur), nil
 }
 
-// BudgetFlag names the setting that raises the budget, for ErrBudget's
-// message; the CLI sets it to its flag.
-var BudgetFlag = "Sharding.MaxSamples"
-
 // AnalyzeSharded is Analyze with every query kept within sh's budget. A
 // probe finds the fleet's GPUs and allocations per node; when the whole
 // fleet fits, the query set runs as Analyze runs it. Otherwise the GPU-
@@ -170,7 +171,7 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch schema.Schema, w
 			nodeQs = append(nodeQs, q)
 		}
 	}
-	nodeRanges, err := plan(nodes, budget, sh.MaxNodes, "node", BudgetFlag)
+	nodeRanges, err := plan(nodes, budget, sh.MaxNodes, "node", sh.flag())
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +216,7 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch schema.Schema, w
 		for ns, v := range byNS {
 			units = append(units, unit{ns, v})
 		}
-		if nsRanges, err = plan(units, budget, sh.MaxNamespaces, "namespace", BudgetFlag); err != nil {
+		if nsRanges, err = plan(units, budget, sh.MaxNamespaces, "namespace", sh.flag()); err != nil {
 			return nil, err
 		}
 	}
