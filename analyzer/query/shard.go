@@ -53,6 +53,9 @@ type Sharding struct {
 	// namespaces of one shard whatever the budget: a test's way of
 	// forcing small shards.
 	MaxNodes, MaxNamespaces int
+	// MaxPods, when positive, splits a namespace with more pods than
+	// that into ranges of its pods, as one over the budget is split.
+	MaxPods int
 	// Progress, when set, is told after each shard how many are done.
 	Progress func(done, total int)
 	// Flag names the setting that raises MaxSamples, for ErrBudget's
@@ -83,11 +86,15 @@ func (s Sharding) budget() int {
 // across namespaces (schema.DCGM.Utilization), so there the namespace
 // queries run unsharded.
 func shardLabels(sch schema.Schema) (node, namespace []string, tenantExact bool) {
+	// The pod is read as the namespace is (podLabels).
 	if sch.Name() == schema.NameDCGM {
 		return []string{"hostname", "Hostname"}, []string{"exported_namespace", schema.LabelNamespace}, false
 	}
 	return []string{schema.LabelNode}, []string{"exported_namespace", schema.LabelNamespace}, true
 }
+
+// podLabels are the raw labels of a tenant's pod, first non-empty wins.
+var podLabels = []string{"exported_pod", schema.LabelPod}
 
 // namespaceQuery says a query's answer is keyed by workload or pod owner:
 // its per-step figures do not compose across nodes, since a workload's
@@ -154,7 +161,7 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch schema.Schema, w
 		total += nodes[i].weight
 	}
 	all := a.queries(sch)
-	if total <= budget && sh.MaxNodes <= 0 && sh.MaxNamespaces <= 0 {
+	if total <= budget && sh.MaxNodes <= 0 && sh.MaxNamespaces <= 0 && sh.MaxPods <= 0 {
 		a.res.Shards = 1
 		if err := a.run(ctx, src, all, w, nil); err != nil {
 			return nil, err
@@ -186,12 +193,11 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch schema.Schema, w
 		mu.Unlock()
 	}
 	err = runShards(ctx, nodeRanges, func(ctx context.Context, r keyRange) error {
-		x := &restriction{raw: nodeLabels, r: r}
-		qs, err := restricted(nodeQs, func(metric string) *restriction {
+		qs, err := restricted(nodeQs, func(metric string) []restriction {
 			if metric == "up" || strings.HasPrefix(metric, "kube_") {
 				return nil
 			}
-			return x
+			return []restriction{{raw: nodeLabels, r: r}}
 		})
 		if err != nil {
 			return err
@@ -206,32 +212,26 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch schema.Schema, w
 
 	// The node shards found every allocation at full resolution: the
 	// namespace shards are sized from their steps.
-	nsRanges := []keyRange{{}}
+	nsShards := []nsShard{{}}
 	if tenantExact {
-		byNS := map[string]float64{}
-		for _, x := range a.allocs {
-			byNS[x.Namespace] += float64(x.Steps) * perSeriesStep
-		}
-		var units []unit
-		for ns, v := range byNS {
-			units = append(units, unit{ns, v})
-		}
-		if nsRanges, err = plan(units, budget, sh.MaxNamespaces, "namespace", sh.flag()); err != nil {
+		if nsShards, err = a.planNamespaces(budget, sh); err != nil {
 			return nil, err
 		}
 	}
 	mu.Lock()
-	shards = len(nodeRanges) + len(nsRanges)
+	shards = len(nodeRanges) + len(nsShards)
 	mu.Unlock()
-	err = runShards(ctx, nsRanges, func(ctx context.Context, r keyRange) error {
-		qs, err := restricted(nsQs, func(metric string) *restriction {
+	err = runShards(ctx, nsShards, func(ctx context.Context, r nsShard) error {
+		qs, err := restricted(nsQs, func(metric string) []restriction {
 			switch {
 			case metric == "up":
 				return nil
 			case strings.HasPrefix(metric, "kube_"):
-				return &restriction{raw: []string{schema.LabelNamespace}, r: r}
+				// Owner series name their object in their own label
+				// (pod, replicaset, job_name): only the namespace holds.
+				return []restriction{{raw: []string{schema.LabelNamespace}, r: r.ns}}
 			}
-			return &restriction{raw: nsLabels, r: r}
+			return []restriction{{raw: nsLabels, r: r.ns}, {raw: podLabels, r: r.pods}}
 		})
 		if err != nil {
 			return err
@@ -249,7 +249,7 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch schema.Schema, w
 }
 
 // restricted is qs with every selector restricted by pick.
-func restricted(qs []namedQuery, pick func(string) *restriction) ([]namedQuery, error) {
+func restricted(qs []namedQuery, pick func(string) []restriction) ([]namedQuery, error) {
 	out := make([]namedQuery, len(qs))
 	for i, q := range qs {
 		expr, err := restrict(q.expr, pick)
@@ -263,7 +263,7 @@ func restricted(qs []namedQuery, pick func(string) *restriction) ([]namedQuery, 
 
 // runShards runs each range, shardConcurrency at a time; the first error
 // cancels the rest and is returned.
-func runShards(ctx context.Context, ranges []keyRange, run func(context.Context, keyRange) error) error {
+func runShards[R any](ctx context.Context, ranges []R, run func(context.Context, R) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	sem := make(chan struct{}, shardConcurrency)

@@ -18,7 +18,8 @@ import (
 // TestShardedEqualsUnsharded simulates the demo's fleet (sim.Default: four
 // nodes, 32 GPUs, every sharing mode) for three hours in each schema and
 // layout, and checks on the embedded engine that:
-//   - with one node and one namespace per shard the analysis is the
+//   - with one node, and one namespace split at every workload boundary
+//     of its pods, per shard the analysis is the
 //     unsharded one, row for row and note for note;
 //   - with a sample limit below what the unsharded queries need, the
 //     unsharded analysis fails with the engine's own error, and the
@@ -81,11 +82,11 @@ func TestShardedEqualsUnsharded(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			tiny, err := AnalyzeSharded(ctx, reopen(t, dir, 0), m.sch, w, Sharding{MaxNodes: 1, MaxNamespaces: 1})
+			tiny, err := AnalyzeSharded(ctx, reopen(t, dir, 0), m.sch, w, Sharding{MaxNodes: 1, MaxNamespaces: 1, MaxPods: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
-			// Four nodes, and a namespace shard per tenant namespace
+			// Four nodes, and a namespace shard per workload's pods
 			// (native) or one (dcgm-exporter: see shardLabels).
 			if tiny.Shards < 5 {
 				t.Errorf("forced tiny shards: %d shards, want one per node and namespace", tiny.Shards)

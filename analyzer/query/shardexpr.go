@@ -3,6 +3,7 @@ package query
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/prometheus/prometheus/model/labels"
@@ -80,12 +81,12 @@ func (x restriction) arms() [][]*labels.Matcher {
 }
 
 // restrict rewrites every vector selector of expr so that it only reads
-// the series pick assigns a restriction to (nil: the selector is left as
-// it is). A selector whose restriction has one arm gets the arm's
+// the series within every restriction pick gives its metric (none: the
+// selector is left as it is). A selector whose restriction has one arm gets the arm's
 // matchers; one with several becomes the union of its copies, one per
 // arm, which PromQL allows wherever an instant vector is (not inside a
 // range selector: that is refused).
-func restrict(expr string, pick func(metric string) *restriction) (string, error) {
+func restrict(expr string, pick func(metric string) []restriction) (string, error) {
 	e, err := promqlParser.ParseExpr(expr)
 	if err != nil {
 		return "", fmt.Errorf("parsing %q to shard it: %w", expr, err)
@@ -109,7 +110,7 @@ func metricName(vs *parser.VectorSelector) string {
 	return ""
 }
 
-func rewrite(e parser.Expr, pick func(string) *restriction, inRange bool) (parser.Expr, error) {
+func rewrite(e parser.Expr, pick func(string) []restriction, inRange bool) (parser.Expr, error) {
 	var err error
 	sub := func(x parser.Expr) parser.Expr {
 		if err != nil || x == nil {
@@ -121,11 +122,23 @@ func rewrite(e parser.Expr, pick func(string) *restriction, inRange bool) (parse
 	}
 	switch n := e.(type) {
 	case *parser.VectorSelector:
-		x := pick(metricName(n))
-		if x == nil || x.r.all() {
+		// The arms of several restrictions are their cross product.
+		arms := [][]*labels.Matcher{nil}
+		for _, x := range pick(metricName(n)) {
+			if x.r.all() {
+				continue
+			}
+			var next [][]*labels.Matcher
+			for _, a := range arms {
+				for _, b := range x.arms() {
+					next = append(next, append(slices.Clone(a), b...))
+				}
+			}
+			arms = next
+		}
+		if len(arms) == 1 && len(arms[0]) == 0 {
 			return n, nil
 		}
-		arms := x.arms()
 		if len(arms) > 1 && inRange {
 			return nil, fmt.Errorf("cannot shard the range selector %s: its series are read from more than one label", n)
 		}
