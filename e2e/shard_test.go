@@ -35,8 +35,9 @@ func envInt(name string, def int) int {
 	return def
 }
 
-// tiny is one node and one namespace per shard.
-var tiny = query.Sharding{MaxNodes: 1, MaxNamespaces: 1}
+// tiny is one node per shard, and one namespace split at every workload
+// boundary of its pods.
+var tiny = query.Sharding{MaxNodes: 1, MaxNamespaces: 1, MaxPods: 1}
 
 // TestShardsOnLowLimits serves the simulated window from a Prometheus
 // started with --query.max-samples and a VictoriaMetrics started with
