@@ -39,6 +39,9 @@ type Options struct {
 	TimelinePoints int
 	// Progress, when set, is told how many of the run's stages are done.
 	Progress func(done, total int)
+	// Sharding keeps each query of the analyses within a sample budget
+	// (query.AnalyzeSharded); its zero value uses the default budget.
+	Sharding query.Sharding
 }
 
 // Analysis is the outcome of Run.
@@ -93,7 +96,7 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 	progress()
 
 	cur := query.Window{Start: o.Start, End: o.End, Step: o.Step}
-	res, err := query.Analyze(ctx, o.Source, sch, cur)
+	res, err := query.AnalyzeSharded(ctx, o.Source, sch, cur, o.Sharding)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +106,7 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 	progress()
 
 	length := o.End.Sub(o.Start)
-	prev, err := query.Analyze(ctx, o.Source, sch, query.Window{Start: o.Start.Add(-length), End: o.Start, Step: o.Step})
+	prev, err := query.AnalyzeSharded(ctx, o.Source, sch, query.Window{Start: o.Start.Add(-length), End: o.Start, Step: o.Step}, o.Sharding)
 	if err != nil {
 		return nil, fmt.Errorf("previous window: %w", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -14,23 +13,43 @@ import (
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
-// Analyze runs the query set over w and joins the answers. It reads each
-// signal once (passQueries) where src has range queries, and otherwise
-// evaluates a subquery per figure (scanQueries); both give the same Result.
+// Analyze runs the query set over w and joins the answers, sharded when
+// one query over the whole fleet would exceed DefaultMaxSamples
+// (AnalyzeSharded).
 func Analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window) (*Result, error) {
-	plan := (*analysis).scanQueries
-	if _, ok := src.(source.RangeQuerier); ok {
-		plan = (*analysis).passQueries
-	}
-	return analyze(ctx, src, sch, w, plan)
+	return AnalyzeSharded(ctx, src, sch, w, Sharding{})
 }
 
-func analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window, plan func(*analysis, schema.Schema) []namedQuery) (*Result, error) {
+// queryPlan is one of the two query sets: passQueries, which reads each
+// signal once where src has range queries, or scanQueries, a subquery per
+// figure; both give the same Result.
+type queryPlan func(*analysis, schema.Schema) []namedQuery
+
+func planFor(src source.Source) queryPlan {
+	if _, ok := src.(source.RangeQuerier); ok {
+		return (*analysis).passQueries
+	}
+	return (*analysis).scanQueries
+}
+
+// analyze runs one query set over the whole fleet, unsharded, so that
+// tests can hold the sets to each other.
+func analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window, plan queryPlan) (*Result, error) {
 	w, err := w.withDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("analysis window: %w", err)
 	}
-	a := &analysis{
+	a := newAnalysis(sch, w)
+	a.res.Shards = 1
+	if err := a.run(ctx, src, plan(a, sch), w, nil); err != nil {
+		return nil, err
+	}
+	a.finish()
+	return a.res, nil
+}
+
+func newAnalysis(sch schema.Schema, w Window) *analysis {
+	return &analysis{
 		w:      w,
 		allocs: map[AllocationKey]*Allocation{},
 		gpus:   map[GPUKey]*GPU{},
@@ -39,25 +58,6 @@ func analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window
 		workloadSteps: map[WorkloadKey]*workloadPerStep{},
 		podOwners:     map[PodRef]Owner{}, setOwners: map[PodRef]Owner{}, jobOwners: map[PodRef]Owner{},
 	}
-	qs := plan(a, sch)
-	err = runQueries(ctx, src, qs, w, func(q namedQuery, vec model.Vector, mat model.Matrix) {
-		a.res.QueryCount++
-		if q.series != nil {
-			q.series(mat)
-			return
-		}
-		for _, s := range vec {
-			if math.IsNaN(float64(s.Value)) {
-				continue
-			}
-			q.apply(s)
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	a.finish()
-	return a.res, nil
 }
 
 type namedQuery struct {

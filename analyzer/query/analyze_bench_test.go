@@ -291,7 +291,10 @@ func generateFleet(b testing.TB, f *fleet, gpus, minutes int) {
 	var all []*gen
 	for g := range gpus {
 		node, uuid := fmt.Sprintf("node-%d", g/8), fmt.Sprintf("GPU-%05d", g)
-		pod := fmt.Sprintf("job-%d", g)
+		// StatefulSets of 100 pods ("train7-42" is pod 42 of train7): one
+		// workload of the whole fleet would be a single namespace shard
+		// that no budget below the fleet's holds.
+		pod := fmt.Sprintf("train%d-%d", g/100, g%100)
 		add := func(l labels.Labels, v func(g, i int) float64) { all = append(all, &gen{lset: l, v: v}) }
 		add(gpuLabels("gpulens_gpu_info", node, uuid, a100), func(int, int) float64 { return 1 })
 		add(gpuLabels("gpulens_gpu_utilization_ratio", node, uuid, a100), func(g, i int) float64 { return float64((g+i)%10) / 10 })

@@ -119,8 +119,8 @@ func TestAnalyzeNative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Schema != "native" || res.ExpectedSteps != 240 || res.QueryCount != 15 {
-		t.Errorf("schema %q, expected steps %d, queries %d", res.Schema, res.ExpectedSteps, res.QueryCount)
+	if res.Schema != "native" || res.ExpectedSteps != 240 || res.QueryCount != 15+2 || res.Shards != 1 { // 15 passes and the shard probe's 2
+		t.Errorf("schema %q, expected steps %d, queries %d, shards %d", res.Schema, res.ExpectedSteps, res.QueryCount, res.Shards)
 	}
 
 	mig := func(pod, gi, profile string, slices float64, util float64) Allocation {

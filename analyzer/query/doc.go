@@ -84,10 +84,13 @@
 // no part.
 //
 // Memory: the engine's MaxSamples (50M by default for the embedded
-// source) bounds one query's points. The largest query ("gpu allocated
-// steps": two selectors and their intersection) holds just over 3 points
-// per GPU and step, so at a week of one-minute steps the default refuses
-// fleets above roughly 1,600 GPUs; larger fleets need a larger limit (and
-// memory: 16 bytes a point, twice that with the garbage collector's
-// headroom) or a coarser step. See docs/BENCHMARKS.md for measured figures.
+// source, as Prometheus's --query.max-samples) bounds one query's points.
+// The largest query ("gpu allocated steps": two selectors and their
+// intersection) holds just over 3 points per GPU and step, so at a week
+// of one-minute steps one query over more than roughly 1,600 GPUs is
+// refused. AnalyzeSharded (shard.go) therefore splits a fleet over its
+// sample budget into ranges of nodes, and the workload and owner queries
+// into ranges of tenant namespaces, so each query stays within it; see
+// docs/ARCHITECTURE.md ("Past one query's sample limit") and
+// docs/BENCHMARKS.md for measured figures.
 package query

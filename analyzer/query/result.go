@@ -9,6 +9,9 @@ type Result struct {
 	// QueryCount is the number of PromQL queries issued; it is the same for
 	// every fleet size.
 	QueryCount int
+	// Shards is how many parts the fleet was split into to keep each
+	// query within the sample budget (AnalyzeSharded); 1 when unsplit.
+	Shards int
 	// ExpectedSteps is the number of subquery steps in the window, the
 	// denominator of every Coverage.
 	ExpectedSteps int

@@ -16,6 +16,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
+	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
@@ -61,7 +62,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.headers, "header", nil, "HTTP header K=V sent with every query, e.g. X-Scope-OrgID=team-a (repeatable)")
 	fs.DurationVar(&f.remote.Timeout, "timeout", 2*time.Minute, "Timeout of one query")
 	fs.IntVar(&f.remote.Retries, "retries", 2, "Retries of a query after a network error, a 429 or a 5xx")
-	fs.IntVar(&f.maxSamples, "query.max-samples", 0, "With --data-dir: the most samples one query may load (0: 50M, enough for a week at one-minute resolution of about 1,600 GPUs); a remote server applies its own limit")
+	fs.IntVar(&f.maxSamples, "query.max-samples", 0, "The most samples one query may load: the analysis is split into shards of nodes and namespaces that each stay under it (0: 40M, under the 50M of Prometheus's --query.max-samples default; set it to the server's limit, e.g. VictoriaMetrics' -search.maxSamplesPerQuery). With --data-dir also the engine's own limit (0: 50M)")
 	fs.StringVar(&f.schema, "schema", pipeline.SchemaAuto, "Metric schema: auto, "+strings.Join(schema.Names(), " or "))
 	fs.StringVar(&f.since, "since", "7d", "Length of the window, ending at --until (e.g. 36h, 7d, 2w)")
 	fs.StringVar(&f.until, "until", "", "End of the window, RFC 3339 (default: now)")
@@ -171,6 +172,8 @@ func (f *sourceFlags) inventory(ctx context.Context, logger *slog.Logger) *inven
 func (f *sourceFlags) analysisExit(err error) error {
 	var re *source.RemoteError
 	switch {
+	case errors.Is(err, query.ErrBudget):
+		return exitError{code: exitData, err: err}
 	case errors.Is(err, pipeline.ErrNoData):
 		return exitError{code: exitNoData, err: err}
 	case errors.As(err, &re):
@@ -204,14 +207,23 @@ func (f *sourceFlags) analyze(ctx context.Context, now time.Time, stderr io.Writ
 	defer src.Close()
 	inv := f.inventory(ctx, logger)
 
-	var queries atomic.Int64
+	var queries, shardsDone, shards atomic.Int64
 	bar := progress.New(stderr, "analyzing", f.quiet)
 	bar.Detail = func(done, total int) string {
-		return fmt.Sprintf("%d/%d stages done, %d queries", done, total, queries.Load())
+		detail := fmt.Sprintf("%d/%d stages done, %d queries", done, total, queries.Load())
+		if n := shards.Load(); n > 1 {
+			detail += fmt.Sprintf(", %d/%d shards", shardsDone.Load(), n)
+		}
+		return detail
 	}
 	a, err := pipeline.Run(ctx, pipeline.Options{
 		Source: countQueries(src, &queries, bar.Tick), Schema: f.schema, Start: start, End: end, Inventory: inv,
 		Findings: &cfg, Prices: prices, TimelinePoints: timeline, Progress: bar.Set,
+		Sharding: query.Sharding{MaxSamples: f.maxSamples, Flag: "--query.max-samples", Progress: func(done, total int) {
+			shardsDone.Store(int64(done))
+			shards.Store(int64(total))
+			bar.Tick()
+		}},
 	})
 	bar.Done()
 	if err != nil {

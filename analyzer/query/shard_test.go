@@ -1,0 +1,171 @@
+package query
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/exporter/sim"
+	simfleet "github.com/gpulens/gpulens/internal/fleet"
+)
+
+// TestShardedEqualsUnsharded simulates the demo's fleet (sim.Default: four
+// nodes, 32 GPUs, every sharing mode) for three hours in each schema and
+// layout, and checks on the embedded engine that:
+//   - with one node, and one namespace split at every workload boundary
+//     of its pods, per shard the analysis is the
+//     unsharded one, row for row and note for note;
+//   - with a sample limit below what the unsharded queries need, the
+//     unsharded analysis fails with the engine's own error, and the
+//     analysis given that limit as its budget shards itself and succeeds
+//     with the same result.
+func TestShardedEqualsUnsharded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates the demo fleet four times")
+	}
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	w := Window{Start: start, End: start.Add(3 * time.Hour), Step: time.Minute}
+	for _, m := range []struct {
+		name           string
+		sch            schema.Schema
+		serviceMonitor bool
+		layout         simfleet.DCGMLayout
+	}{
+		{"native", schema.Native{}, false, 0},
+		{"native/honorLabels-false", schema.Native{}, true, 0},
+		{"dcgm/per-process", schema.DCGM{}, false, simfleet.DCGMVirtualGPUs2025},
+		{"dcgm/honorLabels-false", schema.DCGM{}, true, simfleet.DCGMNoVirtualGPUs},
+	} {
+		t.Run(m.name, func(t *testing.T) {
+			ctx := context.Background()
+			dir := filepath.Join(t.TempDir(), "tsdb")
+			db, err := source.OpenEmbedded(dir, source.EmbeddedOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var n atomic.Int64
+			newSink := func(node string) simfleet.Sink {
+				var sink simfleet.Sink = simfleet.NewTSDBSink(ctx, db, &n)
+				dcgm := m.sch.Name() == schema.NameDCGM
+				if m.serviceMonitor {
+					target := simfleet.ExporterTarget("gpulens", "gpulens-exporter", "exporter", "9845", node)
+					if dcgm {
+						target = simfleet.DCGMTarget(node)
+					}
+					sink = simfleet.NewServiceMonitorSink(sink, target)
+				}
+				if dcgm {
+					d := simfleet.NewDCGMSink(sink)
+					d.Layout = m.layout
+					sink = d
+				}
+				return sink
+			}
+			if err := simfleet.Run(ctx, simfleet.Options{Scenario: sim.Default(), Start: w.Start, End: w.End, Step: w.Step}, newSink); err != nil {
+				t.Fatal(err)
+			}
+			want, err := Analyze(ctx, db, m.sch, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want.Shards != 1 || len(want.GPUs) != 32 || len(want.Workloads) == 0 {
+				t.Fatalf("unsharded: %d shards, %d GPUs, %d workloads; want 1, 32 and some", want.Shards, len(want.GPUs), len(want.Workloads))
+			}
+			peak := peakSamples(t, db, m.sch, w)
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+
+			tiny, err := AnalyzeSharded(ctx, reopen(t, dir, 0), m.sch, w, Sharding{MaxNodes: 1, MaxNamespaces: 1, MaxPods: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Four nodes, and a namespace shard per workload's pods
+			// (native) or one (dcgm-exporter: see shardLabels).
+			if tiny.Shards < 5 {
+				t.Errorf("forced tiny shards: %d shards, want one per node and namespace", tiny.Shards)
+			}
+			sameFindings(t, "one node and namespace per shard", tiny, want)
+
+			// Three quarters of the unsharded peak: the largest node
+			// holds under a third of the fleet's GPUs and allocations,
+			// and the cost model's margin is 1.5 (perSeriesStep).
+			limit := peak * 3 / 4
+			low := reopen(t, dir, limit)
+			_, err = Analyze(ctx, low, m.sch, w)
+			if err == nil || !strings.Contains(err.Error(), "query processing would load too many samples into memory") {
+				t.Fatalf("unsharded with MaxSamples %d (the peak is %d): %v, want the engine's limit error", limit, peak, err)
+			}
+			got, err := AnalyzeSharded(ctx, low, m.sch, w, Sharding{MaxSamples: limit})
+			if err != nil {
+				t.Fatalf("sharded within %d samples: %v", limit, err)
+			}
+			if got.Shards < 2 {
+				t.Errorf("budget %d: %d shards, want it split", limit, got.Shards)
+			}
+			sameFindings(t, "sized from the budget", got, want)
+		})
+	}
+}
+
+// reopen opens the TSDB at dir read-only with the sample limit.
+func reopen(t *testing.T, dir string, maxSamples int) *source.Embedded {
+	t.Helper()
+	src, err := source.OpenEmbedded(dir, source.EmbeddedOptions{ReadOnly: true, MaxSamples: maxSamples})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	return src
+}
+
+// peakSamples is the most samples one of the unsharded queries holds,
+// from the engine's own statistics.
+func peakSamples(t *testing.T, db *source.Embedded, sch schema.Schema, w Window) int {
+	t.Helper()
+	ww, err := w.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ng := bareEngine(source.EmbeddedOptions{})
+	peak := 0
+	for _, q := range newAnalysis(sch, ww).scanQueries(sch) {
+		qry, err := ng.NewInstantQuery(context.Background(), db, nil, q.expr, ww.End)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res := qry.Exec(context.Background()); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		peak = max(peak, qry.Stats().Samples.PeakSamples)
+		qry.Close()
+	}
+	return peak
+}
+
+// sameFindings compares everything an analysis finds; the query and
+// shard counts are how it was found.
+func sameFindings(t *testing.T, name string, got, want *Result) {
+	t.Helper()
+	for _, f := range []struct {
+		field     string
+		got, want any
+	}{
+		{"Allocations", got.Allocations, want.Allocations},
+		{"GPUs", got.GPUs, want.GPUs},
+		{"Workloads", got.Workloads, want.Workloads},
+		{"PodOwners", got.PodOwners, want.PodOwners},
+		{"Notes", got.Notes, want.Notes},
+		{"ExpectedSteps", got.ExpectedSteps, want.ExpectedSteps},
+	} {
+		if !reflect.DeepEqual(f.got, f.want) {
+			t.Errorf("%s: %s differ:\n got %+v\nwant %+v", name, f.field, f.got, f.want)
+		}
+	}
+}

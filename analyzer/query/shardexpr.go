@@ -1,0 +1,186 @@
+package query
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql/parser"
+)
+
+// keyRange is the half-open interval [lo, hi) of a label value in byte
+// order; an unset bound is open. The ranges of one shard plan are
+// adjacent and cover every string, "" included, so every series falls in
+// exactly one shard whether or not the probe saw its value.
+type keyRange struct {
+	lo, hi       string
+	hasLo, hasHi bool
+}
+
+func (r keyRange) all() bool { return !r.hasLo && !r.hasHi }
+
+// contains is r's test in Go, for the plan's own bookkeeping.
+func (r keyRange) contains(v string) bool {
+	return (!r.hasLo || v >= r.lo) && (!r.hasHi || v < r.hi)
+}
+
+// atLeast is a regular expression matching exactly the strings s >= lo in
+// byte order (PromQL anchors it): s has lo as a prefix, or at the first
+// rune where they differ s has the greater one. Nested, its length is
+// linear in lo's; UTF-8's byte order is its code points' order.
+func atLeast(lo string) string {
+	runes := []rune(lo)
+	expr := ".*"
+	for i := len(runes) - 1; i >= 0; i-- {
+		expr = fmt.Sprintf(`(?:%s%s|[^\x00-\x{%x}].*)`, regexp.QuoteMeta(string(runes[i])), expr, runes[i])
+	}
+	return expr
+}
+
+// rangeMatchers select the values of label in r.
+func rangeMatchers(label string, r keyRange) []*labels.Matcher {
+	var ms []*labels.Matcher
+	if r.hasLo {
+		ms = append(ms, labels.MustNewMatcher(labels.MatchRegexp, label, atLeast(r.lo)))
+	}
+	if r.hasHi {
+		ms = append(ms, labels.MustNewMatcher(labels.MatchNotRegexp, label, atLeast(r.hi)))
+	}
+	return ms
+}
+
+// restriction is one shard's constraint on the series a selector reads:
+// the logical value (a node, a tenant's namespace) lies in r, and the
+// value is read from raw, the first of the labels that is not empty
+// (as the schemas' label_replace chains read it: dcgm-exporter's
+// hostname over Hostname, exported_namespace over namespace).
+type restriction struct {
+	raw []string
+	r   keyRange
+}
+
+// arms are the conjunctions of matchers whose union is the restriction:
+// arm i has raw[:i] empty and raw[i] set and in range; the last arm takes
+// an empty value too. They are disjoint, so their union neither loses nor
+// repeats a series.
+func (x restriction) arms() [][]*labels.Matcher {
+	var out [][]*labels.Matcher
+	for i, l := range x.raw {
+		var ms []*labels.Matcher
+		for _, prev := range x.raw[:i] {
+			ms = append(ms, labels.MustNewMatcher(labels.MatchEqual, prev, ""))
+		}
+		if i < len(x.raw)-1 {
+			ms = append(ms, labels.MustNewMatcher(labels.MatchNotEqual, l, ""))
+		}
+		out = append(out, append(ms, rangeMatchers(l, x.r)...))
+	}
+	return out
+}
+
+// restrict rewrites every vector selector of expr so that it only reads
+// the series within every restriction pick gives its metric (none: the
+// selector is left as it is). A selector whose restriction has one arm gets the arm's
+// matchers; one with several becomes the union of its copies, one per
+// arm, which PromQL allows wherever an instant vector is (not inside a
+// range selector: that is refused).
+func restrict(expr string, pick func(metric string) []restriction) (string, error) {
+	e, err := promqlParser.ParseExpr(expr)
+	if err != nil {
+		return "", fmt.Errorf("parsing %q to shard it: %w", expr, err)
+	}
+	e, err = rewrite(e, pick, false)
+	if err != nil {
+		return "", err
+	}
+	return e.String(), nil
+}
+
+func metricName(vs *parser.VectorSelector) string {
+	if vs.Name != "" {
+		return vs.Name
+	}
+	for _, m := range vs.LabelMatchers {
+		if m.Name == labels.MetricName && m.Type == labels.MatchEqual {
+			return m.Value
+		}
+	}
+	return ""
+}
+
+func rewrite(e parser.Expr, pick func(string) []restriction, inRange bool) (parser.Expr, error) {
+	var err error
+	sub := func(x parser.Expr) parser.Expr {
+		if err != nil || x == nil {
+			return x
+		}
+		var out parser.Expr
+		out, err = rewrite(x, pick, false)
+		return out
+	}
+	switch n := e.(type) {
+	case *parser.VectorSelector:
+		// The arms of several restrictions are their cross product.
+		arms := [][]*labels.Matcher{nil}
+		for _, x := range pick(metricName(n)) {
+			if x.r.all() {
+				continue
+			}
+			var next [][]*labels.Matcher
+			for _, a := range arms {
+				for _, b := range x.arms() {
+					next = append(next, append(slices.Clone(a), b...))
+				}
+			}
+			arms = next
+		}
+		if len(arms) == 1 && len(arms[0]) == 0 {
+			return n, nil
+		}
+		if len(arms) > 1 && inRange {
+			return nil, fmt.Errorf("cannot shard the range selector %s: its series are read from more than one label", n)
+		}
+		var union parser.Expr
+		for _, ms := range arms {
+			c := *n
+			c.LabelMatchers = append(append([]*labels.Matcher{}, n.LabelMatchers...), ms...)
+			if union == nil {
+				union = &c
+				continue
+			}
+			union = &parser.BinaryExpr{Op: parser.LOR, LHS: union, RHS: &c, VectorMatching: &parser.VectorMatching{Card: parser.CardManyToMany}}
+		}
+		if len(arms) > 1 {
+			return &parser.ParenExpr{Expr: union}, nil
+		}
+		return union, nil
+	case *parser.MatrixSelector:
+		vs, rerr := rewrite(n.VectorSelector, pick, true)
+		if rerr != nil {
+			return nil, rerr
+		}
+		n.VectorSelector = vs
+	case *parser.AggregateExpr:
+		n.Expr, n.Param = sub(n.Expr), sub(n.Param)
+	case *parser.BinaryExpr:
+		n.LHS, n.RHS = sub(n.LHS), sub(n.RHS)
+	case *parser.Call:
+		for i := range n.Args {
+			n.Args[i] = sub(n.Args[i])
+		}
+	case *parser.SubqueryExpr:
+		n.Expr = sub(n.Expr)
+	case *parser.ParenExpr:
+		n.Expr = sub(n.Expr)
+	case *parser.UnaryExpr:
+		n.Expr = sub(n.Expr)
+	case *parser.StepInvariantExpr:
+		n.Expr = sub(n.Expr)
+	case *parser.NumberLiteral, *parser.StringLiteral:
+	default:
+		return nil, fmt.Errorf("cannot shard %q: unknown PromQL node %T", strings.TrimSpace(e.String()), e)
+	}
+	return e, err
+}

@@ -1,0 +1,45 @@
+package query
+
+import (
+	"testing"
+)
+
+// TestPlanNamespacesCoversEveryName checks the namespace plan's ranges
+// tile every string and cut a split namespace only between workloads.
+func TestPlanNamespacesCoversEveryName(t *testing.T) {
+	a := &analysis{allocs: map[AllocationKey]*Allocation{}}
+	add := func(ns, pod, workload string, steps int) {
+		a.allocs[AllocationKey{Namespace: ns, Pod: pod}] = &Allocation{AllocationKey: AllocationKey{Namespace: ns, Pod: pod}, Workload: workload, WorkloadKind: "Job", Steps: steps}
+	}
+	// big needs more than the budget: two Job workloads and a bare pod;
+	// alpha and small fit together. The budget holds two pods.
+	add("big", "train-a-x", "train-a", 10)
+	add("big", "train-b-x", "train-b", 10)
+	add("big", "train-a-y", "train-a", 10)
+	add("big", "zeta", "", 10)
+	add("small", "p", "", 1)
+	add("alpha", "q", "", 1)
+	budget := float64(2 * 10 * perSeriesStep)
+	shards, err := a.planNamespaces(budget, Sharding{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []struct{ ns, pod string }{{"", ""}, {"alpha", "q"}, {"b", "x"}, {"big", ""}, {"big", "train-a-x"}, {"big", "train-a-y"},
+		{"big", "train-b-x"}, {"big", "zeta"}, {"big\x00", "a"}, {"bigger", "x"}, {"small", "p"}, {"zzz", "z"}} {
+		n := 0
+		for _, s := range shards {
+			if s.ns.contains(name.ns) && s.pods.contains(name.pod) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s/%s is in %d shards of %+v, want 1", name.ns, name.pod, n, shards)
+		}
+	}
+	// train-a's two pods share a shard.
+	for _, s := range shards {
+		if s.pods.contains("train-a-x") != s.pods.contains("train-a-y") && s.ns.contains("big") {
+			t.Errorf("shard %+v splits train-a", s)
+		}
+	}
+}
