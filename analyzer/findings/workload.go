@@ -28,6 +28,7 @@ const (
 // so one workload does not appear three times for one cause. Replicas of
 // one shape are judged together, and the money is every replica's.
 func (d *detector) workload(w query.Workload) {
+	w, clusterSharing, fromCluster := d.withClusterSharing(w)
 	owner, team, resources, src := d.owner(w)
 	d.report.WorkloadSources[src]++
 	f := Finding{
@@ -64,7 +65,9 @@ func (d *detector) workload(w query.Workload) {
 		P95Utilization: w.P95Utilization, P99MemoryBytes: w.P99MemoryBytes, DeviceMemoryBytes: d.deviceMemory(w),
 		Resources: resources}
 	utilKnown := w.UtilizationSteps >= d.cfg.MinSamples
-	memKnown := w.MemorySteps >= d.cfg.MinSamples
+	// A tenant the cluster says shares the GPU shows the device's memory,
+	// not its own: nothing to size it by.
+	memKnown := w.MemorySteps >= d.cfg.MinSamples && !fromCluster
 	f.Confidence = confidence(w.Coverage, w.UtilizationCoverage)
 	holding := holdingOf(w)
 	policy := d.cfg.Recommend
@@ -108,9 +111,10 @@ func (d *detector) workload(w query.Workload) {
 		f.Evidence["p95_gpu_load"] = load
 		f.Recommendation = recommend.Dedicated(u, policy, fmt.Sprintf("its p95 load of %s of the GPU starves the co-tenants of its %s GPU", pct(load), w.Sharing))
 		f.Summary = fmt.Sprintf("%s sustains %s p95 load of a %s GPU for %s: training-like load on a shared GPU slows every co-tenant", subject, pct(load), w.Sharing, hoursOf(w.HeldHours))
-		if d.copiedAny(w) {
+		if d.deviceFiguresAny(w) {
 			// dcgm-exporter gives every co-tenant the device's figures,
-			// so which tenant is the heavy one is a guess.
+			// or shows one of them only, so which tenant is the heavy one
+			// is a guess.
 			f.Confidence = confidence(f.Confidence, 0.5)
 			f.Summary += " (dcgm-exporter measures the whole device: the heavy tenant may be a co-tenant)"
 		}
@@ -133,6 +137,10 @@ func (d *detector) workload(w query.Workload) {
 
 	default:
 		return // well used and well sized: nothing to say
+	}
+	if fromCluster {
+		f.Evidence["sharing_from_cluster"], f.Evidence["cluster_replicas"] = 1, float64(clusterSharing.Replicas)
+		f.Summary += fmt.Sprintf(" (%s per %s; the exporter shows one tenant per GPU, with the device's figures)", w.Sharing, clusterSharing.Source)
 	}
 	if f.Recommendation == nil {
 		if why := recommend.Unsizable(u); why != "" {
@@ -221,7 +229,7 @@ func (d *detector) costOf(f *Finding, w query.Workload, rec *recommend.Recommend
 // load: scaling it by the share would cap it at the share, and with two
 // replicas or more no tenant could ever reach training.min_load.
 func (d *detector) sharedLoad(w query.Workload, u recommend.Usage) float64 {
-	if d.copiedAny(w) {
+	if d.deviceFiguresAny(w) {
 		return min(1, w.P95Utilization)
 	}
 	return u.Load()
