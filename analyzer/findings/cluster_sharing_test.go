@@ -56,7 +56,8 @@ func TestTimeSlicedUnderOnePodLayout(t *testing.T) {
 		inv.Nodes[node] = n
 		return inv
 	}
-	withConfig := clusterOf(true, "")(s)
+	// No GFD: only the device plugin's config says so.
+	withConfig := withLabels("", 0)
 	withConfig.Sharing = map[string]inventory.SharingConfig{
 		"any": {TimeSlicing: map[string]int{"nvidia.com/gpu": 4}, Source: "gpu-operator/time-slicing-config"},
 	}
