@@ -153,6 +153,9 @@ type mode struct {
 	schema         schema.Schema
 	layout         fleet.DCGMLayout // dcgm-exporter only
 	serviceMonitor bool
+	// allocationOnly runs gpulens-exporter without hostPID: shared GPUs
+	// get allocations only (native only).
+	allocationOnly bool
 }
 
 func (m mode) String() string {
@@ -162,6 +165,9 @@ func (m mode) String() string {
 	}
 	if m.serviceMonitor {
 		s += "/servicemonitor"
+	}
+	if m.allocationOnly {
+		s += "/allocation-only"
 	}
 	return s
 }
@@ -306,7 +312,7 @@ func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scena
 		}
 		return sink
 	}
-	if err := fleet.Run(ctx, fleet.Options{Scenario: s, Start: scenarioStart, End: scenarioEnd, Step: scenarioStep}, newSink); err != nil {
+	if err := fleet.Run(ctx, fleet.Options{Scenario: s, Start: scenarioStart, End: scenarioEnd, Step: scenarioStep, AllocationOnly: m.allocationOnly}, newSink); err != nil {
 		t.Fatal(err)
 	}
 	// The data must read as the schema it was written in.

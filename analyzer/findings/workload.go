@@ -72,12 +72,32 @@ func (d *detector) workload(w query.Workload) {
 	holding := holdingOf(w)
 	policy := d.cfg.Recommend
 
+	shared := w.Sharing == schema.SharingTimeSlicing || w.Sharing == schema.SharingMPS
+	deviceLoad, deviceKnown := d.deviceLoad(w)
+
 	switch {
+	case !utilKnown && shared && deviceKnown && deviceLoad >= d.cfg.Training.MinLoad && w.HeldHours >= d.cfg.Training.MinHours:
+		// No per-tenant utilization (gpulens-exporter without hostPID
+		// serves allocations only on shared GPUs), but the device's own
+		// load is training-like: one of its tenants runs it, and this one
+		// may. The device's average is a lower bound of its p95, so the
+		// verdict is never made on less load than the rule asks for.
+		f.Kind, f.Severity = KindTrainingOnShared, Warning
+		f.Evidence["gpu_avg_utilization"], f.Evidence["tenant_utilization_unknown"] = deviceLoad, 1
+		f.Confidence = confidence(w.Coverage, 0.5)
+		f.Summary = fmt.Sprintf("%s held %s for %s, whose GPU averaged %s load: training-like load on a shared GPU slows every co-tenant, "+
+			"and this tenant may be the one running it (%s)", subject, holding, hoursOf(w.HeldHours), pct(deviceLoad), noTenantUtilization)
+		d.costOf(&f, w, nil)
+
 	case !utilKnown:
 		f.Kind, f.Severity = KindInsufficientData, Info
 		f.Evidence["utilization_steps"] = float64(w.UtilizationSteps)
 		f.Confidence = confidence(w.Coverage)
 		f.Summary = fmt.Sprintf("%s held %s for %s with only %d utilization samples: its use is unknown, not zero", subject, holding, hoursOf(w.HeldHours), w.UtilizationSteps)
+		if shared && deviceKnown {
+			f.Evidence["gpu_avg_utilization"], f.Evidence["tenant_utilization_unknown"] = deviceLoad, 1
+			f.Summary += fmt.Sprintf(" (%s; its GPU averaged %s load, below training-like use, and an idle tenant cannot be told from a busy one)", noTenantUtilization, pct(deviceLoad))
+		}
 		d.costOf(&f, w, nil)
 
 	case w.AvgUtilization < d.cfg.Idle.MaxAvgUtilization && w.HeldHours >= d.cfg.Idle.MinHeldHours:
@@ -233,6 +253,23 @@ func (d *detector) sharedLoad(w query.Workload, u recommend.Usage) float64 {
 		return min(1, w.P95Utilization)
 	}
 	return u.Load()
+}
+
+// noTenantUtilization says why a tenant of a shared GPU has no utilization
+// of its own while its GPU does.
+const noTenantUtilization = "no per-tenant utilization on a shared GPU: gpulens-exporter without hostPID measures allocations only"
+
+// deviceLoad is the highest average utilization of the workload's GPUs
+// that reported enough of it: every tenant's own use is at most that.
+func (d *detector) deviceLoad(w query.Workload) (float64, bool) {
+	var load float64
+	known := false
+	for _, k := range w.GPUs {
+		if g, ok := d.gpus[k]; ok && g.UtilizationSteps >= d.cfg.MinSamples {
+			load, known = max(load, g.AvgUtilization), true
+		}
+	}
+	return load, known
 }
 
 // undersized is p95 load or p99 memory at the configured fraction of the
