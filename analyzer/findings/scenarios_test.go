@@ -102,15 +102,18 @@ var scenarios = []scenario{
 		dcgm: []want{{KindTrainingOnShared, "recsys-train-small", 0, Warning}, {KindTrainingOnShared, "ab-test-svc", 0, Warning}},
 		byLayout: map[fleet.DCGMLayout][]want{
 			// One pod per device: the trainer (listed last) holds the GPU
-			// whole as far as the data shows, and uses it well.
-			fleet.DCGMNoVirtualGPUs: nil,
+			// whole as far as the data shows; GPU Feature Discovery's
+			// labels say it is time-sliced, so the device's load is read
+			// as on copies, and the co-tenant is not seen at all.
+			fleet.DCGMNoVirtualGPUs: {{KindTrainingOnShared, "recsys-train-small", 0, Warning}},
 			// Per-process series are each tenant's own, as natively.
 			fleet.DCGMVirtualGPUs2025: {{KindTrainingOnShared, "recsys-train-small", 0, Warning}},
 		},
 		notLayout: map[fleet.DCGMLayout][]want{
-			fleet.DCGMNoVirtualGPUs:   {{KindTrainingOnShared, "", 0, ""}},
+			fleet.DCGMNoVirtualGPUs:   {{KindTrainingOnShared, "ab-test-svc", 0, ""}, {KindUnderusedGPU, "", 0, ""}},
 			fleet.DCGMVirtualGPUs2025: {{KindTrainingOnShared, "ab-test-svc", 0, ""}},
 		},
+		inventory: clusterOf(true, ""),
 	},
 	{
 		name: KindUnallocated, native: []want{{KindUnallocated, "", 1, Warning}},
