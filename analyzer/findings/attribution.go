@@ -47,7 +47,7 @@ func (d *detector) deviceFiguresAny(w query.Workload) bool {
 // such GPUs.
 func (d *detector) readClusterSharing() {
 	d.clusterShared = map[query.GPUKey]inventory.NodeSharing{}
-	unseen := 0
+	unseen, unknownNode := 0, 0
 	for _, g := range d.res.GPUs {
 		if g.Attribution != query.AttributionOneTenant || g.Sharing != schema.SharingNone {
 			continue
@@ -55,11 +55,21 @@ func (d *detector) readClusterSharing() {
 		unseen++
 		if ns, ok := d.inv.SharedGPUs(g.Node); ok {
 			d.clusterShared[g.GPUKey] = ns
+		} else if d.haveInventory() {
+			if _, known := d.inv.Nodes[g.Node]; !known {
+				unknownNode++
+			}
 		}
 	}
-	if unseen > 0 && !d.haveInventory() {
-		d.skip(KindTimesliceOOMRisk+" and "+KindTrainingOnShared, fmt.Sprintf("%d GPUs show at most one pod per device (dcgm-exporter without --kubernetes-virtual-gpus), "+
+	const kinds = KindTimesliceOOMRisk + " and " + KindTrainingOnShared
+	switch {
+	case unseen > 0 && !d.haveInventory():
+		d.skip(kinds, fmt.Sprintf("%d GPUs show at most one pod per device (dcgm-exporter without --kubernetes-virtual-gpus), "+
 			"so a time-sliced or MPS GPU among them cannot be told from a whole one; needs cluster access (GPU Feature Discovery's node labels or the device plugin's config) to tell", unseen))
+	case unknownNode > 0:
+		// dcgm-exporter's Hostname is not always the node's name.
+		d.skip(kinds, fmt.Sprintf("%d GPUs show at most one pod per device and are on nodes the cluster does not list by that name, "+
+			"so whether they are time-sliced or MPS is not known", unknownNode))
 	}
 }
 
@@ -82,10 +92,12 @@ func (d *detector) withClusterSharing(w query.Workload) (query.Workload, invento
 	var ns inventory.NodeSharing
 	for i, g := range w.GPUs {
 		s, ok := d.clusterShared[g]
-		if !ok || (i > 0 && s != ns) {
+		if !ok || (i > 0 && (s.Strategy != ns.Strategy || s.Replicas != ns.Replicas)) {
 			return w, inventory.NodeSharing{}, false
 		}
-		ns = s
+		if i == 0 {
+			ns = s
+		}
 	}
 	w.Sharing = ns.Strategy
 	if ns.Replicas > 0 {

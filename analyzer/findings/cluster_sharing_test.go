@@ -131,3 +131,37 @@ func TestTimeSlicedUnderOnePodLayout(t *testing.T) {
 		})
 	}
 }
+
+// TestClusterSharingCornerCases: replicas of one workload on time-sliced
+// GPUs of two nodes are read as shared (each node's label is its own
+// source), and a GPU on a node the cluster does not list by the data's
+// name is said to be unknown rather than taken as whole in silence.
+func TestClusterSharingCornerCases(t *testing.T) {
+	g1, g2 := gpu("GPU-1", a100, "none", 80*GiB), gpu("GPU-2", a100, "none", 80*GiB)
+	g2.Node = "node-2"
+	for _, g := range []*query.GPU{&g1, &g2} {
+		g.Attribution = query.AttributionOneTenant
+		g.AvgUtilization = 0.9
+	}
+	a, b := alloc("web-0", "GPU-1", a100, "none", "", 1, 0.9, 0.95, 10*GiB), alloc("web-1", "GPU-2", a100, "none", "", 1, 0.9, 0.95, 10*GiB)
+	b.Node = "node-2"
+	res := result([]query.Allocation{a, b}, []query.GPU{g1, g2})
+	// One workload on both GPUs.
+	res.Workloads[0].GPUs = append(res.Workloads[0].GPUs, query.GPUKey{Node: "node-2", UUID: "GPU-2"})
+	res.Workloads[0].Pods = []string{"web-0", "web-1"}
+	res.Workloads = res.Workloads[:1]
+	label := func(name string) inventory.Node {
+		return inventory.Node{Name: name, Product: a100, SharingStrategy: "time-slicing", Replicas: 2, Capacity: map[string]int64{"nvidia.com/gpu": 2}}
+	}
+	inv := &inventory.Inventory{Available: true, Nodes: map[string]inventory.Node{"node-1": label("node-1"), "node-2": label("node-2")}}
+	r := Detect(res, inv, DefaultConfig(), recommend.DefaultPrices())
+	f := find(r, KindTrainingOnShared)
+	if f == nil || f.Evidence["sharing_from_cluster"] != 1 || f.Evidence["share"] != 0.5 {
+		t.Errorf("want the workload on two time-sliced nodes read as shared, at 1/2:\n%s", summaries(r))
+	}
+	delete(inv.Nodes, "node-2")
+	r = Detect(res, inv, DefaultConfig(), recommend.DefaultPrices())
+	if !slices.ContainsFunc(r.Skipped, func(s string) bool { return strings.Contains(s, "1 GPUs show at most one pod per device and are on nodes the cluster does not list") }) {
+		t.Errorf("skipped %q: want the GPU on an unlisted node said", r.Skipped)
+	}
+}
