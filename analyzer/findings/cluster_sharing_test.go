@@ -161,7 +161,9 @@ func TestClusterSharingCornerCases(t *testing.T) {
 	}
 	delete(inv.Nodes, "node-2")
 	r = Detect(res, inv, DefaultConfig(), recommend.DefaultPrices())
-	if !slices.ContainsFunc(r.Skipped, func(s string) bool { return strings.Contains(s, "1 GPUs show at most one pod per device and are on nodes the cluster does not list") }) {
+	if !slices.ContainsFunc(r.Skipped, func(s string) bool {
+		return strings.Contains(s, "1 GPUs show at most one pod per device and are on nodes the cluster does not list")
+	}) {
 		t.Errorf("skipped %q: want the GPU on an unlisted node said", r.Skipped)
 	}
 }
