@@ -1,6 +1,12 @@
 package findings
 
-import "github.com/gpulens/gpulens/analyzer/query"
+import (
+	"fmt"
+
+	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/schema"
+)
 
 // copied says whether the exporter gave every tenant of the GPU the
 // device's own figures (query.AttributionCopies), so that which tenant
@@ -11,12 +17,91 @@ func (d *detector) copied(node, uuid string) bool {
 	return ok && g.Attribution == query.AttributionCopies
 }
 
-// copiedAny says whether any GPU of the workload had its figures copied.
-func (d *detector) copiedAny(w query.Workload) bool {
+// deviceFigures says whether the GPU's one tenant series carries the
+// device's figures rather than that tenant's own: copies, or a GPU the
+// cluster says is shared whose data shows one tenant (clusterShared).
+func (d *detector) deviceFigures(k query.GPUKey) bool {
+	_, shared := d.clusterShared[k]
+	return shared || d.copied(k.Node, k.UUID)
+}
+
+// deviceFiguresAny says whether any GPU of the workload reports the
+// device's figures for its tenants.
+func (d *detector) deviceFiguresAny(w query.Workload) bool {
 	for _, g := range w.GPUs {
-		if d.copied(g.Node, g.UUID) {
+		if d.deviceFigures(g) {
 			return true
 		}
 	}
 	return false
+}
+
+// readClusterSharing finds the GPUs whose data cannot say they are shared
+// and the cluster says are. Where the exporter shows at most one tenant
+// per device (query.AttributionOneTenant: dcgm-exporter without
+// --kubernetes-virtual-gpus), a time-sliced or MPS GPU reads as held
+// whole by one arbitrary tenant; the device plugin's config and GPU
+// Feature Discovery's labels say how the node's whole GPUs are shared.
+// MIG GPUs say so in their data and are left alone. Without cluster
+// access, the kinds that need the sharing mode are said to be skipped on
+// such GPUs.
+func (d *detector) readClusterSharing() {
+	d.clusterShared = map[query.GPUKey]inventory.NodeSharing{}
+	unseen, unknownNode := 0, 0
+	for _, g := range d.res.GPUs {
+		if g.Attribution != query.AttributionOneTenant || g.Sharing != schema.SharingNone {
+			continue
+		}
+		unseen++
+		if ns, ok := d.inv.SharedGPUs(g.Node); ok {
+			d.clusterShared[g.GPUKey] = ns
+		} else if d.haveInventory() {
+			if _, known := d.inv.Nodes[g.Node]; !known {
+				unknownNode++
+			}
+		}
+	}
+	const kinds = KindTimesliceOOMRisk + " and " + KindTrainingOnShared
+	switch {
+	case unseen > 0 && !d.haveInventory():
+		d.skip(kinds, fmt.Sprintf("%d GPUs show at most one pod per device (dcgm-exporter without --kubernetes-virtual-gpus), "+
+			"so a time-sliced or MPS GPU among them cannot be told from a whole one; needs cluster access (GPU Feature Discovery's node labels or the device plugin's config) to tell", unseen))
+	case unknownNode > 0:
+		// dcgm-exporter's Hostname is not always the node's name.
+		d.skip(kinds, fmt.Sprintf("%d GPUs show at most one pod per device and are on nodes the cluster does not list by that name, "+
+			"so whether they are time-sliced or MPS is not known", unknownNode))
+	}
+}
+
+// sharingOf is the GPU's sharing mode: the data's, or the cluster's where
+// the data cannot tell (readClusterSharing).
+func (d *detector) sharingOf(g query.GPU) (string, inventory.NodeSharing, bool) {
+	if ns, ok := d.clusterShared[g.GPUKey]; ok {
+		return ns.Strategy, ns, true
+	}
+	return g.Sharing, inventory.NodeSharing{}, false
+}
+
+// withClusterSharing is w as the cluster says it is shared, where every
+// GPU it held is one the data shows held whole (readClusterSharing): its
+// share is one replica of the GPU, and its figures are the device's.
+func (d *detector) withClusterSharing(w query.Workload) (query.Workload, inventory.NodeSharing, bool) {
+	if w.Sharing != schema.SharingNone || len(w.GPUs) == 0 {
+		return w, inventory.NodeSharing{}, false
+	}
+	var ns inventory.NodeSharing
+	for i, g := range w.GPUs {
+		s, ok := d.clusterShared[g]
+		if !ok || (i > 0 && (s.Strategy != ns.Strategy || s.Replicas != ns.Replicas)) {
+			return w, inventory.NodeSharing{}, false
+		}
+		if i == 0 {
+			ns = s
+		}
+	}
+	w.Sharing = ns.Strategy
+	if ns.Replicas > 0 {
+		w.Share = 1 / float64(ns.Replicas)
+	}
+	return w, ns, true
 }

@@ -19,6 +19,7 @@ func Detect(res *query.Result, inv *inventory.Inventory, cfg Config, prices *rec
 		for i := range res.GPUs {
 			d.gpus[res.GPUs[i].GPUKey] = &res.GPUs[i]
 		}
+		d.readClusterSharing()
 		for _, w := range res.Workloads {
 			d.workload(w)
 		}
@@ -40,6 +41,9 @@ type detector struct {
 	report *Report
 	// gpus indexes res.GPUs: every workload and GPU rule looks GPUs up.
 	gpus map[query.GPUKey]*query.GPU
+	// clusterShared are the GPUs the data shows held whole and the
+	// cluster says are shared (readClusterSharing).
+	clusterShared map[query.GPUKey]inventory.NodeSharing
 }
 
 func (d *detector) add(f Finding) { d.report.Findings = append(d.report.Findings, f) }

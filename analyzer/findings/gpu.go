@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/schema"
@@ -78,8 +79,8 @@ func (d *detector) gpu(g query.GPU) {
 		d.cost(&f, g.Model, 1, f.Recommendation)
 		d.add(f)
 	}
-	if g.Sharing == schema.SharingTimeSlicing || g.Sharing == schema.SharingMPS {
-		d.oomRisk(g, base)
+	if sharing, cluster, fromCluster := d.sharingOf(g); sharing == schema.SharingTimeSlicing || sharing == schema.SharingMPS {
+		d.oomRisk(g, sharing, cluster, fromCluster, base)
 	}
 }
 
@@ -88,8 +89,9 @@ func (d *detector) gpu(g query.GPU) {
 // memory, and otherwise the tenants present at each step, summed. Both are
 // taken at the p99 over steps, and grown along the device's trend over the
 // horizon. Tenants that take turns never add up: a sum of peaks reached at
-// different times measures nothing.
-func (d *detector) oomRisk(g query.GPU, base func(string, Severity) Finding) {
+// different times measures nothing. fromCluster says the sharing mode is
+// the cluster's (cluster), as the data shows the GPU held whole.
+func (d *detector) oomRisk(g query.GPU, sharing string, cluster inventory.NodeSharing, fromCluster bool, base func(string, Severity) Finding) {
 	horizon := d.cfg.OOMRisk.GrowthHorizonHours
 	if horizon == 0 {
 		horizon = d.res.Window.Duration().Hours()
@@ -169,16 +171,18 @@ func (d *detector) oomRisk(g query.GPU, base func(string, Severity) Finding) {
 	f.Namespace, f.Workload, f.WorkloadKind, f.Pod = heaviest.Workload.Namespace, heaviest.Workload.Name, heaviest.Workload.Kind, ""
 	slices.Sort(pods)
 	f.Pods = pods
+	if fromCluster {
+		d.oomRiskUnseen(&f, g, cluster, measure, inUse, dev, ratio, projRatio, growth, horizon)
+		return
+	}
 	replicas := 0
 	if minShare > 0 {
 		replicas = int(math.Round(1 / minShare))
 	}
-	f.Recommendation = recommend.RelieveOOM(g.Sharing, replicas, dev, heaviest, d.cfg.Recommend)
-	f.Summary = fmt.Sprintf("%s %s GPU %s: %s at its p99 is %s of its %s (%s; %d tenants, at most %d at once)", g.Sharing, shortModel(g.Model), g.UUID,
+	f.Recommendation = recommend.RelieveOOM(sharing, replicas, dev, heaviest, d.cfg.Recommend)
+	f.Summary = fmt.Sprintf("%s %s GPU %s: %s at its p99 is %s of its %s (%s; %d tenants, at most %d at once)", sharing, shortModel(g.Model), g.UUID,
 		measure, gib(inUse), gib(dev), pct(ratio), len(pods), g.CoTenants)
-	if projRatio > ratio && growth > 0 {
-		f.Summary += fmt.Sprintf(", and %s within %s at its trend of +%s/h", pct(projRatio), hoursOf(horizon), gib(growth))
-	}
+	f.Summary += growthClause(projRatio, ratio, growth, horizon)
 	f.Summary += ": " + f.Recommendation.Summary
 	if d.copied(g.Node, g.UUID) {
 		// The device's memory is right, but which tenant holds or grows
@@ -195,6 +199,38 @@ func (d *detector) oomRisk(g query.GPU, base func(string, Severity) Finding) {
 	}
 	d.cost(&f, heaviest.Model, heaviest.Usage.Share, f.Recommendation)
 	d.add(f)
+}
+
+// growthClause is the projection's part of an OOM summary, when it grows.
+func growthClause(projRatio, ratio, growth, horizon float64) string {
+	if projRatio > ratio && growth > 0 {
+		return fmt.Sprintf(", and %s within %s at its trend of +%s/h", pct(projRatio), hoursOf(horizon), gib(growth))
+	}
+	return ""
+}
+
+// oomRiskUnseen completes f for a GPU the cluster says is shared and whose
+// data shows one tenant (readClusterSharing): the device's memory judges
+// it as on any shared GPU, but the tenants are not seen, so none is named
+// and no tenant is patched. The GPU's whole cost is at risk: an OOM takes
+// every tenant down.
+func (d *detector) oomRiskUnseen(f *Finding, g query.GPU, cluster inventory.NodeSharing, measure string, inUse, dev, ratio, projRatio, growth, horizon float64) {
+	f.Namespace, f.Workload, f.WorkloadKind = "", "", ""
+	f.Evidence["sharing_from_cluster"], f.Evidence["cluster_replicas"] = 1, float64(cluster.Replicas)
+	f.Evidence["tenant_memory_unknown"] = 1
+	f.Confidence = confidence(f.Confidence, 0.5)
+	replicas := "replicas"
+	if cluster.Replicas > 0 {
+		replicas = fmt.Sprintf("%d replicas", cluster.Replicas)
+	}
+	f.Summary = fmt.Sprintf("%s %s GPU %s (%s per %s): %s at its p99 is %s of its %s (%s)", cluster.Strategy, shortModel(g.Model), g.UUID,
+		replicas, cluster.Source, measure, gib(inUse), gib(dev), pct(ratio))
+	f.Summary += growthClause(projRatio, ratio, growth, horizon)
+	f.Summary += fmt.Sprintf(": find the tenant whose memory grows before the GPU runs out (the exporter shows one pod per GPU, %s, with the device's figures: "+
+		"the other tenants, and which of them holds the memory, are not in the data; dcgm-exporter --kubernetes-virtual-gpus (2025 releases) or gpulens-exporter measure each tenant)",
+		strings.Join(f.Pods, ", "))
+	d.cost(f, g.Model, 1, nil)
+	d.add(*f)
 }
 
 // mixedModels flags nodes whose GPUs are of more than one model: the

@@ -82,14 +82,14 @@ var scenarios = []scenario{
 	{name: KindIdleAllocation, native: []want{{KindIdleAllocation, "alice-jupyter", 0, Warning}}},
 	{name: KindUnderusedGPU, native: []want{{KindUnderusedGPU, "image-embed", 0, Warning}}},
 	{
-		name:   KindTimesliceOOMRisk,
-		native: []want{{KindTimesliceOOMRisk, "", 0, Warning}},
-		byLayout: map[fleet.DCGMLayout][]want{
-			// One pod per device: the GPU reads as held whole by the last
-			// tenant listed (summarizer), and no co-tenant is seen.
-			fleet.DCGMNoVirtualGPUs: {{KindUnderusedGPU, "summarizer", 0, Info}},
-		},
-		notLayout: map[fleet.DCGMLayout][]want{fleet.DCGMNoVirtualGPUs: {{KindTimesliceOOMRisk, "", 0, ""}}},
+		// One pod per device (dcgm-exporter's default) shows the GPU held
+		// whole by the last tenant listed; GPU Feature Discovery's labels
+		// say it is time-sliced, and its own memory judges it.
+		// TestTimeSlicedUnderOnePodLayout has the same without them.
+		name:      KindTimesliceOOMRisk,
+		native:    []want{{KindTimesliceOOMRisk, "", 0, Warning}},
+		notLayout: map[fleet.DCGMLayout][]want{fleet.DCGMNoVirtualGPUs: {{KindUnderusedGPU, "", 0, ""}}},
+		inventory: clusterOf(true, ""),
 	},
 	{name: KindMIGOversized, native: []want{{KindMIGOversized, "ocr-serving", 0, Warning}}},
 	{name: KindMIGUndersized, native: []want{{KindMIGUndersized, "feature-train", 0, Warning}}},
@@ -102,15 +102,18 @@ var scenarios = []scenario{
 		dcgm: []want{{KindTrainingOnShared, "recsys-train-small", 0, Warning}, {KindTrainingOnShared, "ab-test-svc", 0, Warning}},
 		byLayout: map[fleet.DCGMLayout][]want{
 			// One pod per device: the trainer (listed last) holds the GPU
-			// whole as far as the data shows, and uses it well.
-			fleet.DCGMNoVirtualGPUs: nil,
+			// whole as far as the data shows; GPU Feature Discovery's
+			// labels say it is time-sliced, so the device's load is read
+			// as on copies, and the co-tenant is not seen at all.
+			fleet.DCGMNoVirtualGPUs: {{KindTrainingOnShared, "recsys-train-small", 0, Warning}},
 			// Per-process series are each tenant's own, as natively.
 			fleet.DCGMVirtualGPUs2025: {{KindTrainingOnShared, "recsys-train-small", 0, Warning}},
 		},
 		notLayout: map[fleet.DCGMLayout][]want{
-			fleet.DCGMNoVirtualGPUs:   {{KindTrainingOnShared, "", 0, ""}},
+			fleet.DCGMNoVirtualGPUs:   {{KindTrainingOnShared, "ab-test-svc", 0, ""}, {KindUnderusedGPU, "", 0, ""}},
 			fleet.DCGMVirtualGPUs2025: {{KindTrainingOnShared, "ab-test-svc", 0, ""}},
 		},
+		inventory: clusterOf(true, ""),
 	},
 	{
 		name: KindUnallocated, native: []want{{KindUnallocated, "", 1, Warning}},
@@ -153,6 +156,9 @@ type mode struct {
 	schema         schema.Schema
 	layout         fleet.DCGMLayout // dcgm-exporter only
 	serviceMonitor bool
+	// allocationOnly runs gpulens-exporter without hostPID: shared GPUs
+	// get allocations only (native only).
+	allocationOnly bool
 }
 
 func (m mode) String() string {
@@ -162,6 +168,9 @@ func (m mode) String() string {
 	}
 	if m.serviceMonitor {
 		s += "/servicemonitor"
+	}
+	if m.allocationOnly {
+		s += "/allocation-only"
 	}
 	return s
 }
@@ -275,6 +284,13 @@ func runScenario(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Inventory
 // runScenarioIn is runScenario over another window.
 func runScenarioIn(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Inventory, scenarioStart, scenarioEnd time.Time, scenarioStep time.Duration) *Report {
 	t.Helper()
+	return Detect(analyzeScenario(t, s, m, scenarioStart, scenarioEnd, scenarioStep), inv, DefaultConfig(), recommend.DefaultPrices())
+}
+
+// analyzeScenario simulates s into a fresh embedded TSDB, as m's exporter
+// would have exposed it, and runs the query set over it.
+func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scenarioEnd time.Time, scenarioStep time.Duration) *query.Result {
+	t.Helper()
 	ctx := context.Background()
 	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
 	if err != nil {
@@ -299,7 +315,7 @@ func runScenarioIn(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Invento
 		}
 		return sink
 	}
-	if err := fleet.Run(ctx, fleet.Options{Scenario: s, Start: scenarioStart, End: scenarioEnd, Step: scenarioStep}, newSink); err != nil {
+	if err := fleet.Run(ctx, fleet.Options{Scenario: s, Start: scenarioStart, End: scenarioEnd, Step: scenarioStep, AllocationOnly: m.allocationOnly}, newSink); err != nil {
 		t.Fatal(err)
 	}
 	// The data must read as the schema it was written in.
@@ -310,7 +326,7 @@ func runScenarioIn(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Invento
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Detect(res, inv, DefaultConfig(), recommend.DefaultPrices())
+	return res
 }
 
 func compareGolden(t *testing.T, path string, report *Report) {
@@ -389,7 +405,14 @@ func clusterOf(tainted bool, noQuota string, cpuPodNamespace ...string) func(*si
 		for _, sn := range s.Nodes {
 			devs := devicesOf(s, sn.Name)
 			node := inventory.Node{Name: sn.Name, Product: devs[0].Model, Count: sn.GPUs,
-				Capacity: map[string]int64{"nvidia.com/gpu": int64(sn.GPUs)}}
+				Capacity: map[string]int64{"nvidia.com/gpu": int64(sn.GPUs)}, SharingStrategy: inventory.StrategyNone, Replicas: 1}
+			// GPU Feature Discovery's labels: the node's time-slicing or
+			// MPS strategy and replicas.
+			for _, sh := range sn.Sharing {
+				if sh.Mode == inventory.StrategyTimeSlicing || sh.Mode == inventory.StrategyMPS {
+					node.SharingStrategy, node.Replicas = sh.Mode, sh.Replicas
+				}
+			}
 			if tainted {
 				node.Taints = []inventory.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}}
 			}

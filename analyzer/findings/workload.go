@@ -28,6 +28,7 @@ const (
 // so one workload does not appear three times for one cause. Replicas of
 // one shape are judged together, and the money is every replica's.
 func (d *detector) workload(w query.Workload) {
+	w, clusterSharing, fromCluster := d.withClusterSharing(w)
 	owner, team, resources, src := d.owner(w)
 	d.report.WorkloadSources[src]++
 	f := Finding{
@@ -64,17 +65,39 @@ func (d *detector) workload(w query.Workload) {
 		P95Utilization: w.P95Utilization, P99MemoryBytes: w.P99MemoryBytes, DeviceMemoryBytes: d.deviceMemory(w),
 		Resources: resources}
 	utilKnown := w.UtilizationSteps >= d.cfg.MinSamples
-	memKnown := w.MemorySteps >= d.cfg.MinSamples
+	// A tenant the cluster says shares the GPU shows the device's memory,
+	// not its own: nothing to size it by.
+	memKnown := w.MemorySteps >= d.cfg.MinSamples && !fromCluster
 	f.Confidence = confidence(w.Coverage, w.UtilizationCoverage)
 	holding := holdingOf(w)
 	policy := d.cfg.Recommend
 
+	shared := w.Sharing == schema.SharingTimeSlicing || w.Sharing == schema.SharingMPS
+	deviceLoad, deviceKnown := d.deviceLoad(w)
+
 	switch {
+	case !utilKnown && shared && deviceKnown && deviceLoad >= d.cfg.Training.MinLoad && w.HeldHours >= d.cfg.Training.MinHours:
+		// No per-tenant utilization (gpulens-exporter without hostPID
+		// serves allocations only on shared GPUs), but the device's own
+		// load is training-like: one of its tenants runs it, and this one
+		// may. The device's average is a lower bound of its p95, so the
+		// verdict is never made on less load than the rule asks for.
+		f.Kind, f.Severity = KindTrainingOnShared, Warning
+		f.Evidence["gpu_avg_utilization"], f.Evidence["tenant_utilization_unknown"] = deviceLoad, 1
+		f.Confidence = confidence(w.Coverage, 0.5)
+		f.Summary = fmt.Sprintf("%s held %s for %s, whose GPU averaged %s load: training-like load on a shared GPU slows every co-tenant, "+
+			"and this tenant may be the one running it (%s)", subject, holding, hoursOf(w.HeldHours), pct(deviceLoad), noTenantUtilization)
+		d.costOf(&f, w, nil)
+
 	case !utilKnown:
 		f.Kind, f.Severity = KindInsufficientData, Info
 		f.Evidence["utilization_steps"] = float64(w.UtilizationSteps)
 		f.Confidence = confidence(w.Coverage)
 		f.Summary = fmt.Sprintf("%s held %s for %s with only %d utilization samples: its use is unknown, not zero", subject, holding, hoursOf(w.HeldHours), w.UtilizationSteps)
+		if shared && deviceKnown {
+			f.Evidence["gpu_avg_utilization"], f.Evidence["tenant_utilization_unknown"] = deviceLoad, 1
+			f.Summary += fmt.Sprintf(" (%s; its GPU averaged %s load, below training-like use, and an idle tenant cannot be told from a busy one)", noTenantUtilization, pct(deviceLoad))
+		}
 		d.costOf(&f, w, nil)
 
 	case w.AvgUtilization < d.cfg.Idle.MaxAvgUtilization && w.HeldHours >= d.cfg.Idle.MinHeldHours:
@@ -108,9 +131,10 @@ func (d *detector) workload(w query.Workload) {
 		f.Evidence["p95_gpu_load"] = load
 		f.Recommendation = recommend.Dedicated(u, policy, fmt.Sprintf("its p95 load of %s of the GPU starves the co-tenants of its %s GPU", pct(load), w.Sharing))
 		f.Summary = fmt.Sprintf("%s sustains %s p95 load of a %s GPU for %s: training-like load on a shared GPU slows every co-tenant", subject, pct(load), w.Sharing, hoursOf(w.HeldHours))
-		if d.copiedAny(w) {
+		if d.deviceFiguresAny(w) {
 			// dcgm-exporter gives every co-tenant the device's figures,
-			// so which tenant is the heavy one is a guess.
+			// or shows one of them only, so which tenant is the heavy one
+			// is a guess.
 			f.Confidence = confidence(f.Confidence, 0.5)
 			f.Summary += " (dcgm-exporter measures the whole device: the heavy tenant may be a co-tenant)"
 		}
@@ -133,6 +157,10 @@ func (d *detector) workload(w query.Workload) {
 
 	default:
 		return // well used and well sized: nothing to say
+	}
+	if fromCluster {
+		f.Evidence["sharing_from_cluster"], f.Evidence["cluster_replicas"] = 1, float64(clusterSharing.Replicas)
+		f.Summary += fmt.Sprintf(" (%s per %s; the exporter shows one tenant per GPU, with the device's figures)", w.Sharing, clusterSharing.Source)
 	}
 	if f.Recommendation == nil {
 		if why := recommend.Unsizable(u); why != "" {
@@ -221,10 +249,27 @@ func (d *detector) costOf(f *Finding, w query.Workload, rec *recommend.Recommend
 // load: scaling it by the share would cap it at the share, and with two
 // replicas or more no tenant could ever reach training.min_load.
 func (d *detector) sharedLoad(w query.Workload, u recommend.Usage) float64 {
-	if d.copiedAny(w) {
+	if d.deviceFiguresAny(w) {
 		return min(1, w.P95Utilization)
 	}
 	return u.Load()
+}
+
+// noTenantUtilization says why a tenant of a shared GPU has no utilization
+// of its own while its GPU does.
+const noTenantUtilization = "no per-tenant utilization on a shared GPU: gpulens-exporter without hostPID measures allocations only"
+
+// deviceLoad is the highest average utilization of the workload's GPUs
+// that reported enough of it: every tenant's own use is at most that.
+func (d *detector) deviceLoad(w query.Workload) (float64, bool) {
+	var load float64
+	known := false
+	for _, k := range w.GPUs {
+		if g, ok := d.gpus[k]; ok && g.UtilizationSteps >= d.cfg.MinSamples {
+			load, known = max(load, g.AvgUtilization), true
+		}
+	}
+	return load, known
 }
 
 // undersized is p95 load or p99 memory at the configured fraction of the

@@ -156,3 +156,77 @@ func (inv *Inventory) SharingFor(n Node) (SharingConfig, bool) {
 	}
 	return SharingConfig{}, false
 }
+
+// Sharing strategies, the values of GPU Feature Discovery's
+// nvidia.com/gpu.sharing-strategy label.
+const (
+	StrategyNone        = "none"
+	StrategyTimeSlicing = "time-slicing"
+	StrategyMPS         = "mps"
+)
+
+// NodeSharing is how the cluster says a node's whole (non-MIG) GPUs are
+// shared.
+type NodeSharing struct {
+	// Strategy is StrategyTimeSlicing or StrategyMPS.
+	Strategy string
+	// Replicas is each GPU's replica count; 0 when not known.
+	Replicas int
+	// Source says where the strategy was read, in words, for findings.
+	Source string
+}
+
+// SharedGPUs says whether the node's whole GPUs are time-sliced or MPS,
+// and ok false when the cluster says they are not shared or does not
+// say. GFD's labels are what the node's device plugin runs with, so they
+// win: the strategy label (GFD from v0.15 on), then a replicas label
+// above 1 alone (earlier GFD, which had only time-slicing). Without
+// them, the node's device plugin config (SharingFor) decides, from its
+// replicas of a full-GPU resource.
+func (inv *Inventory) SharedGPUs(node string) (NodeSharing, bool) {
+	if inv == nil || !inv.Available {
+		return NodeSharing{}, false
+	}
+	n, ok := inv.Nodes[node]
+	if !ok {
+		return NodeSharing{}, false
+	}
+	switch n.SharingStrategy {
+	case StrategyTimeSlicing, StrategyMPS:
+		return NodeSharing{Strategy: n.SharingStrategy, Replicas: n.Replicas,
+			Source: fmt.Sprintf("node %s's label %s=%s", n.Name, LabelSharingStrategy, n.SharingStrategy)}, true
+	case StrategyNone:
+		return NodeSharing{}, false
+	}
+	if n.Replicas > 1 {
+		return NodeSharing{Strategy: StrategyTimeSlicing, Replicas: n.Replicas,
+			Source: fmt.Sprintf("node %s's label %s=%d", n.Name, LabelGPUReplicas, n.Replicas)}, true
+	}
+	sc, ok := inv.SharingFor(n)
+	if !ok {
+		return NodeSharing{}, false
+	}
+	for _, s := range []struct {
+		strategy string
+		replicas map[string]int
+	}{{StrategyMPS, sc.MPS}, {StrategyTimeSlicing, sc.TimeSlicing}} {
+		if r := wholeGPUReplicas(s.replicas); r > 1 {
+			return NodeSharing{Strategy: s.strategy, Replicas: r,
+				Source: fmt.Sprintf("the device plugin config in %s", sc.Source)}, true
+		}
+	}
+	return NodeSharing{}, false
+}
+
+// wholeGPUReplicas is the replica count of a full-GPU resource
+// (nvidia.com/gpu, or a renamed one such as nvidia.com/gpu.shared), not of
+// a MIG resource (nvidia.com/mig-1g.10gb).
+func wholeGPUReplicas(replicas map[string]int) int {
+	out := 0
+	for _, name := range slices.Sorted(maps.Keys(replicas)) {
+		if !strings.HasPrefix(name, resourceMIGPrefix) {
+			out = max(out, replicas[name])
+		}
+	}
+	return out
+}

@@ -45,6 +45,9 @@ func (a *analysis) notes() []string {
 			partialUtil++
 		}
 	}
+	if n := ampereSlicesWithUtilization(a.res.Allocations); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d MIG slices of Ampere GPUs (A100, A30) have utilization from dcgm-exporter's DCGM_FI_PROF_GR_ENGINE_ACTIVE of their GPU instance: NVML has none per slice before Hopper (no GPM)", n))
+	}
 	if n := ampereSlicesWithoutUtilization(a.res.Allocations); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d MIG slices of Ampere GPUs (A100, A30) have no utilization: NVML has none per slice before Hopper (no GPM), so it is unknown; dcgm-exporter's DCGM_FI_PROF_GR_ENGINE_ACTIVE measures it, where it runs", n))
 	}
@@ -59,6 +62,19 @@ func (a *analysis) notes() []string {
 		notes = append(notes, fmt.Sprintf("%d allocations changed sharing mode within the window; one mode is reported for each", a.sharingChanged))
 	}
 	return notes
+}
+
+// ampereSlicesWithUtilization counts the Ampere MIG slices measured
+// anyway: under either schema that is dcgm-exporter's graphics-engine
+// activity of the instance, since NVML has no other.
+func ampereSlicesWithUtilization(allocs []Allocation) int {
+	n := 0
+	for _, x := range allocs {
+		if m, ok := mig.Lookup(x.Model); ok && m.Ampere && x.Sharing == schema.SharingMIG && x.UtilizationSteps > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 func ampereSlicesWithoutUtilization(allocs []Allocation) int {

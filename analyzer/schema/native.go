@@ -19,10 +19,22 @@ func (Native) Allocation() string {
 	return "max by " + by(AllocationLabels) + " (" + unexport("gpulens_container_gpu_allocation_ratio", tenantLabels...) + ")"
 }
 
-// Utilization implements Schema.
+// Utilization implements Schema. A MIG slice that gpulens cannot measure
+// (Ampere has no GPM, so NVML has no per-instance activity) takes
+// dcgm-exporter's DCGM_FI_PROF_GR_ENGINE_ACTIVE of its GPU instance where
+// dcgm-exporter is scraped into the same store: the instance's busy
+// fraction, which is the slice's own. Joined on the node, GPU and GPU
+// instance, so the tenant is always gpulens's.
 func (Native) Utilization() string {
-	return "max by " + by(UsageLabels) + " (" + unexport("gpulens_container_gpu_utilization_ratio", tenantLabels...) + ")"
+	own := "max by " + by(UsageLabels) + " (" + unexport("gpulens_container_gpu_utilization_ratio", tenantLabels...) + ")"
+	migAllocs := "max by " + by(UsageLabels) + " (" + unexport(`gpulens_container_gpu_allocation_ratio{sharing="mig"}`, tenantLabels...) + ")"
+	return own + " or (" + dcgmSliceActivity + " + on (node, uuid, gpu_instance) group_right () 0 * " + migAllocs + ")"
 }
+
+// dcgmSliceActivity is dcgm-exporter's graphics-engine activity per MIG
+// GPU instance, 0..1, by node, uuid and gpu_instance. dcgm-exporter's
+// Hostname is the node, as for the DCGM schema.
+var dcgmSliceActivity = "max by (node, uuid, gpu_instance) (" + norm(`DCGM_FI_PROF_GR_ENGINE_ACTIVE{GPU_I_ID!=""}`) + ")"
 
 // MemoryUsed implements Schema.
 func (Native) MemoryUsed() string {
@@ -38,11 +50,16 @@ func (Native) GPU() string {
 // mode, so MIG GPUs fall back to the slices' SM activity weighted by the
 // compute slices each holds, of the GPU's total: as the exporter read it
 // from NVML's profiles, else (an older exporter) the catalog's.
+//
+// Ampere MIG GPUs, which have no GPM, take their slices' activity from
+// dcgm-exporter where it is scraped too (see Utilization).
 func (Native) GPUUtilization() string {
-	return "max by " + by(GPULabels) + " (gpulens_gpu_utilization_ratio)" +
-		" or sum by " + by(GPULabels) + " (gpulens_mig_sm_active_ratio * gpulens_mig_compute_slices)" +
-		" / on (node, uuid, model) group_left () (max by " + by(GPULabels) + " (gpulens_gpu_mig_compute_slices) or " +
+	total := " / on (node, uuid, model) group_left () (max by " + by(GPULabels) + " (gpulens_gpu_mig_compute_slices) or " +
 		migTotal("gpulens_gpu_info", LabelModel, func(s string) string { return s }) + ")"
+	slices := "max by (node, uuid, model, gpu_instance) (gpulens_mig_compute_slices)"
+	return "max by " + by(GPULabels) + " (gpulens_gpu_utilization_ratio)" +
+		" or sum by " + by(GPULabels) + " (gpulens_mig_sm_active_ratio * gpulens_mig_compute_slices)" + total +
+		" or sum by " + by(GPULabels) + " (" + dcgmSliceActivity + " * on (node, uuid, gpu_instance) group_right () " + slices + ")" + total
 }
 
 // GPUMemoryTotal implements Schema.

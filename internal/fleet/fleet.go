@@ -35,6 +35,10 @@ type Options struct {
 	Start, End time.Time
 	// Step is the sampling resolution (a scrape interval); default 1m.
 	Step time.Duration
+	// AllocationOnly runs every exporter as without hostPID (the chart's
+	// default): no host /proc, so shared GPUs get allocation series only,
+	// without per-tenant utilization or memory.
+	AllocationOnly bool
 	// Progress, when set, is called after each node step with the node
 	// steps done and the total; it may be called from several goroutines.
 	Progress func(done, total int)
@@ -132,9 +136,13 @@ func newNode(o Options, name, procDir string) (*node, error) {
 		return nil, err
 	}
 	n.backend = b
+	procRoot := kube.ProcRoot()
+	if o.AllocationOnly {
+		procRoot = ""
+	}
 	n.sampler = collector.New(collector.Options{Backend: b, Node: name, Interval: o.Step, Now: clock,
 		SkipExposition: true, Attribution: &collector.Attribution{
-			Allocations: kube.Allocations, Pods: kube.Pods(), ProcRoot: kube.ProcRoot(), SharedMode: kube.SharedMode(),
+			Allocations: kube.Allocations, Pods: kube.Pods(), ProcRoot: procRoot, SharedMode: kube.SharedMode(),
 		}})
 	return n, nil
 }

@@ -1,0 +1,85 @@
+package findings
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/exporter/sim"
+)
+
+// TestSharedWithoutProcessData runs the time-sliced scenarios through
+// gpulens-exporter without hostPID (the chart's default), which serves
+// allocation series only on shared GPUs: no tenant has utilization or
+// memory of its own. The verdicts that need them fall back to the device's
+// figures at half confidence and say why, rather than vanish or read the
+// missing figures as zero.
+func TestSharedWithoutProcessData(t *testing.T) {
+	blind := mode{schema: schema.Native{}, allocationOnly: true}
+	load := func(name string) *sim.Scenario {
+		s, err := sim.Load(filepath.Join("testdata", "scenarios", name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+
+	t.Run("training", func(t *testing.T) {
+		t.Parallel()
+		s := load(KindTrainingOnShared)
+		res := analyzeScenario(t, s, blind, scenarioStart, scenarioEnd, scenarioStep)
+		for _, a := range res.Allocations {
+			if a.UtilizationSteps > 0 || a.MemorySteps > 0 {
+				t.Fatalf("%s has per-tenant figures without hostPID: %d utilization, %d memory steps", a.Pod, a.UtilizationSteps, a.MemorySteps)
+			}
+		}
+		r := Detect(res, nil, DefaultConfig(), recommend.DefaultPrices())
+		// The trainer's 95% plateau alone puts the device above
+		// training.min_load; which tenant runs it is unknown, so both are
+		// flagged, each as a guess. With hostPID only the trainer is
+		// (TestScenarios).
+		for _, pod := range []string{"recsys-train-small", "ab-test-svc"} {
+			f := match(r, want{KindTrainingOnShared, pod, 0, Warning}, uuidsOf(s))
+			if f == nil {
+				t.Errorf("no %s for %s:\n%s", KindTrainingOnShared, pod, summaries(r))
+				continue
+			}
+			if f.Confidence > 0.5 || f.Evidence["tenant_utilization_unknown"] != 1 || !strings.Contains(f.Summary, "without hostPID") {
+				t.Errorf("%s: confidence %v, evidence %v, %q: want a guess that says why", pod, f.Confidence, f.Evidence, f.Summary)
+			}
+			if l := f.Evidence["gpu_avg_utilization"]; l < DefaultConfig().Training.MinLoad || l > 1 {
+				t.Errorf("%s: device load %v", pod, l)
+			}
+			if f.Recommendation != nil {
+				t.Errorf("%s: a patch for a tenant not known to be the heavy one: %+v", pod, f.Recommendation)
+			}
+		}
+		if f := find(r, KindInsufficientData); f != nil {
+			t.Errorf("a tenant of a judged GPU left unjudged: %s", f.Summary)
+		}
+	})
+
+	t.Run("light tenants", func(t *testing.T) {
+		t.Parallel()
+		// The OOM scenario's tenants load the GPU lightly: no verdict on
+		// their use, and the reason in the summary.
+		s := load(KindTimesliceOOMRisk)
+		r := Detect(analyzeScenario(t, s, blind, scenarioStart, scenarioEnd, scenarioStep), nil, DefaultConfig(), recommend.DefaultPrices())
+		for _, pod := range []string{"summarizer", "leaky-worker"} {
+			f := match(r, want{KindInsufficientData, pod, 0, Info}, uuidsOf(s))
+			if f == nil || f.Evidence["tenant_utilization_unknown"] != 1 || !strings.Contains(f.Summary, "without hostPID") {
+				t.Errorf("%s: %+v, want insufficient data saying why:\n%s", pod, f, summaries(r))
+			}
+		}
+		if f := find(r, KindTrainingOnShared); f != nil {
+			t.Errorf("light tenants read as training: %s", f.Summary)
+		}
+		// OOM risk rests on the device's memory, and still flags the GPU.
+		f := find(r, KindTimesliceOOMRisk)
+		if f == nil || f.Confidence > 0.5 || f.Evidence["tenant_memory_unknown"] != 1 {
+			t.Errorf("OOM risk %+v, want the device's memory judged at half confidence:\n%s", f, summaries(r))
+		}
+	})
+}
