@@ -8,6 +8,8 @@
 #   MAX_RSS_GIB  the run of a size is killed above this resident set
 #            (default 16)
 #   COUNT    repetitions per size, each with its own setup (default 1)
+#   DAYS     the window in days, 1 to 7 (default 7), for fleets whose week
+#            does not fit this machine
 #
 # Each size runs in its own process (the test binary, under /usr/bin/time
 # -v), which first writes 7 days of one-minute samples for the fleet and
@@ -26,6 +28,7 @@ export GOTOOLCHAIN="$(awk '$1 == "toolchain" {print $2}' go.mod)"
 TIMEOUT="${TIMEOUT:-10m}"
 MAX_RSS_GIB="${MAX_RSS_GIB:-16}"
 COUNT="${COUNT:-1}"
+DAYS="${DAYS:-7}"
 sizes=("$@")
 [ "${#sizes[@]}" -gt 0 ] || sizes=(100 1000 10000)
 
@@ -38,15 +41,16 @@ field() { awk -v u="$2" '{for (i = 2; i <= NF; i++) if ($i == u) print $(i-1)}' 
 
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); go: $(go version | awk '{print $3}'); cpus: $(nproc);" \
 	"cpu: $(awk -F': ' '/model name/{print $2; exit}' /proc/cpuinfo);" \
-	"memory: $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+	"memory: $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo); load: $(cut -d' ' -f1-3 /proc/loadavg);" \
+	"window: $DAYS days at 1 minute"
 echo
-echo "| GPUs | analyzer wall (s) | analyzer CPU (s) | peak RSS, analysis (MiB) | queries | bare engine wall (s) | bare engine CPU (s) | analyzer / engine, wall | analyzer / engine, CPU | floor wall (s) | floor CPU (s) | analyzer / floor, wall | analyzer / floor, CPU | process peak RSS incl. setup (MiB) | whole run (s) |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| GPUs | analyzer wall (s) | analyzer CPU (s) | peak RSS, analysis (MiB) | queries | shards | bare engine wall (s) | bare engine CPU (s) | analyzer / engine, wall | analyzer / engine, CPU | floor wall (s) | floor CPU (s) | analyzer / floor, wall | analyzer / floor, CPU | process peak RSS incl. setup (MiB) | whole run (s) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for n in "${sizes[@]}"; do
 	for rep in $(seq 1 "$COUNT"); do
 		log="$work/gpus-$n-$rep.log"
 		start=$(date +%s)
-		(cd analyzer/query && GPULENS_BENCH_GPUS="$n" exec timeout "$TIMEOUT" /usr/bin/time -v "$work/query.test" \
+		(cd analyzer/query && GPULENS_BENCH_GPUS="$n" GPULENS_BENCH_DAYS="$DAYS" exec timeout "$TIMEOUT" /usr/bin/time -v "$work/query.test" \
 			-test.run '^$' -test.bench '^BenchmarkAnalyze$' -test.benchtime=1x -test.benchmem) >"$log" 2>&1 &
 		pid=$!
 		killed=""
@@ -72,16 +76,16 @@ for n in "${sizes[@]}"; do
 		if [ -z "$an" ] || [ -z "$en" ] || [ -z "$fl" ]; then
 			why=${killed:-"exit status $rc"}
 			[ "$rc" = 124 ] && why="timed out after $TIMEOUT"
-			echo "| $n | did not finish: $why | | | | | | | | | | | | ${maxrss:-?} | $secs |"
+			echo "| $n | did not finish: $why | | | | | | | | | | | | | ${maxrss:-?} | $secs |"
 			tail -5 "$log" >&2
 			continue
 		fi
 		awk -v n="$n" -v ans="$(field "$an" ns/op)" -v acpu="$(field "$an" cpu-s/op)" -v arss="$(field "$an" peak-RSS-MiB)" \
-			-v q="$(field "$an" queries/op)" -v ens="$(field "$en" ns/op)" -v ecpu="$(field "$en" cpu-s/op)" \
+			-v q="$(field "$an" queries/op)" -v sh="$(field "$an" shards/op)" -v ens="$(field "$en" ns/op)" -v ecpu="$(field "$en" cpu-s/op)" \
 			-v fns="$(field "$fl" ns/op)" -v fcpu="$(field "$fl" cpu-s/op)" \
 			-v maxrss="$maxrss" -v secs="$secs" 'BEGIN {
-			printf "| %d | %.1f | %.1f | %.0f | %d | %.1f | %.1f | %.2f | %.2f | %.1f | %.1f | %.2f | %.2f | %s | %d |\n",
-				n, ans/1e9, acpu, arss, q, ens/1e9, ecpu, ans/ens, acpu/ecpu, fns/1e9, fcpu, ans/fns, acpu/fcpu, maxrss, secs
+			printf "| %d | %.1f | %.1f | %.0f | %d | %d | %.1f | %.1f | %.2f | %.2f | %.1f | %.1f | %.2f | %.2f | %s | %d |\n",
+				n, ans/1e9, acpu, arss, q, sh, ens/1e9, ecpu, ans/ens, acpu/ecpu, fns/1e9, fcpu, ans/fns, acpu/fcpu, maxrss, secs
 		}'
 	done
 done

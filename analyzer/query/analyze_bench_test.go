@@ -22,10 +22,10 @@ import (
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
-// BenchmarkAnalyze runs the query set over 7 days at 1-minute resolution
-// on the embedded engine, for fleets of whole GPUs each held by one
-// container (GPULENS_BENCH_GPUS, a comma-separated list of sizes; 100 and
-// 1000 by default). scripts/bench-analyze.sh runs it and writes the table
+// BenchmarkAnalyze runs the query set over 7 days (GPULENS_BENCH_DAYS) at
+// 1-minute resolution on the embedded engine, for fleets of whole GPUs
+// each held by one container (GPULENS_BENCH_GPUS, a comma-separated list
+// of sizes; 100 and 1000 by default). scripts/bench-analyze.sh runs it and writes the table
 // in docs/BENCHMARKS.md.
 //
 // Setup (generating 7 series × 10,080 samples per GPU in scrape order,
@@ -51,8 +51,7 @@ import (
 // it includes the TSDB's own resident memory and mapped blocks but not the
 // setup's high-water mark.
 func BenchmarkAnalyze(b *testing.B) {
-	const days = 7
-	const minutes = days * 24 * 60
+	minutes := benchDays(b) * 24 * 60
 	for _, gpus := range benchSizes(b) {
 		b.Run(fmt.Sprintf("gpus=%d", gpus), func(b *testing.B) {
 			// The largest query ("gpu allocated steps") holds just over
@@ -94,6 +93,7 @@ func BenchmarkAnalyze(b *testing.B) {
 					b.Fatalf("got %d GPUs and %d allocations, want %d", len(res.GPUs), len(res.Allocations), gpus)
 				}
 				b.ReportMetric(float64(res.QueryCount), "queries/op")
+				b.ReportMetric(float64(res.Shards), "shards/op")
 				reportPeak(b, peak)
 			})
 
@@ -160,6 +160,20 @@ func floorQueries(b *testing.B, qs []namedQuery, w Window) []namedQuery {
 		})
 	}
 	return exprs
+}
+
+// benchDays is the window's length in days: 7 unless GPULENS_BENCH_DAYS
+// says otherwise, for fleets whose week cannot be written here.
+func benchDays(b *testing.B) int {
+	env := os.Getenv("GPULENS_BENCH_DAYS")
+	if env == "" {
+		return 7
+	}
+	n, err := strconv.Atoi(env)
+	if err != nil || n <= 0 || n > 7 {
+		b.Fatalf("GPULENS_BENCH_DAYS=%q: want whole days from 1 to 7", env)
+	}
+	return n
 }
 
 func benchSizes(b *testing.B) []int {
