@@ -188,7 +188,14 @@ func checkReport(t *testing.T, objs []Object) {
 	if len(c.Args) == 0 || c.Args[0] != "report" {
 		t.Fatalf("report args %q", c.Args)
 	}
-	wantArgs(t, "report", c.Args, "--since=7d", "--send-webhook=$(GPULENS_WEBHOOK_URL)")
+	wantArgs(t, "report", c.Args, "--since=7d")
+	// The report reads $GPULENS_WEBHOOK_URL itself: a $(VAR) argument
+	// would put the URL on the command line, which ps shows.
+	for _, a := range c.Args {
+		if strings.Contains(a, "webhook") {
+			t.Errorf("report arg %q: the webhook URL must come from the environment alone", a)
+		}
+	}
 	var fromSecret bool
 	for _, e := range c.Env {
 		if e.Name == "GPULENS_WEBHOOK_URL" && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil &&
