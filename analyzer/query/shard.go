@@ -29,14 +29,29 @@ const DefaultMaxSamples = 40_000_000
 const shardConcurrency = 2
 
 // Cost model. A query's peak samples (what --query.max-samples counts)
-// is its subquery matrices: the series it reads times the window's steps,
-// times the matrices alive at once. perSeriesStep is that multiplier per
-// GPU or allocation the probe counts and per step. Measured on the
-// engine's own statistics over the demo fleet, the heaviest query holds
-// 1.3 (native, "gpu allocated steps") and 2.2 (dcgm-exporter, the
-// throttle queries) points per probed series and step, and the bench
-// fleet's 1.5; 3 leaves a margin for fleets shaped otherwise.
-const perSeriesStep = 3
+// is its matrices: the series it reads times the window's steps, times
+// the matrices alive at once. perSeriesStep is that multiplier per GPU or
+// allocation the probe counts and per step. Measured on the engine's own
+// statistics, the heaviest query holds, for gpulens's series, 1.5 points
+// per probed series and step on the bench fleet ("gpu utilization" and
+// "gpu attribution", scans and passes alike) and 1.3 on the demo fleet;
+// for dcgm-exporter's, 2.2 on the demo fleet (the throttle queries). The
+// multipliers leave about a third over that, on top of the budget's own
+// room under the server's limit: a uniform 3 would shard a week of
+// 1,000 GPUs that fits unsharded (30M of 50M), and a sharded run is the
+// slower one (the scans, not the passes).
+func perSeriesStep(sch schema.Schema) float64 {
+	if sch.Name() == schema.NameDCGM {
+		return 3
+	}
+	return 1.75
+}
+
+// perAllocationStep is the namespace queries' multiplier per allocation
+// step (planNamespaces): their heaviest, "workload utilization p95",
+// holds 2 points per allocation and step (its allocation and utilization
+// series).
+const perAllocationStep = 3
 
 // ErrBudget is returned when one node, or one namespace, alone needs more
 // samples per query than the budget: sharding cannot split it further.
@@ -157,7 +172,7 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch schema.Schema, w
 	}
 	var total float64
 	for i := range nodes {
-		nodes[i].weight *= steps * perSeriesStep
+		nodes[i].weight *= steps * perSeriesStep(sch)
 		total += nodes[i].weight
 	}
 	if total <= budget && sh.MaxNodes <= 0 && sh.MaxNamespaces <= 0 && sh.MaxPods <= 0 {

@@ -95,7 +95,7 @@ func TestShardedEqualsUnsharded(t *testing.T) {
 
 			// Three quarters of the unsharded peak: the largest node
 			// holds under a third of the fleet's GPUs and allocations,
-			// and the cost model's margin is 1.5 (perSeriesStep).
+			// and the cost model's margin over the measured peak is under 1.5 (perSeriesStep).
 			limit := peak * 3 / 4
 			low := reopen(t, dir, limit)
 			_, err = Analyze(ctx, low, m.sch, w)

@@ -37,7 +37,7 @@ func (a *analysis) planNamespaces(budget float64, sh Sharding) ([]nsShard, error
 			}
 			pods[x.Pod] = p
 		}
-		p.weight += float64(x.Steps) * perSeriesStep
+		p.weight += float64(x.Steps) * perAllocationStep
 	}
 	namespaces := make([]string, 0, len(byNS))
 	for ns := range byNS {

@@ -19,7 +19,7 @@ func TestPlanNamespacesCoversEveryName(t *testing.T) {
 	add("big", "zeta", "", 10)
 	add("small", "p", "", 1)
 	add("alpha", "q", "", 1)
-	budget := float64(2 * 10 * perSeriesStep)
+	budget := float64(2 * 10 * perAllocationStep)
 	shards, err := a.planNamespaces(budget, Sharding{})
 	if err != nil {
 		t.Fatal(err)
