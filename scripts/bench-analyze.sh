@@ -77,6 +77,8 @@ for n in "${sizes[@]}"; do
 			why=${killed:-"exit status $rc"}
 			[ "$rc" = 124 ] && why="timed out after $TIMEOUT"
 			echo "| $n | did not finish: $why | | | | | | | | | | | | | ${maxrss:-?} | $secs |"
+			# The test's own failure, then the end of the log.
+			grep -E '^\s+\S+_test\.go:[0-9]+:|^panic:|^--- FAIL' "$log" | head -5 >&2 || true
 			tail -5 "$log" >&2
 			continue
 		fi

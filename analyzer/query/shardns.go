@@ -80,27 +80,46 @@ func (a *analysis) planNamespaces(budget float64, sh Sharding) ([]nsShard, error
 		for i, p := range pods {
 			last[p.workload] = i
 		}
-		// open is the last pod index of a workload begun so far: a cut
-		// after pod i is legal only when no workload continues past i.
-		open := -1
-		rng := keyRange{}
-		var psum float64
-		np := 0
+		// Cuts are legal only between segments: runs of pods that no
+		// workload straddles (open is the last pod index of a workload
+		// begun so far). The segments are then packed greedily, so a
+		// workload that would overflow the shard begins the next one.
+		type segment struct {
+			first  int
+			pods   int
+			weight float64
+		}
+		var segs []segment
+		open, seg := -1, segment{}
 		for i, p := range pods {
 			if p.weight > budget {
 				return nil, fmt.Errorf("pod %s/%s alone needs about %.0f samples per query, %w of %d: raise %s", ns, p.pod, p.weight, ErrBudget, int(budget), sh.flag())
 			}
-			if np > 0 && open < i && (psum+p.weight > budget || (sh.MaxPods > 0 && np >= sh.MaxPods)) {
-				rng.hi, rng.hasHi = p.pod, true
-				out = append(out, nsShard{ns: only, pods: rng})
-				rng, psum, np = keyRange{lo: p.pod, hasLo: true}, 0, 0
+			if seg.pods == 0 {
+				seg.first = i
 			}
-			if psum+p.weight > budget && np > 0 {
-				return nil, fmt.Errorf("workload %s of namespace %s needs more than the budget, %w of %d: raise %s", p.workload, ns, ErrBudget, int(budget), sh.flag())
-			}
-			psum += p.weight
-			np++
+			seg.pods++
+			seg.weight += p.weight
 			open = max(open, last[p.workload])
+			if open == i {
+				if seg.weight > budget {
+					return nil, fmt.Errorf("workload %s of namespace %s needs more than the budget, %w of %d: raise %s", p.workload, ns, ErrBudget, int(budget), sh.flag())
+				}
+				segs = append(segs, seg)
+				seg = segment{}
+			}
+		}
+		rng := keyRange{}
+		var psum float64
+		np := 0
+		for _, sg := range segs {
+			if np > 0 && (psum+sg.weight > budget || (sh.MaxPods > 0 && np+sg.pods > sh.MaxPods)) {
+				rng.hi, rng.hasHi = pods[sg.first].pod, true
+				out = append(out, nsShard{ns: only, pods: rng})
+				rng, psum, np = keyRange{lo: pods[sg.first].pod, hasLo: true}, 0, 0
+			}
+			psum += sg.weight
+			np += sg.pods
 		}
 		out = append(out, nsShard{ns: only, pods: rng})
 		cur = keyRange{lo: ns + "\x00", hasLo: true}

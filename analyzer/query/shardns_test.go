@@ -43,3 +43,44 @@ func TestPlanNamespacesCoversEveryName(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanNamespacesPacksWorkloads: workloads each within the budget, but
+// not two together, whose pods sort one workload after the other (the
+// StatefulSets s0-0…s0-2, s1-0…): each begins its own shard. A plan that
+// cut only when a pod overflowed found itself inside a workload and gave
+// up.
+func TestPlanNamespacesPacksWorkloads(t *testing.T) {
+	a := &analysis{allocs: map[AllocationKey]*Allocation{}}
+	for _, set := range []string{"s0", "s1", "s2"} {
+		for i := range 3 {
+			k := AllocationKey{Namespace: "team", Pod: set + "-" + string(rune('0'+i))}
+			a.allocs[k] = &Allocation{AllocationKey: k, Workload: set, WorkloadKind: "StatefulSet", Steps: 10}
+		}
+	}
+	// One workload is 3 × 10 × perAllocationStep; the budget holds one
+	// and a half.
+	budget := float64(3*10*perAllocationStep) * 1.5
+	shards, err := a.planNamespaces(budget, Sharding{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range []string{"s0", "s1", "s2"} {
+		n := 0
+		for _, s := range shards {
+			if s.ns.contains("team") && s.pods.contains(set+"-0") {
+				n++
+				for i := 1; i < 3; i++ {
+					if !s.pods.contains(set + "-" + string(rune('0'+i))) {
+						t.Errorf("shard %+v holds %s-0 but not %s-%d", s, set, set, i)
+					}
+				}
+				if other := map[string]string{"s0": "s1-0", "s1": "s2-0", "s2": "s0-0"}[set]; s.pods.contains(other) {
+					t.Errorf("shard %+v holds %s and %s: over the budget", s, set, other)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s-0 in %d shards", set, n)
+		}
+	}
+}
