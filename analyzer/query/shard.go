@@ -184,10 +184,13 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch schema.Schema, w
 		return a.res, nil
 	}
 
-	// Sharded, the analysis runs the scans: a pass aggregates a workload's
-	// pods in Go at every step, across nodes that different shards read,
-	// while a scan's workload figures are whole inside one namespace shard.
-	all := a.scanQueries(sch)
+	// The node shards run the query set the source allows (the passes
+	// where it answers range queries). The namespace shards always run the
+	// workload scans: a pass aggregates a workload's pods in Go at every
+	// step, across nodes that different node shards read, so its workload
+	// figures are partial and are dropped before the namespace shards run,
+	// whereas a scan's are whole inside one namespace shard.
+	all := planFor(src)(a, sch)
 	nodeLabels, nsLabels, tenantExact := shardLabels(sch)
 	nsQs := slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch, true))
 	var nodeQs []namedQuery
@@ -227,6 +230,10 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch schema.Schema, w
 	if err != nil {
 		return nil, err
 	}
+
+	mu.Lock()
+	clear(a.workloadSteps)
+	mu.Unlock()
 
 	// The node shards found every allocation at full resolution: the
 	// namespace shards are sized from their steps.
