@@ -310,7 +310,8 @@ func generateFleet(b testing.TB, f *fleet, gpus, minutes int) {
 		// that no budget below the fleet's holds.
 		pod := fmt.Sprintf("train%d-%d", g/100, g%100)
 		add := func(l labels.Labels, v func(g, i int) float64) { all = append(all, &gen{lset: l, v: v}) }
-		add(gpuLabels("gpulens_gpu_info", node, uuid, a100), func(int, int) float64 { return 1 })
+		// The exporter's identity labels (docs/METRICS.md): whole GPUs, not in MIG mode.
+		add(gpuLabels("gpulens_gpu_info", node, uuid, a100, "pci_bus_id", fmt.Sprintf("00000000:%02X:00.0", g%8), "driver_version", "570.86.15", "cuda_version", "12.8", "mig_mode", "false"), func(int, int) float64 { return 1 })
 		add(gpuLabels("gpulens_gpu_utilization_ratio", node, uuid, a100), func(g, i int) float64 { return float64((g+i)%10) / 10 })
 		add(gpuLabels("gpulens_gpu_memory_total_bytes", node, uuid, a100), func(int, int) float64 { return 80 * gib })
 		add(gpuLabels("gpulens_gpu_energy_joules_total", node, uuid, a100), func(_, i int) float64 { return 300 * 60 * float64(i) })

@@ -33,13 +33,13 @@ const shardConcurrency = 2
 // the matrices alive at once. perSeriesStep is that multiplier per GPU or
 // allocation the probe counts and per step. Measured on the engine's own
 // statistics, the heaviest query holds, for gpulens's series, 1.5 points
-// per probed series and step on the bench fleet ("gpu utilization" and
-// "gpu attribution", scans and passes alike) and 1.3 on the demo fleet;
-// for dcgm-exporter's, 2.2 on the demo fleet (the throttle queries). The
-// multipliers leave about a third over that, on top of the budget's own
-// room under the server's limit: a uniform 3 would shard a week of
-// 1,000 GPUs that fits unsharded (30M of 50M), and a sharded run is the
-// slower one (the scans, not the passes).
+// per probed series and step on the bench fleet ("gpu utilization", and
+// "gpu attribution" while it was a per-step subquery) and 1.3 on the demo
+// fleet; for dcgm-exporter's, 2.2 on the demo fleet (the throttle
+// queries). The multipliers leave about a third over that, on top of the
+// budget's own room under the server's limit: a uniform 3 would shard a
+// week of 1,000 GPUs that fits unsharded (30M of 50M), and a sharded run
+// is the slower one (its namespace shards repeat the workload scans).
 func perSeriesStep(sch schema.Schema) float64 {
 	if sch.Name() == schema.NameDCGM {
 		return 3

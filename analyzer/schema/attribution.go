@@ -35,10 +35,17 @@ func withRelabelled(code, metric string, rename func(string) string) string {
 	return "(" + code + ") + on " + key + " (" + relabelled + " or 0 * (" + code + "))"
 }
 
-// GPUAttribution implements Schema: gpulens measures every tenant itself.
-func (Native) GPUAttribution() string {
-	return withRelabelled("0 * max by "+by(GPUKey)+" ("+unexport("gpulens_container_gpu_allocation_ratio", tenantLabels...)+") + "+
-		itoa(AttributionPerTenant), "gpulens_container_gpu_allocation_ratio", func(s string) string { return s })
+// GPUAttribution implements Schema: gpulens measures every tenant itself,
+// so only the relabelling varies, and neither needs a step: a range
+// selector over the window reads each sample once. (A per-step form, as
+// the DCGM schema needs, was the costliest query of a large fleet's
+// analysis.)
+func (Native) GPUAttribution(o Over) string {
+	held := func(matchers string) string {
+		return "max_over_time(gpulens_container_gpu_allocation_ratio" + matchers + "[" + o.Range + "])"
+	}
+	return "max by " + by(GPUKey) + " (0 * " + held(`{exported_pod!=""}`) + " + " + itoa(AttributionPerTenant+AttributionRelabelled) +
+		" or 0 * " + held("") + " + " + itoa(AttributionPerTenant) + ")"
 }
 
 // dcgmDevice selects the series of metric{matchers} that no pod holds:
@@ -58,8 +65,12 @@ func dcgmDevice(metric, matchers string) string {
 // GPUAttribution implements Schema. Per GPU and step, from FB_USED: a
 // device series beside per-pod ones is the 2025 per-process layout; two
 // pods or more without one are copies; one pod alone is one tenant. MIG
-// instances are each their tenant's own.
-func (DCGM) GPUAttribution() string {
+// instances are each their tenant's own. The window's code is the highest
+// of its steps.
+func (d DCGM) GPUAttribution(o Over) string { return o.Apply("max_over_time", d.stepAttribution()) }
+
+// stepAttribution is GPUAttribution at one step.
+func (DCGM) stepAttribution() string {
 	key := by(GPUKey)
 	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmTenants("DCGM_FI_DEV_FB_USED", wholeGPU)) + "))"
 	device := "count by " + key + " (" + norm(dcgmDevice("DCGM_FI_DEV_FB_USED", wholeGPU)) + ")"

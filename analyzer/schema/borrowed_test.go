@@ -18,8 +18,8 @@ func TestNativeSliceUtilizationFromDCGM(t *testing.T) {
 		a100 = `node="n",gpu="0",uuid="GPU-a",model="NVIDIA A100-SXM4-80GB"`
 		h100 = `node="n",gpu="1",uuid="GPU-h",model="NVIDIA H100 80GB HBM3"`
 	)
-	native := "gpulens_gpu_info{" + a100 + `,mig_mode="enabled"} 1
-gpulens_gpu_info{` + h100 + `,mig_mode="enabled"} 1
+	native := "gpulens_gpu_info{" + a100 + `,mig_mode="true"} 1
+gpulens_gpu_info{` + h100 + `,mig_mode="true"} 1
 gpulens_mig_compute_slices{` + a100 + `,gpu_instance="1",mig_profile="3g.40gb"} 3
 gpulens_mig_compute_slices{` + a100 + `,gpu_instance="2",mig_profile="1g.10gb"} 1
 gpulens_mig_compute_slices{` + h100 + `,gpu_instance="1",mig_profile="3g.40gb"} 3

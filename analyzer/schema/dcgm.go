@@ -155,7 +155,7 @@ func (DCGM) GPUUtilization() string {
 		"max by " + by(GPULabels) + " (" + norm("DCGM_FI_DEV_GPU_UTIL{"+wholeGPU+"}") + ") / 100",
 		"max by " + by(GPULabels) + " (" + norm("DCGM_FI_PROF_GR_ENGINE_ACTIVE{"+wholeGPU+"}") + ")",
 		"sum by " + by(GPULabels) + " (" + union(slices) + ") / on (node, uuid, model) group_left () " +
-			migTotal("DCGM_FI_DEV_FB_USED", "modelName", norm),
+			migTotal("DCGM_FI_DEV_FB_USED", "", "modelName", norm),
 	})
 }
 

@@ -77,11 +77,14 @@ func unknownModel(label string) string {
 // metric, any series per GPU whose model label is named label, put
 // through rename to normalise its labels. A model the catalog lacks has
 // no series: what depends on it is unknown rather than divided by a
-// guess.
-func migTotal(metric, label string, rename func(string) string) string {
+// guess. matchers, if not empty, narrow metric further ("a=\"b\", "): the
+// engine evaluates a divisor at every step even where the dividend is
+// empty, so leaving out the GPUs known not to be in MIG mode keeps a fleet
+// of whole GPUs from paying for it.
+func migTotal(metric, matchers, label string, rename func(string) string) string {
 	var parts []string
 	for _, g := range sliceGroups {
-		parts = append(parts, fmt.Sprintf("0 * %s + %d", rename(metric+"{"+modelMatchers(label, g)+"}"), g.total))
+		parts = append(parts, fmt.Sprintf("0 * %s + %d", rename(metric+"{"+matchers+modelMatchers(label, g)+"}"), g.total))
 	}
 	return "max by " + by(GPULabels) + " (" + union(parts) + ")"
 }

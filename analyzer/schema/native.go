@@ -55,7 +55,7 @@ func (Native) GPU() string {
 // dcgm-exporter where it is scraped too (see Utilization).
 func (Native) GPUUtilization() string {
 	total := " / on (node, uuid, model) group_left () (max by " + by(GPULabels) + " (gpulens_gpu_mig_compute_slices) or " +
-		migTotal("gpulens_gpu_info", LabelModel, func(s string) string { return s }) + ")"
+		migTotal("gpulens_gpu_info", `mig_mode!="false", `, LabelModel, func(s string) string { return s }) + ")"
 	slices := "max by (node, uuid, model, gpu_instance) (gpulens_mig_compute_slices)"
 	return "max by " + by(GPULabels) + " (gpulens_gpu_utilization_ratio)" +
 		" or sum by " + by(GPULabels) + " (gpulens_mig_sm_active_ratio * gpulens_mig_compute_slices)" + total +

@@ -75,9 +75,10 @@ type Schema interface {
 	// need for a subquery. Both are PromQL durations such as "1w" and "1m".
 	// Counter resets, such as a driver reload, are handled by increase().
 	GPUEnergy(rng, step string) string
-	// GPUAttribution is, per GPU (GPUKey) while a tenant holds it, how
-	// the tenants' series relate to the device: an Attribution code.
-	GPUAttribution() string
+	// GPUAttribution is, per GPU (GPUKey) that a tenant held in the
+	// window o, how the tenants' series related to the device: the
+	// highest Attribution code of the window, an instant expression.
+	GPUAttribution(o Over) string
 	// Health is the per-GPU health signals (lost, XID events, thermal
 	// slowdown), whose semantics differ by exporter.
 	Health(o Over) Health

@@ -90,11 +90,16 @@ func TestDetect(t *testing.T) {
 	}
 }
 
+// fixtureWindow is the last five minutes up to the fixtures' one scrape.
+var fixtureWindow = Over{Range: "5m", Step: "1m", Apply: func(fn, expr string) string {
+	return fn + "((" + expr + ")[5m:1m])"
+}}
+
 func expressions(s Schema) map[string]string {
 	return map[string]string{
 		"Allocation": s.Allocation(), "Utilization": s.Utilization(), "MemoryUsed": s.MemoryUsed(),
 		"GPU": s.GPU(), "GPUUtilization": s.GPUUtilization(), "GPUMemoryTotal": s.GPUMemoryTotal(),
-		"GPUEnergy": s.GPUEnergy("1h", "1m"), "GPUAttribution": s.GPUAttribution(),
+		"GPUEnergy": s.GPUEnergy("1h", "1m"), "GPUAttribution": s.GPUAttribution(fixtureWindow),
 	}
 }
 
@@ -333,7 +338,7 @@ func TestDCGMLayouts(t *testing.T) {
 					t.Errorf("%s: share %v, utilization %v, memory %v; want %+v", pod, share[pod], util[pod], mem[pod], w)
 				}
 			}
-			if got := values(DCGM{}.GPUAttribution(), GPUKey)[""]; got != tt.attribution {
+			if got := values(DCGM{}.GPUAttribution(fixtureWindow), GPUKey)[""]; got != tt.attribution {
 				t.Errorf("attribution %v, want %v", got, tt.attribution)
 			}
 			// Whatever the layout, the device's own figures.
