@@ -163,6 +163,11 @@ func (a *analysis) allocSteps(s *model.Sample) {
 }
 
 // over is fn over expr evaluated at every step of the window.
+// window is the analysis window as the schemas' expressions take it.
+func (a *analysis) window() schema.Over {
+	return schema.Over{Range: a.w.rangeStr(), Step: a.w.stepStr(), Apply: a.over}
+}
+
 func (a *analysis) over(fn, expr string) string {
 	return fmt.Sprintf("%s((%s)[%s:%s])", fn, expr, a.w.subqueryRangeStr(), a.w.stepStr())
 }

@@ -11,7 +11,7 @@ import (
 // says least about the tenants is the one the figures must be read under.
 func (a *analysis) attributionQueries(sch schema.Schema) []namedQuery {
 	return []namedQuery{
-		{name: "gpu attribution", expr: sch.GPUAttribution(schema.Over{Range: a.w.rangeStr(), Step: a.w.stepStr(), Apply: a.over}), apply: a.gpuValue(func(g *GPU, v float64) {
+		{name: "gpu attribution", expr: sch.GPUAttribution(a.window()), apply: a.gpuValue(func(g *GPU, v float64) {
 			code := int(v)
 			g.Attribution = attributionNames[code%schema.AttributionRelabelled]
 			g.Relabelled = code >= schema.AttributionRelabelled

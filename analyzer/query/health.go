@@ -13,7 +13,7 @@ import (
 // healthQueries are the GPU health queries; each schema issues the same
 // number, so that query counts compare across schemas.
 func (a *analysis) healthQueries(sch schema.Schema) []namedQuery {
-	h := sch.Health(schema.Over{Range: a.w.rangeStr(), Step: a.w.stepStr(), Apply: a.over})
+	h := sch.Health(a.window())
 	qs := []namedQuery{
 		{name: "gpu down steps", expr: a.over("sum_over_time", h.Down), apply: a.gpuValue(func(g *GPU, v float64) { g.DownSteps = int(v) })},
 		{name: "gpu xid errors", expr: h.XIDEvents, apply: a.gpu(xidApply)},

@@ -23,7 +23,7 @@ import (
 // queries: a pass would only add the transfer of its points.
 func (a *analysis) passQueries(sch schema.Schema) []namedQuery {
 	a.pass = passState{gpuPods: map[PodRef]bool{}, allocated: map[GPUKey]bitset{}, reported: map[GPUKey]bitset{}}
-	h := sch.Health(schema.Over{Range: a.w.rangeStr(), Step: a.w.stepStr(), Apply: a.over})
+	h := sch.Health(a.window())
 	qs := []namedQuery{
 		{name: "allocations", expr: sch.Allocation(), series: a.allocationPass},
 		{name: "utilization", expr: sch.Utilization(), series: a.utilizationPass},
