@@ -15,6 +15,8 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/describe/dcgm"
 )
 
 // DefaultMaxSamples is the sample budget of one query when Sharding gives
@@ -103,13 +105,13 @@ func (s Sharding) budget() int {
 func shardLabels(sch schema.Schema) (node, namespace []string, tenantExact bool) {
 	// The pod is read as the namespace is (podLabels).
 	if sch.Name() == schema.NameDCGM {
-		return []string{"hostname", "Hostname"}, []string{"exported_namespace", schema.LabelNamespace}, false
+		return dcgm.HostLabels, []string{describe.Exported(schema.LabelNamespace), schema.LabelNamespace}, false
 	}
-	return []string{schema.LabelNode}, []string{"exported_namespace", schema.LabelNamespace}, true
+	return []string{schema.LabelNode}, []string{describe.Exported(schema.LabelNamespace), schema.LabelNamespace}, true
 }
 
 // podLabels are the raw labels of a tenant's pod, first non-empty wins.
-var podLabels = []string{"exported_pod", schema.LabelPod}
+var podLabels = []string{describe.Exported(schema.LabelPod), schema.LabelPod}
 
 // namespaceQuery says a query's answer is keyed by workload or pod owner:
 // its per-step figures do not compose across nodes, since a workload's

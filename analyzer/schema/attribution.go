@@ -1,6 +1,9 @@
 package schema
 
-import "strconv"
+import (
+	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/describe/dcgm"
+)
 
 // Attribution codes: how an exporter's per-tenant series of one GPU relate
 // to the device, as GPUAttribution reports them. Higher codes say less
@@ -48,20 +51,6 @@ func (Native) GPUAttribution(o Over) string {
 		" or 0 * " + held("") + " + " + itoa(AttributionPerTenant) + ")"
 }
 
-// dcgmDevice selects the series of metric{matchers} that no pod holds:
-// without a pod label, or whose pod is the series' own scrape target (see
-// dcgmTenants).
-func dcgmDevice(metric, matchers string) string {
-	sel := func(m string) string {
-		if matchers != "" {
-			m = matchers + ", " + m
-		}
-		return metric + "{" + m + "}"
-	}
-	return "(" + sel(`exported_pod="", pod=""`) + " or (" + sel(`exported_pod="", pod!=""`) +
-		` and on (instance, job, namespace, pod) up{pod!=""}))`
-}
-
 // GPUAttribution implements Schema. Per GPU and step, from FB_USED: a
 // device series beside per-pod ones is the 2025 per-process layout; two
 // pods or more without one are copies; one pod alone is one tenant. MIG
@@ -72,15 +61,15 @@ func (d DCGM) GPUAttribution(o Over) string { return o.Apply("max_over_time", d.
 // stepAttribution is GPUAttribution at one step.
 func (DCGM) stepAttribution() string {
 	key := by(GPUKey)
-	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmTenants("DCGM_FI_DEV_FB_USED", wholeGPU)) + "))"
-	device := "count by " + key + " (" + norm(dcgmDevice("DCGM_FI_DEV_FB_USED", wholeGPU)) + ")"
-	mig := "count by " + key + " (" + norm(dcgmTenants("DCGM_FI_DEV_FB_USED", anyMIG)) + ")"
+	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmTenants(dcgm.FBUsed, wholeGPU)) + "))"
+	device := "count by " + key + " (" + norm(dcgmDevice(dcgm.FBUsed, wholeGPU)) + ")"
+	mig := "count by " + key + " (" + norm(dcgmTenants(dcgm.FBUsed, anyMIG)) + ")"
 	return withRelabelled(union([]string{
 		"0 * (" + pods + " and on " + key + " " + device + ") + " + itoa(AttributionPerProcess),
 		"0 * ((" + pods + " > 1) unless on " + key + " " + device + ") + " + itoa(AttributionCopies),
 		"0 * ((" + pods + " == 1) unless on " + key + " " + device + ") + " + itoa(AttributionOneTenant),
 		"0 * " + mig + " + " + itoa(AttributionPerTenant),
-	}), "DCGM_FI_DEV_FB_USED", norm)
+	}), dcgm.FBUsed, norm)
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
+var itoa = describe.Itoa

@@ -2,27 +2,13 @@ package schema
 
 import (
 	"fmt"
-	"slices"
-	"strings"
+
+	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/describe/dcgm"
 )
 
 // NameDCGM is the schema of NVIDIA's dcgm-exporter.
 const NameDCGM = "dcgm-exporter"
-
-// allSlices are the compute slice counts GPU instance profile names start
-// with ("3g.40gb" holds 3), over every model of the catalog.
-func allSlices() []int {
-	var out []int
-	for _, g := range sliceGroups {
-		for _, n := range g.slices {
-			if !slices.Contains(out, n) {
-				out = append(out, n)
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
-}
 
 const mib = 1 << 20
 
@@ -53,59 +39,42 @@ var _ Schema = DCGM{}
 // Name implements Schema.
 func (DCGM) Name() string { return NameDCGM }
 
-// norm renames dcgm-exporter's labels to the normalised ones. dcgm-exporter
-// has spelled the host label both Hostname and hostname across versions and
-// deployments; whichever is set wins. Renaming from a label that is absent
-// yields an empty, that is no, label.
-func norm(expr string) string {
-	for _, r := range [][2]string{
-		{LabelNode, "Hostname"}, {LabelNode, "hostname"}, {LabelUUID, "UUID"}, {LabelModel, "modelName"},
-		{LabelGPUInstance, "GPU_I_ID"}, {LabelMIGProfile, "GPU_I_PROFILE"},
-	} {
-		regex := "(.*)"
-		if r[0] == LabelNode {
-			// Never blank a node set by the other spelling.
-			regex = "(.+)"
-		}
-		expr = fmt.Sprintf(`label_replace(%s, %q, "$1", %q, %q)`, expr, r[0], r[1], regex)
-	}
-	return expr
-}
+// norm, union and setLabel are describe's, named short: the expressions
+// below are dense.
+var (
+	norm     = dcgm.Norm
+	setLabel = describe.SetLabel
+)
 
-func setLabel(expr, name, value string) string {
-	return fmt.Sprintf(`label_replace(%s, %q, %q, "", "")`, expr, name, value)
-}
+func union(exprs []string) string { return describe.Union(exprs...) }
 
-// union joins expressions whose label sets never overlap.
-func union(exprs []string) string {
-	return "(" + strings.Join(exprs, ") or (") + ")"
-}
+func dcgmTenants(field, matchers string) string { return dcgm.Tenants(dcgm.On(field, matchers)) }
 
-func migProfile(n int) string { return fmt.Sprintf(`GPU_I_PROFILE=~"%dg[.].*"`, n) }
+func dcgmDevice(field, matchers string) string { return dcgm.Device(dcgm.On(field, matchers)) }
 
 const (
-	wholeGPU = `GPU_I_PROFILE=""`
-	anyMIG   = `GPU_I_PROFILE!=""`
+	wholeGPU = dcgm.WholeGPU
+	anyMIG   = dcgm.AnyMIG
 )
 
 // Allocation implements Schema.
 func (DCGM) Allocation() string {
 	var parts []string
-	for _, g := range sliceGroups {
-		for _, n := range g.slices {
-			sel := migProfile(n) + ", " + modelMatchers("modelName", g)
-			share := fmt.Sprintf("0 * %s + %d / %d", norm(dcgmTenants("DCGM_FI_DEV_FB_USED", sel)), n, g.total)
+	for _, g := range describe.SliceGroups {
+		for _, n := range g.Slices {
+			sel := dcgm.Profile(n) + ", " + describe.ModelIn(dcgm.LabelModel, g)
+			share := fmt.Sprintf("0 * %s + %d / %d", norm(dcgmTenants(dcgm.FBUsed, sel)), n, g.Total)
 			parts = append(parts, setLabel("max by "+by(AllocationLabels)+" ("+share+")", LabelSharing, SharingMIG))
 		}
 	}
 	// A model whose geometry the catalog lacks: an even split of the GPU's
 	// instances, as the native exporter estimates it, which still sums to
 	// at most 1.
-	unknown := anyMIG + ", " + unknownModel("modelName")
-	instances := "count by (node, uuid) (count by (node, uuid, gpu_instance) (" + norm("DCGM_FI_DEV_FB_USED{"+unknown+"}") + "))"
-	parts = append(parts, setLabel("max by "+by(AllocationLabels)+" (0 * "+norm(dcgmTenants("DCGM_FI_DEV_FB_USED", unknown))+" + 1)"+
+	unknown := anyMIG + ", " + describe.UnknownModel(dcgm.LabelModel)
+	instances := "count by (node, uuid) (count by (node, uuid, gpu_instance) (" + norm(dcgm.FBUsed+"{"+unknown+"}") + "))"
+	parts = append(parts, setLabel("max by "+by(AllocationLabels)+" (0 * "+norm(dcgmTenants(dcgm.FBUsed, unknown))+" + 1)"+
 		" / on (node, uuid) group_left () "+instances, LabelSharing, SharingMIG))
-	pods := norm(dcgmTenants("DCGM_FI_DEV_FB_USED", wholeGPU))
+	pods := norm(dcgmTenants(dcgm.FBUsed, wholeGPU))
 	share := "max by " + by(AllocationLabels) + " (0 * " + pods + " + 1)" +
 		" / on (node, uuid) group_left () count by (node, uuid) (count by (node, uuid, namespace, pod) (" + pods + "))"
 	parts = append(parts,
@@ -121,25 +90,25 @@ func (DCGM) Allocation() string {
 // the device's.
 func (DCGM) Utilization() string {
 	key := by(GPUKey)
-	util := "max by " + by(UsageLabels) + " (" + norm(dcgmTenants("DCGM_FI_DEV_GPU_UTIL", wholeGPU)) + ") / 100"
-	device := "count by " + key + " (" + norm(dcgmDevice("DCGM_FI_DEV_GPU_UTIL", wholeGPU)) + ")"
-	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmTenants("DCGM_FI_DEV_FB_USED", wholeGPU)) + "))"
+	util := "max by " + by(UsageLabels) + " (" + norm(dcgmTenants(dcgm.GPUUtil, wholeGPU)) + ") / 100"
+	device := "count by " + key + " (" + norm(dcgmDevice(dcgm.GPUUtil, wholeGPU)) + ")"
+	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmTenants(dcgm.FBUsed, wholeGPU)) + "))"
 	return union([]string{
 		"(" + util + " and on " + key + " " + device + ") * on " + key + " group_left () " + pods,
 		util + " unless on " + key + " " + device,
-		"max by " + by(UsageLabels) + " (" + norm(dcgmTenants("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "")) + ")",
+		"max by " + by(UsageLabels) + " (" + norm(dcgmTenants(dcgm.GREngineActive, "")) + ")",
 	})
 }
 
 // MemoryUsed implements Schema.
 func (DCGM) MemoryUsed() string {
-	return fmt.Sprintf("max by %s (%s) * %d", by(UsageLabels), norm(dcgmTenants("DCGM_FI_DEV_FB_USED", "")), mib)
+	return fmt.Sprintf("max by %s (%s) * %d", by(UsageLabels), norm(dcgmTenants(dcgm.FBUsed, "")), mib)
 }
 
 // GPU implements Schema. MIG instances and co-tenants' duplicates of the
 // same device collapse onto the physical GPU.
 func (DCGM) GPU() string {
-	return "0 * max by " + by(GPULabels) + " (" + norm("DCGM_FI_DEV_FB_USED") + ") + 1"
+	return "0 * max by " + by(GPULabels) + " (" + norm(dcgm.FBUsed) + ") + 1"
 }
 
 var gpuInstanceLabels = []string{LabelNode, LabelUUID, LabelModel, LabelGPUInstance}
@@ -147,15 +116,15 @@ var gpuInstanceLabels = []string{LabelNode, LabelUUID, LabelModel, LabelGPUInsta
 // GPUUtilization implements Schema.
 func (DCGM) GPUUtilization() string {
 	var slices []string
-	for _, n := range allSlices() {
+	for _, n := range describe.AllSlices() {
 		slices = append(slices, fmt.Sprintf("max by %s (%s) * %d",
-			by(gpuInstanceLabels), norm("DCGM_FI_PROF_GR_ENGINE_ACTIVE{"+migProfile(n)+"}"), n))
+			by(gpuInstanceLabels), norm(dcgm.GREngineActive+"{"+dcgm.Profile(n)+"}"), n))
 	}
 	return union([]string{
-		"max by " + by(GPULabels) + " (" + norm("DCGM_FI_DEV_GPU_UTIL{"+wholeGPU+"}") + ") / 100",
-		"max by " + by(GPULabels) + " (" + norm("DCGM_FI_PROF_GR_ENGINE_ACTIVE{"+wholeGPU+"}") + ")",
+		"max by " + by(GPULabels) + " (" + norm(dcgm.GPUUtil+"{"+wholeGPU+"}") + ") / 100",
+		"max by " + by(GPULabels) + " (" + norm(dcgm.GREngineActive+"{"+wholeGPU+"}") + ")",
 		"sum by " + by(GPULabels) + " (" + union(slices) + ") / on (node, uuid, model) group_left () " +
-			migTotal("DCGM_FI_DEV_FB_USED", "", "modelName", norm),
+			describe.MIGTotal(dcgm.FBUsed, "", dcgm.LabelModel, norm, GPULabels...),
 	})
 }
 
@@ -172,8 +141,8 @@ func (DCGM) GPUUtilization() string {
 func (DCGM) GPUMemoryTotal() string {
 	total := func(labels []string, m string) string {
 		field := func(agg, name string) string { return agg + " by " + by(labels) + " (" + norm(name+"{"+m+"}") + ")" }
-		return field("max", "DCGM_FI_DEV_FB_USED") + " + " + field("min", "DCGM_FI_DEV_FB_FREE") +
-			" + (" + field("max", "DCGM_FI_DEV_FB_RESERVED") + " or 0 * " + field("max", "DCGM_FI_DEV_FB_USED") + ")"
+		return field("max", dcgm.FBUsed) + " + " + field("min", dcgm.FBFree) +
+			" + (" + field("max", dcgm.FBReserved) + " or 0 * " + field("max", dcgm.FBUsed) + ")"
 	}
 	return fmt.Sprintf("(%s) * %d", union([]string{
 		total(GPULabels, wholeGPU),
@@ -186,8 +155,8 @@ func (DCGM) GPUMemoryTotal() string {
 // sum their instances, which do not overlap.
 func (DCGM) GPUMemoryUsed() string {
 	return fmt.Sprintf("(%s) * %d", union([]string{
-		"max by " + by(GPULabels) + " (" + norm("DCGM_FI_DEV_FB_USED{"+wholeGPU+"}") + ")",
-		"sum by " + by(GPULabels) + " (max by " + by(gpuInstanceLabels) + " (" + norm("DCGM_FI_DEV_FB_USED{"+anyMIG+"}") + "))",
+		"max by " + by(GPULabels) + " (" + norm(dcgm.FBUsed+"{"+wholeGPU+"}") + ")",
+		"sum by " + by(GPULabels) + " (max by " + by(gpuInstanceLabels) + " (" + norm(dcgm.FBUsed+"{"+anyMIG+"}") + "))",
 	}), mib)
 }
 
@@ -197,8 +166,8 @@ func (DCGM) GPUMemoryUsed() string {
 // (a subquery) keeps it one continuous counter.
 func (DCGM) GPUEnergy(rng, step string) string {
 	return fmt.Sprintf("increase((max by %s (%s))[%s:%s]) / 1000",
-		by(GPULabels), norm("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"), rng, step)
+		by(GPULabels), norm(dcgm.TotalEnergy), rng, step)
 }
 
 // Identifying implements Schema.
-func (DCGM) Identifying() []string { return []string{"DCGM_FI_DEV_FB_USED"} }
+func (DCGM) Identifying() []string { return []string{dcgm.FBUsed} }

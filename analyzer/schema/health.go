@@ -3,6 +3,8 @@ package schema
 import (
 	"fmt"
 	"slices"
+
+	"github.com/gpulens/gpulens/describe/dcgm"
 )
 
 // Health is one schema's per-GPU health signals, each with GPUKey labels.
@@ -39,10 +41,6 @@ var applicationXIDs = []string{"13", "31", "43", "45"}
 // a GPU fault.
 func ApplicationXID(code string) bool { return slices.Contains(applicationXIDs, code) }
 
-// xidFallenOffBus is XID 79, the GPU has fallen off the bus: in
-// dcgm-exporter, which has no up signal, the closest thing to up 0.
-const xidFallenOffBus = 79
-
 // Health implements Schema.
 //
 // The exporter creates an XID series with its first event, so increase()
@@ -59,11 +57,6 @@ func (Native) Health(o Over) Health {
 	}
 }
 
-// DCGM_FI_DEV_CLOCK_THROTTLE_REASONS was renamed CLOCKS_EVENT_REASONS in
-// DCGM 3.3; both spellings are in the field. Bits: 0x20 sw thermal
-// slowdown, 0x40 hw thermal slowdown.
-const dcgmThrottle = `{__name__=~"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS|DCGM_FI_DEV_CLOCKS_EVENT_REASONS"}`
-
 // Health implements Schema.
 //
 // DCGM_FI_DEV_XID_ERRORS is a gauge holding the last XID seen, not a
@@ -74,13 +67,13 @@ const dcgmThrottle = `{__name__=~"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS|DCGM_FI_DEV
 // count as one: a lower bound.
 func (DCGM) Health(o Over) Health {
 	xidAt := func(offset string) string {
-		return "max by " + by(GPUKey) + " (" + norm("DCGM_FI_DEV_XID_ERRORS"+offset) + ")"
+		return "max by " + by(GPUKey) + " (" + norm(dcgm.XIDErrors+offset) + ")"
 	}
 	xid := xidAt("")
 	changed := fmt.Sprintf("(%s != %s) > 0", xid, xidAt(" offset "+o.Step))
-	bits := norm(dcgmThrottle)
+	bits := norm(dcgm.ThrottleReasons())
 	return Health{
-		Down:      fmt.Sprintf("%s == bool %d", xid, xidFallenOffBus),
+		Down:      fmt.Sprintf("%s == bool %d", xid, dcgm.XIDFallenOffBus),
 		XIDEvents: o.Apply("sum_over_time", `count_values by (node, uuid) ("xid", `+changed+`)`),
 		Thermal:   fmt.Sprintf("max by %s (clamp_max(floor(%[2]s / 32) %% 2 + floor(%[2]s / 64) %% 2, 1))", by(GPUKey), bits),
 	}

@@ -1,5 +1,10 @@
 package schema
 
+import (
+	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/describe/dcgm"
+)
+
 // NameNative is the schema of gpulens's own exporter (docs/METRICS.md).
 const NameNative = "native"
 
@@ -34,7 +39,7 @@ func (Native) Utilization() string {
 // dcgmSliceActivity is dcgm-exporter's graphics-engine activity per MIG
 // GPU instance, 0..1, by node, uuid and gpu_instance. dcgm-exporter's
 // Hostname is the node, as for the DCGM schema.
-var dcgmSliceActivity = "max by (node, uuid, gpu_instance) (" + norm(`DCGM_FI_PROF_GR_ENGINE_ACTIVE{GPU_I_ID!=""}`) + ")"
+var dcgmSliceActivity = "max by (node, uuid, gpu_instance) (" + norm(dcgm.GREngineActive+"{"+dcgm.LabelGPUInstance+`!=""}`) + ")"
 
 // MemoryUsed implements Schema.
 func (Native) MemoryUsed() string {
@@ -55,7 +60,7 @@ func (Native) GPU() string {
 // dcgm-exporter where it is scraped too (see Utilization).
 func (Native) GPUUtilization() string {
 	total := " / on (node, uuid, model) group_left () (max by " + by(GPULabels) + " (gpulens_gpu_mig_compute_slices) or " +
-		migTotal("gpulens_gpu_info", `mig_mode!="false", `, LabelModel, func(s string) string { return s }) + ")"
+		describe.MIGTotal("gpulens_gpu_info", `mig_mode!="false", `, LabelModel, func(s string) string { return s }, GPULabels...) + ")"
 	slices := "max by (node, uuid, model, gpu_instance) (gpulens_mig_compute_slices)"
 	return "max by " + by(GPULabels) + " (gpulens_gpu_utilization_ratio)" +
 		" or sum by " + by(GPULabels) + " (gpulens_mig_sm_active_ratio * gpulens_mig_compute_slices)" + total +

@@ -3,19 +3,21 @@ package schema
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpulens/gpulens/describe"
 )
 
 // Label names of the normalised series every Schema produces.
 const (
-	LabelNode        = "node"
-	LabelNamespace   = "namespace"
-	LabelPod         = "pod"
-	LabelContainer   = "container"
-	LabelUUID        = "uuid"
-	LabelGPUInstance = "gpu_instance"
-	LabelModel       = "model"
-	LabelMIGProfile  = "mig_profile"
-	LabelSharing     = "sharing"
+	LabelNode        = describe.LabelNode
+	LabelNamespace   = describe.LabelNamespace
+	LabelPod         = describe.LabelPod
+	LabelContainer   = describe.LabelContainer
+	LabelUUID        = describe.LabelUUID
+	LabelGPUInstance = describe.LabelGPUInstance
+	LabelModel       = describe.LabelModel
+	LabelMIGProfile  = describe.LabelMIGProfile
+	LabelSharing     = describe.LabelSharing
 )
 
 // Sharing modes, the values of the sharing label.
@@ -102,4 +104,4 @@ func ByName(name string) (Schema, error) {
 	}
 }
 
-func by(labels []string) string { return "(" + strings.Join(labels, ", ") + ")" }
+func by(labels []string) string { return describe.By(labels...) }

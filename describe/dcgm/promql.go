@@ -1,0 +1,163 @@
+package dcgm
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpulens/gpulens/describe"
+)
+
+// renames maps dcgm-exporter's labels onto describe's, in the order Norm
+// applies them.
+var renames = [][2]string{
+	{describe.LabelNode, LabelHostnameOld}, {describe.LabelNode, LabelHostname},
+	{describe.LabelUUID, LabelUUID}, {describe.LabelModel, LabelModel},
+	{describe.LabelGPUInstance, LabelGPUInstance}, {describe.LabelMIGProfile, LabelMIGProfile},
+}
+
+// Norm renames dcgm-exporter's labels to describe's (node, uuid, model,
+// gpu_instance, mig_profile). Whichever host label spelling is set wins;
+// with neither (--no-hostname) node is empty. Renaming from a label that
+// is absent yields an empty, that is no, label. gpu keeps its name.
+func Norm(expr string) string {
+	for _, r := range renames {
+		regex := "(.*)"
+		if r[0] == describe.LabelNode {
+			// Never blank a node set by the other spelling.
+			regex = "(.+)"
+		}
+		expr = fmt.Sprintf(`label_replace(%s, %q, "$1", %q, %q)`, expr, r[0], r[1], regex)
+	}
+	return expr
+}
+
+// Matchers that tell whole GPUs from MIG GPU instances: dcgm-exporter
+// writes GPU_I_PROFILE and GPU_I_ID on instances only.
+const (
+	WholeGPU = LabelMIGProfile + `=""`
+	AnyMIG   = LabelMIGProfile + `!=""`
+)
+
+// Profile matches the GPU instances of n compute slices.
+func Profile(n int) string { return describe.ProfileSlices(LabelMIGProfile, n) }
+
+// Sel selects one field's series. Matchers are raw, in dcgm-exporter's
+// label names or the store's ("cluster=~\"$cluster\""), comma-separated;
+// Node, Namespace and Pod are regexes on the normalised labels, empty for
+// any (a dashboard's variables).
+type Sel struct {
+	Field, Matchers      string
+	Node, Namespace, Pod string
+	// Offset, a PromQL duration, moves every selector back in time.
+	Offset string
+}
+
+// On is a Sel of field with raw matchers.
+func On(field string, matchers ...string) Sel {
+	return Sel{Field: field, Matchers: strings.Join(nonEmpty(matchers), ", ")}
+}
+
+func nonEmpty(s []string) []string {
+	var out []string
+	for _, x := range s {
+		if x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// selector is the field's selector with the extra matcher m; a node
+// filter reads either host label spelling, so it is a union of one
+// selector per spelling.
+func (s Sel) selector(m ...string) string {
+	base := nonEmpty(append([]string{s.Matchers}, m...))
+	one := func(extra ...string) string {
+		out := s.Field
+		if m := append(append([]string{}, base...), extra...); len(m) > 0 {
+			out += "{" + strings.Join(m, ", ") + "}"
+		}
+		if s.Offset != "" {
+			out += " offset " + s.Offset
+		}
+		return out
+	}
+	if s.Node == "" {
+		return one()
+	}
+	var alts []string
+	for _, h := range []string{LabelHostnameOld, LabelHostname} {
+		alts = append(alts, one(fmt.Sprintf("%s=~%q", h, s.Node)))
+	}
+	return "(" + strings.Join(alts, " or ") + ")"
+}
+
+func (s Sel) tenant(prefix string) []string {
+	var m []string
+	if s.Namespace != "" {
+		m = append(m, fmt.Sprintf("%s=~%q", prefix+LabelNamespace, s.Namespace))
+	}
+	if s.Pod != "" {
+		m = append(m, fmt.Sprintf("%s=~%q", prefix+LabelPod, s.Pod))
+	}
+	return m
+}
+
+// Any is every series of the selection, normalised.
+func Any(s Sel) string { return Norm(s.selector()) }
+
+// Tenants selects the series of the selection that a pod holds, with that
+// pod's namespace, pod and container in the plain labels, the rest as
+// dcgm-exporter wrote them (Norm them). This is the one rule of which pod
+// is a tenant:
+//   - a series with exported_pod came through honorLabels: false (the GPU
+//     Operator's default ServiceMonitor): its tenant is exported_*, and
+//     its pod label is the exporter's;
+//   - a series without one has a tenant in pod, unless that pod is the
+//     series' own scrape target. That happens to a device no pod holds
+//     (dcgm-exporter writes no pod label there) under honorLabels: false,
+//     and under honorLabels: true too, which only keeps the exporter's
+//     value where it set one. The target is known by Prometheus's own up
+//     series, which carries the target's labels; without up (backfilled
+//     data, the embedded TSDB) nothing is a target and nothing is dropped.
+func Tenants(s Sel) string {
+	relabelled := s.selector(append([]string{describe.Exported(LabelPod) + `!=""`}, s.tenant(describe.ExportedPrefix)...)...)
+	for _, l := range describe.TenantLabels {
+		relabelled = fmt.Sprintf(`label_replace(%s, %q, "$1", %q, "(.*)")`, relabelled, l, describe.Exported(l))
+	}
+	direct := s.selector(append([]string{describe.Exported(LabelPod) + `=""`, LabelPod + `!=""`}, s.tenant("")...)...) +
+		` unless on (instance, job, namespace, pod) up{pod!=""}`
+	return "(" + relabelled + " or " + direct + ")"
+}
+
+// Device selects the series of the selection that no pod holds: without a
+// pod label, or whose pod is the series' own scrape target (see Tenants).
+func Device(s Sel) string {
+	return "(" + s.selector(describe.Exported(LabelPod)+`=""`, LabelPod+`=""`) + " or (" +
+		s.selector(describe.Exported(LabelPod)+`=""`, LabelPod+`!=""`) + ` and on (instance, job, namespace, pod) up{pod!=""}))`
+}
+
+// ThrottleReasons is the clocks-event bitmask under either field name.
+func ThrottleReasons(matchers ...string) string {
+	m := nonEmpty(matchers)
+	if len(m) == 0 {
+		return throttleReasonsSelector
+	}
+	return throttleReasonsSelector[:len(throttleReasonsSelector)-1] + ", " + strings.Join(m, ", ") + "}"
+}
+
+// XID is, per group (normalised labels), the last XID code. Since
+// 3.3.6-3.4.2 each code is a series of its own (err_code), whose value
+// never changes: a reader must aggregate before it looks for a change.
+func XID(s Sel, by ...string) string {
+	return "max by " + describe.By(by...) + " (" + Any(s) + ")"
+}
+
+// XIDChanged is, per group, the new code at each evaluation where the last
+// XID code changed to a non-zero one since step ago, else no series. A
+// repeat of the same code is invisible in DCGM's field.
+func XIDChanged(s Sel, step string, by ...string) string {
+	before := s
+	before.Offset = step
+	return "(" + XID(s, by...) + " != " + XID(before, by...) + ") > 0"
+}

@@ -1,0 +1,70 @@
+package describe
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Label names of the normalised series every description produces,
+// whatever the exporter calls them.
+const (
+	LabelNode        = "node"
+	LabelNamespace   = "namespace"
+	LabelPod         = "pod"
+	LabelContainer   = "container"
+	LabelUUID        = "uuid"
+	LabelGPU         = "gpu" // the GPU's index on its node
+	LabelGPUInstance = "gpu_instance"
+	LabelModel       = "model"
+	LabelMIGProfile  = "mig_profile"
+	LabelSharing     = "sharing"
+)
+
+// TenantLabels are the labels that name the pod holding a GPU, in both
+// exporters. Scraped through a prometheus-operator ServiceMonitor or
+// PodMonitor with honorLabels: false, Prometheus moves each to
+// exported_<name> and sets the scrape target's own (the exporter's pod).
+var TenantLabels = []string{LabelNamespace, LabelPod, LabelContainer}
+
+// ExportedPrefix is what Prometheus puts before an exporter's label that
+// collides with a target label under honor_labels: false.
+const ExportedPrefix = "exported_"
+
+// Exported is the name a label takes under honor_labels: false.
+func Exported(label string) string { return ExportedPrefix + label }
+
+// By is a PromQL grouping clause: "(a, b)".
+func By(labels ...string) string { return "(" + strings.Join(labels, ", ") + ")" }
+
+// Union joins expressions whose label sets never overlap.
+func Union(exprs ...string) string { return "(" + strings.Join(exprs, ") or (") + ")" }
+
+// SetLabel sets label name to value on every series of expr.
+func SetLabel(expr, name, value string) string {
+	return fmt.Sprintf(`label_replace(%s, %q, %q, "", "")`, expr, name, value)
+}
+
+// Unexport puts exported_<name> back into <name> for each of names where
+// the series has it: for series that always carry a tenant, the exported_
+// label, when present, is the one the exporter wrote.
+func Unexport(expr string, names ...string) string {
+	for _, n := range names {
+		expr = fmt.Sprintf(`label_replace(%s, %q, "$1", %q, "(.+)")`, expr, n, Exported(n))
+	}
+	return expr
+}
+
+// Itoa is strconv.Itoa, for building expressions.
+func Itoa(n int) string { return strconv.Itoa(n) }
+
+// Selector is metric{matchers...}, leaving out empty matchers.
+func Selector(metric string, matchers ...string) string {
+	var m []string
+	for _, s := range matchers {
+		if s != "" {
+			m = append(m, s)
+		}
+	}
+	return metric + "{" + strings.Join(m, ", ") + "}"
+}
