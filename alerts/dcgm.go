@@ -2,85 +2,138 @@ package alerts
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/describe/dcgm"
 )
 
-// dcgm-exporter's labels: Hostname, gpu, UUID, modelName; pod and
-// namespace when a pod holds the device. Device fields repeat on every
-// tenant's series of a shared GPU (--kubernetes-virtual-gpus) and on every
-// MIG instance, so alerts on them take the max per GPU.
+// The rules for dcgm-exporter's series take every name, label spelling
+// and layout rule from describe/dcgm, and the per-allocation and per-GPU
+// figures from the analyzer's dcgm-exporter schema, so that they read a
+// stock GPU Operator install as the analyzer does: both host label
+// spellings (hostname, Hostname), tenants in exported_* under the GPU
+// Operator's honorLabels: false, XID codes as separate series
+// (err_code), and the shares of MIG instances from internal/mig.
+//
+// The heavy expressions are recorded once per evaluation, and the alerts
+// read the recordings over time: a live rule cannot afford a subquery of
+// the analyzer's expressions.
 const (
-	dcgmGPU   = "Hostname, gpu, UUID"
-	dcgmOnGPU = "{{ $labels.Hostname }} GPU {{ $labels.gpu }} ({{ $labels.UUID }})"
-	// dcgmShared: a whole GPU (no GPU_I_ID) held by more than one pod.
-	dcgmShared = `count by (Hostname, gpu, UUID) (DCGM_FI_DEV_FB_USED{` + held + `, GPU_I_ID=""}) > 1`
-	// held: a pod holds the device. Scraped without honor_labels, a device
-	// no pod holds carries dcgm-exporter's own pod in pod, and the
-	// workload's pod moves to exported_pod; the rules expect honor_labels
-	// (see docs/runbooks.md) and never mistake the exporter for a tenant.
-	held = `pod!="", pod!~"(nvidia-)?dcgm-exporter-.*"`
+	recAllocation    = "namespace_pod:gpulens_dcgm_allocation:ratio"
+	recAllocUtil     = "namespace_pod:gpulens_dcgm_allocation_utilization:ratio"
+	recTenant        = "node_gpu:gpulens_dcgm_tenant:present"
+	recGPUUtil       = "node_gpu:gpulens_dcgm_gpu_utilization:ratio"
+	recGPUMemUsed    = "node_gpu:gpulens_dcgm_gpu_memory_used:bytes"
+	recGPUMemTotal   = "node_gpu:gpulens_dcgm_gpu_memory_total:bytes"
+	recGPUMemUsedMax = "node_gpu:gpulens_dcgm_gpu_memory_used:ratio_max5m"
 )
+
+// dcgmGPUBy groups device fields per GPU: they repeat on every tenant's
+// series of a shared GPU and on every MIG instance, so alerts take the
+// max per GPU.
+var dcgmGPUBy = []string{describe.LabelNode, describe.LabelGPU, describe.LabelUUID}
+
+// sharedWindow is how long a tenant counts as present on a whole GPU. In
+// dcgm-exporter's default layout a time-sliced GPU's one pod label flaps
+// between its co-tenants from scrape to scrape (the kubelet's list order
+// is not stable, dcgm-exporter #340): the co-tenants are the pods seen
+// within this window, never one instant's.
+const sharedWindow = "15m"
+
+// outsideCSV notes, in an alert's description, the fields it needs that
+// the GPU Operator's default counters file does not enable.
+func outsideCSV(fields ...string) string {
+	var missing []string
+	for _, f := range fields {
+		if !dcgm.InDefaultCSV(f) {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return " (Needs " + strings.Join(missing, " or ") + ", which the GPU Operator's default counters file, dcp-metrics-included.csv, leaves out: see the runbook.)"
+}
 
 // DCGM is the rule file for NVIDIA dcgm-exporter's series.
 func DCGM(c findings.Config) File {
+	sch := schema.DCGM{}
 	idle, heldFor := c.Idle.MaxAvgUtilization, hours(c.Idle.MinHeldHours)
-	used := "max by (" + dcgmGPU + ") (DCGM_FI_DEV_FB_USED)"
-	total := "max by (" + dcgmGPU + ") (DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)"
+	gpu := func(expr string) string { return "max by " + describe.By(dcgmGPUBy...) + " (" + expr + ")" }
+	field := func(f string, m ...string) string { return dcgm.Any(dcgm.On(f, m...)) }
+	rangeOf := func(fn, f, rng string) string { return dcgm.Norm(fn + "(" + f + "[" + rng + "])") }
+	// shared is 1 per whole GPU more than one pod held within sharedWindow.
+	shared := fmt.Sprintf("count by (node, uuid) (max_over_time(%s[%s])) > 1", recTenant, sharedWindow)
+	throttled := func(bits ...int) string {
+		var parts []string
+		for _, b := range bits {
+			parts = append(parts, fmt.Sprintf("floor(%s / %d) %% 2", gpu(dcgm.Norm(dcgm.ThrottleReasons())), b))
+		}
+		return strings.Join(parts, " + ")
+	}
+	// Thermal needs no window: a stub Apply keeps Health from calling nil.
+	health := sch.Health(schema.Over{Range: "1h", Step: "1m", Apply: func(fn, e string) string { return fn + "((" + e + ")[1h:1m])" }})
 	return File{Groups: []Group{
 		{Name: "gpulens-dcgm.recording", Rules: []Rule{
-			{Record: "node_gpu:DCGM_FI_DEV_GPU_UTIL:avg5m", Expr: "avg by (" + dcgmGPU + ", modelName) (avg_over_time(DCGM_FI_DEV_GPU_UTIL[5m])) / 100"},
-			{Record: "node_gpu:DCGM_FI_DEV_FB_USED:ratio_max5m",
-				Expr: "max_over_time((" + used + ")[5m:1m]) / " + total},
-			{Record: "namespace_pod:DCGM_FI_PROF_GR_ENGINE_ACTIVE:avg5m",
-				Expr: `avg by (namespace, pod, Hostname, gpu, UUID, GPU_I_ID) (avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{` + held + `}[5m]))`},
+			{Record: recAllocation, Expr: sch.Allocation()},
+			{Record: recAllocUtil, Expr: sch.Utilization()},
+			{Record: recTenant, Expr: "0 * max by (node, uuid, namespace, pod) (" + dcgm.Norm(dcgm.Tenants(dcgm.On(dcgm.FBUsed, dcgm.WholeGPU))) + ") + 1"},
+			{Record: recGPUUtil, Expr: sch.GPUUtilization()},
+			{Record: recGPUMemUsed, Expr: sch.GPUMemoryUsed()},
+			{Record: recGPUMemTotal, Expr: sch.GPUMemoryTotal()},
+			{Record: recGPUMemUsedMax, Expr: "max_over_time(" + recGPUMemUsed + "[5m]) / " + recGPUMemTotal},
 		}},
 		{Name: "gpulens-dcgm.gpu", Rules: []Rule{
 			alert("GPUAllocatedIdle", "warning",
-				fmt.Sprintf(`max by (namespace, pod, Hostname, gpu, UUID, GPU_I_ID) (avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{`+held+`}[1h])) < %v`, idle), heldFor,
+				fmt.Sprintf("avg_over_time(%s[1h]) < %v", recAllocUtil, idle), heldFor,
 				"A pod holds a GPU it does not use.",
-				byPod+" has kept "+dcgmOnGPU+fmt.Sprintf(" below %.0f%% busy for ", idle*100)+heldFor+"."),
+				byPod+" has used less than "+fmt.Sprintf("%.0f%%", idle*100)+" of its GPU allocation on "+onGPU+" for "+heldFor+"."),
 			alert("SharedGPUMemoryNearlyFull", "warning",
-				fmt.Sprintf("%s / %s > %v and on (%s) %s", used, total, c.OOMRisk.WarningRatio, dcgmGPU, dcgmShared), "5m",
+				fmt.Sprintf("%s / %s > %v and on (node, uuid) %s", recGPUMemUsed, recGPUMemTotal, c.OOMRisk.WarningRatio, shared), "5m",
 				"A shared GPU is close to running out of memory.",
-				"Memory of the shared "+dcgmOnGPU+" is {{ $value | humanizePercentage }} used: its tenants' next allocation may fail with out-of-memory."),
+				"Memory of the shared "+onGPU+" is {{ $value | humanizePercentage }} used: its tenants' next allocation may fail with out-of-memory."),
 			alert("SharedGPUMemoryGrowing", "warning",
-				fmt.Sprintf("predict_linear((%s)[1h:1m], %d) - %s > 0 and on (%s) %s", used, int(growthHorizon(c)*3600), total, dcgmGPU, dcgmShared), "15m",
+				fmt.Sprintf("predict_linear(%s[1h], %d) - %s > 0 and on (node, uuid) %s", recGPUMemUsed, int(growthHorizon(c)*3600), recGPUMemTotal, shared), "15m",
 				"A shared GPU's memory grows toward exhaustion.",
-				"At the last hour's rate, memory of the shared "+dcgmOnGPU+fmt.Sprintf(" runs out within %vh.", growthHorizon(c))),
+				"At the last hour's rate, memory of the shared "+onGPU+fmt.Sprintf(" runs out within %vh.", growthHorizon(c))),
 			// DCGM has no "up" per GPU; XID 79 is the GPU falling off the bus.
-			alert("GPULost", "critical", "max by ("+dcgmGPU+") (DCGM_FI_DEV_XID_ERRORS) == 79", "",
+			alert("GPULost", "critical", fmt.Sprintf("%s == %d", dcgm.XID(dcgm.On(dcgm.XIDErrors), dcgmGPUBy...), dcgm.XIDFallenOffBus), "",
 				"A GPU fell off the bus.",
-				dcgmOnGPU+" reported XID 79 (fallen off the bus); its pods are failing."),
-			// The XID field is a gauge of the last code: changes(), not increase().
-			alert("GPUXIDErrors", "warning", "max by ("+dcgmGPU+") (changes(DCGM_FI_DEV_XID_ERRORS[10m])) > 0", "",
+				onGPU+fmt.Sprintf(" reported XID %d (fallen off the bus); its pods are failing.", dcgm.XIDFallenOffBus)),
+			// The XID field is a gauge of the last code, one series per code
+			// since 3.3.6-3.4.2: aggregated per GPU before looking for a change.
+			alert("GPUXIDErrors", "warning",
+				"max_over_time(("+dcgm.XIDChanged(dcgm.On(dcgm.XIDErrors), "1m", dcgmGPUBy...)+")[10m:1m])", "",
 				"A GPU reported XID errors.",
-				dcgmOnGPU+" reported a new XID error in the last 10 minutes."),
+				onGPU+" reported XID {{ $value }} in the last 10 minutes."),
 			alert("GPUThermalThrottling", "warning",
-				fmt.Sprintf("avg_over_time((floor(max by (%s) (DCGM_FI_DEV_CLOCK_THROTTLE_REASONS) / 32) %% 4 > bool 0)[1h:1m]) > %v", dcgmGPU, c.Thermal.MinRatio), "15m",
+				fmt.Sprintf("avg_over_time((%s)[1h:1m]) > %v", health.Thermal, c.Thermal.MinRatio), "15m",
 				"A GPU slows down because it is too hot.",
-				dcgmOnGPU+" was thermally throttled {{ $value | humanizePercentage }} of the last hour."),
+				onGPU+" was thermally throttled {{ $value | humanizePercentage }} of the last hour."+outsideCSV(dcgm.ClocksEventReasons, dcgm.ClockThrottleReasons)),
 			alert("GPUPowerThrottling", "info",
-				fmt.Sprintf("avg_over_time((floor(max by (%s) (DCGM_FI_DEV_CLOCK_THROTTLE_REASONS) / 8) %% 2 + floor(max by (%s) (DCGM_FI_DEV_CLOCK_THROTTLE_REASONS) / 128) %% 2 > bool 0)[1h:1m]) > %v", dcgmGPU, dcgmGPU, c.Thermal.MinRatio), "15m",
+				fmt.Sprintf("avg_over_time((%s > bool 0)[1h:1m]) > %v", throttled(dcgm.ThrottleHWSlowdown, dcgm.ThrottleHWPowerBrake), c.Thermal.MinRatio), "15m",
 				"A GPU slows down for a hardware power limit.",
-				dcgmOnGPU+" was slowed down by the hardware (power brake or slowdown) {{ $value | humanizePercentage }} of the last hour."),
-			alert("GPUECCUncorrectable", "critical", "max by ("+dcgmGPU+") (increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[10m])) > 0", "",
+				onGPU+" was slowed down by the hardware (power brake or slowdown) {{ $value | humanizePercentage }} of the last hour."+outsideCSV(dcgm.ClocksEventReasons, dcgm.ClockThrottleReasons)),
+			alert("GPUECCUncorrectable", "critical", gpu(rangeOf("increase", dcgm.ECCDBEVolTotal, "10m"))+" > 0", "",
 				"A GPU had uncorrectable ECC errors.",
-				dcgmOnGPU+" had uncorrectable ECC errors in the last 10 minutes."),
-			alert("GPURowRemapFailed", "critical", "max by ("+dcgmGPU+") (DCGM_FI_DEV_ROW_REMAP_FAILURE) > 0", "",
+				onGPU+" had uncorrectable ECC errors in the last 10 minutes."+outsideCSV(dcgm.ECCDBEVolTotal)),
+			alert("GPURowRemapFailed", "critical", gpu(field(dcgm.RowRemapFailure))+" > 0", "",
 				"A GPU could not remap a failing memory row.",
-				"A row remap failed on "+dcgmOnGPU+": the GPU should be replaced."),
+				"A row remap failed on "+onGPU+": the GPU should be replaced."+outsideCSV(dcgm.RowRemapFailure)),
 		}},
 		{Name: "gpulens-dcgm.exporter", Rules: []Rule{
 			alert("ExporterDown", "critical",
-				`up{job=~".*dcgm.*"} == 0 or (up == 0 and on (job, instance) last_over_time(DCGM_FI_DEV_XID_ERRORS[1h]))`, "5m",
+				`up{job=~".*dcgm.*"} == 0 or (up == 0 and on (job, instance) last_over_time(`+dcgm.XIDErrors+`[1h]))`, "5m",
 				"Prometheus cannot scrape dcgm-exporter.",
 				"{{ $labels.instance }} of job {{ $labels.job }} has been down for 5 minutes: its node's GPUs are not monitored."),
 			// dcgm-exporter keeps serving its last values when DCGM stops
 			// updating; the power reading stops changing first.
-			alert("ExporterStale", "warning", "max by ("+dcgmGPU+") (changes(DCGM_FI_DEV_POWER_USAGE[15m])) == 0", "15m",
+			alert("ExporterStale", "warning", gpu(rangeOf("changes", dcgm.PowerUsage, "15m"))+" == 0", "15m",
 				"dcgm-exporter serves old data.",
-				"The power reading of "+dcgmOnGPU+" has not changed for 15 minutes: DCGM is probably not updating."),
+				"The power reading of "+onGPU+" has not changed for 15 minutes: DCGM is probably not updating."),
 		}},
 		findingsGroup(),
 	}}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/describe"
 )
 
 // sharedGPU is 1 per physical GPU that time-slicing or MPS shares: there,
@@ -27,7 +28,9 @@ func Native(c findings.Config) File {
 		}},
 		{Name: "gpulens.gpu", Rules: []Rule{
 			alert("GPUAllocatedIdle", "warning",
-				fmt.Sprintf("max without (method) (avg_over_time(gpulens_container_gpu_utilization_ratio[1h])) < %v", idle), held,
+				// Under honorLabels: false the tenant is in exported_*; the
+				// description names it, not the exporter's pod.
+				describe.Unexport("max without (method) (avg_over_time(gpulens_container_gpu_utilization_ratio[1h]))", describe.TenantLabels...)+fmt.Sprintf(" < %v", idle), held,
 				"A pod holds a GPU it does not use.",
 				byPod+" has used less than "+fmt.Sprintf("%.0f%%", idle*100)+" of its GPU allocation on "+onGPU+" for "+held+"."),
 			alert("SharedGPUMemoryNearlyFull", "warning",

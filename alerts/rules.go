@@ -86,7 +86,9 @@ func hours(h float64) string {
 
 // Descriptions name the node, the GPU and, where there is one, the pod.
 const (
-	onGPU = "{{ $labels.node }} GPU {{ $labels.gpu }} ({{ $labels.uuid }})"
+	// The GPU's index is left out where a rule's figures are per GPU
+	// without it (the analyzer's schema keys GPUs by node and UUID).
+	onGPU = "{{ $labels.node }} GPU {{ with $labels.gpu }}{{ . }} {{ end }}({{ $labels.uuid }})"
 	byPod = "{{ $labels.namespace }}/{{ $labels.pod }}"
 )
 
