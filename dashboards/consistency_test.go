@@ -67,7 +67,10 @@ func consistentFigures(t *testing.T, dbs map[string]*source.Embedded) {
 	}
 }
 
-var labelValues = regexp.MustCompile(`^label_values\((.+), ([A-Za-z_]+)\)$`)
+var (
+	labelValues = regexp.MustCompile(`^label_values\((.+), ([A-Za-z_]+)\)$`)
+	queryResult = regexp.MustCompile(`^query_result\((.+)\)$`)
+)
 
 // variablesFindValues: every query variable's label_values() names a label
 // the schema's series carry, so its drop-down is not empty. cluster is
@@ -80,15 +83,22 @@ func variablesFindValues(t *testing.T, dbs map[string]*source.Embedded) {
 				if v.Type != "query" || v.Query == nil || v.Query.String == nil {
 					continue
 				}
-				m := labelValues.FindStringSubmatch(*v.Query.String)
-				if m == nil {
-					t.Errorf("%s: variable %s: %q is not label_values(selector, label)", *d.Uid, v.Name, *v.Query.String)
+				var q, label string
+				if m := labelValues.FindStringSubmatch(*v.Query.String); m != nil {
+					if m[2] == "cluster" || strings.HasPrefix(m[1], findingMetric) {
+						continue
+					}
+					q, label = "count by ("+m[2]+") ("+substitute(m[1])+")", m[2]
+				} else if m := queryResult.FindStringSubmatch(*v.Query.String); m != nil && v.Regex != nil {
+					// The regex takes the variable's own label from each line.
+					if *v.Regex != "/"+v.Name+`="([^"]+)"/` {
+						t.Errorf("%s: variable %s: regex %q does not take label %s", *d.Uid, v.Name, *v.Regex, v.Name)
+					}
+					q, label = substitute(m[1]), v.Name
+				} else {
+					t.Errorf("%s: variable %s: %q is neither label_values(selector, label) nor query_result(expr) with a regex", *d.Uid, v.Name, *v.Query.String)
 					continue
 				}
-				if m[2] == "cluster" || strings.HasPrefix(m[1], findingMetric) {
-					continue
-				}
-				q := "count by (" + m[2] + ") (" + substitute(m[1]) + ")"
 				vec, err := dbs[schema].Query(context.Background(), q, dataEnd)
 				if err != nil {
 					t.Errorf("%s: variable %s: %v", *d.Uid, v.Name, err)
@@ -96,12 +106,12 @@ func variablesFindValues(t *testing.T, dbs map[string]*source.Embedded) {
 				}
 				values := 0
 				for _, s := range vec {
-					if s.Metric[model.LabelName(m[2])] != "" {
+					if s.Metric[model.LabelName(label)] != "" {
 						values++
 					}
 				}
 				if values < 2 {
-					t.Errorf("%s: variable %s finds %d values of %s", *d.Uid, v.Name, values, m[2])
+					t.Errorf("%s: variable %s finds %d values of %s", *d.Uid, v.Name, values, label)
 				}
 			}
 		}

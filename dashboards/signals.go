@@ -12,10 +12,17 @@ import "fmt"
 type signals interface {
 	// schema is the --schema name, used in file names and uids.
 	schema() string
-	// variableMetric and nodeLabel feed the label_values() variables.
-	variableMetric() string
-	nodeLabel() string
-	podMetric() string
+	// clusterValues, nodeValues, namespaceValues and podValues are the
+	// variables' queries: label_values(), or query_result() of an
+	// expression with the normalised label (see queryVar).
+	clusterValues() string
+	nodeValues() string
+	namespaceValues() string
+	podValues() string
+	// note is a sentence for the description of a panel that reads the
+	// signal ("sm_active", "sm_occupancy", "throttle", "ecc"), where the
+	// exporter's default configuration does not emit it; else "".
+	note(signal string) string
 	// gpus is 1 per physical GPU that answers.
 	gpus() string
 	// gpuUtil is each physical GPU's load: the device's utilization, or on
@@ -60,7 +67,7 @@ const gpuBy = "node, gpu, uuid, model"
 // schemas are the two sets of dashboards, by --schema name.
 var schemas = map[string]signals{
 	"native":        native{},
-	"dcgm-exporter": dcgm{},
+	"dcgm-exporter": dcgmSignals{},
 }
 
 // Schemas lists the accepted --schema names.
@@ -83,10 +90,16 @@ func ndev(metric string, extra ...string) string {
 
 func npod(metric string) string { return metric + "{" + nativePod + "}" }
 
-func (native) schema() string         { return "native" }
-func (native) variableMetric() string { return "gpulens_gpu_info" }
-func (native) nodeLabel() string      { return "node" }
-func (native) podMetric() string      { return "gpulens_container_gpu_allocation_ratio" }
+func (native) schema() string        { return "native" }
+func (native) clusterValues() string { return "label_values(gpulens_gpu_info, cluster)" }
+func (native) nodeValues() string    { return `label_values(gpulens_gpu_info{cluster=~"$cluster"}, node)` }
+func (native) namespaceValues() string {
+	return `label_values(gpulens_container_gpu_allocation_ratio{cluster=~"$cluster", node=~"$node"}, namespace)`
+}
+func (native) podValues() string {
+	return `label_values(gpulens_container_gpu_allocation_ratio{cluster=~"$cluster", node=~"$node", namespace=~"$namespace"}, pod)`
+}
+func (native) note(string) string { return "" }
 
 // gpus counts the GPUs that answer: a lost GPU is neither allocated nor
 // spare capacity, and dcgm-exporter drops its series altogether.

@@ -1,6 +1,8 @@
 package dashboards
 
 import (
+	"strings"
+
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 )
@@ -10,6 +12,10 @@ import (
 // Prometheus without a cluster label, a GPU no pod holds).
 
 func labelVar(name, label, query string) cog.Builder[dashboard.VariableModel] {
+	return queryVariable(name, label, query)
+}
+
+func queryVariable(name, label, query string) *dashboard.QueryVariableBuilder {
 	return dashboard.NewQueryVariableBuilder(name).Label(label).
 		Query(dashboard.StringOrMap{String: ptr(query)}).Definition(query).
 		Datasource(datasource()).Multi(true).IncludeAll(true).AllValue(".*").
@@ -18,20 +24,31 @@ func labelVar(name, label, query string) cog.Builder[dashboard.VariableModel] {
 			Value: dashboard.StringOrArrayOfString{String: ptr("$__all")}})
 }
 
+// queryVar is labelVar for a query_result() query, whose values Grafana
+// takes from each result line with a regex: the value of the normalised
+// label, whatever the exporter spelled it.
+func queryVar(name, label, query string) cog.Builder[dashboard.VariableModel] {
+	b := queryVariable(name, label, query)
+	if strings.HasPrefix(query, "query_result(") {
+		b = b.Regex(`/` + name + `="([^"]+)"/`)
+	}
+	return b
+}
+
 func clusterVar(s signals) cog.Builder[dashboard.VariableModel] {
-	return labelVar("cluster", "Cluster", "label_values("+s.variableMetric()+", cluster)")
+	return queryVar("cluster", "Cluster", s.clusterValues())
 }
 
 func nodeVar(s signals) cog.Builder[dashboard.VariableModel] {
-	return labelVar("node", "Node", `label_values(`+s.variableMetric()+`{cluster=~"$cluster"}, `+s.nodeLabel()+`)`)
+	return queryVar("node", "Node", s.nodeValues())
 }
 
 func namespaceVar(s signals) cog.Builder[dashboard.VariableModel] {
-	return labelVar("namespace", "Namespace", `label_values(`+s.podMetric()+`{cluster=~"$cluster", `+s.nodeLabel()+`=~"$node"}, namespace)`)
+	return queryVar("namespace", "Namespace", s.namespaceValues())
 }
 
 func podVar(s signals) cog.Builder[dashboard.VariableModel] {
-	return labelVar("pod", "Pod", `label_values(`+s.podMetric()+`{cluster=~"$cluster", `+s.nodeLabel()+`=~"$node", namespace=~"$namespace"}, pod)`)
+	return queryVar("pod", "Pod", s.podValues())
 }
 
 // priceVar is the price of one GPU-hour when no recording rule supplies

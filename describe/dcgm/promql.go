@@ -119,21 +119,28 @@ func Any(s Sel) string { return Norm(s.selector()) }
 //     and under honorLabels: true too, which only keeps the exporter's
 //     value where it set one. The target is known by Prometheus's own up
 //     series, which carries the target's labels; without up (backfilled
-//     data, the embedded TSDB) nothing is a target and nothing is dropped.
+//     data, the embedded TSDB) nothing is a target, so a pod named as the
+//     GPU Operator's or dcgm-exporter's own chart names the exporter's
+//     DaemonSet pods (ExporterPods) is no tenant either.
 func Tenants(s Sel) string {
 	relabelled := s.selector(append([]string{describe.Exported(LabelPod) + `!=""`}, s.tenant(describe.ExportedPrefix)...)...)
 	for _, l := range describe.TenantLabels {
 		relabelled = fmt.Sprintf(`label_replace(%s, %q, "$1", %q, "(.*)")`, relabelled, l, describe.Exported(l))
 	}
-	direct := s.selector(append([]string{describe.Exported(LabelPod) + `=""`, LabelPod + `!=""`}, s.tenant("")...)...) +
+	direct := s.selector(append([]string{describe.Exported(LabelPod) + `=""`, LabelPod + `!=""`, LabelPod + `!~"` + ExporterPods + `"`}, s.tenant("")...)...) +
 		` unless on (instance, job, namespace, pod) up{pod!=""}`
 	return "(" + relabelled + " or " + direct + ")"
 }
 
+// ExporterPods matches the pod names of dcgm-exporter's DaemonSet, as the
+// GPU Operator (nvidia-dcgm-exporter-*) and dcgm-exporter's own chart
+// (dcgm-exporter-*) name them.
+const ExporterPods = "(nvidia-)?dcgm-exporter-.*"
+
 // Device selects the series of the selection that no pod holds: without a
 // pod label, or whose pod is the series' own scrape target (see Tenants).
 func Device(s Sel) string {
-	return "(" + s.selector(describe.Exported(LabelPod)+`=""`, LabelPod+`=""`) + " or (" +
+	return "(" + s.selector(describe.Exported(LabelPod)+`=""`, LabelPod+`=~"|`+ExporterPods+`"`) + " or (" +
 		s.selector(describe.Exported(LabelPod)+`=""`, LabelPod+`!=""`) + ` and on (instance, job, namespace, pod) up{pod!=""}))`
 }
 
@@ -151,6 +158,16 @@ func ThrottleReasons(matchers ...string) string {
 // never changes: a reader must aggregate before it looks for a change.
 func XID(s Sel, by ...string) string {
 	return "max by " + describe.By(by...) + " (" + Any(s) + ")"
+}
+
+// XIDEvent is, per group, 1 at each evaluation where the last XID code
+// changed to a non-zero one since step ago, else 0: summed over a range,
+// the number of events (a lower bound: two within one step are one).
+func XIDEvent(s Sel, step string, by ...string) string {
+	before := s
+	before.Offset = step
+	now := XID(s, by...)
+	return "(" + now + " != bool " + XID(before, by...) + ") * (" + now + " > bool 0)"
 }
 
 // XIDChanged is, per group, the new code at each evaluation where the last
