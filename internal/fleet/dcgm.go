@@ -10,6 +10,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/gpulens/gpulens/describe/dcgm"
 	"github.com/gpulens/gpulens/exporter/gpu"
 )
 
@@ -63,6 +64,11 @@ type DCGMSink struct {
 	inner Sink
 	// Layout is how pods are mapped onto the series (see DCGMLayout).
 	Layout DCGMLayout
+	// Install is the release's and the GPU Operator's choices that are not
+	// the pod mapping (see DCGMInstall); NewDCGMSink sets Stock's.
+	Install DCGMInstall
+
+	steps int // EndStep calls so far: a flapping pod label alternates by step
 
 	step map[string]*dcgmGPU // by UUID, this step's readings
 	// Kept across steps: the XID counters' last values (a new event is a
@@ -76,7 +82,7 @@ type DCGMSink struct {
 
 // NewDCGMSink emulates dcgm-exporter in front of inner; Close closes inner.
 func NewDCGMSink(inner Sink) *DCGMSink {
-	return &DCGMSink{inner: inner, step: map[string]*dcgmGPU{}, xidCounts: map[string]map[string]float64{},
+	return &DCGMSink{inner: inner, Install: StockInstall(), step: map[string]*dcgmGPU{}, xidCounts: map[string]map[string]float64{},
 		lastXID: map[string]float64{}, instances: map[string]map[string]dcgmInstance{}}
 }
 
@@ -269,6 +275,7 @@ func (s *DCGMSink) EndStep(ts time.Time) error {
 		}
 	}
 	clear(s.step)
+	s.steps++
 	return s.inner.EndStep(ts)
 }
 
@@ -378,9 +385,13 @@ func (s *DCGMSink) rows(g *dcgmGPU, holders []podRef) []row {
 		return nil // the metric list is rebuilt from the pods: the device vanishes
 	case len(holders) == 0:
 		return []row{{}}
-	case s.Layout == DCGMNoVirtualGPUs:
+	case s.Layout == DCGMNoVirtualGPUs && s.Install.FlappingTenant:
 		// toDeviceToPod is a map from device ID to one pod: replicas of
-		// one GPU share the ID, so the last pod listed wins.
+		// one GPU share the ID, so the last pod the kubelet lists wins,
+		// and its list order is not stable (dcgm-exporter #340): the pod
+		// label moves between the co-tenants from scrape to scrape.
+		return []row{{p: holders[s.steps%len(holders)]}}
+	case s.Layout == DCGMNoVirtualGPUs:
 		return []row{{p: holders[len(holders)-1]}}
 	case s.Layout == DCGMVirtualGPUs:
 		out := make([]row, len(holders))
@@ -403,18 +414,25 @@ func (s *DCGMSink) rows(g *dcgmGPU, holders []podRef) []row {
 func (s *DCGMSink) emitRow(ts time.Time, g *dcgmGPU, xid float64, in *dcgmInstance, r row) error {
 	deviceBesideCopies := s.Layout == DCGMVirtualGPUs2025 && r.p.pod == "" && len(g.holders[instanceID(in)]) > 0
 	emit := func(name string, v float64) error {
-		if math.IsNaN(v) {
+		if math.IsNaN(v) || !s.Install.emits(name) {
 			return nil
 		}
-		perProcessField := name == "DCGM_FI_DEV_GPU_UTIL" || name == "DCGM_FI_DEV_FB_USED"
+		if name == dcgm.ClockThrottleReasons && s.Install.ClocksEventReasons {
+			name = dcgm.ClocksEventReasons
+		}
+		perProcessField := name == dcgm.GPUUtil || name == dcgm.FBUsed
 		switch {
 		case r.perProcess && !perProcessField, r.noPerProcessFields && perProcessField,
 			deviceBesideCopies && !perProcessField:
 			return nil
 		}
-		return s.inner.Append(ts, name, s.labels(g, in, r), v)
+		lbls := s.labels(g, in, r)
+		if name == dcgm.XIDErrors && s.Install.XIDLabels {
+			lbls = s.xidLabels(lbls, v)
+		}
+		return s.inner.Append(ts, name, lbls, v)
 	}
-	if err := emit("DCGM_FI_DEV_XID_ERRORS", xid); err != nil {
+	if err := emit(dcgm.XIDErrors, xid); err != nil {
 		return err
 	}
 	if !g.up {
@@ -441,24 +459,24 @@ func (s *DCGMSink) emitRow(ts time.Time, g *dcgmGPU, xid float64, in *dcgmInstan
 	var err error
 	if in == nil {
 		err = emitAll(emit,
-			"DCGM_FI_DEV_GPU_UTIL", math.Round(util*100),
-			"DCGM_FI_PROF_GR_ENGINE_ACTIVE", g.util,
-			"DCGM_FI_DEV_FB_USED", mibFloor(used),
-			"DCGM_FI_DEV_FB_FREE", mibFloor(g.memTotal-g.memUsed-zeroIfNaN(g.memReserved)),
-			"DCGM_FI_DEV_FB_RESERVED", mibFloor(g.memReserved),
-			"DCGM_FI_PROF_SM_ACTIVE", g.smActive,
-			"DCGM_FI_PROF_SM_OCCUPANCY", g.smOccupancy,
-			"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", g.tensor,
-			"DCGM_FI_PROF_DRAM_ACTIVE", g.dram)
+			dcgm.GPUUtil, math.Round(util*100),
+			dcgm.GREngineActive, g.util,
+			dcgm.FBUsed, mibFloor(used),
+			dcgm.FBFree, mibFloor(g.memTotal-g.memUsed-zeroIfNaN(g.memReserved)),
+			dcgm.FBReserved, mibFloor(g.memReserved),
+			dcgm.SMActive, g.smActive,
+			dcgm.SMOccupancy, g.smOccupancy,
+			dcgm.TensorActive, g.tensor,
+			dcgm.DRAMActive, g.dram)
 	} else {
 		err = emitAll(emit,
-			"DCGM_FI_PROF_GR_ENGINE_ACTIVE", in.grEngineActive,
-			"DCGM_FI_PROF_SM_ACTIVE", in.grEngineActive,
-			"DCGM_FI_PROF_SM_OCCUPANCY", in.occupancy,
-			"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", in.tensor,
-			"DCGM_FI_PROF_DRAM_ACTIVE", in.dram,
-			"DCGM_FI_DEV_FB_USED", mibFloor(used),
-			"DCGM_FI_DEV_FB_FREE", mibFloor(in.total-in.used))
+			dcgm.GREngineActive, in.grEngineActive,
+			dcgm.SMActive, in.grEngineActive,
+			dcgm.SMOccupancy, in.occupancy,
+			dcgm.TensorActive, in.tensor,
+			dcgm.DRAMActive, in.dram,
+			dcgm.FBUsed, mibFloor(used),
+			dcgm.FBFree, mibFloor(in.total-in.used))
 	}
 	if err != nil {
 		return err
@@ -468,17 +486,17 @@ func (s *DCGMSink) emitRow(ts time.Time, g *dcgmGPU, xid float64, in *dcgmInstan
 		throttle = float64(g.throttle)
 	}
 	return emitAll(emit,
-		"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", throttle,
-		"DCGM_FI_DEV_POWER_USAGE", g.power,
-		"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", math.Round(g.energy*1000),
-		"DCGM_FI_DEV_GPU_TEMP", g.temp,
-		"DCGM_FI_DEV_SM_CLOCK", math.Round(g.smClock),
-		"DCGM_FI_DEV_MEM_CLOCK", math.Round(g.memClock),
-		"DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", g.eccSBE,
-		"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", g.eccDBE,
-		"DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", g.remapCorr,
-		"DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", g.remapUncorr,
-		"DCGM_FI_DEV_ROW_REMAP_FAILURE", g.remapFailed)
+		dcgm.ClockThrottleReasons, throttle,
+		dcgm.PowerUsage, g.power,
+		dcgm.TotalEnergy, math.Round(g.energy*1000),
+		dcgm.GPUTemp, g.temp,
+		dcgm.SMClock, math.Round(g.smClock),
+		dcgm.MemClock, math.Round(g.memClock),
+		dcgm.ECCSBEVolTotal, g.eccSBE,
+		dcgm.ECCDBEVolTotal, g.eccDBE,
+		dcgm.CorrectableRemappedRows, g.remapCorr,
+		dcgm.UncorrectableRemappedRows, g.remapUncorr,
+		dcgm.RowRemapFailure, g.remapFailed)
 }
 
 func instanceID(in *dcgmInstance) string {
@@ -521,30 +539,98 @@ func (s *DCGMSink) labels(g *dcgmGPU, in *dcgmInstance, r row) []*dto.LabelPair 
 	add := func(name, value string) {
 		s.lbuf = append(s.lbuf, &dto.LabelPair{Name: &name, Value: &value})
 	}
-	add("gpu", g.index)
-	add("UUID", g.uuid)
-	add("device", "nvidia"+g.index)
-	add("modelName", g.model)
-	add("Hostname", g.node)
-	add("pci_bus_id", g.pciBusID)
-	add("DCGM_FI_DRIVER_VERSION", g.driver)
+	add(dcgm.LabelGPU, g.index)
+	add(dcgm.LabelUUID, g.uuid)
+	add(dcgm.LabelDevice, "nvidia"+g.index)
+	add(dcgm.LabelModel, g.model)
+	if s.Install.HostLabel != "" {
+		add(s.Install.HostLabel, g.node)
+	}
+	add(dcgm.LabelPCIBusID, g.pciBusID)
+	add(dcgm.DriverVersion, g.driver)
 	if in != nil {
-		add("GPU_I_PROFILE", in.profile)
-		add("GPU_I_ID", in.id)
+		add(dcgm.LabelMIGProfile, in.profile)
+		add(dcgm.LabelGPUInstance, in.id)
 	}
 	if r.p.pod != "" {
 		add("pod", r.p.pod)
 		add("namespace", r.p.namespace)
 		add("container", r.p.container)
 		if r.vgpu != "" {
-			add("vgpu", r.vgpu)
+			add(dcgm.LabelVGPU, r.vgpu)
 		}
 		if r.perProcess {
-			add("pod_uid", podUID(r.p))
+			add(dcgm.LabelPodUID, podUID(r.p))
 		}
 	}
 	return s.lbuf
 }
+
+// xidLabels adds err_code and err_msg, as gpu_collector.go does from
+// 3.3.6-3.4.2 on: each code is then a series of its own.
+func (s *DCGMSink) xidLabels(lbls []*dto.LabelPair, code float64) []*dto.LabelPair {
+	c := strconv.Itoa(int(code))
+	msg, ok := xidMessages[int(code)]
+	if !ok {
+		msg = "Unknown Error"
+	}
+	for _, l := range [][2]string{{dcgm.LabelErrCode, c}, {dcgm.LabelErrMsg, msg}} {
+		s.lbuf = append(s.lbuf, &dto.LabelPair{Name: &l[0], Value: &l[1]})
+	}
+	return s.lbuf
+}
+
+// xidMessages are the texts of internal/pkg/collector/xid_errors.go for
+// the codes the simulator raises.
+var xidMessages = map[int]string{
+	0:  "No Error",
+	13: "Graphics Engine Exception",
+	31: "GPU memory page fault",
+	43: "GPU stopped processing",
+	45: "Preemptive cleanup, due to previous errors -- Most likely to see when running multiple cuda",
+	48: "DBE (Double Bit Error) ECC Error",
+	63: "ECC page retirement or row remapping recording event",
+	64: "ECC page retirement or row remapper recording failure",
+	74: "NVLINK Error",
+	79: "GPU has fallen off the bus",
+	94: "Contained ECC error",
+	95: "Uncontained ECC error",
+}
+
+// DCGMInstall is what a dcgm-exporter release and its deployment decide
+// beyond the pod mapping. StockInstall is a current GPU Operator install;
+// LegacyInstall is a release before #655 and 3.3.6-3.4.2 with every field
+// enabled, as the emulator wrote before.
+type DCGMInstall struct {
+	// HostLabel is the host label's name: hostname (current), Hostname
+	// (before #655), or empty (--no-hostname).
+	HostLabel string
+	// XIDLabels adds err_code and err_msg to the XID field (3.3.6-3.4.2
+	// and later).
+	XIDLabels bool
+	// DefaultCSV emits only the fields of the GPU Operator's default
+	// counters file (describe/dcgm); otherwise every field is emitted.
+	DefaultCSV bool
+	// FlappingTenant makes the default layout's one pod label move between
+	// a shared GPU's co-tenants from step to step (dcgm-exporter #340).
+	FlappingTenant bool
+	// ClocksEventReasons names the throttle field as DCGM 3.3 and later do.
+	ClocksEventReasons bool
+}
+
+// StockInstall is the GPU Operator's dcgm-exporter as installed today: the
+// current host label, XID labels, a flapping pod label on shared GPUs and
+// DCGM 3.3's field names. Every field is still emitted unless DefaultCSV is
+// set: the report names what a default counters file leaves out.
+func StockInstall() DCGMInstall {
+	return DCGMInstall{HostLabel: dcgm.LabelHostname, XIDLabels: true, FlappingTenant: true, ClocksEventReasons: true}
+}
+
+// LegacyInstall is an older release: Hostname, a bare XID field, a stable
+// pod label, CLOCK_THROTTLE_REASONS.
+func LegacyInstall() DCGMInstall { return DCGMInstall{HostLabel: dcgm.LabelHostnameOld} }
+
+func (i DCGMInstall) emits(field string) bool { return !i.DefaultCSV || dcgm.InDefaultCSV(field) }
 
 // DCGMTarget is the scrape target labels of the GPU Operator's
 // dcgm-exporter pod on node, for a ServiceMonitorSink behind a DCGMSink.

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"fmt"
+	dcgmfields "github.com/gpulens/gpulens/describe/dcgm"
 	"math"
 	"slices"
 	"sort"
@@ -95,7 +96,14 @@ nodes:
 
 var dcgmStart = time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
 
+// runDCGM emulates an older release (LegacyInstall): a stable pod label
+// and every label as it was, so that the layouts' figures are compared
+// alone; TestDCGMSinkStockInstall covers what a current install changes.
 func runDCGM(t *testing.T, layout DCGMLayout, serviceMonitor bool) (native, dcgm []sample) {
+	return runDCGMInstall(t, layout, serviceMonitor, LegacyInstall())
+}
+
+func runDCGMInstall(t *testing.T, layout DCGMLayout, serviceMonitor bool, install DCGMInstall) (native, dcgm []sample) {
 	t.Helper()
 	sc, err := sim.Parse([]byte(dcgmScenario), "dcgm.yaml")
 	if err != nil {
@@ -109,7 +117,7 @@ func runDCGM(t *testing.T, layout DCGMLayout, serviceMonitor bool) (native, dcgm
 				inner = NewServiceMonitorSink(inner, DCGMTarget("n1"))
 			}
 			d := NewDCGMSink(inner)
-			d.Layout = layout
+			d.Layout, d.Install = layout, install
 			return tee{capture{&mu, &native, dcgmStart, time.Minute}, d}
 		})
 	if err != nil {
@@ -384,19 +392,23 @@ func TestDCGMSinkThroughTSDB(t *testing.T) {
 	shared := map[string]string{"whole": "none", "slice": "mig", "ts-1": "time-slicing", "ts-2": "time-slicing", "doomed": "none"}
 	// Without virtual GPUs only the last tenant listed is seen, alone.
 	onePod := map[string]string{"whole": "none", "slice": "mig", "ts-2": "none", "doomed": "none"}
+	// A current install's flapping pod label names both co-tenants.
+	flapping := map[string]string{"whole": "none", "slice": "mig", "ts-1": "?", "ts-2": "?", "doomed": "none"}
 	for _, tt := range []struct {
 		layout  DCGMLayout
 		sm      bool
 		sharing map[string]string
 		gpus    int
+		stock   bool
 	}{
-		{DCGMNoVirtualGPUs, false, onePod, 5},
-		{DCGMNoVirtualGPUs, true, onePod, 5},
-		{DCGMVirtualGPUs, false, shared, 4}, // the unheld GPU vanishes
-		{DCGMVirtualGPUs2025, false, shared, 5},
-		{DCGMVirtualGPUs2025, true, shared, 5},
+		{DCGMNoVirtualGPUs, false, onePod, 5, false},
+		{DCGMNoVirtualGPUs, true, onePod, 5, false},
+		{DCGMNoVirtualGPUs, true, flapping, 5, true},
+		{DCGMVirtualGPUs, false, shared, 4, false}, // the unheld GPU vanishes
+		{DCGMVirtualGPUs2025, false, shared, 5, false},
+		{DCGMVirtualGPUs2025, true, shared, 5, true},
 	} {
-		t.Run(fmt.Sprintf("%s servicemonitor=%v", tt.layout, tt.sm), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s servicemonitor=%v stock=%v", tt.layout, tt.sm, tt.stock), func(t *testing.T) {
 			db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -413,6 +425,9 @@ func TestDCGMSinkThroughTSDB(t *testing.T) {
 					}
 					d := NewDCGMSink(inner)
 					d.Layout = tt.layout
+					if !tt.stock {
+						d.Install = LegacyInstall()
+					}
 					return d
 				}); err != nil {
 				t.Fatal(err)
@@ -428,6 +443,11 @@ func TestDCGMSinkThroughTSDB(t *testing.T) {
 			sharing := map[string]string{}
 			for _, a := range res.Allocations {
 				sharing[a.Pod] = a.Sharing
+				if tt.sharing[a.Pod] == "?" {
+					// Named, whatever the verdict: each step sees one of them
+					// alone (reading the flapping as sharing is still to do).
+					sharing[a.Pod] = "?"
+				}
 			}
 			if fmt.Sprint(sharing) != fmt.Sprint(tt.sharing) {
 				t.Errorf("allocations by sharing %v, want %v", sharing, tt.sharing)
@@ -449,5 +469,48 @@ func TestDCGMSinkThroughTSDB(t *testing.T) {
 				t.Errorf("GPUs %d (want %d), lost GPU %+v: want down from minute 4", len(res.GPUs), tt.gpus, lost)
 			}
 		})
+	}
+}
+
+// TestDCGMSinkStockInstall: what a current GPU Operator install writes
+// beyond the layout, as dcgm-exporter's code writes it (describe/dcgm):
+// hostname, err_code and err_msg on the XID field, DCGM 3.3's
+// CLOCKS_EVENT_REASONS, the default layout's pod label moving between a
+// time-sliced GPU's co-tenants, and with DefaultCSV only the fields of
+// dcp-metrics-included.csv.
+func TestDCGMSinkStockInstall(t *testing.T) {
+	install := StockInstall()
+	install.DefaultCSV = true
+	native, out := runDCGMInstall(t, DCGMNoVirtualGPUs, false, install)
+	for _, s := range out {
+		if s.labels["Hostname"] != "" || s.labels["hostname"] != "n1" {
+			t.Fatalf("%s %v: want hostname n1 and no Hostname", s.name, s.labels)
+		}
+		if !dcgmfields.InDefaultCSV(s.name) {
+			t.Errorf("%s is emitted, but not in the default counters file", s.name)
+		}
+	}
+	for _, s := range pick(out, dcgmfields.XIDErrors, -1, nil) {
+		if s.labels["err_code"] != fmt.Sprint(s.value) || s.labels["err_msg"] == "" {
+			t.Errorf("XID %v = %v: want err_code of the value and an err_msg", s.labels, s.value)
+		}
+	}
+	if len(pick(out, dcgmfields.ClocksEventReasons, -1, nil))+len(pick(out, dcgmfields.ClockThrottleReasons, -1, nil)) != 0 {
+		t.Errorf("throttle reasons emitted, but outside the default counters file")
+	}
+	// The time-sliced GPU's holders, as the kubelet lists them sorted
+	// (ts-1, ts-2): step i shows holder i mod 2, and only that one.
+	uuid := one(t, native, "gpulens_gpu_info", 0, map[string]string{"gpu": "2"}).labels["uuid"]
+	for step := 0; step < 6; step++ {
+		rows := pick(out, dcgmfields.FBUsed, step, map[string]string{"UUID": uuid})
+		want := []string{"ts-1", "ts-2"}[step%2]
+		if len(rows) != 1 || rows[0].labels["pod"] != want {
+			t.Errorf("step %d: FB_USED rows %v, want one with pod %s", step, rows, want)
+		}
+	}
+	// Every other install keeps Hostname and a stable pod label.
+	_, legacy := runDCGMInstall(t, DCGMNoVirtualGPUs, false, LegacyInstall())
+	if got := one(t, legacy, dcgmfields.FBUsed, 3, map[string]string{"gpu": "2"}); got.labels["Hostname"] != "n1" || got.labels["pod"] != "ts-2" {
+		t.Errorf("legacy: %v, want Hostname n1 and ts-2", got.labels)
 	}
 }
