@@ -1,6 +1,10 @@
 package dashboards
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gpulens/gpulens/describe"
+)
 
 // signals are the series a dashboard charts, as PromQL over one schema's
 // metrics. Every expression returns the normalised labels node, gpu, uuid
@@ -104,9 +108,16 @@ func (native) note(string) string { return "" }
 // gpus counts the GPUs that answer: a lost GPU is neither allocated nor
 // spare capacity, and dcgm-exporter drops its series altogether.
 func (native) gpus() string { return "max by (" + gpuBy + ") (" + ndev("gpulens_gpu_up") + " == 1)" }
+
+// gpuUtil divides a MIG GPU's weighted slices by its own total: as the
+// exporter read it from NVML, else (an older exporter) internal/mig's for
+// its model (7 on A100 and Hopper, 4 on A30), never a fixed 7.
 func (native) gpuUtil() string {
-	return fmt.Sprintf("max by (%s) (%s) or sum by (%s) (%s * %s) / 7", gpuBy, ndev("gpulens_gpu_utilization_ratio"),
-		gpuBy, ndev("gpulens_mig_sm_active_ratio"), ndev("gpulens_mig_compute_slices"))
+	total := "max by (node, uuid) (" + ndev("gpulens_gpu_mig_compute_slices") + ") or " +
+		describe.MIGTotal("gpulens_gpu_info", `cluster=~"$cluster", node=~"$node", mig_mode!="false", `, describe.LabelModel,
+			func(s string) string { return s }, describe.LabelNode, describe.LabelUUID)
+	return fmt.Sprintf("max by (%s) (%s) or sum by (%s) (%s * %s) / on (node, uuid) group_left () (%s)", gpuBy, ndev("gpulens_gpu_utilization_ratio"),
+		gpuBy, ndev("gpulens_mig_sm_active_ratio"), ndev("gpulens_mig_compute_slices"), total)
 }
 func (native) migUtil() string          { return ndev("gpulens_mig_sm_active_ratio") }
 func (native) prof(field string) string { return ndev("gpulens_gpu_" + field + "_ratio") }
