@@ -159,6 +159,9 @@ type mode struct {
 	// allocationOnly runs gpulens-exporter without hostPID: shared GPUs
 	// get allocations only (native only).
 	allocationOnly bool
+	// noStaleness stores the series without staleness markers, as a
+	// backfill, federation or a copy does.
+	noStaleness bool
 }
 
 func (m mode) String() string {
@@ -171,6 +174,9 @@ func (m mode) String() string {
 	}
 	if m.allocationOnly {
 		s += "/allocation-only"
+	}
+	if m.noStaleness {
+		s += "/no-staleness-markers"
 	}
 	return s
 }
@@ -299,7 +305,11 @@ func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scena
 	defer db.Close()
 	var n atomic.Int64
 	newSink := func(node string) fleet.Sink {
-		var sink fleet.Sink = fleet.NewTSDBSink(ctx, db, &n)
+		tsdb := fleet.NewTSDBSink(ctx, db, &n)
+		if m.noStaleness {
+			tsdb = tsdb.WithoutStaleness()
+		}
+		var sink fleet.Sink = tsdb
 		dcgm := m.schema.Name() == schema.NameDCGM
 		if m.serviceMonitor {
 			target := fleet.ExporterTarget("gpulens", "gpulens-exporter", "exporter", "9845", node)

@@ -223,3 +223,46 @@ func TestRolloutWeek(t *testing.T) {
 		t.Errorf("saves $%.2f a month, want $%.2f", f.MonthlySavingsUSD, want)
 	}
 }
+
+// TestRolloutOnOneGPU: a Deployment replaced on the same whole GPU keeps
+// its verdict in every layout, with and without staleness markers. Without
+// them, a minute-by-minute scrape shows both pods for the lookback after
+// the switch; that must not make the GPU read as shared or its tenants'
+// figures as the device's copies. The verdict, from the scenario: a 20%
+// plateau (±3%, p95 ≤ 0.206) needs 0.206/0.8 = 0.26 of the GPU, two
+// sevenths; 8 GiB (+20%) fits 2g.20gb's 20 GB.
+func TestRolloutOnOneGPU(t *testing.T) {
+	s, err := sim.Load(filepath.Join("testdata", "workloads", "rollout-same-gpu.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := scenarioStart
+	end, step := start.Add(6*time.Hour), time.Minute
+	pods := []string{"web-5f4d8c9b7-b7r4w", "web-7d9f8b6c4d-x2x9z"}
+	for _, base := range modes {
+		for _, stale := range []bool{false, true} {
+			m := base
+			m.noStaleness = stale
+			t.Run(m.String(), func(t *testing.T) {
+				t.Parallel()
+				r := runScenarioIn(t, s, m, nil, start, end, step)
+				var got []Finding
+				for _, f := range r.Findings {
+					if f.Namespace == "shop" {
+						got = append(got, f)
+					}
+				}
+				if len(got) != 1 {
+					t.Fatalf("%d findings for shop, want one:\n%s", len(got), summaries(r))
+				}
+				f := got[0]
+				if f.Kind != KindUnderusedGPU || f.Workload != "web" || f.WorkloadKind != "Deployment" || !slices.Equal(f.Pods, pods) || len(f.GPUs) != 1 {
+					t.Errorf("%s %s/%s pods %q on %d GPUs; want %s Deployment/web %q on 1", f.Kind, f.WorkloadKind, f.Workload, f.Pods, len(f.GPUs), KindUnderusedGPU, pods)
+				}
+				if f.Recommendation == nil || f.Recommendation.To != "nvidia.com/mig-2g.20gb" {
+					t.Errorf("recommendation %+v, want 2g.20gb", f.Recommendation)
+				}
+			})
+		}
+	}
+}

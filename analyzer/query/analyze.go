@@ -84,6 +84,8 @@ type analysis struct {
 	// gpuSharingSteps counts steps per sharing mode and GPU.
 	gpuSharingSteps map[GPUKey]map[string]int
 	sharingChanged  int
+	// allocModes are each allocation's labellings (settleAllocModes).
+	allocModes map[AllocationKey][]*allocMode
 	// pass is what the passes (passQueries) carry from one signal to
 	// another.
 	pass passState
@@ -118,6 +120,7 @@ func (a *analysis) scanQueries(sch schema.Schema) []namedQuery {
 		{name: "allocation steps", expr: withWorkload(over("count_over_time", alloc)), apply: a.allocSteps},
 		{name: "allocated GPU steps", expr: over("sum_over_time", alloc), apply: a.alloc(func(x *Allocation, v float64) { x.AllocatedGPUHours = a.w.hours(v) })},
 		{name: "allocation attributes", expr: over("last_over_time", sch.Allocation()), apply: a.allocAttributes},
+		{name: "allocation attribute steps", expr: over("count_over_time", sch.Allocation()), apply: a.allocModeSteps},
 		{name: "utilization average", expr: over("avg_over_time", util), apply: a.alloc(func(x *Allocation, v float64) { x.AvgUtilization = v })},
 		{name: "utilization p95", expr: quantile(0.95, util), apply: a.alloc(func(x *Allocation, v float64) { x.P95Utilization = v })},
 		{name: "utilization steps", expr: over("count_over_time", util), apply: a.alloc(func(x *Allocation, v float64) { x.UtilizationSteps = int(v) })},
@@ -151,7 +154,7 @@ func (a *analysis) scanQueries(sch schema.Schema) []namedQuery {
 		// The tenants' memory is summed per step, before the quantile:
 		// tenants that take turns never add up.
 		{name: "gpu tenants memory p99", expr: quantile(0.99, "sum by "+gpuKey+" ("+mem+")"), apply: a.gpuValue(func(g *GPU, v float64) { g.TenantsMemoryP99Bytes = v })},
-	}, slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch, true), a.healthQueries(sch), a.attributionQueries(sch))...)
+	}, slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch, true), a.healthQueries(sch), a.attributionQueries(sch, false))...)
 }
 
 // allocSteps records an allocation's steps and the workload the engine
@@ -199,26 +202,62 @@ func (a *analysis) alloc(set func(*Allocation, float64)) func(*model.Sample) {
 	return func(s *model.Sample) { set(a.allocation(s.Metric), float64(s.Value)) }
 }
 
-// allocAttributes reads the labels that are not part of the key. More than
-// one series per key means the sharing mode or profile changed within the
-// window; the last one seen cannot be told apart by an instant query, so
-// the lexically greatest is kept (deterministic) and a note says so.
-func (a *analysis) allocAttributes(s *model.Sample) {
-	x := a.allocation(s.Metric)
-	sharing := string(s.Metric[schema.LabelSharing])
-	if x.Sharing != "" {
-		if x.Sharing == sharing {
-			return
-		}
-		a.sharingChanged++
-		if sharing < x.Sharing {
-			return
+// allocMode is one labelling of an allocation's series in the window: its
+// sharing mode, with the share, model and profile it was last seen with,
+// and how many steps it held.
+type allocMode struct {
+	sharing, model, profile string
+	share                   float64
+	steps                   int
+}
+
+func (a *analysis) allocModeOf(s model.Metric) *allocMode {
+	k, sharing := allocationKey(s), string(s[schema.LabelSharing])
+	if a.allocModes == nil {
+		a.allocModes = map[AllocationKey][]*allocMode{}
+	}
+	for _, m := range a.allocModes[k] {
+		if m.sharing == sharing {
+			return m
 		}
 	}
-	x.Sharing = sharing
-	x.Share = float64(s.Value)
-	x.Model = string(s.Metric[schema.LabelModel])
-	x.MIGProfile = string(s.Metric[schema.LabelMIGProfile])
+	m := &allocMode{sharing: sharing}
+	a.allocModes[k] = append(a.allocModes[k], m)
+	a.allocation(s)
+	return m
+}
+
+// allocAttributes reads the labels that are not part of the key, with the
+// value last seen.
+func (a *analysis) allocAttributes(s *model.Sample) {
+	m := a.allocModeOf(s.Metric)
+	m.share, m.model, m.profile = float64(s.Value), string(s.Metric[schema.LabelModel]), string(s.Metric[schema.LabelMIGProfile])
+}
+
+// allocModeSteps reads how many steps each labelling held.
+func (a *analysis) allocModeSteps(s *model.Sample) { a.allocModeOf(s.Metric).steps += int(s.Value) }
+
+// settleAllocModes gives each allocation the labelling it held longest.
+// More than one means the sharing mode changed within the window: a
+// profile or replica change, or, in dcgm-exporter's data without
+// staleness markers, a pod replaced on the same GPU that lingered for the
+// lookback beside its successor, which must not make the successor's GPU
+// read as shared. Ties go to the lexically greatest mode (deterministic);
+// a note counts the allocations.
+func (a *analysis) settleAllocModes() {
+	for k, modes := range a.allocModes {
+		var best *allocMode
+		for _, m := range modes {
+			if best == nil || m.steps > best.steps || (m.steps == best.steps && m.sharing > best.sharing) {
+				best = m
+			}
+		}
+		if len(modes) > 1 {
+			a.sharingChanged++
+		}
+		x := a.allocationOf(k)
+		x.Sharing, x.Share, x.Model, x.MIGProfile = best.sharing, best.share, best.model, best.profile
+	}
 }
 
 func (a *analysis) gpuFor(m model.Metric) *GPU { return a.gpuOf(gpuKey(m)) }
@@ -255,6 +294,7 @@ func (a *analysis) gpuSharing(s *model.Sample) {
 // usage series outlived its allocation, sorts, and writes the notes.
 func (a *analysis) finish() {
 	a.finishPasses()
+	a.settleAllocModes()
 	expected := float64(a.res.ExpectedSteps)
 	for _, x := range a.allocs {
 		if x.Steps == 0 {

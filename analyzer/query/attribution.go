@@ -2,21 +2,75 @@ package query
 
 import (
 	"fmt"
+	"math"
+	"time"
+
+	"github.com/prometheus/common/model"
 
 	"github.com/gpulens/gpulens/analyzer/schema"
 )
 
 // attributionQueries read how each GPU's tenants were attributed
-// (schema.GPUAttribution), the highest code of the window: the layout that
-// says least about the tenants is the one the figures must be read under.
-func (a *analysis) attributionQueries(sch schema.Schema) []namedQuery {
-	return []namedQuery{
-		{name: "gpu attribution", expr: sch.GPUAttribution(a.window()), apply: a.gpuValue(func(g *GPU, v float64) {
-			code := int(v)
-			g.Attribution = attributionNames[code%schema.AttributionRelabelled]
-			g.Relabelled = code >= schema.AttributionRelabelled
-		})},
+// (schema.GPUAttribution): the highest code that lasted, the layout that
+// says least about the tenants being the one the figures must be read
+// under. With pass set (the source has range queries) a schema that gives
+// its per-step code is read as a pass and the sustain rule applied here
+// (sustainedMax), instead of the engine evaluating a subquery within a
+// subquery.
+func (a *analysis) attributionQueries(sch schema.Schema, pass bool) []namedQuery {
+	set := func(g *GPU, v float64) {
+		code := int(v)
+		g.Attribution = attributionNames[code%schema.AttributionRelabelled]
+		g.Relabelled = code >= schema.AttributionRelabelled
 	}
+	if st, ok := sch.(stepAttributor); ok && pass {
+		return []namedQuery{{name: "gpu attribution", expr: st.StepAttribution(), series: func(mat model.Matrix) {
+			n := schema.SustainSteps(a.w.Step)
+			for _, s := range mat {
+				if v, ok := sustainedMax(s.Values, a.w.Step, n, a.w.End); ok {
+					set(a.gpuFor(s.Metric), v)
+				}
+			}
+		}}}
+	}
+	return []namedQuery{{name: "gpu attribution", expr: sch.GPUAttribution(a.window()), apply: a.gpuValue(set)}}
+}
+
+// stepAttributor is a schema whose attribution code varies by step and is
+// sustained over schema.SustainSteps (schema.DCGM).
+type stepAttributor interface{ StepAttribution() string }
+
+// sustainedMax is max_over_time(min_over_time(x[n steps])) over the
+// window, as schema.DCGM.GPUAttribution asks the engine for: at every
+// step of the grid from pts' first point to n-1 steps past its last (and
+// not past end), the lowest value of the points in the n steps ending
+// there; the highest of those. A sliding-window minimum, so a week of
+// minutes costs one walk.
+func sustainedMax(pts []model.SamplePair, step time.Duration, n int, end time.Time) (float64, bool) {
+	if len(pts) == 0 {
+		return 0, false
+	}
+	st := step.Milliseconds()
+	idx := func(p model.SamplePair) int64 { return floorDiv(int64(p.Timestamp), st) }
+	last := min(idx(pts[len(pts)-1])+int64(n)-1, floorDiv(end.UnixMilli(), st))
+	best, found := math.Inf(-1), false
+	var window []int // indices into pts, their values increasing
+	j := 0
+	for g := idx(pts[0]); g <= last; g++ {
+		for ; j < len(pts) && idx(pts[j]) <= g; j++ {
+			for len(window) > 0 && pts[window[len(window)-1]].Value >= pts[j].Value {
+				window = window[:len(window)-1]
+			}
+			window = append(window, j)
+		}
+		for len(window) > 0 && idx(pts[window[0]]) <= g-int64(n) {
+			window = window[1:]
+		}
+		if len(window) > 0 {
+			best, found = max(best, float64(pts[window[0]].Value)), true
+		}
+	}
+	return best, found
 }
 
 // Attributions, the values of GPU.Attribution.

@@ -41,7 +41,7 @@ func (a *analysis) passQueries(sch schema.Schema) []namedQuery {
 			namedQuery{name: "gpu thermal", expr: h.Thermal, series: a.thermalPass},
 		)
 	}
-	qs = append(qs, a.attributionQueries(sch)...)
+	qs = append(qs, a.attributionQueries(sch, true)...)
 	return append(qs, a.ownerQueries(sch, false)...)
 }
 
@@ -62,10 +62,12 @@ func (a *analysis) allocationPass(mat model.Matrix) {
 			continue
 		}
 		a.pass.gpuPods[PodRef{string(s.Metric[schema.LabelNamespace]), string(s.Metric[schema.LabelPod])}] = true
-		// last_over_time per series, labels not of the key included.
+		// last_over_time and count_over_time per series, labels not of the
+		// key included.
 		if v := lastOverTime(s.Values); !math.IsNaN(v) {
 			a.allocAttributes(&model.Sample{Metric: s.Metric, Value: model.SampleValue(v)})
 		}
+		a.allocModeOf(s.Metric).steps += len(s.Values)
 	}
 	allocs := groupBy(a, mat, allocationKey, aggMax)
 	for _, g := range allocs {

@@ -88,3 +88,63 @@ func TestScenarioPassesMatchScans(t *testing.T) {
 		}
 	}
 }
+
+// TestRolloutWithoutStalenessPassesMatchScans: a pod replaced on the same
+// whole GPU, scraped every minute into a store without staleness markers,
+// so that the old pod lingers beside the new one for the lookback. The
+// layout must be the one that lasted (one tenant, or the layout's own),
+// never copies, and the passes (the sustain rule in Go) must agree with
+// the scans (min_over_time within max_over_time in the engine).
+func TestRolloutWithoutStalenessPassesMatchScans(t *testing.T) {
+	s, err := sim.Load("../findings/testdata/workloads/rollout-same-gpu.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	w := query.Window{Start: start, End: start.Add(6 * time.Hour), Step: time.Minute}
+	for _, l := range []struct {
+		layout fleet.DCGMLayout
+		want   string
+	}{
+		{fleet.DCGMNoVirtualGPUs, query.AttributionOneTenant},
+		{fleet.DCGMVirtualGPUs, query.AttributionOneTenant},
+		{fleet.DCGMVirtualGPUs2025, query.AttributionPerProcess},
+	} {
+		t.Run(l.layout.String(), func(t *testing.T) {
+			ctx := context.Background()
+			db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var n atomic.Int64
+			err = fleet.Run(ctx, fleet.Options{Scenario: s, Start: w.Start, End: w.End, Step: w.Step}, func(string) fleet.Sink {
+				d := fleet.NewDCGMSink(fleet.NewTSDBSink(ctx, db, &n).WithoutStaleness())
+				d.Layout = l.layout
+				return d
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			scans, err := query.AnalyzeScans(ctx, db, schema.DCGM{}, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			passes, err := query.AnalyzePasses(ctx, db, schema.DCGM{}, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range query.ResultDiff(scans, passes) {
+				t.Error(d)
+			}
+			if len(passes.GPUs) != 1 || passes.GPUs[0].Attribution != l.want || passes.GPUs[0].Sharing != schema.SharingNone {
+				t.Errorf("GPUs %+v: want one whole GPU attributed %s", passes.GPUs, l.want)
+			}
+			for _, a := range passes.Allocations {
+				if a.Sharing != schema.SharingNone || a.Share != 1 {
+					t.Errorf("%s: %s share %v, want the whole GPU it held alone but for the lookback", a.Pod, a.Sharing, a.Share)
+				}
+			}
+		})
+	}
+}

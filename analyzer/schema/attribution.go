@@ -1,6 +1,11 @@
 package schema
 
 import (
+	"fmt"
+	"time"
+
+	"github.com/prometheus/common/model"
+
 	"github.com/gpulens/gpulens/describe"
 	"github.com/gpulens/gpulens/describe/dcgm"
 )
@@ -55,11 +60,37 @@ func (Native) GPUAttribution(o Over) string {
 // device series beside per-pod ones is the 2025 per-process layout; two
 // pods or more without one are copies; one pod alone is one tenant. MIG
 // instances are each their tenant's own. The window's code is the highest
-// of its steps.
-func (d DCGM) GPUAttribution(o Over) string { return o.Apply("max_over_time", d.stepAttribution()) }
+// that lasted SustainSteps steps in a row: where the data has no staleness
+// markers (a backfill, federation, a copy), a pod that ended stays visible
+// for the lookback beside the one that replaced it, and one such step must
+// not make a whole GPU's week read as copies.
+func (d DCGM) GPUAttribution(o Over) string {
+	return o.Apply("max_over_time", fmt.Sprintf("min_over_time((%s)[%s:%s])", d.StepAttribution(), sustainRange(o.Step), o.Step))
+}
 
-// stepAttribution is GPUAttribution at one step.
-func (DCGM) stepAttribution() string {
+// Lookback is Prometheus's default lookback delta: how long a series with
+// no staleness marker stays visible after its last sample.
+const Lookback = 5 * time.Minute
+
+// SustainSteps is how many steps in a row a layout must hold at step to
+// count: one more than a series can linger for the lookback.
+func SustainSteps(step time.Duration) int { return int(Lookback/step) + 1 }
+
+// sustainRange is the range of SustainSteps steps of step, less a
+// millisecond, so that Prometheus 2's closed and Prometheus 3's left-open
+// subquery ranges both hold exactly SustainSteps steps.
+func sustainRange(step string) string {
+	d, err := model.ParseDuration(step)
+	if err != nil {
+		return step // the caller's step is its own PromQL; let the engine say what is wrong
+	}
+	st := time.Duration(d)
+	return fmt.Sprintf("%dms", (time.Duration(SustainSteps(st))*st - time.Millisecond).Milliseconds())
+}
+
+// StepAttribution is the attribution code at one step, for readers that
+// apply the sustain rule themselves (query's passes, in Go).
+func (DCGM) StepAttribution() string {
 	key := by(GPUKey)
 	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmTenants(dcgm.FBUsed, wholeGPU)) + "))"
 	device := "count by " + key + " (" + norm(dcgmDevice(dcgm.FBUsed, wholeGPU)) + ")"

@@ -40,6 +40,17 @@ type TSDBSink struct {
 	samples *atomic.Int64
 	// target are the labels a Prometheus scrape adds (job, instance).
 	target []labels.Label
+	// noStaleness leaves the staleness markers out (WithoutStaleness).
+	noStaleness bool
+}
+
+// WithoutStaleness writes no staleness markers, as data reaches a store
+// that was not its live scrape: a backfill (promtool tsdb
+// create-blocks-from), federation, a remote-write copy of some stores. A
+// series that ended then stays visible for the lookback (five minutes).
+func (s *TSDBSink) WithoutStaleness() *TSDBSink {
+	s.noStaleness = true
+	return s
 }
 
 // WithTarget adds the job and instance labels a Prometheus scrape of the
@@ -112,6 +123,10 @@ func (s *TSDBSink) EndStep(ts time.Time) error {
 	stale := math.Float64frombits(value.StaleNaN)
 	for h, sr := range s.series {
 		if sr.seen != s.gen {
+			if s.noStaleness {
+				delete(s.series, h)
+				continue
+			}
 			if _, err := s.app.Append(sr.ref, sr.lset, ts.UnixMilli(), stale); err != nil {
 				return fmt.Errorf("marking %s stale: %w", sr.lset, err)
 			}
