@@ -162,6 +162,8 @@ type mode struct {
 	// noStaleness stores the series without staleness markers, as a
 	// backfill, federation or a copy does.
 	noStaleness bool
+	// noMIGMemory is DCGM on H100 in MIG mode: no FB_* per GPU instance.
+	noMIGMemory bool
 }
 
 func (m mode) String() string {
@@ -325,6 +327,7 @@ func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scena
 			// it. A current install's flapping pod label (the emulator's
 			// default) is not yet read as sharing by the analyzer: issue 22.
 			d.Install.FlappingTenant = false
+			d.Install.NoMIGMemory = m.noMIGMemory
 			sink = d
 		}
 		return sink

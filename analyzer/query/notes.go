@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/describe/dcgm"
 	"github.com/gpulens/gpulens/internal/mig"
 )
 
@@ -36,8 +37,11 @@ func (a *analysis) notes() []string {
 	if noUtilGPUs > 0 {
 		notes = append(notes, fmt.Sprintf("%d GPUs have no utilization samples: their utilization is unknown, not zero", noUtilGPUs))
 	}
-	var noUtil, partialUtil int
+	var noUtil, partialUtil, migNoMemory int
 	for _, x := range a.res.Allocations {
+		if x.MIGProfile != "" && x.MemorySteps == 0 {
+			migNoMemory++
+		}
 		switch {
 		case x.UtilizationSteps == 0:
 			noUtil++
@@ -46,10 +50,14 @@ func (a *analysis) notes() []string {
 		}
 	}
 	if n := ampereSlicesWithUtilization(a.res.Allocations); n > 0 {
-		notes = append(notes, fmt.Sprintf("%d MIG slices of Ampere GPUs (A100, A30) have utilization from dcgm-exporter's DCGM_FI_PROF_GR_ENGINE_ACTIVE of their GPU instance: NVML has none per slice before Hopper (no GPM)", n))
+		notes = append(notes, fmt.Sprintf("%d MIG slices of Ampere GPUs (A100, A30) have utilization from dcgm-exporter's %s of their GPU instance: NVML has none per slice before Hopper (no GPM)", n, dcgm.GREngineActive))
 	}
 	if n := ampereSlicesWithoutUtilization(a.res.Allocations); n > 0 {
-		notes = append(notes, fmt.Sprintf("%d MIG slices of Ampere GPUs (A100, A30) have no utilization: NVML has none per slice before Hopper (no GPM), so it is unknown; dcgm-exporter's DCGM_FI_PROF_GR_ENGINE_ACTIVE measures it, where it runs", n))
+		notes = append(notes, fmt.Sprintf("%d MIG slices of Ampere GPUs (A100, A30) have no utilization: NVML has none per slice before Hopper (no GPM), so it is unknown; dcgm-exporter's %s measures it, where it runs", n, dcgm.GREngineActive))
+	}
+	if migNoMemory > 0 {
+		notes = append(notes, fmt.Sprintf("%d MIG slices have no memory samples (dcgm-exporter reports no %s or %s for the GPU instances of an H100 in MIG mode: dcgm-exporter #380, #512): their memory is unknown, not zero, and no slice size is judged by it",
+			migNoMemory, dcgm.FBUsed, dcgm.FBFree))
 	}
 	if noUtil > 0 {
 		notes = append(notes, fmt.Sprintf("%d allocations have no utilization samples: their utilization is unknown, not zero", noUtil))

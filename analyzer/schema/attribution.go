@@ -94,7 +94,7 @@ func (DCGM) StepAttribution() string {
 	key := by(GPUKey)
 	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmTenants(dcgm.FBUsed, wholeGPU)) + "))"
 	device := "count by " + key + " (" + norm(dcgmDevice(dcgm.FBUsed, wholeGPU)) + ")"
-	mig := "count by " + key + " (" + norm(dcgmTenants(dcgm.FBUsed, anyMIG)) + ")"
+	mig := "count by " + key + " (" + norm(migTenants(anyMIG)) + ")"
 	return withRelabelled(union([]string{
 		"0 * (" + pods + " and on " + key + " " + device + ") + " + itoa(AttributionPerProcess),
 		"0 * ((" + pods + " > 1) unless on " + key + " " + device + ") + " + itoa(AttributionCopies),

@@ -52,6 +52,21 @@ func dcgmTenants(field, matchers string) string { return dcgm.Tenants(dcgm.On(fi
 
 func dcgmDevice(field, matchers string) string { return dcgm.Device(dcgm.On(field, matchers)) }
 
+// migTenants are the series that say a pod holds a MIG GPU instance:
+// FB_USED, or where DCGM reports no memory per instance (H100 in MIG mode:
+// dcgm-exporter #380, #434, #512) the instance's graphics-engine activity,
+// which DCGM's profiling module does report. Set operators match without
+// the metric name, so FB_USED wins where both exist.
+func migTenants(matchers string) string {
+	return "(" + dcgmTenants(dcgm.FBUsed, matchers) + " or " + dcgmTenants(dcgm.GREngineActive, matchers) + ")"
+}
+
+// migInstances is the same for every series of the instances, held or
+// not.
+func migInstances(matchers string) string {
+	return "(" + dcgm.FBUsed + "{" + matchers + "} or " + dcgm.GREngineActive + "{" + matchers + "})"
+}
+
 const (
 	wholeGPU = dcgm.WholeGPU
 	anyMIG   = dcgm.AnyMIG
@@ -63,7 +78,7 @@ func (DCGM) Allocation() string {
 	for _, g := range describe.SliceGroups {
 		for _, n := range g.Slices {
 			sel := dcgm.Profile(n) + ", " + describe.ModelIn(dcgm.LabelModel, g)
-			share := fmt.Sprintf("0 * %s + %d / %d", norm(dcgmTenants(dcgm.FBUsed, sel)), n, g.Total)
+			share := fmt.Sprintf("0 * %s + %d / %d", norm(migTenants(sel)), n, g.Total)
 			parts = append(parts, setLabel("max by "+by(AllocationLabels)+" ("+share+")", LabelSharing, SharingMIG))
 		}
 	}
@@ -71,8 +86,8 @@ func (DCGM) Allocation() string {
 	// instances, as the native exporter estimates it, which still sums to
 	// at most 1.
 	unknown := anyMIG + ", " + describe.UnknownModel(dcgm.LabelModel)
-	instances := "count by (node, uuid) (count by (node, uuid, gpu_instance) (" + norm(dcgm.FBUsed+"{"+unknown+"}") + "))"
-	parts = append(parts, setLabel("max by "+by(AllocationLabels)+" (0 * "+norm(dcgmTenants(dcgm.FBUsed, unknown))+" + 1)"+
+	instances := "count by (node, uuid) (count by (node, uuid, gpu_instance) (" + norm(migInstances(unknown)) + "))"
+	parts = append(parts, setLabel("max by "+by(AllocationLabels)+" (0 * "+norm(migTenants(unknown))+" + 1)"+
 		" / on (node, uuid) group_left () "+instances, LabelSharing, SharingMIG))
 	pods := norm(dcgmTenants(dcgm.FBUsed, wholeGPU))
 	share := "max by " + by(AllocationLabels) + " (0 * " + pods + " + 1)" +
@@ -108,7 +123,7 @@ func (DCGM) MemoryUsed() string {
 // GPU implements Schema. MIG instances and co-tenants' duplicates of the
 // same device collapse onto the physical GPU.
 func (DCGM) GPU() string {
-	return "0 * max by " + by(GPULabels) + " (" + norm(dcgm.FBUsed) + ") + 1"
+	return "0 * max by " + by(GPULabels) + " (" + norm("("+dcgm.FBUsed+" or "+dcgm.GREngineActive+"{"+anyMIG+"})") + ") + 1"
 }
 
 var gpuInstanceLabels = []string{LabelNode, LabelUUID, LabelModel, LabelGPUInstance}
@@ -124,7 +139,7 @@ func (DCGM) GPUUtilization() string {
 		"max by " + by(GPULabels) + " (" + norm(dcgm.GPUUtil+"{"+wholeGPU+"}") + ") / 100",
 		"max by " + by(GPULabels) + " (" + norm(dcgm.GREngineActive+"{"+wholeGPU+"}") + ")",
 		"sum by " + by(GPULabels) + " (" + union(slices) + ") / on (node, uuid, model) group_left () " +
-			describe.MIGTotal(dcgm.FBUsed, "", dcgm.LabelModel, norm, GPULabels...),
+			describe.MIGTotal(dcgm.GREngineActive, anyMIG+", ", dcgm.LabelModel, norm, GPULabels...),
 	})
 }
 
@@ -169,5 +184,6 @@ func (DCGM) GPUEnergy(rng, step string) string {
 		by(GPULabels), norm(dcgm.TotalEnergy), rng, step)
 }
 
-// Identifying implements Schema.
-func (DCGM) Identifying() []string { return []string{dcgm.FBUsed} }
+// Identifying implements Schema: FB_USED, or on a fleet of H100 GPUs in
+// MIG mode, which has none, the profiling field.
+func (DCGM) Identifying() []string { return []string{dcgm.FBUsed, dcgm.GREngineActive} }

@@ -475,8 +475,8 @@ func (s *DCGMSink) emitRow(ts time.Time, g *dcgmGPU, xid float64, in *dcgmInstan
 			dcgm.SMOccupancy, in.occupancy,
 			dcgm.TensorActive, in.tensor,
 			dcgm.DRAMActive, in.dram,
-			dcgm.FBUsed, mibFloor(used),
-			dcgm.FBFree, mibFloor(in.total-in.used))
+			dcgm.FBUsed, s.Install.migMemory(mibFloor(used)),
+			dcgm.FBFree, s.Install.migMemory(mibFloor(in.total-in.used)))
 	}
 	if err != nil {
 		return err
@@ -616,6 +616,17 @@ type DCGMInstall struct {
 	FlappingTenant bool
 	// ClocksEventReasons names the throttle field as DCGM 3.3 and later do.
 	ClocksEventReasons bool
+	// NoMIGMemory leaves FB_USED and FB_FREE out of MIG GPU instances, as
+	// DCGM does on H100 in MIG mode (dcgm-exporter #380, #434, #512); the
+	// profiling fields stay.
+	NoMIGMemory bool
+}
+
+func (i DCGMInstall) migMemory(v float64) float64 {
+	if i.NoMIGMemory {
+		return math.NaN()
+	}
+	return v
 }
 
 // StockInstall is the GPU Operator's dcgm-exporter as installed today: the

@@ -1,0 +1,60 @@
+package findings
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/exporter/sim"
+)
+
+// TestH100MIGWithoutMemory: DCGM reports no FB_USED or FB_FREE for the GPU
+// instances of an H100 in MIG mode (dcgm-exporter #380, #434, #512), only
+// the profiling fields. The slice and its tenant must still be seen, with
+// the share of its profile (3g.40gb: 3 of the H100's 7 compute slices, from
+// the scenario), its memory unknown rather than zero, and a note saying so.
+func TestH100MIGWithoutMemory(t *testing.T) {
+	s, err := sim.Load(filepath.Join("testdata", "scenarios", "mig-oversized.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, base := range []mode{dcgmOnePod, dcgmCopies, dcgmPerProc} {
+		m := base
+		m.noMIGMemory = true
+		t.Run(m.String(), func(t *testing.T) {
+			res := analyzeScenario(t, s, m, scenarioStart, scenarioEnd, scenarioStep)
+			var found bool
+			for _, a := range res.Allocations {
+				if a.Pod != "ocr-serving" {
+					continue
+				}
+				found = true
+				if a.Sharing != schema.SharingMIG || a.MIGProfile != "3g.40gb" || a.Share < 3.0/7-1e-9 || a.Share > 3.0/7+1e-9 {
+					t.Errorf("ocr-serving: %s %s share %v, want mig 3g.40gb 3/7", a.Sharing, a.MIGProfile, a.Share)
+				}
+				if a.MemorySteps != 0 || a.PeakMemoryBytes != 0 {
+					t.Errorf("ocr-serving: memory %v over %d steps, but DCGM reported none", a.PeakMemoryBytes, a.MemorySteps)
+				}
+				if a.UtilizationSteps == 0 {
+					t.Error("ocr-serving: no utilization, but GR_ENGINE_ACTIVE was reported")
+				}
+			}
+			if !found {
+				t.Fatalf("the MIG slice's tenant vanished: %+v", res.Allocations)
+			}
+			if len(res.GPUs) != 1 {
+				t.Errorf("%d GPUs, want the H100", len(res.GPUs))
+			}
+			if !strings.Contains(strings.Join(res.Notes, "\n"), "memory is unknown") {
+				t.Errorf("notes %q: want one saying the slices' memory is unknown", res.Notes)
+			}
+			r := Detect(res, nil, DefaultConfig(), nil)
+			for _, f := range r.Findings {
+				if f.Pod == "ocr-serving" && f.Kind == KindMIGOversized && f.Recommendation != nil {
+					t.Logf("%s: %s", f.Kind, f.Summary)
+				}
+			}
+		})
+	}
+}
