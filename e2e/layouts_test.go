@@ -50,9 +50,9 @@ func TestDCGMLayoutsOnServers(t *testing.T) {
 			if err := fleet.Run(ctx, fleet.Options{Scenario: sc, Start: simStart, End: end, Step: step}, func(node string) fleet.Sink {
 				d := fleet.NewDCGMSink(fleet.NewServiceMonitorSink(fleet.NewTSDBSink(ctx, db, &n), fleet.DCGMTarget(node)))
 				d.Layout = layout
-				// A stable pod label: with a flapping one the backfilled copy,
-				// which has no staleness markers, sees co-tenants the embedded
-				// TSDB does not; reading both alike is still to do (issue 22).
+				// A stable pod label: a flapping one is not read as sharing
+				// yet, and its backfill, without staleness markers, would show
+				// co-tenants the embedded TSDB does not.
 				d.Install.FlappingTenant = false
 				return d
 			}); err != nil {

@@ -164,6 +164,14 @@ type mode struct {
 	noStaleness bool
 	// noMIGMemory is DCGM on H100 in MIG mode: no FB_* per GPU instance.
 	noMIGMemory bool
+	// flapping is a current install's one-pod layout, whose pod label
+	// moves between a shared GPU's co-tenants from scrape to scrape (the
+	// emulator's default). The analyzer does not yet read it as sharing,
+	// so the modes keep the label stable.
+	flapping bool
+	// noHostPID is the per-process layout deployed without hostPID: every
+	// per-process pod row is 0.
+	noHostPID bool
 }
 
 func (m mode) String() string {
@@ -179,6 +187,12 @@ func (m mode) String() string {
 	}
 	if m.noStaleness {
 		s += "/no-staleness-markers"
+	}
+	if m.flapping {
+		s += "/flapping"
+	}
+	if m.noHostPID {
+		s += "/no-hostpid"
 	}
 	return s
 }
@@ -323,11 +337,9 @@ func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scena
 		if dcgm {
 			d := fleet.NewDCGMSink(sink)
 			d.Layout = m.layout
-			// The one-pod layout as a kubelet with a stable list order writes
-			// it. A current install's flapping pod label (the emulator's
-			// default) is not yet read as sharing by the analyzer: issue 22.
-			d.Install.FlappingTenant = false
+			d.Install.FlappingTenant = m.flapping // see mode.flapping
 			d.Install.NoMIGMemory = m.noMIGMemory
+			d.Install.NoHostPID = m.noHostPID
 			sink = d
 		}
 		return sink

@@ -95,10 +95,16 @@ func (DCGM) StepAttribution() string {
 	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmTenants(dcgm.FBUsed, wholeGPU)) + "))"
 	device := "count by " + key + " (" + norm(dcgmDevice(dcgm.FBUsed, wholeGPU)) + ")"
 	mig := "count by " + key + " (" + norm(migTenants(anyMIG)) + ")"
+	// Written so that each signal is read once (PromQL has no variables,
+	// and VictoriaMetrics refuses queries over 16 KiB by default): a held
+	// GPU with a device row is per-process, less one (copies) where its
+	// pod rows are unmapped; without one, one tenant, plus two (copies)
+	// where more than one pod holds it.
+	withDevice := fmt.Sprintf("(%d - ((0 * %s + %d) or 0 * %s)) and on %s %s", AttributionPerProcess, unmapped(),
+		AttributionPerProcess-AttributionCopies, device, key, pods)
+	withoutDevice := fmt.Sprintf("%d + %d * clamp_max(%s - 1, 1)", AttributionOneTenant, AttributionCopies-AttributionOneTenant, pods)
 	return withRelabelled(union([]string{
-		"0 * (" + pods + " and on " + key + " " + device + ") + " + itoa(AttributionPerProcess),
-		"0 * ((" + pods + " > 1) unless on " + key + " " + device + ") + " + itoa(AttributionCopies),
-		"0 * ((" + pods + " == 1) unless on " + key + " " + device + ") + " + itoa(AttributionOneTenant),
+		"(" + withDevice + ") or (" + withoutDevice + ")",
 		"0 * " + mig + " + " + itoa(AttributionPerTenant),
 	}), dcgm.FBUsed, norm)
 }

@@ -52,19 +52,29 @@ func dcgmTenants(field, matchers string) string { return dcgm.Tenants(dcgm.On(fi
 
 func dcgmDevice(field, matchers string) string { return dcgm.Device(dcgm.On(field, matchers)) }
 
-// migTenants are the series that say a pod holds a MIG GPU instance:
-// FB_USED, or where DCGM reports no memory per instance (H100 in MIG mode:
-// dcgm-exporter #380, #434, #512) the instance's graphics-engine activity,
-// which DCGM's profiling module does report. Set operators match without
-// the metric name, so FB_USED wins where both exist.
-func migTenants(matchers string) string {
-	return "(" + dcgmTenants(dcgm.FBUsed, matchers) + " or " + dcgmTenants(dcgm.GREngineActive, matchers) + ")"
-}
+// migPresence selects, by metric name, the fields that say a MIG GPU
+// instance is there: FB_USED, or where DCGM reports no memory per instance
+// (H100 in MIG mode: dcgm-exporter #380, #434, #512) the instance's
+// graphics-engine activity, which DCGM's profiling module reports; either
+// alone where the other is missing (no profiling module: #310). An
+// instance with both has two series: callers take a max before any
+// arithmetic, which would otherwise leave two series of one label set.
+var migPresence = `__name__=~"` + dcgm.FBUsed + `|` + dcgm.GREngineActive + `"`
 
-// migInstances is the same for every series of the instances, held or
-// not.
-func migInstances(matchers string) string {
-	return "(" + dcgm.FBUsed + "{" + matchers + "} or " + dcgm.GREngineActive + "{" + matchers + "})"
+// migTenants are the MIG instances' series that a pod holds (migPresence).
+func migTenants(matchers string) string { return dcgmTenants("", migPresence+", "+matchers) }
+
+// migInstances are every series of the MIG instances (migPresence).
+func migInstances(matchers string) string { return "{" + migPresence + ", " + matchers + "}" }
+
+// migSlices is, per GPU in MIG mode, its model's compute slices
+// (internal/mig), from migPresence; none for a model the catalog lacks.
+func migSlices() string {
+	var parts []string
+	for _, g := range describe.SliceGroups {
+		parts = append(parts, fmt.Sprintf("0 * max by %s (%s) + %d", by(GPULabels), norm(migInstances(anyMIG+", "+describe.ModelIn(dcgm.LabelModel, g))), g.Total))
+	}
+	return union(parts)
 }
 
 const (
@@ -74,20 +84,22 @@ const (
 
 // Allocation implements Schema.
 func (DCGM) Allocation() string {
-	var parts []string
-	for _, g := range describe.SliceGroups {
-		for _, n := range g.Slices {
-			sel := dcgm.Profile(n) + ", " + describe.ModelIn(dcgm.LabelModel, g)
-			share := fmt.Sprintf("0 * %s + %d / %d", norm(migTenants(sel)), n, g.Total)
-			parts = append(parts, setLabel("max by "+by(AllocationLabels)+" ("+share+")", LabelSharing, SharingMIG))
-		}
+	// A GPU instance's share is its profile's compute slices over its
+	// model's: one selection per slice count, all divided by the model's
+	// total, which keeps the expression within VictoriaMetrics' default
+	// query length (-search.maxQueryLen, 16 KiB) where one selection per
+	// model group and slice count did not.
+	var slices []string
+	for _, n := range describe.AllSlices() {
+		slices = append(slices, fmt.Sprintf("0 * max by %s (%s) + %d", by(AllocationLabels), norm(migTenants(dcgm.Profile(n))), n))
 	}
+	parts := []string{setLabel("("+union(slices)+") / on (node, uuid) group_left () ("+migSlices()+")", LabelSharing, SharingMIG)}
 	// A model whose geometry the catalog lacks: an even split of the GPU's
 	// instances, as the native exporter estimates it, which still sums to
 	// at most 1.
 	unknown := anyMIG + ", " + describe.UnknownModel(dcgm.LabelModel)
 	instances := "count by (node, uuid) (count by (node, uuid, gpu_instance) (" + norm(migInstances(unknown)) + "))"
-	parts = append(parts, setLabel("max by "+by(AllocationLabels)+" (0 * "+norm(migTenants(unknown))+" + 1)"+
+	parts = append(parts, setLabel("(0 * max by "+by(AllocationLabels)+" ("+norm(migTenants(unknown))+") + 1)"+
 		" / on (node, uuid) group_left () "+instances, LabelSharing, SharingMIG))
 	pods := norm(dcgmTenants(dcgm.FBUsed, wholeGPU))
 	share := "max by " + by(AllocationLabels) + " (0 * " + pods + " + 1)" +
@@ -98,18 +110,38 @@ func (DCGM) Allocation() string {
 	return union(parts)
 }
 
+// unmappedMiB is how much device memory must be in use, with every
+// per-process pod row at 0, for the rows to read as unmapped rather than
+// as idle tenants: more than a driver's and an idle context's own.
+const unmappedMiB = 1024
+
+// unmapped is 1 per whole GPU and step where the 2025 per-process layout's
+// pod rows are all 0 while the device's own row holds memory: dcgm-exporter
+// maps processes to pods through the host's /proc
+// (transformation/pidmapper.go), which it cannot read without hostPID (the
+// GPU Operator's default), so every tenant would read as idle. Such a GPU
+// is read as copies: the device's figures, the tenant unknown.
+func unmapped() string {
+	key := by(GPUKey)
+	return "((sum by " + key + " (" + norm(dcgmTenants(dcgm.FBUsed, wholeGPU)) + ") == 0) and on " + key +
+		" (max by " + key + " (" + norm(dcgmDevice(dcgm.FBUsed, wholeGPU)) + ") > " + itoa(unmappedMiB) + "))"
+}
+
 // Utilization implements Schema. Where the device's GPU_UTIL series sits
 // beside per-pod ones (the 2025 per-process layout), a pod's value is its
 // own processes' percent of the GPU, made a fraction of its allocation as
-// gpulens's is (times the pods sharing it); elsewhere every pod's value is
-// the device's.
+// gpulens's is (times the pods sharing it), unless the pod rows are
+// unmapped (all 0 beside a busy device: no hostPID), where every pod's
+// value is the device's; elsewhere every pod's value is the device's.
 func (DCGM) Utilization() string {
 	key := by(GPUKey)
 	util := "max by " + by(UsageLabels) + " (" + norm(dcgmTenants(dcgm.GPUUtil, wholeGPU)) + ") / 100"
 	device := "count by " + key + " (" + norm(dcgmDevice(dcgm.GPUUtil, wholeGPU)) + ")"
+	deviceUtil := "max by " + key + " (" + norm(dcgmDevice(dcgm.GPUUtil, wholeGPU)) + ") / 100"
 	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmTenants(dcgm.FBUsed, wholeGPU)) + "))"
 	return union([]string{
-		"(" + util + " and on " + key + " " + device + ") * on " + key + " group_left () " + pods,
+		"((" + util + " and on " + key + " " + device + ") unless on " + key + " " + unmapped() + ") * on " + key + " group_left () " + pods,
+		"(0 * " + util + " + on " + key + " group_left () " + deviceUtil + ") and on " + key + " " + unmapped(),
 		util + " unless on " + key + " " + device,
 		"max by " + by(UsageLabels) + " (" + norm(dcgmTenants(dcgm.GREngineActive, "")) + ")",
 	})
@@ -123,7 +155,7 @@ func (DCGM) MemoryUsed() string {
 // GPU implements Schema. MIG instances and co-tenants' duplicates of the
 // same device collapse onto the physical GPU.
 func (DCGM) GPU() string {
-	return "0 * max by " + by(GPULabels) + " (" + norm("("+dcgm.FBUsed+" or "+dcgm.GREngineActive+"{"+anyMIG+"})") + ") + 1"
+	return "0 * max by " + by(GPULabels) + " (" + norm("("+dcgm.FBUsed+"{"+wholeGPU+"} or "+migInstances(anyMIG)+")") + ") + 1"
 }
 
 var gpuInstanceLabels = []string{LabelNode, LabelUUID, LabelModel, LabelGPUInstance}

@@ -452,6 +452,9 @@ func (s *DCGMSink) emitRow(ts time.Time, g *dcgmGPU, xid float64, in *dcgmInstan
 			return nil
 		}
 		util, used = u.util*zeroIfNaN(u.alloc), u.mem
+		if s.Install.NoHostPID {
+			util, used = 0, 0
+		}
 		if in != nil {
 			util = math.NaN()
 		}
@@ -616,6 +619,10 @@ type DCGMInstall struct {
 	FlappingTenant bool
 	// ClocksEventReasons names the throttle field as DCGM 3.3 and later do.
 	ClocksEventReasons bool
+	// NoHostPID is the per-process layout without hostPID (the GPU
+	// Operator's default): dcgm-exporter cannot map processes to pods, so
+	// every per-process pod row is 0.
+	NoHostPID bool
 	// NoMIGMemory leaves FB_USED and FB_FREE out of MIG GPU instances, as
 	// DCGM does on H100 in MIG mode (dcgm-exporter #380, #434, #512); the
 	// profiling fields stay.
