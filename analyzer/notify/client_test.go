@@ -54,7 +54,7 @@ func TestRefusalQuotingCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = e.post(t.Context(), []Alert{{Labels: map[string]string{"alertname": "GpulensX"}}})
+	err = e.post(t.Context(), []Alert{{Labels: map[string]string{"alertname": "GPULensX"}}})
 	if err == nil || !isPermanent(err) || !strings.Contains(err.Error(), "403 Forbidden: denied: Authorization: Basic <redacted> (gpulens:<redacted>)") {
 		t.Fatalf("post = %v, want a permanent 403 with the credentials redacted", err)
 	}

@@ -5,17 +5,20 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpulens/gpulens/alerts"
 	"github.com/gpulens/gpulens/analyzer/findings"
 )
 
-// AlertnamePrefix starts every alertname gpulens sends, so that routes and
-// silences can match all of them with alertname=~"Gpulens.*".
-const AlertnamePrefix = "Gpulens"
+// AlertnamePrefix starts every alertname gpulens sends, the rule files'
+// prefix too (alerts.Prefix), so that routes and silences match all of
+// gpulens's alerts, from serve and from the rules, with
+// alertname=~"GPULens.*".
+const AlertnamePrefix = alerts.Prefix
 
 // Alertname is the alertname of a finding kind: the prefix, then the
 // kind's hyphen-separated words each with a capital first letter, e.g.
-// idle-allocation → GpulensIdleAllocation, timeslice-oom-risk →
-// GpulensTimesliceOomRisk. Mechanical, so a new kind needs no table.
+// idle-allocation → GPULensIdleAllocation, timeslice-oom-risk →
+// GPULensTimesliceOomRisk. Mechanical, so a new kind needs no table.
 func Alertname(kind string) string {
 	var b strings.Builder
 	b.WriteString(AlertnamePrefix)
@@ -73,12 +76,17 @@ func FromFindings(fs []findings.Finding, reportURL string) []Alert {
 	for _, fp := range order {
 		g := groups[fp]
 		f := g.first
-		a := Alert{Labels: identity(f), Annotations: map[string]string{"summary": f.Summary}}
+		a := Alert{Labels: identity(f), Annotations: map[string]string{"summary": f.Summary,
+			// As the rule files' alerts carry them: the section of
+			// docs/runbooks.md for the kind.
+			"runbook_url": alerts.RunbookBase + "#" + strings.ToLower(Alertname(f.Kind))}}
 		if g.n > 1 {
 			a.Annotations["summary"] = fmt.Sprintf("%s (and %d more like it)", f.Summary, g.n-1)
 		}
+		a.Annotations["description"] = strings.TrimSuffix(a.Annotations["summary"], ".") + "."
 		if r := f.Recommendation; r != nil && r.Summary != "" {
 			a.Annotations["recommendation"] = r.Summary
+			a.Annotations["description"] += " Recommended: " + r.Summary + "."
 		}
 		if g.known {
 			a.Annotations["savings"] = fmt.Sprintf("$%.0f/month", g.savings)

@@ -2,20 +2,24 @@ package notify
 
 import (
 	"maps"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
+const runbook = "https://github.com/gpulens/gpulens/blob/main/docs/runbooks.md"
+
 func TestAlertname(t *testing.T) {
 	for _, tt := range []struct{ kind, want string }{
-		{findings.KindIdleAllocation, "GpulensIdleAllocation"},
-		{findings.KindTimesliceOOMRisk, "GpulensTimesliceOomRisk"},
-		{findings.KindMIGOversized, "GpulensMigOversized"},
-		{findings.KindNoGPUQuota, "GpulensNamespaceWithoutGpuQuota"},
-		{"a--b-", "GpulensAB"},
-		{"", "Gpulens"},
+		{findings.KindIdleAllocation, "GPULensIdleAllocation"},
+		{findings.KindTimesliceOOMRisk, "GPULensTimesliceOomRisk"},
+		{findings.KindMIGOversized, "GPULensMigOversized"},
+		{findings.KindNoGPUQuota, "GPULensNamespaceWithoutGpuQuota"},
+		{"a--b-", "GPULensAB"},
+		{"", "GPULens"},
 	} {
 		if got := Alertname(tt.kind); got != tt.want {
 			t.Errorf("Alertname(%q) = %q, want %q", tt.kind, got, tt.want)
@@ -39,24 +43,24 @@ func TestFromFindings(t *testing.T) {
 		{
 			name: "one finding",
 			in:   []findings.Finding{idle("p1", 1000, true)},
-			labels: []map[string]string{{"alertname": "GpulensIdleAllocation", "severity": "warning",
+			labels: []map[string]string{{"alertname": "GPULensIdleAllocation", "severity": "warning",
 				"namespace": "team-a", "workload": "notebook", "node": "n1", "gpu_uuid": "GPU-1"}},
-			annots: []map[string]string{{"summary": "p1 is idle", "recommendation": "release the GPU",
+			annots: []map[string]string{{"summary": "p1 is idle", "recommendation": "release the GPU", "description": "p1 is idle. Recommended: release the GPU.", "runbook_url": runbook + "#gpulensidleallocation",
 				"savings": "$1000/month", "monthly_savings_usd": "1000.00", "report": "http://g/api/v1/report"}},
 		},
 		{
 			name: "pods of one workload are one alert, savings summed",
 			in:   []findings.Finding{idle("p1", 1000, true), idle("p2", 500.5, true)},
-			labels: []map[string]string{{"alertname": "GpulensIdleAllocation", "severity": "warning",
+			labels: []map[string]string{{"alertname": "GPULensIdleAllocation", "severity": "warning",
 				"namespace": "team-a", "workload": "notebook", "node": "n1", "gpu_uuid": "GPU-1"}},
-			annots: []map[string]string{{"summary": "p1 is idle (and 1 more like it)", "recommendation": "release the GPU",
+			annots: []map[string]string{{"summary": "p1 is idle (and 1 more like it)", "recommendation": "release the GPU", "description": "p1 is idle (and 1 more like it). Recommended: release the GPU.", "runbook_url": runbook + "#gpulensidleallocation",
 				"savings": "$1500/month", "monthly_savings_usd": "1500.50", "report": "http://g/api/v1/report"}},
 		},
 		{
 			name:   "no price, no savings; empty labels left out",
 			in:     []findings.Finding{{Kind: findings.KindUnallocated, Severity: findings.Info, Node: "n2", Summary: "spare"}},
-			labels: []map[string]string{{"alertname": "GpulensUnallocatedCapacity", "severity": "info", "node": "n2"}},
-			annots: []map[string]string{{"summary": "spare", "report": "http://g/api/v1/report"}},
+			labels: []map[string]string{{"alertname": "GPULensUnallocatedCapacity", "severity": "info", "node": "n2"}},
+			annots: []map[string]string{{"summary": "spare", "description": "spare.", "runbook_url": runbook + "#gpulensunallocatedcapacity", "report": "http://g/api/v1/report"}},
 		},
 	}
 	for _, tt := range tests {
@@ -74,5 +78,22 @@ func TestFromFindings(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEveryKindHasARunbook: each alert serve sends links to a section of
+// docs/runbooks.md named as the alert.
+func TestEveryKindHasARunbook(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/runbooks.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{findings.KindIdleAllocation, findings.KindUnderusedGPU, findings.KindTimesliceOOMRisk,
+		findings.KindMIGOversized, findings.KindMIGUndersized, findings.KindTrainingOnShared, findings.KindUnallocated,
+		findings.KindUntaintedNode, findings.KindNoGPUQuota, findings.KindMixedModels, findings.KindGPUErrors,
+		findings.KindWorkloadXID, findings.KindThermal, findings.KindInsufficientData} {
+		if !strings.Contains(string(doc), "\n## "+Alertname(kind)+"\n") {
+			t.Errorf("docs/runbooks.md has no section ## %s for the %s finding", Alertname(kind), kind)
+		}
 	}
 }

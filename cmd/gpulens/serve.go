@@ -62,8 +62,9 @@ func newServeCmd() *cobra.Command {
   /api/v1/findings   the findings, in the form of 'gpulens recommend --format json --all'
   /healthz, /readyz  the process; a successful analysis within three intervals
 
-With --alertmanager.url, every finding is an alert (alertname Gpulens<Kind in CamelCase>, labels
-severity, namespace, workload, node, gpu_uuid) sent to every Alertmanager given, re-sent every
+With --alertmanager.url, every finding is an alert (alertname GPULens<Kind in CamelCase>, the rule
+files' prefix; labels severity, namespace, workload, node, gpu_uuid; annotations summary, description,
+runbook_url and the report's link) sent to every Alertmanager given, re-sent every
 --alertmanager.resend-interval, and resolved when the finding goes away. With --push.url the series
 are also pushed to VictoriaMetrics' import endpoint.
 

@@ -193,7 +193,7 @@ func TestServeEndToEnd(t *testing.T) {
 		alerts, err := am.Alerts()
 		if err == nil && len(alerts) == len(identities) {
 			for _, a := range alerts {
-				if !strings.HasPrefix(a.Labels["alertname"], "Gpulens") || a.Labels["severity"] == "" ||
+				if !strings.HasPrefix(a.Labels["alertname"], "GPULens") || a.Labels["severity"] == "" ||
 					a.Annotations["report"] != "http://gpulens.example:9846/api/v1/report" {
 					t.Errorf("alert %v %v", a.Labels, a.Annotations)
 				}
