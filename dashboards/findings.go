@@ -12,7 +12,7 @@ import (
 const (
 	findingMetric = "gpulens_finding"
 	savingsMetric = "gpulens_finding_monthly_savings_usd"
-	teamHours     = "gpulens_team_gpu_hours"
+	teamSeconds   = "gpulens_team_gpu_seconds"
 	teamCost      = "gpulens_team_monthly_cost_usd"
 	findingFilter = `{cluster=~"$cluster", namespace=~"$namespace", severity=~"$severity"}`
 )
@@ -85,7 +85,7 @@ func findingsDashboard(s signals) spec {
 			{"Teams", []panel{
 				{kind: timeSeries, title: "Team GPU-hours by state", unit: "short", w: 12, h: 8, stacked: true,
 					desc:    "GPU-hours of each team in the analyzed window: used and idle, stacked to the hours allocated.",
-					targets: []target{{expr: "sum by (team, state) (" + teamHours + `{cluster=~"$cluster", state=~"used|idle"})`, legend: "{{team}} {{state}}"}}},
+					targets: []target{{expr: "sum by (team, state) (" + teamSeconds + `{cluster=~"$cluster", state=~"used|idle"}) / 3600`, legend: "{{team}} {{state}}"}}},
 				{kind: barGauge, title: "Team monthly cost", unit: "currencyUSD", w: 12, h: 8,
 					desc:    "What each team's held GPUs cost per month.",
 					targets: []target{{expr: "sum by (team) (" + teamCost + `{cluster=~"$cluster"})`, legend: "{{team}}", instant: true}}},

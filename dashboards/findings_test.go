@@ -23,9 +23,9 @@ var serveSeries = []struct {
 	{[]string{"__name__", "gpulens_finding_monthly_savings_usd", "kind", "idle-allocation", "severity", "warning", "namespace", "research-notebooks", "workload", "alice-jupyter", "node", "gpu-h100-01", "gpu_uuid", "GPU-1"}, 5022.4},
 	{[]string{"__name__", "gpulens_finding_monthly_savings_usd", "kind", "timeslice-oom-risk", "severity", "critical", "namespace", "batch-etl", "workload", "etl-worker", "node", "gpu-a100-01", "gpu_uuid", "GPU-2"}, 0},
 	{[]string{"__name__", "gpulens_finding", "kind", "mixed-gpu-models", "severity", "info", "namespace", "", "workload", "", "node", "gpu-a100-01", "gpu_uuid", ""}, 1},
-	{[]string{"__name__", "gpulens_team_gpu_hours", "team", "team-nlp", "state", "allocated"}, 1000},
-	{[]string{"__name__", "gpulens_team_gpu_hours", "team", "team-nlp", "state", "used"}, 900},
-	{[]string{"__name__", "gpulens_team_gpu_hours", "team", "team-nlp", "state", "idle"}, 100},
+	{[]string{"__name__", "gpulens_team_gpu_seconds", "team", "team-nlp", "state", "allocated"}, 3600000},
+	{[]string{"__name__", "gpulens_team_gpu_seconds", "team", "team-nlp", "state", "used"}, 3240000},
+	{[]string{"__name__", "gpulens_team_gpu_seconds", "team", "team-nlp", "state", "idle"}, 360000},
 	{[]string{"__name__", "gpulens_team_monthly_cost_usd", "team", "team-nlp"}, 40150},
 }
 

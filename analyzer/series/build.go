@@ -60,9 +60,9 @@ func Build(in Input) *metrics.Set {
 		}
 	}
 	for _, t := range in.Teams {
-		constant(s, Name("gpulens_team_gpu_hours", "team", t.Team, "state", "allocated"), t.AllocatedGPUHours)
-		constant(s, Name("gpulens_team_gpu_hours", "team", t.Team, "state", "used"), t.UsedGPUHours)
-		constant(s, Name("gpulens_team_gpu_hours", "team", t.Team, "state", "idle"), t.IdleGPUHours)
+		constant(s, Name("gpulens_team_gpu_seconds", "team", t.Team, "state", "allocated"), t.AllocatedGPUHours*3600)
+		constant(s, Name("gpulens_team_gpu_seconds", "team", t.Team, "state", "used"), t.UsedGPUHours*3600)
+		constant(s, Name("gpulens_team_gpu_seconds", "team", t.Team, "state", "idle"), t.IdleGPUHours*3600)
 		if in.CostKnown && in.WindowHours > 0 {
 			constant(s, Name("gpulens_team_monthly_cost_usd", "team", t.Team), t.Cost/in.WindowHours*HoursPerMonth)
 		}

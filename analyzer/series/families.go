@@ -13,7 +13,7 @@ var Families = []Family{
 	{"gpulens_finding", "gauge", "A finding of the last analysis; always 1. Labels are its identity."},
 	{"gpulens_finding_monthly_savings_usd", "gauge", "Monthly savings of a finding's recommendation in USD (negative when it costs more); absent without a price."},
 	{"gpulens_finding_monthly_cost_usd", "gauge", "Monthly cost of a finding's subject in USD; absent without a price."},
-	{"gpulens_team_gpu_hours", "gauge", "GPU-hours of a team over the analysis window, by state: allocated, used or idle."},
+	{"gpulens_team_gpu_seconds", "gauge", "GPU-seconds of a team over the analysis window (GPU-hours × 3600), by state: allocated, used or idle."},
 	{"gpulens_team_monthly_cost_usd", "gauge", "A team's GPU allocations over the window, priced for a 730-hour month, in USD."},
 	{"gpulens_team_efficiency_ratio", "gauge", "Used over measured allocated GPU-hours of a team in the window."},
 	{"gpulens_analysis_window_seconds", "gauge", "Length of the window the last analysis covered."},

@@ -71,7 +71,7 @@ func TestResolvedFindingSeriesGoNextCycle(t *testing.T) {
 		{`gpulens_finding{kind="idle-allocation",severity="warning",namespace="team-a",workload="nb",node="n1",gpu_uuid="GPU-1"} 1`, true, true},
 		{`gpulens_finding{kind="underused-gpu",severity="warning",namespace="team-a",workload="infer",node="n1",gpu_uuid="GPU-1"} 1`, true, false},
 		{`gpulens_finding_monthly_savings_usd{kind="underused-gpu",`, true, false},
-		{`gpulens_team_gpu_hours{team="ml",state="idle"} 18`, true, true},
+		{`gpulens_team_gpu_seconds{team="ml",state="idle"} 64800`, true, true},
 		{`gpulens_serve_analyses_total{result="success"} 2`, false, true},
 		{`gpulens_serve_queries_total 96`, false, true},
 	} {

@@ -56,7 +56,7 @@ func newServeCmd() *cobra.Command {
 		Short:   "Analyze on an interval; serve findings as metrics and JSON, and send them to Alertmanager",
 		Long: `Run the analysis every --interval over the last --since, and serve its outcome:
 
-  /metrics           findings and team figures as series (gpulens_finding, gpulens_team_gpu_hours, ...)
+  /metrics           findings and team figures as series (gpulens_finding, gpulens_team_gpu_seconds, ...)
                      and the service's own health (docs/METRICS.md)
   /api/v1/report     the report, the same JSON as 'gpulens report --format json'
   /api/v1/findings   the findings, in the form of 'gpulens recommend --format json --all'
