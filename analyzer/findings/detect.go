@@ -3,10 +3,12 @@ package findings
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/schema"
 )
 
 // Detect runs every rule over res. inv may be nil or unavailable: the
@@ -20,6 +22,9 @@ func Detect(res *query.Result, inv *inventory.Inventory, cfg Config, prices *rec
 			d.gpus[res.GPUs[i].GPUKey] = &res.GPUs[i]
 		}
 		d.readClusterSharing()
+		if fields, ok := res.Missing[schema.SignalThermal]; ok {
+			d.skip(KindThermal, "needs "+strings.Join(fields, " or ")+", which the data lacks (the GPU Operator's default counters file, dcp-metrics-included.csv, leaves it out)")
+		}
 		for _, w := range res.Workloads {
 			d.workload(w)
 		}

@@ -172,6 +172,8 @@ type mode struct {
 	// noHostPID is the per-process layout deployed without hostPID: every
 	// per-process pod row is 0.
 	noHostPID bool
+	// defaultCSV emits only the GPU Operator's default counters file.
+	defaultCSV bool
 }
 
 func (m mode) String() string {
@@ -340,6 +342,7 @@ func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scena
 			d.Install.FlappingTenant = m.flapping // see mode.flapping
 			d.Install.NoMIGMemory = m.noMIGMemory
 			d.Install.NoHostPID = m.noHostPID
+			d.Install.DefaultCSV = m.defaultCSV
 			sink = d
 		}
 		return sink

@@ -86,6 +86,8 @@ type analysis struct {
 	sharingChanged  int
 	// allocModes are each allocation's labellings (settleAllocModes).
 	allocModes map[AllocationKey][]*allocMode
+	// missingNotes say which optional signals had no fields (coverage.go).
+	missingNotes []string
 	// pass is what the passes (passQueries) carry from one signal to
 	// another.
 	pass passState

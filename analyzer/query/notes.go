@@ -66,6 +66,7 @@ func (a *analysis) notes() []string {
 		notes = append(notes, fmt.Sprintf("%d allocations have utilization samples for only part of the time they were held; averages are over the samples present", partialUtil))
 	}
 	notes = append(notes, a.attributionNotes()...)
+	notes = append(notes, a.missingNotes...)
 	if a.sharingChanged > 0 {
 		notes = append(notes, fmt.Sprintf("%d allocations changed sharing mode within the window; one mode is reported for each", a.sharingChanged))
 	}

@@ -165,6 +165,9 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch schema.Schema, w
 		return nil, fmt.Errorf("analysis window: %w", err)
 	}
 	a := newAnalysis(sch, w)
+	if err := a.missingSignals(ctx, src, sch); err != nil {
+		return nil, err
+	}
 	budget := float64(sh.budget())
 	steps := float64(w.ExpectedSteps())
 

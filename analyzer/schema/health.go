@@ -78,3 +78,9 @@ func (DCGM) Health(o Over) Health {
 		Thermal:   fmt.Sprintf("max by %s (clamp_max(floor(%[2]s / 32) %% 2 + floor(%[2]s / 64) %% 2, 1))", by(GPUKey), bits),
 	}
 }
+
+// Optional implements OptionalSignals: the throttle reasons are outside
+// the GPU Operator's default counters file (dcp-metrics-included.csv).
+func (DCGM) Optional() map[string][]string {
+	return map[string][]string{SignalThermal: {dcgm.ClocksEventReasons, dcgm.ClockThrottleReasons}}
+}

@@ -105,3 +105,15 @@ func ByName(name string) (Schema, error) {
 }
 
 func by(labels []string) string { return describe.By(labels...) }
+
+// OptionalSignals is a schema whose exporter may be configured without
+// some fields: Optional names, by signal, the metric names any one of
+// which the signal needs. The analysis says which are missing.
+type OptionalSignals interface {
+	Optional() map[string][]string
+}
+
+// Optional signals.
+const (
+	SignalThermal = "thermal"
+)
