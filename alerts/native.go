@@ -5,64 +5,65 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/describe/native"
 )
 
 // sharedGPU is 1 per physical GPU that time-slicing or MPS shares: there,
 // tenants' memory is not isolated and one tenant's growth OOMs the others.
-const sharedGPU = `max by (node, gpu, uuid) (gpulens_container_gpu_allocation_ratio{sharing=~"time-slicing|mps"})`
+const sharedGPU = `max by (node, gpu, uuid) (` + native.ContainerGPUAllocationRatio + `{sharing=~"time-slicing|mps"})`
 
 // Native is the rule file for gpulens-exporter's series (docs/METRICS.md).
 func Native(c findings.Config) File {
 	idle, held := c.Idle.MaxAvgUtilization, hours(c.Idle.MinHeldHours)
 	return File{Groups: []Group{
 		{Name: "gpulens.recording", Rules: []Rule{
-			{Record: "node_gpu:gpulens_gpu_utilization_ratio:avg5m", Expr: "avg_over_time(gpulens_gpu_utilization_ratio[5m])"},
+			{Record: "node_gpu:" + native.GPUUtilizationRatio + ":avg5m", Expr: "avg_over_time(" + native.GPUUtilizationRatio + "[5m])"},
 			{Record: "node_gpu:gpulens_gpu_memory_used_ratio:max5m",
-				Expr: "max_over_time(gpulens_gpu_memory_used_bytes[5m]) / gpulens_gpu_memory_total_bytes"},
-			{Record: "namespace_pod:gpulens_container_gpu_utilization_ratio:avg5m",
-				Expr: "avg_over_time(gpulens_container_gpu_utilization_ratio[5m])"},
-			{Record: "namespace:gpulens_container_gpu_allocation_ratio:sum",
-				Expr: "sum by (namespace) (gpulens_container_gpu_allocation_ratio)"},
+				Expr: "max_over_time(" + native.GPUMemoryUsedBytes + "[5m]) / " + native.GPUMemoryTotalBytes},
+			{Record: "namespace_pod:" + native.ContainerGPUUtilizationRatio + ":avg5m",
+				Expr: "avg_over_time(" + native.ContainerGPUUtilizationRatio + "[5m])"},
+			{Record: "namespace:" + native.ContainerGPUAllocationRatio + ":sum",
+				Expr: "sum by (namespace) (" + native.ContainerGPUAllocationRatio + ")"},
 			{Record: "namespace:gpulens_container_gpu_used_ratio:sum",
-				Expr: "sum by (namespace) (gpulens_container_gpu_allocation_ratio * ignoring (method) gpulens_container_gpu_utilization_ratio)"},
+				Expr: "sum by (namespace) (" + native.ContainerGPUAllocationRatio + " * ignoring (method) " + native.ContainerGPUUtilizationRatio + ")"},
 		}},
 		{Name: "gpulens.gpu", Rules: []Rule{
 			alert("GPUAllocatedIdle", "warning",
 				// Under honorLabels: false the tenant is in exported_*; the
 				// description names it, not the exporter's pod.
-				describe.Unexport("max without (method) (avg_over_time(gpulens_container_gpu_utilization_ratio[1h]))", describe.TenantLabels...)+fmt.Sprintf(" < %v", idle), held,
+				describe.Unexport("max without (method) (avg_over_time("+native.ContainerGPUUtilizationRatio+"[1h]))", describe.TenantLabels...)+fmt.Sprintf(" < %v", idle), held,
 				"A pod holds a GPU it does not use.",
 				byPod+" has used less than "+fmt.Sprintf("%.0f%%", idle*100)+" of its GPU allocation on "+onGPU+" for "+held+"."),
 			alert("SharedGPUMemoryNearlyFull", "warning",
-				fmt.Sprintf("max by (node, gpu, uuid) (gpulens_gpu_memory_used_bytes / gpulens_gpu_memory_total_bytes) > %v and on (node, uuid) %s",
+				fmt.Sprintf("max by (node, gpu, uuid) ("+native.GPUMemoryUsedBytes+" / "+native.GPUMemoryTotalBytes+") > %v and on (node, uuid) %s",
 					c.OOMRisk.WarningRatio, sharedGPU), "5m",
 				"A shared GPU is close to running out of memory.",
 				"Memory of the shared "+onGPU+" is {{ $value | humanizePercentage }} used: its tenants' next allocation may fail with out-of-memory."),
 			alert("SharedGPUMemoryGrowing", "warning",
-				fmt.Sprintf("max by (node, gpu, uuid) (predict_linear(gpulens_gpu_memory_used_bytes[1h], %d) - gpulens_gpu_memory_total_bytes) > 0 and on (node, uuid) %s",
+				fmt.Sprintf("max by (node, gpu, uuid) (predict_linear("+native.GPUMemoryUsedBytes+"[1h], %d) - "+native.GPUMemoryTotalBytes+") > 0 and on (node, uuid) %s",
 					int(growthHorizon(c)*3600), sharedGPU), "15m",
 				"A shared GPU's memory grows toward exhaustion.",
 				"At the last hour's rate, memory of the shared "+onGPU+fmt.Sprintf(" runs out within %vh.", growthHorizon(c))),
-			alert("GPULost", "critical", "gpulens_gpu_up == 0", "5m",
+			alert("GPULost", "critical", native.GPUUp+" == 0", "5m",
 				"A GPU stopped answering.",
 				onGPU+" has not answered NVML for 5 minutes (lost or hung); its pods are failing."),
 			alert("GPUXIDErrors", "warning",
-				"(gpulens_gpu_xid_errors_total - gpulens_gpu_xid_errors_total offset 10m) > 0 or (gpulens_gpu_xid_errors_total unless gpulens_gpu_xid_errors_total offset 10m)", "",
+				"("+native.GPUXIDErrorsTotal+" - "+native.GPUXIDErrorsTotal+" offset 10m) > 0 or ("+native.GPUXIDErrorsTotal+" unless "+native.GPUXIDErrorsTotal+" offset 10m)", "",
 				"A GPU reported XID errors.",
 				onGPU+" reported XID {{ $labels.xid }} in the last 10 minutes."),
 			alert("GPUThermalThrottling", "warning",
-				fmt.Sprintf(`max by (node, gpu, uuid) (avg_over_time(gpulens_gpu_throttle_active{reason=~"sw_thermal_slowdown|hw_thermal_slowdown"}[1h])) > %v`, c.Thermal.MinRatio), "15m",
+				fmt.Sprintf(`max by (node, gpu, uuid) (avg_over_time(`+native.GPUThrottleActive+`{reason=~"sw_thermal_slowdown|hw_thermal_slowdown"}[1h])) > %v`, c.Thermal.MinRatio), "15m",
 				"A GPU slows down because it is too hot.",
 				onGPU+" was thermally throttled {{ $value | humanizePercentage }} of the last hour."),
 			alert("GPUPowerThrottling", "info",
-				fmt.Sprintf(`max by (node, gpu, uuid) (avg_over_time(gpulens_gpu_throttle_active{reason=~"hw_slowdown|hw_power_brake_slowdown"}[1h])) > %v`, c.Thermal.MinRatio), "15m",
+				fmt.Sprintf(`max by (node, gpu, uuid) (avg_over_time(`+native.GPUThrottleActive+`{reason=~"hw_slowdown|hw_power_brake_slowdown"}[1h])) > %v`, c.Thermal.MinRatio), "15m",
 				"A GPU slows down for a hardware power limit.",
 				onGPU+" was slowed down by the hardware (power brake or slowdown) {{ $value | humanizePercentage }} of the last hour."),
 			alert("GPUECCUncorrectable", "critical",
-				`increase(gpulens_gpu_ecc_errors_total{type="uncorrected"}[10m]) > 0`, "",
+				`increase(`+native.GPUECCErrorsTotal+`{type="uncorrected"}[10m]) > 0`, "",
 				"A GPU had uncorrectable ECC errors.",
 				onGPU+" had uncorrectable ECC errors in the last 10 minutes."),
-			alert("GPURowRemapFailed", "critical", "gpulens_gpu_row_remap_failed == 1", "",
+			alert("GPURowRemapFailed", "critical", native.GPURowRemapFailed+" == 1", "",
 				"A GPU could not remap a failing memory row.",
 				"A row remap failed on "+onGPU+": the GPU should be replaced."),
 		}},
@@ -73,15 +74,15 @@ func Native(c findings.Config) File {
 				`up{job=~".*gpulens-exporter.*"} == 0 or (up == 0 and on (job, instance) last_over_time(gpulens_exporter_build_info[1h]))`, "5m",
 				"Prometheus cannot scrape gpulens-exporter.",
 				"{{ $labels.instance }} of job {{ $labels.job }} has been down for 5 minutes: its node's GPUs are not monitored."),
-			alert("ExporterStale", "warning", "time() - gpulens_exporter_last_collection_timestamp_seconds > 120", "5m",
+			alert("ExporterStale", "warning", "time() - "+native.ExporterLastCollectionTimestampSeconds+" > 120", "5m",
 				"gpulens-exporter serves old data.",
 				"{{ $labels.instance }} has not read its GPUs for more than 2 minutes."),
-			alert("AttributionDown", "warning", "gpulens_exporter_podresources_up == 0", "10m",
+			alert("AttributionDown", "warning", native.ExporterPodResourcesUp+" == 0", "10m",
 				"gpulens-exporter cannot tell which pod holds which GPU.",
 				"{{ $labels.instance }} cannot read the kubelet's pod-resources socket: no per-pod series."),
 			// Only where per-process attribution was asked for: the chart's
 			// ServiceMonitor labels those targets process_attribution="requested".
-			alert("AttributionAllocationOnly", "warning", `gpulens_exporter_attribution_mode{mode="allocation-only", process_attribution="requested"} == 1`, "10m",
+			alert("AttributionAllocationOnly", "warning", native.ExporterAttributionMode+`{mode="allocation-only", process_attribution="requested"} == 1`, "10m",
 				"gpulens-exporter cannot measure pods on shared GPUs.",
 				"{{ $labels.instance }} was deployed for per-process attribution but runs in allocation-only mode (no host /proc or no pod informer): shared GPUs get allocation series only."),
 		}},

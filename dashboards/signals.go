@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpulens/gpulens/describe"
+	metric "github.com/gpulens/gpulens/describe/native"
 )
 
 // signals are the series a dashboard charts, as PromQL over one schema's
@@ -95,56 +96,58 @@ func ndev(metric string, extra ...string) string {
 func npod(metric string) string { return metric + "{" + nativePod + "}" }
 
 func (native) schema() string        { return "native" }
-func (native) clusterValues() string { return "label_values(gpulens_gpu_info, cluster)" }
-func (native) nodeValues() string    { return `label_values(gpulens_gpu_info{cluster=~"$cluster"}, node)` }
+func (native) clusterValues() string { return "label_values(" + metric.GPUInfo + ", cluster)" }
+func (native) nodeValues() string {
+	return `label_values(` + metric.GPUInfo + `{cluster=~"$cluster"}, node)`
+}
 func (native) namespaceValues() string {
-	return `label_values(gpulens_container_gpu_allocation_ratio{cluster=~"$cluster", node=~"$node"}, namespace)`
+	return `label_values(` + metric.ContainerGPUAllocationRatio + `{cluster=~"$cluster", node=~"$node"}, namespace)`
 }
 func (native) podValues() string {
-	return `label_values(gpulens_container_gpu_allocation_ratio{cluster=~"$cluster", node=~"$node", namespace=~"$namespace"}, pod)`
+	return `label_values(` + metric.ContainerGPUAllocationRatio + `{cluster=~"$cluster", node=~"$node", namespace=~"$namespace"}, pod)`
 }
 func (native) note(string) string { return "" }
 
 // gpus counts the GPUs that answer: a lost GPU is neither allocated nor
 // spare capacity, and dcgm-exporter drops its series altogether.
-func (native) gpus() string { return "max by (" + gpuBy + ") (" + ndev("gpulens_gpu_up") + " == 1)" }
+func (native) gpus() string { return "max by (" + gpuBy + ") (" + ndev(metric.GPUUp) + " == 1)" }
 
 // gpuUtil divides a MIG GPU's weighted slices by its own total: as the
 // exporter read it from NVML, else (an older exporter) internal/mig's for
 // its model (7 on A100 and Hopper, 4 on A30), never a fixed 7.
 func (native) gpuUtil() string {
-	total := "max by (node, uuid) (" + ndev("gpulens_gpu_mig_compute_slices") + ") or " +
-		describe.MIGTotal("gpulens_gpu_info", `cluster=~"$cluster", node=~"$node", mig_mode!="false", `, describe.LabelModel,
+	total := "max by (node, uuid) (" + ndev(metric.GPUMIGComputeSlices) + ") or " +
+		describe.MIGTotal(metric.GPUInfo, `cluster=~"$cluster", node=~"$node", mig_mode!="false", `, describe.LabelModel,
 			func(s string) string { return s }, describe.LabelNode, describe.LabelUUID)
-	return fmt.Sprintf("max by (%s) (%s) or sum by (%s) (%s * %s) / on (node, uuid) group_left () (%s)", gpuBy, ndev("gpulens_gpu_utilization_ratio"),
-		gpuBy, ndev("gpulens_mig_sm_active_ratio"), ndev("gpulens_mig_compute_slices"), total)
+	return fmt.Sprintf("max by (%s) (%s) or sum by (%s) (%s * %s) / on (node, uuid) group_left () (%s)", gpuBy, ndev(metric.GPUUtilizationRatio),
+		gpuBy, ndev(metric.MIGSMActiveRatio), ndev(metric.MIGComputeSlices), total)
 }
-func (native) migUtil() string          { return ndev("gpulens_mig_sm_active_ratio") }
+func (native) migUtil() string          { return ndev(metric.MIGSMActiveRatio) }
 func (native) prof(field string) string { return ndev("gpulens_gpu_" + field + "_ratio") }
 func (native) migProf(field string) string {
 	return ndev("gpulens_mig_" + field + "_ratio")
 }
-func (native) memUsed() string     { return ndev("gpulens_gpu_memory_used_bytes") }
-func (native) memTotal() string    { return ndev("gpulens_gpu_memory_total_bytes") }
-func (native) migMemUsed() string  { return ndev("gpulens_mig_memory_used_bytes") }
-func (native) migMemTotal() string { return ndev("gpulens_mig_memory_total_bytes") }
-func (native) power() string       { return ndev("gpulens_gpu_power_watts") }
-func (native) temperature() string { return ndev("gpulens_gpu_temperature_celsius") }
-func (native) clock() string       { return ndev("gpulens_gpu_clock_hertz") }
+func (native) memUsed() string     { return ndev(metric.GPUMemoryUsedBytes) }
+func (native) memTotal() string    { return ndev(metric.GPUMemoryTotalBytes) }
+func (native) migMemUsed() string  { return ndev(metric.MIGMemoryUsedBytes) }
+func (native) migMemTotal() string { return ndev(metric.MIGMemoryTotalBytes) }
+func (native) power() string       { return ndev(metric.GPUPowerWatts) }
+func (native) temperature() string { return ndev(metric.GPUTemperatureCelsius) }
+func (native) clock() string       { return ndev(metric.GPUClockHertz) }
 func (native) throttle() string {
-	return ndev("gpulens_gpu_throttle_active", `reason!~"gpu_idle|applications_clocks_setting|display_clock_setting"`) + " == 1"
+	return ndev(metric.GPUThrottleActive, `reason!~"gpu_idle|applications_clocks_setting|display_clock_setting"`) + " == 1"
 }
 func (native) xidEvents() string {
-	return "increase(" + ndev("gpulens_gpu_xid_errors_total") + "[$__rate_interval])"
+	return "increase(" + ndev(metric.GPUXIDErrorsTotal) + "[$__rate_interval])"
 }
 func (native) eccUncorrected() string {
-	return "increase(" + ndev("gpulens_gpu_ecc_errors_total", `type="uncorrected"`) + "[$__rate_interval])"
+	return "increase(" + ndev(metric.GPUECCErrorsTotal, `type="uncorrected"`) + "[$__rate_interval])"
 }
-func (native) remappedRows() string { return ndev("gpulens_gpu_remapped_rows") }
-func (native) remapFailed() string  { return ndev("gpulens_gpu_row_remap_failed") }
-func (native) alloc() string        { return npod("gpulens_container_gpu_allocation_ratio") }
+func (native) remappedRows() string { return ndev(metric.GPURemappedRows) }
+func (native) remapFailed() string  { return ndev(metric.GPURowRemapFailed) }
+func (native) alloc() string        { return npod(metric.ContainerGPUAllocationRatio) }
 func (native) used() string {
 	// One utilization series per allocation: method is the only extra label.
-	return npod("gpulens_container_gpu_allocation_ratio") + " * ignoring (method) " + npod("gpulens_container_gpu_utilization_ratio")
+	return npod(metric.ContainerGPUAllocationRatio) + " * ignoring (method) " + npod(metric.ContainerGPUUtilizationRatio)
 }
-func (native) podMemUsed() string { return npod("gpulens_container_gpu_memory_used_bytes") }
+func (native) podMemUsed() string { return npod(metric.ContainerGPUMemoryUsedBytes) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpulens/gpulens/describe"
 	"github.com/gpulens/gpulens/describe/dcgm"
+	"github.com/gpulens/gpulens/describe/native"
 )
 
 // Attribution codes: how an exporter's per-tenant series of one GPU relate
@@ -50,7 +51,7 @@ func withRelabelled(code, metric string, rename func(string) string) string {
 // analysis.)
 func (Native) GPUAttribution(o Over) string {
 	held := func(matchers string) string {
-		return "max_over_time(gpulens_container_gpu_allocation_ratio" + matchers + "[" + o.Range + "])"
+		return "max_over_time(" + native.ContainerGPUAllocationRatio + matchers + "[" + o.Range + "])"
 	}
 	return "max by " + by(GPUKey) + " (0 * " + held(`{exported_pod!=""}`) + " + " + itoa(AttributionPerTenant+AttributionRelabelled) +
 		" or 0 * " + held("") + " + " + itoa(AttributionPerTenant) + ")"

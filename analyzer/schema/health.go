@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gpulens/gpulens/describe/dcgm"
+	"github.com/gpulens/gpulens/describe/native"
 )
 
 // Health is one schema's per-GPU health signals, each with GPUKey labels.
@@ -48,12 +49,12 @@ func ApplicationXID(code string) bool { return slices.Contains(applicationXIDs, 
 // the window's start, or all of it when the series is new. An exporter
 // restart can only make this an undercount (clamped at 0).
 func (Native) Health(o Over) Health {
-	const xid = "gpulens_gpu_xid_errors_total"
+	const xid = native.GPUXIDErrorsTotal
 	return Health{
-		Down: "min by " + by(GPUKey) + " (gpulens_gpu_up) == bool 0",
+		Down: "min by " + by(GPUKey) + " (" + native.GPUUp + ") == bool 0",
 		XIDEvents: fmt.Sprintf("sum by (node, uuid, xid) (clamp_min(max_over_time(%[1]s[%[2]s]) - (last_over_time(%[1]s[5m] offset %[2]s) or 0 * max_over_time(%[1]s[%[2]s])), 0))",
 			xid, o.Range),
-		Thermal: `max by ` + by(GPUKey) + ` (gpulens_gpu_throttle_active{reason=~".*thermal.*"})`,
+		Thermal: `max by ` + by(GPUKey) + ` (` + native.GPUThrottleActive + `{reason=~".*thermal.*"})`,
 	}
 }
 

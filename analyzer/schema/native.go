@@ -3,6 +3,7 @@ package schema
 import (
 	"github.com/gpulens/gpulens/describe"
 	"github.com/gpulens/gpulens/describe/dcgm"
+	"github.com/gpulens/gpulens/describe/native"
 )
 
 // NameNative is the schema of gpulens's own exporter (docs/METRICS.md).
@@ -21,7 +22,7 @@ func (Native) Name() string { return NameNative }
 
 // Allocation implements Schema.
 func (Native) Allocation() string {
-	return "max by " + by(AllocationLabels) + " (" + unexport("gpulens_container_gpu_allocation_ratio", tenantLabels...) + ")"
+	return "max by " + by(AllocationLabels) + " (" + unexport(native.ContainerGPUAllocationRatio, tenantLabels...) + ")"
 }
 
 // Utilization implements Schema. A MIG slice that gpulens cannot measure
@@ -31,8 +32,8 @@ func (Native) Allocation() string {
 // fraction, which is the slice's own. Joined on the node, GPU and GPU
 // instance, so the tenant is always gpulens's.
 func (Native) Utilization() string {
-	own := "max by " + by(UsageLabels) + " (" + unexport("gpulens_container_gpu_utilization_ratio", tenantLabels...) + ")"
-	migAllocs := "max by " + by(UsageLabels) + " (" + unexport(`gpulens_container_gpu_allocation_ratio{sharing="mig"}`, tenantLabels...) + ")"
+	own := "max by " + by(UsageLabels) + " (" + unexport(native.ContainerGPUUtilizationRatio, tenantLabels...) + ")"
+	migAllocs := "max by " + by(UsageLabels) + " (" + unexport(native.ContainerGPUAllocationRatio+`{sharing="mig"}`, tenantLabels...) + ")"
 	return own + " or (" + dcgmSliceActivity + " + on (node, uuid, gpu_instance) group_right () 0 * " + migAllocs + ")"
 }
 
@@ -43,12 +44,12 @@ var dcgmSliceActivity = "max by (node, uuid, gpu_instance) (" + norm(dcgm.GREngi
 
 // MemoryUsed implements Schema.
 func (Native) MemoryUsed() string {
-	return "max by " + by(UsageLabels) + " (" + unexport("gpulens_container_gpu_memory_used_bytes", tenantLabels...) + ")"
+	return "max by " + by(UsageLabels) + " (" + unexport(native.ContainerGPUMemoryUsedBytes, tenantLabels...) + ")"
 }
 
 // GPU implements Schema.
 func (Native) GPU() string {
-	return "max by " + by(GPULabels) + " (gpulens_gpu_info)"
+	return "max by " + by(GPULabels) + " (" + native.GPUInfo + ")"
 }
 
 // GPUUtilization implements Schema. NVML has no utilization.gpu in MIG
@@ -59,30 +60,30 @@ func (Native) GPU() string {
 // Ampere MIG GPUs, which have no GPM, take their slices' activity from
 // dcgm-exporter where it is scraped too (see Utilization).
 func (Native) GPUUtilization() string {
-	total := " / on (node, uuid, model) group_left () (max by " + by(GPULabels) + " (gpulens_gpu_mig_compute_slices) or " +
-		describe.MIGTotal("gpulens_gpu_info", `mig_mode!="false", `, LabelModel, func(s string) string { return s }, GPULabels...) + ")"
-	slices := "max by (node, uuid, model, gpu_instance) (gpulens_mig_compute_slices)"
-	return "max by " + by(GPULabels) + " (gpulens_gpu_utilization_ratio)" +
-		" or sum by " + by(GPULabels) + " (gpulens_mig_sm_active_ratio * gpulens_mig_compute_slices)" + total +
+	total := " / on (node, uuid, model) group_left () (max by " + by(GPULabels) + " (" + native.GPUMIGComputeSlices + ") or " +
+		describe.MIGTotal(native.GPUInfo, `mig_mode!="false", `, LabelModel, func(s string) string { return s }, GPULabels...) + ")"
+	slices := "max by (node, uuid, model, gpu_instance) (" + native.MIGComputeSlices + ")"
+	return "max by " + by(GPULabels) + " (" + native.GPUUtilizationRatio + ")" +
+		" or sum by " + by(GPULabels) + " (" + native.MIGSMActiveRatio + " * " + native.MIGComputeSlices + ")" + total +
 		" or sum by " + by(GPULabels) + " (" + dcgmSliceActivity + " * on (node, uuid, gpu_instance) group_right () " + slices + ")" + total
 }
 
 // GPUMemoryTotal implements Schema.
 func (Native) GPUMemoryTotal() string {
-	return "max by " + by(GPULabels) + " (gpulens_gpu_memory_total_bytes)"
+	return "max by " + by(GPULabels) + " (" + native.GPUMemoryTotalBytes + ")"
 }
 
 // GPUMemoryUsed implements Schema.
 func (Native) GPUMemoryUsed() string {
-	return "max by " + by(GPULabels) + " (gpulens_gpu_memory_used_bytes)"
+	return "max by " + by(GPULabels) + " (" + native.GPUMemoryUsedBytes + ")"
 }
 
 // GPUEnergy implements Schema.
 func (Native) GPUEnergy(rng, _ string) string {
-	return "max by " + by(GPULabels) + " (increase(gpulens_gpu_energy_joules_total[" + rng + "]))"
+	return "max by " + by(GPULabels) + " (increase(" + native.GPUEnergyJoulesTotal + "[" + rng + "]))"
 }
 
 // Identifying implements Schema.
 func (Native) Identifying() []string {
-	return []string{"gpulens_container_gpu_allocation_ratio", "gpulens_gpu_info"}
+	return []string{native.ContainerGPUAllocationRatio, native.GPUInfo}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/gpulens/gpulens/describe/native"
 	"github.com/gpulens/gpulens/exporter/attribution"
 	"github.com/gpulens/gpulens/exporter/gpu"
 )
@@ -18,20 +19,20 @@ func containerDesc(name, help string, extra ...string) *prometheus.Desc {
 }
 
 var (
-	descContainerAlloc = containerDesc("gpulens_container_gpu_allocation_ratio",
+	descContainerAlloc = containerDesc(native.ContainerGPUAllocationRatio,
 		"Share of the physical GPU the container holds: 1 for a whole GPU, 1/replicas for a time-sliced or MPS replica, its compute slices of the GPU's total (7; 4 on A30) for a MIG instance.")
-	descContainerUtil = containerDesc("gpulens_container_gpu_utilization_ratio",
+	descContainerUtil = containerDesc(native.ContainerGPUUtilizationRatio,
 		"How busy the container keeps its allocation. 0-1 on whole GPUs and MIG instances; on time-sliced and MPS GPUs up to 1/allocation, when it uses more than its share while co-tenants idle. method: device, mig-gpm or process.",
 		"method")
-	descContainerMem = containerDesc("gpulens_container_gpu_memory_used_bytes",
+	descContainerMem = containerDesc(native.ContainerGPUMemoryUsedBytes,
 		"GPU memory the container uses. method: device (it holds the GPU or MIG instance alone) or process (sum of its processes).",
 		"method")
-	descPodResourcesUp = prometheus.NewDesc("gpulens_exporter_podresources_up",
+	descPodResourcesUp = prometheus.NewDesc(native.ExporterPodResourcesUp,
 		"1 when the last refresh from the kubelet pod-resources socket succeeded; while 0 no container series are served.", nil, nil)
-	descAttributionMode = prometheus.NewDesc("gpulens_exporter_attribution_mode",
+	descAttributionMode = prometheus.NewDesc(native.ExporterAttributionMode,
 		"1 for the attribution mode in effect: process (shared GPUs measured per process) or allocation-only (no host /proc or no pod informer: shared GPUs get allocations only).",
 		[]string{"mode"}, nil)
-	descUnattributed = prometheus.NewDesc("gpulens_exporter_unattributed_processes",
+	descUnattributed = prometheus.NewDesc(native.ExporterUnattributedProcesses,
 		"GPU processes on shared GPUs that belong to no container holding the GPU (host processes, pods using GPUs they did not request).", nil, nil)
 )
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/gpulens/gpulens/describe/native"
 	"github.com/gpulens/gpulens/exporter/gpu"
 )
 
@@ -19,50 +20,50 @@ func deviceDesc(name, help string, extra ...string) *prometheus.Desc {
 }
 
 var (
-	descGPUInfo = prometheus.NewDesc("gpulens_gpu_info",
+	descGPUInfo = prometheus.NewDesc(native.GPUInfo,
 		"Identity of a GPU; always 1.",
 		append(append([]string{}, deviceLabels...), "pci_bus_id", "driver_version", "cuda_version", "mig_mode"), nil)
-	descGPUUp = deviceDesc("gpulens_gpu_up",
+	descGPUUp = deviceDesc(native.GPUUp,
 		"1 when the GPU answered the last collection, 0 when it is lost, hung or failing.")
-	descUtil = deviceDesc("gpulens_gpu_utilization_ratio",
+	descUtil = deviceDesc(native.GPUUtilizationRatio,
 		"Fraction of the last sample period during which a kernel ran on the GPU (NVML utilization.gpu). Absent in MIG mode.")
-	descMemUtil = deviceDesc("gpulens_gpu_memory_utilization_ratio",
+	descMemUtil = deviceDesc(native.GPUMemoryUtilizationRatio,
 		"Fraction of the last sample period during which device memory was read or written (NVML utilization.memory).")
-	descSMActive = deviceDesc("gpulens_gpu_sm_active_ratio",
+	descSMActive = deviceDesc(native.GPUSMActiveRatio,
 		"Fraction of SMs with at least one warp resident, averaged over the collection interval (NVML GPM).")
-	descSMOccupancy = deviceDesc("gpulens_gpu_sm_occupancy_ratio",
+	descSMOccupancy = deviceDesc(native.GPUSMOccupancyRatio,
 		"Resident warps relative to the SMs' maximum, averaged over the collection interval (NVML GPM).")
-	descTensor = deviceDesc("gpulens_gpu_tensor_active_ratio",
+	descTensor = deviceDesc(native.GPUTensorActiveRatio,
 		"Fraction of cycles any tensor pipe was active, averaged over the collection interval (NVML GPM).")
-	descDRAM = deviceDesc("gpulens_gpu_dram_active_ratio",
+	descDRAM = deviceDesc(native.GPUDRAMActiveRatio,
 		"Fraction of peak DRAM bandwidth used, averaged over the collection interval (NVML GPM).")
-	descMemUsed = deviceDesc("gpulens_gpu_memory_used_bytes",
+	descMemUsed = deviceDesc(native.GPUMemoryUsedBytes,
 		"Device memory allocated by processes and the driver.")
-	descMemTotal = deviceDesc("gpulens_gpu_memory_total_bytes",
+	descMemTotal = deviceDesc(native.GPUMemoryTotalBytes,
 		"Device memory installed.")
-	descMemReserved = deviceDesc("gpulens_gpu_memory_reserved_bytes",
+	descMemReserved = deviceDesc(native.GPUMemoryReservedBytes,
 		"Device memory reserved by the driver and firmware, unavailable to processes.")
-	descPower = deviceDesc("gpulens_gpu_power_watts",
+	descPower = deviceDesc(native.GPUPowerWatts,
 		"Power draw of the board.")
-	descEnergy = deviceDesc("gpulens_gpu_energy_joules_total",
+	descEnergy = deviceDesc(native.GPUEnergyJoulesTotal,
 		"Energy consumed since the driver was loaded.")
-	descTemp = deviceDesc("gpulens_gpu_temperature_celsius",
+	descTemp = deviceDesc(native.GPUTemperatureCelsius,
 		"GPU core temperature.")
-	descClock = deviceDesc("gpulens_gpu_clock_hertz",
+	descClock = deviceDesc(native.GPUClockHertz,
 		"Current clock frequency.", "clock")
-	descThrottle = deviceDesc("gpulens_gpu_throttle_active",
+	descThrottle = deviceDesc(native.GPUThrottleActive,
 		"1 while NVML reports the clocks-event reason as active.", "reason")
-	descECC = deviceDesc("gpulens_gpu_ecc_errors_total",
+	descECC = deviceDesc(native.GPUECCErrorsTotal,
 		"ECC memory errors over the GPU's lifetime (aggregate counter).", "type")
-	descRemapped = deviceDesc("gpulens_gpu_remapped_rows",
+	descRemapped = deviceDesc(native.GPURemappedRows,
 		"Memory rows remapped over the GPU's lifetime.", "type")
-	descRemapPending = deviceDesc("gpulens_gpu_row_remap_pending",
+	descRemapPending = deviceDesc(native.GPURowRemapPending,
 		"1 when a row remap is pending and the GPU needs a reset.")
-	descRemapFailed = deviceDesc("gpulens_gpu_row_remap_failed",
+	descRemapFailed = deviceDesc(native.GPURowRemapFailed,
 		"1 when a row remap failed; the GPU should be replaced.")
-	descXID = deviceDesc("gpulens_gpu_xid_errors_total",
+	descXID = deviceDesc(native.GPUXIDErrorsTotal,
 		"XID critical error events received since the exporter started.", "xid")
-	descProcesses = deviceDesc("gpulens_gpu_processes",
+	descProcesses = deviceDesc(native.GPUProcesses,
 		"Compute processes running on the GPU, MIG instances included.")
 )
 

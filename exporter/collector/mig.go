@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/gpulens/gpulens/describe/native"
 	"github.com/gpulens/gpulens/exporter/gpu"
 )
 
@@ -18,24 +19,24 @@ func migDesc(name, help string) *prometheus.Desc {
 }
 
 var (
-	descMIGInfo = migDesc("gpulens_mig_info",
+	descMIGInfo = migDesc(native.MIGInfo,
 		"A MIG instance (GPU instance + compute instance) of a GPU; always 1.")
-	descMIGSlices = migDesc("gpulens_mig_compute_slices",
+	descMIGSlices = migDesc(native.MIGComputeSlices,
 		"Compute slices of the GPU (of 7; of 4 on A30) that the MIG instance holds.")
-	descMIGSlicesTotal = prometheus.NewDesc("gpulens_gpu_mig_compute_slices",
-		"MIG compute slices of the GPU, as NVML's largest GPU instance profile has them (7; 4 on A30); the denominator of gpulens_mig_compute_slices.",
+	descMIGSlicesTotal = prometheus.NewDesc(native.GPUMIGComputeSlices,
+		"MIG compute slices of the GPU, as NVML's largest GPU instance profile has them (7; 4 on A30); the denominator of "+native.MIGComputeSlices+".",
 		[]string{"node", "gpu", "uuid", "model"}, nil)
-	descMIGMemUsed = migDesc("gpulens_mig_memory_used_bytes",
+	descMIGMemUsed = migDesc(native.MIGMemoryUsedBytes,
 		"Memory allocated in the MIG instance.")
-	descMIGMemTotal = migDesc("gpulens_mig_memory_total_bytes",
+	descMIGMemTotal = migDesc(native.MIGMemoryTotalBytes,
 		"Memory of the MIG instance.")
-	descMIGSMActive = migDesc("gpulens_mig_sm_active_ratio",
+	descMIGSMActive = migDesc(native.MIGSMActiveRatio,
 		"Fraction of the instance's SMs with at least one warp resident (NVML GPM); the per-slice load signal, since MIG has no utilization.gpu.")
-	descMIGSMOccupancy = migDesc("gpulens_mig_sm_occupancy_ratio",
+	descMIGSMOccupancy = migDesc(native.MIGSMOccupancyRatio,
 		"Resident warps relative to the instance's SMs' maximum (NVML GPM).")
-	descMIGTensor = migDesc("gpulens_mig_tensor_active_ratio",
+	descMIGTensor = migDesc(native.MIGTensorActiveRatio,
 		"Fraction of cycles any tensor pipe of the instance was active (NVML GPM).")
-	descMIGDRAM = migDesc("gpulens_mig_dram_active_ratio",
+	descMIGDRAM = migDesc(native.MIGDRAMActiveRatio,
 		"Fraction of the instance's peak DRAM bandwidth used (NVML GPM).")
 )
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/gpulens/gpulens/describe/native"
 	"github.com/gpulens/gpulens/exporter/gpu"
 )
 
@@ -21,20 +22,20 @@ type selfMetrics struct {
 func newSelfMetrics() *selfMetrics {
 	return &selfMetrics{
 		duration: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "gpulens_exporter_collection_duration_seconds",
+			Name:    native.ExporterCollectionDurationSeconds,
 			Help:    "Time one background collection of every GPU took.",
 			Buckets: []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}),
 		collections: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "gpulens_exporter_collections_total",
+			Name: native.ExporterCollectionsTotal,
 			Help: "Background collections by result (success: at least the library answered; failure: nothing could be read).",
 		}, []string{"result"}),
 		nvmlErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "gpulens_exporter_nvml_errors_total",
+			Name: native.ExporterNVMLErrorsTotal,
 			Help: "Failed NVML calls by function (NOT_SUPPORTED is not counted).",
 		}, []string{"call"}),
 		lastSuccess: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "gpulens_exporter_last_collection_timestamp_seconds",
+			Name: native.ExporterLastCollectionTimestampSeconds,
 			Help: "Unix time of the last successful collection.",
 		}),
 	}

@@ -11,6 +11,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/gpulens/gpulens/describe/dcgm"
+	"github.com/gpulens/gpulens/describe/native"
 	"github.com/gpulens/gpulens/exporter/gpu"
 )
 
@@ -178,77 +179,77 @@ func (s *DCGMSink) Append(_ time.Time, name string, lbls []*dto.LabelPair, v flo
 		s.step[uuid] = g
 	}
 	switch name {
-	case "gpulens_gpu_info":
+	case native.GPUInfo:
 		g.pciBusID, g.driver, g.mig = label(lbls, "pci_bus_id"), label(lbls, "driver_version"), label(lbls, "mig_mode") == "true"
-	case "gpulens_gpu_up":
+	case native.GPUUp:
 		g.up = v == 1
-	case "gpulens_gpu_utilization_ratio":
+	case native.GPUUtilizationRatio:
 		g.util = v
-	case "gpulens_gpu_memory_used_bytes":
+	case native.GPUMemoryUsedBytes:
 		g.memUsed = v
-	case "gpulens_gpu_memory_total_bytes":
+	case native.GPUMemoryTotalBytes:
 		g.memTotal = v
-	case "gpulens_gpu_memory_reserved_bytes":
+	case native.GPUMemoryReservedBytes:
 		g.memReserved = v
-	case "gpulens_gpu_power_watts":
+	case native.GPUPowerWatts:
 		g.power = v
-	case "gpulens_gpu_energy_joules_total":
+	case native.GPUEnergyJoulesTotal:
 		g.energy = v
-	case "gpulens_gpu_temperature_celsius":
+	case native.GPUTemperatureCelsius:
 		g.temp = v
-	case "gpulens_gpu_clock_hertz":
+	case native.GPUClockHertz:
 		switch label(lbls, "clock") {
 		case "sm":
 			g.smClock = v / 1e6
 		case "memory":
 			g.memClock = v / 1e6
 		}
-	case "gpulens_gpu_sm_active_ratio":
+	case native.GPUSMActiveRatio:
 		g.smActive = v
-	case "gpulens_gpu_sm_occupancy_ratio":
+	case native.GPUSMOccupancyRatio:
 		g.smOccupancy = v
-	case "gpulens_gpu_tensor_active_ratio":
+	case native.GPUTensorActiveRatio:
 		g.tensor = v
-	case "gpulens_gpu_dram_active_ratio":
+	case native.GPUDRAMActiveRatio:
 		g.dram = v
-	case "gpulens_gpu_ecc_errors_total":
+	case native.GPUECCErrorsTotal:
 		if label(lbls, "type") == "uncorrected" {
 			g.eccDBE = v
 		} else {
 			g.eccSBE = v
 		}
-	case "gpulens_gpu_remapped_rows":
+	case native.GPURemappedRows:
 		if label(lbls, "type") == "uncorrectable" {
 			g.remapUncorr = v
 		} else {
 			g.remapCorr = v
 		}
-	case "gpulens_gpu_row_remap_failed":
+	case native.GPURowRemapFailed:
 		g.remapFailed = v
-	case "gpulens_gpu_throttle_active":
+	case native.GPUThrottleActive:
 		g.throttleKnown = true
 		if v == 1 {
 			g.throttle |= throttleBits[label(lbls, "reason")]
 		}
-	case "gpulens_gpu_xid_errors_total":
+	case native.GPUXIDErrorsTotal:
 		g.xid[label(lbls, "xid")] = v
-	case "gpulens_mig_info":
+	case native.MIGInfo:
 		g.instance(label(lbls, "gpu_instance")).profile = label(lbls, "mig_profile")
-	case "gpulens_mig_memory_used_bytes":
+	case native.MIGMemoryUsedBytes:
 		g.instance(label(lbls, "gpu_instance")).used = v
-	case "gpulens_mig_memory_total_bytes":
+	case native.MIGMemoryTotalBytes:
 		g.instance(label(lbls, "gpu_instance")).total = v
-	case "gpulens_mig_sm_active_ratio":
+	case native.MIGSMActiveRatio:
 		// DCGM's per-instance graphics-engine activity; NVML has only GPM
 		// SM activity per instance, the closest reading.
 		g.instance(label(lbls, "gpu_instance")).grEngineActive = v
-	case "gpulens_mig_sm_occupancy_ratio":
+	case native.MIGSMOccupancyRatio:
 		g.instance(label(lbls, "gpu_instance")).occupancy = v
-	case "gpulens_mig_tensor_active_ratio":
+	case native.MIGTensorActiveRatio:
 		g.instance(label(lbls, "gpu_instance")).tensor = v
-	case "gpulens_mig_dram_active_ratio":
+	case native.MIGDRAMActiveRatio:
 		g.instance(label(lbls, "gpu_instance")).dram = v
-	case "gpulens_container_gpu_allocation_ratio":
+	case native.ContainerGPUAllocationRatio:
 		// The allocation series are the kubelet's pod-resources view, the
 		// same one dcgm-exporter's pod mapper reads.
 		gi := label(lbls, "gpu_instance")
@@ -258,9 +259,9 @@ func (s *DCGMSink) Append(_ time.Time, name string, lbls []*dto.LabelPair, v flo
 		}
 		g.use(p).alloc = v
 		g.sharing = label(lbls, "sharing")
-	case "gpulens_container_gpu_utilization_ratio":
+	case native.ContainerGPUUtilizationRatio:
 		g.use(podRef{label(lbls, "namespace"), label(lbls, "pod"), label(lbls, "container"), label(lbls, "gpu_instance")}).util = v
-	case "gpulens_container_gpu_memory_used_bytes":
+	case native.ContainerGPUMemoryUsedBytes:
 		g.use(podRef{label(lbls, "namespace"), label(lbls, "pod"), label(lbls, "container"), label(lbls, "gpu_instance")}).mem = v
 	}
 	return nil

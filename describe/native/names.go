@@ -1,0 +1,50 @@
+// Package native names the series of gpulens-exporter (docs/METRICS.md):
+// the collector registers them under these names, and the analyzer's
+// native schema, the dashboards, the rules and the test emulator read
+// them from here.
+package native
+
+// Metric names.
+const (
+	ContainerGPUAllocationRatio            = "gpulens_container_gpu_allocation_ratio"
+	ContainerGPUMemoryUsedBytes            = "gpulens_container_gpu_memory_used_bytes"
+	ContainerGPUUtilizationRatio           = "gpulens_container_gpu_utilization_ratio"
+	ExporterAttributionMode                = "gpulens_exporter_attribution_mode"
+	ExporterCollectionDurationSeconds      = "gpulens_exporter_collection_duration_seconds"
+	ExporterCollectionsTotal               = "gpulens_exporter_collections_total"
+	ExporterLastCollectionTimestampSeconds = "gpulens_exporter_last_collection_timestamp_seconds"
+	ExporterNVMLErrorsTotal                = "gpulens_exporter_nvml_errors_total"
+	ExporterPodResourcesUp                 = "gpulens_exporter_podresources_up"
+	ExporterUnattributedProcesses          = "gpulens_exporter_unattributed_processes"
+	GPUClockHertz                          = "gpulens_gpu_clock_hertz"
+	GPUDRAMActiveRatio                     = "gpulens_gpu_dram_active_ratio"
+	GPUECCErrorsTotal                      = "gpulens_gpu_ecc_errors_total"
+	GPUEnergyJoulesTotal                   = "gpulens_gpu_energy_joules_total"
+	GPUInfo                                = "gpulens_gpu_info"
+	GPUMemoryReservedBytes                 = "gpulens_gpu_memory_reserved_bytes"
+	GPUMemoryTotalBytes                    = "gpulens_gpu_memory_total_bytes"
+	GPUMemoryUsedBytes                     = "gpulens_gpu_memory_used_bytes"
+	GPUMemoryUtilizationRatio              = "gpulens_gpu_memory_utilization_ratio"
+	GPUMIGComputeSlices                    = "gpulens_gpu_mig_compute_slices"
+	GPUPowerWatts                          = "gpulens_gpu_power_watts"
+	GPUProcesses                           = "gpulens_gpu_processes"
+	GPURemappedRows                        = "gpulens_gpu_remapped_rows"
+	GPURowRemapFailed                      = "gpulens_gpu_row_remap_failed"
+	GPURowRemapPending                     = "gpulens_gpu_row_remap_pending"
+	GPUSMActiveRatio                       = "gpulens_gpu_sm_active_ratio"
+	GPUSMOccupancyRatio                    = "gpulens_gpu_sm_occupancy_ratio"
+	GPUTemperatureCelsius                  = "gpulens_gpu_temperature_celsius"
+	GPUTensorActiveRatio                   = "gpulens_gpu_tensor_active_ratio"
+	GPUThrottleActive                      = "gpulens_gpu_throttle_active"
+	GPUUp                                  = "gpulens_gpu_up"
+	GPUUtilizationRatio                    = "gpulens_gpu_utilization_ratio"
+	GPUXIDErrorsTotal                      = "gpulens_gpu_xid_errors_total"
+	MIGComputeSlices                       = "gpulens_mig_compute_slices"
+	MIGDRAMActiveRatio                     = "gpulens_mig_dram_active_ratio"
+	MIGInfo                                = "gpulens_mig_info"
+	MIGMemoryTotalBytes                    = "gpulens_mig_memory_total_bytes"
+	MIGMemoryUsedBytes                     = "gpulens_mig_memory_used_bytes"
+	MIGSMActiveRatio                       = "gpulens_mig_sm_active_ratio"
+	MIGSMOccupancyRatio                    = "gpulens_mig_sm_occupancy_ratio"
+	MIGTensorActiveRatio                   = "gpulens_mig_tensor_active_ratio"
+)
