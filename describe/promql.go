@@ -57,14 +57,3 @@ func Unexport(expr string, names ...string) string {
 
 // Itoa is strconv.Itoa, for building expressions.
 func Itoa(n int) string { return strconv.Itoa(n) }
-
-// Selector is metric{matchers...}, leaving out empty matchers.
-func Selector(metric string, matchers ...string) string {
-	var m []string
-	for _, s := range matchers {
-		if s != "" {
-			m = append(m, s)
-		}
-	}
-	return metric + "{" + strings.Join(m, ", ") + "}"
-}

@@ -49,12 +49,6 @@ func TestH100MIGWithoutMemory(t *testing.T) {
 			if !strings.Contains(strings.Join(res.Notes, "\n"), "memory is unknown") {
 				t.Errorf("notes %q: want one saying the slices' memory is unknown", res.Notes)
 			}
-			r := Detect(res, nil, DefaultConfig(), nil)
-			for _, f := range r.Findings {
-				if f.Pod == "ocr-serving" && f.Kind == KindMIGOversized && f.Recommendation != nil {
-					t.Logf("%s: %s", f.Kind, f.Summary)
-				}
-			}
 		})
 	}
 }

@@ -95,26 +95,6 @@ var defaultCSV = []string{
 // InDefaultCSV says whether a stock GPU Operator install emits field.
 func InDefaultCSV(field string) bool { return slices.Contains(defaultCSV, field) }
 
-// Read lists every field the project reads, in a stable order.
-var Read = []string{
-	FBUsed, FBFree, FBReserved, GPUUtil, GREngineActive, SMActive, SMOccupancy, TensorActive, DRAMActive,
-	PowerUsage, TotalEnergy, GPUTemp, SMClock, MemClock, XIDErrors, ClockThrottleReasons, ClocksEventReasons,
-	ECCSBEVolTotal, ECCDBEVolTotal, CorrectableRemappedRows, UncorrectableRemappedRows, RowRemapFailure,
-}
-
-// OutsideDefaultCSV is the fields of Read a stock install does not emit:
-// they need a counters file of one's own (the GPU Operator's
-// dcgmExporter.config.name).
-func OutsideDefaultCSV() []string {
-	var out []string
-	for _, f := range Read {
-		if !InDefaultCSV(f) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // XIDFallenOffBus is XID 79, the GPU has fallen off the bus: in
 // dcgm-exporter, which has no up signal, the closest thing to up 0.
 const XIDFallenOffBus = 79

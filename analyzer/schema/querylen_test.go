@@ -1,0 +1,29 @@
+package schema
+
+import "testing"
+
+// TestQueriesFitVictoriaMetrics: VictoriaMetrics refuses a query longer
+// than -search.maxQueryLen, 16 KiB by default. Every expression the
+// analysis sends is checked here with the widest window wrapper it gets,
+// so that a schema change that outgrows the limit fails here rather than
+// against a user's store. `go test ./analyzer/schema -run FitVictoria -v`
+// prints the lengths.
+func TestQueriesFitVictoriaMetrics(t *testing.T) {
+	const limit = 16 * 1024
+	o := Over{Range: "604800s", Step: "60s", Apply: func(fn, e string) string { return fn + "((" + e + ")[604799999ms:60s])" }}
+	for _, s := range []Schema{Native{}, DCGM{}} {
+		h := s.Health(o)
+		exprs := map[string]string{
+			"allocation": s.Allocation(), "utilization": s.Utilization(), "memory": s.MemoryUsed(), "gpu": s.GPU(),
+			"gpu utilization": s.GPUUtilization(), "gpu memory total": s.GPUMemoryTotal(), "gpu memory used": s.GPUMemoryUsed(),
+			"gpu energy": s.GPUEnergy("604800s", "60s"), "gpu attribution": s.GPUAttribution(o),
+			"down": h.Down, "xid events": h.XIDEvents, "thermal": h.Thermal,
+		}
+		for name, e := range exprs {
+			t.Logf("%s %s: %d bytes", s.Name(), name, len(e))
+			if len(e) > limit {
+				t.Errorf("%s %s is %d bytes, over VictoriaMetrics' default -search.maxQueryLen of %d", s.Name(), name, len(e), limit)
+			}
+		}
+	}
+}
