@@ -40,8 +40,9 @@ var dcgmGPUBy = []string{describe.LabelNode, describe.LabelGPU, describe.LabelUU
 // dcgm-exporter's default layout a time-sliced GPU's one pod label flaps
 // between its co-tenants from scrape to scrape (the kubelet's list order
 // is not stable, dcgm-exporter #340): the co-tenants are the pods seen
-// within this window, never one instant's.
-const sharedWindow = "15m"
+// within this window, never one instant's. A rule sees no later samples,
+// so it cannot ask, as the analyzer does (dcgm.Held), for both sides.
+const sharedWindow = dcgm.FlapWindow
 
 // outsideCSV notes, in an alert's description, the fields it needs that
 // the GPU Operator's default counters file does not enable.

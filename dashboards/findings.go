@@ -3,37 +3,18 @@ package dashboards
 import (
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
-
-	"github.com/gpulens/gpulens/analyzer/findings"
 )
 
 // The series `gpulens serve` exposes for the findings of its last
 // analysis; they are the same on both schemas.
 const (
 	findingMetric = "gpulens_finding"
+	findingInfo   = "gpulens_finding_info"
 	savingsMetric = "gpulens_finding_monthly_savings_usd"
 	teamSeconds   = "gpulens_team_gpu_seconds"
 	teamCost      = "gpulens_team_monthly_cost_usd"
 	findingFilter = `{cluster=~"$cluster", namespace=~"$namespace", severity=~"$severity"}`
 )
-
-// recommendations is what to do about each kind of finding, shown in the
-// findings table in place of the kind.
-var recommendations = map[string]string{
-	findings.KindIdleAllocation:   "Idle allocation: release the GPU, or scale the workload to zero when idle",
-	findings.KindUnderusedGPU:     "Underused GPU: move to a MIG slice or a time-sliced replica",
-	findings.KindTimesliceOOMRisk: "OOM risk: co-tenants' memory nears the GPU's; fewer replicas or a MIG slice each",
-	findings.KindMIGOversized:     "MIG slice too big: move to the smaller profile recommended",
-	findings.KindMIGUndersized:    "MIG slice too small: move to a bigger profile",
-	findings.KindTrainingOnShared: "Training on a shared GPU: give it a dedicated GPU",
-	findings.KindUnallocated:      "Unallocated capacity: scale the node pool down",
-	findings.KindUntaintedNode:    "GPU node without a NoSchedule taint runs CPU pods: taint it",
-	findings.KindNoGPUQuota:       "Namespace without a GPU ResourceQuota: add one",
-	findings.KindMixedModels:      "Mixed GPU models in one node: split the node pool",
-	findings.KindGPUErrors:        "GPU errors: drain the node and check the GPU (docs/runbooks.md)",
-	findings.KindThermal:          "Thermal throttling: check cooling and power capping",
-	findings.KindInsufficientData: "Not enough data for a verdict yet",
-}
 
 func severityVar() cog.Builder[dashboard.VariableModel] {
 	return labelVar("severity", "Severity", `label_values(`+findingMetric+`, severity)`)
@@ -73,14 +54,14 @@ func findingsDashboard(s signals) spec {
 				// Every finding (A), merged with its savings (B) where serve
 				// knows the cost: a finding without a price still shows.
 				{kind: tablePanel, title: "Findings and recommendations", unit: "currencyUSD", w: 24, h: 10,
-					desc: "Every open finding with what to do, where, and its monthly savings (empty where the cost is unknown).",
+					desc: "Every open finding with its own summary (what was seen and what to do), where, and its monthly savings (empty where the cost is unknown).",
 					targets: []target{
 						{expr: findingMetric + findingFilter, instant: true, table: true},
 						{expr: savingsMetric + findingFilter, instant: true, table: true},
+						{expr: findingInfo + findingFilter, instant: true, table: true},
 					},
-					hidden:   []string{"Value #A", "__name__", "job", "instance"},
-					renames:  map[string]string{"kind": "Recommendation", "gpu_uuid": "GPU", "Value #B": "Savings / month"},
-					mappings: recommendations},
+					hidden:  []string{"Value #A", "Value #C", "__name__", "job", "instance"},
+					renames: map[string]string{"kind": "Kind", "summary": "Summary", "gpu_uuid": "GPU", "Value #B": "Savings / month"}},
 			}},
 			{"Teams", []panel{
 				{kind: timeSeries, title: "Team GPU-hours by state", unit: "short", w: 12, h: 8, stacked: true,

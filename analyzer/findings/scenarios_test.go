@@ -62,7 +62,10 @@ func (sc scenario) wants(m mode) []want {
 	if m.schema.Name() != schema.NameDCGM {
 		return sc.native
 	}
-	if w, ok := sc.byLayout[m.layout]; ok {
+	// A flapping pod label names every co-tenant in turn, read as the
+	// copies are, yet an unheld GPU keeps its series: the findings are the
+	// common dcgm-exporter ones.
+	if w, ok := sc.byLayout[m.layout]; ok && !m.flapping {
 		return w
 	}
 	if sc.dcgm != nil {
@@ -74,6 +77,9 @@ func (sc scenario) wants(m mode) []want {
 func (sc scenario) absent(m mode) []want {
 	if m.schema.Name() != schema.NameDCGM {
 		return nil
+	}
+	if m.flapping {
+		return slices.Clone(sc.notDCGM)
 	}
 	return append(slices.Clone(sc.notDCGM), sc.notLayout[m.layout]...)
 }
@@ -166,8 +172,8 @@ type mode struct {
 	noMIGMemory bool
 	// flapping is a current install's one-pod layout, whose pod label
 	// moves between a shared GPU's co-tenants from scrape to scrape (the
-	// emulator's default). The analyzer does not yet read it as sharing,
-	// so the modes keep the label stable.
+	// emulator's default); without it the label stays on the last pod
+	// listed (LegacyInstall).
 	flapping bool
 	// noHostPID is the per-process layout deployed without hostPID: every
 	// per-process pod row is 0.
@@ -205,6 +211,8 @@ func (m mode) golden() string {
 	switch {
 	case m.schema.Name() == schema.NameNative:
 		return "native"
+	case m.layout == fleet.DCGMNoVirtualGPUs && m.flapping:
+		return "dcgm-flapping"
 	case m.layout == fleet.DCGMNoVirtualGPUs:
 		return "dcgm"
 	}
@@ -214,9 +222,10 @@ func (m mode) golden() string {
 var (
 	native       = mode{schema: schema.Native{}}
 	dcgmOnePod   = mode{schema: schema.DCGM{}, layout: fleet.DCGMNoVirtualGPUs}
+	dcgmFlapping = mode{schema: schema.DCGM{}, layout: fleet.DCGMNoVirtualGPUs, flapping: true}
 	dcgmCopies   = mode{schema: schema.DCGM{}, layout: fleet.DCGMVirtualGPUs}
 	dcgmPerProc  = mode{schema: schema.DCGM{}, layout: fleet.DCGMVirtualGPUs2025}
-	modes        = []mode{native, dcgmOnePod, dcgmCopies, dcgmPerProc}
+	modes        = []mode{native, dcgmOnePod, dcgmFlapping, dcgmCopies, dcgmPerProc}
 	relabelledOf = map[mode]mode{
 		{schema: schema.Native{}, serviceMonitor: true}:                                  native,
 		{schema: schema.DCGM{}, layout: fleet.DCGMNoVirtualGPUs, serviceMonitor: true}:   dcgmOnePod,

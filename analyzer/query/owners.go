@@ -36,7 +36,7 @@ func (a *analysis) ownerQueries(sch schema.Schema, join bool) []namedQuery {
 	}
 	pods := "max by (namespace, pod, owner_kind, owner_name) (" + over(`kube_pod_owner{owner_kind!="<none>"}`) + ")"
 	if join {
-		pods += " and on (namespace, pod) group by (namespace, pod) (" + a.over("count_over_time", presence([]string{schema.LabelNamespace, schema.LabelPod}, sch.Allocation())) + ")"
+		pods += " and on (namespace, pod) group by (namespace, pod) (" + a.over("count_over_time", presence([]string{schema.LabelNamespace, schema.LabelPod}, allocationPresence(sch))) + ")"
 	}
 	return []namedQuery{
 		{name: "pod owners", expr: pods, apply: a.ownerApply(func(r PodRef, o Owner) { a.podOwners[r] = o }, "pod")},

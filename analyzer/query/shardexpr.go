@@ -122,40 +122,27 @@ func rewrite(e parser.Expr, pick func(string) []restriction, inRange bool) (pars
 	}
 	switch n := e.(type) {
 	case *parser.VectorSelector:
-		// The arms of several restrictions are their cross product.
-		arms := [][]*labels.Matcher{nil}
-		for _, x := range pick(metricName(n)) {
-			if x.r.all() {
-				continue
-			}
-			var next [][]*labels.Matcher
-			for _, a := range arms {
-				for _, b := range x.arms() {
-					next = append(next, append(slices.Clone(a), b...))
-				}
-			}
-			arms = next
-		}
+		arms := selectorArms(n, pick)
 		if len(arms) == 1 && len(arms[0]) == 0 {
 			return n, nil
 		}
 		if len(arms) > 1 && inRange {
 			return nil, fmt.Errorf("cannot shard the range selector %s: its series are read from more than one label", n)
 		}
-		var union parser.Expr
+		var parts []parser.Expr
 		for _, ms := range arms {
 			c := *n
 			c.LabelMatchers = append(append([]*labels.Matcher{}, n.LabelMatchers...), ms...)
-			if union == nil {
-				union = &c
-				continue
-			}
-			union = &parser.BinaryExpr{Op: parser.LOR, LHS: union, RHS: &c, VectorMatching: &parser.VectorMatching{Card: parser.CardManyToMany}}
+			parts = append(parts, &c)
 		}
-		if len(arms) > 1 {
-			return &parser.ParenExpr{Expr: union}, nil
+		return unionOf(parts), nil
+	case *parser.Call:
+		if u, ok, err := perArm(n, pick); ok || err != nil {
+			return u, err
 		}
-		return union, nil
+		for i := range n.Args {
+			n.Args[i] = sub(n.Args[i])
+		}
 	case *parser.MatrixSelector:
 		vs, rerr := rewrite(n.VectorSelector, pick, true)
 		if rerr != nil {
@@ -166,10 +153,6 @@ func rewrite(e parser.Expr, pick func(string) []restriction, inRange bool) (pars
 		n.Expr, n.Param = sub(n.Expr), sub(n.Param)
 	case *parser.BinaryExpr:
 		n.LHS, n.RHS = sub(n.LHS), sub(n.RHS)
-	case *parser.Call:
-		for i := range n.Args {
-			n.Args[i] = sub(n.Args[i])
-		}
 	case *parser.SubqueryExpr:
 		n.Expr = sub(n.Expr)
 	case *parser.ParenExpr:
@@ -183,4 +166,78 @@ func rewrite(e parser.Expr, pick func(string) []restriction, inRange bool) (pars
 		return nil, fmt.Errorf("cannot shard %q: unknown PromQL node %T", strings.TrimSpace(e.String()), e)
 	}
 	return e, err
+}
+
+// selectorArms are the conjunctions of matchers, one per arm, that
+// restrict n: the cross product of the arms of every restriction of its
+// metric; one empty arm where none restricts it.
+func selectorArms(n *parser.VectorSelector, pick func(string) []restriction) [][]*labels.Matcher {
+	arms := [][]*labels.Matcher{nil}
+	for _, x := range pick(metricName(n)) {
+		if x.r.all() {
+			continue
+		}
+		var next [][]*labels.Matcher
+		for _, a := range arms {
+			for _, b := range x.arms() {
+				next = append(next, append(slices.Clone(a), b...))
+			}
+		}
+		arms = next
+	}
+	return arms
+}
+
+// unionOf is the parts joined by or, in parentheses where there are
+// several.
+func unionOf(parts []parser.Expr) parser.Expr {
+	union := parts[0]
+	for _, p := range parts[1:] {
+		union = &parser.BinaryExpr{Op: parser.LOR, LHS: union, RHS: p, VectorMatching: &parser.VectorMatching{Card: parser.CardManyToMany}}
+	}
+	if len(parts) > 1 {
+		return &parser.ParenExpr{Expr: union}
+	}
+	return union
+}
+
+// perArm shards a function of a range selector whose series are read
+// from more than one label (dcgm-exporter's two host label spellings): a
+// range selector cannot be a union, but a function that maps each series
+// to its own result (last_over_time, rate, ...) can be applied to each
+// arm, and the results joined, since the arms are disjoint. ok is false
+// where the call has no such argument.
+func perArm(n *parser.Call, pick func(string) []restriction) (parser.Expr, bool, error) {
+	at := -1
+	var arms [][]*labels.Matcher
+	for i, a := range n.Args {
+		if m, isRange := a.(*parser.MatrixSelector); isRange {
+			if vs, isVector := m.VectorSelector.(*parser.VectorSelector); isVector {
+				if arms = selectorArms(vs, pick); len(arms) > 1 {
+					at = i
+				}
+			}
+		}
+	}
+	if at < 0 {
+		return nil, false, nil
+	}
+	if n.Func.Name == "absent_over_time" {
+		// Not per series: absent from one arm is not absent from all.
+		return nil, true, fmt.Errorf("cannot shard %s: its series are read from more than one label", n)
+	}
+	m := n.Args[at].(*parser.MatrixSelector)
+	vs := m.VectorSelector.(*parser.VectorSelector)
+	var parts []parser.Expr
+	for _, ms := range arms {
+		v := *vs
+		v.LabelMatchers = append(append([]*labels.Matcher{}, vs.LabelMatchers...), ms...)
+		mc := *m
+		mc.VectorSelector = &v
+		c := *n
+		c.Args = slices.Clone(n.Args)
+		c.Args[at] = &mc
+		parts = append(parts, &c)
+	}
+	return unionOf(parts), true, nil
 }

@@ -87,7 +87,7 @@ func (a *analysis) workloadQueries(sch schema.Schema) []namedQuery {
 		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.subqueryRangeStr(), a.w.stepStr())
 	}
 	return []namedQuery{
-		{name: "workload steps", expr: a.over("count_over_time", perStep("group", sch.Allocation())), apply: a.workloadValue(func(x *workloadPerStep, v float64) { x.steps = int(v) })},
+		{name: "workload steps", expr: a.over("count_over_time", perStep("group", allocationPresence(sch))), apply: a.workloadValue(func(x *workloadPerStep, v float64) { x.steps = int(v) })},
 		{name: "workload utilization p95", expr: quantile(0.95, perStep("max", sch.Utilization())), apply: a.workloadValue(func(x *workloadPerStep, v float64) { x.p95Utilization = v })},
 		{name: "workload memory p99", expr: quantile(0.99, perStep("max", sch.MemoryUsed())), apply: a.workloadValue(func(x *workloadPerStep, v float64) { x.p99Memory = v })},
 	}
@@ -175,4 +175,14 @@ func (a *analysis) workloads() []Workload {
 			cmp.Compare(x.Container, y.Container), cmp.Compare(x.Model, y.Model), cmp.Compare(x.MIGProfile, y.MIGProfile))
 	})
 	return out
+}
+
+// allocationPresence is the schema's allocations where only which series
+// exist at each step matters: its AllocationPresence where it has a
+// cheaper expression for that, else its Allocation.
+func allocationPresence(sch schema.Schema) string {
+	if p, ok := sch.(interface{ AllocationPresence() string }); ok {
+		return p.AllocationPresence()
+	}
+	return sch.Allocation()
 }

@@ -93,7 +93,7 @@ func sustainRange(step string) string {
 // apply the sustain rule themselves (query's passes, in Go).
 func (DCGM) StepAttribution() string {
 	key := by(GPUKey)
-	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmTenants(dcgm.FBUsed, wholeGPU)) + "))"
+	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmHeld(dcgm.FBUsed, wholeGPU)) + "))"
 	device := "count by " + key + " (" + norm(dcgmDevice(dcgm.FBUsed, wholeGPU)) + ")"
 	mig := "count by " + key + " (" + norm(migTenants(anyMIG)) + ")"
 	// Written so that each signal is read once (PromQL has no variables,

@@ -50,6 +50,12 @@ func union(exprs []string) string { return describe.Union(exprs...) }
 
 func dcgmTenants(field, matchers string) string { return dcgm.Tenants(dcgm.On(field, matchers)) }
 
+// dcgmHeld is dcgmTenants with the co-tenants a flapping pod label names
+// in turn (dcgm.Held).
+func dcgmHeld(field, matchers string) string {
+	return dcgm.Held(dcgm.On(field, matchers), dcgm.FlapWindow)
+}
+
 func dcgmDevice(field, matchers string) string { return dcgm.Device(dcgm.On(field, matchers)) }
 
 // migPresence selects, by metric name, the fields that say a MIG GPU
@@ -101,13 +107,24 @@ func (DCGM) Allocation() string {
 	instances := "count by (node, uuid) (count by (node, uuid, gpu_instance) (" + norm(migInstances(unknown)) + "))"
 	parts = append(parts, setLabel("(0 * max by "+by(AllocationLabels)+" ("+norm(migTenants(unknown))+") + 1)"+
 		" / on (node, uuid) group_left () "+instances, LabelSharing, SharingMIG))
-	pods := norm(dcgmTenants(dcgm.FBUsed, wholeGPU))
+	pods := norm(dcgmHeld(dcgm.FBUsed, wholeGPU))
 	share := "max by " + by(AllocationLabels) + " (0 * " + pods + " + 1)" +
 		" / on (node, uuid) group_left () count by (node, uuid) (count by (node, uuid, namespace, pod) (" + pods + "))"
 	parts = append(parts,
 		setLabel("("+share+") == 1", LabelSharing, SharingNone),
 		setLabel("("+share+") < 1", LabelSharing, SharingTimeSlicing))
 	return union(parts)
+}
+
+// AllocationPresence is the series of Allocation, with its labels but
+// the sharing mode, and no meaning in their values: what reads only which pods held a GPU
+// when (a workload's steps, its pods' owners) takes this, which reads a
+// flapping pod label's co-tenants (dcgm.Held) once where the shares read
+// them four times: half the samples, and those queries run unsharded.
+func (DCGM) AllocationPresence() string {
+	// A group per side: an instance with both presence fields, or a pod
+	// both labelled and seen around a step, is one series.
+	return "group by " + by(UsageLabels) + " (" + norm(migTenants(anyMIG)) + ") or group by " + by(UsageLabels) + " (" + norm(dcgmHeld(dcgm.FBUsed, wholeGPU)) + ")"
 }
 
 // unmappedMiB is how much device memory must be in use, with every
@@ -142,14 +159,25 @@ func (DCGM) Utilization() string {
 	return union([]string{
 		"((" + util + " and on " + key + " " + device + ") unless on " + key + " " + unmapped() + ") * on " + key + " group_left () " + pods,
 		"(0 * " + util + " + on " + key + " group_left () " + deviceUtil + ") and on " + key + " " + unmapped(),
-		util + " unless on " + key + " " + device,
+		// Without a device row every tenant's row is the device's, and
+		// the co-tenants a flapping pod label names in turn get the
+		// device's figure at every step.
+		"(" + deviceFigure(dcgm.GPUUtil) + ") / 100 unless on " + key + " " + device,
 		"max by " + by(UsageLabels) + " (" + norm(dcgmTenants(dcgm.GREngineActive, "")) + ")",
 	})
 }
 
 // MemoryUsed implements Schema.
 func (DCGM) MemoryUsed() string {
-	return fmt.Sprintf("max by %s (%s) * %d", by(UsageLabels), norm(dcgmTenants(dcgm.FBUsed, "")), mib)
+	return fmt.Sprintf("(max by %s (%s) or %s) * %d", by(UsageLabels), norm(dcgmTenants(dcgm.FBUsed, "")), deviceFigure(dcgm.FBUsed), mib)
+}
+
+// deviceFigure is, per whole GPU's tenant (dcgmHeld), the highest value of
+// field among the GPU's tenant rows at that step: the device's own figure
+// where every row repeats it (the one-pod and copies layouts).
+func deviceFigure(field string) string {
+	return "0 * max by " + by(UsageLabels) + " (" + norm(dcgmHeld(field, wholeGPU)) + ") + on " + by(GPUKey) +
+		" group_left () max by " + by(GPUKey) + " (" + norm(dcgmTenants(field, wholeGPU)) + ")"
 }
 
 // GPU implements Schema. MIG instances and co-tenants' duplicates of the

@@ -1,6 +1,8 @@
 package series
 
 import (
+	"fmt"
+
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
@@ -35,6 +37,11 @@ func Build(in Input) *metrics.Set {
 	type sums struct {
 		savings, cost float64
 		known         bool
+		// summary is the first finding's, and how many more share the
+		// identity (pods of one workload).
+		summary string
+		more    int
+		labels  []string
 	}
 	var order []string
 	byName := map[string]*sums{}
@@ -42,9 +49,11 @@ func Build(in Input) *metrics.Set {
 		name := Name("gpulens_finding", findingLabels(f)...)
 		g, ok := byName[name]
 		if !ok {
-			g = &sums{known: true}
+			g = &sums{known: true, summary: f.Summary, labels: findingLabels(f)}
 			byName[name] = g
 			order = append(order, name)
+		} else {
+			g.more++
 		}
 		g.savings += f.MonthlySavingsUSD
 		g.cost += f.MonthlyCostUSD
@@ -53,6 +62,11 @@ func Build(in Input) *metrics.Set {
 	for _, name := range order {
 		g := byName[name]
 		constant(s, name, 1)
+		summary := g.summary
+		if g.more > 0 {
+			summary += fmt.Sprintf(" (and %d more of this workload's pods)", g.more)
+		}
+		constant(s, Name("gpulens_finding_info", append(g.labels, "summary", summary)...), 1)
 		if g.known {
 			labels := name[len("gpulens_finding"):]
 			constant(s, "gpulens_finding_monthly_savings_usd"+labels, g.savings)

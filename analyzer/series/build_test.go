@@ -18,11 +18,11 @@ func fixture() Input {
 	return Input{
 		Findings: []findings.Finding{
 			{Kind: findings.KindIdleAllocation, Severity: findings.Warning, Namespace: "team-a", Workload: "nb", Pod: "nb-1",
-				Node: "n1", GPUUUID: "GPU-1", MonthlyCostUSD: 2000, MonthlySavingsUSD: 2000, CostKnown: true},
+				Node: "n1", GPUUUID: "GPU-1", Summary: "team-a/nb-1 idle", MonthlyCostUSD: 2000, MonthlySavingsUSD: 2000, CostKnown: true},
 			{Kind: findings.KindIdleAllocation, Severity: findings.Warning, Namespace: "team-a", Workload: "nb", Pod: "nb-2",
-				Node: "n1", GPUUUID: "GPU-1", MonthlyCostUSD: 1000, MonthlySavingsUSD: 500, CostKnown: true},
+				Node: "n1", GPUUUID: "GPU-1", Summary: "team-a/nb-2 idle", MonthlyCostUSD: 1000, MonthlySavingsUSD: 500, CostKnown: true},
 			{Kind: findings.KindTimesliceOOMRisk, Severity: findings.Critical, Namespace: "team-b", Workload: `we"ird\name`,
-				Node: "n2", GPUUUID: "GPU-2"},
+				Node: "n2", GPUUUID: "GPU-2", Summary: "memory at \"94%\"\nof the GPU"},
 		},
 		Teams: []report.Team{
 			{Team: "ml", Usage: report.Usage{AllocatedGPUHours: 168, UsedGPUHours: 84, IdleGPUHours: 60, Cost: 168, Efficiency: ptr(0.5)}},
@@ -46,6 +46,10 @@ func TestBuild(t *testing.T) {
 			`gpulens_analysis_window_seconds 604800`,
 			`gpulens_finding{kind="idle-allocation",severity="warning",namespace="team-a",workload="nb",node="n1",gpu_uuid="GPU-1"} 1`,
 			`gpulens_finding{kind="timeslice-oom-risk",severity="critical",namespace="team-b",workload="we\"ird\\name",node="n2",gpu_uuid="GPU-2"} 1`,
+			// One summary per identity, the first pod's, saying how many
+			// more share it; escaped as label values are.
+			`gpulens_finding_info{kind="idle-allocation",severity="warning",namespace="team-a",workload="nb",node="n1",gpu_uuid="GPU-1",summary="team-a/nb-1 idle (and 1 more of this workload's pods)"} 1`,
+			`gpulens_finding_info{kind="timeslice-oom-risk",severity="critical",namespace="team-b",workload="we\"ird\\name",node="n2",gpu_uuid="GPU-2",summary="memory at \"94%\"\nof the GPU"} 1`,
 			`gpulens_finding_monthly_cost_usd{kind="idle-allocation",severity="warning",namespace="team-a",workload="nb",node="n1",gpu_uuid="GPU-1"} 3000`,
 			`gpulens_finding_monthly_savings_usd{kind="idle-allocation",severity="warning",namespace="team-a",workload="nb",node="n1",gpu_uuid="GPU-1"} 2500`,
 			`gpulens_team_efficiency_ratio{team="ml"} 0.5`,
@@ -61,6 +65,7 @@ func TestBuild(t *testing.T) {
 		{name: "no prices: no dollars", in: noCost, want: []string{
 			`gpulens_analysis_window_seconds 604800`,
 			`gpulens_finding{kind="timeslice-oom-risk",severity="critical",namespace="team-b",workload="we\"ird\\name",node="n2",gpu_uuid="GPU-2"} 1`,
+			`gpulens_finding_info{kind="timeslice-oom-risk",severity="critical",namespace="team-b",workload="we\"ird\\name",node="n2",gpu_uuid="GPU-2",summary="memory at \"94%\"\nof the GPU"} 1`,
 			`gpulens_team_efficiency_ratio{team="ml"} 0.5`,
 			`gpulens_team_gpu_seconds{team="ml",state="allocated"} 604800`,
 			`gpulens_team_gpu_seconds{team="ml",state="idle"} 216000`,

@@ -11,6 +11,7 @@ type Family struct {
 // the same ones, and a test keeps the two in step.
 var Families = []Family{
 	{"gpulens_finding", "gauge", "A finding of the last analysis; always 1. Labels are its identity."},
+	{"gpulens_finding_info", "gauge", "A finding's summary, in the summary label; always 1. The other labels are gpulens_finding's."},
 	{"gpulens_finding_monthly_savings_usd", "gauge", "Monthly savings of a finding's recommendation in USD (negative when it costs more); absent without a price."},
 	{"gpulens_finding_monthly_cost_usd", "gauge", "Monthly cost of a finding's subject in USD; absent without a price."},
 	{"gpulens_team_gpu_seconds", "gauge", "GPU-seconds of a team over the analysis window (GPU-hours × 3600), by state: allocated, used or idle."},

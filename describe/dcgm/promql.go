@@ -50,6 +50,10 @@ type Sel struct {
 	Node, Namespace, Pod string
 	// Offset, a PromQL duration, moves every selector back in time.
 	Offset string
+	// Around, a PromQL duration, selects instead the series seen both
+	// within Around before and within Around after the evaluation
+	// (Held), at their last sample before it; Offset is ignored.
+	Around string
 }
 
 // On is a Sel of field with raw matchers.
@@ -76,6 +80,10 @@ func (s Sel) selector(m ...string) string {
 		out := s.Field
 		if m := append(append([]string{}, base...), extra...); len(m) > 0 {
 			out += "{" + strings.Join(m, ", ") + "}"
+		}
+		if s.Around != "" {
+			r := "[" + s.Around + "]"
+			return "(last_over_time(" + out + r + ") and last_over_time(" + out + r + " offset -" + s.Around + "))"
 		}
 		if s.Offset != "" {
 			out += " offset " + s.Offset
@@ -131,6 +139,31 @@ func Tenants(s Sel) string {
 		` unless on (instance, job, namespace, pod) up{pod!=""}`
 	return "(" + relabelled + " or " + direct + ")"
 }
+
+// Held is Tenants, plus the pods that held the same GPU both within
+// window before and within window after each evaluation. dcgm-exporter's one-pod layout (no
+// --kubernetes-virtual-gpus) maps a time-sliced GPU's device ID to one
+// pod, the last the kubelet lists, in an order that is not stable
+// (dcgm-exporter #340): the pod label moves between the co-tenants from
+// scrape to scrape, so each scrape names one of them. A co-tenant is
+// seen on both sides of every moment of the sharing; a pod replaced on
+// its GPU (a rollout) has no later sample, its successor no earlier one,
+// so neither is added, and an ended pod does not linger on data with
+// staleness markers. The later side needs a negative offset (Prometheus
+// 3, VictoriaMetrics, the embedded engine); at the end of the data it is
+// empty and only Tenants remains. A pod is only added where the GPU is
+// reported then, so a gap in the scrapes stays a gap.
+func Held(s Sel, window string) string {
+	around := s
+	around.Around = window
+	return "(" + Tenants(s) + " or (" + Tenants(around) + " and on (" + LabelUUID + ") " + s.selector() + "))"
+}
+
+// FlapWindow is how far apart two sightings of one co-tenant under a
+// flapping pod label may be (Held, and the rules' co-tenants): several
+// scrapes at the slowest interval in use (5 minutes), so that each of a
+// few co-tenants named at random is seen within it.
+const FlapWindow = "15m"
 
 // ExporterPods matches the pod names of dcgm-exporter's DaemonSet, as the
 // GPU Operator (nvidia-dcgm-exporter-*) and dcgm-exporter's own chart
