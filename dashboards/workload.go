@@ -24,7 +24,7 @@ func workloadDrillDown(s signals) spec {
 		vars: []cog.Builder[dashboard.VariableModel]{clusterVar(s), nodeVar(s), namespaceVar(s), podVar(s)},
 		rows: []row{
 			{"Use against allocation", []panel{
-				ts("Allocated and used GPU", "short", "The GPU share the pod holds (1 whole, 1/replicas shared, sevenths on MIG) and the part of it it uses.", 12,
+				ts("Allocated and used GPU", "short", "The GPU share the pod holds (1 whole, 1/replicas shared, the slices of its MIG profile over the GPU's on MIG) and the part of it it uses.", 12,
 					target{expr: "sum by (namespace, pod) (" + s.alloc() + ")", legend: podLegend + " allocated"},
 					target{expr: "sum by (namespace, pod) (" + s.used() + ")", legend: podLegend + " used"}),
 				ts("Use of its allocation", "percentunit", "How busy the pod keeps what it holds. Above 100% on a time-sliced GPU: it uses time its co-tenants leave idle.", 12,

@@ -3,7 +3,9 @@ package plan
 // bin is one planned GPU while the planner fills it. A time-sliced bin
 // keeps the per-step sums of its lanes' planned memory and load, so a
 // fit check is one pass over the steps and stops at the first step that
-// does not fit; a MIG bin keeps the slices' sevenths and eighths.
+// does not fit; a MIG bin keeps its slices' compute and memory slices,
+// against the model's own totals (internal/mig: 7 and 8 on A100 and
+// Hopper, 4 and 4 on A30 and RTX PRO 6000).
 type bin struct {
 	mode  Mode
 	lanes []int
@@ -17,9 +19,9 @@ type bin struct {
 	overTarget      int // steps whose summed load exceeds ComputeTarget
 	blocks          blockSummary
 	// MIG
-	profiles          []int // per lane, index into Model.MIG
-	sevenths, eighths int
-	counts            []int
+	profiles                    []int // per lane, index into Model.MIG
+	computeSlices, memorySlices int
+	counts                      []int
 }
 
 // packer holds what every fit check of a pool needs.
@@ -71,7 +73,8 @@ func (p *packer) fits(b *bin, i, prof int) bool {
 		return true
 	case ModeMIG:
 		pr := p.pool.Model.MIG[prof]
-		return b.counts[prof] < pr.Instances && b.sevenths+pr.ComputeSlices <= 7 && b.eighths+pr.MemorySlices <= 8
+		return b.counts[prof] < pr.Instances && b.computeSlices+pr.ComputeSlices <= pr.GPUComputeSlices &&
+			b.memorySlices+pr.MemorySlices <= pr.GPUMemorySlices
 	}
 	if len(b.lanes) >= p.pol.MaxReplicas || l.Training {
 		return false
@@ -129,8 +132,8 @@ func (p *packer) add(b *bin, i, prof int) {
 		pr := p.pool.Model.MIG[prof]
 		b.profiles = append(b.profiles, prof)
 		b.counts[prof]++
-		b.sevenths += pr.ComputeSlices
-		b.eighths += pr.MemorySlices
+		b.computeSlices += pr.ComputeSlices
+		b.memorySlices += pr.MemorySlices
 	case ModeTimeSlicing:
 		l := p.pool.Lanes[i]
 		target := float32(p.pol.ComputeTarget)
@@ -162,8 +165,8 @@ func (p *packer) remove(b *bin, k int) {
 	case ModeMIG:
 		pr := p.pool.Model.MIG[b.profiles[k]]
 		b.counts[b.profiles[k]]--
-		b.sevenths -= pr.ComputeSlices
-		b.eighths -= pr.MemorySlices
+		b.computeSlices -= pr.ComputeSlices
+		b.memorySlices -= pr.MemorySlices
 		b.profiles = append(b.profiles[:k:k], b.profiles[k+1:]...)
 	case ModeTimeSlicing:
 		p.recompute(b)
@@ -227,4 +230,13 @@ func summarize(mem, load []float32, target float32, s blockSummary) blockSummary
 		s.memMax[k], s.memMin[k], s.loadMax[k], s.loadMin[k], s.steps[k], s.over[k] = mx, mn, lx, ln, end-start, over
 	}
 	return s
+}
+
+// computeShare is the fraction of the GPU's compute a MIG bin's slices
+// hold.
+func (b *bin) computeShare(m Model) float64 {
+	if len(m.MIG) == 0 {
+		return 0
+	}
+	return float64(b.computeSlices) / float64(m.MIG[0].GPUComputeSlices)
 }

@@ -8,8 +8,7 @@ import (
 // price table, so that moving the catalog elsewhere changes one file.
 
 // Profile and Model are the shared catalog's (internal/mig through
-// recommend). The bins count sevenths and eighths, so lookupModel keeps
-// only models of that geometry.
+// recommend), whose profiles carry their model's slice totals.
 type (
 	Profile = recommend.MIGProfile
 	Model   = recommend.Model
@@ -23,12 +22,6 @@ func lookupModel(name string) (Model, bool) {
 	}
 	out := Model{Key: m.Key, MemoryBytes: m.MemoryBytes}
 	for _, p := range m.MIG {
-		if p.GPUComputeSlices != 7 || p.GPUMemorySlices != 8 {
-			// The bins count sevenths and eighths: a model of another
-			// geometry (A30, RTX PRO 6000: 4 and 4) is not planned rather
-			// than planned on slices it does not have.
-			return Model{}, false
-		}
 		if p.MediaExtension() {
 			continue // +me holds the GPU's only media engines: never a packing target
 		}

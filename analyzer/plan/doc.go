@@ -15,11 +15,12 @@
 // replicas has three). At every step a lane has the memory it used and
 // its load on the GPU (share × utilization). A planned GPU is
 //   - whole: one lane, or lanes that never run at the same step;
-//   - MIG: one lane per slice, each on the smallest profile (not 7g)
-//     whose memory holds the lane's peak with the margin and whose
-//     sevenths give its p95 load room at the compute target; the slices'
-//     sevenths sum to at most 7, their eighths to at most 8, and no
-//     profile is used more often than the model allows;
+//   - MIG: one lane per slice, each on the smallest profile (not the
+//     whole GPU's) whose memory holds the lane's peak with the margin and
+//     whose compute slices give its p95 load room at the compute target;
+//     the slices' compute and memory slices sum to at most the model's
+//     totals (internal/mig), and no profile is used more often than the
+//     model allows;
 //   - time-sliced: up to MaxReplicas lanes, none training-like, whose
 //     summed memory with the margin fits at every step and whose summed
 //     load exceeds the compute target at no more than 5% of steps.

@@ -93,3 +93,45 @@ func TestMIGSumsArePlaceable(t *testing.T) {
 		t.Logf("%s: %d geometries accepted, all placeable", product, accepted)
 	}
 }
+
+// TestFourSliceModelPlannedOnItsGeometry: an A30 has 4 compute and 4
+// memory slices (internal/mig), so four lanes that each fit a 1g.6gb
+// slice fill one GPU and a fifth needs another; a planner counting
+// sevenths would put five on one.
+func TestFourSliceModelPlannedOnItsGeometry(t *testing.T) {
+	const steps = 96
+	for _, tt := range []struct {
+		lanes, gpus int
+	}{{4, 1}, {5, 2}} {
+		t.Run(fmt.Sprint(tt.lanes, " lanes"), func(t *testing.T) {
+			var lanes []*Lane
+			for i := range tt.lanes {
+				// Training-like, so never time-sliced: only MIG or a
+				// whole GPU can hold it.
+				l := series(fmt.Sprintf("trainer-%d", i), steps, constant(4), constant(0.1))
+				l.Training = true
+				lanes = append(lanes, l)
+			}
+			pp := planOf(t, DefaultPolicy(), poolOf(t, "NVIDIA A30", lanes...))
+			if pp.GPUsNeeded != tt.gpus {
+				t.Fatalf("%d lanes on %d A30s, want %d: %+v", tt.lanes, pp.GPUsNeeded, tt.gpus, pp.Assignments)
+			}
+			perGPU := map[int]int{}
+			for _, a := range pp.Assignments {
+				switch {
+				case a.Mode == ModeMIG && a.Slice == "1g.6gb":
+					perGPU[a.GPU]++
+				case a.Mode == ModeMIG, tt.gpus == 1:
+					// One GPU's worth must be four slices; a lane left
+					// over may take a GPU of its own.
+					t.Errorf("%s on %s %q, want MIG 1g.6gb", a.Lane, a.Mode, a.Slice)
+				}
+			}
+			for g, n := range perGPU {
+				if n > 4 {
+					t.Errorf("GPU %d holds %d 1g slices of an A30's 4", g, n)
+				}
+			}
+		})
+	}
+}

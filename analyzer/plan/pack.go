@@ -23,14 +23,14 @@ type options struct {
 
 // laneOptions sizes one lane. A slice must hold the lane's planned peak
 // with the margin, and give it compute for its p95 load at ComputeTarget;
-// 7g is a whole GPU, so it is not a slice here. A time-sliced replica
+// the whole-GPU profile (7g, 4g on a 4-slice model) is not a slice here. A time-sliced replica
 // needs the lane not to be training-like and to fit a GPU alone.
 func (p *packer) laneOptions(l *Lane) options {
 	o := options{mig: -1}
 	need := l.stats.peakMem * (1 + p.pol.MemoryMargin)
-	sevenths := max(1, int(math.Ceil(7*l.stats.p95Load/p.pol.ComputeTarget-1e-9)))
 	for i, pr := range p.pool.Model.MIG {
-		if pr.ComputeSlices < 7 && pr.MemoryBytes >= need && pr.ComputeSlices >= sevenths {
+		slices := max(1, int(math.Ceil(float64(pr.GPUComputeSlices)*l.stats.p95Load/p.pol.ComputeTarget-1e-9)))
+		if !pr.Whole() && pr.MemoryBytes >= need && pr.ComputeSlices >= slices {
 			o.mig = i
 			break
 		}
@@ -73,7 +73,7 @@ var strategies = []strategy{
 		// peak memory and its p95 load, at least one of MaxReplicas.
 		if o.mig >= 0 && o.ts {
 			pr := p.pool.Model.MIG[o.mig]
-			slice := max(float64(pr.ComputeSlices)/7, float64(pr.MemorySlices)/8)
+			slice := max(pr.ComputeShare(), pr.MemoryShare())
 			replica := 1 / float64(p.pol.MaxReplicas)
 			for _, l := range lanes {
 				replica = max(replica, l.stats.p99Mem*(1+p.pol.MemoryMargin)/p.pool.CapacityBytes, l.stats.p95Load/p.pol.ComputeTarget)
@@ -167,7 +167,7 @@ func (p *packer) localSearch(bins []*bin, pl []place) []*bin {
 	fill := func(b *bin) float64 {
 		switch b.mode {
 		case ModeMIG:
-			return float64(b.sevenths) / 7
+			return b.computeShare(p.pool.Model)
 		case ModeTimeSlicing:
 			return float64(b.peakMem) / float64(p.memLimit)
 		}

@@ -66,7 +66,7 @@ func replay(pool *Pool, pp PoolPlan) Replay {
 					gr.PeakMemoryRatio = max(gr.PeakMemoryRatio, mem/pr.MemoryBytes)
 					gr.PeakLoad = max(gr.PeakLoad, load)
 					over = over || mem > pr.MemoryBytes
-					contended = contended || load > float64(pr.ComputeSlices)/7+1e-9
+					contended = contended || load > pr.ComputeShare()+1e-9
 				}
 			} else {
 				var mem, load float64
