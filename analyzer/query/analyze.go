@@ -88,6 +88,12 @@ type analysis struct {
 	allocModes map[AllocationKey][]*allocMode
 	// missingNotes say which optional signals had no fields (coverage.go).
 	missingNotes []string
+	// exporterNodes are the nodes of dcgm-exporter pods that named
+	// themselves in the host label; resolvedHosts and unresolvedHosts
+	// count the renaming (hosts.go).
+	exporterNodes   map[string]string
+	resolvedHosts   int
+	unresolvedHosts map[string]bool
 	// pass is what the passes (passQueries) carry from one signal to
 	// another.
 	pass passState
@@ -156,7 +162,7 @@ func (a *analysis) scanQueries(sch schema.Schema) []namedQuery {
 		// The tenants' memory is summed per step, before the quantile:
 		// tenants that take turns never add up.
 		{name: "gpu tenants memory p99", expr: quantile(0.99, "sum by "+gpuKey+" ("+mem+")"), apply: a.gpuValue(func(g *GPU, v float64) { g.TenantsMemoryP99Bytes = v })},
-	}, slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch, true), a.healthQueries(sch), a.attributionQueries(sch, false))...)
+	}, slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch, true), a.healthQueries(sch), a.attributionQueries(sch, false), a.hostQueries(sch))...)
 }
 
 // allocSteps records an allocation's steps and the workload the engine
@@ -321,6 +327,7 @@ func (a *analysis) finish() {
 		}
 		a.res.GPUs = append(a.res.GPUs, *g)
 	}
+	a.resolveHosts()
 	slices.SortFunc(a.res.Allocations, func(x, y Allocation) int {
 		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Pod, y.Pod), cmp.Compare(x.Container, y.Container),
 			cmp.Compare(x.Node, y.Node), cmp.Compare(x.UUID, y.UUID), cmp.Compare(x.GPUInstance, y.GPUInstance))

@@ -303,8 +303,10 @@ func TestDCGMMatchesNative(t *testing.T) {
 	}
 	compareAll(t, "allocation", dcgm.Allocations, native.Allocations)
 	compareAll(t, "gpu", dcgm.GPUs, native.GPUs)
-	if native.QueryCount != dcgm.QueryCount {
-		t.Errorf("query counts differ: native %d, dcgm-exporter %d", native.QueryCount, dcgm.QueryCount)
+	// dcgm-exporter's one more: the nodes of exporter pods that name
+	// themselves in the host label (hosts.go).
+	if native.QueryCount+1 != dcgm.QueryCount {
+		t.Errorf("query counts: native %d, dcgm-exporter %d, want one more", native.QueryCount, dcgm.QueryCount)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 // so a large fleet's report stays readable; the per-item coverage fields
 // carry the detail.
 func (a *analysis) notes() []string {
-	var notes []string
+	notes := a.hostNotes()
 	if len(a.res.GPUs) == 0 {
 		notes = append(notes, "no GPU series in the window: is the exporter scraped, and is the window right?")
 	}

@@ -42,6 +42,7 @@ func (a *analysis) passQueries(sch schema.Schema) []namedQuery {
 		)
 	}
 	qs = append(qs, a.attributionQueries(sch, true)...)
+	qs = append(qs, a.hostQueries(sch)...)
 	return append(qs, a.ownerQueries(sch, false)...)
 }
 

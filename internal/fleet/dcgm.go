@@ -547,7 +547,10 @@ func (s *DCGMSink) labels(g *dcgmGPU, in *dcgmInstance, r row) []*dto.LabelPair 
 	add(dcgm.LabelUUID, g.uuid)
 	add(dcgm.LabelDevice, "nvidia"+g.index)
 	add(dcgm.LabelModel, g.model)
-	if s.Install.HostLabel != "" {
+	switch {
+	case s.Install.HostLabel != "" && s.Install.HostIsPod:
+		add(s.Install.HostLabel, DCGMExporterPod(g.node))
+	case s.Install.HostLabel != "":
 		add(s.Install.HostLabel, g.node)
 	}
 	add(dcgm.LabelPCIBusID, g.pciBusID)
@@ -624,6 +627,10 @@ type DCGMInstall struct {
 	// Operator's default): dcgm-exporter cannot map processes to pods, so
 	// every per-process pod row is 0.
 	NoHostPID bool
+	// HostIsPod writes the exporter pod's name (DCGMExporterPod) in the
+	// host label, as dcgm-exporter does where NODE_NAME is not set: it
+	// falls back to the host name, which in a pod is the pod's.
+	HostIsPod bool
 	// NoMIGMemory leaves FB_USED and FB_FREE out of MIG GPU instances, as
 	// DCGM does on H100 in MIG mode (dcgm-exporter #380, #434, #512); the
 	// profiling fields stay.
@@ -654,8 +661,18 @@ func (i DCGMInstall) emits(field string) bool { return !i.DefaultCSV || dcgm.InD
 // DCGMTarget is the scrape target labels of the GPU Operator's
 // dcgm-exporter pod on node, for a ServiceMonitorSink behind a DCGMSink.
 func DCGMTarget(node string) [][2]string {
-	return ExporterTarget("gpu-operator", "nvidia-dcgm-exporter", "nvidia-dcgm-exporter", "9400", node)
+	return ExporterTarget(DCGMNamespace, dcgmJob, dcgmJob, "9400", node)
 }
+
+// DCGMNamespace is the namespace of the GPU Operator's dcgm-exporter
+// pods.
+const DCGMNamespace = "gpu-operator"
+
+const dcgmJob = "nvidia-dcgm-exporter"
+
+// DCGMExporterPod is the name of the GPU Operator's dcgm-exporter pod on
+// node, as DCGMTarget names it.
+func DCGMExporterPod(node string) string { return dcgmJob + "-" + node }
 
 // podUID stands in for the pod's UID, which the native series do not
 // carry: stable per pod, as a UID is.
