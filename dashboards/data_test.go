@@ -3,6 +3,7 @@ package dashboards
 import (
 	"context"
 	"regexp"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/describe/dcgm"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/internal/fleet"
 )
@@ -30,7 +32,7 @@ var (
 // another: the same samples under both schemas.
 type tee struct {
 	native fleet.Sink
-	dcgm   *fleet.DCGMSink
+	dcgm   fleet.Sink
 }
 
 func (t tee) Append(ts time.Time, name string, lbls []*dto.LabelPair, v float64) error {
@@ -67,6 +69,12 @@ func demoFleet(t *testing.T) map[string]*source.Embedded {
 		t.Cleanup(func() { _ = db.Close() })
 		dbs[s] = db
 	}
+	stock, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stock.Close() })
+	dbs[stockDB] = stock
 	sc := sim.Default()
 	for i := range sc.Nodes {
 		for j := range sc.Nodes[i].Faults {
@@ -79,9 +87,16 @@ func demoFleet(t *testing.T) map[string]*source.Embedded {
 		{dataEnd.Add(-dataWindow), dataEnd},
 	} {
 		err := fleet.Run(ctx, fleet.Options{Scenario: sc, Start: w.start, End: w.end, Step: dataStep}, func(node string) fleet.Sink {
+			full := dcgmSink(fleet.NewTSDBSink(ctx, dbs["dcgm-exporter"], &n).WithTarget("dcgm-exporter", node+":9400"))
+			// Every field, as with a counters file of the user's own;
+			// stockDB has the default one.
+			full.Install.DefaultCSV = false
 			return tee{
 				native: fleet.NewTSDBSink(ctx, dbs["native"], &n).WithTarget("gpulens-exporter", node+":9845"),
-				dcgm:   dcgmSink(fleet.NewTSDBSink(ctx, dbs["dcgm-exporter"], &n).WithTarget("dcgm-exporter", node+":9400")),
+				dcgm: tee{
+					native: full,
+					dcgm:   dcgmSink(fleet.NewTSDBSink(ctx, dbs[stockDB], &n).WithTarget("dcgm-exporter", node+":9400")),
+				},
 			}
 		})
 		if err != nil {
@@ -107,6 +122,7 @@ func TestPanelsReturnData(t *testing.T) {
 	t.Run("mig", func(t *testing.T) { migNeverAddsParent(t, dbs) })
 	t.Run("figures", func(t *testing.T) { consistentFigures(t, dbs) })
 	t.Run("variables", func(t *testing.T) { variablesFindValues(t, dbs) })
+	t.Run("dcgm-exporter stock install", func(t *testing.T) { stockInstallPanels(t, dbs[stockDB]) })
 	for schema, ds := range generated(t) {
 		t.Run(schema, func(t *testing.T) {
 			db := dbs[schema]
@@ -183,4 +199,45 @@ func dcgmSink(inner fleet.Sink) *fleet.DCGMSink {
 	d := fleet.NewDCGMSink(inner)
 	d.Layout = fleet.DCGMVirtualGPUs2025
 	return d
+}
+
+// stockDB is the key of demoFleet's dcgm-exporter data as a stock GPU
+// Operator install writes it: the default counters file only.
+const stockDB = "dcgm-exporter stock"
+
+// stockInstallPanels: on a stock install's data every dcgm-exporter panel
+// whose fields the default counters file has returns data, and every
+// other one is empty and says so in its description, naming the fields.
+func stockInstallPanels(t *testing.T, db *source.Embedded) {
+	empty, full := 0, 0
+	for _, d := range generated(t)["dcgm-exporter"] {
+		for _, q := range queries(t, d) {
+			if !gpuSeries.MatchString(q.expr) {
+				continue
+			}
+			where := q.dashboard + " / " + q.panel + " / " + q.ref
+			inCSV := true
+			for _, f := range gpuSeries.FindAllString(q.expr, -1) {
+				inCSV = inCSV && (!strings.HasPrefix(f, "DCGM_FI_") || dcgm.InDefaultCSV(f))
+			}
+			vec, err := db.Query(context.Background(), substitute(q.expr), dataEnd)
+			if err != nil {
+				t.Errorf("%s: %v", where, err)
+				continue
+			}
+			switch {
+			case inCSV && len(vec) == 0:
+				t.Errorf("%s: no data on a stock install, whose counters file has every field it reads\n%s", where, substitute(q.expr))
+			case !inCSV && !strings.Contains(q.desc, "default counters file"):
+				t.Errorf("%s reads a field outside the default counters file, and its description %q does not say so", where, q.desc)
+			case inCSV:
+				full++
+			default:
+				empty++
+			}
+		}
+	}
+	if full < 30 || empty == 0 {
+		t.Errorf("%d queries with data on a stock install, %d noted as outside its counters file: want both", full, empty)
+	}
 }

@@ -34,8 +34,8 @@ func init() {
 
 // query is one panel query as the tests see it.
 type query struct {
-	dashboard, panel, kind, expr, legend, ref string
-	instant                                   bool
+	dashboard, panel, kind, expr, legend, ref, desc string
+	instant                                         bool
 }
 
 // strictErr drops the empty cog.BuildErrors that v0.0.22's strict
@@ -139,6 +139,9 @@ func queries(t *testing.T, d dashboard.Dashboard) []query {
 			}
 			q := query{dashboard: *d.Uid, panel: *p.Title, kind: p.Type, expr: pq.Expr,
 				instant: pq.Instant != nil && *pq.Instant}
+			if p.Description != nil {
+				q.desc = *p.Description
+			}
 			if pq.LegendFormat != nil {
 				q.legend = *pq.LegendFormat
 			}

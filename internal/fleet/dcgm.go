@@ -645,11 +645,13 @@ func (i DCGMInstall) migMemory(v float64) float64 {
 }
 
 // StockInstall is the GPU Operator's dcgm-exporter as installed today: the
-// current host label, XID labels, a flapping pod label on shared GPUs and
-// DCGM 3.3's field names. Every field is still emitted unless DefaultCSV is
-// set: the report names what a default counters file leaves out.
+// current host label, XID labels, a flapping pod label on shared GPUs,
+// DCGM 3.3's field names, and only the fields of the default counters
+// file (no throttle reasons, no ECC totals, no SM activity). A reader that
+// needs the other fields sets DefaultCSV to false, as a user would with a
+// counters file of their own.
 func StockInstall() DCGMInstall {
-	return DCGMInstall{HostLabel: dcgm.LabelHostname, XIDLabels: true, FlappingTenant: true, ClocksEventReasons: true}
+	return DCGMInstall{HostLabel: dcgm.LabelHostname, XIDLabels: true, FlappingTenant: true, ClocksEventReasons: true, DefaultCSV: true}
 }
 
 // LegacyInstall is an older release: Hostname, a bare XID field, a stable

@@ -472,12 +472,10 @@ func TestDCGMSinkThroughTSDB(t *testing.T) {
 // beyond the layout, as dcgm-exporter's code writes it (describe/dcgm):
 // hostname, err_code and err_msg on the XID field, DCGM 3.3's
 // CLOCKS_EVENT_REASONS, the default layout's pod label moving between a
-// time-sliced GPU's co-tenants, and with DefaultCSV only the fields of
+// time-sliced GPU's co-tenants, and only the fields of
 // dcp-metrics-included.csv.
 func TestDCGMSinkStockInstall(t *testing.T) {
-	install := StockInstall()
-	install.DefaultCSV = true
-	native, out := runDCGMInstall(t, DCGMNoVirtualGPUs, false, install)
+	native, out := runDCGMInstall(t, DCGMNoVirtualGPUs, false, StockInstall())
 	for _, s := range out {
 		if s.labels["Hostname"] != "" || s.labels["hostname"] != "n1" {
 			t.Fatalf("%s %v: want hostname n1 and no Hostname", s.name, s.labels)
