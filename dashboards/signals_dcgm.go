@@ -86,7 +86,7 @@ func (dcgmSignals) podValues() string {
 }
 func (dcgmSignals) gpus() string { return "0 * " + maxGPU(ddev(dcgm.FBUsed)) + " + 1" }
 func (dcgmSignals) gpuUtil() string {
-	// DCGM_FI_DEV_GPU_UTIL is absent on MIG instances (#353): there the
+	// GPU utilization (dcgm.GPUUtil) is absent on MIG instances (#353): the
 	// slices' graphics-engine activity, weighted by their share.
 	slices := migGroups(func(m string, n, total int) string {
 		return fmt.Sprintf("max by (%s) (%s) * %d / %d", migBy, ddev(dcgm.GREngineActive, m), n, total)
