@@ -63,7 +63,9 @@ func outsideCSV(fields ...string) string {
 func DCGM(c findings.Config) File {
 	sch := schema.DCGM{}
 	idle, heldFor := c.Idle.MaxAvgUtilization, hours(c.Idle.MinHeldHours)
-	gpu := func(expr string) string { return "max by " + describe.By(dcgmGPUBy...) + " (" + expr + ")" }
+	// host names every series' node as the cluster does (dcgm.ResolveHost).
+	host := dcgm.ResolveHost
+	gpu := func(expr string) string { return host("max by " + describe.By(dcgmGPUBy...) + " (" + expr + ")") }
 	field := func(f string, m ...string) string { return dcgm.Any(dcgm.On(f, m...)) }
 	rangeOf := func(fn, f, rng string) string { return dcgm.Norm(fn + "(" + f + "[" + rng + "])") }
 	// shared is 1 per whole GPU more than one pod held within sharedWindow.
@@ -79,12 +81,12 @@ func DCGM(c findings.Config) File {
 	health := sch.Health(schema.Over{Range: "1h", Step: "1m", Apply: func(fn, e string) string { return fn + "((" + e + ")[1h:1m])" }})
 	return File{Groups: []Group{
 		{Name: "gpulens-dcgm.recording", Rules: []Rule{
-			{Record: recAllocation, Expr: sch.Allocation()},
-			{Record: recAllocUtil, Expr: sch.Utilization()},
-			{Record: recTenant, Expr: "0 * max by (node, uuid, namespace, pod) (" + dcgm.Norm(dcgm.Tenants(dcgm.On(dcgm.FBUsed, dcgm.WholeGPU))) + ") + 1"},
-			{Record: recGPUUtil, Expr: sch.GPUUtilization()},
-			{Record: recGPUMemUsed, Expr: sch.GPUMemoryUsed()},
-			{Record: recGPUMemTotal, Expr: sch.GPUMemoryTotal()},
+			{Record: recAllocation, Expr: host(sch.Allocation())},
+			{Record: recAllocUtil, Expr: host(sch.Utilization())},
+			{Record: recTenant, Expr: host("0 * max by (node, uuid, namespace, pod) (" + dcgm.Norm(dcgm.Tenants(dcgm.On(dcgm.FBUsed, dcgm.WholeGPU))) + ") + 1")},
+			{Record: recGPUUtil, Expr: host(sch.GPUUtilization())},
+			{Record: recGPUMemUsed, Expr: host(sch.GPUMemoryUsed())},
+			{Record: recGPUMemTotal, Expr: host(sch.GPUMemoryTotal())},
 			{Record: recGPUMemUsedMax, Expr: "max_over_time(" + recGPUMemUsed + "[5m]) / " + recGPUMemTotal},
 		}},
 		{Name: "gpulens-dcgm.gpu", Rules: []Rule{

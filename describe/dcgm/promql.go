@@ -165,6 +165,21 @@ func Held(s Sel, window string) string {
 // few co-tenants named at random is seen within it.
 const FlapWindow = "15m"
 
+// ResolveHost renames, in the result of expr (normalised labels), a node
+// that is a dcgm-exporter pod's name to the node kube-state-metrics places
+// that pod on (kube_pod_info): without NODE_NAME in its environment
+// dcgm-exporter writes the host name in its host label, which in a pod is
+// the pod's own name (gpu-operator #472). Other series, and those of a pod
+// kube_pod_info lacks, pass unchanged. For rules, which have no cluster
+// access of their own; the analyzer renames in Go.
+func ResolveHost(expr string) string {
+	info := `max by (exporter_pod, node) (label_replace(kube_pod_info{pod=~"` + ExporterPods + `", node!=""}, "exporter_pod", "$1", "pod", "(.*)"))`
+	tagged := `label_replace(` + expr + `, "exporter_pod", "$1", "node", "(` + ExporterPods + `)")`
+	resolved := `label_replace(` + tagged + ` * on (exporter_pod) group_left (node) ` + info + `, "exporter_pod", "", "", "")`
+	known := `label_replace(` + info + `, "node", "$1", "exporter_pod", "(.*)")`
+	return "(" + resolved + " or ((" + expr + ") unless on (node) " + known + "))"
+}
+
 // ExporterPods matches the pod names of dcgm-exporter's DaemonSet, as the
 // GPU Operator (nvidia-dcgm-exporter-*) and dcgm-exporter's own chart
 // (dcgm-exporter-*) name them.
