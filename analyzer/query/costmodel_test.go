@@ -1,0 +1,105 @@
+package query
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/exporter/sim"
+	simfleet "github.com/gpulens/gpulens/internal/fleet"
+)
+
+// TestCostModelHolds: the shard planner sizes shards from perSeriesStep,
+// points per probed GPU or allocation and step. Every pass query's peak
+// samples, as the engine counts them (what --query.max-samples limits), is
+// measured on the demo fleet and must stay within it, or a shard sized to
+// a server's limit fails against it. `go test ./analyzer/query -run
+// CostModel -v` prints the ratios (docs/BENCHMARKS.md quotes them).
+func TestCostModelHolds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates the demo fleet three times")
+	}
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	w := Window{Start: start, End: start.Add(3 * time.Hour), Step: time.Minute}
+	for _, m := range []struct {
+		name   string
+		sch    schema.Schema
+		layout simfleet.DCGMLayout
+	}{
+		{"native", schema.Native{}, 0},
+		{"dcgm/one-pod", schema.DCGM{}, simfleet.DCGMNoVirtualGPUs},
+		{"dcgm/per-process", schema.DCGM{}, simfleet.DCGMVirtualGPUs2025},
+	} {
+		t.Run(m.name, func(t *testing.T) {
+			ctx := context.Background()
+			db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var n atomic.Int64
+			err = simfleet.Run(ctx, simfleet.Options{Scenario: sim.Default(), Start: w.Start, End: w.End, Step: w.Step}, func(node string) simfleet.Sink {
+				var sink simfleet.Sink = simfleet.NewTSDBSink(ctx, db, &n)
+				if m.sch.Name() == schema.NameDCGM {
+					d := simfleet.NewDCGMSink(simfleet.NewServiceMonitorSink(sink, simfleet.DCGMTarget(node)))
+					d.Layout = m.layout
+					sink = d
+				}
+				return sink
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ww, err := w.withDefaults()
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := newAnalysis(m.sch, ww)
+			units, err := a.probe(ctx, db, m.sch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var probed float64
+			for _, u := range units {
+				probed += u.weight
+			}
+			unitSteps := probed * float64(ww.ExpectedSteps())
+			ng := bareEngine(source.EmbeddedOptions{})
+			for _, q := range a.passQueries(m.sch) {
+				if namespaceQuery(q.name, a.ownerQueries(m.sch, false)) {
+					continue // kube-state-metrics' series: not in the model
+				}
+				var peak int
+				if q.series != nil {
+					qry, err := ng.NewRangeQuery(ctx, db, nil, q.expr, ww.Start, ww.End, ww.Step)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if res := qry.Exec(ctx); res.Err != nil {
+						t.Fatalf("%s: %v", q.name, res.Err)
+					}
+					peak = qry.Stats().Samples.PeakSamples
+					qry.Close()
+				} else {
+					qry, err := ng.NewInstantQuery(ctx, db, nil, q.expr, ww.End)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if res := qry.Exec(ctx); res.Err != nil {
+						t.Fatalf("%s: %v", q.name, res.Err)
+					}
+					peak = qry.Stats().Samples.PeakSamples
+					qry.Close()
+				}
+				ratio := float64(peak) / unitSteps
+				t.Logf("%s: peak %d samples, %.2f per probed series-step (budgeted %.2f)", q.name, peak, ratio, perSeriesStep(m.sch))
+				if ratio > perSeriesStep(m.sch) {
+					t.Errorf("%s: %.2f points per probed series-step, over the planner's %.2f", q.name, ratio, perSeriesStep(m.sch))
+				}
+			}
+		})
+	}
+}
