@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/prometheus/common/model"
 )
 
 // Label names of the normalised series every description produces,
@@ -36,6 +39,16 @@ func Exported(label string) string { return ExportedPrefix + label }
 
 // By is a PromQL grouping clause: "(a, b)".
 func By(labels ...string) string { return "(" + strings.Join(labels, ", ") + ")" }
+
+// Duration writes d as PromQL reads it: the largest units that are exact
+// ("1w", "90s"), or milliseconds where d is not whole seconds (a range one
+// millisecond short of a step, that Prometheus 2 and 3 read alike).
+func Duration(d time.Duration) string {
+	if d%time.Second == 0 {
+		return model.Duration(d).String()
+	}
+	return fmt.Sprintf("%dms", d.Milliseconds())
+}
 
 // Union joins expressions whose label sets never overlap.
 func Union(exprs ...string) string { return "(" + strings.Join(exprs, ") or (") + ")" }

@@ -11,6 +11,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/describe"
 )
 
 // Timeline is each namespace's use of its allocations over the window, in
@@ -87,4 +88,4 @@ func timeline(ctx context.Context, rq source.RangeQuerier, sch schema.Schema, w 
 	return tl, nil
 }
 
-func promDuration(d time.Duration) string { return model.Duration(d).String() }
+var promDuration = describe.Duration

@@ -16,6 +16,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/describe"
 )
 
 // ErrNoData is wrapped by Fetch's error when the window holds no GPU.
@@ -440,4 +441,4 @@ func peakOf(v []float32) float64 {
 	return float64(slices.Max(v))
 }
 
-func labelList(ls []string) string { return "(" + strings.Join(ls, ", ") + ")" }
+func labelList(ls []string) string { return describe.By(ls...) }

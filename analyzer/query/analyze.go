@@ -5,12 +5,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/prometheus/common/model"
 
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/describe"
 )
 
 // Analyze runs the query set over w and joins the answers, sharded when
@@ -99,7 +99,7 @@ type analysis struct {
 	pass passState
 }
 
-func by(labels []string) string { return "(" + strings.Join(labels, ", ") + ")" }
+func by(labels []string) string { return describe.By(labels...) }
 
 // scanQueries is the query set that evaluates a subquery over the window
 // for each figure, so it reads a signal's samples once per figure:

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/prometheus/common/model"
+	"github.com/gpulens/gpulens/describe"
 )
 
 // DefaultStep is the subquery resolution when Window.Step is zero.
@@ -58,12 +58,7 @@ func (w Window) subqueryRangeStr() string {
 	return promDuration(time.Duration(w.End.UnixMilli()-g0-1) * time.Millisecond)
 }
 
-func promDuration(d time.Duration) string {
-	if d%time.Second == 0 {
-		return model.Duration(d).String()
-	}
-	return fmt.Sprintf("%dms", d.Milliseconds())
-}
+var promDuration = describe.Duration
 
 // ExpectedSteps is how many subquery steps fall in the window: PromQL
 // evaluates a subquery at the multiples of its step (since the Unix epoch)
