@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/report"
@@ -169,8 +170,10 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 	if o.dataDir != "" {
 		fmt.Fprintf(stderr, "The TSDB is kept in %s: gpulens report --data-dir %s --since %s\n", o.dataDir, o.dataDir, o.duration)
 	}
+	r := report.Build(a, prices)
+	r.Consolidation = consolidate(ctx, db, a, findings.DefaultConfig(), prices, progress.New(stderr, "planning", o.quiet))
 	var buf bytes.Buffer
-	if err := report.Render(&buf, report.Build(a, prices), o.format); err != nil {
+	if err := report.Render(&buf, r, o.format); err != nil {
 		return err
 	}
 	if o.output != "" {

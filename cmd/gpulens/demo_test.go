@@ -22,13 +22,22 @@ func TestDemoRunsThePipeline(t *testing.T) {
 		Teams []struct {
 			Team string `json:"team"`
 		} `json:"teams"`
-		Findings json.RawMessage `json:"findings"`
+		Findings      json.RawMessage `json:"findings"`
+		Consolidation *struct {
+			GPUsToday   int    `json:"gpus_today"`
+			Unavailable string `json:"unavailable"`
+		} `json:"consolidation"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 		t.Fatalf("the JSON report does not parse: %v\n%.500s", err, stdout.String())
 	}
 	if len(r.Teams) != 5 {
 		t.Errorf("%d teams in the demo week, want the default scenario's 5", len(r.Teams))
+	}
+	// The demo's report is the report's: its consolidation section too,
+	// planned over the default scenario's 4 nodes of 8 GPUs.
+	if c := r.Consolidation; c == nil || c.Unavailable != "" || c.GPUsToday != 32 {
+		t.Errorf("consolidation %+v, want a plan of the 32 GPUs", c)
 	}
 	for _, want := range []string{"Simulated 4 nodes", "PromQL queries", "gpulens report --data-dir"} {
 		if !strings.Contains(stderr.String(), want) {

@@ -13,8 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/plan"
+	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
@@ -215,24 +217,28 @@ func selectPools(pools []*plan.Pool, models []string) ([]*plan.Pool, error) {
 // section. A plan that cannot be made is said in the section, never a
 // failed report: the report's figures do not depend on it.
 func (f *sourceFlags) consolidation(ctx context.Context, a *pipeline.Analysis, stderr io.Writer) *report.Consolidation {
-	unavailable := func(err error) *report.Consolidation {
-		return &report.Consolidation{Unavailable: err.Error()}
-	}
 	cfg, prices, err := f.settings()
 	if err != nil {
-		return unavailable(err)
+		return &report.Consolidation{Unavailable: err.Error()}
+	}
+	src, err := f.open(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		return &report.Consolidation{Unavailable: err.Error()}
+	}
+	defer src.Close()
+	return consolidate(ctx, src, a, cfg, prices, progress.New(stderr, "planning", f.quiet))
+}
+
+// consolidate is consolidation on an open source, as the demo has one.
+func consolidate(ctx context.Context, src source.Source, a *pipeline.Analysis, cfg findings.Config, prices *recommend.Prices, bar *progress.Bar) *report.Consolidation {
+	defer bar.Done()
+	unavailable := func(err error) *report.Consolidation {
+		return &report.Consolidation{Unavailable: err.Error()}
 	}
 	sch, err := schema.ByName(a.Schema)
 	if err != nil {
 		return unavailable(err)
 	}
-	src, err := f.open(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	if err != nil {
-		return unavailable(err)
-	}
-	defer src.Close()
-	bar := progress.New(stderr, "planning", f.quiet)
-	defer bar.Done()
 	w := a.Current.Window
 	data, err := plan.Fetch(ctx, src, sch, plan.FetchOptions{
 		Start: w.Start, End: w.End, Step: w.Step, Workload: a.Inventory.WorkloadOf,
