@@ -197,12 +197,12 @@ func (dcgmSignals) remapFailed() string { return maxGPU(ddev(dcgm.RowRemapFailur
 func (dcgmSignals) alloc() string {
 	pods := byPod(dpod(dcgm.FBUsed, dcgm.WholeGPU))
 	parts := migGroups(func(m string, n, total int) string {
-		return fmt.Sprintf(`label_replace(0 * %s + %d / %d, "sharing", "mig", "", "")`, byPod(dpod(dcgm.FBUsed, m)), n, total)
+		return describe.SetLabel(fmt.Sprintf("0 * %s + %d / %d", byPod(dpod(dcgm.FBUsed, m)), n, total), describe.LabelSharing, describe.SharingMIG)
 	})
 	share := fmt.Sprintf("(0 * %[1]s + 1) / on (node, uuid) group_left () count by (node, uuid) (%[1]s)", pods)
 	parts = append(parts,
-		fmt.Sprintf(`label_replace(%s == 1, "sharing", "none", "", "")`, share),
-		fmt.Sprintf(`label_replace(%s < 1, "sharing", "time-slicing", "", "")`, share))
+		describe.SetLabel(share+" == 1", describe.LabelSharing, describe.SharingNone),
+		describe.SetLabel(share+" < 1", describe.LabelSharing, describe.SharingTimeSlicing))
 	return byPod(strings.Join(parts, " or "), "sharing")
 }
 

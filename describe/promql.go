@@ -24,6 +24,17 @@ const (
 	LabelSharing     = "sharing"
 )
 
+// Values of the sharing label: how a physical GPU is divided between
+// containers, as gpulens-exporter writes it and every schema's
+// allocations read. The exporter, the simulator, the schemas and the
+// planner name these; none spells them again.
+const (
+	SharingNone        = "none"
+	SharingTimeSlicing = "time-slicing"
+	SharingMPS         = "mps"
+	SharingMIG         = "mig"
+)
+
 // TenantLabels are the labels that name the pod holding a GPU, in both
 // exporters. Scraped through a prometheus-operator ServiceMonitor or
 // PodMonitor with honorLabels: false, Prometheus moves each to

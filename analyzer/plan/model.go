@@ -1,6 +1,10 @@
 package plan
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/gpulens/gpulens/describe"
+)
 
 // Workload is what a pod's GPU request is written in: a controller's
 // pod template, or a bare pod.
@@ -92,8 +96,8 @@ type Mode string
 
 const (
 	ModeWhole       Mode = "whole"
-	ModeMIG         Mode = "mig"
-	ModeTimeSlicing Mode = "time-slicing"
+	ModeMIG         Mode = describe.SharingMIG
+	ModeTimeSlicing Mode = describe.SharingTimeSlicing
 )
 
 // Policy is the planner's headroom and limits.

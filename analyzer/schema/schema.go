@@ -20,12 +20,12 @@ const (
 	LabelSharing     = describe.LabelSharing
 )
 
-// Sharing modes, the values of the sharing label.
+// Sharing modes, the values of the sharing label (describe's).
 const (
-	SharingNone        = "none"
-	SharingTimeSlicing = "time-slicing"
-	SharingMPS         = "mps"
-	SharingMIG         = "mig"
+	SharingNone        = describe.SharingNone
+	SharingTimeSlicing = describe.SharingTimeSlicing
+	SharingMPS         = describe.SharingMPS
+	SharingMIG         = describe.SharingMIG
 )
 
 // AllocationKey identifies one allocation: a container holding (a share of)

@@ -1,6 +1,7 @@
 package attribution
 
 import (
+	"github.com/gpulens/gpulens/describe"
 	"github.com/gpulens/gpulens/exporter/attribution/podindex"
 	"github.com/gpulens/gpulens/exporter/gpu"
 	"github.com/gpulens/gpulens/exporter/podresources"
@@ -29,12 +30,13 @@ type Input struct {
 	SharedMode string
 }
 
-// Sharing says how a physical GPU is divided between containers.
+// Sharing says how a physical GPU is divided between containers: the
+// sharing label's values (describe's).
 const (
-	SharingNone        = "none"
-	SharingTimeSlicing = "time-slicing"
-	SharingMPS         = "mps"
-	SharingMIG         = "mig"
+	SharingNone        = describe.SharingNone
+	SharingTimeSlicing = describe.SharingTimeSlicing
+	SharingMPS         = describe.SharingMPS
+	SharingMIG         = describe.SharingMIG
 )
 
 // How a measured value was obtained; "" when it is gpu.NA.

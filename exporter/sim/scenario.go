@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	labels "github.com/gpulens/gpulens/describe"
+)
 
 // Scenario is a simulated fleet: nodes with GPUs, how each GPU is shared,
 // which pods use them and how they load them. It is read from YAML
@@ -95,12 +99,14 @@ type ByteSize uint64
 // Duration is a YAML duration: 90s, 30m, 6h, 2d, 1d12h.
 type Duration time.Duration
 
-// Sharing modes (Sharing.Mode).
+// Sharing modes (Sharing.Mode): the sharing label's values (describe's; imported
+// as labels, since describe is a function here),
+// which the simulated exporter writes as they are.
 const (
-	ModeNone        = "none"
-	ModeTimeSlicing = "time-slicing"
-	ModeMPS         = "mps"
-	ModeMIG         = "mig"
+	ModeNone        = labels.SharingNone
+	ModeTimeSlicing = labels.SharingTimeSlicing
+	ModeMPS         = labels.SharingMPS
+	ModeMIG         = labels.SharingMIG
 )
 
 // Load profiles (Pod.Load).

@@ -10,6 +10,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/gpulens/gpulens/describe"
 	"github.com/gpulens/gpulens/describe/dcgm"
 	"github.com/gpulens/gpulens/describe/native"
 	"github.com/gpulens/gpulens/exporter/gpu"
@@ -376,7 +377,7 @@ func (s *DCGMSink) rows(g *dcgmGPU, holders []podRef) []row {
 	// ID ("<uuid>::<n>"); the native series do not carry it, so the
 	// holders' order stands in for it.
 	vgpu := func(i int) string {
-		if g.sharing == "time-slicing" || g.sharing == "mps" {
+		if g.sharing == describe.SharingTimeSlicing || g.sharing == describe.SharingMPS {
 			return strconv.Itoa(i)
 		}
 		return ""
