@@ -65,7 +65,12 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 	if !o.End.After(o.Start) {
 		return nil, fmt.Errorf("window end %s is not after its start %s", o.End.Format(time.RFC3339), o.Start.Format(time.RFC3339))
 	}
-	steps := int(o.End.Sub(o.Start) / o.Step)
+	// The analysis's grid (query.Window): the multiples of the step since
+	// the Unix epoch in (Start, End], so that the plan and the report's
+	// figures are read at the same instants.
+	stepMs := o.Step.Milliseconds()
+	firstIdx := floorDiv(o.Start.UnixMilli(), stepMs) + 1
+	steps := int(floorDiv(o.End.UnixMilli(), stepMs) - firstIdx + 1)
 	if steps < 1 {
 		return nil, fmt.Errorf("window %s is shorter than one step of %s", o.End.Sub(o.Start), o.Step)
 	}
@@ -76,7 +81,7 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 		o.GrowthHorizon = o.End.Sub(o.Start)
 	}
 	d := &Data{Start: o.Start, End: o.End, Step: o.Step, Steps: steps}
-	first := o.Start.Add(o.Step)
+	first := time.UnixMilli(firstIdx * stepMs).UTC()
 	at := func(ts model.Time) int { return int(ts.Time().Sub(first) / o.Step) }
 
 	rng := model.Duration(o.End.Sub(o.Start)).String() + ":" + model.Duration(o.Step).String()
@@ -442,3 +447,13 @@ func peakOf(v []float32) float64 {
 }
 
 func labelList(ls []string) string { return describe.By(ls...) }
+
+// floorDiv is a / b rounded towards minus infinity: the grid index of a
+// time before the epoch too.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
+	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/schema"
 )
@@ -91,4 +92,24 @@ func keys(m map[string]*Lane) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestFetchGridIsTheAnalysis: a window that does not start on a step is
+// read at the analysis's instants (query.Window: the step's multiples
+// since the epoch in (Start, End]), so the plan's steps and the report's
+// are the same ones.
+func TestFetchGridIsTheAnalysis(t *testing.T) {
+	src, f := pipelinetest.Open(t, "testdata/fleet.yaml")
+	start, end := f.Start.Add(30*time.Second), f.End
+	d, err := Fetch(context.Background(), src, schema.Native{}, FetchOptions{Start: start, End: end, Step: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// From the window: the minutes f.Start+1m .. f.End, every whole
+	// minute of the fixture's day but its first (a grid counted from
+	// Start would hold one fewer, each 30 s late).
+	want := int(f.End.Sub(f.Start) / time.Minute)
+	if w := (query.Window{Start: start, End: end, Step: time.Minute}); d.Steps != want || w.ExpectedSteps() != want {
+		t.Errorf("%d plan steps, %d analysis steps; want %d", d.Steps, w.ExpectedSteps(), want)
+	}
 }
