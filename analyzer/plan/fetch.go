@@ -84,7 +84,10 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 	first := time.UnixMilli(firstIdx * stepMs).UTC()
 	at := func(ts model.Time) int { return int(ts.Time().Sub(first) / o.Step) }
 
-	rng := model.Duration(o.End.Sub(o.Start)).String() + ":" + model.Duration(o.Step).String()
+	// The subquery's range ends a millisecond after the grid's step before
+	// the first, so that Prometheus 2's closed and 3's left-open ranges both
+	// hold exactly the grid's steps (query.Window.subqueryRangeStr).
+	rng := describe.Duration(time.Duration(o.End.UnixMilli()-(firstIdx-1)*stepMs-1)*time.Millisecond) + ":" + describe.Duration(o.Step)
 	gpuQ := "max by " + labelList(schema.GPULabels) + " (max_over_time((" + sch.GPUMemoryTotal() + ")[" + rng + "]))" +
 		" or max by " + labelList(schema.GPULabels) + " (max_over_time((" + sch.GPU() + ")[" + rng + "])) * 0"
 	gpus, err := src.Query(ctx, gpuQ, o.End)
