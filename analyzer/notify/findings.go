@@ -36,8 +36,8 @@ func Alertname(kind string) string {
 // are left out on purpose: a Deployment's pods come and go, and one alert
 // per workload survives a rollout instead of resolving and firing again.
 func identity(f findings.Finding) map[string]string {
-	l := map[string]string{"alertname": Alertname(f.Kind), "severity": string(f.Severity)}
-	for k, v := range map[string]string{"namespace": f.Namespace, "workload": f.Workload, "node": f.Node, "gpu_uuid": f.GPUUUID} {
+	l := map[string]string{"alertname": Alertname(f.Kind)}
+	for k, v := range map[string]string{"severity": string(f.Severity), "namespace": f.Namespace, "workload": f.Workload, "node": f.Node, "gpu_uuid": f.GPUUUID} {
 		// Empty labels are absent labels to Alertmanager; sending them
 		// would only make the JSON longer.
 		if v != "" {
