@@ -53,13 +53,17 @@ func inlineRecorded(f File, expr string) string {
 		changed = false
 		for _, g := range f.Groups {
 			for _, r := range g.Rules {
-				if r.Record == "" || !strings.Contains(expr, r.Record) {
+				// The whole name only: one record's name can begin
+				// another's (…:ratio and …:ratio_hostlabel).
+				name := regexp.MustCompile(regexp.QuoteMeta(r.Record) + `\b`)
+				if r.Record == "" || !name.MatchString(expr) {
 					continue
 				}
 				changed = true
+				inlined := strings.ReplaceAll(r.Expr, "$", "$$")
 				rng := regexp.MustCompile(regexp.QuoteMeta(r.Record) + `\[(\w+)\]`)
-				expr = rng.ReplaceAllString(expr, "("+strings.ReplaceAll(r.Expr, "$", "$$")+")[${1}:1m]")
-				expr = strings.ReplaceAll(expr, r.Record, "("+r.Expr+")")
+				expr = rng.ReplaceAllString(expr, "("+inlined+")[${1}:1m]")
+				expr = name.ReplaceAllString(expr, "("+inlined+")")
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package alerts
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
@@ -30,6 +31,15 @@ const (
 	recGPUMemTotal   = "node_gpu:gpulens_dcgm_gpu_memory_total:bytes"
 	recGPUMemUsedMax = "node_gpu:gpulens_dcgm_gpu_memory_used:ratio_max5m"
 )
+
+// resolved records expr under name with its nodes named as the cluster
+// names them (dcgm.ResolveHost). ResolveHost reads its input twice, so the
+// heavy expression is recorded once as it comes, under name with the
+// _hostlabel suffix, and the join reads that recording.
+func resolved(name, expr string) []Rule {
+	raw := name + "_hostlabel"
+	return []Rule{{Record: raw, Expr: expr}, {Record: name, Expr: dcgm.ResolveHost(raw)}}
+}
 
 // dcgmGPUBy groups device fields per GPU: they repeat on every tenant's
 // series of a shared GPU and on every MIG instance, so alerts take the
@@ -80,15 +90,15 @@ func DCGM(c findings.Config) File {
 	// Thermal needs no window: a stub Apply keeps Health from calling nil.
 	health := sch.Health(schema.Over{Range: "1h", Step: "1m", Apply: func(fn, e string) string { return fn + "((" + e + ")[1h:1m])" }})
 	return File{Groups: []Group{
-		{Name: "gpulens-dcgm.recording", Rules: []Rule{
-			{Record: recAllocation, Expr: host(sch.Allocation())},
-			{Record: recAllocUtil, Expr: host(sch.Utilization())},
-			{Record: recTenant, Expr: host("0 * max by (node, uuid, namespace, pod) (" + dcgm.Norm(dcgm.Tenants(dcgm.On(dcgm.FBUsed, dcgm.WholeGPU))) + ") + 1")},
-			{Record: recGPUUtil, Expr: host(sch.GPUUtilization())},
-			{Record: recGPUMemUsed, Expr: host(sch.GPUMemoryUsed())},
-			{Record: recGPUMemTotal, Expr: host(sch.GPUMemoryTotal())},
-			{Record: recGPUMemUsedMax, Expr: "max_over_time(" + recGPUMemUsed + "[5m]) / " + recGPUMemTotal},
-		}},
+		{Name: "gpulens-dcgm.recording", Rules: slices.Concat(
+			resolved(recAllocation, sch.Allocation()),
+			resolved(recAllocUtil, sch.Utilization()),
+			resolved(recTenant, "0 * max by (node, uuid, namespace, pod) ("+dcgm.Norm(dcgm.Tenants(dcgm.On(dcgm.FBUsed, dcgm.WholeGPU)))+") + 1"),
+			resolved(recGPUUtil, sch.GPUUtilization()),
+			resolved(recGPUMemUsed, sch.GPUMemoryUsed()),
+			resolved(recGPUMemTotal, sch.GPUMemoryTotal()),
+			[]Rule{{Record: recGPUMemUsedMax, Expr: "max_over_time(" + recGPUMemUsed + "[5m]) / " + recGPUMemTotal}},
+		)},
 		{Name: "gpulens-dcgm.gpu", Rules: []Rule{
 			alert("GPUAllocatedIdle", "warning",
 				fmt.Sprintf("avg_over_time(%s[1h]) < %v", recAllocUtil, idle), heldFor,

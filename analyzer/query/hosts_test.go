@@ -3,7 +3,6 @@ package query_test
 import (
 	"context"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/schema"
-	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/internal/fleet"
 )
@@ -31,20 +29,11 @@ func TestHostLabelHoldsExporterPod(t *testing.T) {
 	}
 	analyze := func(t *testing.T, hostIsPod, podInfo bool) *query.Result {
 		ctx := context.Background()
-		db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		var n atomic.Int64
-		err = fleet.Run(ctx, fleet.Options{Scenario: s, Start: w.Start, End: w.End, Step: w.Step}, func(node string) fleet.Sink {
-			d := fleet.NewDCGMSink(fleet.NewServiceMonitorSink(fleet.NewTSDBSink(ctx, db, &n), fleet.DCGMTarget(node)))
+		db := simulate(t, s, w, func(node string, tsdb *fleet.TSDBSink) fleet.Sink {
+			d := fleet.NewDCGMSink(fleet.NewServiceMonitorSink(tsdb, fleet.DCGMTarget(node)))
 			d.Install.HostIsPod = hostIsPod
 			return d
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		if podInfo {
 			// kube-state-metrics' series of each exporter pod, scraped
 			// every minute over the window.

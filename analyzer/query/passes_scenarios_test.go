@@ -4,13 +4,11 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/schema"
-	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/internal/fleet"
 )
@@ -52,24 +50,15 @@ func TestScenarioPassesMatchScans(t *testing.T) {
 		for _, l := range layouts {
 			t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml")+"/"+l.name, func(t *testing.T) {
 				ctx := context.Background()
-				db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer db.Close()
-				var n atomic.Int64
-				err = fleet.Run(ctx, fleet.Options{Scenario: s, Start: w.Start, End: w.End, Step: w.Step}, func(string) fleet.Sink {
-					var sink fleet.Sink = fleet.NewTSDBSink(ctx, db, &n)
-					if l.sch.Name() == schema.NameDCGM {
-						d := fleet.NewDCGMSink(sink)
+				var wrap func(string, *fleet.TSDBSink) fleet.Sink
+				if l.sch.Name() == schema.NameDCGM {
+					wrap = func(_ string, tsdb *fleet.TSDBSink) fleet.Sink {
+						d := fleet.NewDCGMSink(tsdb)
 						d.Layout = l.layout
-						sink = d
+						return d
 					}
-					return sink
-				})
-				if err != nil {
-					t.Fatal(err)
 				}
+				db := simulate(t, s, w, wrap)
 				scans, err := query.AnalyzeScans(ctx, db, l.sch, w)
 				if err != nil {
 					t.Fatal(err)
@@ -112,20 +101,11 @@ func TestRolloutWithoutStalenessPassesMatchScans(t *testing.T) {
 	} {
 		t.Run(l.layout.String(), func(t *testing.T) {
 			ctx := context.Background()
-			db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			var n atomic.Int64
-			err = fleet.Run(ctx, fleet.Options{Scenario: s, Start: w.Start, End: w.End, Step: w.Step}, func(string) fleet.Sink {
-				d := fleet.NewDCGMSink(fleet.NewTSDBSink(ctx, db, &n).WithoutStaleness())
+			db := simulate(t, s, w, func(_ string, tsdb *fleet.TSDBSink) fleet.Sink {
+				d := fleet.NewDCGMSink(tsdb.WithoutStaleness())
 				d.Layout = l.layout
 				return d
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
 			scans, err := query.AnalyzeScans(ctx, db, schema.DCGM{}, w)
 			if err != nil {
 				t.Fatal(err)

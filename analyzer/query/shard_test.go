@@ -56,27 +56,7 @@ func TestShardedEqualsUnsharded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var n atomic.Int64
-			newSink := func(node string) simfleet.Sink {
-				var sink simfleet.Sink = simfleet.NewTSDBSink(ctx, db, &n)
-				dcgm := m.sch.Name() == schema.NameDCGM
-				if m.serviceMonitor {
-					target := simfleet.ExporterTarget("gpulens", "gpulens-exporter", "exporter", "9845", node)
-					if dcgm {
-						target = simfleet.DCGMTarget(node)
-					}
-					sink = simfleet.NewServiceMonitorSink(sink, target)
-				}
-				if dcgm {
-					d := simfleet.NewDCGMSink(sink)
-					d.Layout = m.layout
-					sink = d
-				}
-				return sink
-			}
-			if err := simfleet.Run(ctx, simfleet.Options{Scenario: sim.Default(), Start: w.Start, End: w.End, Step: w.Step}, newSink); err != nil {
-				t.Fatal(err)
-			}
+			simulateDemo(t, db, w, m.sch, m.layout, m.serviceMonitor)
 			want, err := Analyze(ctx, db, m.sch, w)
 			if err != nil {
 				t.Fatal(err)
@@ -177,5 +157,34 @@ func sameFindings(t *testing.T, name string, got, want *Result) {
 		if !reflect.DeepEqual(f.got, f.want) {
 			t.Errorf("%s: %s differ:\n got %+v\nwant %+v", name, f.field, f.got, f.want)
 		}
+	}
+}
+
+// simulateDemo writes the demo fleet over w into db as sch's exporter
+// writes it: in layout for dcgm-exporter, and through a ServiceMonitor
+// with honorLabels: false where serviceMonitor is set.
+func simulateDemo(t *testing.T, db *source.Embedded, w Window, sch schema.Schema, layout simfleet.DCGMLayout, serviceMonitor bool) {
+	t.Helper()
+	ctx := context.Background()
+	var n atomic.Int64
+	newSink := func(node string) simfleet.Sink {
+		var sink simfleet.Sink = simfleet.NewTSDBSink(ctx, db, &n)
+		dcgm := sch.Name() == schema.NameDCGM
+		if serviceMonitor {
+			target := simfleet.ExporterTarget("gpulens", "gpulens-exporter", "exporter", "9845", node)
+			if dcgm {
+				target = simfleet.DCGMTarget(node)
+			}
+			sink = simfleet.NewServiceMonitorSink(sink, target)
+		}
+		if dcgm {
+			d := simfleet.NewDCGMSink(sink)
+			d.Layout = layout
+			sink = d
+		}
+		return sink
+	}
+	if err := simfleet.Run(ctx, simfleet.Options{Scenario: sim.Default(), Start: w.Start, End: w.End, Step: w.Step}, newSink); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -208,26 +208,24 @@ func unionOf(parts []parser.Expr) parser.Expr {
 // arm, and the results joined, since the arms are disjoint. ok is false
 // where the call has no such argument.
 func perArm(n *parser.Call, pick func(string) []restriction) (parser.Expr, bool, error) {
-	at := -1
-	var arms [][]*labels.Matcher
-	for i, a := range n.Args {
-		if m, isRange := a.(*parser.MatrixSelector); isRange {
-			if vs, isVector := m.VectorSelector.(*parser.VectorSelector); isVector {
-				if arms = selectorArms(vs, pick); len(arms) > 1 {
-					at = i
-				}
-			}
-		}
-	}
+	// A PromQL function takes at most one range vector.
+	at := slices.IndexFunc(n.Args, func(a parser.Expr) bool { _, ok := a.(*parser.MatrixSelector); return ok })
 	if at < 0 {
+		return nil, false, nil
+	}
+	m := n.Args[at].(*parser.MatrixSelector)
+	vs, ok := m.VectorSelector.(*parser.VectorSelector)
+	if !ok {
+		return nil, false, nil
+	}
+	arms := selectorArms(vs, pick)
+	if len(arms) < 2 {
 		return nil, false, nil
 	}
 	if n.Func.Name == "absent_over_time" {
 		// Not per series: absent from one arm is not absent from all.
 		return nil, true, fmt.Errorf("cannot shard %s: its series are read from more than one label", n)
 	}
-	m := n.Args[at].(*parser.MatrixSelector)
-	vs := m.VectorSelector.(*parser.VectorSelector)
 	var parts []parser.Expr
 	for _, ms := range arms {
 		v := *vs

@@ -141,8 +141,8 @@ func Tenants(s Sel) string {
 }
 
 // Held is Tenants, plus the pods that held the same GPU both within
-// window before and within window after each evaluation. dcgm-exporter's one-pod layout (no
-// --kubernetes-virtual-gpus) maps a time-sliced GPU's device ID to one
+// window before and within window after each evaluation.
+// dcgm-exporter's one-pod layout (no --kubernetes-virtual-gpus) maps a time-sliced GPU's device ID to one
 // pod, the last the kubelet lists, in an order that is not stable
 // (dcgm-exporter #340): the pod label moves between the co-tenants from
 // scrape to scrape, so each scrape names one of them. A co-tenant is

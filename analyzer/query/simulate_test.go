@@ -1,0 +1,38 @@
+package query_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/exporter/sim"
+	"github.com/gpulens/gpulens/internal/fleet"
+)
+
+// simulate writes scenario s over w into a new embedded TSDB, each node's
+// series through the sink wrap builds around the store's own (nil: as
+// gpulens-exporter writes them), and returns the store, closed when the
+// test ends.
+func simulate(t *testing.T, s *sim.Scenario, w query.Window, wrap func(node string, tsdb *fleet.TSDBSink) fleet.Sink) *source.Embedded {
+	t.Helper()
+	ctx := context.Background()
+	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	var n atomic.Int64
+	err = fleet.Run(ctx, fleet.Options{Scenario: s, Start: w.Start, End: w.End, Step: w.Step}, func(node string) fleet.Sink {
+		tsdb := fleet.NewTSDBSink(ctx, db, &n)
+		if wrap == nil {
+			return tsdb
+		}
+		return wrap(node, tsdb)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
