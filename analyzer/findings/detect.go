@@ -14,8 +14,8 @@ import (
 // Detect runs every rule over res. inv may be nil or unavailable: the
 // kinds that need it are then listed in Report.Skipped. prices may be nil:
 // every dollar figure is then unknown (CostKnown false), never $0.
-func Detect(res *query.Result, inv *inventory.Inventory, cfg Config, prices *recommend.Prices) *Report {
-	d := &detector{res: res, inv: inv, cfg: cfg, prices: prices, report: &Report{Config: cfg, WorkloadSources: map[string]int{}}}
+func Detect(res *query.Result, inv *inventory.Inventory, cfg Config, prices *recommend.Prices) *Result {
+	d := &detector{res: res, inv: inv, cfg: cfg, prices: prices, report: &Result{Config: cfg, WorkloadSources: map[string]int{}}}
 	if res != nil {
 		d.gpus = make(map[query.GPUKey]*query.GPU, len(res.GPUs))
 		for i := range res.GPUs {
@@ -43,7 +43,7 @@ type detector struct {
 	inv    *inventory.Inventory
 	cfg    Config
 	prices *recommend.Prices
-	report *Report
+	report *Result
 	// gpus indexes res.GPUs: every workload and GPU rule looks GPUs up.
 	gpus map[query.GPUKey]*query.GPU
 	// clusterShared are the GPUs the data shows held whole and the

@@ -126,7 +126,7 @@ func positive(v float64) bool { return v > 0 }
 func negative(v float64) bool { return v < 0 }
 func zero(v float64) bool     { return v == 0 }
 
-func find(r *Report, kind string) *Finding {
+func find(r *Result, kind string) *Finding {
 	for i := range r.Findings {
 		if r.Findings[i].Kind == kind {
 			return &r.Findings[i]

@@ -62,8 +62,8 @@ type Finding struct {
 	Recommendation                    *recommend.Recommendation
 }
 
-// Report is the outcome of Detect.
-type Report struct {
+// Result is what Detect found: the findings, and the kinds it could not check.
+type Result struct {
 	Findings []Finding
 	// Skipped lists the kinds that could not be checked and why, e.g.
 	// "untainted-gpu-node: needs cluster access".

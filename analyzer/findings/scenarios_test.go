@@ -255,7 +255,7 @@ func TestScenarios(t *testing.T) {
 				inv = sc.inventory(s)
 			}
 			uuids := uuidsOf(s)
-			reports := map[mode]*Report{}
+			reports := map[mode]*Result{}
 			for _, m := range modes {
 				report := runScenario(t, s, m, inv)
 				reports[m] = report
@@ -310,7 +310,7 @@ func TestScenarios(t *testing.T) {
 }
 
 // noExporterTenant: no finding may name an exporter's own pod as a tenant.
-func noExporterTenant(t *testing.T, m mode, r *Report) {
+func noExporterTenant(t *testing.T, m mode, r *Result) {
 	t.Helper()
 	for _, f := range r.Findings {
 		for _, name := range []string{f.Pod, f.Workload, f.Namespace} {
@@ -323,13 +323,13 @@ func noExporterTenant(t *testing.T, m mode, r *Report) {
 
 // runScenario simulates s into a fresh embedded TSDB, as m's exporter
 // would have exposed it, and analyses it.
-func runScenario(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Inventory) *Report {
+func runScenario(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Inventory) *Result {
 	t.Helper()
 	return runScenarioIn(t, s, m, inv, scenarioStart, scenarioEnd, scenarioStep)
 }
 
 // runScenarioIn is runScenario over another window.
-func runScenarioIn(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Inventory, scenarioStart, scenarioEnd time.Time, scenarioStep time.Duration) *Report {
+func runScenarioIn(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Inventory, scenarioStart, scenarioEnd time.Time, scenarioStep time.Duration) *Result {
 	t.Helper()
 	return Detect(analyzeScenario(t, s, m, scenarioStart, scenarioEnd, scenarioStep), inv, DefaultConfig(), recommend.DefaultPrices())
 }
@@ -384,7 +384,7 @@ func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scena
 	return res
 }
 
-func compareGolden(t *testing.T, path string, report *Report) {
+func compareGolden(t *testing.T, path string, report *Result) {
 	t.Helper()
 	got, err := json.MarshalIndent(report, "", "  ")
 	if err != nil {
@@ -425,7 +425,7 @@ func uuidsOf(s *sim.Scenario) map[int]string {
 	return out
 }
 
-func match(r *Report, w want, uuids map[int]string) *Finding {
+func match(r *Result, w want, uuids map[int]string) *Finding {
 	for i, f := range r.Findings {
 		if f.Kind != w.kind || (w.pod != "" && f.Pod != w.pod) || (w.severity != "" && f.Severity != w.severity) {
 			continue
@@ -438,7 +438,7 @@ func match(r *Report, w want, uuids map[int]string) *Finding {
 	return nil
 }
 
-func summaries(r *Report) string {
+func summaries(r *Result) string {
 	var b strings.Builder
 	for _, f := range r.Findings {
 		fmt.Fprintf(&b, "  %s %s pod=%s gpu=%s: %s\n", f.Severity, f.Kind, f.Pod, f.GPUUUID, f.Summary)

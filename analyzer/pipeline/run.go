@@ -12,16 +12,15 @@ import (
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/describe"
 )
-
-// SchemaAuto asks Run to detect the schema from the metric names present.
-const SchemaAuto = "auto"
 
 // Options configure one run.
 type Options struct {
 	Source source.Source
-	// Schema is auto (or empty), native or dcgm-exporter.
-	Schema string
+	// Schema is the schema to read; nil detects it from the metric names
+	// present.
+	Schema schema.Schema
 	// Start and End bound the window (Start, End]. The previous window is
 	// the same length, ending at Start.
 	Start, End time.Time
@@ -46,8 +45,8 @@ type Options struct {
 
 // Analysis is the outcome of Run.
 type Analysis struct {
-	// Schema is the schema used; Detected says it was picked by auto.
-	Schema   string
+	// Schema is the schema used; Detected says it was detected.
+	Schema   schema.Schema
 	Detected bool
 	Source   string
 	// Current is the window asked for and Previous the one before it, of
@@ -58,11 +57,11 @@ type Analysis struct {
 	// MinPreviousCoverage of its time: a change measured against a few
 	// minutes of data would read as thousands of percent.
 	Comparable bool
-	Findings   *findings.Report
+	Findings   *findings.Result
 	// Inventory is what the run was given; nil without cluster access.
 	Inventory *inventory.Inventory
 	// Timeline is nil unless asked for and the source could provide it.
-	Timeline *Timeline
+	Timeline *query.Timeline
 	// Notes say what the run had to leave out, in words.
 	Notes []string
 }
@@ -112,7 +111,7 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 	}
 	progress()
 
-	a := &Analysis{Schema: sch.Name(), Detected: detected, Source: o.Source.Describe(), Current: res, Previous: prev, Inventory: o.Inventory}
+	a := &Analysis{Schema: sch, Detected: detected, Source: o.Source.Describe(), Current: res, Previous: prev, Inventory: o.Inventory}
 	var cov float64
 	for _, g := range prev.GPUs {
 		cov += g.Coverage / float64(len(prev.GPUs))
@@ -120,13 +119,13 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 	a.Comparable = cov >= MinPreviousCoverage
 	switch {
 	case len(prev.GPUs) == 0:
-		a.Notes = append(a.Notes, fmt.Sprintf("no data in the previous %s: week-over-week change is unknown", promDuration(length)))
+		a.Notes = append(a.Notes, fmt.Sprintf("no data in the previous %s: week-over-week change is unknown", describe.Duration(length)))
 	case !a.Comparable:
-		a.Notes = append(a.Notes, fmt.Sprintf("the previous %s has data for only %.0f%% of its time: week-over-week change is not shown", promDuration(length), 100*cov))
+		a.Notes = append(a.Notes, fmt.Sprintf("the previous %s has data for only %.0f%% of its time: week-over-week change is not shown", describe.Duration(length), 100*cov))
 	}
 	if o.TimelinePoints > 0 {
 		if rq, ok := o.Source.(source.RangeQuerier); ok {
-			if a.Timeline, err = timeline(ctx, rq, sch, res.Window, o.TimelinePoints); err != nil {
+			if a.Timeline, err = query.ReadTimeline(ctx, rq, sch, res.Window, o.TimelinePoints); err != nil {
 				return nil, fmt.Errorf("utilization over time: %w", err)
 			}
 		} else {
@@ -156,9 +155,8 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 // listing the metric names fails, and returns a bare error when the names
 // match no schema: only the latter is ErrNoData.
 func pickSchema(ctx context.Context, o Options) (schema.Schema, bool, error) {
-	if o.Schema != "" && o.Schema != SchemaAuto {
-		sch, err := schema.ByName(o.Schema)
-		return sch, false, err
+	if o.Schema != nil {
+		return o.Schema, false, nil
 	}
 	sch, err := schema.Detect(ctx, o.Source, o.Start, o.End)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/describe"
@@ -25,9 +26,9 @@ var ErrNoData = errors.New("no GPU series in the window")
 // FetchOptions say which window to read and how to read a workload's
 // character from it.
 type FetchOptions struct {
-	// Start and End bound the window (Start, End]; Step is the resolution.
-	Start, End time.Time
-	Step       time.Duration
+	// Window is read on its grid, the analysis's (query.Window.Grid), so
+	// that the plan and the report's figures are read at the same instants.
+	Window query.Window
 	// Workload names a pod's workload; nil infers it from the pod's name.
 	Workload func(namespace, pod string) inventory.WorkloadRef
 	// A lane is training-like when its p95 utilization of a GPU or slice
@@ -59,50 +60,36 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 	if !ok {
 		return nil, fmt.Errorf("%s cannot run range queries, which a plan needs", src.Describe())
 	}
-	if o.Step <= 0 {
-		o.Step = time.Minute
+	w, err := o.Window.WithDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("plan window: %w", err)
 	}
-	if !o.End.After(o.Start) {
-		return nil, fmt.Errorf("window end %s is not after its start %s", o.End.Format(time.RFC3339), o.Start.Format(time.RFC3339))
-	}
-	// The analysis's grid (query.Window): the multiples of the step since
-	// the Unix epoch in (Start, End], so that the plan and the report's
-	// figures are read at the same instants.
-	stepMs := o.Step.Milliseconds()
-	firstIdx := floorDiv(o.Start.UnixMilli(), stepMs) + 1
-	steps := int(floorDiv(o.End.UnixMilli(), stepMs) - firstIdx + 1)
-	if steps < 1 {
-		return nil, fmt.Errorf("window %s is shorter than one step of %s", o.End.Sub(o.Start), o.Step)
-	}
+	o.Window = w
+	first, steps := w.Grid()
 	if o.Workload == nil {
 		o.Workload = func(_, pod string) inventory.WorkloadRef { return inventory.InferWorkload(pod) }
 	}
 	if o.GrowthHorizon <= 0 {
-		o.GrowthHorizon = o.End.Sub(o.Start)
+		o.GrowthHorizon = w.Duration()
 	}
-	d := &Data{Start: o.Start, End: o.End, Step: o.Step, Steps: steps}
-	first := time.UnixMilli(firstIdx * stepMs).UTC()
-	at := func(ts model.Time) int { return int(ts.Time().Sub(first) / o.Step) }
-
-	// The subquery's range ends a millisecond after the grid's step before
-	// the first, so that Prometheus 2's closed and 3's left-open ranges both
-	// hold exactly the grid's steps (query.Window.subqueryRangeStr).
-	rng := describe.Duration(time.Duration(o.End.UnixMilli()-(firstIdx-1)*stepMs-1)*time.Millisecond) + ":" + describe.Duration(o.Step)
-	gpuQ := "max by " + labelList(schema.GPULabels) + " (max_over_time((" + sch.GPUMemoryTotal() + ")[" + rng + "]))" +
-		" or max by " + labelList(schema.GPULabels) + " (max_over_time((" + sch.GPU() + ")[" + rng + "])) * 0"
-	gpus, err := src.Query(ctx, gpuQ, o.End)
+	d := &Data{Start: w.Start, End: w.End, Step: w.Step, Steps: steps}
+	at := func(ts model.Time) int { return int(ts.Time().Sub(first) / w.Step) }
+	rng := w.SubqueryRange() + ":" + describe.Duration(w.Step)
+	gpuQ := "max by " + describe.By(schema.GPULabels...) + " (max_over_time((" + sch.GPUMemoryTotal() + ")[" + rng + "]))" +
+		" or max by " + describe.By(schema.GPULabels...) + " (max_over_time((" + sch.GPU() + ")[" + rng + "])) * 0"
+	gpus, err := src.Query(ctx, gpuQ, w.End)
 	d.Queries++
 	if err != nil {
 		return nil, fmt.Errorf("GPUs: %w", err)
 	}
 	if len(gpus) == 0 {
 		return nil, fmt.Errorf("%w: %s has no %s GPU series in %s – %s", ErrNoData, src.Describe(), sch.Name(),
-			o.Start.UTC().Format(time.RFC3339), o.End.UTC().Format(time.RFC3339))
+			w.Start.UTC().Format(time.RFC3339), w.End.UTC().Format(time.RFC3339))
 	}
 
 	matrices := make([]model.Matrix, 4)
 	for i, q := range []string{sch.Allocation(), sch.Utilization(), sch.MemoryUsed(), sch.GPUMemoryUsed()} {
-		if matrices[i], err = rq.QueryRange(ctx, q, first, o.End, o.Step); err != nil {
+		if matrices[i], err = rq.QueryRange(ctx, q, first, w.End, w.Step); err != nil {
 			return nil, err
 		}
 		d.Queries++
@@ -148,7 +135,7 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 		}
 		p.Lanes = lanesOf(byPool[product], o, steps)
 		for _, l := range p.Lanes {
-			growth(l, p.CapacityBytes, int(o.GrowthHorizon/o.Step))
+			growth(l, p.CapacityBytes, int(o.GrowthHorizon/w.Step))
 			if l.GrowthBytes > 0 && peakOf(l.Mem)+l.GrowthBytes >= p.CapacityBytes {
 				d.Notes = append(d.Notes, fmt.Sprintf("%s: its memory grows past a whole %s within %s; planned on a whole GPU, where it will still run out", l.Name(), m.Key, o.GrowthHorizon))
 			}
@@ -397,7 +384,7 @@ func trainingLike(util []float32, l *Lane, o FetchOptions) bool {
 			held = append(held, float64(util[t]))
 		}
 	}
-	if len(held) == 0 || float64(len(held))*o.Step.Hours() < o.TrainingMinHours {
+	if len(held) == 0 || float64(len(held))*o.Window.Step.Hours() < o.TrainingMinHours {
 		return false
 	}
 	return o.TrainingMinLoad > 0 && quantile(held, 0.95) >= o.TrainingMinLoad
@@ -449,14 +436,4 @@ func peakOf(v []float32) float64 {
 	return float64(slices.Max(v))
 }
 
-func labelList(ls []string) string { return describe.By(ls...) }
 
-// floorDiv is a / b rounded towards minus infinity: the grid index of a
-// time before the epoch too.
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
-}

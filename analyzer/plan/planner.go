@@ -102,12 +102,16 @@ type Assignment struct {
 // ErrReplay is wrapped by Make's error when a layout fails its replay.
 var ErrReplay = errors.New("the plan failed its replay")
 
+// ErrNoPool is wrapped by Make's error when no pool can be planned: the
+// window's GPUs are all of models the catalog does not know.
+var ErrNoPool = errors.New("no GPU pool to plan")
+
 // Make plans every pool and replays the measured window on the result. A
 // plan whose replay overcommits memory at any step is an error, never a
 // plan.
 func Make(d *Data, pol Policy, prices *recommend.Prices) (*Plan, error) {
 	if len(d.Pools) == 0 {
-		return nil, errors.New("no GPU pool to plan: " + cmp.Or(strings.Join(d.Notes, "; "), "the window has no GPUs of a known model"))
+		return nil, fmt.Errorf("%w: %s", ErrNoPool, cmp.Or(strings.Join(d.Notes, "; "), "the window has no GPUs of a known model"))
 	}
 	out := &Plan{Start: d.Start, End: d.End, Step: d.Step, StepS: d.Step.Seconds(), Policy: pol, Notes: d.Notes}
 	for _, pool := range d.Pools {

@@ -35,7 +35,7 @@ func planFor(src source.Source) queryPlan {
 // analyze runs one query set over the whole fleet, unsharded, so that
 // tests can hold the sets to each other.
 func analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window, plan queryPlan) (*Result, error) {
-	w, err := w.withDefaults()
+	w, err := w.WithDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("analysis window: %w", err)
 	}
@@ -112,7 +112,7 @@ func by(labels []string) string { return describe.By(labels...) }
 func (a *analysis) scanQueries(sch schema.Schema) []namedQuery {
 	over := a.over
 	quantile := func(q float64, expr string) string {
-		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.subqueryRangeStr(), a.w.stepStr())
+		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.SubqueryRange(), a.w.stepStr())
 	}
 	gpuKey := by(schema.GPUKey)
 	alloc := maxBy(schema.AllocationKey, sch.Allocation())
@@ -180,7 +180,7 @@ func (a *analysis) window() schema.Over {
 }
 
 func (a *analysis) over(fn, expr string) string {
-	return fmt.Sprintf("%s((%s)[%s:%s])", fn, expr, a.w.subqueryRangeStr(), a.w.stepStr())
+	return fmt.Sprintf("%s((%s)[%s:%s])", fn, expr, a.w.SubqueryRange(), a.w.stepStr())
 }
 
 func allocationKey(m model.Metric) AllocationKey {

@@ -98,7 +98,7 @@ func BenchmarkAnalyze(b *testing.B) {
 			})
 
 			b.Run("engine", func(b *testing.B) {
-				ww, err := w.withDefaults()
+				ww, err := w.WithDefaults()
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -118,7 +118,7 @@ func BenchmarkAnalyze(b *testing.B) {
 			})
 
 			b.Run("floor", func(b *testing.B) {
-				ww, err := w.withDefaults()
+				ww, err := w.WithDefaults()
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -41,7 +41,7 @@ func TestCostModelHolds(t *testing.T) {
 			}
 			defer db.Close()
 			simulateDemo(t, db, w, m.sch, m.layout, true)
-			ww, err := w.withDefaults()
+			ww, err := w.WithDefaults()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -32,7 +32,7 @@ const ownerStep = 5 * time.Minute
 func (a *analysis) ownerQueries(sch schema.Schema, join bool) []namedQuery {
 	step := max(ownerStep, a.w.Step)
 	over := func(expr string) string {
-		return fmt.Sprintf("max_over_time((%s)[%s:%s])", expr, a.w.subqueryRangeStr(), promDuration(step))
+		return fmt.Sprintf("max_over_time((%s)[%s:%s])", expr, a.w.SubqueryRange(), promDuration(step))
 	}
 	pods := "max by (namespace, pod, owner_kind, owner_name) (" + over(`kube_pod_owner{owner_kind!="<none>"}`) + ")"
 	if join {

@@ -48,7 +48,7 @@ func TestShapesMatchPlainForms(t *testing.T) {
 		{"dcgm-exporter fixture", scraped("../schema/testdata/dcgm-exporter.prom"), schema.DCGM{}, Window{Start: t0, End: minute(120)}},
 	}
 	for _, c := range cases {
-		w, err := c.w.withDefaults()
+		w, err := c.w.WithDefaults()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -163,7 +163,7 @@ func plan(units []unit, budget float64, maxUnits int, what, flag string) ([]keyR
 // from the allocations the node shards found; each shard's answers are
 // applied to one analysis, whose rows no two shards share.
 func AnalyzeSharded(ctx context.Context, src source.Source, sch schema.Schema, w Window, sh Sharding) (*Result, error) {
-	w, err := w.withDefaults()
+	w, err := w.WithDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("analysis window: %w", err)
 	}
@@ -339,7 +339,7 @@ const probeSteps = 30
 func (a *analysis) probe(ctx context.Context, src source.Source, sch schema.Schema) ([]unit, error) {
 	step := max(a.w.Step, (a.w.Duration() / probeSteps).Truncate(time.Second))
 	count := func(expr string) string {
-		return fmt.Sprintf("max_over_time((count by (node) (%s))[%s:%s])", expr, a.w.subqueryRangeStr(), promDuration(step))
+		return fmt.Sprintf("max_over_time((count by (node) (%s))[%s:%s])", expr, a.w.SubqueryRange(), promDuration(step))
 	}
 	perNode := map[string]float64{}
 	for _, q := range []string{count(sch.GPU()), count(sch.Allocation())} {

@@ -119,7 +119,7 @@ func reopen(t *testing.T, dir string, maxSamples int) *source.Embedded {
 // from the engine's own statistics.
 func peakSamples(t *testing.T, db *source.Embedded, sch schema.Schema, w Window) int {
 	t.Helper()
-	ww, err := w.withDefaults()
+	ww, err := w.WithDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}

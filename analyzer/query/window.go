@@ -19,7 +19,9 @@ type Window struct {
 	Step time.Duration
 }
 
-func (w Window) withDefaults() (Window, error) {
+// WithDefaults fills the step in and checks the window: a whole number of
+// seconds per step, and at least one step long.
+func (w Window) WithDefaults() (Window, error) {
 	if w.Step == 0 {
 		w.Step = DefaultStep
 	}
@@ -42,7 +44,7 @@ func (w Window) Duration() time.Duration { return w.End.Sub(w.Start) }
 func (w Window) rangeStr() string { return promDuration(w.Duration()) }
 func (w Window) stepStr() string  { return promDuration(w.Step) }
 
-// subqueryRangeStr is the range of the window's subqueries. PromQL
+// SubqueryRange is the range of the window's subqueries. PromQL
 // evaluates a subquery at the multiples of its step; Prometheus 3 (and the
 // embedded engine) keeps those in (End-range, End], but Prometheus 2 (2.42
 // in Debian, the 2.53 LTS in many clusters) keeps them in [End-range, End],
@@ -53,7 +55,7 @@ func (w Window) stepStr() string  { return promDuration(w.Step) }
 // step at or before Start: no step lies in (g0, g0+1ms] because steps are
 // whole seconds, so both semantics select exactly the steps in
 // (Start, End], the ones ExpectedSteps counts.
-func (w Window) subqueryRangeStr() string {
+func (w Window) SubqueryRange() string {
 	g0 := floorDiv(w.Start.UnixMilli(), w.Step.Milliseconds()) * w.Step.Milliseconds()
 	return promDuration(time.Duration(w.End.UnixMilli()-g0-1) * time.Millisecond)
 }
@@ -78,6 +80,13 @@ func floorDiv(a, b int64) int64 {
 }
 
 func (w Window) hours(steps float64) float64 { return steps * w.Step.Hours() }
+
+// Grid is the window's steps: the first, and how many there are. Every
+// reader of the window (the analysis, the plan, the timeline) reads at
+// these instants, so their figures agree.
+func (w Window) Grid() (first time.Time, steps int) {
+	return time.UnixMilli(w.firstStep()).UTC(), w.ExpectedSteps()
+}
 
 // firstStep is the time of the window's first step in Unix milliseconds:
 // the first multiple of the step after Start. The steps are then

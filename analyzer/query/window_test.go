@@ -20,9 +20,9 @@ func TestSubqueryRangeSelectsTheWindowOnEveryEngine(t *testing.T) {
 		{Start: t0, End: minute(240), Step: 5 * time.Minute},
 		{Start: time.Unix(-90, 0), End: time.Unix(3600, 0), Step: time.Minute},
 	} {
-		d, err := model.ParseDuration(w.subqueryRangeStr())
+		d, err := model.ParseDuration(w.SubqueryRange())
 		if err != nil {
-			t.Fatalf("%s: %v", w.subqueryRangeStr(), err)
+			t.Fatalf("%s: %v", w.SubqueryRange(), err)
 		}
 		from := w.End.UnixMilli() - time.Duration(d).Milliseconds()
 		step := w.Step.Milliseconds()
@@ -37,7 +37,7 @@ func TestSubqueryRangeSelectsTheWindowOnEveryEngine(t *testing.T) {
 		}
 		if want := w.ExpectedSteps(); open != want || closed != want {
 			t.Errorf("window (%s, %s] step %s, range %s: %d steps left-open, %d closed, want %d",
-				w.Start.Format(time.RFC3339Nano), w.End.Format(time.RFC3339Nano), w.Step, w.subqueryRangeStr(), open, closed, want)
+				w.Start.Format(time.RFC3339Nano), w.End.Format(time.RFC3339Nano), w.Step, w.SubqueryRange(), open, closed, want)
 		}
 	}
 }

@@ -84,7 +84,7 @@ func (a *analysis) workloadQueries(sch schema.Schema) []namedQuery {
 	wk := by(workloadLabels)
 	perStep := func(agg, expr string) string { return agg + " by " + wk + " (" + withWorkload(expr) + ")" }
 	quantile := func(q float64, expr string) string {
-		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.subqueryRangeStr(), a.w.stepStr())
+		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.SubqueryRange(), a.w.stepStr())
 	}
 	return []namedQuery{
 		{name: "workload steps", expr: a.over("count_over_time", perStep("group", allocationPresence(sch))), apply: a.workloadValue(func(x *workloadPerStep, v float64) { x.steps = int(v) })},

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpulens/gpulens/analyzer/pipeline"
+	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 )
@@ -13,9 +13,29 @@ import (
 // TopRecommendations is how many recommendations a report lists.
 const TopRecommendations = 10
 
+// Input is what a report is built from: an analysis's results, as plain
+// values, so that the report does not depend on whoever ran the analysis.
+type Input struct {
+	// Schema names the metric schema read.
+	Schema string
+	// Current is the window reported on, Previous the one before it.
+	Current, Previous *query.Result
+	// Comparable says Previous has enough data for a change to be shown;
+	// when false its figures are left out.
+	Comparable bool
+	// Findings may be nil: the report then lists none.
+	Findings *findings.Result
+	// Team names a namespace's team; nil means the namespace.
+	Team func(namespace string) string
+	// Timeline may be nil: the report then has no charts.
+	Timeline *query.Timeline
+	// Notes say what the analysis left out, in words.
+	Notes []string
+}
+
 // Build computes the report of a. prices may be nil: dollar figures are
 // then zero with CostKnown false.
-func Build(a *pipeline.Analysis, prices *recommend.Prices) *Report {
+func Build(a Input, prices *recommend.Prices) *Report {
 	pr := newPricer(prices)
 	r := &Report{
 		Window:    window(a.Current.Window),
@@ -27,7 +47,10 @@ func Build(a *pipeline.Analysis, prices *recommend.Prices) *Report {
 	if prices != nil {
 		r.Currency, r.PricesDate = cmp.Or(prices.Currency, "USD"), prices.Date
 	}
-	teamOf := func(ns string) string { return a.Inventory.Team(ns) }
+	teamOf := a.Team
+	if teamOf == nil {
+		teamOf = func(ns string) string { return ns }
+	}
 
 	prev := a.Previous
 	if !a.Comparable {
@@ -256,7 +279,7 @@ func fleet(cur *query.Result, pr *pricer) []ModelFleet {
 	return out
 }
 
-func coverage(a *pipeline.Analysis) Coverage {
+func coverage(a Input) Coverage {
 	res := a.Current
 	c := Coverage{
 		StepSeconds:   int(res.Window.Step.Seconds()),

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
-	"github.com/gpulens/gpulens/analyzer/pipeline"
 )
 
 var severityRank = map[findings.Severity]int{findings.Critical: 0, findings.Warning: 1, findings.Info: 2}
@@ -14,7 +13,7 @@ var severityRank = map[findings.Severity]int{findings.Critical: 0, findings.Warn
 // findingsOf lists the findings most severe first, and the recommendations
 // that save money, most savings first. A recommendation that costs more
 // (Reliability) is a finding's remedy, not a saving, so it is not ranked.
-func findingsOf(a *pipeline.Analysis, teamOf func(string) string) ([]Recommendation, Findings) {
+func findingsOf(a Input, teamOf func(string) string) ([]Recommendation, Findings) {
 	fs := Findings{Items: []Finding{}, Skipped: []string{}}
 	recs := []Recommendation{}
 	if a.Findings == nil {

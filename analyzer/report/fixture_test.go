@@ -52,5 +52,6 @@ func fixtureReport(t testing.TB, inv *inventory.Inventory, prices *recommend.Pri
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Build(a, prices)
+	return Build(Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
+		Findings: a.Findings, Team: inv.Team, Timeline: a.Timeline, Notes: a.Notes}, prices)
 }

@@ -4,13 +4,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpulens/gpulens/analyzer/pipeline"
+	"github.com/gpulens/gpulens/analyzer/query"
 )
 
 // teamTimeline regroups the namespaces' series into teams. GPU-hours add
 // up, so a team's utilization in a bucket is its namespaces' used hours
 // over their measured hours, not an average of their ratios.
-func teamTimeline(tl *pipeline.Timeline, teamOf func(string) string) []TeamSeries {
+func teamTimeline(tl *query.Timeline, teamOf func(string) string) []TeamSeries {
 	if tl == nil {
 		return nil
 	}

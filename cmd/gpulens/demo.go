@@ -13,11 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpulens/gpulens/analyzer/findings"
-	"github.com/gpulens/gpulens/analyzer/pipeline"
-	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/session"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/internal/fleet"
@@ -151,27 +149,21 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 		int(dur/o.step)+1, samples.Load(), time.Since(t0).Seconds())
 
 	t1 := time.Now()
-	prices := recommend.DefaultPrices()
-	var queries atomic.Int64
-	bar = progress.New(stderr, "analyzing", o.quiet)
-	bar.Detail = func(done, total int) string {
-		return fmt.Sprintf("%d/%d stages done, %d queries", done, total, queries.Load())
+	s, err := session.New(ctx, db, session.Config{Schema: schema.NameNative, Start: start, End: end, Step: o.step,
+		NoKubernetes: "the demo simulates its fleet, with no cluster", Observer: newProgressLine(stderr, o.quiet)})
+	if err != nil {
+		return err
 	}
-	a, err := pipeline.Run(ctx, pipeline.Options{
-		Source: countQueries(db, &queries, bar.Tick), Schema: schema.NameNative, Start: start, End: end, Step: o.step,
-		Prices: prices, TimelinePoints: timelinePoints, Progress: bar.Set,
-	})
-	bar.Done()
+	defer s.Close()
+	r, a, err := s.Report(ctx, timelinePoints)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "Analyzed with the %s schema: %d PromQL queries per window in %.1fs.\n",
-		a.Schema, a.Current.QueryCount, time.Since(t1).Seconds())
+		a.Schema.Name(), a.Current.QueryCount, time.Since(t1).Seconds())
 	if o.dataDir != "" {
 		fmt.Fprintf(stderr, "The TSDB is kept in %s: gpulens report --data-dir %s --since %s\n", o.dataDir, o.dataDir, o.duration)
 	}
-	r := report.Build(a, prices)
-	r.Consolidation = consolidate(ctx, db, a, findings.DefaultConfig(), prices, progress.New(stderr, "planning", o.quiet))
 	var buf bytes.Buffer
 	if err := report.Render(&buf, r, o.format); err != nil {
 		return err

@@ -1,53 +1,67 @@
 package main
 
 import (
-	"context"
+	"fmt"
+	"io"
 	"sync/atomic"
-	"time"
 
-	"github.com/prometheus/common/model"
-
-	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/internal/progress"
 )
 
-// countQueries wraps src so that each query it answers is counted in n
-// and then reported to tick (which may be nil): the analysis reports only
-// its stages, and a stage of a week over a large fleet is dozens of queries
-// and many seconds. The wrapper keeps src's range queries, which the
-// pipeline looks for by type.
-func countQueries(src source.Source, n *atomic.Int64, tick func()) source.Source {
-	if tick == nil {
-		tick = func() {}
+// progressLine shows a session's long work as a progress line on stderr,
+// when it is a terminal: a line per phase, with the queries answered and
+// the shards done, since a stage of a week over a large fleet is dozens of
+// queries and many seconds.
+type progressLine struct {
+	w     io.Writer
+	quiet bool
+
+	bar                         atomic.Pointer[progress.Bar]
+	queries, shards, shardsDone atomic.Int64
+}
+
+func newProgressLine(w io.Writer, quiet bool) *progressLine { return &progressLine{w: w, quiet: quiet} }
+
+func (p *progressLine) Begin(phase string) {
+	p.queries.Store(0)
+	p.shards.Store(0)
+	p.shardsDone.Store(0)
+	b := progress.New(p.w, phase, p.quiet)
+	b.Detail = func(done, total int) string {
+		detail := fmt.Sprintf("%d/%d stages done, %d queries", done, total, p.queries.Load())
+		if n := p.shards.Load(); n > 1 {
+			detail += fmt.Sprintf(", %d/%d shards", p.shardsDone.Load(), n)
+		}
+		return detail
 	}
-	c := countingSource{Source: src, n: n, tick: tick}
-	if rq, ok := src.(source.RangeQuerier); ok {
-		return countingRangeSource{c, rq}
+	p.bar.Store(b)
+}
+
+func (p *progressLine) Progress(done, total int) {
+	if b := p.bar.Load(); b != nil {
+		b.Set(done, total)
 	}
-	return c
 }
 
-type countingSource struct {
-	source.Source
-	n    *atomic.Int64
-	tick func()
+func (p *progressLine) Shards(done, total int) {
+	p.shardsDone.Store(int64(done))
+	p.shards.Store(int64(total))
+	p.tick()
 }
 
-func (c countingSource) done() {
-	c.n.Add(1)
-	c.tick()
+func (p *progressLine) Query() {
+	p.queries.Add(1)
+	p.tick()
 }
 
-func (c countingSource) Query(ctx context.Context, q string, ts time.Time) (model.Vector, error) {
-	defer c.done()
-	return c.Source.Query(ctx, q, ts)
+func (p *progressLine) tick() {
+	if b := p.bar.Load(); b != nil {
+		b.Tick()
+	}
 }
 
-type countingRangeSource struct {
-	countingSource
-	rq source.RangeQuerier
-}
-
-func (c countingRangeSource) QueryRange(ctx context.Context, q string, start, end time.Time, step time.Duration) (model.Matrix, error) {
-	defer c.done()
-	return c.rq.QueryRange(ctx, q, start, end, step)
+func (p *progressLine) End() {
+	if b := p.bar.Swap(nil); b != nil {
+		b.Done()
+	}
 }

@@ -75,7 +75,7 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 	if !slices.Contains(recommendFormats, o.format) {
 		return usageError{fmt.Errorf("--format: unknown format %q (want %s)", o.format, strings.Join(recommendFormats, ", "))}
 	}
-	a, _, err := o.src.analyze(ctx, o.now(), stderr, 0)
+	a, err := o.src.analyze(ctx, o.now(), stderr)
 	if err != nil {
 		return err
 	}

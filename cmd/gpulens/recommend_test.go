@@ -16,6 +16,8 @@ var (
 	demoTSDBOnce sync.Once
 	demoTSDBDir  string
 	demoTSDBErr  string
+	// demoTSDBJSON is the report the demo printed as it wrote the TSDB.
+	demoTSDBJSON []byte
 )
 
 // demoTSDB simulates six hours of the default fleet once for the tests of
@@ -34,6 +36,7 @@ func demoTSDB(t *testing.T) string {
 			"--data-dir", demoTSDBDir, "--format", "json"}, &stdout, &stderr); code != exitOK {
 			demoTSDBErr = stderr.String()
 		}
+		demoTSDBJSON = stdout.Bytes()
 	})
 	if demoTSDBErr != "" {
 		t.Fatal(demoTSDBErr)

@@ -95,12 +95,16 @@ func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	a, prices, err := o.src.analyze(ctx, o.now(), stderr, timelinePoints)
+	s, err := o.src.open(ctx, o.now(), stderr)
 	if err != nil {
 		return err
 	}
-	r := report.Build(a, prices)
-	r.Consolidation = o.src.consolidation(ctx, a, stderr)
+	defer s.Close()
+	r, a, err := s.Report(ctx, timelinePoints)
+	if err != nil {
+		return o.src.exit(err)
+	}
+	sayDetected(stderr, a)
 
 	var buf bytes.Buffer
 	if err := report.Render(&buf, r, o.format); err != nil {

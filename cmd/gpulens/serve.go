@@ -22,9 +22,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/analyzer/notify"
-	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/analyzer/series"
 	"github.com/gpulens/gpulens/analyzer/serve"
+	"github.com/gpulens/gpulens/analyzer/session"
 )
 
 type serveOptions struct {
@@ -117,17 +117,25 @@ func runServe(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 	}
 	// Mistakes in flags and files, and a data directory that is not a
 	// TSDB, stop the server at once; later failures only make it stale.
-	if _, _, err := o.src.window(o.now()); err != nil {
-		return err
-	}
-	if _, _, err := o.src.settings(); err != nil {
-		return err
-	}
-	src, err := o.src.open(logger)
+	// The session opened to find them out serves the first cycle, so that
+	// each cycle opens the source once.
+	cfg, err := o.src.config(o.now(), logger, nil)
 	if err != nil {
 		return err
 	}
-	src.Close()
+	firstSession, err := o.src.openConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	first := make(chan *session.Session, 1)
+	first <- firstSession
+	defer func() {
+		select {
+		case s := <-first:
+			s.Close()
+		default:
+		}
+	}()
 
 	extra, err := pushLabels(o.pushLabels)
 	if err != nil {
@@ -146,13 +154,25 @@ func runServe(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 	}
 	svc := serve.New(serve.Options{
 		Analyze: func(ctx context.Context) (*serve.Result, error) {
-			a, prices, err := o.src.analyze(ctx, o.now(), stderr, 0)
-			if err != nil {
-				return nil, err
+			var s *session.Session
+			select {
+			case s = <-first:
+			default:
+				cfg, err := o.src.config(o.now(), logger, nil)
+				if err != nil {
+					return nil, err
+				}
+				if s, err = o.src.openConfig(ctx, cfg); err != nil {
+					return nil, err
+				}
 			}
-			r := report.Build(a, prices)
-			// What 'gpulens report' adds, so that /api/v1/report is its JSON.
-			r.Consolidation = o.src.consolidation(ctx, a, stderr)
+			defer s.Close()
+			// The report 'gpulens report' gives, so that /api/v1/report
+			// is its JSON.
+			r, a, err := s.Report(ctx, timelinePoints)
+			if err != nil {
+				return nil, o.src.exit(err)
+			}
 			return &serve.Result{Findings: a.Findings.Findings, Report: r,
 				Queries: a.Current.QueryCount + a.Previous.QueryCount}, nil
 		},

@@ -6,21 +6,18 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
+	"github.com/gpulens/gpulens/analyzer/plan"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/session"
 	"github.com/gpulens/gpulens/analyzer/source"
-	"github.com/gpulens/gpulens/internal/progress"
 )
 
 // sourceFlags are the flags of every command that reads metrics: where
@@ -36,6 +33,7 @@ type sourceFlags struct {
 	schema string
 	since  string
 	until  string
+	step   time.Duration
 
 	teamLabel    string
 	kubeconfig   string
@@ -63,9 +61,10 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.remote.Timeout, "timeout", 2*time.Minute, "Timeout of one query")
 	fs.IntVar(&f.remote.Retries, "retries", 2, "Retries of a query after a network error, a 429 or a 5xx")
 	fs.IntVar(&f.maxSamples, "query.max-samples", 0, "The most samples one query may load: the analysis is split into shards of nodes and namespaces that each stay under it (0: 40M, under the 50M of Prometheus's --query.max-samples default; set it to the server's limit, e.g. VictoriaMetrics' -search.maxSamplesPerQuery). With --data-dir also the engine's own limit (0: 50M)")
-	fs.StringVar(&f.schema, "schema", pipeline.SchemaAuto, "Metric schema: auto, "+strings.Join(schema.Names(), " or "))
+	fs.StringVar(&f.schema, "schema", session.SchemaAuto, "Metric schema: auto, "+strings.Join(schema.Names(), " or "))
 	fs.StringVar(&f.since, "since", "7d", "Length of the window, ending at --until (e.g. 36h, 7d, 2w)")
 	fs.StringVar(&f.until, "until", "", "End of the window, RFC 3339 (default: now)")
+	fs.DurationVar(&f.step, "step", time.Minute, "Resolution the window is read at: the scrape interval, or longer")
 	fs.StringVar(&f.teamLabel, "team-label", inventory.DefaultTeamLabel, "Namespace label naming the team that owns it")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "Kubeconfig file (default: in-cluster, $KUBECONFIG or ~/.kube/config)")
 	fs.StringVar(&f.kubeContext, "context", "", "Kubeconfig context to use")
@@ -89,93 +88,85 @@ func (f *sourceFlags) window(now time.Time) (start, end time.Time, err error) {
 	return end.Add(-length), end, nil
 }
 
-// settings loads the findings thresholds and the price table; a broken
-// file is the user's to fix, hence a usage error naming it.
-func (f *sourceFlags) settings() (findings.Config, *recommend.Prices, error) {
-	if f.schema != pipeline.SchemaAuto {
-		if _, err := schema.ByName(f.schema); err != nil {
-			return findings.Config{}, nil, usageError{fmt.Errorf("--schema: %w", err)}
-		}
-	}
-	cfg, err := findings.LoadConfig(f.configFile)
+// config maps the flags to a session's config over the window ending at
+// now (or --until).
+func (f *sourceFlags) config(now time.Time, logger *slog.Logger, obs session.Observer) (session.Config, error) {
+	start, end, err := f.window(now)
 	if err != nil {
-		return cfg, nil, usageError{fmt.Errorf("--config: %w", err)}
+		return session.Config{}, err
 	}
-	prices, err := recommend.LoadPrices(f.pricesFile)
-	if err != nil {
-		return cfg, nil, usageError{fmt.Errorf("--prices: %w", err)}
+	if f.step < time.Second || f.step%time.Second != 0 {
+		return session.Config{}, usageError{fmt.Errorf("--step: %s is not a positive whole number of seconds", f.step)}
 	}
-	return cfg, prices, nil
-}
-
-// open opens the one source the flags name. A remote source logs its
-// retries and the server's PromQL warnings to logger: a slow or flapping
-// server, and a query the server only half answered, should be visible.
-func (f *sourceFlags) open(logger *slog.Logger) (source.Source, error) {
-	switch {
-	case f.prometheusURL != "" && f.dataDir != "":
-		return nil, usageError{errors.New("--prometheus-url and --data-dir are exclusive: give one")}
-	case f.dataDir != "":
-		// An absent or empty directory is refused here: opening it would
-		// create an empty TSDB and report "no data" about a typo.
-		if entries, err := os.ReadDir(f.dataDir); err != nil {
-			return nil, exitError{code: exitData, err: fmt.Errorf("--data-dir: %w", err)}
-		} else if len(entries) == 0 {
-			return nil, exitError{code: exitData, err: fmt.Errorf("--data-dir: %s is empty, not a Prometheus TSDB", f.dataDir)}
-		}
-		// Read-only: the directory may be a copy of a Prometheus data
-		// directory, which a read-write open would compact, truncate and
-		// apply retention to.
-		src, err := source.OpenEmbedded(f.dataDir, source.EmbeddedOptions{MaxSamples: f.maxSamples, ReadOnly: true})
-		if err != nil {
-			return nil, exitError{code: exitData, err: err}
-		}
-		return src, nil
-	case f.prometheusURL != "":
-		o := f.remote
-		o.URL = f.prometheusURL
-		o.Logger = logger
-		o.Headers = map[string]string{}
-		for _, h := range f.headers {
-			k, v, ok := strings.Cut(h, "=")
-			if !ok || strings.TrimSpace(k) == "" {
-				return nil, usageError{fmt.Errorf("--header: %q is not K=V", h)}
-			}
-			o.Headers[strings.TrimSpace(k)] = v
-		}
-		src, err := source.NewRemote(o)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		return src, nil
-	default:
-		return nil, usageError{errors.New("no metrics source: give --prometheus-url URL or --data-dir DIR")}
+	cfg := session.Config{
+		PrometheusURL: f.prometheusURL, DataDir: f.dataDir, Remote: f.remote, MaxSamples: f.maxSamples,
+		Schema: f.schema, Start: start, End: end, Step: f.step, ConfigFile: f.configFile, PricesFile: f.pricesFile,
+		Kubernetes: inventory.Options{Kubeconfig: f.kubeconfig, Context: f.kubeContext, TeamLabel: f.teamLabel},
+		Logger:     logger, Observer: obs,
 	}
-}
-
-// inventory reads the cluster, or says why it did not. It never fails the
-// command: without the cluster, teams are namespaces and the findings that
-// need it are skipped, which the report says.
-func (f *sourceFlags) inventory(ctx context.Context, logger *slog.Logger) *inventory.Inventory {
 	if f.noKubernetes {
-		return inventory.Unavailable("--no-kubernetes was given")
+		cfg.NoKubernetes = "--no-kubernetes was given"
 	}
-	o := inventory.Options{Kubeconfig: f.kubeconfig, Context: f.kubeContext, TeamLabel: f.teamLabel, Logger: logger}
-	c, err := inventory.NewClient(o)
-	if err != nil {
-		return inventory.Unavailable(err.Error())
+	cfg.Remote.Headers = map[string]string{}
+	for _, h := range f.headers {
+		k, v, ok := strings.Cut(h, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return cfg, usageError{fmt.Errorf("--header: %q is not K=V", h)}
+		}
+		cfg.Remote.Headers[strings.TrimSpace(k)] = v
 	}
-	return inventory.Read(ctx, c, o)
+	return cfg, nil
 }
 
-// analysisExit maps a failed analysis to the exit code scripts rely on.
-func (f *sourceFlags) analysisExit(err error) error {
-	var re *source.RemoteError
+// open opens the session the flags name, with a progress line on stderr
+// when it is a terminal. Its errors are mapped to exit codes already.
+func (f *sourceFlags) open(ctx context.Context, now time.Time, stderr io.Writer) (*session.Session, error) {
+	cfg, err := f.config(now, warnLogger(stderr), newProgressLine(stderr, f.quiet))
+	if err != nil {
+		return nil, err
+	}
+	return f.openConfig(ctx, cfg)
+}
+
+// openSession is session.Open; a test counts the sessions a command opens.
+var openSession = session.Open
+
+// openConfig opens a session of cfg, its errors mapped to exit codes.
+func (f *sourceFlags) openConfig(ctx context.Context, cfg session.Config) (*session.Session, error) {
+	s, err := openSession(ctx, cfg)
+	if err != nil {
+		return nil, f.exit(err)
+	}
+	return s, nil
+}
+
+func warnLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// exit maps a session's error to the exit code scripts rely on, and its
+// input to the flag that sets it.
+func (f *sourceFlags) exit(err error) error {
+	var (
+		ie *session.InputError
+		de *session.DataDirError
+		re *source.RemoteError
+	)
 	switch {
+	case errors.As(err, &ie) && errors.Is(err, session.ErrNoSource):
+		return usageError{errors.New("no metrics source: give --prometheus-url URL or --data-dir DIR")}
+	case errors.As(err, &ie) && errors.Is(err, session.ErrTwoSources):
+		return usageError{errors.New("--prometheus-url and --data-dir are exclusive: give one")}
+	case errors.As(err, &ie):
+		return usageError{fmt.Errorf("--%s: %w", ie.Input, ie.Err)}
+	case errors.As(err, &de):
+		return exitError{code: exitData, err: fmt.Errorf("--data-dir: %w", de.Err)}
 	case errors.Is(err, query.ErrBudget):
 		return exitError{code: exitData, err: err}
-	case errors.Is(err, pipeline.ErrNoData):
+	case errors.Is(err, pipeline.ErrNoData), errors.Is(err, plan.ErrNoData), errors.Is(err, plan.ErrNoPool):
 		return exitError{code: exitNoData, err: err}
+	case errors.Is(err, plan.ErrReplay):
+		return exitError{code: exitFailure, err: fmt.Errorf("%w; no plan is printed", err)}
 	case errors.As(err, &re):
 		return exitError{code: exitUnreachable, err: err}
 	case f.dataDir != "" && strings.Contains(err.Error(), "too many samples"):
@@ -187,50 +178,25 @@ func (f *sourceFlags) analysisExit(err error) error {
 	return err
 }
 
-// analyze runs the analysis pipeline over the window the flags name, with
-// a progress bar on stderr when it is a terminal: what every command that
-// reads metrics does first. timeline asks for that many chart points.
-func (f *sourceFlags) analyze(ctx context.Context, now time.Time, stderr io.Writer, timeline int) (*pipeline.Analysis, *recommend.Prices, error) {
-	start, end, err := f.window(now)
+// analyze opens a session and analyses its window: what every command
+// that reads metrics but plans nothing does.
+func (f *sourceFlags) analyze(ctx context.Context, now time.Time, stderr io.Writer) (*pipeline.Analysis, error) {
+	s, err := f.open(ctx, now, stderr)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	cfg, prices, err := f.settings()
+	defer s.Close()
+	a, err := s.Analyze(ctx, 0)
 	if err != nil {
-		return nil, nil, err
+		return nil, f.exit(err)
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	src, err := f.open(logger)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer src.Close()
-	inv := f.inventory(ctx, logger)
+	sayDetected(stderr, a)
+	return a, nil
+}
 
-	var queries, shardsDone, shards atomic.Int64
-	bar := progress.New(stderr, "analyzing", f.quiet)
-	bar.Detail = func(done, total int) string {
-		detail := fmt.Sprintf("%d/%d stages done, %d queries", done, total, queries.Load())
-		if n := shards.Load(); n > 1 {
-			detail += fmt.Sprintf(", %d/%d shards", shardsDone.Load(), n)
-		}
-		return detail
-	}
-	a, err := pipeline.Run(ctx, pipeline.Options{
-		Source: countQueries(src, &queries, bar.Tick), Schema: f.schema, Start: start, End: end, Inventory: inv,
-		Findings: &cfg, Prices: prices, TimelinePoints: timeline, Progress: bar.Set,
-		Sharding: query.Sharding{MaxSamples: f.maxSamples, Flag: "--query.max-samples", Progress: func(done, total int) {
-			shardsDone.Store(int64(done))
-			shards.Store(int64(total))
-			bar.Tick()
-		}},
-	})
-	bar.Done()
-	if err != nil {
-		return nil, nil, f.analysisExit(err)
-	}
+// sayDetected says which schema was detected, when it was.
+func sayDetected(w io.Writer, a *pipeline.Analysis) {
 	if a.Detected {
-		fmt.Fprintf(stderr, "Using the %s schema (detected).\n", a.Schema)
+		fmt.Fprintf(w, "Using the %s schema (detected).\n", a.Schema.Name())
 	}
-	return a, prices, nil
 }

@@ -1,17 +1,16 @@
-package pipeline
+package query
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/prometheus/common/model"
 
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
-	"github.com/gpulens/gpulens/describe"
 )
 
 // Timeline is each namespace's use of its allocations over the window, in
@@ -33,24 +32,35 @@ type NamespaceSeries struct {
 	Measured, Used []float64
 }
 
-// timeline runs two range queries, whatever the fleet size. Each point is a
-// sum_over_time subquery over its bucket at the analysis step, so a point
-// is the bucket's total rather than one sample at the bucket's end.
-func timeline(ctx context.Context, rq source.RangeQuerier, sch schema.Schema, w query.Window, points int) (*Timeline, error) {
-	step := w.Step
-	if step == 0 {
-		step = query.DefaultStep
+// ReadTimeline reads about points buckets of w with two range queries,
+// whatever the fleet size. Each point is a sum_over_time subquery over its
+// bucket at the window's step, so a point is the bucket's total rather than
+// one sample at the bucket's end. A bucket is itself a window, and its
+// subquery range is the window's (Window.SubqueryRange): on Prometheus 2
+// a range of exactly one bucket would count the step at its start twice,
+// once in each bucket.
+func ReadTimeline(ctx context.Context, rq source.RangeQuerier, sch schema.Schema, w Window, points int) (*Timeline, error) {
+	w, err := w.WithDefaults()
+	if err != nil {
+		return nil, err
 	}
+	if points < 1 {
+		return nil, fmt.Errorf("timeline: %d points, want at least 1", points)
+	}
+	step := w.Step
 	bucket := w.Duration() / time.Duration(points)
 	bucket = max(step, (bucket+step-1)/step*step)
 	key := "(" + strings.Join(schema.AllocationKey, ", ") + ")"
 	alloc := "max by " + key + " (" + sch.Allocation() + ")"
 	util := "clamp_max(max by " + key + " (" + sch.Utilization() + "), 1)"
+	start := w.Start.Add(bucket)
+	// Every bucket ends a whole number of buckets after the first, and a
+	// bucket is a whole number of steps, so one range fits them all.
+	rng := Window{Start: start.Add(-bucket), End: start, Step: step}.SubqueryRange()
 	over := func(expr string) string {
-		return "sum_over_time((sum by (namespace) (" + expr + "))[" + promDuration(bucket) + ":" + promDuration(step) + "])"
+		return "sum_over_time((sum by (namespace) (" + expr + "))[" + rng + ":" + promDuration(step) + "])"
 	}
 
-	start := w.Start.Add(bucket)
 	if start.After(w.End) {
 		start = w.End
 	}
@@ -87,5 +97,3 @@ func timeline(ctx context.Context, rq source.RangeQuerier, sch schema.Schema, w 
 	slices.SortFunc(tl.Namespaces, func(a, b NamespaceSeries) int { return strings.Compare(a.Namespace, b.Namespace) })
 	return tl, nil
 }
-
-var promDuration = describe.Duration

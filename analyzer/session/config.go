@@ -1,0 +1,68 @@
+package session
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/source"
+)
+
+// SchemaAuto asks the session to detect the schema from the metric names
+// present; so does an empty Config.Schema.
+const SchemaAuto = "auto"
+
+// Config is what a session is opened with: plain values, parsed already.
+type Config struct {
+	// PrometheusURL and DataDir name the metrics source; give one.
+	PrometheusURL string
+	DataDir       string
+	// Remote configures a PrometheusURL source (its URL and Logger are
+	// set by Open).
+	Remote source.RemoteOptions
+	// MaxSamples is the most samples one query may load (0: the default
+	// budget); with DataDir also the engine's own limit.
+	MaxSamples int
+	// Schema is a schema name, or SchemaAuto (or empty) to detect it.
+	Schema string
+	// Start and End bound the window (Start, End]; Step is its resolution
+	// (0: one minute). Every use case reads this one window's grid.
+	Start, End time.Time
+	Step       time.Duration
+	// ConfigFile and PricesFile are YAML files over the default thresholds
+	// and prices; empty means the defaults.
+	ConfigFile, PricesFile string
+	// Kubernetes says how to read the cluster. NoKubernetes, when set,
+	// says why the cluster is not read: the analysis then works from metric
+	// labels alone.
+	Kubernetes   inventory.Options
+	NoKubernetes string
+	// Logger receives a remote source's retries and warnings, and the
+	// inventory's progress; nil discards them.
+	Logger *slog.Logger
+	// Observer is told about long work; nil tells no one.
+	Observer Observer
+}
+
+// Observer watches a session's long work, for a progress display. Query may
+// be called from several goroutines at once.
+type Observer interface {
+	// Begin starts a phase: "analyzing", "planning".
+	Begin(phase string)
+	// Progress says how many of the phase's stages are done.
+	Progress(done, total int)
+	// Shards says how many of a sharded analysis's shards are done.
+	Shards(done, total int)
+	// Query says one more query was answered.
+	Query()
+	// End ends the phase.
+	End()
+}
+
+type noObserver struct{}
+
+func (noObserver) Begin(string)      {}
+func (noObserver) Progress(int, int) {}
+func (noObserver) Shards(int, int)   {}
+func (noObserver) Query()            {}
+func (noObserver) End()              {}

@@ -1,0 +1,46 @@
+package session
+
+import (
+	"context"
+
+	"github.com/gpulens/gpulens/analyzer/pipeline"
+	"github.com/gpulens/gpulens/analyzer/report"
+)
+
+// Report analyses the window (with timeline points of utilization over
+// time) and plans it for the consolidation section: the report that
+// gpulens report, gpulens demo and gpulens serve all give. The analysis is
+// returned too, for what a command says beside the report.
+func (s *Session) Report(ctx context.Context, timeline int) (*report.Report, *pipeline.Analysis, error) {
+	a, err := s.Analyze(ctx, timeline)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := report.Build(ReportInput(a), s.prices)
+	r.Consolidation = s.consolidation(ctx)
+	return r, a, nil
+}
+
+// ReportInput is what the report reads of an analysis.
+func ReportInput(a *pipeline.Analysis) report.Input {
+	return report.Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
+		Findings: a.Findings, Team: a.Inventory.Team, Timeline: a.Timeline, Notes: a.Notes}
+}
+
+// consolidation plans the window for the report's "Consolidation" section.
+// A plan that cannot be made is said in the section, never a failed
+// report: the report's figures do not depend on it.
+func (s *Session) consolidation(ctx context.Context) *report.Consolidation {
+	p, err := s.Plan(ctx, PlanOptions{})
+	if err != nil {
+		return &report.Consolidation{Unavailable: err.Error()}
+	}
+	c := &report.Consolidation{GPUsToday: p.GPUsToday, GPUsNeeded: p.GPUsNeeded, MonthlySaving: p.MonthlySavingUSD}
+	for _, pp := range p.Pools {
+		c.SavingKnown = c.SavingKnown || pp.MonthlySavingUSD != nil
+		c.ReplaySteps = max(c.ReplaySteps, pp.Replay.Steps)
+		c.OvercommittedSteps += pp.Replay.OvercommittedSteps
+		c.Pools = append(c.Pools, report.ConsolidationPool{Model: pp.Model, GPUsToday: pp.GPUsToday, GPUsNeeded: pp.GPUsNeeded})
+	}
+	return c
+}
