@@ -435,5 +435,3 @@ func peakOf(v []float32) float64 {
 	}
 	return float64(slices.Max(v))
 }
-
-
