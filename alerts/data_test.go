@@ -10,7 +10,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/internal/fleet"
@@ -106,7 +106,7 @@ func TestRulesOnTheDemoFleet(t *testing.T) {
 	idle := map[string]map[string]string{}
 	for name, build := range Files {
 		idle[name] = map[string]string{}
-		f := build(findings.DefaultConfig())
+		f := build(criteria.DefaultConfig())
 		for _, g := range f.Groups {
 			for _, r := range g.Rules {
 				if r.Record == "" && r.Alert != Prefix+"GPUAllocatedIdle" {

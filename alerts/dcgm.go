@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/describe"
 	"github.com/gpulens/gpulens/describe/dcgm"
@@ -70,7 +70,7 @@ func outsideCSV(fields ...string) string {
 }
 
 // DCGM is the rule file for NVIDIA dcgm-exporter's series.
-func DCGM(c findings.Config) File {
+func DCGM(c criteria.Config) File {
 	sch := schema.DCGM{}
 	idle, heldFor := c.Idle.MaxAvgUtilization, hours(c.Idle.MinHeldHours)
 	// host names every series' node as the cluster does (dcgm.ResolveHost).

@@ -3,7 +3,7 @@ package alerts
 import (
 	"fmt"
 
-	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/describe"
 	"github.com/gpulens/gpulens/describe/native"
 )
@@ -13,7 +13,7 @@ import (
 const sharedGPU = `max by (node, gpu, uuid) (` + native.ContainerGPUAllocationRatio + `{sharing=~"time-slicing|mps"})`
 
 // Native is the rule file for gpulens-exporter's series (docs/METRICS.md).
-func Native(c findings.Config) File {
+func Native(c criteria.Config) File {
 	idle, held := c.Idle.MaxAvgUtilization, hours(c.Idle.MinHeldHours)
 	return File{Groups: []Group{
 		{Name: "gpulens.recording", Rules: []Rule{

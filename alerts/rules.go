@@ -1,6 +1,6 @@
 // Package alerts generates gpulens' Prometheus recording and alerting
 // rules, for gpulens-exporter's series and for dcgm-exporter's, from the
-// same thresholds as the analyzer's findings (findings.DefaultConfig), so
+// same thresholds as the analyzer's findings (criteria.DefaultConfig), so
 // that an alert and a finding never disagree on what "idle" or "near
 // memory exhaustion" means. The generated files are committed next to
 // this package and in the Helm chart; `make generate` refreshes both.
@@ -14,7 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/criteria"
 )
 
 // Rule is one recording or alerting rule, in Prometheus' rule file format.
@@ -47,7 +47,7 @@ const Prefix = "GPULens"
 const RunbookBase = "https://github.com/gpulens/gpulens/blob/main/docs/runbooks.md"
 
 // Files are the generated rule files by name.
-var Files = map[string]func(findings.Config) File{
+var Files = map[string]func(criteria.Config) File{
 	"gpulens.rules.yml":       Native,
 	"dcgm-exporter.rules.yml": DCGM,
 }
@@ -95,7 +95,7 @@ const (
 // growthHorizon is how far ahead memory growth is projected: the findings'
 // horizon, or four hours when it is "one more window" (0), which an alert
 // that has no window cannot use.
-func growthHorizon(c findings.Config) float64 {
+func growthHorizon(c criteria.Config) float64 {
 	if c.OOMRisk.GrowthHorizonHours > 0 {
 		return c.OOMRisk.GrowthHorizonHours
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/internal/testenv"
 )
 
@@ -21,7 +21,7 @@ const chartDir = "../deploy/helm/gpulens/files/alerts"
 
 func TestCommittedRulesAreGenerated(t *testing.T) {
 	for name, build := range Files {
-		want, err := Render(build(findings.DefaultConfig()))
+		want, err := Render(build(criteria.DefaultConfig()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestCommittedRulesAreGenerated(t *testing.T) {
 // The rules follow from the findings' thresholds: a changed default
 // changes the rule.
 func TestThresholdsComeFromFindings(t *testing.T) {
-	c := findings.DefaultConfig()
+	c := criteria.DefaultConfig()
 	c.Idle.MaxAvgUtilization, c.Idle.MinHeldHours, c.OOMRisk.WarningRatio = 0.125, 1.5, 0.75
 	for name, build := range Files {
 		out, err := Render(build(c))
@@ -72,7 +72,7 @@ func TestConventions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, build := range Files {
-		for _, g := range build(findings.DefaultConfig()).Groups {
+		for _, g := range build(criteria.DefaultConfig()).Groups {
 			for _, r := range g.Rules {
 				if r.Record != "" {
 					if !recordName.MatchString(r.Record) {
@@ -125,7 +125,7 @@ func TestEveryAlertIsTested(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, g := range build(findings.DefaultConfig()).Groups {
+		for _, g := range build(criteria.DefaultConfig()).Groups {
 			for _, r := range g.Rules {
 				if r.Alert != "" && len(regexp.MustCompile(`alertname: `+r.Alert+`[,\n]`).FindAll(test, -1)) < 2 {
 					t.Errorf("%s: %s needs a test before its for: elapses and one after", name, r.Alert)

@@ -1,17 +1,17 @@
 package dashboards
 
 import (
+	"fmt"
+
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 
-	"fmt"
-
-	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/criteria"
 )
 
 // idleBelow is the findings' idle threshold, so that "idle" on the
 // dashboards means what an idle-allocation finding means.
-func idleBelow() string { return fmt.Sprint(findings.DefaultConfig().Idle.MaxAvgUtilization) }
+func idleBelow() string { return fmt.Sprint(criteria.DefaultConfig().Idle.MaxAvgUtilization) }
 
 // allocatedGPUs is one series per physical GPU a pod holds (all of it, a
 // replica or a MIG slice), by model and sharing mode.

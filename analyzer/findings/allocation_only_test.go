@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/exporter/sim"
@@ -28,35 +29,35 @@ func TestSharedWithoutProcessData(t *testing.T) {
 
 	t.Run("training", func(t *testing.T) {
 		t.Parallel()
-		s := load(KindTrainingOnShared)
+		s := load(criteria.KindTrainingOnShared)
 		res := analyzeScenario(t, s, blind, scenarioStart, scenarioEnd, scenarioStep)
 		for _, a := range res.Allocations {
 			if a.UtilizationSteps > 0 || a.MemorySteps > 0 {
 				t.Fatalf("%s has per-tenant figures without hostPID: %d utilization, %d memory steps", a.Pod, a.UtilizationSteps, a.MemorySteps)
 			}
 		}
-		r := Detect(res, nil, DefaultConfig(), recommend.DefaultPrices())
+		r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 		// The trainer's 95% plateau alone puts the device above
 		// training.min_load; which tenant runs it is unknown, so both are
 		// flagged, each as a guess. With hostPID only the trainer is
 		// (TestScenarios).
 		for _, pod := range []string{"recsys-train-small", "ab-test-svc"} {
-			f := match(r, want{KindTrainingOnShared, pod, 0, Warning}, uuidsOf(s))
+			f := match(r, want{criteria.KindTrainingOnShared, pod, 0, Warning}, uuidsOf(s))
 			if f == nil {
-				t.Errorf("no %s for %s:\n%s", KindTrainingOnShared, pod, summaries(r))
+				t.Errorf("no %s for %s:\n%s", criteria.KindTrainingOnShared, pod, summaries(r))
 				continue
 			}
 			if f.Confidence > 0.5 || f.Evidence["tenant_utilization_unknown"] != 1 || !strings.Contains(f.Summary, "without hostPID") {
 				t.Errorf("%s: confidence %v, evidence %v, %q: want a guess that says why", pod, f.Confidence, f.Evidence, f.Summary)
 			}
-			if l := f.Evidence["gpu_avg_utilization"]; l < DefaultConfig().Training.MinLoad || l > 1 {
+			if l := f.Evidence["gpu_avg_utilization"]; l < criteria.DefaultConfig().Training.MinLoad || l > 1 {
 				t.Errorf("%s: device load %v", pod, l)
 			}
 			if f.Recommendation != nil {
 				t.Errorf("%s: a patch for a tenant not known to be the heavy one: %+v", pod, f.Recommendation)
 			}
 		}
-		if f := find(r, KindInsufficientData); f != nil {
+		if f := find(r, criteria.KindInsufficientData); f != nil {
 			t.Errorf("a tenant of a judged GPU left unjudged: %s", f.Summary)
 		}
 	})
@@ -65,19 +66,19 @@ func TestSharedWithoutProcessData(t *testing.T) {
 		t.Parallel()
 		// The OOM scenario's tenants load the GPU lightly: no verdict on
 		// their use, and the reason in the summary.
-		s := load(KindTimesliceOOMRisk)
-		r := Detect(analyzeScenario(t, s, blind, scenarioStart, scenarioEnd, scenarioStep), nil, DefaultConfig(), recommend.DefaultPrices())
+		s := load(criteria.KindTimesliceOOMRisk)
+		r := Detect(analyzeScenario(t, s, blind, scenarioStart, scenarioEnd, scenarioStep), nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 		for _, pod := range []string{"summarizer", "leaky-worker"} {
-			f := match(r, want{KindInsufficientData, pod, 0, Info}, uuidsOf(s))
+			f := match(r, want{criteria.KindInsufficientData, pod, 0, Info}, uuidsOf(s))
 			if f == nil || f.Evidence["tenant_utilization_unknown"] != 1 || !strings.Contains(f.Summary, "without hostPID") {
 				t.Errorf("%s: %+v, want insufficient data saying why:\n%s", pod, f, summaries(r))
 			}
 		}
-		if f := find(r, KindTrainingOnShared); f != nil {
+		if f := find(r, criteria.KindTrainingOnShared); f != nil {
 			t.Errorf("light tenants read as training: %s", f.Summary)
 		}
 		// OOM risk rests on the device's memory, and still flags the GPU.
-		f := find(r, KindTimesliceOOMRisk)
+		f := find(r, criteria.KindTimesliceOOMRisk)
 		if f == nil || f.Confidence > 0.5 || f.Evidence["tenant_memory_unknown"] != 1 {
 			t.Errorf("OOM risk %+v, want the device's memory judged at half confidence:\n%s", f, summaries(r))
 		}

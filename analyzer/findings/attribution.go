@@ -3,6 +3,7 @@ package findings
 import (
 	"fmt"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/schema"
@@ -61,7 +62,7 @@ func (d *detector) readClusterSharing() {
 			}
 		}
 	}
-	const kinds = KindTimesliceOOMRisk + " and " + KindTrainingOnShared
+	const kinds = criteria.KindTimesliceOOMRisk + " and " + criteria.KindTrainingOnShared
 	switch {
 	case unseen > 0 && !d.haveInventory():
 		d.skip(kinds, fmt.Sprintf("%d GPUs show at most one pod per device (dcgm-exporter without --kubernetes-virtual-gpus), "+

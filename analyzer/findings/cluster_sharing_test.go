@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
@@ -74,11 +75,11 @@ func TestTimeSlicedUnderOnePodLayout(t *testing.T) {
 		{"GFD says not shared", withLabels("none", 1), ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Detect(res, tt.inv, DefaultConfig(), recommend.DefaultPrices())
-			oom := find(r, KindTimesliceOOMRisk)
-			underused := find(r, KindUnderusedGPU)
+			r := Detect(res, tt.inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+			oom := find(r, criteria.KindTimesliceOOMRisk)
+			underused := find(r, criteria.KindUnderusedGPU)
 			skipped := slices.ContainsFunc(r.Skipped, func(s string) bool {
-				return strings.HasPrefix(s, KindTimesliceOOMRisk) && strings.Contains(s, "cannot be told from a whole one")
+				return strings.HasPrefix(s, criteria.KindTimesliceOOMRisk) && strings.Contains(s, "cannot be told from a whole one")
 			})
 			if tt.inv == nil != skipped {
 				t.Errorf("skipped %q: want the one-pod layout's blind spot said exactly when there is no cluster access", r.Skipped)
@@ -98,7 +99,7 @@ func TestTimeSlicedUnderOnePodLayout(t *testing.T) {
 				t.Errorf("a GPU the cluster says is time-sliced judged as a whole one: %s", underused.Summary)
 			}
 			if oom == nil || oom.GPUUUID != uuid || oom.Severity != Warning {
-				t.Fatalf("want a warning %s on %s:\n%s", KindTimesliceOOMRisk, uuid, summaries(r))
+				t.Fatalf("want a warning %s on %s:\n%s", criteria.KindTimesliceOOMRisk, uuid, summaries(r))
 			}
 			ev := oom.Evidence
 			if math.Abs(ev["device_memory_bytes"]-device) > mib {
@@ -154,13 +155,13 @@ func TestClusterSharingCornerCases(t *testing.T) {
 		return inventory.Node{Name: name, Product: a100, SharingStrategy: "time-slicing", Replicas: 2, Capacity: map[string]int64{"nvidia.com/gpu": 2}}
 	}
 	inv := &inventory.Inventory{Available: true, Nodes: map[string]inventory.Node{"node-1": label("node-1"), "node-2": label("node-2")}}
-	r := Detect(res, inv, DefaultConfig(), recommend.DefaultPrices())
-	f := find(r, KindTrainingOnShared)
+	r := Detect(res, inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+	f := find(r, criteria.KindTrainingOnShared)
 	if f == nil || f.Evidence["sharing_from_cluster"] != 1 || f.Evidence["share"] != 0.5 {
 		t.Errorf("want the workload on two time-sliced nodes read as shared, at 1/2:\n%s", summaries(r))
 	}
 	delete(inv.Nodes, "node-2")
-	r = Detect(res, inv, DefaultConfig(), recommend.DefaultPrices())
+	r = Detect(res, inv, criteria.DefaultConfig(), recommend.DefaultPrices())
 	if !slices.ContainsFunc(r.Skipped, func(s string) bool {
 		return strings.Contains(s, "1 GPUs show at most one pod per device and are on nodes the cluster does not list")
 	}) {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/schema"
@@ -44,17 +45,17 @@ func TestTrainingOnSharedFromDCGM(t *testing.T) {
 			g.Attribution = tt.attribution
 			res := result(tenants(tt.p95), []query.GPU{g})
 			res.Schema = tt.schema
-			r := Detect(res, nil, DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 			var n int
 			for _, f := range r.Findings {
-				if f.Kind != KindTrainingOnShared {
+				if f.Kind != criteria.KindTrainingOnShared {
 					continue
 				}
 				n++
 				if tt.attribution == query.AttributionCopies && (f.Confidence > 0.5 || !strings.Contains(f.Summary, "may be a co-tenant")) {
 					t.Errorf("dcgm finding claims certainty: confidence %v, %q", f.Confidence, f.Summary)
 				}
-				if f.Evidence["p95_gpu_load"] < DefaultConfig().Training.MinLoad {
+				if f.Evidence["p95_gpu_load"] < criteria.DefaultConfig().Training.MinLoad {
 					t.Errorf("evidence load %v below the threshold it passed", f.Evidence["p95_gpu_load"])
 				}
 			}
@@ -78,7 +79,7 @@ func TestOOMRiskFromDCGMIsAGuess(t *testing.T) {
 		g.Attribution = map[string]string{schema.NameNative: query.AttributionPerTenant, schema.NameDCGM: query.AttributionCopies}[sch]
 		res := result([]query.Allocation{a, b}, []query.GPU{g})
 		res.Schema = sch
-		f := find(Detect(res, nil, DefaultConfig(), recommend.DefaultPrices()), KindTimesliceOOMRisk)
+		f := find(Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindTimesliceOOMRisk)
 		if f == nil {
 			t.Fatalf("%s: no OOM risk", sch)
 		}
@@ -99,7 +100,7 @@ func TestOOMRiskFromDCGMIsAGuess(t *testing.T) {
 func TestLostWithoutXID(t *testing.T) {
 	g := gpu("GPU-lost", a100, "none", 80*GiB)
 	g.DownSteps = 120
-	f := find(Detect(result(nil, []query.GPU{g}), nil, DefaultConfig(), recommend.DefaultPrices()), KindGPUErrors)
+	f := find(Detect(result(nil, []query.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindGPUErrors)
 	if f == nil || f.Severity != Critical {
 		t.Fatalf("finding %+v, want a critical gpu-errors", f)
 	}
@@ -107,7 +108,7 @@ func TestLostWithoutXID(t *testing.T) {
 		t.Errorf("summary %q", f.Summary)
 	}
 	g.XIDErrors, g.XIDCodes = 1, []string{"79"}
-	f = find(Detect(result(nil, []query.GPU{g}), nil, DefaultConfig(), recommend.DefaultPrices()), KindGPUErrors)
+	f = find(Detect(result(nil, []query.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindGPUErrors)
 	if !strings.Contains(f.Summary, "had 1 XID error(s) (XID 79) and was lost for 2.0 h") {
 		t.Errorf("summary %q", f.Summary)
 	}
@@ -119,11 +120,11 @@ func TestLostWithoutXID(t *testing.T) {
 func TestApplicationXIDIsNotAGPUFault(t *testing.T) {
 	g := gpu("GPU-app", a100, "none", 80*GiB)
 	g.WorkloadXIDErrors, g.WorkloadXIDCodes = 1, []string{"13"}
-	r := Detect(result(nil, []query.GPU{g}), nil, DefaultConfig(), recommend.DefaultPrices())
-	if f := find(r, KindGPUErrors); f != nil {
+	r := Detect(result(nil, []query.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	if f := find(r, criteria.KindGPUErrors); f != nil {
 		t.Errorf("an application XID made a GPU fault: %s", f.Summary)
 	}
-	if f := find(r, KindWorkloadXID); f == nil || f.Severity != Info {
-		t.Errorf("workload finding %+v, want an info %s", f, KindWorkloadXID)
+	if f := find(r, criteria.KindWorkloadXID); f == nil || f.Severity != Info {
+		t.Errorf("workload finding %+v, want an info %s", f, criteria.KindWorkloadXID)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
@@ -14,7 +15,7 @@ import (
 // Detect runs every rule over res. inv may be nil or unavailable: the
 // kinds that need it are then listed in Report.Skipped. prices may be nil:
 // every dollar figure is then unknown (CostKnown false), never $0.
-func Detect(res *query.Result, inv *inventory.Inventory, cfg Config, prices *recommend.Prices) *Result {
+func Detect(res *query.Result, inv *inventory.Inventory, cfg criteria.Config, prices *recommend.Prices) *Result {
 	d := &detector{res: res, inv: inv, cfg: cfg, prices: prices, report: &Result{Config: cfg, WorkloadSources: map[string]int{}}}
 	if res != nil {
 		d.gpus = make(map[query.GPUKey]*query.GPU, len(res.GPUs))
@@ -23,7 +24,7 @@ func Detect(res *query.Result, inv *inventory.Inventory, cfg Config, prices *rec
 		}
 		d.readClusterSharing()
 		if fields, ok := res.Missing[schema.SignalThermal]; ok {
-			d.skip(KindThermal, "needs "+strings.Join(fields, " or ")+", which the data lacks (the GPU Operator's default counters file, dcp-metrics-included.csv, leaves it out)")
+			d.skip(criteria.KindThermal, "needs "+strings.Join(fields, " or ")+", which the data lacks (the GPU Operator's default counters file, dcp-metrics-included.csv, leaves it out)")
 		}
 		for _, w := range res.Workloads {
 			d.workload(w)
@@ -41,7 +42,7 @@ func Detect(res *query.Result, inv *inventory.Inventory, cfg Config, prices *rec
 type detector struct {
 	res    *query.Result
 	inv    *inventory.Inventory
-	cfg    Config
+	cfg    criteria.Config
 	prices *recommend.Prices
 	report *Result
 	// gpus indexes res.GPUs: every workload and GPU rule looks GPUs up.

@@ -4,7 +4,10 @@
 // confidence and dollar impact.
 package findings
 
-import "github.com/gpulens/gpulens/analyzer/recommend"
+import (
+	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/recommend"
+)
 
 // Severity is info, warning or critical.
 type Severity string
@@ -14,24 +17,6 @@ const (
 	Info     Severity = "info"
 	Warning  Severity = "warning"
 	Critical Severity = "critical"
-)
-
-// Finding kinds.
-const (
-	KindIdleAllocation   = "idle-allocation"
-	KindUnderusedGPU     = "underused-gpu"
-	KindTimesliceOOMRisk = "timeslice-oom-risk"
-	KindMIGOversized     = "mig-oversized"
-	KindMIGUndersized    = "mig-undersized"
-	KindTrainingOnShared = "training-on-shared-gpu"
-	KindUnallocated      = "unallocated-capacity"
-	KindUntaintedNode    = "untainted-gpu-node"
-	KindNoGPUQuota       = "namespace-without-gpu-quota"
-	KindMixedModels      = "mixed-gpu-models"
-	KindGPUErrors        = "gpu-errors"
-	KindWorkloadXID      = "workload-xid-errors"
-	KindThermal          = "thermal-throttling"
-	KindInsufficientData = "insufficient-data"
 )
 
 // Finding is one observation about an allocation, a GPU, a node or a
@@ -71,5 +56,5 @@ type Result struct {
 	// WorkloadSources counts the workloads judged by how their owner was
 	// found (SourceAPI, SourcePodName).
 	WorkloadSources map[string]int
-	Config          Config
+	Config          criteria.Config
 }

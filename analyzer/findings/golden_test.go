@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/value"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/schema"
@@ -96,7 +97,7 @@ func TestGoldenNativeFleet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report := Detect(res, nil, DefaultConfig(), recommend.DefaultPrices())
+	report := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 	got, err := json.MarshalIndent(report, "", "  ")
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +116,7 @@ func TestGoldenNativeFleet(t *testing.T) {
 		t.Errorf("report differs from %s (go test -update rewrites it):\n%s", golden, got)
 	}
 	// The golden is reviewed by eye; these pin what it must show.
-	for _, k := range []string{KindIdleAllocation, KindUnallocated, KindThermal, KindMIGOversized, KindTimesliceOOMRisk, KindWorkloadXID} {
+	for _, k := range []string{criteria.KindIdleAllocation, criteria.KindUnallocated, criteria.KindThermal, criteria.KindMIGOversized, criteria.KindTimesliceOOMRisk, criteria.KindWorkloadXID} {
 		if find(report, k) == nil {
 			t.Errorf("no %s finding", k)
 		}

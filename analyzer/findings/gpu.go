@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
@@ -22,14 +23,14 @@ func (d *detector) gpu(g query.GPU) {
 	}
 	subject := fmt.Sprintf("%s %s on %s", shortModel(g.Model), g.UUID, g.Node)
 	if g.Coverage < d.cfg.MinCoverage || g.Steps < d.cfg.MinSamples {
-		f := base(KindInsufficientData, Info)
+		f := base(criteria.KindInsufficientData, Info)
 		f.Summary = fmt.Sprintf("%s reported for %s (%s of the window): too little to judge", subject, hoursOf(g.ReportedHours), pct(g.Coverage))
 		d.cost(&f, g.Model, 1, nil)
 		d.add(f)
 		return
 	}
 	if g.XIDErrors > 0 || g.DownSteps > 0 {
-		f := base(KindGPUErrors, Warning)
+		f := base(criteria.KindGPUErrors, Warning)
 		down := d.res.Window.Step.Hours() * float64(g.DownSteps)
 		f.Evidence["xid_errors"], f.Evidence["down_hours"] = g.XIDErrors, down
 		var what []string
@@ -54,7 +55,7 @@ func (d *detector) gpu(g query.GPU) {
 		// XID 13, 31, 43 and 45 are raised by what a process did (an
 		// illegal address, a killed kernel): the GPU is healthy, so no
 		// drain or reset, but the tenant's job likely failed.
-		f := base(KindWorkloadXID, Info)
+		f := base(criteria.KindWorkloadXID, Info)
 		f.Evidence["workload_xid_errors"] = g.WorkloadXIDErrors
 		f.Summary = fmt.Sprintf("%s reported %.0f application error(s) (XID %s): a bug or a killed process in the workload, not a GPU fault; check the tenant's logs",
 			subject, g.WorkloadXIDErrors, strings.Join(g.WorkloadXIDCodes, ", "))
@@ -62,7 +63,7 @@ func (d *detector) gpu(g query.GPU) {
 		d.add(f)
 	}
 	if g.ThrottleSteps >= d.cfg.MinSamples && g.ThermalThrottleRatio >= d.cfg.Thermal.MinRatio {
-		f := base(KindThermal, Warning)
+		f := base(criteria.KindThermal, Warning)
 		f.Evidence["thermal_throttle_ratio"] = g.ThermalThrottleRatio
 		f.Confidence = confidence(float64(g.ThrottleSteps) / math.Max(1, float64(d.res.ExpectedSteps)))
 		f.Summary = fmt.Sprintf("%s slowed its clocks for heat %s of the time: check the node's cooling and airflow", subject, pct(g.ThermalThrottleRatio))
@@ -71,7 +72,7 @@ func (d *detector) gpu(g query.GPU) {
 	}
 	if g.ReportedHours > 0 && g.UnallocatedHours/g.ReportedHours >= d.cfg.Unallocated.MinRatio {
 		ratio := g.UnallocatedHours / g.ReportedHours
-		f := base(KindUnallocated, Warning)
+		f := base(criteria.KindUnallocated, Warning)
 		f.Evidence["unallocated_hours"], f.Evidence["unallocated_ratio"] = g.UnallocatedHours, ratio
 		f.Summary = fmt.Sprintf("%s sat unallocated for %s (%s of the time it reported): let the node pool scale down", subject, hoursOf(g.UnallocatedHours), pct(ratio))
 		f.Recommendation = &recommend.Recommendation{Action: recommend.ActionScaleDown, CurrentShare: ratio,
@@ -162,7 +163,7 @@ func (d *detector) oomRisk(g query.GPU, sharing string, cluster inventory.NodeSh
 		// What the unknown tenant needs is at most what the device holds.
 		heaviest.ProjectedMemoryBytes, heaviest.P99MemoryBytes = projected, inUse
 	}
-	f := base(KindTimesliceOOMRisk, sev)
+	f := base(criteria.KindTimesliceOOMRisk, sev)
 	f.Evidence["memory_in_use_p99_bytes"], f.Evidence["device_memory_bytes"], f.Evidence["memory_ratio"] = inUse, dev, ratio
 	f.Evidence["device_memory_used_p99_bytes"], f.Evidence["device_memory_used_last_bytes"] = g.MemoryUsedP99Bytes, g.MemoryUsedLastBytes
 	f.Evidence["device_memory_growth_bytes_per_hour"], f.Evidence["tenants_memory_p99_bytes"] = g.MemoryUsedGrowthBytesPerHour, g.TenantsMemoryP99Bytes
@@ -248,7 +249,7 @@ func (d *detector) mixedModels() {
 			continue
 		}
 		slices.Sort(ms)
-		d.add(Finding{Kind: KindMixedModels, Severity: Warning, Node: node, Confidence: 1,
+		d.add(Finding{Kind: criteria.KindMixedModels, Severity: Warning, Node: node, Confidence: 1,
 			Evidence: map[string]float64{"models": float64(len(ms))},
 			Summary: fmt.Sprintf("node %s has GPUs of %d models (%s): a pod asking for nvidia.com/gpu gets either; split them into node pools labelled by nvidia.com/gpu.product",
 				node, len(ms), strings.Join(ms, ", "))})

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
@@ -85,65 +86,65 @@ func (sc scenario) absent(m mode) []want {
 }
 
 var scenarios = []scenario{
-	{name: KindIdleAllocation, native: []want{{KindIdleAllocation, "alice-jupyter", 0, Warning}}},
-	{name: KindUnderusedGPU, native: []want{{KindUnderusedGPU, "image-embed", 0, Warning}}},
+	{name: criteria.KindIdleAllocation, native: []want{{criteria.KindIdleAllocation, "alice-jupyter", 0, Warning}}},
+	{name: criteria.KindUnderusedGPU, native: []want{{criteria.KindUnderusedGPU, "image-embed", 0, Warning}}},
 	{
 		// One pod per device (dcgm-exporter's default) shows the GPU held
 		// whole by the last tenant listed; GPU Feature Discovery's labels
 		// say it is time-sliced, and its own memory judges it.
 		// TestTimeSlicedUnderOnePodLayout has the same without them.
-		name:      KindTimesliceOOMRisk,
-		native:    []want{{KindTimesliceOOMRisk, "", 0, Warning}},
-		notLayout: map[fleet.DCGMLayout][]want{fleet.DCGMNoVirtualGPUs: {{KindUnderusedGPU, "", 0, ""}}},
+		name:      criteria.KindTimesliceOOMRisk,
+		native:    []want{{criteria.KindTimesliceOOMRisk, "", 0, Warning}},
+		notLayout: map[fleet.DCGMLayout][]want{fleet.DCGMNoVirtualGPUs: {{criteria.KindUnderusedGPU, "", 0, ""}}},
 		inventory: clusterOf(true, ""),
 	},
-	{name: KindMIGOversized, native: []want{{KindMIGOversized, "ocr-serving", 0, Warning}}},
-	{name: KindMIGUndersized, native: []want{{KindMIGUndersized, "feature-train", 0, Warning}}},
+	{name: criteria.KindMIGOversized, native: []want{{criteria.KindMIGOversized, "ocr-serving", 0, Warning}}},
+	{name: criteria.KindMIGUndersized, native: []want{{criteria.KindMIGUndersized, "feature-train", 0, Warning}}},
 	{
-		name:   KindTrainingOnShared,
-		native: []want{{KindTrainingOnShared, "recsys-train-small", 0, Warning}},
+		name:   criteria.KindTrainingOnShared,
+		native: []want{{criteria.KindTrainingOnShared, "recsys-train-small", 0, Warning}},
 		// dcgm-exporter's copies give every tenant of a time-sliced GPU
 		// the whole device's utilization, so the light co-tenant reads as
 		// the trainer too; the findings say the heavy tenant is a guess.
-		dcgm: []want{{KindTrainingOnShared, "recsys-train-small", 0, Warning}, {KindTrainingOnShared, "ab-test-svc", 0, Warning}},
+		dcgm: []want{{criteria.KindTrainingOnShared, "recsys-train-small", 0, Warning}, {criteria.KindTrainingOnShared, "ab-test-svc", 0, Warning}},
 		byLayout: map[fleet.DCGMLayout][]want{
 			// One pod per device: the trainer (listed last) holds the GPU
 			// whole as far as the data shows; GPU Feature Discovery's
 			// labels say it is time-sliced, so the device's load is read
 			// as on copies, and the co-tenant is not seen at all.
-			fleet.DCGMNoVirtualGPUs: {{KindTrainingOnShared, "recsys-train-small", 0, Warning}},
+			fleet.DCGMNoVirtualGPUs: {{criteria.KindTrainingOnShared, "recsys-train-small", 0, Warning}},
 			// Per-process series are each tenant's own, as natively.
-			fleet.DCGMVirtualGPUs2025: {{KindTrainingOnShared, "recsys-train-small", 0, Warning}},
+			fleet.DCGMVirtualGPUs2025: {{criteria.KindTrainingOnShared, "recsys-train-small", 0, Warning}},
 		},
 		notLayout: map[fleet.DCGMLayout][]want{
-			fleet.DCGMNoVirtualGPUs:   {{KindTrainingOnShared, "ab-test-svc", 0, ""}, {KindUnderusedGPU, "", 0, ""}},
-			fleet.DCGMVirtualGPUs2025: {{KindTrainingOnShared, "ab-test-svc", 0, ""}},
+			fleet.DCGMNoVirtualGPUs:   {{criteria.KindTrainingOnShared, "ab-test-svc", 0, ""}, {criteria.KindUnderusedGPU, "", 0, ""}},
+			fleet.DCGMVirtualGPUs2025: {{criteria.KindTrainingOnShared, "ab-test-svc", 0, ""}},
 		},
 		inventory: clusterOf(true, ""),
 	},
 	{
-		name: KindUnallocated, native: []want{{KindUnallocated, "", 1, Warning}},
+		name: criteria.KindUnallocated, native: []want{{criteria.KindUnallocated, "", 1, Warning}},
 		// --kubernetes-virtual-gpus before 2025 rebuilds every series from
 		// the pods: a GPU no pod holds has none, so it cannot be seen idle.
 		byLayout:  map[fleet.DCGMLayout][]want{fleet.DCGMVirtualGPUs: nil},
-		notLayout: map[fleet.DCGMLayout][]want{fleet.DCGMVirtualGPUs: {{KindUnallocated, "", 1, ""}}},
+		notLayout: map[fleet.DCGMLayout][]want{fleet.DCGMVirtualGPUs: {{criteria.KindUnallocated, "", 1, ""}}},
 	},
 	{
-		name: KindGPUErrors,
+		name: criteria.KindGPUErrors,
 		native: []want{
-			{KindWorkloadXID, "", 0, Info},   // XID 13: the application's
-			{KindGPUErrors, "", 1, Critical}, // XID 79: lost
-			{KindGPUErrors, "", 2, Critical}, // lost without an XID
+			{criteria.KindWorkloadXID, "", 0, Info},   // XID 13: the application's
+			{criteria.KindGPUErrors, "", 1, Critical}, // XID 79: lost
+			{criteria.KindGPUErrors, "", 2, Critical}, // lost without an XID
 		},
-		dcgm: []want{{KindWorkloadXID, "", 0, Info}, {KindGPUErrors, "", 1, Critical}},
+		dcgm: []want{{criteria.KindWorkloadXID, "", 0, Info}, {criteria.KindGPUErrors, "", 1, Critical}},
 		// dcgm-exporter has no up signal and skips the blank readings of a
 		// lost GPU: a GPU lost without XID 79 just stops reporting. XID 13
 		// is never a GPU fault, under either schema.
-		notDCGM: []want{{KindGPUErrors, "", 2, ""}},
+		notDCGM: []want{{criteria.KindGPUErrors, "", 2, ""}},
 	},
-	{name: KindInsufficientData, native: []want{{KindInsufficientData, "short-job", 1, Info}}},
-	{name: KindUntaintedNode, native: []want{{KindUntaintedNode, "", -1, Warning}}, inventory: clusterOf(false, "", "kube-system")},
-	{name: KindNoGPUQuota, native: []want{{KindNoGPUQuota, "", -1, Info}}, inventory: clusterOf(true, "research")},
+	{name: criteria.KindInsufficientData, native: []want{{criteria.KindInsufficientData, "short-job", 1, Info}}},
+	{name: criteria.KindUntaintedNode, native: []want{{criteria.KindUntaintedNode, "", -1, Warning}}, inventory: clusterOf(false, "", "kube-system")},
+	{name: criteria.KindNoGPUQuota, native: []want{{criteria.KindNoGPUQuota, "", -1, Info}}, inventory: clusterOf(true, "research")},
 	{name: "healthy", inventory: clusterOf(true, "")},
 }
 
@@ -274,7 +275,7 @@ func TestScenarios(t *testing.T) {
 				// OOM risk rests on the device's own memory in every layout
 				// that shows it, not on the tenants' attribution.
 				for _, f := range report.Findings {
-					if f.Kind == KindTimesliceOOMRisk && f.Evidence["device_memory_used_p99_bytes"] <= 0 {
+					if f.Kind == criteria.KindTimesliceOOMRisk && f.Evidence["device_memory_used_p99_bytes"] <= 0 {
 						t.Errorf("%s: OOM risk without the device's memory as evidence: %v", m, f.Evidence)
 					}
 				}
@@ -289,7 +290,7 @@ func TestScenarios(t *testing.T) {
 					for _, sk := range report.Skipped {
 						// The default counters file has no throttle
 						// reasons: that check is skipped, and says why.
-						if m.defaultCSV && strings.HasPrefix(sk, KindThermal+":") {
+						if m.defaultCSV && strings.HasPrefix(sk, criteria.KindThermal+":") {
 							continue
 						}
 						t.Errorf("%s: skipped %v", m, sk)
@@ -331,7 +332,7 @@ func runScenario(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Inventory
 // runScenarioIn is runScenario over another window.
 func runScenarioIn(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Inventory, scenarioStart, scenarioEnd time.Time, scenarioStep time.Duration) *Result {
 	t.Helper()
-	return Detect(analyzeScenario(t, s, m, scenarioStart, scenarioEnd, scenarioStep), inv, DefaultConfig(), recommend.DefaultPrices())
+	return Detect(analyzeScenario(t, s, m, scenarioStart, scenarioEnd, scenarioStep), inv, criteria.DefaultConfig(), recommend.DefaultPrices())
 }
 
 // analyzeScenario simulates s into a fresh embedded TSDB, as m's exporter

@@ -5,10 +5,6 @@ import (
 	"slices"
 )
 
-func slicesSortProblems(p []problem) {
-	slices.SortStableFunc(p, func(a, b problem) int { return cmp.Compare(a.key, b.key) })
-}
-
 var severityRank = map[Severity]int{Critical: 0, Warning: 1, Info: 2}
 
 // sortFindings orders by severity, then savings (largest first), then by

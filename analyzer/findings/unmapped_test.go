@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/exporter/sim"
 )
@@ -32,13 +33,13 @@ func TestPerProcessWithoutHostPID(t *testing.T) {
 			t.Errorf("%s: average utilization %.3f, want the device's", a.Pod, a.AvgUtilization)
 		}
 	}
-	r := Detect(res, nil, DefaultConfig(), nil)
+	r := Detect(res, nil, criteria.DefaultConfig(), nil)
 	for _, f := range r.Findings {
-		if f.Kind == KindIdleAllocation {
+		if f.Kind == criteria.KindIdleAllocation {
 			t.Errorf("a busy tenant reads as idle: %s", f.Summary)
 		}
 	}
-	if f := match(r, want{KindTimesliceOOMRisk, "", 0, ""}, uuidsOf(s)); f == nil {
+	if f := match(r, want{criteria.KindTimesliceOOMRisk, "", 0, ""}, uuidsOf(s)); f == nil {
 		t.Errorf("no OOM risk on the shared L4:\n%s", summaries(r))
 	}
 }

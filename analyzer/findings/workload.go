@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
@@ -53,7 +54,7 @@ func (d *detector) workload(w query.Workload) {
 	}
 	subject := d.subject(w, owner)
 	if w.Coverage < d.cfg.MinCoverage || w.Steps < d.cfg.MinSamples {
-		f.Kind, f.Severity = KindInsufficientData, Info
+		f.Kind, f.Severity = criteria.KindInsufficientData, Info
 		f.Evidence["steps"] = float64(w.Steps)
 		f.Confidence = confidence(w.Coverage)
 		f.Summary = fmt.Sprintf("%s was seen for %s (%s of the window, %d samples): too little to judge", subject, hoursOf(w.HeldHours), pct(w.Coverage), w.Steps)
@@ -82,7 +83,7 @@ func (d *detector) workload(w query.Workload) {
 		// load is training-like: one of its tenants runs it, and this one
 		// may. The device's average is a lower bound of its p95, so the
 		// verdict is never made on less load than the rule asks for.
-		f.Kind, f.Severity = KindTrainingOnShared, Warning
+		f.Kind, f.Severity = criteria.KindTrainingOnShared, Warning
 		f.Evidence["gpu_avg_utilization"], f.Evidence["tenant_utilization_unknown"] = deviceLoad, 1
 		f.Confidence = confidence(w.Coverage, 0.5)
 		f.Summary = fmt.Sprintf("%s held %s for %s, whose GPU averaged %s load: training-like load on a shared GPU slows every co-tenant, "+
@@ -90,7 +91,7 @@ func (d *detector) workload(w query.Workload) {
 		d.costOf(&f, w, nil)
 
 	case !utilKnown:
-		f.Kind, f.Severity = KindInsufficientData, Info
+		f.Kind, f.Severity = criteria.KindInsufficientData, Info
 		f.Evidence["utilization_steps"] = float64(w.UtilizationSteps)
 		f.Confidence = confidence(w.Coverage)
 		f.Summary = fmt.Sprintf("%s held %s for %s with only %d utilization samples: its use is unknown, not zero", subject, holding, hoursOf(w.HeldHours), w.UtilizationSteps)
@@ -101,7 +102,7 @@ func (d *detector) workload(w query.Workload) {
 		d.costOf(&f, w, nil)
 
 	case w.AvgUtilization < d.cfg.Idle.MaxAvgUtilization && w.HeldHours >= d.cfg.Idle.MinHeldHours:
-		f.Kind, f.Severity = KindIdleAllocation, Warning
+		f.Kind, f.Severity = criteria.KindIdleAllocation, Warning
 		if memKnown {
 			f.Recommendation = recommend.RightSize(u, policy)
 		}
@@ -114,20 +115,20 @@ func (d *detector) workload(w query.Workload) {
 		d.costOf(&f, w, f.Recommendation)
 
 	case w.Sharing == schema.SharingMIG && memKnown && d.undersized(w):
-		f.Kind, f.Severity = KindMIGUndersized, Warning
+		f.Kind, f.Severity = criteria.KindMIGUndersized, Warning
 		f.Recommendation = recommend.Upsize(u, policy)
 		f.Summary = fmt.Sprintf("%s runs at %s p95 use with a p99 memory peak of %s on its %s slice: too small for it", subject, pct(w.P95Utilization), gib(w.P99MemoryBytes), w.MIGProfile)
 		d.costOf(&f, w, f.Recommendation)
 
 	case w.Sharing == schema.SharingMIG && memKnown && recommend.RightSize(u, policy) != nil:
-		f.Kind, f.Severity = KindMIGOversized, Warning
+		f.Kind, f.Severity = criteria.KindMIGOversized, Warning
 		f.Recommendation = recommend.RightSize(u, policy)
 		f.Summary = fmt.Sprintf("%s uses %s of its %s slice (p95 %s, p99 memory %s); %s", subject, pct(w.AvgUtilization), w.MIGProfile, pct(w.P95Utilization), gib(w.P99MemoryBytes), f.Recommendation.Summary)
 		d.costOf(&f, w, f.Recommendation)
 
 	case (w.Sharing == schema.SharingTimeSlicing || w.Sharing == schema.SharingMPS) && d.sharedLoad(w, u) >= d.cfg.Training.MinLoad && w.HeldHours >= d.cfg.Training.MinHours:
 		load := d.sharedLoad(w, u)
-		f.Kind, f.Severity = KindTrainingOnShared, Warning
+		f.Kind, f.Severity = criteria.KindTrainingOnShared, Warning
 		f.Evidence["p95_gpu_load"] = load
 		f.Recommendation = recommend.Dedicated(u, policy, fmt.Sprintf("its p95 load of %s of the GPU starves the co-tenants of its %s GPU", pct(load), w.Sharing))
 		f.Summary = fmt.Sprintf("%s sustains %s p95 load of a %s GPU for %s: training-like load on a shared GPU slows every co-tenant", subject, pct(load), w.Sharing, hoursOf(w.HeldHours))
@@ -144,7 +145,7 @@ func (d *detector) workload(w query.Workload) {
 		}
 
 	case w.Sharing == schema.SharingNone && w.AvgUtilization < d.cfg.Underused.MaxAvgUtilization:
-		f.Kind, f.Severity = KindUnderusedGPU, Info
+		f.Kind, f.Severity = criteria.KindUnderusedGPU, Info
 		if memKnown {
 			f.Recommendation = recommend.RightSize(u, policy)
 		}

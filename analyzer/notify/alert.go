@@ -15,9 +15,9 @@ type Alert struct {
 	GeneratorURL string            `json:"generatorURL,omitempty"`
 }
 
-// fingerprint identifies an alert by its labels, as Alertmanager does: two
+// Fingerprint identifies an alert by its labels, as Alertmanager does: two
 // alerts with the same labels are the same alert.
-func fingerprint(labels map[string]string) string {
+func Fingerprint(labels map[string]string) string {
 	keys := make([]string, 0, len(labels))
 	for k := range labels {
 		keys = append(keys, k)

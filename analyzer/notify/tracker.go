@@ -40,7 +40,7 @@ func (t *Tracker) Update(now time.Time, current []Alert) {
 	defer t.mu.Unlock()
 	seen := make(map[string]bool, len(current))
 	for _, a := range current {
-		fp := fingerprint(a.Labels)
+		fp := Fingerprint(a.Labels)
 		seen[fp] = true
 		old, ok := t.alerts[fp]
 		if ok && old.resolvedAt.IsZero() {

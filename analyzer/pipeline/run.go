@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
@@ -28,8 +29,8 @@ type Options struct {
 	Step time.Duration
 	// Inventory may be nil: the analysis then runs from metric labels alone.
 	Inventory *inventory.Inventory
-	// Findings are the thresholds; nil means findings.DefaultConfig().
-	Findings *findings.Config
+	// Findings are the thresholds; nil means criteria.DefaultConfig().
+	Findings *criteria.Config
 	// Prices may be nil: every dollar figure is then unknown.
 	Prices *recommend.Prices
 	// TimelinePoints asks for per-namespace time series with about this
@@ -134,7 +135,7 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 	}
 	progress()
 
-	cfg := findings.DefaultConfig()
+	cfg := criteria.DefaultConfig()
 	if o.Findings != nil {
 		cfg = *o.Findings
 	}

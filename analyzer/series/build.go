@@ -6,6 +6,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/metricname"
 	"github.com/gpulens/gpulens/analyzer/report"
 )
 
@@ -46,7 +47,7 @@ func Build(in Input) *metrics.Set {
 	var order []string
 	byName := map[string]*sums{}
 	for _, f := range in.Findings {
-		name := Name("gpulens_finding", findingLabels(f)...)
+		name := metricname.Of("gpulens_finding", findingLabels(f)...)
 		g, ok := byName[name]
 		if !ok {
 			g = &sums{known: true, summary: f.Summary, labels: findingLabels(f)}
@@ -66,7 +67,7 @@ func Build(in Input) *metrics.Set {
 		if g.more > 0 {
 			summary += fmt.Sprintf(" (and %d more of this workload's pods)", g.more)
 		}
-		constant(s, Name("gpulens_finding_info", append(g.labels, "summary", summary)...), 1)
+		constant(s, metricname.Of("gpulens_finding_info", append(g.labels, "summary", summary)...), 1)
 		if g.known {
 			labels := name[len("gpulens_finding"):]
 			constant(s, "gpulens_finding_monthly_savings_usd"+labels, g.savings)
@@ -74,14 +75,14 @@ func Build(in Input) *metrics.Set {
 		}
 	}
 	for _, t := range in.Teams {
-		constant(s, Name("gpulens_team_gpu_seconds", "team", t.Team, "state", "allocated"), t.AllocatedGPUHours*3600)
-		constant(s, Name("gpulens_team_gpu_seconds", "team", t.Team, "state", "used"), t.UsedGPUHours*3600)
-		constant(s, Name("gpulens_team_gpu_seconds", "team", t.Team, "state", "idle"), t.IdleGPUHours*3600)
+		constant(s, metricname.Of("gpulens_team_gpu_seconds", "team", t.Team, "state", "allocated"), t.AllocatedGPUHours*3600)
+		constant(s, metricname.Of("gpulens_team_gpu_seconds", "team", t.Team, "state", "used"), t.UsedGPUHours*3600)
+		constant(s, metricname.Of("gpulens_team_gpu_seconds", "team", t.Team, "state", "idle"), t.IdleGPUHours*3600)
 		if in.CostKnown && in.WindowHours > 0 {
-			constant(s, Name("gpulens_team_monthly_cost_usd", "team", t.Team), t.Cost/in.WindowHours*HoursPerMonth)
+			constant(s, metricname.Of("gpulens_team_monthly_cost_usd", "team", t.Team), t.Cost/in.WindowHours*HoursPerMonth)
 		}
 		if t.Efficiency != nil {
-			constant(s, Name("gpulens_team_efficiency_ratio", "team", t.Team), *t.Efficiency)
+			constant(s, metricname.Of("gpulens_team_efficiency_ratio", "team", t.Team), *t.Efficiency)
 		}
 	}
 	if in.WindowHours > 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/metricname"
 	"github.com/gpulens/gpulens/analyzer/notify"
 	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/analyzer/series"
@@ -66,8 +67,8 @@ func New(o Options) *Service {
 	}
 	s := &Service{o: o}
 	h := o.Health
-	s.successes = h.NewCounter(series.Name("gpulens_serve_analyses_total", "result", "success"))
-	s.failures = h.NewCounter(series.Name("gpulens_serve_analyses_total", "result", "failure"))
+	s.successes = h.NewCounter(metricname.Of("gpulens_serve_analyses_total", "result", "success"))
+	s.failures = h.NewCounter(metricname.Of("gpulens_serve_analyses_total", "result", "failure"))
 	s.queries = h.NewCounter("gpulens_serve_queries_total")
 	h.NewGauge("gpulens_serve_last_success_timestamp_seconds", func() float64 {
 		return float64(s.lastSuccess.Load()) / 1e9
@@ -151,7 +152,7 @@ func (s *Service) publish(res *Result) error {
 	s.stale.Store(false)
 	s.lastSuccess.Store(now.UnixNano())
 	if s.o.Notifier != nil {
-		s.o.Notifier.Update(notify.FromFindings(res.Findings, s.o.ReportURL))
+		s.o.Notifier.Update(alertsOf(res.Findings, s.o.ReportURL))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/report"
 )
@@ -54,8 +55,8 @@ func get(t *testing.T, h http.Handler, path string) (int, http.Header, string) {
 
 func TestResolvedFindingSeriesGoNextCycle(t *testing.T) {
 	sc := &script{steps: []func() (*Result, error){
-		ok(result(finding(findings.KindIdleAllocation, "nb"), finding(findings.KindUnderusedGPU, "infer"))),
-		ok(result(finding(findings.KindIdleAllocation, "nb"))),
+		ok(result(finding(criteria.KindIdleAllocation, "nb"), finding(criteria.KindUnderusedGPU, "infer"))),
+		ok(result(finding(criteria.KindIdleAllocation, "nb"))),
 	}}
 	s := New(Options{Analyze: sc.analyze, Interval: time.Minute})
 	h := s.Handler()
@@ -83,7 +84,7 @@ func TestResolvedFindingSeriesGoNextCycle(t *testing.T) {
 }
 
 func TestFailedAnalysisServesLastGoodMarkedStale(t *testing.T) {
-	good := result(finding(findings.KindIdleAllocation, "nb"))
+	good := result(finding(criteria.KindIdleAllocation, "nb"))
 	sc := &script{steps: []func() (*Result, error){ok(good), fail("prometheus: connection refused"), ok(good)}}
 	s := New(Options{Analyze: sc.analyze, Interval: time.Minute})
 	h := s.Handler()

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
@@ -24,7 +24,7 @@ type Session struct {
 	window     query.Window
 	schema     schema.Schema // nil until named or detected
 	detected   bool
-	thresholds findings.Config
+	thresholds criteria.Config
 	prices     *recommend.Prices
 	inv        *inventory.Inventory
 }
@@ -77,7 +77,7 @@ func (s *Session) Inventory() *inventory.Inventory { return s.inv }
 
 // Prices is the price table in use; Thresholds the findings' thresholds.
 func (s *Session) Prices() *recommend.Prices   { return s.prices }
-func (s *Session) Thresholds() findings.Config { return s.thresholds }
+func (s *Session) Thresholds() criteria.Config { return s.thresholds }
 func (s *Session) Window() query.Window        { return s.window }
 
 // settle checks and loads everything that does not need the source.
@@ -99,7 +99,7 @@ func settle(cfg Config) (*Session, error) {
 			return nil, &InputError{Input: InputSchema, Err: err}
 		}
 	}
-	if s.thresholds, err = findings.LoadConfig(cfg.ConfigFile); err != nil {
+	if s.thresholds, err = criteria.LoadConfig(cfg.ConfigFile); err != nil {
 		return nil, &InputError{Input: InputConfig, Err: err}
 	}
 	if s.prices, err = recommend.LoadPrices(cfg.PricesFile); err != nil {

@@ -21,8 +21,8 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/spf13/cobra"
 
+	"github.com/gpulens/gpulens/analyzer/metricname"
 	"github.com/gpulens/gpulens/analyzer/notify"
-	"github.com/gpulens/gpulens/analyzer/series"
 	"github.com/gpulens/gpulens/analyzer/serve"
 	"github.com/gpulens/gpulens/analyzer/session"
 )
@@ -279,7 +279,7 @@ func pushLabels(kvs []string) (string, error) {
 			continue // an empty label is no label
 		}
 		// Name escapes the value; the library wants the part in braces.
-		parts = append(parts, strings.TrimSuffix(strings.TrimPrefix(series.Name("x", k, v), "x{"), "}"))
+		parts = append(parts, strings.TrimSuffix(strings.TrimPrefix(metricname.Of("x", k, v), "x{"), "}"))
 	}
 	return strings.Join(parts, ","), nil
 }

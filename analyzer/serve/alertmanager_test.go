@@ -1,6 +1,7 @@
-package notify
+package serve
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -8,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/notify"
 	"github.com/gpulens/gpulens/internal/testenv"
 )
 
@@ -19,22 +22,22 @@ func TestRealAlertmanagers(t *testing.T) {
 	am1 := testenv.StartAlertmanager(t)
 	am2 := testenv.StartAlertmanager(t)
 	const resend = 500 * time.Millisecond
-	n, err := New(Options{URLs: []string{am1.URL, am2.URL}, ResendInterval: resend, Backoff: 50 * time.Millisecond,
+	n, err := notify.New(notify.Options{URLs: []string{am1.URL, am2.URL}, ResendInterval: resend, Backoff: 50 * time.Millisecond,
 		Retries: 1, Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := contextWithCancel(t)
+	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() { n.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
 
 	fs := []findings.Finding{
-		{Kind: findings.KindIdleAllocation, Severity: findings.Warning, Namespace: "team-a", Workload: "nb", Node: "n1",
+		{Kind: criteria.KindIdleAllocation, Severity: findings.Warning, Namespace: "team-a", Workload: "nb", Node: "n1",
 			GPUUUID: "GPU-1", Summary: "nb holds a GPU it does not use", MonthlySavingsUSD: 2000, CostKnown: true},
-		{Kind: findings.KindTimesliceOOMRisk, Severity: findings.Critical, Namespace: "team-b", Workload: `odd "name"`,
+		{Kind: criteria.KindTimesliceOOMRisk, Severity: findings.Critical, Namespace: "team-b", Workload: `odd "name"`,
 			Node: "n2", GPUUUID: "GPU-2", Summary: "about to run out of memory"},
-		{Kind: findings.KindUnallocated, Severity: findings.Info, Node: "n3", GPUUUID: "GPU-3", Summary: "spare"},
+		{Kind: criteria.KindUnallocated, Severity: findings.Info, Node: "n3", GPUUUID: "GPU-3", Summary: "spare"},
 	}
 	wantLabels := []string{
 		`alertname=GPULensIdleAllocation,gpu_uuid=GPU-1,namespace=team-a,node=n1,severity=warning,workload=nb`,
@@ -59,7 +62,7 @@ func TestRealAlertmanagers(t *testing.T) {
 		}
 	}
 
-	n.Update(FromFindings(fs, "http://gpulens:9846/api/v1/report"))
+	n.Update(alertsOf(fs, "http://gpulens:9846/api/v1/report"))
 	first := expect(am1, wantLabels)
 	expect(am2, wantLabels)
 	for _, a := range first {
@@ -74,7 +77,7 @@ func TestRealAlertmanagers(t *testing.T) {
 	// A second analysis with the same findings: the same three alerts,
 	// still starting when they first fired.
 	time.Sleep(2 * resend)
-	n.Update(FromFindings(fs, "http://gpulens:9846/api/v1/report"))
+	n.Update(alertsOf(fs, "http://gpulens:9846/api/v1/report"))
 	time.Sleep(2 * resend)
 	for _, a := range expect(am1, wantLabels) {
 		if i := slices.IndexFunc(first, func(f testenv.AMAlert) bool { return maps.Equal(f.Labels, a.Labels) }); !first[i].StartsAt.Equal(a.StartsAt) {
@@ -83,7 +86,7 @@ func TestRealAlertmanagers(t *testing.T) {
 	}
 
 	// The OOM risk goes away: both Alertmanagers resolve it.
-	n.Update(FromFindings([]findings.Finding{fs[0], fs[2]}, "http://gpulens:9846/api/v1/report"))
+	n.Update(alertsOf([]findings.Finding{fs[0], fs[2]}, "http://gpulens:9846/api/v1/report"))
 	remaining := []string{wantLabels[0], wantLabels[2]}
 	expect(am1, remaining)
 	expect(am2, remaining)

@@ -1,4 +1,4 @@
-package series
+package metricname
 
 import (
 	"strings"
@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-func TestName(t *testing.T) {
+func TestOf(t *testing.T) {
 	tests := []struct {
 		name   string
 		labels []string
@@ -29,9 +29,9 @@ func TestName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Name("gpulens_x", tt.labels...)
+			got := Of("gpulens_x", tt.labels...)
 			if got != tt.want {
-				t.Fatalf("Name = %s, want %s", got, tt.want)
+				t.Fatalf("Of = %s, want %s", got, tt.want)
 			}
 			if err := metrics.ValidateMetric(got); err != nil {
 				t.Fatalf("the metrics library refuses %s: %v", got, err)
@@ -41,9 +41,7 @@ func TestName(t *testing.T) {
 			s := metrics.NewSet()
 			s.NewGauge(got, func() float64 { return 1 })
 			var b strings.Builder
-			if err := Write(&b, s); err != nil {
-				t.Fatal(err)
-			}
+			s.WritePrometheus(&b)
 			p := expfmt.NewTextParser(model.UTF8Validation)
 			mfs, err := p.TextToMetricFamilies(strings.NewReader(b.String()))
 			if err != nil {

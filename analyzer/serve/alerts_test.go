@@ -1,4 +1,4 @@
-package notify
+package serve
 
 import (
 	"maps"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 )
@@ -14,10 +15,10 @@ const runbook = "https://github.com/gpulens/gpulens/blob/main/docs/runbooks.md"
 
 func TestAlertname(t *testing.T) {
 	for _, tt := range []struct{ kind, want string }{
-		{findings.KindIdleAllocation, "GPULensIdleAllocation"},
-		{findings.KindTimesliceOOMRisk, "GPULensTimesliceOomRisk"},
-		{findings.KindMIGOversized, "GPULensMigOversized"},
-		{findings.KindNoGPUQuota, "GPULensNamespaceWithoutGpuQuota"},
+		{criteria.KindIdleAllocation, "GPULensIdleAllocation"},
+		{criteria.KindTimesliceOOMRisk, "GPULensTimesliceOomRisk"},
+		{criteria.KindMIGOversized, "GPULensMigOversized"},
+		{criteria.KindNoGPUQuota, "GPULensNamespaceWithoutGpuQuota"},
 		{"a--b-", "GPULensAB"},
 		{"", "GPULens"},
 	} {
@@ -29,7 +30,7 @@ func TestAlertname(t *testing.T) {
 
 func TestFromFindings(t *testing.T) {
 	idle := func(pod string, savings float64, known bool) findings.Finding {
-		return findings.Finding{Kind: findings.KindIdleAllocation, Severity: findings.Warning, Namespace: "team-a",
+		return findings.Finding{Kind: criteria.KindIdleAllocation, Severity: findings.Warning, Namespace: "team-a",
 			Workload: "notebook", Pod: pod, Node: "n1", GPUUUID: "GPU-1", Summary: pod + " is idle",
 			MonthlySavingsUSD: savings, CostKnown: known,
 			Recommendation: &recommend.Recommendation{Summary: "release the GPU"}}
@@ -58,14 +59,14 @@ func TestFromFindings(t *testing.T) {
 		},
 		{
 			name:   "no price, no savings; empty labels left out",
-			in:     []findings.Finding{{Kind: findings.KindUnallocated, Severity: findings.Info, Node: "n2", Summary: "spare"}},
+			in:     []findings.Finding{{Kind: criteria.KindUnallocated, Severity: findings.Info, Node: "n2", Summary: "spare"}},
 			labels: []map[string]string{{"alertname": "GPULensUnallocatedCapacity", "severity": "info", "node": "n2"}},
 			annots: []map[string]string{{"summary": "spare", "description": "spare.", "runbook_url": runbook + "#gpulensunallocatedcapacity", "report": "http://g/api/v1/report"}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := FromFindings(tt.in, "http://g/api/v1/report")
+			got := alertsOf(tt.in, "http://g/api/v1/report")
 			if len(got) != len(tt.labels) {
 				t.Fatalf("%d alerts, want %d: %+v", len(got), len(tt.labels), got)
 			}
@@ -88,10 +89,10 @@ func TestEveryKindHasARunbook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, kind := range []string{findings.KindIdleAllocation, findings.KindUnderusedGPU, findings.KindTimesliceOOMRisk,
-		findings.KindMIGOversized, findings.KindMIGUndersized, findings.KindTrainingOnShared, findings.KindUnallocated,
-		findings.KindUntaintedNode, findings.KindNoGPUQuota, findings.KindMixedModels, findings.KindGPUErrors,
-		findings.KindWorkloadXID, findings.KindThermal, findings.KindInsufficientData} {
+	for _, kind := range []string{criteria.KindIdleAllocation, criteria.KindUnderusedGPU, criteria.KindTimesliceOOMRisk,
+		criteria.KindMIGOversized, criteria.KindMIGUndersized, criteria.KindTrainingOnShared, criteria.KindUnallocated,
+		criteria.KindUntaintedNode, criteria.KindNoGPUQuota, criteria.KindMixedModels, criteria.KindGPUErrors,
+		criteria.KindWorkloadXID, criteria.KindThermal, criteria.KindInsufficientData} {
 		if !strings.Contains(string(doc), "\n## "+Alertname(kind)+"\n") {
 			t.Errorf("docs/runbooks.md has no section ## %s for the %s finding", Alertname(kind), kind)
 		}

@@ -1,4 +1,4 @@
-package notify
+package serve
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulens/gpulens/alerts"
 	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/notify"
 )
 
 // AlertnamePrefix starts every alertname gpulens sends, the rule files'
@@ -47,11 +48,11 @@ func identity(f findings.Finding) map[string]string {
 	return l
 }
 
-// FromFindings turns findings into alerts (without times: the Tracker sets
+// alertsOf turns findings into alerts (without times: the Tracker sets
 // them). Findings that share an identity, such as several pods of one
 // Deployment, become one alert whose savings are their sum. reportURL,
 // when set, is linked from every alert.
-func FromFindings(fs []findings.Finding, reportURL string) []Alert {
+func alertsOf(fs []findings.Finding, reportURL string) []notify.Alert {
 	type group struct {
 		first   findings.Finding
 		n       int
@@ -61,7 +62,7 @@ func FromFindings(fs []findings.Finding, reportURL string) []Alert {
 	var order []string
 	groups := map[string]*group{}
 	for _, f := range fs {
-		fp := fingerprint(identity(f))
+		fp := notify.Fingerprint(identity(f))
 		g, ok := groups[fp]
 		if !ok {
 			g = &group{first: f, known: true}
@@ -72,11 +73,11 @@ func FromFindings(fs []findings.Finding, reportURL string) []Alert {
 		g.savings += f.MonthlySavingsUSD
 		g.known = g.known && f.CostKnown
 	}
-	out := make([]Alert, 0, len(order))
+	out := make([]notify.Alert, 0, len(order))
 	for _, fp := range order {
 		g := groups[fp]
 		f := g.first
-		a := Alert{Labels: identity(f), Annotations: map[string]string{"summary": f.Summary,
+		a := notify.Alert{Labels: identity(f), Annotations: map[string]string{"summary": f.Summary,
 			// As the rule files' alerts carry them: the section of
 			// docs/runbooks.md for the kind.
 			"runbook_url": alerts.RunbookBase + "#" + strings.ToLower(Alertname(f.Kind))}}

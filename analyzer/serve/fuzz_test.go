@@ -1,4 +1,4 @@
-package notify
+package serve
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/notify"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
@@ -30,7 +31,7 @@ func FuzzFromFindings(f *testing.F) {
 			}
 			fs = append(fs, fd)
 		}
-		alerts := FromFindings(fs, "http://gpulens.example/report")
+		alerts := alertsOf(fs, "http://gpulens.example/report")
 		// n identical identities are one alert.
 		if len(alerts) != 1 {
 			t.Fatalf("%d findings of one identity gave %d alerts", n, len(alerts))
@@ -48,7 +49,7 @@ func FuzzFromFindings(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var back []Alert
+		var back []notify.Alert
 		if err := json.Unmarshal(data, &back); err != nil || len(back) != 1 {
 			t.Fatalf("payload does not decode: %v", err)
 		}

@@ -1,4 +1,4 @@
-package findings
+package criteria
 
 import (
 	"cmp"
@@ -172,6 +172,6 @@ func (c *Config) problems() []problem {
 	}
 	// Map iteration above is unordered; report the first key by name so
 	// the error is stable.
-	slicesSortProblems(out)
+	slices.SortStableFunc(out, func(a, b problem) int { return cmp.Compare(a.key, b.key) })
 	return out
 }

@@ -1,12 +1,12 @@
-package series
+package metricname
 
 import "strings"
 
-// Name writes a series name with its labels, the one string the metrics
+// Of writes a series name with its labels, the one string the metrics
 // library takes, escaping the values as the text exposition format
 // requires. labels alternate name and value. An empty value is left out,
 // as Prometheus treats an empty label as no label.
-func Name(family string, labels ...string) string {
+func Of(family string, labels ...string) string {
 	if len(labels) == 0 {
 		return family
 	}

@@ -1,0 +1,21 @@
+package criteria
+
+import (
+	"testing"
+
+	"github.com/gpulens/gpulens/internal/testenv"
+)
+
+// TestIsALeaf: the rule files and the dashboards read the thresholds and
+// kinds from here, so this package must not link the analysis.
+func TestIsALeaf(t *testing.T) {
+	testenv.ForbidDeps(t, ".",
+		"github.com/gpulens/gpulens/analyzer/findings",
+		"github.com/gpulens/gpulens/analyzer/inventory",
+		"github.com/gpulens/gpulens/analyzer/query",
+		"github.com/gpulens/gpulens/analyzer/source",
+		"github.com/gpulens/gpulens/analyzer/schema",
+		"k8s.io/client-go",
+		"github.com/prometheus/prometheus",
+	)
+}
