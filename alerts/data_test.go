@@ -13,7 +13,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
-	"github.com/gpulens/gpulens/internal/fleet"
+	"github.com/gpulens/gpulens/exporter/sim/fleet"
 )
 
 // tee writes the native series to one sink and through a DCGMSink to

@@ -14,7 +14,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/describe/dcgm"
 	"github.com/gpulens/gpulens/exporter/sim"
-	"github.com/gpulens/gpulens/internal/fleet"
+	"github.com/gpulens/gpulens/exporter/sim/fleet"
 )
 
 // The demo fleet (sim.Default, 4 nodes, 32 GPUs, every sharing mode) in

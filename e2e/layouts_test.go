@@ -14,7 +14,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
-	"github.com/gpulens/gpulens/internal/fleet"
+	"github.com/gpulens/gpulens/exporter/sim/fleet"
 	"github.com/gpulens/gpulens/internal/openmetrics"
 	"github.com/gpulens/gpulens/internal/testenv"
 )

@@ -19,9 +19,10 @@ import (
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/describe"
 	"github.com/gpulens/gpulens/exporter/nvml"
 	"github.com/gpulens/gpulens/exporter/sim"
-	"github.com/gpulens/gpulens/internal/fleet"
+	"github.com/gpulens/gpulens/exporter/sim/fleet"
 )
 
 // want is a finding a scenario must yield: its kind, on the pod or on the
@@ -461,11 +462,11 @@ func clusterOf(tainted bool, noQuota string, cpuPodNamespace ...string) func(*si
 		for _, sn := range s.Nodes {
 			devs := devicesOf(s, sn.Name)
 			node := inventory.Node{Name: sn.Name, Product: devs[0].Model, Count: sn.GPUs,
-				Capacity: map[string]int64{"nvidia.com/gpu": int64(sn.GPUs)}, SharingStrategy: inventory.StrategyNone, Replicas: 1}
+				Capacity: map[string]int64{"nvidia.com/gpu": int64(sn.GPUs)}, SharingStrategy: describe.SharingNone, Replicas: 1}
 			// GPU Feature Discovery's labels: the node's time-slicing or
 			// MPS strategy and replicas.
 			for _, sh := range sn.Sharing {
-				if sh.Mode == inventory.StrategyTimeSlicing || sh.Mode == inventory.StrategyMPS {
+				if sh.Mode == describe.SharingTimeSlicing || sh.Mode == describe.SharingMPS {
 					node.SharingStrategy, node.Replicas = sh.Mode, sh.Replicas
 				}
 			}

@@ -11,6 +11,8 @@ import (
 	"gopkg.in/yaml.v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpulens/gpulens/describe"
 )
 
 // pluginConfig is the part of the NVIDIA device plugin's config file
@@ -148,7 +150,7 @@ func (inv *Inventory) SharingFor(n Node) (SharingConfig, bool) {
 		sc, ok := inv.Sharing[n.DevicePluginCfg]
 		return sc, ok
 	}
-	if len(inv.Sharing) != 1 || n.SharingStrategy == "none" {
+	if len(inv.Sharing) != 1 || n.SharingStrategy == describe.SharingNone {
 		return SharingConfig{}, false
 	}
 	for _, sc := range inv.Sharing {
@@ -157,18 +159,10 @@ func (inv *Inventory) SharingFor(n Node) (SharingConfig, bool) {
 	return SharingConfig{}, false
 }
 
-// Sharing strategies, the values of GPU Feature Discovery's
-// nvidia.com/gpu.sharing-strategy label.
-const (
-	StrategyNone        = "none"
-	StrategyTimeSlicing = "time-slicing"
-	StrategyMPS         = "mps"
-)
-
 // NodeSharing is how the cluster says a node's whole (non-MIG) GPUs are
 // shared.
 type NodeSharing struct {
-	// Strategy is StrategyTimeSlicing or StrategyMPS.
+	// Strategy is describe.SharingTimeSlicing or describe.SharingMPS.
 	Strategy string
 	// Replicas is each GPU's replica count; 0 when not known.
 	Replicas int
@@ -192,14 +186,14 @@ func (inv *Inventory) SharedGPUs(node string) (NodeSharing, bool) {
 		return NodeSharing{}, false
 	}
 	switch n.SharingStrategy {
-	case StrategyTimeSlicing, StrategyMPS:
+	case describe.SharingTimeSlicing, describe.SharingMPS:
 		return NodeSharing{Strategy: n.SharingStrategy, Replicas: n.Replicas,
 			Source: fmt.Sprintf("node %s's label %s=%s", n.Name, LabelSharingStrategy, n.SharingStrategy)}, true
-	case StrategyNone:
+	case describe.SharingNone:
 		return NodeSharing{}, false
 	}
 	if n.Replicas > 1 {
-		return NodeSharing{Strategy: StrategyTimeSlicing, Replicas: n.Replicas,
+		return NodeSharing{Strategy: describe.SharingTimeSlicing, Replicas: n.Replicas,
 			Source: fmt.Sprintf("node %s's label %s=%d", n.Name, LabelGPUReplicas, n.Replicas)}, true
 	}
 	sc, ok := inv.SharingFor(n)
@@ -209,7 +203,7 @@ func (inv *Inventory) SharedGPUs(node string) (NodeSharing, bool) {
 	for _, s := range []struct {
 		strategy string
 		replicas map[string]int
-	}{{StrategyMPS, sc.MPS}, {StrategyTimeSlicing, sc.TimeSlicing}} {
+	}{{describe.SharingMPS, sc.MPS}, {describe.SharingTimeSlicing, sc.TimeSlicing}} {
 		if r := wholeGPUReplicas(s.replicas); r > 1 {
 			return NodeSharing{Strategy: s.strategy, Replicas: r,
 				Source: fmt.Sprintf("the device plugin config in %s", sc.Source)}, true

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
-	simfleet "github.com/gpulens/gpulens/internal/fleet"
+	simfleet "github.com/gpulens/gpulens/exporter/sim/fleet"
 )
 
 // TestCostModelHolds: the shard planner sizes shards from perSeriesStep,

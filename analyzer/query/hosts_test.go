@@ -11,7 +11,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/exporter/sim"
-	"github.com/gpulens/gpulens/internal/fleet"
+	"github.com/gpulens/gpulens/exporter/sim/fleet"
 )
 
 // TestHostLabelHoldsExporterPod: dcgm-exporter deployed without NODE_NAME

@@ -12,7 +12,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
-	simfleet "github.com/gpulens/gpulens/internal/fleet"
+	simfleet "github.com/gpulens/gpulens/exporter/sim/fleet"
 )
 
 // TestShardedEqualsUnsharded simulates the demo's fleet (sim.Default: four

@@ -8,7 +8,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
-	"github.com/gpulens/gpulens/internal/fleet"
+	"github.com/gpulens/gpulens/exporter/sim/fleet"
 )
 
 // simulate writes scenario s over w into a new embedded TSDB, each node's

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/gpulens/gpulens/describe"
 )
 
 // Patch is a strategic-merge patch for a workload, in both encodings
@@ -97,7 +99,7 @@ func containerName(w Workload) string {
 // shared GPU get one.
 func timeSlicingConfig(mode string, replicas int) string {
 	key := "timeSlicing"
-	if mode == "mps" {
+	if mode == describe.SharingMPS {
 		key = "mps"
 	}
 	return strings.Join([]string{

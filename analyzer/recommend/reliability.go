@@ -3,6 +3,8 @@ package recommend
 import (
 	"fmt"
 	"math"
+
+	"github.com/gpulens/gpulens/describe"
 )
 
 // Dedicated moves u to a whole GPU of its own (for training-like load on
@@ -73,7 +75,7 @@ func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Ten
 		cfg = timeSlicingConfig(sharing, fewer)
 		notes = append(notes, fmt.Sprintf("or cut the GPU's replicas from %d to %d so that every tenant's peak of %s fits", replicas, fewer, gib(need)))
 	}
-	if sharing == "mps" {
+	if sharing == describe.SharingMPS {
 		limit := fmt.Sprintf("0=%dM", int64(math.Ceil(need/(1<<20))))
 		current := heaviest.currentShare(p.MIGShare)
 		return &Recommendation{

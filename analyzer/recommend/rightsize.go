@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/gpulens/gpulens/describe"
 )
 
 // FitMIG is the smallest profile of u's model whose memory covers the p99
@@ -40,7 +42,7 @@ func RightSize(u Usage, p Policy) *Recommendation {
 	current := u.currentShare(p.MIGShare)
 	if prof, ok := FitMIG(u, p); ok {
 		to := p.MIGShare.MIGShare(prof)
-		if to >= current || (u.Sharing == "mig" && prof.Name == u.MIGProfile) {
+		if to >= current || (u.Sharing == describe.SharingMIG && prof.Name == u.MIGProfile) {
 			return nil
 		}
 		return &Recommendation{
@@ -57,7 +59,7 @@ func RightSize(u Usage, p Policy) *Recommendation {
 	if m, ok := LookupModel(u.Model); ok && len(m.MIG) > 0 {
 		return nil // MIG-capable, and not even a smaller slice fits
 	}
-	if u.Sharing == "mig" {
+	if u.Sharing == describe.SharingMIG {
 		// A MIG slice of a model whose geometry is unknown: a
 		// time-slicing share of the device would be advice about a GPU
 		// the slice does not have (Unsizable says why).
@@ -92,7 +94,7 @@ func timeSlice(u Usage, p Policy, current float64) *Recommendation {
 		From: u.gpuResources()[0], To: shared,
 		CurrentShare: current, RecommendedShare: 1 / float64(best),
 		Patch:              u.change(shared),
-		DevicePluginConfig: timeSlicingConfig("time-slicing", best),
+		DevicePluginConfig: timeSlicingConfig(describe.SharingTimeSlicing, best),
 		Notes: []string{"time-slicing does not isolate memory: co-tenants' peaks add up, so watch the timeslice-oom-risk finding",
 			"apply the config to a dedicated shared node pool (nvidia.com/device-plugin.config label)"},
 	}
@@ -102,7 +104,7 @@ func timeSlice(u Usage, p Policy, current float64) *Recommendation {
 // catalog's, not u's usage: a MIG slice of a model whose profiles are not
 // known. Empty otherwise.
 func Unsizable(u Usage) string {
-	if u.Sharing != "mig" {
+	if u.Sharing != describe.SharingMIG {
 		return ""
 	}
 	if m, ok := LookupModel(u.Model); ok && len(m.MIG) > 0 {

@@ -3,6 +3,8 @@ package recommend
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpulens/gpulens/describe"
 )
 
 // Usage is what a right-sizing rule needs to know about one allocation.
@@ -34,7 +36,7 @@ type Usage struct {
 // there the product splits the device's load evenly by share.
 func (u Usage) Load() float64 {
 	switch u.Sharing {
-	case "mig":
+	case describe.SharingMIG:
 		if p, ok := u.profile(); ok {
 			return u.P95Utilization * p.ComputeShare()
 		}
@@ -81,7 +83,7 @@ func (u Usage) gpuResources() []string {
 	if len(out) > 0 {
 		return out
 	}
-	if u.Sharing == "mig" && u.MIGProfile != "" {
+	if u.Sharing == describe.SharingMIG && u.MIGProfile != "" {
 		return []string{"nvidia.com/mig-" + u.MIGProfile}
 	}
 	return []string{"nvidia.com/gpu"}

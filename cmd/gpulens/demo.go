@@ -17,9 +17,9 @@ import (
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/session"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/cmd/gpulens/internal/progress"
 	"github.com/gpulens/gpulens/exporter/sim"
-	"github.com/gpulens/gpulens/internal/fleet"
-	"github.com/gpulens/gpulens/internal/progress"
+	"github.com/gpulens/gpulens/exporter/sim/fleet"
 )
 
 type demoOptions struct {

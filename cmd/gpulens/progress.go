@@ -5,7 +5,7 @@ import (
 	"io"
 	"sync/atomic"
 
-	"github.com/gpulens/gpulens/internal/progress"
+	"github.com/gpulens/gpulens/cmd/gpulens/internal/progress"
 )
 
 // progressLine shows a session's long work as a progress line on stderr,
