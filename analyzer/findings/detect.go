@@ -10,6 +10,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
 // Detect runs every rule over res. inv may be nil or unavailable: the
@@ -88,8 +89,8 @@ func confidence(parts ...float64) float64 {
 
 // podOwner resolves one pod to its owner and team; without inventory the
 // engine's inference from its name stands.
-func (d *detector) podOwner(a query.Allocation) (recommend.Workload, map[string]int64) {
-	w := recommend.Workload{Kind: a.WorkloadKind, Namespace: a.Namespace, Name: a.Workload, Container: a.Container}
+func (d *detector) podOwner(a query.Allocation) (workload.Ref, map[string]int64) {
+	w := workload.Ref{Kind: a.WorkloadKind, Namespace: a.Namespace, Name: a.Workload, Container: a.Container}
 	if w.Name == "" {
 		w.Kind, w.Name = "Pod", a.Pod
 	}

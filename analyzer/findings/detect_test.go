@@ -10,6 +10,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
 const (
@@ -27,7 +28,7 @@ func result(allocs []query.Allocation, gpus []query.GPU) *query.Result {
 	for i, a := range allocs {
 		allocs[i].Workload, allocs[i].WorkloadKind = a.Pod, "Pod"
 		ws = append(ws, query.Workload{
-			WorkloadKey: query.WorkloadKey{Namespace: a.Namespace, Kind: "Pod", Name: a.Pod, Container: a.Container, Model: a.Model, MIGProfile: a.MIGProfile},
+			WorkloadKey: query.WorkloadKey{Ref: workload.Ref{Kind: "Pod", Namespace: a.Namespace, Name: a.Pod, Container: a.Container}, Model: a.Model, MIGProfile: a.MIGProfile},
 			Sharing:     a.Sharing, Share: a.Share, Pods: []string{a.Pod}, GPUs: []query.GPUKey{{Node: a.Node, UUID: a.UUID}},
 			Steps: a.Steps, Coverage: a.Coverage, HeldHours: a.HeldHours, AllocationSteps: a.Steps, Replicas: 1, AllocatedGPUHours: a.AllocatedGPUHours,
 			AvgUtilization: a.AvgUtilization, P95Utilization: a.P95Utilization, UtilizationSteps: a.UtilizationSteps, UtilizationCoverage: a.UtilizationCoverage,

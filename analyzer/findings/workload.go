@@ -9,6 +9,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
 // How a workload's owner was found, in the order they are preferred.
@@ -175,8 +176,8 @@ func (d *detector) workload(w query.Workload) {
 // where the cluster still knows one of the pods, then kube-state-metrics'
 // record of them (which outlives the pods), and otherwise the engine's
 // inference from the pod names stands.
-func (d *detector) owner(w query.Workload) (recommend.Workload, string, map[string]int64, string) {
-	owner := recommend.Workload{Kind: w.Kind, Namespace: w.Namespace, Name: w.Name, Container: w.Container}
+func (d *detector) owner(w query.Workload) (workload.Ref, string, map[string]int64, string) {
+	owner := w.Ref
 	if owner.Kind == "" {
 		owner.Kind = "Pod"
 	}
@@ -217,7 +218,7 @@ func (d *detector) requests(w query.Workload) map[string]int64 {
 
 // subject names the workload in sentences: "shop/web", or with its pods
 // when there were several, "shop/web (Deployment, 3 pods on 3 GPUs)".
-func (d *detector) subject(w query.Workload, owner recommend.Workload) string {
+func (d *detector) subject(w query.Workload, owner workload.Ref) string {
 	s := fmt.Sprintf("%s/%s", w.Namespace, owner.Name)
 	if len(w.Pods) <= 1 {
 		return s

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
 const (
@@ -258,8 +260,8 @@ func TestReadForbidden(t *testing.T) {
 			}
 		}},
 		{"list", "jobs", "jobs: forbidden", func(t *testing.T, inv *Inventory) {
-			w := inv.WorkloadOf("research", "nightly-eval-29431200-7hq2m")
-			if w != (WorkloadRef{"CronJob", "nightly-eval", true}) {
+			w, inferred := inv.WorkloadOf("research", "nightly-eval-29431200-7hq2m")
+			if w != (workload.Ref{Kind: "CronJob", Namespace: "research", Name: "nightly-eval"}) || !inferred {
 				t.Errorf("eval pod workload = %+v, want inferred CronJob/nightly-eval", w)
 			}
 		}},
@@ -267,7 +269,7 @@ func TestReadForbidden(t *testing.T) {
 			if len(inv.Pods) != 0 {
 				t.Errorf("%d pods, want none", len(inv.Pods))
 			}
-			if w := inv.WorkloadOf("inference", "triton-6b8f9c7d54-x2k4q"); w != (WorkloadRef{"Deployment", "triton", true}) {
+			if w, inferred := inv.WorkloadOf("inference", "triton-6b8f9c7d54-x2k4q"); w != (workload.Ref{Kind: "Deployment", Namespace: "inference", Name: "triton"}) || !inferred {
 				t.Errorf("workload = %+v, want inferred Deployment/triton", w)
 			}
 		}},
@@ -371,8 +373,8 @@ func TestUnavailable(t *testing.T) {
 	if len(inv.Pods) != 0 || inv.Team("ml") != "ml" || len(inv.GPUNodes()) != 0 {
 		t.Error("Unavailable inventory is not usable as empty")
 	}
-	if k, n := inv.Workload("ml", "web-7d9f8c6b5-x2k4q"); k != "Deployment" || n != "web" {
-		t.Errorf("Workload = %s/%s, want inferred Deployment/web", k, n)
+	if w := inv.Workload("ml", "web-7d9f8c6b5-x2k4q"); w.Kind != "Deployment" || w.Name != "web" {
+		t.Errorf("Workload = %s, want inferred Deployment/web", w)
 	}
 	inv.Pods[PodKey{"a", "b"}] = Pod{} // must not panic
 }

@@ -1,33 +1,30 @@
 package inventory
 
-import "strings"
+import (
+	"strings"
 
-// WorkloadRef names the workload a pod belongs to.
-type WorkloadRef struct {
-	Kind string // Deployment, StatefulSet, DaemonSet, CronJob, Job, ReplicaSet, Pod, or an operator's kind
-	Name string
-	// Inferred is true when the workload was derived from names rather
-	// than read from owner references.
-	Inferred bool
-}
+	"github.com/gpulens/gpulens/analyzer/workload"
+)
 
 // Workload returns the workload owning a pod. For a pod the inventory
 // does not know (typically one that finished and was deleted before the
 // metrics were analysed) it is inferred from the pod's name; WorkloadOf
 // says whether it was.
-func (inv *Inventory) Workload(namespace, pod string) (kind, name string) {
-	w := inv.WorkloadOf(namespace, pod)
-	return w.Kind, w.Name
+func (inv *Inventory) Workload(namespace, pod string) workload.Ref {
+	w, _ := inv.WorkloadOf(namespace, pod)
+	return w
 }
 
-// WorkloadOf is Workload with the provenance of the answer.
-func (inv *Inventory) WorkloadOf(namespace, pod string) WorkloadRef {
+// WorkloadOf is Workload with the provenance of the answer: inferred is
+// true when the workload was derived from names rather than read from
+// owner references.
+func (inv *Inventory) WorkloadOf(namespace, pod string) (w workload.Ref, inferred bool) {
 	if inv != nil {
 		if p, ok := inv.Pods[PodKey{namespace, pod}]; ok && p.WorkloadKind != "" {
-			return WorkloadRef{p.WorkloadKind, p.WorkloadName, p.WorkloadInferred}
+			return workload.Ref{Kind: p.WorkloadKind, Namespace: namespace, Name: p.WorkloadName}, p.WorkloadInferred
 		}
 	}
-	return InferWorkload(pod)
+	return InferWorkload(namespace, pod), true
 }
 
 // InferWorkload guesses a pod's workload from the names Kubernetes
@@ -43,27 +40,30 @@ func (inv *Inventory) WorkloadOf(namespace, pod string) WorkloadRef {
 // <name>-<5 random> is also what DaemonSets and bare generateName pods
 // produce; Job is chosen because the pods that outlive their inventory
 // entry are overwhelmingly finished Job pods.
-func InferWorkload(pod string) WorkloadRef {
+func InferWorkload(namespace, pod string) workload.Ref {
+	ref := func(kind, name string) workload.Ref {
+		return workload.Ref{Kind: kind, Namespace: namespace, Name: name}
+	}
 	base, last, ok := cutLastSegment(pod)
 	switch {
 	case !ok:
-		return WorkloadRef{"Pod", pod, true}
+		return ref("Pod", pod)
 	case isDigits(last):
-		return WorkloadRef{"StatefulSet", base, true}
+		return ref("StatefulSet", base)
 	case !isRandomSuffix(last):
-		return WorkloadRef{"Pod", pod, true}
+		return ref("Pod", pod)
 	}
 	if owner, mid, ok := cutLastSegment(base); ok {
 		switch {
 		case isTemplateHash(mid):
-			return WorkloadRef{"Deployment", owner, true}
+			return ref("Deployment", owner)
 		case isScheduledMinute(mid):
-			return WorkloadRef{"CronJob", owner, true}
+			return ref("CronJob", owner)
 		case isDigits(mid):
-			return WorkloadRef{"Job", owner, true}
+			return ref("Job", owner)
 		}
 	}
-	return WorkloadRef{"Job", base, true}
+	return ref("Job", base)
 }
 
 // cronJobOfJob returns the CronJob that names a Job <cronjob>-<minute>.

@@ -17,6 +17,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/describe"
 )
 
@@ -30,7 +31,7 @@ type FetchOptions struct {
 	// that the plan and the report's figures are read at the same instants.
 	Window query.Window
 	// Workload names a pod's workload; nil infers it from the pod's name.
-	Workload func(namespace, pod string) inventory.WorkloadRef
+	Workload func(namespace, pod string) workload.Ref
 	// A lane is training-like when its p95 utilization of a GPU or slice
 	// it held alone, or its p95 load of a shared GPU (the findings' rule),
 	// reaches TrainingMinLoad over at least TrainingMinHours.
@@ -67,7 +68,7 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 	o.Window = w
 	first, steps := w.Grid()
 	if o.Workload == nil {
-		o.Workload = func(_, pod string) inventory.WorkloadRef { return inventory.InferWorkload(pod) }
+		o.Workload = inventory.InferWorkload
 	}
 	if o.GrowthHorizon <= 0 {
 		o.GrowthHorizon = w.Duration()
@@ -309,14 +310,14 @@ func deviceMemory(allocs []*allocation, used model.Matrix, steps int, at func(mo
 // that is free since before it started (interval colouring, so a workload
 // gets as many lanes as it ever ran pods at once).
 func lanesOf(allocs []*allocation, o FetchOptions, steps int) []*Lane {
-	byW := map[Workload][]*allocation{}
+	byW := map[workload.Ref][]*allocation{}
 	for _, a := range allocs {
 		ref := o.Workload(a.namespace, a.pod)
-		w := Workload{Kind: cmp.Or(ref.Kind, "Pod"), Namespace: a.namespace, Name: cmp.Or(ref.Name, a.pod), Container: a.container}
+		w := workload.Ref{Kind: cmp.Or(ref.Kind, "Pod"), Namespace: a.namespace, Name: cmp.Or(ref.Name, a.pod), Container: a.container}
 		byW[w] = append(byW[w], a)
 	}
 	var out []*Lane
-	for _, w := range slices.SortedFunc(maps.Keys(byW), func(a, b Workload) int {
+	for _, w := range slices.SortedFunc(maps.Keys(byW), func(a, b workload.Ref) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Container, b.Container))
 	}) {
 		as := byW[w]

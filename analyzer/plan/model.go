@@ -3,20 +3,9 @@ package plan
 import (
 	"strconv"
 
+	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/describe"
 )
-
-// Workload is what a pod's GPU request is written in: a controller's
-// pod template, or a bare pod.
-type Workload struct {
-	Kind      string `json:"kind"`
-	Namespace string `json:"namespace"`
-	Name      string `json:"name"`
-	Container string `json:"container,omitempty"`
-}
-
-// String is Kind/namespace/name, as kubectl names objects.
-func (w Workload) String() string { return w.Kind + "/" + w.Namespace + "/" + w.Name }
 
 // Lane is one replica of a workload over the window: the allocations of
 // its pods, one after another, that never overlapped in time. A Job whose
@@ -24,7 +13,7 @@ func (w Workload) String() string { return w.Kind + "/" + w.Namespace + "/" + w.
 // three. Lanes, not pods, are what the planner places: a place is held for
 // the whole window, by whichever pod of the lane is running.
 type Lane struct {
-	Workload Workload
+	Workload workload.Ref
 	Replica  int
 	Pods     []string
 	// Training is set for training-like load: it saturated what it held,

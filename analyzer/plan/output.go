@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
 // Formats are what Write accepts.
@@ -176,7 +177,7 @@ func writeYAML(w io.Writer, p *Plan) error {
 			}
 		}
 	}
-	seen := map[Workload]bool{}
+	seen := map[workload.Ref]bool{}
 	for _, pp := range p.Pools {
 		for _, a := range pp.Assignments {
 			if seen[a.Workload] {
@@ -187,7 +188,7 @@ func writeYAML(w io.Writer, p *Plan) error {
 			if strings.HasPrefix(a.From, "mig ") {
 				remove = append(remove, "nvidia.com/mig-"+strings.TrimPrefix(a.From, "mig "))
 			}
-			patch := recommend.BuildPatch(recommend.Workload{Kind: a.Workload.Kind, Namespace: a.Workload.Namespace, Name: a.Workload.Name, Container: a.Workload.Container},
+			patch := recommend.BuildPatch(a.Workload,
 				recommend.PatchChange{Limits: map[string]int64{a.Resource: 1}, Remove: remove})
 			doc()
 			fmt.Fprintf(w, "# %s: %s → %s (%s GPU %d)\n", a.Workload, a.From, a.Resource, pp.Model, a.GPU)

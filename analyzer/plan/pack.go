@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
 // place is where a lane can go: a mode, and the MIG profile on MIG.
@@ -89,7 +91,7 @@ var strategies = []strategy{
 
 // places decides every lane's place under s.
 func (p *packer) places(s strategy) []place {
-	byWorkload := map[Workload][]int{}
+	byWorkload := map[workload.Ref][]int{}
 	for i, l := range p.pool.Lanes {
 		byWorkload[l.Workload] = append(byWorkload[l.Workload], i)
 	}

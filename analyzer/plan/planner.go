@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
 // HoursPerMonth turns an hourly price into a monthly one, as recommend
@@ -83,11 +84,11 @@ func (g GPU) Layout() string {
 
 // Assignment is where one lane goes.
 type Assignment struct {
-	Lane     string   `json:"lane"`
-	Workload Workload `json:"workload"`
-	Pods     []string `json:"pods"`
-	GPU      int      `json:"gpu"`
-	Mode     Mode     `json:"mode"`
+	Lane     string       `json:"lane"`
+	Workload workload.Ref `json:"workload"`
+	Pods     []string     `json:"pods"`
+	GPU      int          `json:"gpu"`
+	Mode     Mode         `json:"mode"`
 	// Resource is the extended resource its pods should request, one of it.
 	Resource string `json:"resource"`
 	From     string `json:"from"`
@@ -161,7 +162,7 @@ func planPool(pool *Pool, pol Policy) PoolPlan {
 	}
 	// A replica alone on its GPU is a whole GPU, unless another lane of its
 	// workload shares one: one pod template asks for one resource.
-	alone := map[Workload]bool{}
+	alone := map[workload.Ref]bool{}
 	for _, b := range best {
 		for _, i := range b.lanes {
 			w := pool.Lanes[i].Workload
@@ -240,7 +241,7 @@ func modeRank(m Mode) int {
 // bins (one resource request per pod template). Whole GPUs and slices of
 // one profile count as one kind each.
 func uniform(pool *Pool, bins []*bin) bool {
-	kind := map[Workload]string{}
+	kind := map[workload.Ref]string{}
 	for _, b := range bins {
 		for k, i := range b.lanes {
 			key := string(b.mode)

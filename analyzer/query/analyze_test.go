@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
 const (
@@ -198,14 +199,14 @@ func TestAnalyzeNative(t *testing.T) {
 	// every one of 240 steps, three of them report 0.2.
 	wantWorkloads := []Workload{
 		{
-			WorkloadKey: WorkloadKey{Namespace: "team-a", Kind: "StatefulSet", Name: "train", Container: "main", Model: a100},
+			WorkloadKey: WorkloadKey{Ref: workload.Ref{Kind: "StatefulSet", Namespace: "team-a", Name: "train", Container: "main"}, Model: a100},
 			Sharing:     "none", Share: 1, Pods: []string{"train-0"}, GPUs: []GPUKey{{"node-1", "GPU-a"}},
 			Steps: 120, Coverage: 0.5, HeldHours: 2, AllocationSteps: 120, Replicas: 1, AllocatedGPUHours: 2,
 			AvgUtilization: 0.5, P95Utilization: 0.6, UtilizationSteps: 120, UtilizationCoverage: 1,
 			PeakMemoryBytes: 120 * mib, P99MemoryBytes: 118.81 * mib, MemorySteps: 120,
 		},
 		{
-			WorkloadKey: WorkloadKey{Namespace: "team-b", Kind: "StatefulSet", Name: "ts", Container: "main", Model: l4},
+			WorkloadKey: WorkloadKey{Ref: workload.Ref{Kind: "StatefulSet", Namespace: "team-b", Name: "ts", Container: "main"}, Model: l4},
 			Sharing:     "time-slicing", Share: 0.25, Pods: []string{"ts-0", "ts-1", "ts-2", "ts-3"}, GPUs: []GPUKey{{"node-3", "GPU-t"}},
 			Steps: 240, Coverage: 1, HeldHours: 4, AllocationSteps: 960, Replicas: 4, AllocatedGPUHours: 4,
 			AvgUtilization: 0.2, P95Utilization: 0.2, UtilizationSteps: 720, UtilizationCoverage: 0.75,
@@ -217,7 +218,7 @@ func TestAnalyzeNative(t *testing.T) {
 		slices, util     float64
 	}{{"mig-a", "1", "3g.40gb", 3, 0.6}, {"mig-b", "5", "2g.20gb", 2, 0.3}, {"mig-c", "13", "1g.10gb", 1, 0.9}} {
 		wantWorkloads = append(wantWorkloads, Workload{
-			WorkloadKey: WorkloadKey{Namespace: "team-c", Kind: "Pod", Name: m.pod, Container: "main", Model: h100, MIGProfile: m.profile},
+			WorkloadKey: WorkloadKey{Ref: workload.Ref{Kind: "Pod", Namespace: "team-c", Name: m.pod, Container: "main"}, Model: h100, MIGProfile: m.profile},
 			Sharing:     "mig", Share: m.slices / 7, Pods: []string{m.pod}, GPUs: []GPUKey{{"node-2", "GPU-m"}}, GPUInstance: m.gi,
 			Steps: 240, Coverage: 1, HeldHours: 4, AllocationSteps: 240, Replicas: 1, AllocatedGPUHours: 4 * m.slices / 7,
 			AvgUtilization: m.util, P95Utilization: m.util, UtilizationSteps: 240, UtilizationCoverage: 1,

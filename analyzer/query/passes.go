@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/prometheus/util/kahansum"
 
 	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
 // passQueries is the query set that reads each signal once. scanQueries
@@ -227,10 +228,7 @@ func setUnlessNaN(v float64, set func(float64)) {
 // labels)" give a series.
 func workloadKeyOfSeries(m model.Metric) WorkloadKey {
 	name, kind := inferWorkload(string(m[schema.LabelPod]))
-	return WorkloadKey{
-		Namespace: string(m[schema.LabelNamespace]), Kind: kind, Name: name,
-		Container: string(m[schema.LabelContainer]), Model: string(m[schema.LabelModel]), MIGProfile: string(m[schema.LabelMIGProfile]),
-	}
+	return WorkloadKey{Ref: workload.Ref{Kind: kind, Namespace: string(m[schema.LabelNamespace]), Name: name, Container: string(m[schema.LabelContainer])}, Model: string(m[schema.LabelModel]), MIGProfile: string(m[schema.LabelMIGProfile])}
 }
 
 // workloadRegexps are workloadRules anchored as label_replace anchors them.

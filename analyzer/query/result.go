@@ -1,5 +1,7 @@
 package query
 
+import "github.com/gpulens/gpulens/analyzer/workload"
+
 // Result is one analysis of a window. Figures with no samples behind them
 // are zero with a zero sample count next to them: unknown, not idle.
 type Result struct {
@@ -91,8 +93,8 @@ type Allocation struct {
 // one workload; a workload on two models is two, since each is sized and
 // priced on its own.
 type WorkloadKey struct {
-	Namespace, Kind, Name, Container string
-	Model, MIGProfile                string
+	workload.Ref
+	Model, MIGProfile string
 }
 
 // Workload is every allocation of one WorkloadKey over the window, across

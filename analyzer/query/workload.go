@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
 // Labels the query set adds to allocation series: the workload a pod
@@ -61,10 +62,7 @@ func withWorkload(expr string) string {
 var workloadLabels = []string{schema.LabelNamespace, LabelWorkloadKind, LabelWorkload, schema.LabelContainer, schema.LabelModel, schema.LabelMIGProfile}
 
 func workloadKeyOf(m model.Metric) WorkloadKey {
-	return WorkloadKey{
-		Namespace: string(m[schema.LabelNamespace]), Kind: string(m[LabelWorkloadKind]), Name: string(m[LabelWorkload]),
-		Container: string(m[schema.LabelContainer]), Model: string(m[schema.LabelModel]), MIGProfile: string(m[schema.LabelMIGProfile]),
-	}
+	return WorkloadKey{Ref: workload.Ref{Kind: string(m[LabelWorkloadKind]), Namespace: string(m[schema.LabelNamespace]), Name: string(m[LabelWorkload]), Container: string(m[schema.LabelContainer])}, Model: string(m[schema.LabelModel]), MIGProfile: string(m[schema.LabelMIGProfile])}
 }
 
 // workloadPerStep holds what only a per-step aggregation can tell: the
@@ -114,7 +112,7 @@ func (a *analysis) workloads() []Workload {
 	instances := map[WorkloadKey]string{}
 	utilSums := map[WorkloadKey]float64{}
 	for _, x := range a.res.Allocations {
-		k := WorkloadKey{Namespace: x.Namespace, Kind: x.WorkloadKind, Name: x.Workload, Container: x.Container, Model: x.Model, MIGProfile: x.MIGProfile}
+		k := WorkloadKey{Ref: workload.Ref{Kind: x.WorkloadKind, Namespace: x.Namespace, Name: x.Workload, Container: x.Container}, Model: x.Model, MIGProfile: x.MIGProfile}
 		if k.Name == "" {
 			k.Kind, k.Name = "Pod", x.Pod
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
 // The engine's inference and the inventory's must name the same workload
@@ -75,8 +76,8 @@ func TestWorkloadExprMatchesInferWorkload(t *testing.T) {
 	}
 	for _, s := range vec {
 		pod := string(s.Metric["pod"])
-		want := inventory.InferWorkload(pod)
-		got := inventory.WorkloadRef{Kind: string(s.Metric[LabelWorkloadKind]), Name: string(s.Metric[LabelWorkload]), Inferred: true}
+		want := inventory.InferWorkload("", pod)
+		got := workload.Ref{Kind: string(s.Metric[LabelWorkloadKind]), Name: string(s.Metric[LabelWorkload])}
 		if got != want {
 			t.Errorf("pod %q: engine says %s %q, inventory says %s %q", pod, got.Kind, got.Name, want.Kind, want.Name)
 		}
@@ -104,7 +105,7 @@ func TestWorkloadAcrossPodGenerations(t *testing.T) {
 	}
 	const oldSteps, newSteps = 100, 150
 	want := []Workload{{
-		WorkloadKey: WorkloadKey{Namespace: "shop", Kind: "Deployment", Name: "web", Container: "main", Model: a100},
+		WorkloadKey: WorkloadKey{Ref: workload.Ref{Kind: "Deployment", Namespace: "shop", Name: "web", Container: "main"}, Model: a100},
 		Sharing:     "none", Share: 1, Pods: []string{newPod, oldPod}, GPUs: []GPUKey{{"node-1", "GPU-1"}, {"node-2", "GPU-2"}},
 		Steps: 240, Coverage: 1, HeldHours: 4,
 		AllocationSteps: oldSteps + newSteps, Replicas: float64(oldSteps+newSteps) / 240, AllocatedGPUHours: float64(oldSteps+newSteps) / 60,

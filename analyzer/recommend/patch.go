@@ -7,6 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/describe"
 )
 
@@ -42,7 +43,7 @@ func podSpecPath(kind string) []string {
 }
 
 // BuildPatch renders c for w's container.
-func BuildPatch(w Workload, c PatchChange) *Patch {
+func BuildPatch(w workload.Ref, c PatchChange) *Patch {
 	limits := map[string]any{}
 	requests := map[string]any{}
 	for _, r := range c.Remove {
@@ -87,7 +88,7 @@ func BuildPatch(w Workload, c PatchChange) *Patch {
 	return &Patch{Target: w.String(), YAML: string(y), JSON: string(j)}
 }
 
-func containerName(w Workload) string {
+func containerName(w workload.Ref) string {
 	if w.Container == "" {
 		return "main"
 	}

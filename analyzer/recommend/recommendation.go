@@ -1,6 +1,6 @@
 package recommend
 
-import "strings"
+import "github.com/gpulens/gpulens/analyzer/workload"
 
 // Action names what a Recommendation changes.
 type Action string
@@ -17,24 +17,12 @@ const (
 	ActionScaleDown Action = "scale-down-node-pool"
 )
 
-// Workload is what a patch applies to. Kind is Deployment, StatefulSet,
-// DaemonSet, ReplicaSet, Job, CronJob or Pod; without cluster access it is
-// Pod and Name is the pod's.
-type Workload struct {
-	Kind, Namespace, Name, Container string
-}
-
-// String is Kind/namespace/name, as kubectl names objects.
-func (w Workload) String() string {
-	return strings.Join([]string{w.Kind, w.Namespace, w.Name}, "/")
-}
-
 // Recommendation is one change with its reason and effect.
 type Recommendation struct {
 	Action Action
 	// Summary says what to do and why, in one sentence with the numbers.
 	Summary  string
-	Workload Workload
+	Workload workload.Ref
 	// From and To are the GPU resource names before and after, e.g.
 	// nvidia.com/gpu and nvidia.com/mig-1g.10gb; equal when only the
 	// sharing config changes.

@@ -3,6 +3,8 @@ package recommend
 import (
 	"strings"
 	"testing"
+
+	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
 const (
@@ -12,7 +14,7 @@ const (
 	gibF = 1 << 30
 )
 
-var web = Workload{Kind: "Deployment", Namespace: "team-a", Name: "web", Container: "main"}
+var web = workload.Ref{Kind: "Deployment", Namespace: "team-a", Name: "web", Container: "main"}
 
 func TestRightSize(t *testing.T) {
 	tests := []struct {
@@ -120,7 +122,7 @@ func TestPatchForDeployment(t *testing.T) {
 	if r.Patch.JSON != wantJSON {
 		t.Errorf("JSON patch %s, want %s", r.Patch.JSON, wantJSON)
 	}
-	cron := BuildPatch(Workload{Kind: "CronJob", Namespace: "n", Name: "c"}, PatchChange{Limits: map[string]int64{"nvidia.com/gpu": 1}})
+	cron := BuildPatch(workload.Ref{Kind: "CronJob", Namespace: "n", Name: "c"}, PatchChange{Limits: map[string]int64{"nvidia.com/gpu": 1}})
 	if !strings.HasPrefix(cron.JSON, `{"spec":{"jobTemplate":{"spec":{"template":{"spec":{"containers":[{"name":"main"`) {
 		t.Errorf("CronJob patch %s", cron.JSON)
 	}

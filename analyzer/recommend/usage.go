@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/describe"
 )
 
 // Usage is what a right-sizing rule needs to know about one allocation.
 type Usage struct {
-	Workload Workload
+	Workload workload.Ref
 	// Model is the NVML product name; Sharing none, time-slicing, mps or
 	// mig; MIGProfile set on mig.
 	Model, Sharing, MIGProfile string

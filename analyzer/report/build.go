@@ -103,7 +103,7 @@ func (p *pricer) unpriced() []string {
 // usage adds one allocation to u. Utilization is capped at 1: a time-sliced
 // tenant's utilization is of the whole device and can read above its share,
 // but nobody uses more than they hold.
-func (u *Usage) add(x query.Allocation, pr *pricer) {
+func (u *GPUHours) add(x query.Allocation, pr *pricer) {
 	u.AllocatedGPUHours += x.AllocatedGPUHours
 	price, _ := pr.perHour(x.Model)
 	u.Cost += x.AllocatedGPUHours * price
@@ -117,7 +117,7 @@ func (u *Usage) add(x query.Allocation, pr *pricer) {
 	u.Waste += (x.AllocatedGPUHours - used) * price
 }
 
-func (u *Usage) sum(o Usage) {
+func (u *GPUHours) sum(o GPUHours) {
 	u.AllocatedGPUHours += o.AllocatedGPUHours
 	u.UsedGPUHours += o.UsedGPUHours
 	u.IdleGPUHours += o.IdleGPUHours
@@ -126,14 +126,14 @@ func (u *Usage) sum(o Usage) {
 	u.Waste += o.Waste
 }
 
-func (u *Usage) finish() {
+func (u *GPUHours) finish() {
 	if measured := u.AllocatedGPUHours - u.UnmeasuredGPUHours; measured > 0 {
 		e := u.UsedGPUHours / measured
 		u.Efficiency = &e
 	}
 }
 
-func change(cur Usage, prev *Usage) *Change {
+func change(cur GPUHours, prev *GPUHours) *Change {
 	if prev == nil {
 		return nil
 	}
@@ -175,7 +175,7 @@ func teams(cur, prev *query.Result, teamOf func(string) string, pr *pricer) []Te
 	for _, x := range prev.Allocations {
 		if t := byTeam[teamOf(x.Namespace)]; t != nil {
 			if t.Previous == nil {
-				t.Previous = &Usage{}
+				t.Previous = &GPUHours{}
 			}
 			t.Previous.add(x, pr)
 		}
@@ -183,14 +183,14 @@ func teams(cur, prev *query.Result, teamOf func(string) string, pr *pricer) []Te
 	out := make([]Team, 0, len(byTeam))
 	for _, t := range byTeam {
 		if hadPrev && t.Previous == nil {
-			t.Previous = &Usage{} // it held nothing last week: a known zero
+			t.Previous = &GPUHours{} // it held nothing last week: a known zero
 		}
 		slices.Sort(t.Namespaces)
 		t.finish()
 		if t.Previous != nil {
 			t.Previous.finish()
 		}
-		t.Change = change(t.Usage, t.Previous)
+		t.Change = change(t.GPUHours, t.Previous)
 		out = append(out, *t)
 	}
 	slices.SortFunc(out, func(a, b Team) int {
@@ -202,7 +202,7 @@ func teams(cur, prev *query.Result, teamOf func(string) string, pr *pricer) []Te
 func cluster(cur, prev *query.Result, teams []Team, pr *pricer) Cluster {
 	c := Cluster{GPUs: len(cur.GPUs)}
 	for _, t := range teams {
-		c.sum(t.Usage)
+		c.sum(t.GPUHours)
 	}
 	c.finish()
 	held := heldByGPU(cur)
@@ -223,13 +223,13 @@ func cluster(cur, prev *query.Result, teams []Team, pr *pricer) Cluster {
 	}
 	c.EstimatedWaste = c.Waste + c.UnallocatedCost
 	if len(prev.GPUs) > 0 {
-		p := &Usage{}
+		p := &GPUHours{}
 		for _, x := range prev.Allocations {
 			p.add(x, pr)
 		}
 		p.finish()
 		c.Previous = p
-		c.Change = change(c.Usage, p)
+		c.Change = change(c.GPUHours, p)
 	}
 	return c
 }

@@ -33,10 +33,10 @@ func TestNumbersAddUp(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := fixtureReport(t, tt.inv, tt.prices)
 			var got []string
-			var sum Usage
+			var sum GPUHours
 			for _, team := range r.Teams {
 				got = append(got, team.Team)
-				sum.sum(team.Usage)
+				sum.sum(team.GPUHours)
 				if team.UsedGPUHours > team.AllocatedGPUHours+1e-9 {
 					t.Errorf("%s used %g > allocated %g", team.Team, team.UsedGPUHours, team.AllocatedGPUHours)
 				}
@@ -110,7 +110,7 @@ func TestTeamFigures(t *testing.T) {
 	}
 	// embed-0 has no utilization: unmeasured, not idle, no efficiency.
 	if s := by["search"]; !near(s.UnmeasuredGPUHours, 42) || s.IdleGPUHours != 0 || s.Efficiency != nil || s.Waste != 0 {
-		t.Errorf("search %+v, want 42 unmeasured GPU-h, no idle, no efficiency", s.Usage)
+		t.Errorf("search %+v, want 42 unmeasured GPU-h, no idle, no efficiency", s.GPUHours)
 	}
 	// research: bob used 60% of an H100 last week, alice 2% this week.
 	res := by["research"]
@@ -148,7 +148,7 @@ func TestCSVAgreesWithJSON(t *testing.T) {
 	for i, h := range rows[0] {
 		col[h] = i
 	}
-	check := func(row []string, name string, u Usage, prev *Usage) {
+	check := func(row []string, name string, u GPUHours, prev *GPUHours) {
 		t.Helper()
 		get := func(c string) float64 {
 			v, err := strconv.ParseFloat(row[col[c]], 64)
@@ -173,11 +173,11 @@ func TestCSVAgreesWithJSON(t *testing.T) {
 		if row[col["scope"]] != "team" || row[col["team"]] != team.Team {
 			t.Fatalf("row %d is %v, want team %s", i+1, row, team.Team)
 		}
-		check(row, team.Team, team.Usage, team.Previous)
+		check(row, team.Team, team.GPUHours, team.Previous)
 	}
 	last := rows[len(rows)-1]
 	if last[col["scope"]] != "cluster" {
 		t.Fatalf("last row %v, want the cluster", last)
 	}
-	check(last, "cluster", parsed.Cluster.Usage, parsed.Cluster.Previous)
+	check(last, "cluster", parsed.Cluster.GPUHours, parsed.Cluster.Previous)
 }

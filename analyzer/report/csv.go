@@ -26,14 +26,14 @@ func writeCSV(w io.Writer, r *Report) error {
 	allocs := 0
 	for _, t := range r.Teams {
 		allocs += t.Allocations
-		_ = cw.Write(r.csvRow("team", t.Team, strings.Join(t.Namespaces, " "), t.Allocations, t.Usage, t.Previous))
+		_ = cw.Write(r.csvRow("team", t.Team, strings.Join(t.Namespaces, " "), t.Allocations, t.GPUHours, t.Previous))
 	}
-	_ = cw.Write(r.csvRow("cluster", "", "", allocs, r.Cluster.Usage, r.Cluster.Previous))
+	_ = cw.Write(r.csvRow("cluster", "", "", allocs, r.Cluster.GPUHours, r.Cluster.Previous))
 	cw.Flush()
 	return cw.Error()
 }
 
-func (r *Report) csvRow(scope, team, namespaces string, allocs int, u Usage, prev *Usage) []string {
+func (r *Report) csvRow(scope, team, namespaces string, allocs int, u GPUHours, prev *GPUHours) []string {
 	row := []string{scope, team, namespaces, strconv.Itoa(allocs)}
 	row = append(row, r.csvUsage(&u)...)
 	row = append(row, r.csvUsage(prev)...)
@@ -42,7 +42,7 @@ func (r *Report) csvRow(scope, team, namespaces string, allocs int, u Usage, pre
 
 // csvUsage is allocated, used, idle, unmeasured, efficiency, cost, waste.
 // cost and waste are empty when unknown.
-func (r *Report) csvUsage(u *Usage) []string {
+func (r *Report) csvUsage(u *GPUHours) []string {
 	if u == nil {
 		return make([]string, 7)
 	}

@@ -34,8 +34,9 @@ type Window struct {
 	Hours float64   `json:"hours"`
 }
 
-// Usage are the allocation figures shared by a team and the cluster.
-type Usage struct {
+// GPUHours are the allocation figures, in GPU-hours and money, shared by a
+// team and the cluster.
+type GPUHours struct {
 	AllocatedGPUHours  float64  `json:"allocated_gpu_hours"`
 	UsedGPUHours       float64  `json:"used_gpu_hours"`
 	IdleGPUHours       float64  `json:"idle_gpu_hours"`
@@ -56,10 +57,10 @@ type Change struct {
 	Waste            float64  `json:"waste"`
 }
 
-// Cluster sums the fleet. Its Usage is that of all allocations; the rest
+// Cluster sums the fleet. Its GPUHours are that of all allocations; the rest
 // covers the capacity no one held.
 type Cluster struct {
-	Usage
+	GPUHours
 	GPUs                int     `json:"gpus"`
 	CapacityGPUHours    float64 `json:"capacity_gpu_hours"`
 	UnallocatedGPUHours float64 `json:"unallocated_gpu_hours"`
@@ -68,9 +69,9 @@ type Cluster struct {
 	CapacityCost    float64 `json:"capacity_cost"`
 	UnallocatedCost float64 `json:"unallocated_cost"`
 	// EstimatedWaste is idle allocations plus unallocated capacity.
-	EstimatedWaste float64 `json:"estimated_waste"`
-	Previous       *Usage  `json:"previous"`
-	Change         *Change `json:"change"`
+	EstimatedWaste float64   `json:"estimated_waste"`
+	Previous       *GPUHours `json:"previous"`
+	Change         *Change   `json:"change"`
 }
 
 // ModelFleet is the part of the fleet of one GPU model.
@@ -91,9 +92,9 @@ type Team struct {
 	Team        string   `json:"team"`
 	Namespaces  []string `json:"namespaces"`
 	Allocations int      `json:"allocations"`
-	Usage
-	Previous *Usage  `json:"previous"`
-	Change   *Change `json:"change"`
+	GPUHours
+	Previous *GPUHours `json:"previous"`
+	Change   *Change   `json:"change"`
 }
 
 // Recommendation is a right-sizing change with its monthly savings.

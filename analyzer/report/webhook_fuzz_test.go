@@ -49,7 +49,7 @@ func FuzzWebhookPayload(f *testing.F) {
 		for i := range nt {
 			// Most GPU-hours first, the order Build gives.
 			r.Teams = append(r.Teams, Team{Team: fmt.Sprintf("%s-%d", teamName, i), Namespaces: []string{teamName}, Allocations: 1,
-				Usage: Usage{AllocatedGPUHours: float64(nt - i)}})
+				GPUHours: GPUHours{AllocatedGPUHours: float64(nt - i)}})
 		}
 		var critical, warning, info int
 		for i := range nf {

@@ -25,7 +25,7 @@ func finding(kind, workload string) findings.Finding {
 
 func result(fs ...findings.Finding) *Result {
 	r := &report.Report{Window: report.Window{Start: t0.Add(-24 * time.Hour), End: t0, Hours: 24}, Schema: "native",
-		Teams: []report.Team{{Team: "ml", Usage: report.Usage{AllocatedGPUHours: 24, UsedGPUHours: 6, IdleGPUHours: 18}}}}
+		Teams: []report.Team{{Team: "ml", GPUHours: report.GPUHours{AllocatedGPUHours: 24, UsedGPUHours: 6, IdleGPUHours: 18}}}}
 	return &Result{Findings: fs, Report: r, Queries: 48}
 }
 

@@ -42,7 +42,7 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 	s.obs.Progress(0, 2)
 	t := s.thresholds
 	data, err := plan.Fetch(ctx, s.src, sch, plan.FetchOptions{
-		Window: s.window, Workload: s.inv.WorkloadOf,
+		Window: s.window, Workload: s.inv.Workload,
 		TrainingMinLoad: t.Training.MinLoad, TrainingMinHours: t.Training.MinHours,
 		GrowthHorizon: time.Duration(t.OOMRisk.GrowthHorizonHours * float64(time.Hour)),
 	})
