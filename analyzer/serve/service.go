@@ -3,7 +3,6 @@ package serve
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/metricname"
 	"github.com/gpulens/gpulens/analyzer/notify"
 	"github.com/gpulens/gpulens/analyzer/report"
@@ -32,11 +30,8 @@ type Options struct {
 	Health *metrics.Set
 	// ReportURL is linked from every alert.
 	ReportURL string
-	// WriteFindings writes findings as JSON, the form of
-	// 'gpulens recommend --format json'.
-	WriteFindings func(io.Writer, []findings.Finding) error
-	Logger        *slog.Logger
-	Now           func() time.Time
+	Logger    *slog.Logger
+	Now       func() time.Time
 }
 
 // Service is the periodic analysis and what it serves.
@@ -61,9 +56,6 @@ func New(o Options) *Service {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
-	}
-	if o.WriteFindings == nil {
-		o.WriteFindings = func(w io.Writer, fs []findings.Finding) error { return json.NewEncoder(w).Encode(fs) }
 	}
 	s := &Service{o: o}
 	h := o.Health
@@ -136,7 +128,7 @@ func (s *Service) publish(res *Result) error {
 	if err := report.Render(&rep, r, "json"); err != nil {
 		return fmt.Errorf("report JSON: %w", err)
 	}
-	if err := s.o.WriteFindings(&fs, res.Findings); err != nil {
+	if err := report.WriteFindingsJSON(&fs, res.Findings); err != nil {
 		return fmt.Errorf("findings JSON: %w", err)
 	}
 	now := s.o.Now()

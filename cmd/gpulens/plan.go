@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/session"
 	"io"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/plan"
 	"github.com/gpulens/gpulens/analyzer/report"
+	"github.com/gpulens/gpulens/analyzer/session"
 )
 
 type planOptions struct {

@@ -177,7 +177,7 @@ func runServe(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 				Queries: a.Current.QueryCount + a.Previous.QueryCount}, nil
 		},
 		Interval: o.interval, Notifier: notifier, Health: health, ReportURL: reportURL,
-		WriteFindings: writeRecommendJSON, Logger: logger.With("component", "serve"),
+		Logger: logger.With("component", "serve"),
 	})
 
 	var wg sync.WaitGroup

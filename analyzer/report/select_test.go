@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"slices"
@@ -25,7 +25,7 @@ func TestSelectFindings(t *testing.T) {
 	}
 	kinds := func(all bool) []string {
 		var out []string
-		for _, f := range selectFindings(fs, all) {
+		for _, f := range SelectFindings(fs, all) {
 			out = append(out, f.Kind)
 		}
 		return out

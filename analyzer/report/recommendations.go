@@ -1,0 +1,212 @@
+package report
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/gpulens/gpulens/analyzer/findings"
+)
+
+// RecommendFormats are the formats of 'gpulens recommend': table for
+// people, json for scripts (every finding, the form /api/v1/findings
+// serves), yaml for the patches alone, one YAML document per workload.
+var RecommendFormats = []string{"table", "json", "yaml"}
+
+// WriteRecommendations writes findings in one of RecommendFormats.
+func WriteRecommendations(w io.Writer, fs []findings.Finding, format string) error {
+	switch format {
+	case "json":
+		return WriteFindingsJSON(w, fs)
+	case "yaml":
+		return writePatches(w, fs)
+	case "table":
+		return writeRecommendTable(w, fs)
+	}
+	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(RecommendFormats, ", "))
+}
+
+// SelectFindings keeps every warning and critical finding, and every
+// finding with savings or a recommended change, patch or not: "let the
+// node pool scale down" is an action, and often the largest sum. all adds
+// the rest (info findings without either). The biggest monthly sum comes
+// first, then the most severe.
+func SelectFindings(in []findings.Finding, all bool) []findings.Finding {
+	out := make([]findings.Finding, 0, len(in))
+	for _, f := range in {
+		if all || f.Severity != findings.Info || f.Recommendation != nil || (f.CostKnown && f.MonthlySavingsUSD != 0) {
+			out = append(out, f)
+		}
+	}
+	rank := map[findings.Severity]int{findings.Critical: 0, findings.Warning: 1, findings.Info: 2}
+	slices.SortStableFunc(out, func(a, b findings.Finding) int {
+		return cmp.Or(cmp.Compare(b.MonthlySavingsUSD, a.MonthlySavingsUSD), cmp.Compare(rank[a.Severity], rank[b.Severity]))
+	})
+	return out
+}
+
+// findingJSON is the JSON form of one finding, with the field names
+// scripts rely on.
+type findingJSON struct {
+	Kind              string             `json:"kind"`
+	Severity          string             `json:"severity"`
+	Namespace         string             `json:"namespace,omitempty"`
+	Workload          string             `json:"workload,omitempty"`
+	WorkloadKind      string             `json:"workload_kind,omitempty"`
+	Pod               string             `json:"pod,omitempty"`
+	Container         string             `json:"container,omitempty"`
+	Node              string             `json:"node,omitempty"`
+	GPUUUID           string             `json:"gpu_uuid,omitempty"`
+	GPUInstance       string             `json:"gpu_instance,omitempty"`
+	Model             string             `json:"model,omitempty"`
+	WorkloadSource    string             `json:"workload_source,omitempty"`
+	Pods              []string           `json:"pods,omitempty"`
+	GPUs              []string           `json:"gpus,omitempty"`
+	Summary           string             `json:"summary"`
+	Evidence          map[string]float64 `json:"evidence"`
+	Recommendation    *recommendationFix `json:"recommendation"`
+	MonthlyCostUSD    *float64           `json:"monthly_cost_usd"`
+	MonthlySavingsUSD *float64           `json:"monthly_savings_usd"`
+	Confidence        float64            `json:"confidence"`
+}
+
+type recommendationFix struct {
+	Action             string   `json:"action"`
+	Summary            string   `json:"summary"`
+	From               string   `json:"from,omitempty"`
+	To                 string   `json:"to,omitempty"`
+	CurrentShare       float64  `json:"current_share"`
+	RecommendedShare   float64  `json:"recommended_share"`
+	Reliability        bool     `json:"reliability,omitempty"`
+	PatchTarget        string   `json:"patch_target,omitempty"`
+	Patch              string   `json:"patch,omitempty"`
+	DevicePluginConfig string   `json:"device_plugin_config,omitempty"`
+	Notes              []string `json:"notes,omitempty"`
+}
+
+// WriteFindingsJSON writes every finding with the field names scripts
+// rely on; an unknown price is null, never a misleading 0.
+func WriteFindingsJSON(w io.Writer, fs []findings.Finding) error {
+	out := make([]findingJSON, 0, len(fs))
+	for _, f := range fs {
+		r := findingJSON{Kind: f.Kind, Severity: string(f.Severity), Namespace: f.Namespace, Workload: f.Workload,
+			WorkloadKind: f.WorkloadKind, Pod: f.Pod, Container: f.Container, Node: f.Node, GPUUUID: f.GPUUUID,
+			GPUInstance: f.GPUInstance, Model: f.Model, WorkloadSource: f.WorkloadSource, Pods: f.Pods, GPUs: f.GPUs,
+			Summary: f.Summary, Evidence: f.Evidence, Confidence: f.Confidence}
+		if r.Evidence == nil {
+			r.Evidence = map[string]float64{}
+		}
+		// Unknown prices are null, never a misleading 0.
+		if f.CostKnown {
+			cost, savings := f.MonthlyCostUSD, f.MonthlySavingsUSD
+			r.MonthlyCostUSD, r.MonthlySavingsUSD = &cost, &savings
+		}
+		if rec := f.Recommendation; rec != nil {
+			fix := &recommendationFix{Action: string(rec.Action), Summary: rec.Summary, From: rec.From, To: rec.To,
+				CurrentShare: rec.CurrentShare, RecommendedShare: rec.RecommendedShare, Reliability: rec.Reliability,
+				DevicePluginConfig: rec.DevicePluginConfig, Notes: rec.Notes}
+			if rec.Patch != nil {
+				fix.PatchTarget, fix.Patch = rec.Patch.Target, rec.Patch.JSON
+			}
+			r.Recommendation = fix
+		}
+		out = append(out, r)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func writeRecommendTable(w io.Writer, fs []findings.Finding) error {
+	if len(fs) == 0 {
+		_, err := fmt.Fprintln(w, "No findings to act on: every workload is sized to its use, or there was too little data to judge (see --all).")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SEVERITY\tKIND\tWORKLOAD\tCHANGE\tSAVINGS/MONTH\tCONFIDENCE")
+	for _, f := range fs {
+		change := "-"
+		if r := f.Recommendation; r != nil {
+			change = string(r.Action)
+			if r.From != "" && r.To != "" && r.From != r.To {
+				change = r.From + " → " + r.To
+			}
+		}
+		savings := "unknown price"
+		if f.CostKnown {
+			savings = dollars(f.MonthlySavingsUSD)
+		}
+		subject := cmp.Or(workloadRef(f), f.Node+"/"+f.GPUUUID)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.0f%%\n", f.Severity, f.Kind, subject, change, savings, 100*f.Confidence)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	for i, f := range fs {
+		fmt.Fprintf(w, "%d. %s\n", i+1, f.Summary)
+		if r := f.Recommendation; r != nil && r.Summary != "" && !strings.Contains(f.Summary, r.Summary) {
+			fmt.Fprintf(w, "   %s\n", r.Summary)
+		}
+	}
+	return nil
+}
+
+// dollars writes -$717 rather than $-717.
+func dollars(v float64) string {
+	if v < 0 {
+		return fmt.Sprintf("-$%.0f", -v)
+	}
+	return fmt.Sprintf("$%.0f", v)
+}
+
+func workloadRef(f findings.Finding) string {
+	if f.Workload == "" {
+		return ""
+	}
+	return cmp.Or(f.WorkloadKind, "Pod") + "/" + f.Namespace + "/" + f.Workload
+}
+
+// writePatches writes one YAML document per recommended change: a comment
+// with the target and the command, then the patch.
+func writePatches(w io.Writer, fs []findings.Finding) error {
+	n := 0
+	for _, f := range fs {
+		r := f.Recommendation
+		if r == nil || (r.Patch == nil && r.DevicePluginConfig == "") {
+			continue
+		}
+		if n > 0 {
+			fmt.Fprintln(w, "---")
+		}
+		n++
+		fmt.Fprintf(w, "# %s\n", f.Summary)
+		if r.Patch != nil {
+			kind, rest, _ := strings.Cut(r.Patch.Target, "/")
+			ns, name, _ := strings.Cut(rest, "/")
+			if kind == "Pod" {
+				// A pod's resources are immutable: the change belongs in
+				// whatever creates the pod.
+				fmt.Fprintf(w, "# %s/%s has no controller gpulens knows of; pods cannot be patched in place: apply this to the spec that creates it\n", ns, name)
+			} else {
+				fmt.Fprintf(w, "# kubectl -n %s patch %s %s --type strategic --patch-file <this document>\n", ns, strings.ToLower(kind), name)
+			}
+			fmt.Fprint(w, strings.TrimRight(r.Patch.YAML, "\n")+"\n")
+		}
+		if r.DevicePluginConfig != "" {
+			fmt.Fprintln(w, "# NVIDIA device plugin sharing config to roll out with it:")
+			for line := range strings.Lines(strings.TrimRight(r.DevicePluginConfig, "\n")) {
+				fmt.Fprintf(w, "#   %s", line)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "# No patches: nothing to change.")
+	}
+	return nil
+}
