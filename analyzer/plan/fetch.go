@@ -158,7 +158,7 @@ type allocation struct {
 
 func allocKey(m model.Metric) string {
 	var b strings.Builder
-	for _, l := range schema.AllocationKey {
+	for _, l := range schema.AllocationKeyLabels {
 		b.WriteString(string(m[model.LabelName(l)]))
 		b.WriteByte(0)
 	}

@@ -105,7 +105,7 @@ func by(labels []string) string { return describe.By(labels...) }
 // for each figure, so it reads a signal's samples once per figure:
 // Analyze's fallback where a source has no range queries, and the
 // reference TestPassesMatchScans holds passQueries to. Allocation-level figures are keyed by
-// schema.AllocationKey and GPU-level ones by schema.GPUKey, aggregated
+// schema.AllocationKeyLabels and GPU-level ones by schema.GPUKey, aggregated
 // inside the engine before the subquery so that a label that changes
 // within the window (a measurement method, a sharing mode) cannot split
 // one allocation into two.
@@ -115,9 +115,9 @@ func (a *analysis) scanQueries(sch schema.Schema) []namedQuery {
 		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.SubqueryRange(), a.w.stepStr())
 	}
 	gpuKey := by(schema.GPUKey)
-	alloc := maxBy(schema.AllocationKey, sch.Allocation())
-	util := maxBy(schema.AllocationKey, sch.Utilization())
-	mem := maxBy(schema.AllocationKey, sch.MemoryUsed())
+	alloc := maxBy(schema.AllocationKeyLabels, sch.Allocation())
+	util := maxBy(schema.AllocationKeyLabels, sch.Utilization())
+	mem := maxBy(schema.AllocationKeyLabels, sch.MemoryUsed())
 	gpu := maxBy(schema.GPUKey, sch.GPU())
 	gpuUtil := maxBy(schema.GPUKey, sch.GPUUtilization())
 	gpuMem := maxBy(schema.GPUKey, sch.GPUMemoryUsed())
@@ -132,7 +132,7 @@ func (a *analysis) scanQueries(sch schema.Schema) []namedQuery {
 		{name: "utilization average", expr: over("avg_over_time", util), apply: a.alloc(func(x *Allocation, v float64) { x.AvgUtilization = v })},
 		{name: "utilization p95", expr: quantile(0.95, util), apply: a.alloc(func(x *Allocation, v float64) { x.P95Utilization = v })},
 		{name: "utilization steps", expr: over("count_over_time", util), apply: a.alloc(func(x *Allocation, v float64) { x.UtilizationSteps = int(v) })},
-		{name: "memory peak", expr: a.maxOverTime(schema.AllocationKey, sch.MemoryUsed()), apply: a.alloc(func(x *Allocation, v float64) { x.PeakMemoryBytes = v })},
+		{name: "memory peak", expr: a.maxOverTime(schema.AllocationKeyLabels, sch.MemoryUsed()), apply: a.alloc(func(x *Allocation, v float64) { x.PeakMemoryBytes = v })},
 		{name: "memory p99", expr: quantile(0.99, mem), apply: a.alloc(func(x *Allocation, v float64) { x.P99MemoryBytes = v })},
 		{name: "memory steps", expr: over("count_over_time", mem), apply: a.alloc(func(x *Allocation, v float64) { x.MemorySteps = int(v) })},
 		{name: "memory last", expr: over("last_over_time", mem), apply: a.alloc(func(x *Allocation, v float64) { x.LastMemoryBytes = v })},

@@ -56,13 +56,13 @@ func TestShapesMatchPlainForms(t *testing.T) {
 		plainMax := func(labels []string, expr string) string { return "max by " + by(labels) + " (" + expr + ")" }
 		gpuKey := by(schema.GPUKey)
 		pairs := [][2]string{
-			{a.over("count_over_time", maxBy(schema.AllocationKey, c.sch.Allocation())), a.over("count_over_time", plainMax(schema.AllocationKey, c.sch.Allocation()))},
-			{a.over("avg_over_time", maxBy(schema.AllocationKey, c.sch.Utilization())), a.over("avg_over_time", plainMax(schema.AllocationKey, c.sch.Utilization()))},
-			{a.over("last_over_time", maxBy(schema.AllocationKey, c.sch.MemoryUsed())), a.over("last_over_time", plainMax(schema.AllocationKey, c.sch.MemoryUsed()))},
+			{a.over("count_over_time", maxBy(schema.AllocationKeyLabels, c.sch.Allocation())), a.over("count_over_time", plainMax(schema.AllocationKeyLabels, c.sch.Allocation()))},
+			{a.over("avg_over_time", maxBy(schema.AllocationKeyLabels, c.sch.Utilization())), a.over("avg_over_time", plainMax(schema.AllocationKeyLabels, c.sch.Utilization()))},
+			{a.over("last_over_time", maxBy(schema.AllocationKeyLabels, c.sch.MemoryUsed())), a.over("last_over_time", plainMax(schema.AllocationKeyLabels, c.sch.MemoryUsed()))},
 			{a.over("count_over_time", maxBy(schema.GPULabels, c.sch.GPU())), a.over("count_over_time", plainMax(schema.GPULabels, c.sch.GPU()))},
 			{a.over("avg_over_time", maxBy(schema.GPUKey, c.sch.GPUUtilization())), a.over("avg_over_time", plainMax(schema.GPUKey, c.sch.GPUUtilization()))},
 			{maxBy(schema.GPUKey, c.sch.GPUEnergy(w.rangeStr(), w.stepStr())), plainMax(schema.GPUKey, c.sch.GPUEnergy(w.rangeStr(), w.stepStr()))},
-			{a.maxOverTime(schema.AllocationKey, c.sch.MemoryUsed()), a.over("max_over_time", plainMax(schema.AllocationKey, c.sch.MemoryUsed()))},
+			{a.maxOverTime(schema.AllocationKeyLabels, c.sch.MemoryUsed()), a.over("max_over_time", plainMax(schema.AllocationKeyLabels, c.sch.MemoryUsed()))},
 			{a.maxOverTime(schema.GPUKey, c.sch.GPUMemoryTotal()), a.over("max_over_time", plainMax(schema.GPUKey, c.sch.GPUMemoryTotal()))},
 			{
 				a.over("count_over_time", maxBy(schema.GPUKey, c.sch.GPU())+" and on "+gpuKey+" "+presence(schema.GPUKey, c.sch.Allocation())),

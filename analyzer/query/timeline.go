@@ -50,7 +50,7 @@ func ReadTimeline(ctx context.Context, rq source.RangeQuerier, sch schema.Schema
 	step := w.Step
 	bucket := w.Duration() / time.Duration(points)
 	bucket = max(step, (bucket+step-1)/step*step)
-	key := "(" + strings.Join(schema.AllocationKey, ", ") + ")"
+	key := "(" + strings.Join(schema.AllocationKeyLabels, ", ") + ")"
 	alloc := "max by " + key + " (" + sch.Allocation() + ")"
 	util := "clamp_max(max by " + key + " (" + sch.Utilization() + "), 1)"
 	start := w.Start.Add(bucket)

@@ -28,17 +28,17 @@ const (
 	SharingMIG         = describe.SharingMIG
 )
 
-// AllocationKey identifies one allocation: a container holding (a share of)
+// AllocationKeyLabels identify one allocation: a container holding (a share of)
 // one physical GPU, or one MIG instance of it.
-var AllocationKey = []string{LabelNode, LabelNamespace, LabelPod, LabelContainer, LabelUUID, LabelGPUInstance}
+var AllocationKeyLabels = []string{LabelNode, LabelNamespace, LabelPod, LabelContainer, LabelUUID, LabelGPUInstance}
 
 // AllocationLabels are the labels of allocation series: the key plus
 // attributes that are constant for an allocation.
-var AllocationLabels = append(append([]string{}, AllocationKey...), LabelModel, LabelMIGProfile, LabelSharing)
+var AllocationLabels = append(append([]string{}, AllocationKeyLabels...), LabelModel, LabelMIGProfile, LabelSharing)
 
 // UsageLabels are the labels of usage series (utilization, memory): the
 // allocation's without sharing, which only the allocation signal knows.
-var UsageLabels = append(append([]string{}, AllocationKey...), LabelModel, LabelMIGProfile)
+var UsageLabels = append(append([]string{}, AllocationKeyLabels...), LabelModel, LabelMIGProfile)
 
 // GPUKey identifies a physical GPU; GPULabels adds its constant attributes.
 var (

@@ -1,0 +1,30 @@
+package query
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/prometheus/common/model"
+
+	"github.com/gpulens/gpulens/analyzer/schema"
+)
+
+// TestAllocationKeyIsItsLabels: the struct the analysis keys allocations by
+// and the label list its PromQL groups them by are one idea; each label of
+// the list sets one field, and there is no field the labels do not set.
+func TestAllocationKeyIsItsLabels(t *testing.T) {
+	if n := reflect.TypeFor[AllocationKey]().NumField(); n != len(schema.AllocationKeyLabels) {
+		t.Fatalf("AllocationKey has %d fields, schema.AllocationKeyLabels %d labels", n, len(schema.AllocationKeyLabels))
+	}
+	seen := map[AllocationKey]string{}
+	for _, l := range schema.AllocationKeyLabels {
+		k := allocationKey(model.Metric{model.LabelName(l): "x"})
+		if k == (AllocationKey{}) {
+			t.Errorf("label %s sets no field of AllocationKey", l)
+		}
+		if other, dup := seen[k]; dup {
+			t.Errorf("labels %s and %s set the same field", other, l)
+		}
+		seen[k] = l
+	}
+}
