@@ -98,20 +98,24 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 	allocs := readAllocations(matrices, steps, at)
 
 	pools := map[string]*Pool{}
-	nodes := map[string]map[string]bool{}
+	nodes := map[string]map[string]int{}
 	for _, g := range gpus {
 		product := string(g.Metric[schema.LabelModel])
 		p := pools[product]
 		if p == nil {
 			p = &Pool{Product: product}
 			pools[product] = p
-			nodes[product] = map[string]bool{}
+			nodes[product] = map[string]int{}
 		}
 		p.GPUsToday++
-		if n := string(g.Metric[schema.LabelNode]); !nodes[product][n] {
-			nodes[product][n] = true
+		n := string(g.Metric[schema.LabelNode])
+		if nodes[product][n] == 0 {
 			p.Nodes++
 		}
+		nodes[product][n]++
+		// The largest node of the pool is its shape: a node that reported
+		// fewer GPUs lost some to the bus or to the window's edge.
+		p.GPUsPerNode = max(p.GPUsPerNode, nodes[product][n])
 		if v := float64(g.Value); v > 0 && (p.CapacityBytes == 0 || v < p.CapacityBytes) {
 			p.CapacityBytes = v
 		}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -104,12 +105,14 @@ func checkReplay(t *testing.T, d *Data, p *Plan) {
 	}
 }
 
-func TestDemoWeekPlanFreesGPUs(t *testing.T) {
+func TestDemoWeekPlan(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates a week of 32 GPUs")
 	}
-	d := simulateWeek(t, sim.Default(), schema.Native{})
-	p, err := Make(d, DefaultPolicy(), recommend.DefaultPrices())
+	sc := sim.Default()
+	d := simulateWeek(t, sc, schema.Native{})
+	prices := recommend.DefaultPrices()
+	p, err := Make(d, DefaultPolicy(), prices)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,8 +122,33 @@ func TestDemoWeekPlanFreesGPUs(t *testing.T) {
 	if p.GPUsToday != 32 || p.GPUsNeeded >= p.GPUsToday {
 		t.Errorf("plan needs %d of %d GPUs, want fewer than 32 of 32", p.GPUsNeeded, p.GPUsToday)
 	}
-	if p.MonthlySavingUSD <= 0 {
-		t.Errorf("saving %.0f, want positive", p.MonthlySavingUSD)
+	// The default scenario has one node of 8 GPUs per model, so each pool
+	// has one node today, and the saving is the freed nodes' price: a
+	// node's 8 GPUs at the table's price, 730 hours a month.
+	if len(p.Pools) != len(sc.Nodes) {
+		t.Fatalf("%d pools, want one per node of the scenario (%d)", len(p.Pools), len(sc.Nodes))
+	}
+	var want float64
+	for i, pp := range p.Pools {
+		perNode := sc.Nodes[0].GPUs
+		price, err := prices.PerHour(pp.Product)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pp.NodesToday != 1 || pp.GPUsPerNode != perNode || pp.NodesNeeded < (pp.GPUsNeeded+perNode-1)/perNode {
+			t.Errorf("%s: nodes %d → %d of %d GPUs for %d GPUs; want 1 today, of %d", pp.Model, pp.NodesToday, pp.NodesNeeded, pp.GPUsPerNode, pp.GPUsNeeded, perNode)
+		}
+		saving := float64(1-pp.NodesNeeded) * float64(perNode) * price * HoursPerMonth
+		if pp.MonthlySavingUSD == nil || math.Abs(*pp.MonthlySavingUSD-saving) > 0.01 {
+			t.Errorf("pool %d %s: saving %v, want (1 − %d nodes) × %d GPUs × $%.2f × 730 h = %.2f", i, pp.Model, pp.MonthlySavingUSD, pp.NodesNeeded, perNode, price, saving)
+		}
+		if pp.HeadroomGPUs != pp.NodesNeeded*perNode-pp.GPUsNeeded {
+			t.Errorf("%s: headroom %d GPUs, want %d nodes × %d − %d", pp.Model, pp.HeadroomGPUs, pp.NodesNeeded, perNode, pp.GPUsNeeded)
+		}
+		want += saving
+	}
+	if math.Abs(p.MonthlySavingUSD-want) > 0.01 {
+		t.Errorf("headline saving %.2f, want the pools' freed nodes' %.2f", p.MonthlySavingUSD, want)
 	}
 	// The nightly ETL jobs never run at the same time, each at 90% of an
 	// A100: they take turns on one whole GPU.

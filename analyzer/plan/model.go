@@ -75,9 +75,10 @@ type Pool struct {
 	// it (the catalog's nominal size when it did not).
 	CapacityBytes float64
 	GPUsToday     int
-	// Nodes is how many nodes the GPUs are on; 0 when unknown.
-	Nodes int
-	Lanes []*Lane
+	// Nodes is how many nodes the GPUs are on, and GPUsPerNode how many
+	// GPUs a node of the pool has; 0 when unknown.
+	Nodes, GPUsPerNode int
+	Lanes              []*Lane
 }
 
 // Mode is how a planned GPU is used.
@@ -102,6 +103,11 @@ type Policy struct {
 	// ExactMaxLanes: pools with at most this many lanes are solved
 	// exactly.
 	ExactMaxLanes int `json:"exact_max_lanes"`
+	// NoTimeSlicing plans whole GPUs and MIG slices only. Make tries it
+	// beside the policy's own layout and keeps whichever needs fewer
+	// nodes: time-sliced GPUs need nodes of their own, so on a pool of few
+	// nodes sharing can cost a node where it saves GPUs.
+	NoTimeSlicing bool `json:"no_time_slicing,omitempty"`
 }
 
 // DefaultPolicy matches the right-sizing defaults of recommend.

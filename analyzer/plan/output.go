@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -47,31 +48,38 @@ func writeTable(w io.Writer, p *Plan) error {
 		p.Start.UTC().Format("2006-01-02 15:04"), p.End.UTC().Format("2006-01-02 15:04 MST"), stepsOf(p), p.Step,
 		100*p.Policy.MemoryMargin, 100*p.Policy.ComputeTarget, p.Policy.MaxReplicas)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODEL\tGPUS TODAY\tNEEDED\tFREED\tSAVING/MONTH\tMETHOD")
+	fmt.Fprintln(tw, "MODEL\tNODES TODAY\tNEEDED\tGPUS TODAY\tNEEDED\tHEADROOM GPUS\tSAVING/MONTH\tMETHOD")
 	for _, pp := range p.Pools {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\n", pp.Model, pp.GPUsToday, pp.GPUsNeeded, pp.Freed(), money(pp.MonthlySavingUSD), pp.Method)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", pp.Model, count(pp.NodesToday), count(pp.NodesNeeded), pp.GPUsToday, pp.GPUsNeeded,
+			pp.HeadroomGPUs, money(pp.MonthlySavingUSD), pp.Method)
 	}
 	total := p.MonthlySavingUSD
-	fmt.Fprintf(tw, "TOTAL\t%d\t%d\t%d\t%s\t\n", p.GPUsToday, p.GPUsNeeded, p.GPUsToday-p.GPUsNeeded, money(&total))
+	fmt.Fprintf(tw, "TOTAL\t%s\t%s\t%d\t%d\t%d\t%s\t\n", count(p.NodesToday), count(p.NodesNeeded), p.GPUsToday, p.GPUsNeeded, p.HeadroomGPUs, money(&total))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintln(w, "\nThe saving is the freed nodes' price a month: clouds bill nodes. Headroom GPUs are free on the nodes that stay, worth nothing until a node goes.")
 
 	for _, pp := range p.Pools {
 		nodes := ""
-		if pp.NodesToday > 0 {
-			// The saving counts GPUs; a cloud bill counts nodes.
-			nodes = fmt.Sprintf(" (nodes: %d today, at least %d for this layout)", pp.NodesToday, pp.NodesNeeded)
+		if pp.NodesNeeded > 0 {
+			nodes = fmt.Sprintf(" on %s of %d GPUs (%d today)", plural(pp.NodesNeeded, "node"), pp.GPUsPerNode, pp.NodesToday)
 			if pp.NodesNeeded > pp.NodesToday {
-				nodes = strings.TrimSuffix(nodes, ")") + ", since time-sliced GPUs need a device plugin config of their own)"
+				nodes += "; more nodes than today, since a node's GPUs share one device plugin config"
 			}
 		}
 		fmt.Fprintf(w, "\n%s: %s%s\n", pp.Model, gpus(pp.GPUsNeeded), nodes)
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  GPU\tLAYOUT\tPEAK MEMORY\tPEAK LOAD\tCONTENDED STEPS\tWORKLOADS")
+		nodeOf := map[int]string{}
+		for _, n := range pp.Nodes {
+			for _, g := range n.GPUs {
+				nodeOf[g] = fmt.Sprint(n.Index)
+			}
+		}
+		fmt.Fprintln(tw, "  NODE\tGPU\tLAYOUT\tPEAK MEMORY\tPEAK LOAD\tCONTENDED STEPS\tWORKLOADS")
 		for i, g := range pp.GPUs {
 			r := pp.Replay.GPUs[i]
-			fmt.Fprintf(tw, "  %d\t%s\t%.0f%%\t%.0f%%\t%d\t%s\n", g.Index, g.Layout(), 100*r.PeakMemoryRatio, 100*r.PeakLoad, r.ContendedSteps, strings.Join(g.Lanes, ", "))
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%.0f%%\t%.0f%%\t%d\t%s\n", cmp.Or(nodeOf[i], "-"), g.Index, g.Layout(), 100*r.PeakMemoryRatio, 100*r.PeakLoad, r.ContendedSteps, strings.Join(g.Lanes, ", "))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -111,6 +119,14 @@ func writeTable(w io.Writer, p *Plan) error {
 	return nil
 }
 
+// count writes 0 (unknown) as "-".
+func count(n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprint(n)
+}
+
 func stepsOf(p *Plan) int {
 	for _, pp := range p.Pools {
 		if pp.Replay.Steps > 0 {
@@ -140,6 +156,10 @@ func writeYAML(w io.Writer, p *Plan) error {
 		n++
 	}
 	for _, pp := range p.Pools {
+		if pp.Nodes != nil {
+			writeNodesYAML(w, pp, doc)
+			continue
+		}
 		var groups []*nodeGroup
 		for _, g := range pp.GPUs {
 			k := slices.IndexFunc(groups, func(x *nodeGroup) bool { return x.layout == g.Layout() })
@@ -212,6 +232,13 @@ func writeYAMLDoc(w io.Writer, v any) {
 		panic(fmt.Sprintf("plan yaml: %v", err)) // maps of strings, ints and bools always marshal
 	}
 	_, _ = w.Write(b)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func gpus(n int) string {

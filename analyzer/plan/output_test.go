@@ -34,7 +34,8 @@ func goldenPlan(t *testing.T) *Plan {
 		series("svc-a", steps, constant(6), busyA),
 		series("svc-b", steps, constant(6), busyB),
 		series("notebook", steps, constant(3), constant(0.01)))
-	l4.GPUsToday = 3
+	// Two nodes of 2 L4s today, one node of 4 A100s.
+	l4.GPUsToday, l4.Nodes, l4.GPUsPerNode = 4, 2, 2
 	jobMon := series("etl-mon", steps, during(0, 80, 30), during(0, 80, 0.9))
 	jobTue := series("etl-tue", steps, during(100, 180, 30), during(100, 180, 0.9))
 	jobMon.Workload.Kind, jobTue.Workload.Kind = "CronJob", "CronJob"
@@ -46,7 +47,7 @@ func goldenPlan(t *testing.T) *Plan {
 		a100 = append(a100, l)
 	}
 	pool := poolOf(t, "A100-80GB", a100...)
-	pool.GPUsToday = 4
+	pool.GPUsToday, pool.Nodes, pool.GPUsPerNode = 4, 1, 4
 	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 	d := &Data{Start: start, End: start.Add(steps * time.Minute), Step: time.Minute, Steps: steps, Pools: []*Pool{l4, pool}}
 	p, err := Make(d, DefaultPolicy(), recommend.DefaultPrices())
@@ -58,12 +59,13 @@ func goldenPlan(t *testing.T) *Plan {
 
 func TestOutputGolden(t *testing.T) {
 	p := goldenPlan(t)
-	// What the golden files must show, whatever their layout: 7 GPUs
+	// What the golden files must show, whatever their layout: 8 GPUs
 	// today, 3 needed (the L4 services and notebook on one time-sliced
 	// GPU; the jobs in turn on one whole A100; three 2g.20gb trainers on
-	// another).
-	if p.GPUsToday != 7 || p.GPUsNeeded != 3 {
-		t.Errorf("%d → %d GPUs, want 7 → 3", p.GPUsToday, p.GPUsNeeded)
+	// another), so 3 nodes → 2: one L4 node goes, the A100 node stays
+	// with 2 GPUs of headroom.
+	if p.GPUsToday != 8 || p.GPUsNeeded != 3 || p.NodesToday != 3 || p.NodesNeeded != 2 || p.HeadroomGPUs != 1+2 {
+		t.Errorf("%d → %d GPUs, %d → %d nodes, %d headroom; want 8 → 3, 3 → 2, 3", p.GPUsToday, p.GPUsNeeded, p.NodesToday, p.NodesNeeded, p.HeadroomGPUs)
 	}
 	for _, format := range Formats {
 		t.Run(format, func(t *testing.T) {

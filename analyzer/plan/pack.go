@@ -37,7 +37,7 @@ func (p *packer) laneOptions(l *Lane) options {
 			break
 		}
 	}
-	o.ts = !l.Training && need <= p.pool.CapacityBytes && l.stats.p95Load <= p.pol.ComputeTarget
+	o.ts = !p.pol.NoTimeSlicing && !l.Training && need <= p.pool.CapacityBytes && l.stats.p95Load <= p.pol.ComputeTarget
 	return o
 }
 

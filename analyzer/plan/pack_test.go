@@ -399,33 +399,3 @@ func TestMakeRefusesAPlanFailingReplay(t *testing.T) {
 		t.Errorf("error %v, want ErrReplay with 10 overcommitted steps (30 GiB on a 24 GB GPU at each of 10 steps)", err)
 	}
 }
-
-func TestNodesNeeded(t *testing.T) {
-	gpus := func(modes ...Mode) []GPU {
-		var out []GPU
-		for _, m := range modes {
-			out = append(out, GPU{Mode: m})
-		}
-		return out
-	}
-	cases := []struct {
-		name                 string
-		gpusToday, nodes     int
-		layout               []GPU
-		wantToday, wantNodes int
-	}{
-		// One 8-GPU node: 2 whole and 2 time-sliced GPUs cannot share it.
-		{"mixed on one node", 8, 1, gpus(ModeWhole, ModeWhole, ModeTimeSlicing, ModeTimeSlicing), 1, 2},
-		// Whole and MIG share nodes: 9 of them on 4-GPU nodes need 3.
-		{"whole and MIG", 16, 4, gpus(ModeWhole, ModeWhole, ModeWhole, ModeMIG, ModeMIG, ModeMIG, ModeMIG, ModeMIG, ModeWhole), 4, 3},
-		{"unknown nodes", 8, 0, gpus(ModeWhole), 0, 0},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			today, needed := nodesNeeded(&Pool{GPUsToday: c.gpusToday, Nodes: c.nodes}, c.layout)
-			if today != c.wantToday || needed != c.wantNodes {
-				t.Errorf("%d → %d nodes, want %d → %d", today, needed, c.wantToday, c.wantNodes)
-			}
-		})
-	}
-}

@@ -25,10 +25,15 @@ type Plan struct {
 	StepS  float64       `json:"step_seconds"`
 	Policy Policy        `json:"policy"`
 	Pools  []PoolPlan    `json:"pools"`
-	// GPUsToday, GPUsNeeded and MonthlySavingUSD add the pools up; the
-	// saving counts priced pools only.
+	// The totals add the pools up; the saving counts priced pools only.
+	// The saving is in nodes, as clouds bill: the freed nodes' price (less
+	// the added nodes' where a layout needs more). GPUs freed on nodes that
+	// stay are headroom, worth nothing until a node goes.
 	GPUsToday        int      `json:"gpus_today"`
 	GPUsNeeded       int      `json:"gpus_needed"`
+	NodesToday       int      `json:"nodes_today"`
+	NodesNeeded      int      `json:"nodes_needed"`
+	HeadroomGPUs     int      `json:"headroom_gpus"`
 	MonthlySavingUSD float64  `json:"monthly_saving_usd"`
 	Notes            []string `json:"notes,omitempty"`
 }
@@ -41,18 +46,27 @@ type PoolPlan struct {
 	GPUsNeeded int    `json:"gpus_needed"`
 	// Method says how the layout was found: exactly, or by which
 	// first-fit-decreasing strategy and the local search.
-	Method           string   `json:"method"`
-	PricePerHour     *float64 `json:"price_per_gpu_hour"`
+	Method       string   `json:"method"`
+	PricePerHour *float64 `json:"price_per_gpu_hour"`
+	// PricePerNodeHour is a node's: its GPUs at PricePerHour.
+	PricePerNodeHour *float64 `json:"price_per_node_hour"`
+	// MonthlySavingUSD is the freed nodes' price a month (negative when
+	// the layout needs more nodes); nil without a price.
 	MonthlySavingUSD *float64 `json:"monthly_saving_usd"`
-	// NodesToday and NodesNeeded count nodes (0: unknown): a node takes
-	// one device plugin config, so time-sliced GPUs need nodes of their
-	// own, and a pool frees money in the cloud only by whole nodes.
-	NodesToday  int          `json:"nodes_today,omitempty"`
-	NodesNeeded int          `json:"nodes_needed,omitempty"`
-	GPUs        []GPU        `json:"gpus"`
-	Assignments []Assignment `json:"assignments"`
-	Replay      Replay       `json:"replay"`
-	Notes       []string     `json:"notes,omitempty"`
+	// GPUsPerNode is the pool's node shape; NodesToday and NodesNeeded
+	// count nodes (0: unknown). A node takes one device plugin config, so
+	// time-sliced GPUs need nodes of their own, and a pool frees money in
+	// the cloud only by whole nodes. HeadroomGPUs are the planned nodes'
+	// GPUs that the layout leaves free.
+	GPUsPerNode  int          `json:"gpus_per_node,omitempty"`
+	NodesToday   int          `json:"nodes_today,omitempty"`
+	NodesNeeded  int          `json:"nodes_needed,omitempty"`
+	HeadroomGPUs int          `json:"headroom_gpus"`
+	Nodes        []Node       `json:"nodes,omitempty"`
+	GPUs         []GPU        `json:"gpus"`
+	Assignments  []Assignment `json:"assignments"`
+	Replay       Replay       `json:"replay"`
+	Notes        []string     `json:"notes,omitempty"`
 }
 
 // Freed is how many GPUs the layout gives back; negative when the pool
@@ -117,19 +131,42 @@ func Make(d *Data, pol Policy, prices *recommend.Prices) (*Plan, error) {
 	out := &Plan{Start: d.Start, End: d.End, Step: d.Step, StepS: d.Step.Seconds(), Policy: pol, Notes: d.Notes}
 	for _, pool := range d.Pools {
 		pp := planPool(pool, pol)
+		if pp.NodesNeeded > 0 && !pol.NoTimeSlicing && slices.ContainsFunc(pp.GPUs, func(g GPU) bool { return g.Mode == ModeTimeSlicing }) {
+			alt := pol
+			alt.NoTimeSlicing = true
+			if ap := planPool(pool, alt); ap.NodesNeeded < pp.NodesNeeded {
+				ap.Notes = append(ap.Notes, fmt.Sprintf("no time-slicing: the layout with it needs %d nodes (%s), this one %d (%s), and nodes are what the cloud bills",
+					pp.NodesNeeded, gpus(pp.GPUsNeeded), ap.NodesNeeded, gpus(ap.GPUsNeeded)))
+				pp = ap
+			}
+		}
 		pp.Replay = replay(pool, pp)
 		if pp.Replay.OvercommittedSteps > 0 {
 			return nil, fmt.Errorf("%w: %s: %d overcommitted memory steps (%s)", ErrReplay, pool.Model.Key, pp.Replay.OvercommittedSteps, pp.Replay.worst())
 		}
-		if price, ok := pricePerHour(prices, pool.Product); ok {
-			saving := float64(pp.Freed()) * price * HoursPerMonth
-			pp.PricePerHour, pp.MonthlySavingUSD = &price, &saving
-			out.MonthlySavingUSD += saving
-		} else {
+		price, priced := pricePerHour(prices, pool.Product)
+		switch {
+		case !priced:
 			pp.Notes = append(pp.Notes, "no price for "+pool.Product+": its saving is unknown")
+		case pp.NodesNeeded > 0:
+			node := price * float64(pp.GPUsPerNode)
+			saving := float64(pp.NodesToday-pp.NodesNeeded) * node * HoursPerMonth
+			pp.PricePerHour, pp.PricePerNodeHour, pp.MonthlySavingUSD = &price, &node, &saving
+		default:
+			// Without the node shape a saving in nodes cannot be told;
+			// counting freed GPUs would promise money no node gives back.
+			zero := 0.0
+			pp.PricePerHour, pp.MonthlySavingUSD = &price, &zero
+			pp.Notes = append(pp.Notes, "the pool's nodes are unknown (no node label): its saving is not counted")
+		}
+		if pp.MonthlySavingUSD != nil {
+			out.MonthlySavingUSD += *pp.MonthlySavingUSD
 		}
 		out.GPUsToday += pp.GPUsToday
 		out.GPUsNeeded += pp.GPUsNeeded
+		out.NodesToday += pp.NodesToday
+		out.NodesNeeded += pp.NodesNeeded
+		out.HeadroomGPUs += pp.HeadroomGPUs
 		out.Pools = append(out.Pools, pp)
 	}
 	slices.SortFunc(out.Pools, func(a, b PoolPlan) int { return cmp.Compare(a.Model, b.Model) })
@@ -215,7 +252,13 @@ func planPool(pool *Pool, pol Policy) PoolPlan {
 		slices.Sort(g.Slices)
 		pp.GPUs = append(pp.GPUs, g)
 	}
-	pp.NodesToday, pp.NodesNeeded = nodesNeeded(pool, pp.GPUs)
+	var notes []string
+	pp.Nodes, notes = packNodes(pool, &pp)
+	pp.Notes = append(pp.Notes, notes...)
+	if pp.Nodes != nil {
+		pp.GPUsPerNode, pp.NodesToday, pp.NodesNeeded = pool.GPUsPerNode, pool.Nodes, len(pp.Nodes)
+		pp.HeadroomGPUs = pp.NodesNeeded*pool.GPUsPerNode - pp.GPUsNeeded
+	}
 	for _, l := range pool.Lanes {
 		if l.GrowthBytes > 0 {
 			pp.Notes = append(pp.Notes, fmt.Sprintf("%s grows: %.1f GiB reserved above its peak", l.Name(), l.GrowthBytes/(1<<30)))
@@ -293,23 +336,4 @@ func quantile(v []float64, q float64) float64 {
 		return v[len(v)-1]
 	}
 	return v[lo] + (v[lo+1]-v[lo])*(rank-float64(lo))
-}
-
-// nodesNeeded estimates the nodes a layout takes at the pool's GPUs per
-// node: whole GPUs and MIG geometries can share nodes (the MIG manager
-// configures each GPU), time-sliced GPUs need nodes whose device plugin
-// config time-slices every GPU, at the largest replica count planned.
-func nodesNeeded(pool *Pool, gpus []GPU) (today, needed int) {
-	if pool.Nodes == 0 || pool.GPUsToday == 0 {
-		return 0, 0
-	}
-	perNode := (pool.GPUsToday + pool.Nodes - 1) / pool.Nodes
-	shared := 0
-	for _, g := range gpus {
-		if g.Mode == ModeTimeSlicing {
-			shared++
-		}
-	}
-	ceil := func(n int) int { return (n + perNode - 1) / perNode }
-	return pool.Nodes, ceil(len(gpus)-shared) + ceil(shared)
 }

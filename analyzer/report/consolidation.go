@@ -6,14 +6,20 @@ import (
 )
 
 // Consolidation is the headline of `gpulens plan` for the report: how
-// many GPUs the fleet needs if its workloads were packed by their
-// per-step use, proven by replaying the window on the layout. The
+// many nodes and GPUs the fleet needs if its workloads were packed by
+// their per-step use, proven by replaying the window on the layout. The
 // command that builds the report sets it; nil leaves the section out.
 type Consolidation struct {
 	GPUsToday  int `json:"gpus_today"`
 	GPUsNeeded int `json:"gpus_needed"`
-	// MonthlySaving is for the priced pools; SavingKnown is false when
-	// none was priced.
+	// NodesToday and NodesNeeded count nodes (0: unknown); HeadroomGPUs
+	// are GPUs the layout leaves free on the nodes it keeps.
+	NodesToday   int `json:"nodes_today"`
+	NodesNeeded  int `json:"nodes_needed"`
+	HeadroomGPUs int `json:"headroom_gpus"`
+	// MonthlySaving is the freed nodes' price, for the priced pools
+	// (negative when the layout needs more nodes); SavingKnown is false
+	// when none was priced. It is bankable: the nodes go.
 	MonthlySaving float64 `json:"monthly_saving"`
 	SavingKnown   bool    `json:"saving_known"`
 	// ReplaySteps and OvercommittedSteps are the proof: the window's steps
@@ -28,14 +34,17 @@ type Consolidation struct {
 
 // ConsolidationPool is one GPU model's part of it.
 type ConsolidationPool struct {
-	Model      string `json:"model"`
-	GPUsToday  int    `json:"gpus_today"`
-	GPUsNeeded int    `json:"gpus_needed"`
+	Model        string `json:"model"`
+	GPUsToday    int    `json:"gpus_today"`
+	GPUsNeeded   int    `json:"gpus_needed"`
+	NodesToday   int    `json:"nodes_today"`
+	NodesNeeded  int    `json:"nodes_needed"`
+	HeadroomGPUs int    `json:"headroom_gpus"`
 }
 
 func (r *Report) consolidationSection() section {
 	c := r.Consolidation
-	s := section{ID: "consolidation", Title: "Consolidation", Header: []string{"Model", "GPUs today", "GPUs needed", "Freed"}}
+	s := section{ID: "consolidation", Title: "Consolidation", Header: []string{"Model", "Nodes today", "Nodes needed", "GPUs today", "GPUs needed", "Headroom GPUs"}}
 	if c.Unavailable != "" {
 		s.Empty = "No consolidation plan: " + c.Unavailable
 		return s
@@ -44,11 +53,22 @@ func (r *Report) consolidationSection() section {
 	if c.SavingKnown {
 		saving = r.money(c.MonthlySaving)
 	}
-	s.Intro = fmt.Sprintf("Packed by their per-step use, the workloads need %d of the %d GPUs (%d freed, %s a month). "+
+	nodes := "the nodes are unknown, so no saving is counted"
+	if c.NodesToday > 0 {
+		nodes = fmt.Sprintf("on %d of today's %d nodes, a saving of %s a month (the freed nodes' price)", c.NodesNeeded, c.NodesToday, saving)
+	}
+	s.Intro = fmt.Sprintf("Packed by their per-step use, the workloads need %d of the %d GPUs, %s; "+
+		"%d GPUs stay free on the nodes kept, headroom worth nothing until a node goes. "+
 		"Replaying the window's %d steps on that layout overcommits memory at %d. 'gpulens plan' gives the layout.",
-		c.GPUsNeeded, c.GPUsToday, c.GPUsToday-c.GPUsNeeded, saving, c.ReplaySteps, c.OvercommittedSteps)
+		c.GPUsNeeded, c.GPUsToday, nodes, c.HeadroomGPUs, c.ReplaySteps, c.OvercommittedSteps)
+	count := func(n int) string {
+		if n == 0 {
+			return "-"
+		}
+		return strconv.Itoa(n)
+	}
 	for _, p := range c.Pools {
-		s.Rows = append(s.Rows, []string{p.Model, strconv.Itoa(p.GPUsToday), strconv.Itoa(p.GPUsNeeded), strconv.Itoa(p.GPUsToday - p.GPUsNeeded)})
+		s.Rows = append(s.Rows, []string{p.Model, count(p.NodesToday), count(p.NodesNeeded), strconv.Itoa(p.GPUsToday), strconv.Itoa(p.GPUsNeeded), strconv.Itoa(p.HeadroomGPUs)})
 	}
 	return s
 }

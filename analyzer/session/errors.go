@@ -11,15 +11,16 @@ var (
 // Inputs that an InputError may name: the Config fields a user sets, by
 // the names of gpulens's flags for them.
 const (
-	InputSource  = "source"
-	InputDataDir = "data-dir"
-	InputURL     = "prometheus-url"
-	InputSchema  = "schema"
-	InputConfig  = "config"
-	InputPrices  = "prices"
-	InputWindow  = "since"
-	InputModel   = "model"
-	InputReplica = "max-replicas"
+	InputSource   = "source"
+	InputDataDir  = "data-dir"
+	InputURL      = "prometheus-url"
+	InputSchema   = "schema"
+	InputConfig   = "config"
+	InputPrices   = "prices"
+	InputWindow   = "since"
+	InputModel    = "model"
+	InputReplica  = "max-replicas"
+	InputNodeGPUs = "node-gpus"
 )
 
 // InputError is a mistake in what the user gave: a flag's value or a file.

@@ -19,6 +19,9 @@ type PlanOptions struct {
 	// MaxReplicas caps time-slicing replicas per GPU; 0 takes the
 	// thresholds' recommend.max_replicas.
 	MaxReplicas int
+	// NodeGPUs is the GPUs of a node, for pools whose node shape the
+	// metrics do not tell (no node label); 0 reads it from the metrics.
+	NodeGPUs int
 }
 
 // Plan reads every workload's use at every step of the window and plans
@@ -52,6 +55,14 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 	s.obs.Progress(1, 2)
 	if data.Pools, err = selectPools(data.Pools, o.Models); err != nil {
 		return nil, err
+	}
+	if o.NodeGPUs < 0 {
+		return nil, &InputError{Input: InputNodeGPUs, Err: fmt.Errorf("%d, want a positive GPU count", o.NodeGPUs)}
+	}
+	for _, p := range data.Pools {
+		if o.NodeGPUs > 0 && p.GPUsPerNode == 0 {
+			p.GPUsPerNode, p.Nodes = o.NodeGPUs, (p.GPUsToday+o.NodeGPUs-1)/o.NodeGPUs
+		}
 	}
 	pol := plan.DefaultPolicy()
 	pol.MemoryMargin, pol.ComputeTarget, pol.MaxReplicas = t.Recommend.MemoryMargin, t.Recommend.ComputeTarget, t.Recommend.MaxReplicas

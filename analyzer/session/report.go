@@ -35,12 +35,14 @@ func (s *Session) consolidation(ctx context.Context) *report.Consolidation {
 	if err != nil {
 		return &report.Consolidation{Unavailable: err.Error()}
 	}
-	c := &report.Consolidation{GPUsToday: p.GPUsToday, GPUsNeeded: p.GPUsNeeded, MonthlySaving: p.MonthlySavingUSD}
+	c := &report.Consolidation{GPUsToday: p.GPUsToday, GPUsNeeded: p.GPUsNeeded, NodesToday: p.NodesToday, NodesNeeded: p.NodesNeeded,
+		HeadroomGPUs: p.HeadroomGPUs, MonthlySaving: p.MonthlySavingUSD}
 	for _, pp := range p.Pools {
 		c.SavingKnown = c.SavingKnown || pp.MonthlySavingUSD != nil
 		c.ReplaySteps = max(c.ReplaySteps, pp.Replay.Steps)
 		c.OvercommittedSteps += pp.Replay.OvercommittedSteps
-		c.Pools = append(c.Pools, report.ConsolidationPool{Model: pp.Model, GPUsToday: pp.GPUsToday, GPUsNeeded: pp.GPUsNeeded})
+		c.Pools = append(c.Pools, report.ConsolidationPool{Model: pp.Model, GPUsToday: pp.GPUsToday, GPUsNeeded: pp.GPUsNeeded,
+			NodesToday: pp.NodesToday, NodesNeeded: pp.NodesNeeded, HeadroomGPUs: pp.HeadroomGPUs})
 	}
 	return c
 }

@@ -22,6 +22,7 @@ type planOptions struct {
 	file     string
 	models   []string
 	replicas int
+	nodeGPUs int
 	now      func() time.Time
 }
 
@@ -30,7 +31,7 @@ func newPlanCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:     "plan",
 		GroupID: "basic",
-		Short:   "Plan how many GPUs each node pool needs, and the layout that gets there, proven on the window",
+		Short:   "Plan how many nodes and GPUs each node pool needs, and the layout that gets there, proven on the window",
 		Long: `Plan how many GPUs each GPU model (node pool) needs if every workload got what it uses and
 shared GPUs were packed sensibly, and the layout that gets there.
 
@@ -49,13 +50,21 @@ The search is first-fit-decreasing over (p99 memory, p95 load) under three place
 strategies, refined by a local search that empties GPUs; pools of up to 10 replicas are
 solved exactly.
 
+The GPUs are then packed on nodes of the pool's shape (the most GPUs a node reported, or
+--node-gpus): a pod's GPUs on one node; whole and time-sliced GPUs on nodes of their own,
+since the device plugin's config (nvidia.com/device-plugin.config) applies to a whole
+node; MIG GPUs on any node, since the MIG manager's config sets each GPU apart. Where a
+layout without time-slicing needs fewer nodes, it is kept. Clouds bill nodes: the saving
+is the freed nodes' price, and GPUs freed on nodes that stay are headroom, worth $0.
+
 Before it is printed, the measured window is replayed on the layout: a plan with a step at
 which memory in use exceeds a GPU's or a slice's capacity is an error, not a plan. The
 replay also counts the contended steps of each shared GPU (summed load above the GPU).
 
-Formats (--format): table for people (GPUs today and needed per model with the monthly saving,
-the layout, the replay, where each workload goes), json, yaml (the device plugin sharing
-config per node group, then each workload's new GPU request as a strategic-merge patch).
+Formats (--format): table for people (nodes and GPUs today and needed per model, headroom and
+the monthly saving, the layout by node, the replay, where each workload goes), json, yaml (the
+labels of each node, the device plugin's time-slicing configs and each node's MIG geometry,
+then each workload's new GPU request as a strategic-merge patch).
 
 Exit codes: 1 the plan failed its replay, 2 bad flags or input files (an unknown --model),
 3 the metrics source cannot be queried, 4 no GPU series in the window, 5 the data
@@ -78,6 +87,7 @@ directory is not a usable TSDB.`,
 	f.StringVar(&o.format, "format", "table", "Output format: "+strings.Join(plan.Formats, ", "))
 	f.StringVarP(&o.file, "output", "o", "", "Write to this file (atomically) instead of standard output")
 	f.StringSliceVar(&o.models, "model", nil, "Plan only these GPU models (catalog key or product name; repeatable)")
+	f.IntVar(&o.nodeGPUs, "node-gpus", 0, "GPUs per node, for pools whose series carry no node label (default: counted from the series)")
 	f.IntVar(&o.replicas, "max-replicas", 0, "Most time-slicing replicas per GPU (default: recommend.max_replicas of --config)")
 	return c
 }
@@ -94,7 +104,7 @@ func runPlan(ctx context.Context, o *planOptions, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer s.Close()
-	p, err := s.Plan(ctx, session.PlanOptions{Models: o.models, MaxReplicas: o.replicas})
+	p, err := s.Plan(ctx, session.PlanOptions{Models: o.models, MaxReplicas: o.replicas, NodeGPUs: o.nodeGPUs})
 	if err != nil {
 		return o.src.exit(err)
 	}

@@ -1,0 +1,82 @@
+package plan
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// writeNodesYAML writes a pool's node plan: which labels each node gets,
+// then each time-slicing config for the device plugin's config map and each
+// node's MIG geometry for the MIG manager (mig-parted), one document each.
+func writeNodesYAML(w io.Writer, pp PoolPlan, doc func()) {
+	prefix := strings.ToLower(pp.Model) + "-"
+	migName := func(n Node) string { return fmt.Sprintf("%snode-%d", prefix, n.Index) }
+	doc()
+	fmt.Fprintf(w, "# Pool %s: %s of %d GPUs (%d today). Label each node:\n", pp.Model, plural(pp.NodesNeeded, "node"), pp.GPUsPerNode, pp.NodesToday)
+	for _, n := range pp.Nodes {
+		cfg := n.Config
+		if cfg != "default" {
+			cfg = prefix + cfg
+		}
+		labels := "nvidia.com/device-plugin.config=" + cfg
+		if n.HasMIG(pp.GPUs) {
+			labels += " nvidia.com/mig.config=" + migName(n)
+		}
+		fmt.Fprintf(w, "#   node %d (planned GPUs %s): %s\n", n.Index, indexList(n.GPUs), labels)
+	}
+	fmt.Fprintln(w, "version: v1")
+
+	var replicas []int
+	for _, n := range pp.Nodes {
+		if n.Replicas > 0 && !slices.Contains(replicas, n.Replicas) {
+			replicas = append(replicas, n.Replicas)
+		}
+	}
+	slices.Sort(replicas)
+	for _, r := range replicas {
+		doc()
+		name := fmt.Sprintf("%stime-slicing-%d", prefix, r)
+		fmt.Fprintf(w, "# Device plugin config %q: each GPU time-sliced into %d replicas. Add it to the device plugin's config map.\n", name, r)
+		writeYAMLDoc(w, map[string]any{"version": "v1", "sharing": map[string]any{"timeSlicing": map[string]any{
+			"renameByDefault": true, "failRequestsGreaterThanOne": true,
+			"resources": []any{map[string]any{"name": "nvidia.com/gpu", "replicas": r}}}}})
+	}
+	for _, n := range pp.Nodes {
+		if !n.HasMIG(pp.GPUs) {
+			continue
+		}
+		// The node's GPUs by their index on the node, MIG geometries
+		// grouped: mig-parted applies one entry to several devices.
+		var entries []any
+		var plain []int
+		geometry := map[string][]int{}
+		counts := map[string]map[string]int{}
+		for local, gi := range n.GPUs {
+			g := pp.GPUs[gi]
+			if g.Mode != ModeMIG {
+				plain = append(plain, local)
+				continue
+			}
+			key := strings.Join(g.Slices, ",")
+			if counts[key] == nil {
+				counts[key] = map[string]int{}
+				for _, sl := range g.Slices {
+					counts[key][sl]++
+				}
+			}
+			geometry[key] = append(geometry[key], local)
+		}
+		for _, key := range slices.Sorted(maps.Keys(geometry)) {
+			entries = append(entries, map[string]any{"devices": geometry[key], "mig-enabled": true, "mig-devices": counts[key]})
+		}
+		if len(plain) > 0 {
+			entries = append(entries, map[string]any{"devices": plain, "mig-enabled": false})
+		}
+		doc()
+		fmt.Fprintf(w, "# MIG config %q for node %d (devices are the node's GPU indexes). Add it to the MIG manager's mig-parted config.\n", migName(n), n.Index)
+		writeYAMLDoc(w, map[string]any{"version": "v1", "mig-configs": map[string]any{migName(n): entries}})
+	}
+}
