@@ -74,9 +74,23 @@ func (d *detector) gpu(g query.GPU) {
 		ratio := g.UnallocatedHours / g.ReportedHours
 		f := base(criteria.KindUnallocated, Warning)
 		f.Evidence["unallocated_hours"], f.Evidence["unallocated_ratio"] = g.UnallocatedHours, ratio
-		f.Summary = fmt.Sprintf("%s sat unallocated for %s (%s of the time it reported): let the node pool scale down", subject, hoursOf(g.UnallocatedHours), pct(ratio))
-		f.Recommendation = &recommend.Recommendation{Action: recommend.ActionScaleDown, CurrentShare: ratio,
-			Summary: "let the node pool scale down"}
+		f.Summary = fmt.Sprintf("%s sat unallocated for %s (%s of the time it reported)", subject, hoursOf(g.UnallocatedHours), pct(ratio))
+		if held, pods := d.nodeHeld(g.Node); held > 0 {
+			// The autoscaler removes empty nodes only: a free GPU beside
+			// held ones saves nothing until its node empties.
+			f.Evidence["node_gpus_held"] = float64(held)
+			how := "move the node's pods so that a node empties"
+			if len(pods) > 0 {
+				how = "move " + strings.Join(pods, ", ") + " so that a node empties"
+			}
+			f.Summary += fmt.Sprintf(", but %d other GPU(s) of %s are held, so the autoscaler cannot remove the node: %s ('gpulens plan' packs the pool on fewer nodes)", held, g.Node, how)
+			f.Recommendation = &recommend.Recommendation{Action: recommend.ActionConsolidate, CurrentShare: ratio, RecommendedShare: ratio,
+				Summary: how + "; 'gpulens plan' gives the layout"}
+		} else {
+			f.Summary += ", as did every GPU of " + g.Node + ": let the node pool scale the node down"
+			f.Recommendation = &recommend.Recommendation{Action: recommend.ActionScaleDown, CurrentShare: ratio,
+				Summary: "let the node pool scale down"}
+		}
 		d.cost(&f, g.Model, 1, f.Recommendation)
 		d.add(f)
 	}
@@ -254,4 +268,30 @@ func (d *detector) mixedModels() {
 			Summary: fmt.Sprintf("node %s has GPUs of %d models (%s): a pod asking for nvidia.com/gpu gets either; split them into node pools labelled by nvidia.com/gpu.product",
 				node, len(ms), strings.Join(ms, ", "))})
 	}
+}
+
+// nodeHeld is how many of a node's GPUs are not unallocated enough to be
+// let go (they hold allocations most of the time), and the pods that hold
+// them, at most five, as namespace/pod.
+func (d *detector) nodeHeld(node string) (held int, pods []string) {
+	busy := map[query.GPUKey]bool{}
+	for _, g := range d.res.GPUs {
+		if g.Node == node && !(g.ReportedHours > 0 && g.UnallocatedHours/g.ReportedHours >= d.cfg.Unallocated.MinRatio) {
+			held++
+			busy[g.GPUKey] = true
+		}
+	}
+	seen := map[string]bool{}
+	for _, a := range d.res.Allocations {
+		p := a.Namespace + "/" + a.Pod
+		if busy[query.GPUKey{Node: a.Node, UUID: a.UUID}] && !seen[p] {
+			seen[p] = true
+			pods = append(pods, p)
+		}
+	}
+	slices.Sort(pods)
+	if len(pods) > 5 {
+		pods = append(pods[:5], fmt.Sprintf("%d more", len(pods)-5))
+	}
+	return held, pods
 }

@@ -111,6 +111,9 @@ func (d *detector) workload(w query.Workload) {
 		if f.Recommendation != nil {
 			f.Summary += "; release it when idle or " + f.Recommendation.Summary
 		} else {
+			// Nothing smaller fits (or its memory is unknown): what
+			// acting saves is what is released, all of it.
+			f.Recommendation = recommend.Release(u, policy, holding)
 			f.Summary += "; release it when idle"
 		}
 		d.costOf(&f, w, f.Recommendation)
@@ -164,7 +167,7 @@ func (d *detector) workload(w query.Workload) {
 		f.Evidence["sharing_from_cluster"], f.Evidence["cluster_replicas"] = 1, float64(clusterSharing.Replicas)
 		f.Summary += fmt.Sprintf(" (%s per %s; the exporter shows one tenant per GPU, with the device's figures)", w.Sharing, clusterSharing.Source)
 	}
-	if f.Recommendation == nil {
+	if f.Recommendation == nil || f.Recommendation.Action == recommend.ActionRelease {
 		if why := recommend.Unsizable(u); why != "" {
 			f.Summary += " (" + why + ")"
 		}

@@ -15,6 +15,13 @@ const (
 	// ActionScaleDown lets the node pool's autoscaler remove capacity
 	// nobody holds; there is no workload to patch.
 	ActionScaleDown Action = "scale-down-node-pool"
+	// ActionRelease gives back an allocation that is idle and already the
+	// smallest it can be: scale the workload to zero or delete the pod.
+	ActionRelease Action = "release-allocation"
+	// ActionConsolidate moves pods so that a node empties, where free GPUs
+	// sit on nodes whose other GPUs are held: the autoscaler removes empty
+	// nodes only. 'gpulens plan' gives the layout.
+	ActionConsolidate Action = "consolidate-nodes"
 )
 
 // Recommendation is one change with its reason and effect.

@@ -10,6 +10,17 @@ import (
 // Dedicated moves u to a whole GPU of its own (for training-like load on
 // a shared GPU, or a workload no slice holds). It usually costs more:
 // Reliability is then set and the savings are negative.
+// Release is the change for an idle allocation that cannot be made
+// smaller: give it back, which saves all it costs.
+func Release(u Usage, p Policy, holding string) *Recommendation {
+	return &Recommendation{
+		Action:       ActionRelease,
+		Workload:     u.Workload,
+		Summary:      "release " + holding + " while idle (scale the workload to zero, or delete the pod): it is the smallest request that fits, so only giving it back saves",
+		CurrentShare: u.currentShare(p.MIGShare), RecommendedShare: 0,
+	}
+}
+
 func Dedicated(u Usage, p Policy, why string) *Recommendation {
 	current := u.currentShare(p.MIGShare)
 	const whole = "nvidia.com/gpu"

@@ -41,8 +41,14 @@ func findingsOf(a Input, teamOf func(string) string) ([]Recommendation, Findings
 		if rec == nil || !f.CostKnown || f.MonthlySavingsUSD <= 0 {
 			continue
 		}
+		fs.MonthlySavings += f.MonthlySavingsUSD
+		subjectOf := rec.Workload.String()
+		if rec.Workload.Name == "" {
+			// A node's capacity, not a workload's.
+			subjectOf = "node " + f.Node
+		}
 		recs = append(recs, Recommendation{
-			Team: team, Namespace: f.Namespace, Workload: rec.Workload.String(), Kind: f.Kind, Action: string(rec.Action),
+			Team: team, Namespace: f.Namespace, Workload: subjectOf, Kind: f.Kind, Action: string(rec.Action),
 			From: rec.From, To: rec.To, Summary: rec.Summary, MonthlySavings: f.MonthlySavingsUSD, MonthlyCurrentUSD: f.MonthlyCostUSD,
 		})
 	}

@@ -118,6 +118,11 @@ type Findings struct {
 	Warning  int       `json:"warning"`
 	Info     int       `json:"info"`
 	Items    []Finding `json:"items"`
+	// MonthlySavings is what acting on every finding banks a month (the
+	// recommendations' savings; changes for reliability cost, and are left
+	// out), beside the window's waste: waste is paid and not used, savings
+	// are what acting takes off the bill.
+	MonthlySavings float64 `json:"monthly_savings"`
 	// Skipped are the kinds that could not be checked, and why.
 	Skipped []string `json:"skipped"`
 }

@@ -62,13 +62,17 @@ func (r *Report) summarySection() section {
 		{"Allocation efficiency", efficiency(c.Efficiency)},
 		{"Average GPU utilization", percent(c.AvgUtilization)},
 		{"Cost of the fleet", r.money(c.CapacityCost)},
-		{"Estimated waste", r.money(c.EstimatedWaste) + " (idle allocations " + r.money(c.Waste) + ", unallocated " + r.money(c.UnallocatedCost) + ")"},
+		{"Waste in the window", r.money(c.EstimatedWaste) + " (idle allocations " + r.money(c.Waste) + ", unallocated " + r.money(c.UnallocatedCost) + ")"},
+		{"Savings by acting, a month", r.money(r.Findings.MonthlySavings)},
 	}
 	if c.Change != nil {
 		rows = append(rows, []string{"Allocated vs previous window", delta(c.Change.AllocatedGPUHours, c.Previous.AllocatedGPUHours, 1, " GPU-h")},
 			[]string{"Efficiency vs previous window", points(c.Change.EfficiencyPoints)})
 	}
-	return section{ID: "summary", Title: "Cluster summary", Header: []string{"Figure", "Value"}, Rows: rows}
+	return section{ID: "summary", Title: "Cluster summary", Header: []string{"Figure", "Value"}, Rows: rows,
+		Intro: "Waste is what the window's GPU time cost and nobody used: idle allocations and unallocated GPUs. " +
+			"Savings are what acting on the findings takes off the bill each month: smaller or released allocations, and nodes the autoscaler can remove; " +
+			"free GPUs on nodes that stay save nothing until a node goes."}
 }
 
 func (r *Report) fleetSection() section {
@@ -99,7 +103,11 @@ func (r *Report) recommendationSection() section {
 	s := section{ID: "recommendations", Title: "Top recommendations", Empty: "No recommendation saves money.",
 		Header: []string{"#", "Team", "Workload", "Change", "Savings/month", "Why"}}
 	for i, x := range r.Recommendations {
-		s.Rows = append(s.Rows, []string{strconv.Itoa(i + 1), x.Team, x.Workload, x.From + " → " + x.To, r.money(x.MonthlySavings), x.Summary})
+		change := x.From + " → " + x.To
+		if x.From == "" && x.To == "" {
+			change = x.Action
+		}
+		s.Rows = append(s.Rows, []string{strconv.Itoa(i + 1), x.Team, x.Workload, change, r.money(x.MonthlySavings), x.Summary})
 	}
 	return s
 }
