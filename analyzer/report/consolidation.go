@@ -54,7 +54,16 @@ func (r *Report) consolidationSection() section {
 		saving = r.money(c.MonthlySaving)
 	}
 	nodes := "the nodes are unknown, so no saving is counted"
-	if c.NodesToday > 0 {
+	switch {
+	case c.NodesToday == 0:
+	case c.NodesNeeded > c.NodesToday:
+		cost := "an unknown sum"
+		if c.SavingKnown {
+			cost = r.money(-c.MonthlySaving)
+		}
+		nodes = fmt.Sprintf("on %d nodes, %d more than today's %d: the layout costs %s a month more (the added nodes' price), since a node's GPUs share one device plugin config",
+			c.NodesNeeded, c.NodesNeeded-c.NodesToday, c.NodesToday, cost)
+	default:
 		nodes = fmt.Sprintf("on %d of today's %d nodes, a saving of %s a month (the freed nodes' price)", c.NodesNeeded, c.NodesToday, saving)
 	}
 	s.Intro = fmt.Sprintf("Packed by their per-step use, the workloads need %d of the %d GPUs, %s; "+
