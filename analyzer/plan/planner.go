@@ -48,8 +48,11 @@ type PoolPlan struct {
 	// first-fit-decreasing strategy and the local search.
 	Method       string   `json:"method"`
 	PricePerHour *float64 `json:"price_per_gpu_hour"`
-	// PricePerNodeHour is a node's: its GPUs at PricePerHour.
+	// PricePerNodeHour is a node's: its GPUs at PricePerHour. PriceSource
+	// says where PricePerHour comes from (the table's file and date, and a
+	// discount).
 	PricePerNodeHour *float64 `json:"price_per_node_hour"`
+	PriceSource      string   `json:"price_source,omitempty"`
 	// MonthlySavingUSD is the freed nodes' price a month (negative when
 	// the layout needs more nodes); nil without a price.
 	MonthlySavingUSD *float64 `json:"monthly_saving_usd"`
@@ -145,6 +148,9 @@ func Make(d *Data, pol Policy, prices *recommend.Prices) (*Plan, error) {
 			return nil, fmt.Errorf("%w: %s: %d overcommitted memory steps (%s)", ErrReplay, pool.Model.Key, pp.Replay.OvercommittedSteps, pp.Replay.worst())
 		}
 		price, priced := pricePerHour(prices, pool.Product)
+		if priced {
+			pp.PriceSource = prices.Source(pool.Product)
+		}
 		switch {
 		case !priced:
 			pp.Notes = append(pp.Notes, "no price for "+pool.Product+": its saving is unknown")

@@ -25,13 +25,23 @@ type Prices struct {
 	Sources  []string
 	// Files lists where the table came from, the embedded default first.
 	Files []string
-	// perHour is keyed by lower-cased catalog key or product name.
+	// perHour is keyed by lower-cased catalog key or product name, and
+	// from says which file set each price.
 	perHour map[string]float64
+	from    map[string]string
+	// discount is the part taken off a pool's price (committed use, spot),
+	// by the same keys, and discountFrom which file set it.
+	discount     map[string]float64
+	discountFrom map[string]string
+	// dates is each file's date: a price keeps the date of the file that
+	// set it.
+	dates map[string]string
 }
 
 // DefaultPrices is the embedded table (prices.yaml).
 func DefaultPrices() *Prices {
-	p, err := parsePrices(&Prices{perHour: map[string]float64{}}, defaultPrices, "embedded prices.yaml")
+	p, err := parsePrices(&Prices{perHour: map[string]float64{}, from: map[string]string{}, discount: map[string]float64{},
+		discountFrom: map[string]string{}, dates: map[string]string{}}, defaultPrices, "embedded prices.yaml")
 	if err != nil {
 		panic(err) // a broken embedded file is a build defect; a test guards it
 	}
@@ -61,24 +71,58 @@ func (p *Prices) Override(data []byte, filename string) (*Prices, error) {
 // ErrNoPrice is wrapped by PerHour's error for a model without a price.
 var ErrNoPrice = errors.New("no price")
 
-// PerHour is the price of one whole GPU of model for an hour. A product
-// name priced by its exact name wins over its catalog key, so an override
-// can tell apart variants the catalog lumps together.
+// PerHour is the price of one whole GPU of model for an hour, less its
+// pool's discount. A product name priced by its exact name wins over its
+// catalog key, so an override can tell apart variants the catalog lumps
+// together.
 func (p *Prices) PerHour(model string) (float64, error) {
-	if p != nil {
-		if v, ok := p.perHour[strings.ToLower(strings.TrimSpace(model))]; ok {
-			return v, nil
+	key, ok := p.key(model, p.perHourOK)
+	if !ok {
+		if model == "" {
+			return 0, fmt.Errorf("%w for a GPU of unknown model", ErrNoPrice)
 		}
-		if m, ok := LookupModel(model); ok {
-			if v, ok := p.perHour[strings.ToLower(m.Key)]; ok {
-				return v, nil
-			}
-		}
+		return 0, fmt.Errorf("%w for model %q: add it to a --prices file", ErrNoPrice, model)
 	}
-	if model == "" {
-		return 0, fmt.Errorf("%w for a GPU of unknown model", ErrNoPrice)
+	v := p.perHour[key]
+	if dk, ok := p.key(model, p.discountOK); ok {
+		v *= 1 - p.discount[dk]
 	}
-	return 0, fmt.Errorf("%w for model %q: add it to a --prices file", ErrNoPrice, model)
+	return v, nil
+}
+
+// Source says where model's price comes from: the file and its date, and
+// the discount taken off it and where that was set; empty without a price.
+func (p *Prices) Source(model string) string {
+	key, ok := p.key(model, p.perHourOK)
+	if !ok {
+		return ""
+	}
+	s := p.from[key]
+	if d := p.dates[s]; d != "" {
+		s += " (" + d + ")"
+	}
+	if dk, ok := p.key(model, p.discountOK); ok {
+		s += fmt.Sprintf(", less %s from %s", strconv.FormatFloat(100*p.discount[dk], 'f', -1, 64)+"%", p.discountFrom[dk])
+	}
+	return s
+}
+
+func (p *Prices) perHourOK(k string) bool  { _, ok := p.perHour[k]; return ok }
+func (p *Prices) discountOK(k string) bool { _, ok := p.discount[k]; return ok }
+
+// key is the key model is found by in a table: its exact product name,
+// else its catalog key.
+func (p *Prices) key(model string, has func(string) bool) (string, bool) {
+	if p == nil {
+		return "", false
+	}
+	if k := strings.ToLower(strings.TrimSpace(model)); has(k) {
+		return k, true
+	}
+	if m, ok := LookupModel(model); ok && has(strings.ToLower(m.Key)) {
+		return strings.ToLower(m.Key), true
+	}
+	return "", false
 }
 
 // Models lists the priced keys, sorted.
@@ -88,17 +132,19 @@ func (p *Prices) Models() []string {
 
 func parsePrices(base *Prices, data []byte, file string) (*Prices, error) {
 	out := &Prices{Date: base.Date, Currency: base.Currency, Sources: base.Sources,
-		Files: append(slices.Clone(base.Files), file), perHour: maps.Clone(base.perHour)}
+		Files: append(slices.Clone(base.Files), file), perHour: maps.Clone(base.perHour), from: maps.Clone(base.from),
+		discount: maps.Clone(base.discount), discountFrom: maps.Clone(base.discountFrom), dates: maps.Clone(base.dates)}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
+	defer func() { out.dates[file] = out.Date }()
 	if len(doc.Content) == 0 {
 		return out, nil // an empty override changes nothing
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, &FileError{file, root.Line, "", "want a mapping with date, currency, sources and prices"}
+		return nil, &FileError{file, root.Line, "", "want a mapping with date, currency, sources, prices and discounts"}
 	}
 	var sourcesSet bool
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -149,9 +195,29 @@ func parsePrices(base *Prices, data []byte, file string) (*Prices, error) {
 					return nil, &FileError{file, mv.Line, key, fmt.Sprintf("want a positive number of USD per GPU-hour, got %q", mv.Value)}
 				}
 				out.perHour[strings.ToLower(strings.TrimSpace(mk.Value))] = f
+				out.from[strings.ToLower(strings.TrimSpace(mk.Value))] = file
+			}
+		case "discounts":
+			if v.Kind != yaml.MappingNode {
+				return nil, &FileError{file, v.Line, k.Value, "want a mapping of model to the part taken off its price, e.g. 0.3 for 30%"}
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				mk, mv := v.Content[j], v.Content[j+1]
+				key := "discounts." + mk.Value
+				if mk.Kind != yaml.ScalarNode || strings.TrimSpace(mk.Value) == "" {
+					return nil, &FileError{file, mk.Line, "discounts", "want a GPU model or catalog key, got an empty or non-scalar key"}
+				}
+				f, err := strconv.ParseFloat(mv.Value, 64)
+				// 1 or more would make the pool free, and every saving on it
+				// vanish: a price of its own says that better.
+				if mv.Kind != yaml.ScalarNode || err != nil || !(f >= 0 && f < 1) {
+					return nil, &FileError{file, mv.Line, key, fmt.Sprintf("want the part taken off the price, at least 0 and under 1 (0.3 for 30%%), got %q", mv.Value)}
+				}
+				out.discount[strings.ToLower(strings.TrimSpace(mk.Value))] = f
+				out.discountFrom[strings.ToLower(strings.TrimSpace(mk.Value))] = file
 			}
 		default:
-			return nil, &FileError{file, k.Line, k.Value, "unknown key (want date, currency, sources or prices)"}
+			return nil, &FileError{file, k.Line, k.Value, "unknown key (want date, currency, sources, prices or discounts)"}
 		}
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package recommend
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -70,12 +71,48 @@ func TestPriceFileErrors(t *testing.T) {
 		{"unknown-key.yaml", `testdata/prices/unknown-key.yaml:2: region: unknown key`},
 		{"zero.yaml", `testdata/prices/zero.yaml:2: prices.T4: want a positive number`},
 		{"currency.yaml", `testdata/prices/currency.yaml:1: currency: only USD is supported`},
+		{"bad-discount.yaml", `testdata/prices/bad-discount.yaml:2: discounts.H100-80GB: want the part taken off the price, at least 0 and under 1`},
 		{"missing.yaml", "no such file"},
 	}
 	for _, tt := range tests {
 		_, err := LoadPrices("testdata/prices/" + tt.file)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want it to contain %q", tt.file, err, tt.want)
+		}
+	}
+}
+
+// TestDiscountsAndSources: a pool's discount comes off its list price, by
+// catalog key or exact product name, and the source says both where the
+// price and where the discount came from.
+func TestDiscountsAndSources(t *testing.T) {
+	base := DefaultPrices()
+	p, err := LoadPrices("testdata/prices/discounts.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h100, _ := base.PerHour("NVIDIA H100 80GB HBM3")
+	a100, _ := base.PerHour("NVIDIA A100-SXM4-80GB")
+	for _, tt := range []struct {
+		model  string
+		want   float64
+		source string
+	}{
+		{"NVIDIA H100 80GB HBM3", h100 * 0.7, "embedded prices.yaml (" + base.Date + "), less 30% from testdata/prices/discounts.yaml"},
+		{"NVIDIA L4", 1.00 * 0.5, "testdata/prices/discounts.yaml (2026-11), less 50% from testdata/prices/discounts.yaml"},
+		{"NVIDIA A100-SXM4-80GB", a100, "embedded prices.yaml (" + base.Date + ")"},
+		{"NVIDIA GH200 144G HBM3e", 0, ""},
+	} {
+		got, err := p.PerHour(tt.model)
+		if tt.source == "" {
+			if err == nil {
+				t.Errorf("%s: priced %.4f, want no price", tt.model, got)
+			}
+		} else if err != nil || math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("%s: %.4f (%v), want %.4f", tt.model, got, err, tt.want)
+		}
+		if s := p.Source(tt.model); s != tt.source {
+			t.Errorf("%s: source %q, want %q", tt.model, s, tt.source)
 		}
 	}
 }

@@ -254,7 +254,7 @@ func fleet(cur *query.Result, pr *pricer) []ModelFleet {
 		if m == nil {
 			m = &ModelFleet{Model: g.Model}
 			if price, ok := pr.perHour(g.Model); ok {
-				m.PricePerHour = &price
+				m.PricePerHour, m.PriceSource = &price, pr.p.Source(g.Model)
 			}
 			byModel[g.Model] = m
 		}

@@ -83,7 +83,10 @@ type ModelFleet struct {
 	UnallocatedGPUHours float64  `json:"unallocated_gpu_hours"`
 	AvgUtilization      float64  `json:"avg_utilization"`
 	PricePerHour        *float64 `json:"price_per_hour"`
-	Cost                float64  `json:"cost"`
+	// PriceSource says where the price comes from: the table's file and
+	// date, and a discount and where it was set.
+	PriceSource string  `json:"price_source,omitempty"`
+	Cost        float64 `json:"cost"`
 }
 
 // Team is one team's allocations: a namespace's team label, or the

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -76,10 +77,10 @@ func (r *Report) summarySection() section {
 }
 
 func (r *Report) fleetSection() section {
-	s := section{ID: "fleet", Title: "Fleet by GPU model", Header: []string{"Model", "GPUs", "Capacity GPU-h", "Allocated GPU-h", "Unallocated GPU-h", "Avg util", "Price/GPU-h", "Cost"}}
+	s := section{ID: "fleet", Title: "Fleet by GPU model", Header: []string{"Model", "GPUs", "Capacity GPU-h", "Allocated GPU-h", "Unallocated GPU-h", "Avg util", "Price/GPU-h", "Cost", "Price source"}}
 	for _, m := range r.Fleet {
 		s.Rows = append(s.Rows, []string{m.Model, strconv.Itoa(m.GPUs), gpuHours(m.CapacityGPUHours), gpuHours(m.AllocatedGPUHours),
-			gpuHours(m.UnallocatedGPUHours), percent(m.AvgUtilization), r.price(m.PricePerHour), r.money(m.Cost)})
+			gpuHours(m.UnallocatedGPUHours), percent(m.AvgUtilization), r.price(m.PricePerHour), r.money(m.Cost), cmp.Or(m.PriceSource, "-")})
 	}
 	return s
 }
