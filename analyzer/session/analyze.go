@@ -7,9 +7,9 @@ import (
 	"github.com/gpulens/gpulens/analyzer/query"
 )
 
-// MaxSamplesFlag names the setting that raises the sample budget, in the
+// maxSamplesFlag names the setting that raises the sample budget, in the
 // errors of an analysis that cannot be split under it.
-const MaxSamplesFlag = "--query.max-samples"
+const maxSamplesFlag = "--query.max-samples"
 
 // Analyze analyses the window and the one before it; timeline asks for
 // that many points of utilization over time (0: none). The schema it used
@@ -20,13 +20,13 @@ func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis
 	a, err := pipeline.Run(ctx, pipeline.Options{
 		Source: s.src, Schema: s.schema, Start: s.window.Start, End: s.window.End, Step: s.window.Step,
 		Inventory: s.inv, Findings: &s.thresholds, Prices: s.prices, TimelinePoints: timeline, Progress: s.obs.Progress,
-		Sharding: query.Sharding{MaxSamples: s.cfg.MaxSamples, Flag: MaxSamplesFlag, Progress: s.obs.Shards},
+		Sharding: query.Sharding{MaxSamples: s.cfg.MaxSamples, Flag: maxSamplesFlag, Progress: s.obs.Shards},
 	})
 	if err != nil {
 		return nil, err
 	}
 	if s.schema == nil {
-		s.schema, s.detected = a.Schema, a.Detected
+		s.schema = a.Schema
 	}
 	return a, nil
 }

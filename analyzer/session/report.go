@@ -16,13 +16,13 @@ func (s *Session) Report(ctx context.Context, timeline int) (*report.Report, *pi
 	if err != nil {
 		return nil, nil, err
 	}
-	r := report.Build(ReportInput(a), s.prices)
+	r := report.Build(reportInput(a), s.prices)
 	r.Consolidation = s.consolidation(ctx)
 	return r, a, nil
 }
 
-// ReportInput is what the report reads of an analysis.
-func ReportInput(a *pipeline.Analysis) report.Input {
+// reportInput is what the report reads of an analysis.
+func reportInput(a *pipeline.Analysis) report.Input {
 	return report.Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
 		Findings: a.Findings, Team: a.Inventory.Team, Timeline: a.Timeline, Notes: a.Notes}
 }

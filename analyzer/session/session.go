@@ -23,7 +23,6 @@ type Session struct {
 	close      func() error
 	window     query.Window
 	schema     schema.Schema // nil until named or detected
-	detected   bool
 	thresholds criteria.Config
 	prices     *recommend.Prices
 	inv        *inventory.Inventory
@@ -31,15 +30,6 @@ type Session struct {
 
 // openEmbedded is source.OpenEmbedded; a test counts the opens through it.
 var openEmbedded = source.OpenEmbedded
-
-// Check validates cfg without opening anything: the window, the schema
-// name, and the thresholds and prices files. Open checks the same first, so
-// a caller that must fail fast on bad input before minutes of work (a server
-// at start-up) can call it alone.
-func Check(cfg Config) error {
-	_, err := settle(cfg)
-	return err
-}
 
 // Open checks cfg, opens its source and reads the cluster. Close releases
 // the source.
@@ -71,14 +61,6 @@ func New(ctx context.Context, src source.Source, cfg Config) (*Session, error) {
 
 // Close releases the source Open opened.
 func (s *Session) Close() error { return s.close() }
-
-// Inventory is the cluster as read at Open.
-func (s *Session) Inventory() *inventory.Inventory { return s.inv }
-
-// Prices is the price table in use; Thresholds the findings' thresholds.
-func (s *Session) Prices() *recommend.Prices   { return s.prices }
-func (s *Session) Thresholds() criteria.Config { return s.thresholds }
-func (s *Session) Window() query.Window        { return s.window }
 
 // settle checks and loads everything that does not need the source.
 func settle(cfg Config) (*Session, error) {
@@ -176,6 +158,6 @@ func (s *Session) resolveSchema(ctx context.Context) (schema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.schema, s.detected = sch, true
+	s.schema = sch
 	return sch, nil
 }
