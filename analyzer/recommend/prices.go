@@ -177,48 +177,47 @@ func parsePrices(base *Prices, data []byte, file string) (*Prices, error) {
 				out.Sources = append(out.Sources, s.Value)
 			}
 		case "prices":
-			if v.Kind != yaml.MappingNode {
-				return nil, &FileError{file, v.Line, k.Value, "want a mapping of model to USD per GPU-hour"}
-			}
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				mk, mv := v.Content[j], v.Content[j+1]
-				key := "prices." + mk.Value
-				// An empty name (a bare anchor, a list as key) would price
-				// every GPU whose model NVML did not report.
-				if mk.Kind != yaml.ScalarNode || strings.TrimSpace(mk.Value) == "" {
-					return nil, &FileError{file, mk.Line, "prices", "want a GPU model or catalog key, got an empty or non-scalar key"}
-				}
-				f, err := strconv.ParseFloat(mv.Value, 64)
-				// Zero is refused too: a $0 GPU would make every saving
-				// vanish; leave a model out to mark its cost unknown.
-				if mv.Kind != yaml.ScalarNode || err != nil || !(f > 0) || f > 1e4 {
-					return nil, &FileError{file, mv.Line, key, fmt.Sprintf("want a positive number of USD per GPU-hour, got %q", mv.Value)}
-				}
-				out.perHour[strings.ToLower(strings.TrimSpace(mk.Value))] = f
-				out.from[strings.ToLower(strings.TrimSpace(mk.Value))] = file
+			// Zero is refused too: a $0 GPU would make every saving
+			// vanish; leave a model out to mark its cost unknown.
+			err := modelValues(v, file, k.Value, "USD per GPU-hour", func(f float64) bool { return f > 0 && f <= 1e4 },
+				"want a positive number of USD per GPU-hour", out.perHour, out.from)
+			if err != nil {
+				return nil, err
 			}
 		case "discounts":
-			if v.Kind != yaml.MappingNode {
-				return nil, &FileError{file, v.Line, k.Value, "want a mapping of model to the part taken off its price, e.g. 0.3 for 30%"}
-			}
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				mk, mv := v.Content[j], v.Content[j+1]
-				key := "discounts." + mk.Value
-				if mk.Kind != yaml.ScalarNode || strings.TrimSpace(mk.Value) == "" {
-					return nil, &FileError{file, mk.Line, "discounts", "want a GPU model or catalog key, got an empty or non-scalar key"}
-				}
-				f, err := strconv.ParseFloat(mv.Value, 64)
-				// 1 or more would make the pool free, and every saving on it
-				// vanish: a price of its own says that better.
-				if mv.Kind != yaml.ScalarNode || err != nil || !(f >= 0 && f < 1) {
-					return nil, &FileError{file, mv.Line, key, fmt.Sprintf("want the part taken off the price, at least 0 and under 1 (0.3 for 30%%), got %q", mv.Value)}
-				}
-				out.discount[strings.ToLower(strings.TrimSpace(mk.Value))] = f
-				out.discountFrom[strings.ToLower(strings.TrimSpace(mk.Value))] = file
+			// 1 or more would make the pool free, and every saving on it
+			// vanish: a price of its own says that better.
+			err := modelValues(v, file, k.Value, "the part taken off its price, e.g. 0.3 for 30%", func(f float64) bool { return f >= 0 && f < 1 },
+				"want the part taken off the price, at least 0 and under 1 (0.3 for 30%)", out.discount, out.discountFrom)
+			if err != nil {
+				return nil, err
 			}
 		default:
 			return nil, &FileError{file, k.Line, k.Value, "unknown key (want date, currency, sources, prices or discounts)"}
 		}
 	}
 	return out, nil
+}
+
+// modelValues reads a mapping of model (catalog key or product name) to a
+// number into values, recording file as each one's source. An empty name
+// (a bare anchor, a list as key) is refused: it would match every GPU
+// whose model NVML did not report.
+func modelValues(v *yaml.Node, file, section, what string, ok func(float64) bool, bad string, values map[string]float64, from map[string]string) error {
+	if v.Kind != yaml.MappingNode {
+		return &FileError{file, v.Line, section, "want a mapping of model to " + what}
+	}
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		mk, mv := v.Content[j], v.Content[j+1]
+		if mk.Kind != yaml.ScalarNode || strings.TrimSpace(mk.Value) == "" {
+			return &FileError{file, mk.Line, section, "want a GPU model or catalog key, got an empty or non-scalar key"}
+		}
+		f, err := strconv.ParseFloat(mv.Value, 64)
+		if mv.Kind != yaml.ScalarNode || err != nil || !ok(f) {
+			return &FileError{file, mv.Line, section + "." + mk.Value, fmt.Sprintf("%s, got %q", bad, mv.Value)}
+		}
+		key := strings.ToLower(strings.TrimSpace(mk.Value))
+		values[key], from[key] = f, file
+	}
+	return nil
 }
