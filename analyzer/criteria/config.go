@@ -46,6 +46,9 @@ type Config struct {
 	Thermal struct {
 		MinRatio float64 `yaml:"min_ratio" json:"min_ratio"`
 	} `yaml:"thermal" json:"thermal"`
+	Quota struct {
+		Margin float64 `yaml:"margin" json:"margin"`
+	} `yaml:"quota" json:"quota"`
 	Recommend recommend.Policy `yaml:"recommend" json:"recommend"`
 }
 
@@ -151,6 +154,7 @@ func (c *Config) problems() []problem {
 	ratio("training.min_load", c.Training.MinLoad, false)
 	ratio("unallocated.min_ratio", c.Unallocated.MinRatio, false)
 	ratio("thermal.min_ratio", c.Thermal.MinRatio, false)
+	ratio("quota.margin", c.Quota.Margin, true)
 	if c.MinSamples < 1 {
 		out = append(out, problem{"min_samples", fmt.Sprintf("%d: want at least 1", c.MinSamples)})
 	}

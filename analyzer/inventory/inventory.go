@@ -21,6 +21,8 @@ type Inventory struct {
 	Nodes      map[string]Node
 	// Quotas holds, per namespace, the GPU limits of its ResourceQuotas.
 	Quotas map[string][]Quota
+	// Kueue holds Kueue's queues; nil where Kueue is not installed.
+	Kueue *Kueue
 	// PDBs per namespace.
 	PDBs            map[string][]PDB
 	PriorityClasses map[string]int32

@@ -74,6 +74,11 @@ func TestRBACIsExact(t *testing.T) {
 	}
 	used := map[permission]bool{}
 	for _, a := range c.Actions() {
+		if a.GetVerb() == "get" && a.GetResource().Resource == "resource" {
+			// Discovery: a non-resource URL every authenticated user may
+			// read (the system:discovery role), not a rule of ours.
+			continue
+		}
 		if a.GetResource().Resource == "secrets" {
 			t.Errorf("Read touched Secrets: %v", a)
 		}
@@ -88,6 +93,12 @@ func TestRBACIsExact(t *testing.T) {
 		}
 	}
 	for _, p := range perms {
+		if p.group == "kueue.x-k8s.io" {
+			// A fake clientset serves no custom resources: e2e/kube's
+			// TestAnalyzerRBAC reads Kueue's queues with these rules from
+			// a real API server.
+			continue
+		}
 		if !used[p] {
 			t.Errorf("rbac.yaml grants %+v, which Read never needs", p)
 		}

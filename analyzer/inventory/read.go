@@ -29,6 +29,7 @@ var steps = []step{
 	{"resourcequotas", "GPU quota check skipped", readQuotas},
 	{"poddisruptionbudgets", "disruption budgets unknown", readPDBs},
 	{"priorityclasses", "pod priorities unknown", readPriorityClasses},
+	{"kueue", "Kueue quota advice skipped", readKueue},
 }
 
 // reader carries one Read's state between steps.

@@ -31,24 +31,10 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 	if o.MaxReplicas != 0 && (o.MaxReplicas < 2 || o.MaxReplicas > 48) {
 		return nil, &InputError{Input: InputReplica, Err: fmt.Errorf("%d, want 2..48 (48 is the device plugin's limit)", o.MaxReplicas)}
 	}
-	sch, err := s.resolveSchema(ctx)
-	if err != nil {
-		if errors.Unwrap(err) == nil {
-			// Detect's bare error is "no metrics of any schema": the
-			// window is empty, or the wrong one.
-			return nil, fmt.Errorf("%w: no GPU series to plan from: %v", plan.ErrNoData, err)
-		}
-		return nil, err
-	}
 	s.obs.Begin("planning")
 	defer s.obs.End()
 	s.obs.Progress(0, 2)
-	t := s.thresholds
-	data, err := plan.Fetch(ctx, s.src, sch, plan.FetchOptions{
-		Window: s.window, Workload: s.inv.Workload,
-		TrainingMinLoad: t.Training.MinLoad, TrainingMinHours: t.Training.MinHours,
-		GrowthHorizon: time.Duration(t.OOMRisk.GrowthHorizonHours * float64(time.Hour)),
-	})
+	data, err := s.fetch(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +50,7 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 			p.GPUsPerNode, p.Nodes = o.NodeGPUs, (p.GPUsToday+o.NodeGPUs-1)/o.NodeGPUs
 		}
 	}
+	t := s.thresholds
 	pol := plan.DefaultPolicy()
 	pol.MemoryMargin, pol.ComputeTarget, pol.MaxReplicas = t.Recommend.MemoryMargin, t.Recommend.ComputeTarget, t.Recommend.MaxReplicas
 	if o.MaxReplicas != 0 {
@@ -78,6 +65,25 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 		p.Notes = append(p.Notes, "no cluster access: workloads are inferred from pod names")
 	}
 	return p, nil
+}
+
+// fetch reads every workload's use at every step of the session's window.
+func (s *Session) fetch(ctx context.Context) (*plan.Data, error) {
+	sch, err := s.resolveSchema(ctx)
+	if err != nil {
+		if errors.Unwrap(err) == nil {
+			// Detect's bare error is "no metrics of any schema": the
+			// window is empty, or the wrong one.
+			return nil, fmt.Errorf("%w: no GPU series to plan from: %v", plan.ErrNoData, err)
+		}
+		return nil, err
+	}
+	t := s.thresholds
+	return plan.Fetch(ctx, s.src, sch, plan.FetchOptions{
+		Window: s.window, Workload: s.inv.Workload,
+		TrainingMinLoad: t.Training.MinLoad, TrainingMinHours: t.Training.MinHours,
+		GrowthHorizon: time.Duration(t.OOMRisk.GrowthHorizonHours * float64(time.Hour)),
+	})
 }
 
 // selectPools keeps the pools models names; a name that matches none is

@@ -56,7 +56,7 @@ risk on shared GPUs, and right-sizing recommendations with their monthly savings
 	})
 	root.AddGroup(&cobra.Group{ID: "basic", Title: "Basic Commands:"},
 		&cobra.Group{ID: "other", Title: "Other Commands:"})
-	for _, c := range []*cobra.Command{newDemoCmd(), newReportCmd(), newRecommendCmd(), newPlanCmd(), newServeCmd(), newDashboardsCmd(), newVersionCmd()} {
+	for _, c := range []*cobra.Command{newDemoCmd(), newReportCmd(), newRecommendCmd(), newPlanCmd(), newQuotaCmd(), newServeCmd(), newDashboardsCmd(), newVersionCmd()} {
 		root.AddCommand(c)
 	}
 	root.SetHelpCommandGroupID("other")

@@ -1,0 +1,113 @@
+package quota
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// Formats are what Write accepts.
+var Formats = []string{"table", "json", "yaml"}
+
+// Write renders advice as a table, as JSON, or as the patches, one YAML
+// document each with the kubectl command that applies it.
+func Write(w io.Writer, advice []Advice, notes []string, format string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if advice == nil {
+			advice = []Advice{}
+		}
+		return enc.Encode(struct {
+			Quotas []Advice `json:"quotas"`
+			Notes  []string `json:"notes"`
+		}{advice, append([]string{}, notes...)})
+	case "yaml":
+		return writePatches(w, advice)
+	case "table":
+		return writeTable(w, advice, notes)
+	}
+	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+}
+
+func writeTable(w io.Writer, advice []Advice, notes []string) error {
+	if len(advice) == 0 {
+		fmt.Fprintln(w, "No GPU quota to advise: no Kueue ClusterQueue or ResourceQuota limits a GPU resource.")
+	} else {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "KIND\tNAME\tFLAVOR\tRESOURCE\tNAMESPACES\tQUOTA\tBORROWING\tPEAK\tP95\tADVISED\tADVISED BORROWING")
+		for _, a := range advice {
+			name := a.Name
+			if a.Namespace != "" {
+				name = a.Namespace + "/" + a.Name
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%g\t%s\t%g\t%g\t%d\t%s\n", a.Kind, name, dash(a.Flavor), a.Resource,
+				dash(strings.Join(a.Namespaces, ",")), a.Quota, limit(a.Borrowing), a.Peak, a.P95, a.Advised, intLimit(a.AdvisedBorrowing))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, "\nPeak and p95 are GPUs held at once over the window's steps; the advised quota covers the p95 with the margin (quota.margin of --config), and, in a cohort, the borrowing limit the rest of the peak.")
+		for _, a := range advice {
+			for _, n := range a.Notes {
+				fmt.Fprintf(w, "Note: %s %s: %s\n", a.Kind, a.Name, n)
+			}
+		}
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "Note: %s\n", n)
+	}
+	return nil
+}
+
+func writePatches(w io.Writer, advice []Advice) error {
+	n := 0
+	for _, a := range advice {
+		if !a.Changes() {
+			continue
+		}
+		if n > 0 {
+			fmt.Fprintln(w, "---")
+		}
+		n++
+		target := strings.ToLower(a.Kind) + " " + a.Name
+		if a.Kind == KindClusterQueue {
+			target = "clusterqueues.kueue.x-k8s.io " + a.Name
+		}
+		ns := ""
+		if a.Namespace != "" {
+			ns = "-n " + a.Namespace + " "
+		}
+		fmt.Fprintf(w, "# %s %s: %s, p95 %g and peak %g GPUs held at once\n", a.Kind, a.Name, a.Resource, a.P95, a.Peak)
+		fmt.Fprintf(w, "# kubectl %spatch %s --type %s --patch-file <this document>\n", ns, target, a.PatchType)
+		fmt.Fprintln(w, a.Patch)
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "# No patches: every GPU quota fits what was held.")
+	}
+	return nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func limit(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%g", *v)
+}
+
+func intLimit(v *int) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprint(*v)
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpulens/gpulens/analyzer/quota"
+	"github.com/gpulens/gpulens/analyzer/report"
+)
+
+type quotaOptions struct {
+	src    sourceFlags
+	format string
+	output string
+	now    func() time.Time
+}
+
+func newQuotaCmd() *cobra.Command {
+	o := &quotaOptions{now: time.Now}
+	c := &cobra.Command{
+		Use:     "quota",
+		GroupID: "basic",
+		Short:   "Advise each team's GPU quota (Kueue ClusterQueues, ResourceQuotas) from the GPUs it held",
+		Long: `Advise each team's GPU quota from the GPUs its namespaces held at once, at every step of the window.
+
+Where Kueue is installed, every GPU resource of every ClusterQueue is compared, per flavor, with
+the GPUs that the namespaces of its LocalQueues held at once (a flavor counts the GPUs of the model
+its nvidia.com/gpu.product node label names). Every namespace's requests.nvidia.com/gpu
+ResourceQuota is compared with what the namespace held. The advised quota covers the p95 with a
+margin (quota.margin of --config, 20% by default); a ClusterQueue in a cohort gets a borrowing
+limit for the rest of its peak. A time-sliced replica counts as one nvidia.com/gpu, as the device
+plugin advertises it without renameByDefault; a MIG slice counts as one of its own resource.
+
+Formats (--format): table, json, yaml (each change as a patch: a JSON patch for a ClusterQueue,
+a merge patch for a ResourceQuota, with the kubectl command that applies it).
+
+Needs cluster access: the quotas are read from the API server.
+
+Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
+4 no GPU series in the window, 5 the data directory is not a usable TSDB.`,
+		Example: `  # Last week's quota advice, from Prometheus and the current kubeconfig context
+  gpulens quota --prometheus-url http://prometheus:9090 --since 7d
+
+  # The patches, ready to review and apply
+  gpulens quota --prometheus-url http://prometheus:9090 --format yaml -o quotas.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runQuota(c.Context(), o, c.OutOrStdout(), c.ErrOrStderr())
+		},
+	}
+	f := c.Flags()
+	o.src.register(f)
+	f.StringVar(&o.format, "format", "table", "Output format: "+strings.Join(quota.Formats, ", "))
+	f.StringVarP(&o.output, "output", "o", "", "Write to this file (atomically) instead of standard output")
+	return c
+}
+
+func runQuota(ctx context.Context, o *quotaOptions, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if !slices.Contains(quota.Formats, o.format) {
+		return usageError{fmt.Errorf("--format: unknown format %q (want %s)", o.format, strings.Join(quota.Formats, ", "))}
+	}
+	s, err := o.src.open(ctx, o.now(), stderr)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	advice, notes, err := s.Quotas(ctx)
+	if err != nil {
+		return o.src.exit(err)
+	}
+	var buf bytes.Buffer
+	if err := quota.Write(&buf, advice, notes, o.format); err != nil {
+		return err
+	}
+	if o.output != "" {
+		return report.WriteFile(o.output, buf.Bytes())
+	}
+	_, err = stdout.Write(buf.Bytes())
+	return err
+}
