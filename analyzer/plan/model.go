@@ -78,7 +78,10 @@ type Pool struct {
 	// Nodes is how many nodes the GPUs are on, and GPUsPerNode how many
 	// GPUs a node of the pool has; 0 when unknown.
 	Nodes, GPUsPerNode int
-	Lanes              []*Lane
+	// InstanceType is the pool's nodes' node.kubernetes.io/instance-type
+	// (the most common one); "" when unknown.
+	InstanceType string
+	Lanes        []*Lane
 }
 
 // Mode is how a planned GPU is used.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 )
@@ -146,5 +147,64 @@ func TestSavingIsFreedNodes(t *testing.T) {
 				t.Errorf("saving %v (plan %v), want %d freed nodes × %d GPUs × $%.2f × %d h = %.2f", pp.MonthlySavingUSD, p.MonthlySavingUSD, c.wantFreed, c.perNode, price, HoursPerMonth, want)
 			}
 		})
+	}
+}
+
+// TestShapeFromNodes: the cluster's nodes give a pool's node shape where
+// the metrics do not, and its instance type, the most common one.
+func TestShapeFromNodes(t *testing.T) {
+	node := func(product string, count int, instance string) inventory.Node {
+		return inventory.Node{Product: product, Count: count, Labels: map[string]string{LabelInstanceType: instance}}
+	}
+	nodes := map[string]inventory.Node{
+		"a": node("NVIDIA-H100-80GB-HBM3", 8, "p5.48xlarge"), "b": node("NVIDIA-H100-80GB-HBM3", 8, "p5.48xlarge"),
+		"c": node("NVIDIA-H100-80GB-HBM3", 8, "a3-highgpu-8g"), "d": node("NVIDIA-L4", 1, "g6.xlarge"),
+	}
+	h100 := &Pool{Product: "NVIDIA H100 80GB HBM3"}             // no node label in the metrics
+	l4 := &Pool{Product: "NVIDIA L4", Nodes: 3, GPUsPerNode: 1} // the metrics' shape stands
+	a100 := &Pool{Product: "NVIDIA A100-SXM4-80GB"}             // no such node
+	ShapeFromNodes([]*Pool{h100, l4, a100}, nodes)
+	if h100.GPUsPerNode != 8 || h100.Nodes != 3 || h100.InstanceType != "p5.48xlarge" {
+		t.Errorf("H100 pool %+v, want 3 nodes of 8, p5.48xlarge", h100)
+	}
+	if l4.Nodes != 3 || l4.GPUsPerNode != 1 || l4.InstanceType != "g6.xlarge" {
+		t.Errorf("L4 pool %+v, want the metrics' 3 nodes of 1, g6.xlarge", l4)
+	}
+	if a100.GPUsPerNode != 0 || a100.InstanceType != "" {
+		t.Errorf("A100 pool %+v, want no shape", a100)
+	}
+}
+
+// TestInstancePrice: a pool of a known instance type saves the instance's
+// price per freed node; an unknown type falls back to the GPUs' price.
+func TestInstancePrice(t *testing.T) {
+	prices := recommend.DefaultPrices()
+	const product = "NVIDIA H100 80GB HBM3"
+	gpu, _ := prices.PerHour(product)
+	node, _, ok := prices.PerNodeHour("p5.48xlarge", product)
+	if !ok {
+		t.Fatal("p5.48xlarge is not in the default table")
+	}
+	for _, c := range []struct {
+		instance string
+		perNode  float64
+	}{{"p5.48xlarge", node}, {"x9.unknown", 8 * gpu}} {
+		var lanes []*Lane
+		for i := range 14 {
+			l := series(fmt.Sprintf("train-%d", i), 60, constant(40), constant(0.95))
+			l.Training = true
+			lanes = append(lanes, l)
+		}
+		pool := poolOf(t, product, lanes...)
+		pool.GPUsToday, pool.Nodes, pool.GPUsPerNode, pool.InstanceType = 32, 4, 8, c.instance
+		p, err := Make(&Data{Pools: []*Pool{pool}, Steps: 60}, DefaultPolicy(), prices)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 14 busy GPUs on nodes of 8: 2 nodes of 4 go.
+		want := 2 * c.perNode * HoursPerMonth
+		if got := p.Pools[0].MonthlySavingUSD; got == nil || math.Abs(*got-want) > 0.01 {
+			t.Errorf("%s: saving %v, want 2 nodes × $%.4f × 730 = %.2f", c.instance, got, c.perNode, want)
+		}
 	}
 }

@@ -53,6 +53,8 @@ type PoolPlan struct {
 	// discount).
 	PricePerNodeHour *float64 `json:"price_per_node_hour"`
 	PriceSource      string   `json:"price_source,omitempty"`
+	// InstanceType is the pool's nodes' instance type, when known.
+	InstanceType string `json:"instance_type,omitempty"`
 	// MonthlySavingUSD is the freed nodes' price a month (negative when
 	// the layout needs more nodes); nil without a price.
 	MonthlySavingUSD *float64 `json:"monthly_saving_usd"`
@@ -155,7 +157,15 @@ func Make(d *Data, pol Policy, prices *recommend.Prices) (*Plan, error) {
 		case !priced:
 			pp.Notes = append(pp.Notes, "no price for "+pool.Product+": its saving is unknown")
 		case pp.NodesNeeded > 0:
+			// Clouds bill the instance; the node's GPUs at the per-GPU
+			// price stand in where its type is not in the table.
 			node := price * float64(pp.GPUsPerNode)
+			if v, src, ok := prices.PerNodeHour(pool.InstanceType, pool.Product); ok {
+				node, pp.PriceSource = v, src
+			} else if pool.InstanceType != "" {
+				pp.Notes = append(pp.Notes, fmt.Sprintf("instance type %s is not in the price table: a node is priced as its %d GPUs", pool.InstanceType, pp.GPUsPerNode))
+			}
+			pp.InstanceType = pool.InstanceType
 			saving := float64(pp.NodesToday-pp.NodesNeeded) * node * HoursPerMonth
 			pp.PricePerHour, pp.PricePerNodeHour, pp.MonthlySavingUSD = &price, &node, &saving
 		default:

@@ -36,12 +36,17 @@ type Prices struct {
 	// dates is each file's date: a price keeps the date of the file that
 	// set it.
 	dates map[string]string
+	// perNode is a node's price by its instance type, lower-cased
+	// (node.kubernetes.io/instance-type), and nodeFrom which file set it.
+	perNode  map[string]float64
+	nodeFrom map[string]string
 }
 
 // DefaultPrices is the embedded table (prices.yaml).
 func DefaultPrices() *Prices {
 	p, err := parsePrices(&Prices{perHour: map[string]float64{}, from: map[string]string{}, discount: map[string]float64{},
-		discountFrom: map[string]string{}, dates: map[string]string{}}, defaultPrices, "embedded prices.yaml")
+		discountFrom: map[string]string{}, dates: map[string]string{}, perNode: map[string]float64{}, nodeFrom: map[string]string{}},
+		defaultPrices, "embedded prices.yaml")
 	if err != nil {
 		panic(err) // a broken embedded file is a build defect; a test guards it
 	}
@@ -107,6 +112,29 @@ func (p *Prices) Source(model string) string {
 	return s
 }
 
+// PerNodeHour is the price of a node of instance type instance for an
+// hour, less the discount of model's pool, and where the price and the
+// discount come from; false when the table has no such instance type.
+func (p *Prices) PerNodeHour(instance, model string) (price float64, source string, ok bool) {
+	if p == nil || instance == "" {
+		return 0, "", false
+	}
+	k := strings.ToLower(strings.TrimSpace(instance))
+	v, ok := p.perNode[k]
+	if !ok {
+		return 0, "", false
+	}
+	source = "instance " + instance + " in " + p.nodeFrom[k]
+	if d := p.dates[p.nodeFrom[k]]; d != "" {
+		source += " (" + d + ")"
+	}
+	if dk, ok := p.key(model, p.discountOK); ok {
+		v *= 1 - p.discount[dk]
+		source += fmt.Sprintf(", less %s from %s", strconv.FormatFloat(100*p.discount[dk], 'f', -1, 64)+"%", p.discountFrom[dk])
+	}
+	return v, source, true
+}
+
 func (p *Prices) perHourOK(k string) bool  { _, ok := p.perHour[k]; return ok }
 func (p *Prices) discountOK(k string) bool { _, ok := p.discount[k]; return ok }
 
@@ -133,7 +161,8 @@ func (p *Prices) Models() []string {
 func parsePrices(base *Prices, data []byte, file string) (*Prices, error) {
 	out := &Prices{Date: base.Date, Currency: base.Currency, Sources: base.Sources,
 		Files: append(slices.Clone(base.Files), file), perHour: maps.Clone(base.perHour), from: maps.Clone(base.from),
-		discount: maps.Clone(base.discount), discountFrom: maps.Clone(base.discountFrom), dates: maps.Clone(base.dates)}
+		discount: maps.Clone(base.discount), discountFrom: maps.Clone(base.discountFrom), dates: maps.Clone(base.dates),
+		perNode: maps.Clone(base.perNode), nodeFrom: maps.Clone(base.nodeFrom)}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
@@ -144,7 +173,7 @@ func parsePrices(base *Prices, data []byte, file string) (*Prices, error) {
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, &FileError{file, root.Line, "", "want a mapping with date, currency, sources, prices and discounts"}
+		return nil, &FileError{file, root.Line, "", "want a mapping with date, currency, sources, prices, instances and discounts"}
 	}
 	var sourcesSet bool
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -184,6 +213,12 @@ func parsePrices(base *Prices, data []byte, file string) (*Prices, error) {
 			if err != nil {
 				return nil, err
 			}
+		case "instances":
+			err := modelValues(v, file, k.Value, "USD per node-hour", func(f float64) bool { return f > 0 && f <= 1e5 },
+				"want a positive number of USD per node-hour", out.perNode, out.nodeFrom)
+			if err != nil {
+				return nil, err
+			}
 		case "discounts":
 			// 1 or more would make the pool free, and every saving on it
 			// vanish: a price of its own says that better.
@@ -193,7 +228,7 @@ func parsePrices(base *Prices, data []byte, file string) (*Prices, error) {
 				return nil, err
 			}
 		default:
-			return nil, &FileError{file, k.Line, k.Value, "unknown key (want date, currency, sources, prices or discounts)"}
+			return nil, &FileError{file, k.Line, k.Value, "unknown key (want date, currency, sources, prices, instances or discounts)"}
 		}
 	}
 	return out, nil

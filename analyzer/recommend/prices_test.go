@@ -116,3 +116,28 @@ func TestDiscountsAndSources(t *testing.T) {
 		}
 	}
 }
+
+// TestInstancePrices: a node is priced by its instance type, whatever the
+// label's case, less its pool's discount, and says where both come from.
+func TestInstancePrices(t *testing.T) {
+	base := DefaultPrices()
+	p, err := LoadPrices("testdata/prices/discounts.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const h100 = "NVIDIA H100 80GB HBM3"
+	list, src, ok := base.PerNodeHour("p5.48xlarge", h100)
+	if !ok || list != 55.04 || src != "instance p5.48xlarge in embedded prices.yaml ("+base.Date+")" {
+		t.Errorf("p5.48xlarge: %v %q %v", list, src, ok)
+	}
+	v, src, ok := p.PerNodeHour("p5.48xlarge", h100)
+	if !ok || math.Abs(v-list*0.7) > 1e-9 || !strings.HasSuffix(src, ", less 30% from testdata/prices/discounts.yaml") {
+		t.Errorf("discounted p5.48xlarge: %v %q %v", v, src, ok)
+	}
+	if _, _, ok := base.PerNodeHour("standard_nd96isr_h100_v5", h100); !ok {
+		t.Error("the Azure type in lower case is not found")
+	}
+	if _, _, ok := base.PerNodeHour("x9.unknown", h100); ok {
+		t.Error("an unknown instance type has a price")
+	}
+}

@@ -45,6 +45,9 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 	if o.NodeGPUs < 0 {
 		return nil, &InputError{Input: InputNodeGPUs, Err: fmt.Errorf("%d, want a positive GPU count", o.NodeGPUs)}
 	}
+	if s.inv.Available {
+		plan.ShapeFromNodes(data.Pools, s.inv.Nodes)
+	}
 	for _, p := range data.Pools {
 		if o.NodeGPUs > 0 && p.GPUsPerNode == 0 {
 			p.GPUsPerNode, p.Nodes = o.NodeGPUs, (p.GPUsToday+o.NodeGPUs-1)/o.NodeGPUs
