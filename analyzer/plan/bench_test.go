@@ -41,3 +41,29 @@ func BenchmarkPlan(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPlanNodes is BenchmarkPlan's first size with the pool on nodes
+// of 8 GPUs: node packing, and the second layout without time-slicing that
+// Make tries where time-sliced GPUs cost nodes. Run both in one go for the
+// ratio.
+func BenchmarkPlanNodes(b *testing.B) {
+	const workloads, steps = 1000, 7 * 24 * 12
+	for _, nodes := range []bool{false, true} {
+		b.Run(fmt.Sprintf("nodes=%v", nodes), func(b *testing.B) {
+			pool := benchPool(b, workloads, steps)
+			if nodes {
+				pool.Nodes, pool.GPUsPerNode = workloads/8, 8
+			}
+			b.ResetTimer()
+			var n int
+			for i := 0; i < b.N; i++ {
+				p, err := Make(&Data{Pools: []*Pool{pool}, Steps: steps}, DefaultPolicy(), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = p.NodesNeeded
+			}
+			b.ReportMetric(float64(n), "nodes")
+		})
+	}
+}
