@@ -170,6 +170,10 @@ var leastRBAC = map[string][]grant{
 		{"batch", "jobs", "list", ""},
 		{"policy", "poddisruptionbudgets", "list", ""},
 		{"scheduling.k8s.io", "priorityclasses", "list", ""},
+		// Kueue's queues, for the quota advice (gpulens quota).
+		{"kueue.x-k8s.io", "clusterqueues", "list", ""},
+		{"kueue.x-k8s.io", "localqueues", "list", ""},
+		{"kueue.x-k8s.io", "resourceflavors", "list", ""},
 	},
 	"Role gpu-operator/gpulens-analyzer-device-plugin-config": {
 		{"", "configmaps", "get", "device-plugin-config"},
