@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Consolidation is the headline of `gpulens plan` for the report: how
@@ -25,6 +26,8 @@ type Consolidation struct {
 	// ReplaySteps and OvercommittedSteps are the proof: the window's steps
 	// replayed on the layout, and those at which memory did not fit (0,
 	// or there is no plan).
+	// PriceSources are where the node prices come from (the plan's pools').
+	PriceSources       []string            `json:"price_sources,omitempty"`
 	ReplaySteps        int                 `json:"replay_steps"`
 	OvercommittedSteps int                 `json:"overcommitted_steps"`
 	Pools              []ConsolidationPool `json:"pools"`
@@ -70,6 +73,9 @@ func (r *Report) consolidationSection() section {
 		"%d GPUs stay free on the nodes kept, headroom worth nothing until a node goes. "+
 		"Replaying the window's %d steps on that layout overcommits memory at %d. 'gpulens plan' gives the layout.",
 		c.GPUsNeeded, c.GPUsToday, nodes, c.HeadroomGPUs, c.ReplaySteps, c.OvercommittedSteps)
+	if len(c.PriceSources) > 0 {
+		s.Intro += " Node prices: " + strings.Join(c.PriceSources, "; ") + "."
+	}
 	count := func(n int) string {
 		if n == 0 {
 			return "-"

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"slices"
 
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/report"
@@ -39,6 +40,9 @@ func (s *Session) consolidation(ctx context.Context) *report.Consolidation {
 		HeadroomGPUs: p.HeadroomGPUs, MonthlySaving: p.MonthlySavingUSD}
 	for _, pp := range p.Pools {
 		c.SavingKnown = c.SavingKnown || pp.MonthlySavingUSD != nil
+		if pp.PriceSource != "" && !slices.Contains(c.PriceSources, pp.PriceSource) {
+			c.PriceSources = append(c.PriceSources, pp.PriceSource)
+		}
 		c.ReplaySteps = max(c.ReplaySteps, pp.Replay.Steps)
 		c.OvercommittedSteps += pp.Replay.OvercommittedSteps
 		c.Pools = append(c.Pools, report.ConsolidationPool{Model: pp.Model, GPUsToday: pp.GPUsToday, GPUsNeeded: pp.GPUsNeeded,
