@@ -91,6 +91,7 @@ func OpenEmbedded(dir string, o EmbeddedOptions) (*Embedded, error) {
 		if err != nil {
 			return nil, fmt.Errorf("embedded TSDB at %s: %w", dir, err)
 		}
+		noAutoCompaction(db)
 		e.db, e.queryable = db, db
 	}
 
@@ -218,8 +219,8 @@ func (e *Embedded) Appender(ctx context.Context) storage.Appender {
 }
 
 // Compact persists the in-memory head as blocks where it is due and applies
-// retention. The TSDB also does this on its own every minute; calling it
-// after a bulk load makes the result deterministic.
+// retention, after a bulk load: the TSDB does not compact on its own
+// (noAutoCompaction).
 func (e *Embedded) Compact(ctx context.Context) error {
 	if e.db == nil {
 		return ErrReadOnly
@@ -270,9 +271,19 @@ func (e *Embedded) PersistHead(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: reopening: %w", e.Describe(), err)
 	}
+	noAutoCompaction(db)
 	e.db, e.queryable = db, db
 	return nil
 }
+
+// noAutoCompaction stops the TSDB's background compaction: a writable
+// embedded TSDB is bulk-loaded (the demo, the emulator, backfills), and
+// tsdb's background compaction of the out-of-order head while appenders
+// write out-of-order chunks races on the head chunk files ("expected newly
+// cut file to have sequence:offset 1:8, got 2:8", seen once in CI in the
+// dashboards' data test; prometheus/prometheus #10769 and #11618 report
+// the same panic). Compact and PersistHead compact when the load is done.
+func noAutoCompaction(db *tsdb.DB) { db.DisableCompactions() }
 
 // Close closes the TSDB. Committed samples are in the WAL, so reopening the
 // directory sees them even if they were never compacted into a block.
