@@ -41,9 +41,9 @@ const (
 // packNodes places the planned GPUs on nodes of pool.GPUsPerNode GPUs:
 // the GPUs of one pod together (a pod's GPUs are on one node), whole and
 // time-sliced GPUs on nodes of their own configuration, MIG GPUs wherever
-// there is room. First-fit-decreasing over the pods' groups, which is
-// optimal for groups of one GPU and within a node of it otherwise. Nil
-// when the pool's node shape is unknown.
+// there is room. First-fit-decreasing over the pods' groups: optimal when
+// every group is one GPU of one kind, an approximation otherwise. Nil when
+// the pool's node shape is unknown.
 func packNodes(pool *Pool, pp *PoolPlan) ([]Node, []string) {
 	per := pool.GPUsPerNode
 	if per <= 0 || len(pp.GPUs) == 0 {

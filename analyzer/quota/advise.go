@@ -3,6 +3,7 @@ package quota
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -79,7 +80,7 @@ func Advise(d *plan.Data, inv *inventory.Inventory, margin float64) []Advice {
 			}
 		}
 	}
-	for _, ns := range slicesSortedKeys(inv.Quotas) {
+	for _, ns := range slices.Sorted(maps.Keys(inv.Quotas)) {
 		for _, rq := range inv.Quotas[ns] {
 			v, ok := rq.Hard["requests."+string(inventory.ResourceGPU)]
 			if !ok {
@@ -120,8 +121,8 @@ func (a *Advice) advise(margin float64, cohort bool, path string) {
 		ops = append(ops, map[string]any{"op": "replace", "path": path + "/nominalQuota", "value": strconv.Itoa(a.Advised)})
 	}
 	if a.AdvisedBorrowing != nil && (a.Borrowing == nil || *a.Borrowing != float64(*a.AdvisedBorrowing)) {
-		op := "add" // add replaces an existing member too (RFC 6902)
-		ops = append(ops, map[string]any{"op": op, "path": path + "/borrowingLimit", "value": strconv.Itoa(*a.AdvisedBorrowing)})
+		// add replaces a member that is there too (RFC 6902).
+		ops = append(ops, map[string]any{"op": "add", "path": path + "/borrowingLimit", "value": strconv.Itoa(*a.AdvisedBorrowing)})
 	}
 	if len(ops) > 0 {
 		b, _ := json.Marshal(ops)
@@ -169,13 +170,4 @@ func resourceOf(from string) string {
 		return "nvidia.com/mig-" + p
 	}
 	return string(inventory.ResourceGPU)
-}
-
-func slicesSortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -81,35 +81,33 @@ var ErrNoPrice = errors.New("no price")
 // catalog key, so an override can tell apart variants the catalog lumps
 // together.
 func (p *Prices) PerHour(model string) (float64, error) {
-	key, ok := p.key(model, p.perHourOK)
+	var key string
+	ok := p != nil
+	if ok {
+		key, ok = tableKey(model, p.perHour)
+	}
 	if !ok {
 		if model == "" {
 			return 0, fmt.Errorf("%w for a GPU of unknown model", ErrNoPrice)
 		}
 		return 0, fmt.Errorf("%w for model %q: add it to a --prices file", ErrNoPrice, model)
 	}
-	v := p.perHour[key]
-	if dk, ok := p.key(model, p.discountOK); ok {
-		v *= 1 - p.discount[dk]
-	}
+	v, _ := p.discounted(model, p.perHour[key])
 	return v, nil
 }
 
 // Source says where model's price comes from: the file and its date, and
 // the discount taken off it and where that was set; empty without a price.
 func (p *Prices) Source(model string) string {
-	key, ok := p.key(model, p.perHourOK)
+	if p == nil {
+		return ""
+	}
+	key, ok := tableKey(model, p.perHour)
 	if !ok {
 		return ""
 	}
-	s := p.from[key]
-	if d := p.dates[s]; d != "" {
-		s += " (" + d + ")"
-	}
-	if dk, ok := p.key(model, p.discountOK); ok {
-		s += fmt.Sprintf(", less %s from %s", strconv.FormatFloat(100*p.discount[dk], 'f', -1, 64)+"%", p.discountFrom[dk])
-	}
-	return s
+	_, discount := p.discounted(model, 0)
+	return p.fileSource(p.from[key]) + discount
 }
 
 // PerNodeHour is the price of a node of instance type instance for an
@@ -124,34 +122,42 @@ func (p *Prices) PerNodeHour(instance, model string) (price float64, source stri
 	if !ok {
 		return 0, "", false
 	}
-	source = "instance " + instance + " in " + p.nodeFrom[k]
-	if d := p.dates[p.nodeFrom[k]]; d != "" {
-		source += " (" + d + ")"
-	}
-	if dk, ok := p.key(model, p.discountOK); ok {
-		v *= 1 - p.discount[dk]
-		source += fmt.Sprintf(", less %s from %s", strconv.FormatFloat(100*p.discount[dk], 'f', -1, 64)+"%", p.discountFrom[dk])
-	}
-	return v, source, true
+	v, discount := p.discounted(model, v)
+	return v, "instance " + instance + " in " + p.fileSource(p.nodeFrom[k]) + discount, true
 }
 
-func (p *Prices) perHourOK(k string) bool  { _, ok := p.perHour[k]; return ok }
-func (p *Prices) discountOK(k string) bool { _, ok := p.discount[k]; return ok }
-
-// key is the key model is found by in a table: its exact product name,
-// else its catalog key.
-func (p *Prices) key(model string, has func(string) bool) (string, bool) {
-	if p == nil {
-		return "", false
+// discounted is v less the discount of model's pool, and the discount in
+// words (", less 30% from FILE"); v and "" without one.
+func (p *Prices) discounted(model string, v float64) (float64, string) {
+	dk, ok := tableKey(model, p.discount)
+	if !ok {
+		return v, ""
 	}
-	if k := strings.ToLower(strings.TrimSpace(model)); has(k) {
+	d := p.discount[dk]
+	return v * (1 - d), fmt.Sprintf(", less %s%% from %s", strconv.FormatFloat(100*d, 'f', -1, 64), p.discountFrom[dk])
+}
+
+// fileSource is a price file with its date.
+func (p *Prices) fileSource(file string) string {
+	if d := p.dates[file]; d != "" {
+		return file + " (" + d + ")"
+	}
+	return file
+}
+
+// tableKey is the key model is found by in table: its exact product name, else
+// its catalog key.
+func tableKey(model string, table map[string]float64) (string, bool) {
+	if k := strings.ToLower(strings.TrimSpace(model)); hasKey(table, k) {
 		return k, true
 	}
-	if m, ok := LookupModel(model); ok && has(strings.ToLower(m.Key)) {
+	if m, ok := LookupModel(model); ok && hasKey(table, strings.ToLower(m.Key)) {
 		return strings.ToLower(m.Key), true
 	}
 	return "", false
 }
+
+func hasKey(table map[string]float64, k string) bool { _, ok := table[k]; return ok }
 
 // Models lists the priced keys, sorted.
 func (p *Prices) Models() []string {

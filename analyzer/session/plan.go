@@ -31,6 +31,9 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 	if o.MaxReplicas != 0 && (o.MaxReplicas < 2 || o.MaxReplicas > 48) {
 		return nil, &InputError{Input: InputReplica, Err: fmt.Errorf("%d, want 2..48 (48 is the device plugin's limit)", o.MaxReplicas)}
 	}
+	if o.NodeGPUs < 0 {
+		return nil, &InputError{Input: InputNodeGPUs, Err: fmt.Errorf("%d, want a positive GPU count", o.NodeGPUs)}
+	}
 	s.obs.Begin("planning")
 	defer s.obs.End()
 	s.obs.Progress(0, 2)
@@ -41,9 +44,6 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 	s.obs.Progress(1, 2)
 	if data.Pools, err = selectPools(data.Pools, o.Models); err != nil {
 		return nil, err
-	}
-	if o.NodeGPUs < 0 {
-		return nil, &InputError{Input: InputNodeGPUs, Err: fmt.Errorf("%d, want a positive GPU count", o.NodeGPUs)}
 	}
 	if s.inv.Available {
 		plan.ShapeFromNodes(data.Pools, s.inv.Nodes)

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
-
 	"github.com/gpulens/gpulens/analyzer/quota"
 )
 
@@ -17,7 +16,7 @@ import (
 func (s *Session) Quotas(ctx context.Context) ([]quota.Advice, []string, error) {
 	var notes []string
 	if !s.inv.Available {
-		return nil, []string{"no cluster access: the quotas are not known (" + joinSkipped(s.inv.Skipped) + ")"}, nil
+		return nil, []string{"no cluster access: the quotas are not known (" + strings.Join(s.inv.Skipped, "; ") + ")"}, nil
 	}
 	for _, sk := range s.inv.Skipped {
 		notes = append(notes, "not read from the cluster: "+sk)
@@ -33,5 +32,3 @@ func (s *Session) Quotas(ctx context.Context) ([]quota.Advice, []string, error) 
 	}
 	return quota.Advise(data, s.inv, s.thresholds.Quota.Margin), append(notes, data.Notes...), nil
 }
-
-func joinSkipped(ss []string) string { return strings.Join(ss, "; ") }

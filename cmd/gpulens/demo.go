@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -77,8 +76,8 @@ The simulated week ends now, unless --end says otherwise, so a later
 }
 
 func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) error {
-	if !slices.Contains(report.Formats, o.format) {
-		return usageError{fmt.Errorf("--format: %w", &report.UnknownFormatError{Format: o.format})}
+	if err := checkFormat(o.format, report.Formats); err != nil {
+		return err
 	}
 	dur, err := parseWindow(o.duration)
 	if err != nil {
@@ -168,9 +167,5 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 	if err := report.Render(&buf, r, o.format); err != nil {
 		return err
 	}
-	if o.output != "" {
-		return report.WriteFile(o.output, buf.Bytes())
-	}
-	_, err = stdout.Write(buf.Bytes())
-	return err
+	return writeOutput(stdout, o.output, buf.Bytes())
 }

@@ -3,16 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/analyzer/plan"
-	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/analyzer/session"
 )
 
@@ -96,8 +93,8 @@ func runPlan(ctx context.Context, o *planOptions, stdout, stderr io.Writer) erro
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if !slices.Contains(plan.Formats, o.format) {
-		return usageError{fmt.Errorf("--format: unknown format %q (want %s)", o.format, strings.Join(plan.Formats, ", "))}
+	if err := checkFormat(o.format, plan.Formats); err != nil {
+		return err
 	}
 	s, err := o.src.open(ctx, o.now(), stderr)
 	if err != nil {
@@ -112,9 +109,5 @@ func runPlan(ctx context.Context, o *planOptions, stdout, stderr io.Writer) erro
 	if err := plan.Write(&buf, p, o.format); err != nil {
 		return err
 	}
-	if o.file != "" {
-		return report.WriteFile(o.file, buf.Bytes())
-	}
-	_, err = stdout.Write(buf.Bytes())
-	return err
+	return writeOutput(stdout, o.file, buf.Bytes())
 }

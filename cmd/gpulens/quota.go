@@ -3,16 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/analyzer/quota"
-	"github.com/gpulens/gpulens/analyzer/report"
 )
 
 type quotaOptions struct {
@@ -66,8 +63,8 @@ func runQuota(ctx context.Context, o *quotaOptions, stdout, stderr io.Writer) er
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if !slices.Contains(quota.Formats, o.format) {
-		return usageError{fmt.Errorf("--format: unknown format %q (want %s)", o.format, strings.Join(quota.Formats, ", "))}
+	if err := checkFormat(o.format, quota.Formats); err != nil {
+		return err
 	}
 	s, err := o.src.open(ctx, o.now(), stderr)
 	if err != nil {
@@ -82,9 +79,5 @@ func runQuota(ctx context.Context, o *quotaOptions, stdout, stderr io.Writer) er
 	if err := quota.Write(&buf, advice, notes, o.format); err != nil {
 		return err
 	}
-	if o.output != "" {
-		return report.WriteFile(o.output, buf.Bytes())
-	}
-	_, err = stdout.Write(buf.Bytes())
-	return err
+	return writeOutput(stdout, o.output, buf.Bytes())
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -66,8 +65,8 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if !slices.Contains(report.RecommendFormats, o.format) {
-		return usageError{fmt.Errorf("--format: unknown format %q (want %s)", o.format, strings.Join(report.RecommendFormats, ", "))}
+	if err := checkFormat(o.format, report.RecommendFormats); err != nil {
+		return err
 	}
 	a, err := o.src.analyze(ctx, o.now(), stderr)
 	if err != nil {
@@ -80,9 +79,5 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 	if err := report.WriteRecommendations(&buf, report.SelectFindings(a.Findings.Findings, o.all), o.format); err != nil {
 		return err
 	}
-	if o.output != "" {
-		return report.WriteFile(o.output, buf.Bytes())
-	}
-	_, err = stdout.Write(buf.Bytes())
-	return err
+	return writeOutput(stdout, o.output, buf.Bytes())
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -87,8 +86,8 @@ func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if !slices.Contains(report.Formats, o.format) {
-		return usageError{fmt.Errorf("--format: %w", &report.UnknownFormatError{Format: o.format})}
+	if err := checkFormat(o.format, report.Formats); err != nil {
+		return err
 	}
 	// Checked before the analysis, which may take minutes.
 	webhook, err := o.webhookURL()
@@ -110,11 +109,7 @@ func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) 
 	if err := report.Render(&buf, r, o.format); err != nil {
 		return err
 	}
-	if o.output != "" {
-		if err := report.WriteFile(o.output, buf.Bytes()); err != nil {
-			return err
-		}
-	} else if _, err := stdout.Write(buf.Bytes()); err != nil {
+	if err := writeOutput(stdout, o.output, buf.Bytes()); err != nil {
 		return err
 	}
 
