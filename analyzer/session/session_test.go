@@ -19,18 +19,7 @@ import (
 var weekEnd = time.Date(2026, 3, 16, 0, 0, 0, 0, time.UTC)
 
 // fixtureDir writes the pipeline's fixture fleet to a TSDB directory.
-func fixtureDir(t *testing.T) string {
-	t.Helper()
-	f, err := pipelinetest.Read("../pipeline/testdata/fleet.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := f.Write(dir); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+func fixtureDir(t *testing.T) string { return pipelinetest.Dir(t, "../pipeline/testdata/fleet.yaml") }
 
 // TestReportOpensTheSourceOnce: the analysis, the schema detection and the
 // consolidation's plan all read the one source Open opened; with a data

@@ -19,16 +19,7 @@ const fixtureUntil = "2026-03-16T00:00:00Z"
 
 // fixtureDir writes the pipeline's fixture fleet into a TSDB directory.
 func fixtureDir(t *testing.T) string {
-	t.Helper()
-	f, err := pipelinetest.Read("../../analyzer/pipeline/testdata/fleet.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := f.Write(dir); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return pipelinetest.Dir(t, "../../analyzer/pipeline/testdata/fleet.yaml")
 }
 
 func TestReportCommand(t *testing.T) {

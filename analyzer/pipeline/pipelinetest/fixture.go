@@ -112,6 +112,21 @@ func Open(t testing.TB, path string) (*source.Embedded, *Fixture) {
 	return src, f
 }
 
+// Dir loads the fixture at path into a TSDB in a temporary directory and
+// closes it, for a test of what opens the directory itself.
+func Dir(t testing.TB, path string) string {
+	t.Helper()
+	f, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := f.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // Write loads the fixture into the TSDB at dir and closes it, so a test of
 // the CLI can open the directory itself.
 func (f *Fixture) Write(dir string) error {
