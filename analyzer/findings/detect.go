@@ -51,6 +51,8 @@ type detector struct {
 	// clusterShared are the GPUs the data shows held whole and the
 	// cluster says are shared (readClusterSharing).
 	clusterShared map[query.GPUKey]inventory.NodeSharing
+	// nodes is each node's use, for the unallocated-capacity rule (nodeUse).
+	nodes map[string]nodeUse
 }
 
 func (d *detector) add(f Finding) { d.report.Findings = append(d.report.Findings, f) }

@@ -70,20 +70,20 @@ func (d *detector) gpu(g query.GPU) {
 		d.cost(&f, g.Model, 1, nil)
 		d.add(f)
 	}
-	if g.ReportedHours > 0 && g.UnallocatedHours/g.ReportedHours >= d.cfg.Unallocated.MinRatio {
+	if d.unallocated(g) {
 		ratio := g.UnallocatedHours / g.ReportedHours
 		f := base(criteria.KindUnallocated, Warning)
 		f.Evidence["unallocated_hours"], f.Evidence["unallocated_ratio"] = g.UnallocatedHours, ratio
 		f.Summary = fmt.Sprintf("%s sat unallocated for %s (%s of the time it reported)", subject, hoursOf(g.UnallocatedHours), pct(ratio))
-		if held, pods := d.nodeHeld(g.Node); held > 0 {
+		if use := d.nodeUse(g.Node); use.held > 0 {
 			// The autoscaler removes empty nodes only: a free GPU beside
 			// held ones saves nothing until its node empties.
-			f.Evidence["node_gpus_held"] = float64(held)
+			f.Evidence["node_gpus_held"] = float64(use.held)
 			how := "move the node's pods so that a node empties"
-			if len(pods) > 0 {
-				how = "move " + strings.Join(pods, ", ") + " so that a node empties"
+			if len(use.pods) > 0 {
+				how = "move " + strings.Join(use.pods, ", ") + " so that a node empties"
 			}
-			f.Summary += fmt.Sprintf(", but %d other GPU(s) of %s are held, so the autoscaler cannot remove the node: %s ('gpulens plan' packs the pool on fewer nodes)", held, g.Node, how)
+			f.Summary += fmt.Sprintf(", but %d other GPU(s) of %s are held, so the autoscaler cannot remove the node: %s ('gpulens plan' packs the pool on fewer nodes)", use.held, g.Node, how)
 			f.Recommendation = &recommend.Recommendation{Action: recommend.ActionConsolidate, CurrentShare: ratio, RecommendedShare: ratio,
 				Summary: how + "; 'gpulens plan' gives the layout"}
 		} else {
@@ -270,28 +270,52 @@ func (d *detector) mixedModels() {
 	}
 }
 
-// nodeHeld is how many of a node's GPUs are not unallocated enough to be
-// let go (they hold allocations most of the time), and the pods that hold
-// them, at most five, as namespace/pod.
-func (d *detector) nodeHeld(node string) (held int, pods []string) {
-	busy := map[query.GPUKey]bool{}
-	for _, g := range d.res.GPUs {
-		if g.Node == node && !(g.ReportedHours > 0 && g.UnallocatedHours/g.ReportedHours >= d.cfg.Unallocated.MinRatio) {
-			held++
-			busy[g.GPUKey] = true
+// unallocated says g sat unallocated for enough of the time it reported
+// to be let go.
+func (d *detector) unallocated(g query.GPU) bool {
+	return g.ReportedHours > 0 && g.UnallocatedHours/g.ReportedHours >= d.cfg.Unallocated.MinRatio
+}
+
+// nodeUse is what holds a node's GPUs: how many of them are held (not
+// unallocated enough to be let go), and the pods that hold them, at most
+// five, as namespace/pod.
+type nodeUse struct {
+	held int
+	pods []string
+}
+
+// nodeUse is node's use, worked out for every node on the first call: one
+// pass over the GPUs and one over the allocations, whatever the number of
+// unallocated GPUs asking.
+func (d *detector) nodeUse(node string) nodeUse {
+	if d.nodes == nil {
+		d.nodes = map[string]nodeUse{}
+		busy := map[query.GPUKey]bool{}
+		for _, g := range d.res.GPUs {
+			if !d.unallocated(g) {
+				u := d.nodes[g.Node]
+				u.held++
+				d.nodes[g.Node] = u
+				busy[g.GPUKey] = true
+			}
+		}
+		seen := map[string]bool{}
+		for _, a := range d.res.Allocations {
+			p := a.Namespace + "/" + a.Pod
+			if busy[query.GPUKey{Node: a.Node, UUID: a.UUID}] && !seen[a.Node+" "+p] {
+				seen[a.Node+" "+p] = true
+				u := d.nodes[a.Node]
+				u.pods = append(u.pods, p)
+				d.nodes[a.Node] = u
+			}
+		}
+		for n, u := range d.nodes {
+			slices.Sort(u.pods)
+			if len(u.pods) > 5 {
+				u.pods = append(u.pods[:5], fmt.Sprintf("%d more", len(u.pods)-5))
+			}
+			d.nodes[n] = u
 		}
 	}
-	seen := map[string]bool{}
-	for _, a := range d.res.Allocations {
-		p := a.Namespace + "/" + a.Pod
-		if busy[query.GPUKey{Node: a.Node, UUID: a.UUID}] && !seen[p] {
-			seen[p] = true
-			pods = append(pods, p)
-		}
-	}
-	slices.Sort(pods)
-	if len(pods) > 5 {
-		pods = append(pods[:5], fmt.Sprintf("%d more", len(pods)-5))
-	}
-	return held, pods
+	return d.nodes[node]
 }
