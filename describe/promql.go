@@ -22,6 +22,14 @@ const (
 	LabelModel       = "model"
 	LabelMIGProfile  = "mig_profile"
 	LabelSharing     = "sharing"
+	// The ResourceClaim an allocation was made through (Kubernetes DRA,
+	// resource.k8s.io/v1): its namespace and name, and the allocation's
+	// result, the driver, pool and device the claim was given.
+	LabelClaimNamespace = "claim_namespace"
+	LabelClaim          = "claim"
+	LabelDriver         = "driver"
+	LabelPool           = "pool"
+	LabelDevice         = "device"
 )
 
 // Values of the sharing label: how a physical GPU is divided between
@@ -33,6 +41,18 @@ const (
 	SharingTimeSlicing = "time-slicing"
 	SharingMPS         = "mps"
 	SharingMIG         = "mig"
+)
+
+// Allocation paths: how a container was given its GPU. The kubelet
+// hands out a device plugin's resource (nvidia.com/gpu,
+// nvidia.com/mig-1g.10gb, ...) from the pod's resource limits, or a
+// device a Dynamic Resource Allocation driver (gpu.nvidia.com) allocated
+// to one of the pod's ResourceClaims. Which one decides how a GPU is
+// reconfigured: device plugin and MIG manager node labels, or the claim's
+// DeviceClass and selectors, which node labels do not touch.
+const (
+	AllocationPathDevicePlugin = "device-plugin"
+	AllocationPathDRA          = "dra"
 )
 
 // TenantLabels are the labels that name the pod holding a GPU, in both

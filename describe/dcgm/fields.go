@@ -79,6 +79,26 @@ const (
 	LabelErrMsg  = "err_msg"
 )
 
+// Labels dcgm-exporter adds with --kubernetes-enable-dra
+// (KUBERNETES_ENABLE_DRA) to the series of a device that the kubelet's
+// pod-resources API lists under a container's dynamic resources, for
+// claims of the gpu.nvidia.com driver only: one copy of the device's
+// series per container, labelled with the claim and the allocation's
+// driver, pool and device (NVIDIA/dcgm-exporter PR #501; names from
+// internal/pkg/transformation/const.go at d5e5f51). A MIG device adds its
+// profile and MIG UUID; from 4.6.0-4.8.3 (PR #664) these sit on the GPU
+// instance's series, before it on the parent GPU's, and a MIG device the
+// DRA driver creates at allocation time is not mapped at all (#714).
+const (
+	LabelDRAClaimName      = "dra_claim_name"
+	LabelDRAClaimNamespace = "dra_claim_namespace"
+	LabelDRADriverName     = "dra_driver_name"
+	LabelDRAPoolName       = "dra_pool_name"
+	LabelDRADeviceName     = "dra_device_name"
+	LabelDRAMIGProfile     = "dra_mig_profile"
+	LabelDRAMIGDeviceUUID  = "dra_mig_device_uuid"
+)
+
 // HostLabels are the host label's spellings, newest first.
 var HostLabels = []string{LabelHostname, LabelHostnameOld}
 

@@ -7,6 +7,7 @@ package native
 // Metric names.
 const (
 	ContainerGPUAllocationRatio            = "gpulens_container_gpu_allocation_ratio"
+	ContainerGPUClaimInfo                  = "gpulens_container_gpu_claim_info"
 	ContainerGPUMemoryUsedBytes            = "gpulens_container_gpu_memory_used_bytes"
 	ContainerGPUUtilizationRatio           = "gpulens_container_gpu_utilization_ratio"
 	ExporterAttributionMode                = "gpulens_exporter_attribution_mode"
