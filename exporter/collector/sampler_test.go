@@ -263,7 +263,7 @@ func testAttribution(t *testing.T) *Attribution {
 		{Namespace: "team-b", Name: "server", Containers: []*podresourcesv1.ContainerResources{{Name: "main",
 			Devices: []*podresourcesv1.ContainerDevices{{ResourceName: "nvidia.com/mig-3g.40gb", DeviceIds: []string{"MIG-aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa"}}}}}},
 	}}
-	allocs, errs := podresources.FromResponses(time.Unix(1700000000, 0), list, &podresourcesv1.AllocatableResourcesResponse{}, nil)
+	allocs, errs := podresources.FromResponses(time.Unix(1700000000, 0), list, &podresourcesv1.AllocatableResourcesResponse{}, podresources.Selection{})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

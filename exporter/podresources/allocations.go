@@ -16,10 +16,12 @@ type Device struct {
 	Ref DeviceRef
 }
 
-// Container lists the GPU devices of one container.
+// Container lists the GPU devices of one container: those of device
+// plugins, and those allocated through ResourceClaims (DRA).
 type Container struct {
 	Name    string
-	Devices []Device // sorted by resource, then ID
+	Devices []Device      // sorted by resource, then ID
+	Claims  []ClaimDevice // sorted by claim, then driver, pool and device
 }
 
 // Pod lists the containers of one pod that hold GPU devices.
@@ -34,8 +36,8 @@ type Pod struct {
 type Allocations struct {
 	// Time is when the kubelet answered.
 	Time time.Time
-	// Pods holds only pods with at least one GPU device, sorted by
-	// namespace and name.
+	// Pods holds only pods with at least one GPU device (of a device
+	// plugin or a claim), sorted by namespace and name.
 	Pods []Pod
 	// Allocatable is every GPU device the node advertises, sorted by
 	// resource and ID. Empty when the kubelet does not implement
@@ -43,6 +45,9 @@ type Allocations struct {
 	Allocatable []Device
 	// Skipped counts device IDs of GPU resources that could not be parsed.
 	Skipped int
+	// ClaimDevices counts the GPU devices containers hold through claims.
+	// The exporter reads the node's ResourceSlices only once it is not 0.
+	ClaimDevices int
 
 	// replicas maps BaseID to the number of allocatable devices sharing it.
 	replicas map[string]int
@@ -79,14 +84,14 @@ func compareDevices(a, b Device) int {
 
 // buildAllocations keeps the GPU devices of both answers and returns the
 // errors of the device IDs it had to skip.
-func buildAllocations(now time.Time, list *v1.ListPodResourcesResponse, alloc *v1.AllocatableResourcesResponse, extra []string) (*Allocations, []error) {
+func buildAllocations(now time.Time, list *v1.ListPodResourcesResponse, alloc *v1.AllocatableResourcesResponse, sel Selection) (*Allocations, []error) {
 	a := &Allocations{Time: now, replicas: map[string]int{}}
 	var errs []error
 	gpuDevices := func(in []*v1.ContainerDevices) []Device {
 		var out []Device
 		for _, cd := range in {
 			resource := cd.GetResourceName()
-			if !IsGPUResource(resource, extra) {
+			if !IsGPUResource(resource, sel.ResourceNames) {
 				continue
 			}
 			for _, id := range cd.GetDeviceIds() {
@@ -105,8 +110,11 @@ func buildAllocations(now time.Time, list *v1.ListPodResourcesResponse, alloc *v
 	for _, pr := range list.GetPodResources() {
 		pod := Pod{Namespace: pr.GetNamespace(), Name: pr.GetName()}
 		for _, cr := range pr.GetContainers() {
-			if devices := gpuDevices(cr.GetDevices()); len(devices) > 0 {
-				pod.Containers = append(pod.Containers, Container{Name: cr.GetName(), Devices: devices})
+			devices := gpuDevices(cr.GetDevices())
+			claims := gpuClaims(cr.GetDynamicResources(), sel.DRADrivers)
+			if len(devices) > 0 || len(claims) > 0 {
+				pod.Containers = append(pod.Containers, Container{Name: cr.GetName(), Devices: devices, Claims: claims})
+				a.ClaimDevices += len(claims)
 			}
 		}
 		if len(pod.Containers) > 0 {
@@ -128,6 +136,6 @@ func buildAllocations(now time.Time, list *v1.ListPodResourcesResponse, alloc *v
 // refresh of the Client does, for callers that obtain the answers another
 // way (the fast-forwarded demo asks the simulator directly). Unparseable
 // device IDs are skipped and returned as errors.
-func FromResponses(now time.Time, list *v1.ListPodResourcesResponse, alloc *v1.AllocatableResourcesResponse, extra []string) (*Allocations, []error) {
-	return buildAllocations(now, list, alloc, extra)
+func FromResponses(now time.Time, list *v1.ListPodResourcesResponse, alloc *v1.AllocatableResourcesResponse, sel Selection) (*Allocations, []error) {
+	return buildAllocations(now, list, alloc, sel)
 }

@@ -8,7 +8,7 @@ import (
 )
 
 func TestBuildAllocationsNilAnswers(t *testing.T) {
-	a, errs := buildAllocations(time.Unix(0, 0), nil, nil, nil)
+	a, errs := buildAllocations(time.Unix(0, 0), nil, nil, Selection{})
 	if len(errs) != 0 || len(a.Pods) != 0 || len(a.Allocatable) != 0 {
 		t.Fatalf("nil answers gave %d pods, %d allocatable, errors %v", len(a.Pods), len(a.Allocatable), errs)
 	}
@@ -31,7 +31,7 @@ func TestAllocationsLookup(t *testing.T) {
 		{Namespace: "a", Name: "cpu", Containers: []*v1.ContainerResources{{Name: "c", CpuIds: []int64{1, 2}}}},
 	}}
 	alloc := &v1.AllocatableResourcesResponse{Devices: gpu(gpuUUID+"::0", gpuUUID+"::1", gpuUUID+"::2", migUUID)}
-	a, errs := buildAllocations(time.Unix(0, 0), list, alloc, nil)
+	a, errs := buildAllocations(time.Unix(0, 0), list, alloc, Selection{})
 	if len(errs) != 0 {
 		t.Fatal(errs)
 	}

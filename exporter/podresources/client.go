@@ -63,6 +63,7 @@ type Options struct {
 	Timeout       time.Duration // for one refresh, both RPCs together
 	MaxRecvBytes  int           // gRPC receive limit
 	ResourceNames []string      // custom GPU resource names (time-slicing "rename")
+	DRADrivers    []string      // DRA drivers whose claim devices are GPUs; none when empty
 	Logger        *slog.Logger
 }
 
@@ -176,7 +177,7 @@ func (c *Client) Refresh(ctx context.Context) error {
 		c.failLocked(err)
 		return err
 	}
-	snap, errs := buildAllocations(time.Now(), list, alloc, c.opts.ResourceNames)
+	snap, errs := buildAllocations(time.Now(), list, alloc, Selection{ResourceNames: c.opts.ResourceNames, DRADrivers: c.opts.DRADrivers})
 	if len(errs) > 0 {
 		c.parseErrors.Add(uint64(len(errs)))
 		c.log.Debug("skipped unparseable GPU device IDs", "count", len(errs), "first", errs[0])
@@ -279,6 +280,6 @@ func (c *Client) succeedLocked(snap *Allocations) {
 	}
 	if !c.everSucceeded {
 		c.everSucceeded = true
-		c.log.Info("reading GPU allocations from the kubelet", "pods", len(snap.Pods), "allocatable", len(snap.Allocatable))
+		c.log.Info("reading GPU allocations from the kubelet", "pods", len(snap.Pods), "allocatable", len(snap.Allocatable), "claim_devices", snap.ClaimDevices)
 	}
 }

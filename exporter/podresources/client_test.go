@@ -35,6 +35,10 @@ func summarize(a *Allocations) string {
 					d.Ref.GPUInstance, d.Ref.ComputeInstance, d.Ref.ParentUUID, d.Ref.Replica, a.Replicas(d.Ref),
 					d.Ref.IsMIG(), d.Ref.MIGProfile, d.Ref.Shared)
 			}
+			for _, cl := range c.Claims {
+				fmt.Fprintf(&b, "%s/%s/%s claim=%s/%s driver=%s pool=%s device=%s share=%q\n",
+					p.Namespace, p.Name, c.Name, cl.ClaimNamespace, cl.ClaimName, cl.Driver, cl.Pool, cl.Device, cl.ShareID)
+			}
 		}
 	}
 	for _, d := range a.Allocatable {
@@ -48,7 +52,9 @@ func TestRefreshFixtures(t *testing.T) {
 	tests := []struct {
 		scenario        string
 		resourceNames   []string
+		draDrivers      []string
 		wantPods        int
+		wantClaims      int
 		wantAllocatable int
 		wantParseErrors uint64
 	}{
@@ -66,13 +72,20 @@ func TestRefreshFixtures(t *testing.T) {
 			// Two bad IDs in List, two in GetAllocatableResources.
 			wantPods: 2, wantAllocatable: 7, wantParseErrors: 4,
 		},
+		{
+			// One device-plugin GPU; GPU claims of five containers (two
+			// pods share one claim); an RDMA device in a GPU claim and a
+			// pod holding an RDMA claim only, which are not GPUs.
+			scenario: "dra", draDrivers: []string{DefaultDRADriver},
+			wantPods: 6, wantAllocatable: 1, wantClaims: 5,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.scenario, func(t *testing.T) {
 			list, alloc := loadFixture(t, tt.scenario)
 			sock := socketPath(t)
 			podresourcestest.Start(t, sock, list, alloc)
-			c := New(Options{Socket: sock, ResourceNames: tt.resourceNames, Logger: slog.New(&logRecorder{})})
+			c := New(Options{Socket: sock, ResourceNames: tt.resourceNames, DRADrivers: tt.draDrivers, Logger: slog.New(&logRecorder{})})
 			defer c.Close()
 
 			before := time.Now()
@@ -91,6 +104,9 @@ func TestRefreshFixtures(t *testing.T) {
 			}
 			if len(snap.Pods) != tt.wantPods {
 				t.Errorf("got %d GPU pods, want %d", len(snap.Pods), tt.wantPods)
+			}
+			if snap.ClaimDevices != tt.wantClaims {
+				t.Errorf("got %d GPU claim devices, want %d", snap.ClaimDevices, tt.wantClaims)
 			}
 			if len(snap.Allocatable) != tt.wantAllocatable {
 				t.Errorf("got %d allocatable GPU devices, want %d", len(snap.Allocatable), tt.wantAllocatable)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -166,4 +167,21 @@ func (s *Server) answers() (*v1.ListPodResourcesResponse, *v1.AllocatableResourc
 	defer s.mu.Unlock()
 	s.calls.Add(1)
 	return s.resp, s.alloc
+}
+
+// Claim is a container's entry for one ResourceClaim as the kubelet lists it
+// in ContainerResources.DynamicResources: devices are "pool/device" pairs
+// of driver's ResourceSlices.
+func Claim(namespace, name, driver string, devices ...string) *v1.DynamicResource {
+	dr := &v1.DynamicResource{ClaimNamespace: namespace, ClaimName: name}
+	for _, d := range devices {
+		pool, device, _ := strings.Cut(d, "/")
+		dr.ClaimResources = append(dr.ClaimResources, &v1.ClaimResource{
+			DriverName: driver, PoolName: pool, DeviceName: device,
+			// The kubelet passes on the CDI devices the driver prepared;
+			// the NVIDIA driver names them after the claim.
+			CdiDevices: []*v1.CDIDevice{{Name: "k8s." + driver + "/claim=" + name + "-" + device}},
+		})
+	}
+	return dr
 }

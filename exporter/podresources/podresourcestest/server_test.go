@@ -94,3 +94,42 @@ func TestServerSetAndNilAnswers(t *testing.T) {
 		t.Errorf("Calls() = %d, want 2", s.Calls())
 	}
 }
+
+// TestServesDynamicResources: claims reach the client over the wire as the
+// kubelet sends them, next to device-plugin devices of the same container.
+func TestServesDynamicResources(t *testing.T) {
+	socket := filepath.Join(shortDir(t), "kubelet.sock")
+	Start(t, socket, &v1.ListPodResourcesResponse{PodResources: []*v1.PodResources{{
+		Namespace: "ns", Name: "p",
+		Containers: []*v1.ContainerResources{{
+			Name:             "c",
+			Devices:          []*v1.ContainerDevices{{ResourceName: "nvidia.com/gpu", DeviceIds: []string{"GPU-a"}}},
+			DynamicResources: []*v1.DynamicResource{Claim("ns", "gpus", "gpu.nvidia.com", "node-a/gpu-0", "node-a/gpu-1")},
+		}},
+	}}}, nil)
+	got, err := list(t, socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := got.GetPodResources()[0].GetContainers()[0]
+	if len(c.GetDevices()) != 1 {
+		t.Errorf("device-plugin devices = %v, want GPU-a", c.GetDevices())
+	}
+	drs := c.GetDynamicResources()
+	if len(drs) != 1 || drs[0].GetClaimNamespace() != "ns" || drs[0].GetClaimName() != "gpus" {
+		t.Fatalf("dynamic resources = %v, want claim ns/gpus", drs)
+	}
+	var devices []string
+	for _, cr := range drs[0].GetClaimResources() {
+		if cr.GetDriverName() != "gpu.nvidia.com" {
+			t.Errorf("driver = %q, want gpu.nvidia.com", cr.GetDriverName())
+		}
+		if len(cr.GetCdiDevices()) != 1 {
+			t.Errorf("CDI devices of %s = %v, want one", cr.GetDeviceName(), cr.GetCdiDevices())
+		}
+		devices = append(devices, cr.GetPoolName()+"/"+cr.GetDeviceName())
+	}
+	if strings.Join(devices, ",") != "node-a/gpu-0,node-a/gpu-1" {
+		t.Errorf("claim devices = %v, want node-a/gpu-0 and node-a/gpu-1", devices)
+	}
+}

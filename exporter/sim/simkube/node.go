@@ -52,7 +52,7 @@ func (k *Node) Allocations() *podresources.Allocations {
 	}
 	k.pods.p.Store(&staticIndex{podindex.Static(idx...)})
 	list, alloc := listResponse(pods), allocatableResponse(k.sim.Devices())
-	a, _ := podresources.FromResponses(k.sim.Now(), list, alloc, nil)
+	a, _ := podresources.FromResponses(k.sim.Now(), list, alloc, podresources.Selection{})
 	return a
 }
 

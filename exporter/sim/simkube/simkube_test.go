@@ -41,7 +41,7 @@ func defaultNodes(t *testing.T) []*sim.NodeSim {
 func TestResponsesParse(t *testing.T) {
 	for _, n := range defaultNodes(t) {
 		list, alloc := Responses(n)
-		a, errs := podresources.FromResponses(start, list, alloc, nil)
+		a, errs := podresources.FromResponses(start, list, alloc, podresources.Selection{})
 		if len(errs) != 0 {
 			t.Fatalf("%s: %v", n.Node().Name, errs)
 		}
