@@ -28,6 +28,18 @@ const (
 	SharingMIG         = describe.SharingMIG
 )
 
+// Claim labels and allocation paths (describe's).
+const (
+	LabelClaimNamespace = describe.LabelClaimNamespace
+	LabelClaim          = describe.LabelClaim
+	LabelDriver         = describe.LabelDriver
+	LabelPool           = describe.LabelPool
+	LabelDevice         = describe.LabelDevice
+
+	AllocationPathDevicePlugin = describe.AllocationPathDevicePlugin
+	AllocationPathDRA          = describe.AllocationPathDRA
+)
+
 // AllocationKeyLabels identify one allocation: a container holding (a share of)
 // one physical GPU, or one MIG instance of it.
 var AllocationKeyLabels = []string{LabelNode, LabelNamespace, LabelPod, LabelContainer, LabelUUID, LabelGPUInstance}
@@ -39,6 +51,11 @@ var AllocationLabels = append(append([]string{}, AllocationKeyLabels...), LabelM
 // UsageLabels are the labels of usage series (utilization, memory): the
 // allocation's without sharing, which only the allocation signal knows.
 var UsageLabels = append(append([]string{}, AllocationKeyLabels...), LabelModel, LabelMIGProfile)
+
+// ClaimLabels are the labels of the claims signal: the allocation's key,
+// the ResourceClaim it was made through, and the driver, pool and device
+// the claim was allocated.
+var ClaimLabels = append(append([]string{}, AllocationKeyLabels...), LabelClaimNamespace, LabelClaim, LabelDriver, LabelPool, LabelDevice)
 
 // GPUKey identifies a physical GPU; GPULabels adds its constant attributes.
 var (
@@ -59,6 +76,11 @@ type Schema interface {
 	// MemoryUsed is the device memory each allocation used, in bytes, with
 	// UsageLabels.
 	MemoryUsed() string
+	// Claims has one series per allocation made through a Kubernetes
+	// DRA ResourceClaim while it is held, value 1, with ClaimLabels. An
+	// allocation with no series here came from a device plugin: the
+	// allocation path is read from the data, never from the cluster.
+	Claims() string
 	// GPU has one series per physical GPU while it reports, value 1, with
 	// GPULabels.
 	GPU() string
