@@ -21,15 +21,28 @@
 // ClusterRole (cluster-wide lists) and a Role in the GPU Operator namespace
 // (the device plugin ConfigMaps, by name):
 //
-//	""                  pods, namespaces, nodes, resourcequotas   list
-//	apps                replicasets                               list
-//	batch               jobs                                      list
-//	policy              poddisruptionbudgets                      list
-//	scheduling.k8s.io   priorityclasses                           list
-//	""                  configmaps (by name, gpu-operator)        get
+//	""                  pods, namespaces, nodes, resourcequotas     list
+//	apps                replicasets                                 list
+//	batch               jobs                                        list
+//	policy              poddisruptionbudgets                        list
+//	scheduling.k8s.io   priorityclasses                             list
+//	resource.k8s.io     resourceclaims, resourceclaimtemplates      list
+//	kueue.x-k8s.io      clusterqueues, localqueues, resourceflavors list
+//	""                  configmaps (by name, gpu-operator)          get
 //
 // Dropping any rule degrades the inventory instead of breaking it: without
 // replicasets or jobs, Deployments and CronJobs are inferred from names;
 // without the ConfigMaps, sharing is taken from the node labels that GPU
-// Feature Discovery sets (nvidia.com/gpu.replicas, gpu.sharing-strategy).
+// Feature Discovery sets (nvidia.com/gpu.replicas, gpu.sharing-strategy);
+// without the claims, workloads that get GPUs by Dynamic Resource
+// Allocation are not told apart from CPU-only ones and get no claim advice.
+//
+// # Dynamic Resource Allocation
+//
+// Pods that get GPUs from NVIDIA's DRA driver name ResourceClaims or
+// ResourceClaimTemplates (resource.k8s.io/v1) in spec.resourceClaims
+// instead of a GPU limit. ClaimsOf gives, per workload, each GPU claim:
+// the template or claim, its device class (gpu.nvidia.com or
+// mig.nvidia.com), count, CEL selectors and the MIG profile they pin, and
+// for a named ResourceClaim the pods sharing it.
 package inventory

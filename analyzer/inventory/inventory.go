@@ -30,6 +30,14 @@ type Inventory struct {
 	// name: the ConfigMap data key, which the node label
 	// nvidia.com/device-plugin.config selects (see SharingFor).
 	Sharing map[string]SharingConfig
+	// ClaimTemplates and Claims are the ResourceClaimTemplates and
+	// ResourceClaims (resource.k8s.io/v1) through which pods get devices
+	// by Dynamic Resource Allocation; ClaimsOf reads them per workload.
+	ClaimTemplates map[ClaimKey]ClaimSpec
+	Claims         map[ClaimKey]ResourceClaim
+	// ClaimUsers are, per ResourceClaim, the pods not yet finished whose
+	// spec names it, unsorted: several share its devices.
+	ClaimUsers map[ClaimKey][]string
 }
 
 // PodKey identifies a pod.
@@ -52,7 +60,10 @@ type Pod struct {
 	WorkloadInferred bool
 	// GPURequests are the pod's limits on GPU resources, by resource name
 	// (nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-1g.10gb).
-	GPURequests   map[string]int64
+	GPURequests map[string]int64
+	// Claims are the pod's spec.resourceClaims: devices it gets by Dynamic
+	// Resource Allocation (ClaimsOf says which are GPUs).
+	Claims        []PodClaim
 	PriorityClass string
 	Labels        map[string]string
 }

@@ -44,6 +44,7 @@ func (r *reader) podSummary(p *corev1.Pod) Pod {
 		WorkloadName:     w.name,
 		WorkloadInferred: inferred,
 		GPURequests:      gpuRequests(&p.Spec),
+		Claims:           podClaims(p),
 		PriorityClass:    p.Spec.PriorityClassName,
 		Labels:           p.Labels,
 	}

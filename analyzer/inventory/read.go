@@ -30,6 +30,8 @@ var steps = []step{
 	{"poddisruptionbudgets", "disruption budgets unknown", readPDBs},
 	{"priorityclasses", "pod priorities unknown", readPriorityClasses},
 	{"kueue", "Kueue quota advice skipped", readKueue},
+	{"resourceclaimtemplates", "DRA workloads' GPU requests unknown: no claim template advice", readClaimTemplates},
+	{"resourceclaims", "DRA claims unknown: shared claims not told apart", readClaims},
 }
 
 // reader carries one Read's state between steps.
@@ -79,6 +81,7 @@ func Read(ctx context.Context, c kubernetes.Interface, o Options) *Inventory {
 		r.skip(s.resource, err, s.impact)
 	}
 	r.readSharing(ctx)
+	r.inv.indexClaimUsers()
 	r.inv.ReadAt = start
 	o.Logger.Info("inventory read", "pods", len(r.inv.Pods), "nodes", len(r.inv.Nodes),
 		"namespaces", len(r.inv.Namespaces), "skipped", len(r.inv.Skipped), "duration", time.Since(start))

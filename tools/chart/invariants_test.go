@@ -170,6 +170,10 @@ var leastRBAC = map[string][]grant{
 		{"batch", "jobs", "list", ""},
 		{"policy", "poddisruptionbudgets", "list", ""},
 		{"scheduling.k8s.io", "priorityclasses", "list", ""},
+		// Dynamic Resource Allocation: which workloads get GPUs by claims,
+		// and the claim templates their right-sizing replaces.
+		{"resource.k8s.io", "resourceclaims", "list", ""},
+		{"resource.k8s.io", "resourceclaimtemplates", "list", ""},
 		// Kueue's queues, for the quota advice (gpulens quota).
 		{"kueue.x-k8s.io", "clusterqueues", "list", ""},
 		{"kueue.x-k8s.io", "localqueues", "list", ""},

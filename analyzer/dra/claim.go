@@ -1,0 +1,121 @@
+package dra
+
+import "strconv"
+
+// The NVIDIA DRA driver's names (github.com/NVIDIA/k8s-dra-driver-gpu,
+// cmd/gpu-kubelet-plugin/main.go DriverName; the DeviceClasses in
+// deployments/helm/dra-driver-nvidia-gpu/templates/deviceclass-gpu.yaml and
+// deviceclass-mig.yaml select the driver's devices by their "type"
+// attribute, "gpu" or "mig").
+const (
+	Driver = "gpu.nvidia.com"
+	// ClassGPU is the DeviceClass of whole GPUs.
+	ClassGPU = "gpu.nvidia.com"
+	// ClassMIG is the DeviceClass of MIG devices; a selector on the
+	// "profile" attribute picks the slice size.
+	ClassMIG = "mig.nvidia.com"
+)
+
+// IsGPUClass reports whether a DeviceClass is one of the driver's GPU
+// classes. Other classes (compute domains, VFIO passthrough, other
+// vendors) are not GPUs this analysis sizes.
+func IsGPUClass(class string) bool { return class == ClassGPU || class == ClassMIG }
+
+// Allocation modes of an exact request (resource.k8s.io/v1
+// ExactDeviceRequest.allocationMode).
+const (
+	ModeExactCount = "ExactCount"
+	ModeAll        = "All"
+)
+
+// Request is one GPU request of a claim's spec.devices.requests: an
+// "exactly" request of one of the driver's GPU classes.
+type Request struct {
+	// Name is the request's name, which containers' resources.claims[].request
+	// and the claim's constraints and config refer to.
+	Name string
+	// Index is its position in spec.devices.requests.
+	Index       int
+	DeviceClass string
+	// AllocationMode is ExactCount (Count devices) or All (every matching
+	// device of a node).
+	AllocationMode string
+	Count          int64
+	// Selectors are the request's CEL expressions, in order.
+	Selectors []string
+	// MIGProfile is the profile the selectors pin a MIG request to
+	// ("1g.10gb"); empty when they do not pin one (any MIG device, or a
+	// lower bound on memory and multiprocessors).
+	MIGProfile string
+}
+
+// Claim is how a workload's pods get their GPUs through DRA: one entry of
+// their spec.resourceClaims, the object it names and the GPU requests in
+// it.
+type Claim struct {
+	Namespace string
+	// PodClaim is the entry's name in pod.spec.resourceClaims, which the
+	// containers' resources.claims refer to.
+	PodClaim string
+	// Template is the ResourceClaimTemplate the entry names: every pod
+	// gets a claim of its own, generated from it. Empty when the entry
+	// names a ResourceClaim.
+	Template string
+	// ResourceClaim is the ResourceClaim the entry names, which every pod
+	// naming it shares. Empty for a template.
+	ResourceClaim string
+	// Requests are the GPU requests of the spec; a claim may also request
+	// devices that are not GPUs, which are left out here.
+	Requests []Request
+	// Spec is the claim's spec (ResourceClaimSpec, for a template its
+	// spec.spec) as encoding/json decodes it: what a changed copy of the
+	// template starts from, keeping its constraints and config.
+	Spec map[string]any
+	// Metadata is a template's spec.metadata (labels and annotations of
+	// the claims generated from it), kept in a changed copy; nil otherwise.
+	Metadata map[string]any
+	// Pods are the workload's pods that use the claim, sorted.
+	Pods []string
+	// SharedBy are all pods that reference the ResourceClaim, from every
+	// workload, sorted: with more than one, they share its devices. Empty
+	// for a template, whose generated claims are each a pod's own.
+	SharedBy []string
+}
+
+// Shared reports whether several pods use the claim's devices at once.
+func (c *Claim) Shared() bool { return len(c.SharedBy) > 1 }
+
+// Source names the object the claim comes from, as kubectl users read it:
+// "ResourceClaimTemplate ns/name" or "ResourceClaim ns/name".
+func (c *Claim) Source() string {
+	if c.Template != "" {
+		return "ResourceClaimTemplate " + c.Namespace + "/" + c.Template
+	}
+	return "ResourceClaim " + c.Namespace + "/" + c.ResourceClaim
+}
+
+// GPU is the claim's first GPU request, the one a right-sizing of the
+// workload's GPU changes; false when it requests no GPU.
+func (c *Claim) GPU() (Request, bool) {
+	if c == nil || len(c.Requests) == 0 {
+		return Request{}, false
+	}
+	return c.Requests[0], true
+}
+
+// Device names what a request asks for in the form recommendations show
+// it: "gpu.nvidia.com", "mig.nvidia.com 1g.10gb", "mig.nvidia.com" for any
+// MIG device, with "×N" for more than one.
+func (r Request) Device() string {
+	s := r.DeviceClass
+	if r.MIGProfile != "" {
+		s += " " + r.MIGProfile
+	}
+	switch {
+	case r.AllocationMode == ModeAll:
+		s += " ×all"
+	case r.Count > 1:
+		s += " ×" + strconv.FormatInt(r.Count, 10)
+	}
+	return s
+}
