@@ -2,6 +2,7 @@ package attribution
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -538,7 +539,7 @@ func TestAttributeRecordIdentity(t *testing.T) {
 		Allocation: 2.0 / 7, Utilization: 0.5, UtilizationMethod: MethodMIGGPM,
 		MemoryUsedBytes: gib, MemoryMethod: MethodDevice,
 	}
-	if len(got) != 1 || got[0] != want {
+	if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 }

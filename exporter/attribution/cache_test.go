@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
+	"reflect"
 	"testing"
 
 	"github.com/gpulens/gpulens/exporter/attribution/cgroup"
@@ -134,7 +134,7 @@ func TestResolverConcurrentPasses(t *testing.T) {
 	for range 4 {
 		go func() {
 			for range 25 {
-				if got, _ := r.Attribute(in); !slices.Equal(got, want) {
+				if got, _ := r.Attribute(in); !reflect.DeepEqual(got, want) {
 					errs <- fmt.Errorf("got %v, want %v", lines(got), lines(want))
 					return
 				}

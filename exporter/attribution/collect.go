@@ -27,6 +27,10 @@ type group struct {
 	advertised int
 	units      int
 	replicated bool
+	// claimed is set when containers hold the device through ResourceClaims:
+	// the DRA scheduler gives a device to one claim, so several tenants of
+	// one claimed device share that claim (or its consumable capacity).
+	claimed bool
 }
 
 // shared reports whether more than one container can run on the device at
@@ -68,6 +72,14 @@ func (p *pass) collect() {
 					continue
 				}
 				p.add(at, pod, c.Name, d)
+			}
+			for _, cl := range c.Claims {
+				at, dev, ok := p.locateClaim(cl)
+				if !ok {
+					p.stats.UnmatchedDevices++
+					continue
+				}
+				p.addClaim(at, pod, c.Name, cl, dev)
 			}
 		}
 	}

@@ -87,6 +87,13 @@ type hold struct {
 	ids                                 []string
 }
 
+// claimHold is one container's devices (pool/device of the GPU driver's
+// slices) of a ResourceClaim in its namespace.
+type claimHold struct {
+	namespace, pod, container, claim string
+	devices                          []string
+}
+
 // advertise lists what the node advertises: ids of resource.
 type advertise struct {
 	resource string
@@ -119,33 +126,30 @@ func newKubelet(t testing.TB) *kubelet {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	socket := filepath.Join(dir, "kubelet.sock")
 	k := &kubelet{t: t, server: podresourcestest.Start(t, socket, nil, nil)}
-	k.client = podresources.New(podresources.Options{Socket: socket, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	k.client = podresources.New(podresources.Options{Socket: socket, DRADrivers: []string{podresources.DefaultDRADriver},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	t.Cleanup(func() { k.client.Close() })
 	return k
 }
 
 func (k *kubelet) allocations(adv []advertise, holds ...hold) *podresources.Allocations {
 	k.t.Helper()
+	return k.allocationsWithClaims(adv, nil, holds...)
+}
+
+// allocationsWithClaims is allocations with claims as well.
+func (k *kubelet) allocationsWithClaims(adv []advertise, claims []claimHold, holds ...hold) *podresources.Allocations {
+	k.t.Helper()
 	list := &v1.ListPodResourcesResponse{}
 	byPod := map[string]*v1.PodResources{}
 	for _, h := range holds {
-		pr := byPod[h.namespace+"/"+h.pod]
-		if pr == nil {
-			pr = &v1.PodResources{Namespace: h.namespace, Name: h.pod}
-			byPod[h.namespace+"/"+h.pod] = pr
-			list.PodResources = append(list.PodResources, pr)
-		}
-		var cr *v1.ContainerResources
-		for _, c := range pr.Containers {
-			if c.Name == h.container {
-				cr = c
-			}
-		}
-		if cr == nil {
-			cr = &v1.ContainerResources{Name: h.container}
-			pr.Containers = append(pr.Containers, cr)
-		}
+		cr := containerOf(list, byPod, h.namespace, h.pod, h.container)
 		cr.Devices = append(cr.Devices, &v1.ContainerDevices{ResourceName: h.resource, DeviceIds: h.ids})
+	}
+	for _, h := range claims {
+		cr := containerOf(list, byPod, h.namespace, h.pod, h.container)
+		cr.DynamicResources = append(cr.DynamicResources,
+			podresourcestest.Claim(h.namespace, h.claim, podresources.DefaultDRADriver, h.devices...))
 	}
 	alloc := &v1.AllocatableResourcesResponse{}
 	for _, a := range adv {
@@ -156,6 +160,24 @@ func (k *kubelet) allocations(adv []advertise, holds ...hold) *podresources.Allo
 		k.t.Fatalf("refresh from fake kubelet: %v", err)
 	}
 	return k.client.Snapshot()
+}
+
+// containerOf finds or adds the container's entry in list.
+func containerOf(list *v1.ListPodResourcesResponse, byPod map[string]*v1.PodResources, namespace, pod, container string) *v1.ContainerResources {
+	pr := byPod[namespace+"/"+pod]
+	if pr == nil {
+		pr = &v1.PodResources{Namespace: namespace, Name: pod}
+		byPod[namespace+"/"+pod] = pr
+		list.PodResources = append(list.PodResources, pr)
+	}
+	for _, c := range pr.Containers {
+		if c.Name == container {
+			return c
+		}
+	}
+	cr := &v1.ContainerResources{Name: container}
+	pr.Containers = append(pr.Containers, cr)
+	return cr
 }
 
 // line renders the fields a scenario asserts, rounded so that expectations

@@ -36,8 +36,14 @@ func (p *pass) allocate() {
 		for _, t := range g.tenants {
 			t.rec.Sharing = sharing
 			t.rec.Allocation = base
-			if g.replicated {
+			switch {
+			case g.replicated:
 				t.rec.Allocation = base * float64(min(t.units, split)) / float64(split)
+			case g.claimed:
+				// One claimed device consumed by several containers (a
+				// claim that pods or containers share): each holds an
+				// equal part of it.
+				t.rec.Allocation = base / float64(len(g.tenants))
 			}
 			perGPU[g.at.dev] += t.rec.Allocation
 		}

@@ -3,6 +3,7 @@ package attribution
 import (
 	"github.com/gpulens/gpulens/describe"
 	"github.com/gpulens/gpulens/exporter/attribution/podindex"
+	"github.com/gpulens/gpulens/exporter/attribution/sliceindex"
 	"github.com/gpulens/gpulens/exporter/gpu"
 	"github.com/gpulens/gpulens/exporter/podresources"
 )
@@ -19,6 +20,10 @@ type Input struct {
 	// Pods is nil without API access; finished and deleted pods can then not
 	// be told apart from running ones, and processes not be attributed.
 	Pods podindex.Index
+	// Slices resolves the devices of ResourceClaims through the node's
+	// ResourceSlices; nil when they are not read, and then every claim
+	// device counts as unmatched.
+	Slices sliceindex.Index
 	// ProcRoot is the host's /proc (hostPID), or "" when per-process
 	// attribution is off.
 	ProcRoot string
@@ -77,8 +82,12 @@ type ContainerGPU struct {
 	MIGProfile  string
 	MIGUUID     string
 
-	// Resource is the extended resource the device was requested as.
+	// Resource is the extended resource the device was requested as, or
+	// the DRA driver for a device allocated through a claim.
 	Resource string
+	// Claims are the ResourceClaims through which the container holds the
+	// device, sorted; none for a device of a device plugin.
+	Claims []Claim
 
 	// Allocation is the share of the physical GPU held: 1 for a whole GPU,
 	// 1/replicas for a shared replica, slices of the model's total (internal/mig) for a MIG instance. Shares
@@ -99,11 +108,18 @@ type ContainerGPU struct {
 	MemoryMethod    string
 }
 
+// Claim is a ResourceClaim and the device of it that a container holds.
+type Claim struct {
+	Namespace, Name      string
+	Driver, Pool, Device string
+}
+
 // Stats describes one pass, for self-metrics and logs.
 type Stats struct {
 	Mode string // ModeProcess or ModeAllocationOnly
 	// UnmatchedDevices counts allocated device IDs that name no device of
-	// the snapshot, or a MIG instance a down GPU no longer lists.
+	// the snapshot, or a MIG instance a down GPU no longer lists, and
+	// claim devices that no ResourceSlice (yet) resolves to one.
 	UnmatchedDevices int
 	// UnattributedProcesses counts processes on shared devices that belong
 	// to no container holding that device: host processes, pods using a GPU
