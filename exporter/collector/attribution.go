@@ -3,6 +3,7 @@ package collector
 import (
 	"github.com/gpulens/gpulens/exporter/attribution"
 	"github.com/gpulens/gpulens/exporter/attribution/podindex"
+	"github.com/gpulens/gpulens/exporter/attribution/sliceindex"
 	"github.com/gpulens/gpulens/exporter/gpu"
 	"github.com/gpulens/gpulens/exporter/podresources"
 )
@@ -17,6 +18,9 @@ type Attribution struct {
 	Allocations func() *podresources.Allocations
 	// Pods is the node's pod index; nil without API access.
 	Pods podindex.Index
+	// Slices resolves devices allocated through ResourceClaims; nil while
+	// the node's ResourceSlices are not read (see attribution.Input).
+	Slices sliceindex.Index
 	// ProcRoot is the host's /proc, "" when per-process attribution is off.
 	ProcRoot string
 	// SharedMode is time-slicing or mps (see attribution.Input).
@@ -28,7 +32,7 @@ type Attribution struct {
 func (a *Attribution) attribute(node string, snap *gpu.Snapshot) *AttributionState {
 	allocs := a.Allocations()
 	recs, stats := a.resolver.Attribute(attribution.Input{
-		Node: node, Snapshot: snap, Allocations: allocs, Pods: a.Pods, ProcRoot: a.ProcRoot, SharedMode: a.SharedMode,
+		Node: node, Snapshot: snap, Allocations: allocs, Pods: a.Pods, Slices: a.Slices, ProcRoot: a.ProcRoot, SharedMode: a.SharedMode,
 	})
 	return &AttributionState{KubeletUp: allocs != nil, Containers: recs, Stats: stats}
 }

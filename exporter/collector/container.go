@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/gpulens/gpulens/describe"
 	"github.com/gpulens/gpulens/describe/native"
 	"github.com/gpulens/gpulens/exporter/attribution"
 	"github.com/gpulens/gpulens/exporter/gpu"
@@ -27,6 +28,16 @@ var (
 	descContainerMem = containerDesc(native.ContainerGPUMemoryUsedBytes,
 		"GPU memory the container uses. method: device (it holds the GPU or MIG instance alone) or process (sum of its processes).",
 		"method")
+	// descContainerClaim joins the container series on node, namespace, pod,
+	// container, uuid and gpu_instance (same values), and names the claim
+	// and the device of its ResourceSlice: separate from the container
+	// families, so a claim adds no label to them and none of their series
+	// change for a GPU allocated through a claim.
+	descContainerClaim = prometheus.NewDesc(native.ContainerGPUClaimInfo,
+		"A GPU or MIG instance the container holds through a ResourceClaim (Kubernetes DRA): the claim, and the driver, pool and device of its allocation; always 1.",
+		[]string{describe.LabelNode, describe.LabelNamespace, describe.LabelPod, describe.LabelContainer, describe.LabelGPU,
+			describe.LabelUUID, describe.LabelGPUInstance, describe.LabelClaimNamespace, describe.LabelClaim,
+			describe.LabelDriver, describe.LabelPool, describe.LabelDevice}, nil)
 	descPodResourcesUp = prometheus.NewDesc(native.ExporterPodResourcesUp,
 		"1 when the last refresh from the kubelet pod-resources socket succeeded; while 0 no container series are served.", nil, nil)
 	descAttributionMode = prometheus.NewDesc(native.ExporterAttributionMode,
@@ -49,7 +60,7 @@ type AttributionState struct {
 type containerBuilder struct{}
 
 func (containerBuilder) describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descContainerAlloc, descContainerUtil, descContainerMem,
+	for _, d := range []*prometheus.Desc{descContainerAlloc, descContainerUtil, descContainerMem, descContainerClaim,
 		descPodResourcesUp, descAttributionMode, descUnattributed} {
 		ch <- d
 	}
@@ -78,6 +89,10 @@ func (containerBuilder) build(st *State, emit func(sample)) {
 		}
 		if gpu.Valid(c.MemoryUsedBytes) {
 			emit(gauge(descContainerMem, c.MemoryUsedBytes, append(lv[:len(lv):len(lv)], c.MemoryMethod)...))
+		}
+		for _, cl := range c.Claims {
+			emit(gauge(descContainerClaim, 1, st.Node, c.Namespace, c.Pod, c.Container, lv[4], c.UUID, gi,
+				cl.Namespace, cl.Name, cl.Driver, cl.Pool, cl.Device))
 		}
 	}
 }

@@ -18,8 +18,10 @@ import (
 
 	podresourcesv1 "k8s.io/kubelet/pkg/apis/podresources/v1"
 
+	"github.com/gpulens/gpulens/exporter/attribution/sliceindex"
 	"github.com/gpulens/gpulens/exporter/gpu"
 	"github.com/gpulens/gpulens/exporter/podresources"
+	"github.com/gpulens/gpulens/exporter/podresources/podresourcestest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -262,12 +264,30 @@ func testAttribution(t *testing.T) *Attribution {
 			Devices: []*podresourcesv1.ContainerDevices{{ResourceName: "nvidia.com/gpu", DeviceIds: []string{"GPU-00000000-0000-0000-0000-000000000000"}}}}}},
 		{Namespace: "team-b", Name: "server", Containers: []*podresourcesv1.ContainerResources{{Name: "main",
 			Devices: []*podresourcesv1.ContainerDevices{{ResourceName: "nvidia.com/mig-3g.40gb", DeviceIds: []string{"MIG-aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa"}}}}}},
+		// Through ResourceClaims: the A100 whole, the 1g.10gb instance.
+		{Namespace: "team-c", Name: "chat", Containers: []*podresourcesv1.ContainerResources{{Name: "main",
+			DynamicResources: []*podresourcesv1.DynamicResource{
+				podresourcestest.Claim("team-c", "chat-gpu-7xk2p", podresources.DefaultDRADriver, "node-a/gpu-2"),
+				podresourcestest.Claim("team-c", "chat-mig", podresources.DefaultDRADriver, "node-a/gpu-1-mig-1g10gb-19-6"),
+			}}}},
 	}}
-	allocs, errs := podresources.FromResponses(time.Unix(1700000000, 0), list, &podresourcesv1.AllocatableResourcesResponse{}, podresources.Selection{})
+	allocs, errs := podresources.FromResponses(time.Unix(1700000000, 0), list, &podresourcesv1.AllocatableResourcesResponse{},
+		podresources.Selection{DRADrivers: []string{podresources.DefaultDRADriver}})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	return &Attribution{Allocations: func() *podresources.Allocations { return allocs }}
+	return &Attribution{Allocations: func() *podresources.Allocations { return allocs }, Slices: testSlices{
+		"gpu-2":                 {Type: sliceindex.TypeGPU, UUID: "GPU-22222222-2222-2222-2222-222222222222"},
+		"gpu-1-mig-1g10gb-19-6": {Type: sliceindex.TypeMIG, UUID: "MIG-bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb", ParentUUID: "GPU-11111111-1111-1111-1111-111111111111", Profile: "1g.10gb"},
+	}}
+}
+
+// testSlices is the GPU driver's ResourceSlices of node-a, by device name.
+type testSlices map[string]sliceindex.Device
+
+func (s testSlices) Lookup(k podresources.DRADevice) (sliceindex.Device, bool) {
+	d, ok := s[k.Device]
+	return d, ok && k.Pool == "node-a" && k.Driver == podresources.DefaultDRADriver
 }
 
 func TestContainerSeries(t *testing.T) {
@@ -281,13 +301,23 @@ func TestContainerSeries(t *testing.T) {
 		`gpulens_container_gpu_utilization_ratio{container="main",gpu="0",gpu_instance="",method="device",mig_profile="",model="NVIDIA H100 80GB HBM3",namespace="team-a",node="node-a",pod="trainer",sharing="none",uuid="GPU-00000000-0000-0000-0000-000000000000"} 0.97`,
 		`gpulens_container_gpu_allocation_ratio{container="main",gpu="1",gpu_instance="1",mig_profile="3g.40gb",model="NVIDIA H100 80GB HBM3",namespace="team-b",node="node-a",pod="server",sharing="mig",uuid="GPU-11111111-1111-1111-1111-111111111111"} 0.42857142857142855`,
 		`gpulens_container_gpu_utilization_ratio{container="main",gpu="1",gpu_instance="1",method="mig-gpm",mig_profile="3g.40gb",model="NVIDIA H100 80GB HBM3",namespace="team-b",node="node-a",pod="server",sharing="mig",uuid="GPU-11111111-1111-1111-1111-111111111111"} 0.7`,
+		// The claimed A100 and MIG instance have the container series of
+		// a device plugin's, and one claim_info each with the same join labels.
+		`gpulens_container_gpu_allocation_ratio{container="main",gpu="2",gpu_instance="",mig_profile="",model="NVIDIA A100-SXM4-80GB",namespace="team-c",node="node-a",pod="chat",sharing="none",uuid="GPU-22222222-2222-2222-2222-222222222222"} 1`,
+		`gpulens_container_gpu_claim_info{claim="chat-gpu-7xk2p",claim_namespace="team-c",container="main",device="gpu-2",driver="gpu.nvidia.com",gpu="2",gpu_instance="",namespace="team-c",node="node-a",pod="chat",pool="node-a",uuid="GPU-22222222-2222-2222-2222-222222222222"} 1`,
+		`gpulens_container_gpu_allocation_ratio{container="main",gpu="1",gpu_instance="9",mig_profile="1g.10gb",model="NVIDIA H100 80GB HBM3",namespace="team-c",node="node-a",pod="chat",sharing="mig",uuid="GPU-11111111-1111-1111-1111-111111111111"} 0.14285714285714285`,
+		`gpulens_container_gpu_claim_info{claim="chat-mig",claim_namespace="team-c",container="main",device="gpu-1-mig-1g10gb-19-6",driver="gpu.nvidia.com",gpu="1",gpu_instance="9",namespace="team-c",node="node-a",pod="chat",pool="node-a",uuid="GPU-11111111-1111-1111-1111-111111111111"} 1`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %s", want)
 		}
 	}
+	// Device-plugin holds have no claim series.
+	if n := strings.Count(out, "gpulens_container_gpu_claim_info{"); n != 2 {
+		t.Errorf("%d claim_info series, want 2 (one per claimed device)", n)
+	}
 	st := s.State().Attribution
-	if !st.KubeletUp || len(st.Containers) != 2 {
+	if !st.KubeletUp || len(st.Containers) != 4 {
 		t.Errorf("attribution state %+v", st)
 	}
 }
