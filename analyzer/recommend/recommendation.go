@@ -40,8 +40,21 @@ type Recommendation struct {
 	// Reliability marks a change that costs more (negative savings): it
 	// buys headroom, not money.
 	Reliability bool
+	// Allocation is the allocation path the change is made on:
+	// describe.AllocationPathDevicePlugin (the container's GPU limits) or
+	// AllocationPathDRA (the workload's ResourceClaim); empty when the
+	// change touches no GPU request (release, scale down).
+	Allocation string
+	// Claim is, through DRA, the object the GPU comes from
+	// ("ResourceClaimTemplate ns/name", "ResourceClaim ns/name").
+	Claim string
+	// ClaimTemplate is, through DRA, the ResourceClaimTemplate to create
+	// before Patch is applied: a template's spec is immutable, so the
+	// change is a new template that the pod template is pointed at.
+	ClaimTemplate *Manifest
 	// Patch is the strategic-merge patch for the workload; nil when the
-	// change is to the device plugin only.
+	// change is to the device plugin only, or cannot be made by a patch
+	// (a named ResourceClaim: Notes say what to do).
 	Patch *Patch
 	// DevicePluginConfig is the device plugin sharing config to roll out
 	// (YAML), when the change needs one.

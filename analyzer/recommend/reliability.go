@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/describe"
 )
 
@@ -23,18 +24,17 @@ func Release(u Usage, p Policy, holding string) *Recommendation {
 
 func Dedicated(u Usage, p Policy, why string) *Recommendation {
 	current := u.currentShare(p.MIGShare)
-	const whole = "nvidia.com/gpu"
-	return &Recommendation{
+	r := u.retarget(&Recommendation{
 		Action:       ActionDedicatedGPU,
 		Workload:     u.Workload,
 		Summary:      "request a dedicated GPU: " + why,
-		From:         u.gpuResources()[0],
-		To:           whole,
 		CurrentShare: current, RecommendedShare: 1,
 		Reliability: current < 1,
-		Patch:       u.change(whole),
-		Notes:       []string{"schedule it on a node pool whose GPUs are not shared"},
+	}, "nvidia.com/gpu", ClaimChange{DeviceClass: dra.ClassGPU})
+	if u.Claim == nil {
+		r.Notes = append(r.Notes, "schedule it on a node pool whose GPUs are not shared")
 	}
+	return r
 }
 
 // Upsize is the smallest MIG profile that fits u when u's slice is too
@@ -48,16 +48,14 @@ func Upsize(u Usage, p Policy) *Recommendation {
 	if prof.Name == u.MIGProfile || to < current {
 		return nil
 	}
-	return &Recommendation{
+	return u.retarget(&Recommendation{
 		Action:   ActionMIGProfile,
 		Workload: u.Workload,
 		Summary: fmt.Sprintf("request a %s MIG slice instead of %s: the p99 memory peak of %s and the p95 load of %s of the GPU need its headroom",
 			prof.Name, u.MIGProfile, gib(u.P99MemoryBytes), pct(u.Load())),
-		From: u.gpuResources()[0], To: prof.Resource(),
 		CurrentShare: current, RecommendedShare: to,
 		Reliability: to > current,
-		Patch:       u.change(prof.Resource()),
-	}
+	}, prof.Resource(), ClaimChange{DeviceClass: dra.ClassMIG, MIGProfile: prof.Name})
 }
 
 // Tenant is one co-tenant of a shared GPU at risk of running out of memory.

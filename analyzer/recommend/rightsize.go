@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/describe"
 )
 
@@ -45,16 +46,19 @@ func RightSize(u Usage, p Policy) *Recommendation {
 		if to >= current || (u.Sharing == describe.SharingMIG && prof.Name == u.MIGProfile) {
 			return nil
 		}
-		return &Recommendation{
+		r := u.retarget(&Recommendation{
 			Action:   ActionMIGProfile,
 			Workload: u.Workload,
 			Summary: fmt.Sprintf("request a %s MIG slice instead: it holds the p99 memory peak of %s with %s margin and the p95 load of %s of the GPU at %s of its %d/%d compute",
 				prof.Name, gib(u.P99MemoryBytes), pct(p.MemoryMargin), pct(u.Load()), pct(p.ComputeTarget), prof.ComputeSlices, prof.GPUComputeSlices),
-			From: u.gpuResources()[0], To: prof.Resource(),
 			CurrentShare: current, RecommendedShare: to,
-			Patch: u.change(prof.Resource()),
-			Notes: []string{fmt.Sprintf("needs a %s node with the mixed MIG strategy offering %s (nvidia.com/mig.config)", u.Model, prof.Name)},
+		}, prof.Resource(), ClaimChange{DeviceClass: dra.ClassMIG, MIGProfile: prof.Name})
+		if u.Claim == nil {
+			r.Notes = append(r.Notes, fmt.Sprintf("needs a %s node with the mixed MIG strategy offering %s (nvidia.com/mig.config)", u.Model, prof.Name))
+		} else {
+			r.Notes = append(r.Notes, fmt.Sprintf("needs a %s whose MIG layout offers %s: the DRA driver publishes the MIG devices that exist", u.Model, prof.Name))
 		}
+		return r
 	}
 	if m, ok := LookupModel(u.Model); ok && len(m.MIG) > 0 {
 		return nil // MIG-capable, and not even a smaller slice fits
@@ -85,19 +89,31 @@ func timeSlice(u Usage, p Policy, current float64) *Recommendation {
 	if best == 0 || 1/float64(best) >= current {
 		return nil
 	}
-	const shared = "nvidia.com/gpu.shared"
-	return &Recommendation{
-		Action:   ActionTimeSlicing,
-		Workload: u.Workload,
-		Summary: fmt.Sprintf("request a 1/%d time-sliced share of a %s instead: its p99 memory peak of %s with %s margin fits a %d-way split of %s and its p95 load of %s fits %s of one",
-			best, u.Model, gib(u.P99MemoryBytes), pct(p.MemoryMargin), best, gib(dev), pct(load), pct(p.ComputeTarget)),
-		From: u.gpuResources()[0], To: shared,
-		CurrentShare: current, RecommendedShare: 1 / float64(best),
-		Patch:              u.change(shared),
-		DevicePluginConfig: timeSlicingConfig(describe.SharingTimeSlicing, best),
-		Notes: []string{"time-slicing does not isolate memory: co-tenants' peaks add up, so watch the timeslice-oom-risk finding",
-			"apply the config to a dedicated shared node pool (nvidia.com/device-plugin.config label)"},
+	summary := fmt.Sprintf("request a 1/%d time-sliced share of a %s instead: its p99 memory peak of %s with %s margin fits a %d-way split of %s and its p95 load of %s fits %s of one",
+		best, u.Model, gib(u.P99MemoryBytes), pct(p.MemoryMargin), best, gib(dev), pct(load), pct(p.ComputeTarget))
+	if req, ok := u.Claim.GPU(); ok {
+		// Through DRA a GPU is shared by the pods that name one claim,
+		// not by a resource name: no template change makes the pods of
+		// several workloads meet on one device.
+		return &Recommendation{
+			Action: ActionTimeSlicing, Workload: u.Workload, Summary: summary,
+			Allocation: describe.AllocationPathDRA, Claim: u.Claim.Source(),
+			From: req.Device(), To: fmt.Sprintf("%s shared %d ways", req.Device(), best),
+			CurrentShare: current, RecommendedShare: 1 / float64(best),
+			Notes: []string{fmt.Sprintf("through DRA, pods share a GPU by naming one ResourceClaim (with the driver's GpuConfig sharing strategy TimeSlicing): "+
+				"create one for up to %d such workloads and point their pods' resourceClaims entry at it instead of %s", best, u.Claim.Source()),
+				"time-slicing does not isolate memory: co-tenants' peaks add up"},
+		}
 	}
+	const shared = "nvidia.com/gpu.shared"
+	r := u.retarget(&Recommendation{
+		Action: ActionTimeSlicing, Workload: u.Workload, Summary: summary,
+		CurrentShare: current, RecommendedShare: 1 / float64(best),
+		DevicePluginConfig: timeSlicingConfig(describe.SharingTimeSlicing, best),
+	}, shared, ClaimChange{})
+	r.Notes = []string{"time-slicing does not isolate memory: co-tenants' peaks add up, so watch the timeslice-oom-risk finding",
+		"apply the config to a dedicated shared node pool (nvidia.com/device-plugin.config label)"}
+	return r
 }
 
 // Unsizable says why u gets no right-sizing at all when the reason is the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/describe"
 )
@@ -26,6 +27,10 @@ type Usage struct {
 	// Resources are the container's GPU limits by resource name, from the
 	// cluster; nil infers them from Sharing and MIGProfile.
 	Resources map[string]int64
+	// Claim is the DRA claim the workload's pods get the GPU from (the
+	// inventory's GPUClaimOf); nil on the device plugin's path, where the
+	// change is a patch of the container's limits.
+	Claim *dra.Claim
 }
 
 // Load is the p95 load as a fraction of the physical GPU. Utilization is
@@ -93,6 +98,28 @@ func (u Usage) gpuResources() []string {
 // change is a patch from the current resources to one of to.
 func (u Usage) change(to string) *Patch {
 	return BuildPatch(u.Workload, PatchChange{Limits: map[string]int64{to: 1}, Remove: u.gpuResources()})
+}
+
+// retarget gives r its change of GPU along u's allocation path: on the
+// device plugin's, a patch of the container's limits to one of resource;
+// through DRA, the change of its claim to ask for claim instead, where
+// the resource name means nothing.
+func (u Usage) retarget(r *Recommendation, resource string, claim ClaimChange) *Recommendation {
+	req, ok := u.Claim.GPU()
+	if !ok {
+		r.Allocation = describe.AllocationPathDevicePlugin
+		r.From, r.To = u.gpuResources()[0], resource
+		r.Patch = u.change(resource)
+		return r
+	}
+	r.Allocation, r.Claim = describe.AllocationPathDRA, u.Claim.Source()
+	r.From, r.To = req.Device(), changedRequest(req, claim).Device()
+	tmpl, patch, notes := ChangeClaim(u.Workload, u.Claim, claim)
+	r.ClaimTemplate, r.Patch = tmpl, patch
+	// The device plugin's prerequisites (its MIG strategy, a node pool's
+	// config) do not apply to the driver's devices.
+	r.Notes = notes
+	return r
 }
 
 func gib(b float64) string { return fmt.Sprintf("%.1f GiB", b/(1<<30)) }
