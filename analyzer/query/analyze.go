@@ -94,6 +94,9 @@ type analysis struct {
 	exporterNodes   map[string]string
 	resolvedHosts   int
 	unresolvedHosts map[string]bool
+	// claims are the ResourceClaims each allocation was seen with, and
+	// for how many steps (claims.go).
+	claims map[AllocationKey][]claimSeen
 	// pass is what the passes (passQueries) carry from one signal to
 	// another.
 	pass passState
@@ -162,7 +165,7 @@ func (a *analysis) scanQueries(sch schema.Schema) []namedQuery {
 		// The tenants' memory is summed per step, before the quantile:
 		// tenants that take turns never add up.
 		{name: "gpu tenants memory p99", expr: quantile(0.99, "sum by "+gpuKey+" ("+mem+")"), apply: a.gpuValue(func(g *GPU, v float64) { g.TenantsMemoryP99Bytes = v })},
-	}, slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch, true), a.healthQueries(sch), a.attributionQueries(sch, false), a.hostQueries(sch))...)
+	}, slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch, true), a.healthQueries(sch), a.attributionQueries(sch, false), a.hostQueries(sch), a.claimQueries(sch))...)
 }
 
 // allocSteps records an allocation's steps and the workload the engine
@@ -303,6 +306,7 @@ func (a *analysis) gpuSharing(s *model.Sample) {
 func (a *analysis) finish() {
 	a.finishPasses()
 	a.settleAllocModes()
+	a.settleAllocationPaths()
 	expected := float64(a.res.ExpectedSteps)
 	for _, x := range a.allocs {
 		if x.Steps == 0 {

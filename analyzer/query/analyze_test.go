@@ -112,6 +112,9 @@ func buildFleet(t testing.TB) *fleet {
 	return f
 }
 
+// dp is the path of every allocation without a claim.
+const dp = schema.AllocationPathDevicePlugin
+
 var window = Window{Start: t0, End: minute(240), Step: time.Minute}
 
 func TestAnalyzeNative(t *testing.T) {
@@ -120,7 +123,7 @@ func TestAnalyzeNative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Schema != "native" || res.ExpectedSteps != 240 || res.QueryCount != 15+2 || res.Shards != 1 { // 15 passes and the shard probe's 2
+	if res.Schema != "native" || res.ExpectedSteps != 240 || res.QueryCount != 16+2 || res.Shards != 1 { // 15 passes, the claims and the shard probe's 2
 		t.Errorf("schema %q, expected steps %d, queries %d, shards %d", res.Schema, res.ExpectedSteps, res.QueryCount, res.Shards)
 	}
 
@@ -128,7 +131,7 @@ func TestAnalyzeNative(t *testing.T) {
 		return Allocation{
 			AllocationKey: AllocationKey{Node: "node-2", Namespace: "team-c", Pod: pod, Container: "main", UUID: "GPU-m", GPUInstance: gi},
 			Workload:      pod, WorkloadKind: "Pod",
-			Model: h100, MIGProfile: profile, Sharing: "mig", Share: slices / 7,
+			Model: h100, MIGProfile: profile, Sharing: "mig", Share: slices / 7, AllocationPath: dp,
 			HeldHours: 4, AllocatedGPUHours: 4 * slices / 7, Steps: 240, Coverage: 1,
 			AvgUtilization: util, P95Utilization: util, UtilizationSteps: 240, UtilizationCoverage: 1,
 			PeakMemoryBytes: 10 * gib, P99MemoryBytes: 10 * gib, MemorySteps: 240, LastMemoryBytes: 10 * gib,
@@ -138,7 +141,7 @@ func TestAnalyzeNative(t *testing.T) {
 		a := Allocation{
 			AllocationKey: AllocationKey{Node: "node-3", Namespace: "team-b", Pod: fmt.Sprintf("ts-%d", i), Container: "main", UUID: "GPU-t"},
 			Workload:      "ts", WorkloadKind: "StatefulSet",
-			Model: l4, Sharing: "time-slicing", Share: 0.25,
+			Model: l4, Sharing: "time-slicing", Share: 0.25, AllocationPath: dp,
 			HeldHours: 4, AllocatedGPUHours: 1, Steps: 240, Coverage: 1,
 			AvgUtilization: 0.2, P95Utilization: 0.2, UtilizationSteps: 240, UtilizationCoverage: 1,
 			PeakMemoryBytes: 5 * gib, P99MemoryBytes: 5 * gib, MemorySteps: 240, LastMemoryBytes: 5 * gib,
@@ -152,7 +155,7 @@ func TestAnalyzeNative(t *testing.T) {
 		{
 			AllocationKey: AllocationKey{Node: "node-1", Namespace: "team-a", Pod: "train-0", Container: "main", UUID: "GPU-a"},
 			Workload:      "train", WorkloadKind: "StatefulSet",
-			Model: a100, Sharing: "none", Share: 1,
+			Model: a100, Sharing: "none", Share: 1, AllocationPath: dp,
 			HeldHours: 2, AllocatedGPUHours: 2, Steps: 120, Coverage: 0.5,
 			AvgUtilization: 0.5, P95Utilization: 0.6, UtilizationSteps: 120, UtilizationCoverage: 1,
 			// Memory 1..120 MiB: p99 interpolates at rank 0.99×119.
@@ -200,14 +203,14 @@ func TestAnalyzeNative(t *testing.T) {
 	wantWorkloads := []Workload{
 		{
 			WorkloadKey: WorkloadKey{Ref: workload.Ref{Kind: "StatefulSet", Namespace: "team-a", Name: "train", Container: "main"}, Model: a100},
-			Sharing:     "none", Share: 1, Pods: []string{"train-0"}, GPUs: []GPUKey{{"node-1", "GPU-a"}},
+			Sharing:     "none", AllocationPath: dp, Share: 1, Pods: []string{"train-0"}, GPUs: []GPUKey{{"node-1", "GPU-a"}},
 			Steps: 120, Coverage: 0.5, HeldHours: 2, AllocationSteps: 120, Replicas: 1, AllocatedGPUHours: 2,
 			AvgUtilization: 0.5, P95Utilization: 0.6, UtilizationSteps: 120, UtilizationCoverage: 1,
 			PeakMemoryBytes: 120 * mib, P99MemoryBytes: 118.81 * mib, MemorySteps: 120,
 		},
 		{
 			WorkloadKey: WorkloadKey{Ref: workload.Ref{Kind: "StatefulSet", Namespace: "team-b", Name: "ts", Container: "main"}, Model: l4},
-			Sharing:     "time-slicing", Share: 0.25, Pods: []string{"ts-0", "ts-1", "ts-2", "ts-3"}, GPUs: []GPUKey{{"node-3", "GPU-t"}},
+			Sharing:     "time-slicing", AllocationPath: dp, Share: 0.25, Pods: []string{"ts-0", "ts-1", "ts-2", "ts-3"}, GPUs: []GPUKey{{"node-3", "GPU-t"}},
 			Steps: 240, Coverage: 1, HeldHours: 4, AllocationSteps: 960, Replicas: 4, AllocatedGPUHours: 4,
 			AvgUtilization: 0.2, P95Utilization: 0.2, UtilizationSteps: 720, UtilizationCoverage: 0.75,
 			PeakMemoryBytes: 5 * gib, P99MemoryBytes: 5 * gib, MemorySteps: 960,
@@ -219,7 +222,7 @@ func TestAnalyzeNative(t *testing.T) {
 	}{{"mig-a", "1", "3g.40gb", 3, 0.6}, {"mig-b", "5", "2g.20gb", 2, 0.3}, {"mig-c", "13", "1g.10gb", 1, 0.9}} {
 		wantWorkloads = append(wantWorkloads, Workload{
 			WorkloadKey: WorkloadKey{Ref: workload.Ref{Kind: "Pod", Namespace: "team-c", Name: m.pod, Container: "main"}, Model: h100, MIGProfile: m.profile},
-			Sharing:     "mig", Share: m.slices / 7, Pods: []string{m.pod}, GPUs: []GPUKey{{"node-2", "GPU-m"}}, GPUInstance: m.gi,
+			Sharing:     "mig", AllocationPath: dp, Share: m.slices / 7, Pods: []string{m.pod}, GPUs: []GPUKey{{"node-2", "GPU-m"}}, GPUInstance: m.gi,
 			Steps: 240, Coverage: 1, HeldHours: 4, AllocationSteps: 240, Replicas: 1, AllocatedGPUHours: 4 * m.slices / 7,
 			AvgUtilization: m.util, P95Utilization: m.util, UtilizationSteps: 240, UtilizationCoverage: 1,
 			PeakMemoryBytes: 10 * gib, P99MemoryBytes: 10 * gib, MemorySteps: 240,

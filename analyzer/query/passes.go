@@ -44,6 +44,7 @@ func (a *analysis) passQueries(sch schema.Schema) []namedQuery {
 	}
 	qs = append(qs, a.attributionQueries(sch, true)...)
 	qs = append(qs, a.hostQueries(sch)...)
+	qs = append(qs, a.claimQueries(sch)...)
 	return append(qs, a.ownerQueries(sch, false)...)
 }
 

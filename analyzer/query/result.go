@@ -56,6 +56,11 @@ type Allocation struct {
 	Sharing string
 	// Share is the allocation's share of the physical GPU as last seen.
 	Share float64
+	// AllocationPath is how the kubelet gave the container the GPU:
+	// schema.AllocationPathDevicePlugin, or AllocationPathDRA through the
+	// ResourceClaim Claim (Kubernetes Dynamic Resource Allocation).
+	AllocationPath string
+	Claim          ClaimRef `json:",omitzero"`
 
 	// HeldHours is the time the allocation was seen.
 	HeldHours float64
@@ -101,9 +106,16 @@ type WorkloadKey struct {
 // pod generations (a rollout, a restarted Job) and replicas.
 type Workload struct {
 	WorkloadKey
-	// Sharing and Share are those of the allocation held longest.
-	Sharing string
-	Share   float64
+	// Sharing, Share and AllocationPath are those of the allocation held
+	// longest: a workload moved from the device plugin to a ResourceClaim
+	// within the window is judged as it held its GPUs most.
+	Sharing        string
+	Share          float64
+	AllocationPath string
+	// Claims are the ResourceClaims its allocations were made through,
+	// sorted: one per pod from a ResourceClaimTemplate, one for every pod
+	// that shares a claim.
+	Claims []ClaimRef `json:",omitempty"`
 	// Pods are the pods seen, sorted; GPUs the physical GPUs they held.
 	Pods []string
 	GPUs []GPUKey

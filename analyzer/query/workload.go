@@ -122,7 +122,10 @@ func (a *analysis) workloads() []Workload {
 			byKey[k] = w
 		}
 		if x.Steps > longest[k] {
-			longest[k], w.Sharing, w.Share = x.Steps, x.Sharing, x.Share
+			longest[k], w.Sharing, w.Share, w.AllocationPath = x.Steps, x.Sharing, x.Share, x.AllocationPath
+		}
+		if x.Claim != (ClaimRef{}) && !slices.Contains(w.Claims, x.Claim) {
+			w.Claims = append(w.Claims, x.Claim)
 		}
 		if prev, seen := instances[k]; !seen {
 			instances[k] = x.GPUInstance
@@ -165,6 +168,9 @@ func (a *analysis) workloads() []Workload {
 			w.UtilizationCoverage = min(1, float64(w.UtilizationSteps)/float64(w.AllocationSteps))
 		}
 		slices.Sort(w.Pods)
+		slices.SortFunc(w.Claims, func(x, y ClaimRef) int {
+			return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name))
+		})
 		slices.SortFunc(w.GPUs, func(x, y GPUKey) int { return cmp.Or(cmp.Compare(x.Node, y.Node), cmp.Compare(x.UUID, y.UUID)) })
 		out = append(out, *w)
 	}

@@ -106,7 +106,7 @@ func TestWorkloadAcrossPodGenerations(t *testing.T) {
 	const oldSteps, newSteps = 100, 150
 	want := []Workload{{
 		WorkloadKey: WorkloadKey{Ref: workload.Ref{Kind: "Deployment", Namespace: "shop", Name: "web", Container: "main"}, Model: a100},
-		Sharing:     "none", Share: 1, Pods: []string{newPod, oldPod}, GPUs: []GPUKey{{"node-1", "GPU-1"}, {"node-2", "GPU-2"}},
+		Sharing:     "none", AllocationPath: dp, Share: 1, Pods: []string{newPod, oldPod}, GPUs: []GPUKey{{"node-1", "GPU-1"}, {"node-2", "GPU-2"}},
 		Steps: 240, Coverage: 1, HeldHours: 4,
 		AllocationSteps: oldSteps + newSteps, Replicas: float64(oldSteps+newSteps) / 240, AllocatedGPUHours: float64(oldSteps+newSteps) / 60,
 		AvgUtilization: (oldSteps*0.05 + newSteps*0.09) / (oldSteps + newSteps),

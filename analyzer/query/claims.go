@@ -1,0 +1,67 @@
+package query
+
+import (
+	"cmp"
+
+	"github.com/prometheus/common/model"
+
+	"github.com/gpulens/gpulens/analyzer/schema"
+)
+
+// ClaimRef names a Kubernetes DRA ResourceClaim (resource.k8s.io/v1).
+type ClaimRef struct{ Namespace, Name string }
+
+// String is namespace/name.
+func (c ClaimRef) String() string { return c.Namespace + "/" + c.Name }
+
+// claimQueries read which allocations a ResourceClaim made: one instant
+// query, the claims signal's steps per allocation and claim over the
+// window. It is keyed by allocation, so node shards run it like the
+// allocation pass. An allocation it does not name came from a device
+// plugin.
+func (a *analysis) claimQueries(sch schema.Schema) []namedQuery {
+	return []namedQuery{{name: "claims", expr: a.over("count_over_time", sch.Claims()), apply: a.claimSteps}}
+}
+
+// claimSeen is one claim an allocation was seen with, and for how many
+// steps.
+type claimSeen struct {
+	claim ClaimRef
+	steps int
+}
+
+func (a *analysis) claimSteps(s *model.Sample) {
+	if a.claims == nil {
+		a.claims = map[AllocationKey][]claimSeen{}
+	}
+	k := allocationKey(s.Metric)
+	c := ClaimRef{Namespace: string(s.Metric[schema.LabelClaimNamespace]), Name: string(s.Metric[schema.LabelClaim])}
+	for i := range a.claims[k] {
+		if a.claims[k][i].claim == c {
+			a.claims[k][i].steps += int(s.Value)
+			return
+		}
+	}
+	a.claims[k] = append(a.claims[k], claimSeen{c, int(s.Value)})
+}
+
+// settleAllocationPaths gives each allocation its path: DRA through the
+// claim it was seen with longest, else the device plugin. A pod's claims
+// are fixed for its life, so an allocation key (node, pod, container,
+// device) has one claim; two would mean a pod name reused within the
+// window, and the longest wins as the sharing mode does (ties to the
+// lexically first claim, to be deterministic).
+func (a *analysis) settleAllocationPaths() {
+	for k, x := range a.allocs {
+		x.AllocationPath = schema.AllocationPathDevicePlugin
+		var best *claimSeen
+		for i, c := range a.claims[k] {
+			if best == nil || c.steps > best.steps || (c.steps == best.steps && cmp.Less(c.claim.String(), best.claim.String())) {
+				best = &a.claims[k][i]
+			}
+		}
+		if best != nil {
+			x.AllocationPath, x.Claim = schema.AllocationPathDRA, best.claim
+		}
+	}
+}
