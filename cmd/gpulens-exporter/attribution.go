@@ -16,6 +16,7 @@ import (
 	"github.com/gpulens/gpulens/exporter/attribution"
 	"github.com/gpulens/gpulens/exporter/attribution/cgroup"
 	"github.com/gpulens/gpulens/exporter/attribution/podindex"
+	"github.com/gpulens/gpulens/exporter/attribution/sliceindex"
 	"github.com/gpulens/gpulens/exporter/collector"
 	"github.com/gpulens/gpulens/exporter/gpu"
 	"github.com/gpulens/gpulens/exporter/podresources"
@@ -38,9 +39,11 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 		return nil, cleanup, nil
 	}
 	socket, procRoot, sharedMode := cfg.podResourcesSocket, cfg.procfs, cfg.sharingStrategy
-	// pods lists and watches the node's pods; labels reads the node's.
+	// pods lists and watches the node's pods; labels reads the node's;
+	// slices lists and watches a DRA driver's ResourceSlices of the node.
 	var pods cache.ListerWatcher
 	var labels func(context.Context) (map[string]string, error)
+	var slices func(driver string) cache.ListerWatcher
 	var syncSim func()
 
 	if sb, ok := backend.(*sim.Backend); ok && cfg.simKubelet {
@@ -87,12 +90,20 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 		syncSim()
 		logger.Info("simulated kubelet, API server and /proc", "socket", socket, "proc", procRoot)
 	} else {
-		kube, err := kubeClient(cfg.kubeconfig)
+		rc, err := kubeConfig(cfg.kubeconfig)
+		var kube, resource *rest.RESTClient
+		if err == nil {
+			kube, err = podindex.NewClient(rc)
+		}
+		if err == nil {
+			resource, err = sliceindex.NewClient(rc)
+		}
 		if err == nil {
 			pods = podindex.NodePods(kube, cfg.nodeName)
 			labels = func(ctx context.Context) (map[string]string, error) {
 				return podindex.NodeLabels(ctx, kube, cfg.nodeName)
 			}
+			slices = func(driver string) cache.ListerWatcher { return sliceindex.NodeSlices(resource, cfg.nodeName, driver) }
 		} else {
 			logger.Warn("no Kubernetes API access: shared GPUs get allocation-only attribution, and finished pods are only dropped when the kubelet drops them",
 				"err", err)
@@ -100,7 +111,7 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 	}
 
 	client := podresources.New(podresources.Options{Socket: socket, Interval: cfg.collectInterval,
-		ResourceNames: cfg.resourceNames, Logger: logger})
+		ResourceNames: cfg.resourceNames, DRADrivers: cfg.draDrivers, Logger: logger})
 	// One synchronous refresh, so the first collection is attributed; a
 	// failure is not fatal (the kubelet may come up later) and is logged by
 	// the client.
@@ -132,6 +143,12 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 	if syncSim != nil {
 		a.Allocations = func() *podresources.Allocations { syncSim(); return client.Snapshot() }
 	}
+	if len(cfg.draDrivers) > 0 && slices != nil {
+		lazy := &lazySlices{ctx: ctx, node: cfg.nodeName, drivers: cfg.draDrivers, lw: slices, log: logger}
+		allocations := a.Allocations
+		a.Allocations = func() *podresources.Allocations { s := allocations(); lazy.observe(s); return s }
+		a.Slices = lazy
+	}
 	return a, cleanup, nil
 }
 
@@ -150,9 +167,9 @@ func waitSynced(ctx context.Context, inf *podindex.Informer, logger *slog.Logger
 	}
 }
 
-// kubeClient uses --kubernetes.kubeconfig, else the in-cluster service
-// account. It speaks core/v1 only.
-func kubeClient(kubeconfig string) (*rest.RESTClient, error) {
+// kubeConfig uses --kubernetes.kubeconfig, else the in-cluster service
+// account.
+func kubeConfig(kubeconfig string) (*rest.Config, error) {
 	var rc *rest.Config
 	var err error
 	if kubeconfig != "" {
@@ -164,6 +181,15 @@ func kubeClient(kubeconfig string) (*rest.RESTClient, error) {
 		return nil, err
 	}
 	rc.UserAgent = "gpulens-exporter"
+	return rc, nil
+}
+
+// kubeClient is kubeConfig's client of core/v1 only.
+func kubeClient(kubeconfig string) (*rest.RESTClient, error) {
+	rc, err := kubeConfig(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
 	return podindex.NewClient(rc)
 }
 

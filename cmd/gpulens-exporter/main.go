@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 
@@ -48,6 +49,7 @@ type config struct {
 	podResourcesSocket    string
 	podResourcesSocketSet bool
 	resourceNames         []string
+	draDrivers            []string
 	procfs                string
 	kubeconfig            string
 	sharingStrategy       string
@@ -183,6 +185,8 @@ func parseFlags(args []string, stdout, stderr *os.File) (*config, error) {
 		Default(podresources.DefaultSocket).IsSetByUser(&cfg.podResourcesSocketSet).StringVar(&cfg.podResourcesSocket)
 	app.Flag("kubelet.resource-names", "Extra extended resources that are GPUs, besides nvidia.com/gpu, nvidia.com/gpu.shared and nvidia.com/mig-* (repeatable).").
 		StringsVar(&cfg.resourceNames)
+	app.Flag("attribution.dra-driver", "Dynamic Resource Allocation driver whose devices are GPUs (repeatable); GPUs containers hold through its ResourceClaims are attributed from the node's ResourceSlices, read once the kubelet reports such a claim. An empty value turns this off.").
+		Default(podresources.DefaultDRADriver).StringsVar(&cfg.draDrivers)
 	app.Flag("path.procfs", "The host's /proc, to map GPU processes to containers on shared GPUs (needs hostPID). Empty: allocation-only attribution.").
 		Default("/proc").StringVar(&cfg.procfs)
 	app.Flag("kubernetes.kubeconfig", "Kubeconfig for the node's pod informer; default the in-cluster service account.").
@@ -221,5 +225,6 @@ func parseFlags(args []string, stdout, stderr *os.File) (*config, error) {
 	if cfg.nodeName == "" {
 		return nil, errors.New("--node-name is empty and the hostname is unknown; set NODE_NAME")
 	}
+	cfg.draDrivers = slices.DeleteFunc(cfg.draDrivers, func(d string) bool { return d == "" })
 	return cfg, nil
 }

@@ -160,6 +160,11 @@ var leastRBAC = map[string][]grant{
 		{"", "nodes", "get", ""},
 		{"", "pods", "list", ""},
 		{"", "pods", "watch", ""},
+		// Its node's ResourceSlices, once a GPU is allocated through a
+		// claim (cmd/gpulens-exporter/slices.go).
+		{"resource.k8s.io", "resourceslices", "get", ""},
+		{"resource.k8s.io", "resourceslices", "list", ""},
+		{"resource.k8s.io", "resourceslices", "watch", ""},
 	},
 	"ClusterRole gpulens-analyzer": {
 		{"", "namespaces", "list", ""},
