@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
 // RecommendFormats are the formats of 'gpulens recommend': table for
@@ -75,13 +76,20 @@ type findingJSON struct {
 }
 
 type recommendationFix struct {
-	Action             string   `json:"action"`
-	Summary            string   `json:"summary"`
-	From               string   `json:"from,omitempty"`
-	To                 string   `json:"to,omitempty"`
-	CurrentShare       float64  `json:"current_share"`
-	RecommendedShare   float64  `json:"recommended_share"`
-	Reliability        bool     `json:"reliability,omitempty"`
+	Action           string  `json:"action"`
+	Summary          string  `json:"summary"`
+	From             string  `json:"from,omitempty"`
+	To               string  `json:"to,omitempty"`
+	CurrentShare     float64 `json:"current_share"`
+	RecommendedShare float64 `json:"recommended_share"`
+	Reliability      bool    `json:"reliability,omitempty"`
+	// Allocation is the allocation path the change is made on
+	// (device-plugin or dra); Claim the DRA object the GPU comes from, and
+	// ClaimTemplate the new ResourceClaimTemplate (JSON) to create before
+	// the patch.
+	Allocation         string   `json:"allocation,omitempty"`
+	Claim              string   `json:"claim,omitempty"`
+	ClaimTemplate      string   `json:"claim_template,omitempty"`
 	PatchTarget        string   `json:"patch_target,omitempty"`
 	Patch              string   `json:"patch,omitempty"`
 	DevicePluginConfig string   `json:"device_plugin_config,omitempty"`
@@ -108,7 +116,11 @@ func WriteFindingsJSON(w io.Writer, fs []findings.Finding) error {
 		if rec := f.Recommendation; rec != nil {
 			fix := &recommendationFix{Action: string(rec.Action), Summary: rec.Summary, From: rec.From, To: rec.To,
 				CurrentShare: rec.CurrentShare, RecommendedShare: rec.RecommendedShare, Reliability: rec.Reliability,
+				Allocation: rec.Allocation, Claim: rec.Claim,
 				DevicePluginConfig: rec.DevicePluginConfig, Notes: rec.Notes}
+			if rec.ClaimTemplate != nil {
+				fix.ClaimTemplate = rec.ClaimTemplate.JSON
+			}
 			if rec.Patch != nil {
 				fix.PatchTarget, fix.Patch = rec.Patch.Target, rec.Patch.JSON
 			}
@@ -135,6 +147,11 @@ func writeRecommendTable(w io.Writer, fs []findings.Finding) error {
 			if r.From != "" && r.To != "" && r.From != r.To {
 				change = r.From + " → " + r.To
 			}
+			if r.Allocation == recommend.AllocationDRA {
+				// The device plugin's path is the usual one and left
+				// unsaid; a claim's change is made elsewhere.
+				change += " (dra)"
+			}
 		}
 		savings := "unknown price"
 		if f.CostKnown {
@@ -149,8 +166,17 @@ func writeRecommendTable(w io.Writer, fs []findings.Finding) error {
 	fmt.Fprintln(w)
 	for i, f := range fs {
 		fmt.Fprintf(w, "%d. %s\n", i+1, f.Summary)
-		if r := f.Recommendation; r != nil && r.Summary != "" && !strings.Contains(f.Summary, r.Summary) {
+		r := f.Recommendation
+		if r != nil && r.Summary != "" && !strings.Contains(f.Summary, r.Summary) {
 			fmt.Fprintf(w, "   %s\n", r.Summary)
+		}
+		if r != nil && r.Allocation == recommend.AllocationDRA {
+			// A claim's change takes steps the table's columns cannot
+			// say: which objects, and why not in place.
+			fmt.Fprintf(w, "   %s\n", claimPath(r))
+			for _, note := range r.Notes {
+				fmt.Fprintf(w, "   - %s\n", note)
+			}
 		}
 	}
 	return nil
@@ -171,20 +197,55 @@ func workloadRef(f findings.Finding) string {
 	return cmp.Or(f.WorkloadKind, "Pod") + "/" + f.Namespace + "/" + f.Workload
 }
 
+// claimPath says, for a DRA recommendation, where the change is made.
+func claimPath(r *recommend.Recommendation) string {
+	switch {
+	case r.ClaimTemplate != nil:
+		return fmt.Sprintf("allocation: dra, through %s (immutable): create ResourceClaimTemplate %s/%s and point the pod template at it",
+			r.Claim, r.ClaimTemplate.Namespace, r.ClaimTemplate.Name)
+	case r.Claim != "":
+		return "allocation: dra, through " + r.Claim + ": nothing to patch"
+	}
+	return "allocation: dra"
+}
+
 // writePatches writes one YAML document per recommended change: a comment
-// with the target and the command, then the patch.
+// with the target and the command, then the patch. A DRA change through a
+// claim template is two: the new template to create, then the patch that
+// points the workload at it; one through a named ResourceClaim is a
+// document of comments, since nothing can be applied to it.
 func writePatches(w io.Writer, fs []findings.Finding) error {
 	n := 0
-	for _, f := range fs {
-		r := f.Recommendation
-		if r == nil || (r.Patch == nil && r.DevicePluginConfig == "") {
-			continue
-		}
+	sep := func() {
 		if n > 0 {
 			fmt.Fprintln(w, "---")
 		}
 		n++
+	}
+	for _, f := range fs {
+		r := f.Recommendation
+		dra := r != nil && r.Allocation == recommend.AllocationDRA && r.Claim != ""
+		if r == nil || (r.Patch == nil && r.DevicePluginConfig == "" && !dra) {
+			continue
+		}
+		sep()
 		fmt.Fprintf(w, "# %s\n", f.Summary)
+		if dra {
+			fmt.Fprintf(w, "# %s\n", claimPath(r))
+			for _, note := range r.Notes {
+				fmt.Fprintf(w, "# - %s\n", note)
+			}
+		} else if r.Allocation != "" {
+			fmt.Fprintf(w, "# allocation: %s (the container's resources.limits)\n", r.Allocation)
+		}
+		if t := r.ClaimTemplate; t != nil {
+			fmt.Fprintf(w, "# kubectl -n %s create -f <this document>\n", t.Namespace)
+			fmt.Fprint(w, strings.TrimRight(t.YAML, "\n")+"\n")
+			if r.Patch != nil {
+				sep()
+				fmt.Fprintf(w, "# then point %s at it:\n", r.Patch.Target)
+			}
+		}
 		if r.Patch != nil {
 			kind, rest, _ := strings.Cut(r.Patch.Target, "/")
 			ns, name, _ := strings.Cut(rest, "/")
