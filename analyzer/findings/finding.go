@@ -33,6 +33,12 @@ type Finding struct {
 	WorkloadSource string   `json:",omitempty"`
 	Pods           []string `json:",omitempty"`
 	GPUs           []string `json:",omitempty"`
+	// AllocationPath is how a workload's pods were given their GPUs, as
+	// the exporter's series say: describe.AllocationPathDevicePlugin, or
+	// AllocationPathDRA through Claims (namespace/name, sorted). Empty on
+	// findings about a GPU, a node or a namespace.
+	AllocationPath string   `json:",omitempty"`
+	Claims         []string `json:",omitempty"`
 	// Evidence are the numbers behind the finding, in base units.
 	Evidence map[string]float64
 	// Summary is one sentence with the numbers.

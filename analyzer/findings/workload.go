@@ -35,7 +35,7 @@ func (d *detector) workload(w query.Workload) {
 	d.report.WorkloadSources[src]++
 	f := Finding{
 		Namespace: w.Namespace, Workload: owner.Name, WorkloadKind: owner.Kind, WorkloadSource: src, Container: w.Container,
-		Model: w.Model, Team: team, Pods: w.Pods,
+		Model: w.Model, Team: team, Pods: w.Pods, AllocationPath: w.AllocationPath, Claims: claimNames(w.Claims),
 		Evidence: map[string]float64{
 			"coverage": w.Coverage, "held_hours": w.HeldHours, "share": w.Share, "replicas": w.Replicas,
 			"pods": float64(len(w.Pods)), "gpus": float64(len(w.GPUs)),
@@ -66,6 +66,9 @@ func (d *detector) workload(w query.Workload) {
 	u := recommend.Usage{Workload: owner, Model: w.Model, Sharing: w.Sharing, MIGProfile: w.MIGProfile, Share: w.Share,
 		P95Utilization: w.P95Utilization, P99MemoryBytes: w.P99MemoryBytes, DeviceMemoryBytes: d.deviceMemory(w),
 		Resources: resources}
+	if d.haveInventory() {
+		u.Claim = d.inv.GPUClaimOf(w.Namespace, w.Pods)
+	}
 	utilKnown := w.UtilizationSteps >= d.cfg.MinSamples
 	// A tenant the cluster says shares the GPU shows the device's memory,
 	// not its own: nothing to size it by.
@@ -170,6 +173,12 @@ func (d *detector) workload(w query.Workload) {
 	if f.Recommendation == nil || f.Recommendation.Action == recommend.ActionRelease {
 		if why := recommend.Unsizable(u); why != "" {
 			f.Summary += " (" + why + ")"
+		}
+	}
+	if w.AllocationPath == schema.AllocationPathDRA {
+		f.Summary += " (" + throughClaims(f.Claims) + ")"
+		if u.Claim == nil {
+			withoutClaimSpec(f.Recommendation, f.Claims)
 		}
 	}
 	d.add(f)

@@ -1,0 +1,89 @@
+package findings
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/source"
+)
+
+// TestDRAWorkloads judges four hours of the DRA fleet of
+// analyzer/schema/testdata/*.dra.prom, under each exporter's series,
+// without cluster access. Of the workloads only the Deployment infer, at
+// 10% of the whole A100 a ResourceClaim gave it, has a verdict
+// (underused), and the A30 that PR #664's paste shows unheld beside the
+// claimed one is unallocated capacity; trainer-0 (the
+// device plugin's, 90%) and the shared claim's and the MIG claim's
+// tenants are left alone, as on the device plugin's path. infer's finding
+// says its path and claim, and its right-sizing, which without the
+// claim's spec cannot be a patch, carries no limits patch.
+func TestDRAWorkloads(t *testing.T) {
+	for _, sch := range []schema.Schema{schema.Native{}, schema.DCGM{}} {
+		t.Run(sch.Name(), func(t *testing.T) {
+			file := map[string]string{schema.NameNative: "native.dra.prom", schema.NameDCGM: "dcgm-exporter.dra.prom"}[sch.Name()]
+			res := replay(t, sch, "../schema/testdata/"+file, 4*time.Hour)
+			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+			if len(r.Findings) != 2 || r.Findings[1].Kind != criteria.KindUnallocated || r.Findings[1].AllocationPath != "" {
+				t.Fatalf("findings %+v, want infer's and the unheld A30's", r.Findings)
+			}
+			f := r.Findings[0]
+			const claim = "ml/infer-7d9f8c6b5-x2k9q-gpu-m4t7w"
+			if f.Kind != criteria.KindUnderusedGPU || f.Workload != "infer" || f.AllocationPath != schema.AllocationPathDRA ||
+				len(f.Claims) != 1 || f.Claims[0] != claim || !strings.Contains(f.Summary, "allocated through ResourceClaim "+claim) {
+				t.Errorf("finding %+v", f)
+			}
+			rec := f.Recommendation
+			if rec == nil || rec.Patch != nil || rec.Allocation != schema.AllocationPathDRA || rec.Claim != "ResourceClaim "+claim || len(rec.Notes) == 0 {
+				t.Errorf("recommendation %+v, want no limits patch, the claim and a note", rec)
+			}
+			// Every workload says its path, whatever its verdict.
+			paths := map[string]string{}
+			for _, w := range res.Workloads {
+				paths[w.Name] = w.AllocationPath
+			}
+			want := map[string]string{"infer": "dra", "trainer": "device-plugin", "pod1": "dra", "pod2": "dra", "pod": "dra"}
+			for name, p := range want {
+				if paths[name] != p {
+					t.Errorf("workload %s: path %q, want %q (%v)", name, paths[name], p, paths)
+				}
+			}
+		})
+	}
+}
+
+// replay stores an exposition file scraped once a minute over d, and
+// analyses it.
+func replay(t *testing.T, sch schema.Schema, file string, d time.Duration) *query.Result {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	w := query.Window{Start: scenarioStart, End: scenarioStart.Add(d), Step: time.Minute}
+	app := db.Appender(context.Background())
+	for ts := w.Start; !ts.After(w.End); ts = ts.Add(w.Step) {
+		if _, err := source.AppendExposition(app, data, "", ts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := app.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := query.Analyze(context.Background(), db, sch, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
