@@ -302,6 +302,10 @@ func coverage(a Input) Coverage {
 			c.AllocationsWithUtilization++
 		}
 	}
+	c.AllocationPaths = map[string]int{}
+	for _, w := range res.Workloads {
+		c.AllocationPaths[w.AllocationPath]++
+	}
 	c.Notes = append(slices.Clone(res.Notes), a.Notes...)
 	return c
 }

@@ -35,7 +35,7 @@ func findingsOf(a Input, teamOf func(string) string) ([]Recommendation, Findings
 		}
 		fs.Items = append(fs.Items, Finding{
 			Severity: string(f.Severity), Kind: f.Kind, Team: team, Namespace: f.Namespace, Subject: subject(f),
-			Summary: f.Summary, Confidence: f.Confidence, MonthlyCost: f.MonthlyCostUSD, MonthlySavings: f.MonthlySavingsUSD,
+			AllocationPath: f.AllocationPath, Claims: f.Claims, Summary: f.Summary, Confidence: f.Confidence, MonthlyCost: f.MonthlyCostUSD, MonthlySavings: f.MonthlySavingsUSD,
 		})
 		rec := f.Recommendation
 		if rec == nil || !f.CostKnown || f.MonthlySavingsUSD <= 0 {

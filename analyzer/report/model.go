@@ -132,15 +132,20 @@ type Findings struct {
 
 // Finding is one finding, reduced to what a report shows.
 type Finding struct {
-	Severity       string  `json:"severity"`
-	Kind           string  `json:"kind"`
-	Team           string  `json:"team"`
-	Namespace      string  `json:"namespace"`
-	Subject        string  `json:"subject"`
-	Summary        string  `json:"summary"`
-	Confidence     float64 `json:"confidence"`
-	MonthlyCost    float64 `json:"monthly_cost"`
-	MonthlySavings float64 `json:"monthly_savings"`
+	Severity  string `json:"severity"`
+	Kind      string `json:"kind"`
+	Team      string `json:"team"`
+	Namespace string `json:"namespace"`
+	Subject   string `json:"subject"`
+	// AllocationPath is how a workload's GPUs were allocated
+	// (device-plugin, or dra through Claims, namespace/name); empty on a
+	// GPU's or a node's finding.
+	AllocationPath string   `json:"allocation_path,omitempty"`
+	Claims         []string `json:"claims,omitempty"`
+	Summary        string   `json:"summary"`
+	Confidence     float64  `json:"confidence"`
+	MonthlyCost    float64  `json:"monthly_cost"`
+	MonthlySavings float64  `json:"monthly_savings"`
 }
 
 // Coverage is how much of the window the data covers.
@@ -156,6 +161,10 @@ type Coverage struct {
 	// WorkloadSources how each one's owner was found (api, pod-name).
 	Workloads       int            `json:"workloads"`
 	WorkloadSources map[string]int `json:"workload_sources"`
+	// AllocationPaths counts the workloads by the path their GPUs were
+	// allocated through, as the exporter's series say (device-plugin,
+	// dra).
+	AllocationPaths map[string]int `json:"allocation_paths"`
 	Notes           []string       `json:"notes"`
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/gpulens/gpulens/describe"
 )
 
 // section is a titled table of text cells, what the table and Markdown
@@ -117,13 +119,13 @@ func (r *Report) findingSection() section {
 	f := r.Findings
 	s := section{ID: "findings", Title: "Findings", Empty: "No findings.",
 		Intro:  fmt.Sprintf("%d critical, %d warning, %d info.", f.Critical, f.Warning, f.Info),
-		Header: []string{"Severity", "Kind", "Team", "Subject", "Summary"}}
+		Header: []string{"Severity", "Kind", "Team", "Subject", "Allocation", "Summary"}}
 	for i, x := range f.Items {
 		if i == maxFindings {
 			s.Intro += fmt.Sprintf(" The %d most severe are listed; the JSON format has all %d.", maxFindings, len(f.Items))
 			break
 		}
-		s.Rows = append(s.Rows, []string{x.Severity, x.Kind, x.Team, x.Subject, x.Summary})
+		s.Rows = append(s.Rows, []string{x.Severity, x.Kind, x.Team, x.Subject, allocationOf(x), x.Summary})
 	}
 	return s
 }
@@ -134,6 +136,7 @@ func (r *Report) coverageSection() section {
 		{"GPUs reporting the whole window", fmt.Sprintf("%d of %d (average coverage %s)", c.GPUsFullyCovered, c.GPUs, percent(c.AvgGPUCoverage))},
 		{"Allocations with utilization", fmt.Sprintf("%d of %d", c.AllocationsWithUtilization, c.Allocations)},
 		{"Workloads", workloadSources(c)},
+		{"Allocation paths", allocationPaths(c)},
 		{"Resolution", fmt.Sprintf("%ds steps, %d in the window", c.StepSeconds, c.ExpectedSteps)},
 	}
 	for _, n := range c.Notes {
@@ -143,6 +146,37 @@ func (r *Report) coverageSection() section {
 		rows = append(rows, []string{"Not checked", n})
 	}
 	return section{ID: "coverage", Title: "Data coverage", Header: []string{"Figure", "Value"}, Rows: rows}
+}
+
+// allocationOf is a finding's allocation path for tables: the device
+// plugin, or DRA with its claim when there is one, "-" where the finding
+// is not a workload's.
+func allocationOf(f Finding) string {
+	switch {
+	case f.AllocationPath == "":
+		return "-"
+	case len(f.Claims) == 1:
+		return f.AllocationPath + " (" + f.Claims[0] + ")"
+	case len(f.Claims) > 1:
+		return fmt.Sprintf("%s (%d claims)", f.AllocationPath, len(f.Claims))
+	}
+	return f.AllocationPath
+}
+
+// allocationPaths says how many workloads held their GPUs through each
+// allocation path.
+func allocationPaths(c Coverage) string {
+	var parts []string
+	if n := c.AllocationPaths[describe.AllocationPathDevicePlugin]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d through the device plugin", n))
+	}
+	if n := c.AllocationPaths[describe.AllocationPathDRA]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d through DRA ResourceClaims (their GPUs are reconfigured through the claims, not device plugin or MIG manager node labels)", n))
+	}
+	if len(parts) == 0 {
+		return "no workload held a GPU"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // workloadSources says how the workloads were resolved, and what pod names

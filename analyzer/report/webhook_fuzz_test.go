@@ -124,7 +124,7 @@ func FuzzWebhookPayload(f *testing.F) {
 		}
 		want := []string{fmt.Sprintf("%d critical, %d warning, %d info.", critical, warning, info)}
 		for i := range min(nf, 20) {
-			want = append(want, fmt.Sprintf("\n| %s | %s | %s | %s | %s #%d |\n", sev, kind, team, subject, summary, i))
+			want = append(want, fmt.Sprintf("\n| %s | %s | %s | %s | - | %s #%d |\n", sev, kind, team, subject, summary, i))
 		}
 		for i := range min(nt, 15) {
 			want = append(want, fmt.Sprintf("\n| %s-%d | %s | %d.0 |", teamName, i, teamName, nt-i))
