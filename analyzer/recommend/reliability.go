@@ -8,9 +8,6 @@ import (
 	"github.com/gpulens/gpulens/describe"
 )
 
-// Dedicated moves u to a whole GPU of its own (for training-like load on
-// a shared GPU, or a workload no slice holds). It usually costs more:
-// Reliability is then set and the savings are negative.
 // Release is the change for an idle allocation that cannot be made
 // smaller: give it back, which saves all it costs.
 func Release(u Usage, p Policy, holding string) *Recommendation {
@@ -22,6 +19,11 @@ func Release(u Usage, p Policy, holding string) *Recommendation {
 	}
 }
 
+// Dedicated moves u to a whole GPU of its own (for training-like load on
+// a shared GPU, or a workload no slice holds): the device plugin's
+// nvidia.com/gpu, or through DRA the gpu.nvidia.com class, keeping the
+// claim's count. It usually costs more: Reliability is then set and the
+// savings are negative.
 func Dedicated(u Usage, p Policy, why string) *Recommendation {
 	current := u.currentShare(p.MIGShare)
 	r := u.retarget(&Recommendation{
