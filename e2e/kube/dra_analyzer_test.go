@@ -370,6 +370,25 @@ func TestDRAAnalyzer(t *testing.T) {
 	if _, still := lim[inventory.ResourceGPU]; still || mig.Value() != 1 || len(l.Spec.Template.Spec.ResourceClaims) != 0 {
 		t.Errorf("legacy's patched limits %v, claims %v", lim, l.Spec.Template.Spec.ResourceClaims)
 	}
+
+	// The analyzer lists claims and templates, and does nothing else
+	// with them: the recommended objects are for people to apply.
+	sa := clientFor(t, asServiceAccount(admin, ids.analyzer.Namespace, ids.analyzer.Name))
+	who := "the analyzer"
+	var next resourcev1.ResourceClaimTemplate
+	if err := json.Unmarshal([]byte(recs["detector"].ClaimTemplate.JSON), &next); err != nil {
+		t.Fatal(err)
+	}
+	_, err = sa.ResourceV1().ResourceClaimTemplates(ns).Create(ctx, &next, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	forbidden(t, who, "create claim templates", err)
+	_, err = sa.ResourceV1().ResourceClaims(ns).Get(ctx, "shared-gpu", metav1.GetOptions{})
+	forbidden(t, who, "get single claims (it lists)", err)
+	_, err = sa.ResourceV1().ResourceClaims(ns).Watch(ctx, metav1.ListOptions{})
+	forbidden(t, who, "watch claims (it lists once per run)", err)
+	_, err = sa.ResourceV1().DeviceClasses().List(ctx, metav1.ListOptions{})
+	forbidden(t, who, "list device classes (a request names its class)", err)
+	_, err = sa.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{})
+	forbidden(t, who, "list resource slices", err)
 }
 
 // reserve allocates a ResourceClaim to a device on node and reserves it
