@@ -59,7 +59,12 @@ func ChangeClaim(w workload.Ref, c *dra.Claim, to ClaimChange) (tmpl *Manifest, 
 		}
 		return nil, nil, notes
 	}
-	spec, dropped := changedSpec(c, req, next)
+	spec, dropped, ok := changedSpec(c, req, next)
+	if !ok {
+		// The inventory did not keep the spec the request came from; a
+		// template written from the request alone would drop the rest.
+		return nil, nil, []string{fmt.Sprintf("change request %q of %s to ask for %s, in a new template: %s", req.Name, c.Source(), next.Device(), immutableSpec)}
+	}
 	name := templateName(c.Template, req, next)
 	obj := map[string]any{
 		"apiVersion": "resource.k8s.io/v1",
@@ -113,11 +118,19 @@ func changedRequest(req dra.Request, to ClaimChange) dra.Request {
 // with request req asking for next. The request's other selectors stay
 // (the product, the architecture), except those that chose the old size:
 // a profile or a capacity bound would contradict the new one. They are
-// returned.
-func changedSpec(c *dra.Claim, req, next dra.Request) (map[string]any, []string) {
+// returned. False when the spec does not hold the request where req says.
+func changedSpec(c *dra.Claim, req, next dra.Request) (map[string]any, []string, bool) {
 	claim := deepCopy(c.Spec)
-	reqs, _ := claim["devices"].(map[string]any)["requests"].([]any)
-	exactly := reqs[req.Index].(map[string]any)["exactly"].(map[string]any)
+	devices, _ := claim["devices"].(map[string]any)
+	reqs, _ := devices["requests"].([]any)
+	if req.Index >= len(reqs) {
+		return nil, nil, false
+	}
+	r, _ := reqs[req.Index].(map[string]any)
+	exactly, _ := r["exactly"].(map[string]any)
+	if exactly == nil || r["name"] != req.Name {
+		return nil, nil, false
+	}
 	exactly["deviceClassName"] = next.DeviceClass
 	var kept []any
 	var dropped []string
@@ -142,7 +155,7 @@ func changedSpec(c *dra.Claim, req, next dra.Request) (map[string]any, []string)
 	if len(c.Metadata) > 0 {
 		spec["metadata"] = deepCopy(c.Metadata)
 	}
-	return spec, dropped
+	return spec, dropped, true
 }
 
 // templateName names the new template after the old one and what it asks
