@@ -1,6 +1,9 @@
 package dra
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // The NVIDIA DRA driver's names (github.com/NVIDIA/k8s-dra-driver-gpu,
 // cmd/gpu-kubelet-plugin/main.go DriverName; the DeviceClasses in
@@ -74,6 +77,10 @@ type Claim struct {
 	// Metadata is a template's spec.metadata (labels and annotations of
 	// the claims generated from it), kept in a changed copy; nil otherwise.
 	Metadata map[string]any
+	// Containers are the containers that use the claim, each with the
+	// requests it names in resources.claims; an empty list means all of
+	// the claim's requests.
+	Containers map[string][]string
 	// Pods are the workload's pods that use the claim, sorted.
 	Pods []string
 	// SharedBy are all pods that reference the ResourceClaim, from every
@@ -101,6 +108,29 @@ func (c *Claim) GPU() (Request, bool) {
 		return Request{}, false
 	}
 	return c.Requests[0], true
+}
+
+// For is the claim as container sees it: its requests narrowed to those
+// the container names (a claim of four MIG slices for four containers,
+// as the driver's demo/specs/quickstart/v1/gpu-test4.yaml has, is one slice
+// to each). False when the container does not use the claim, or uses none
+// of its GPU requests. A container that names the claim without a request
+// uses all of it.
+func (c *Claim) For(container string) (*Claim, bool) {
+	reqs, uses := c.Containers[container]
+	if !uses {
+		return nil, false
+	}
+	out := *c
+	if len(reqs) > 0 {
+		out.Requests = nil
+		for _, r := range c.Requests {
+			if slices.Contains(reqs, r.Name) {
+				out.Requests = append(out.Requests, r)
+			}
+		}
+	}
+	return &out, len(out.Requests) > 0
 }
 
 // Device names what a request asks for in the form recommendations show

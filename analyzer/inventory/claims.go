@@ -46,6 +46,10 @@ type PodClaim struct {
 	// or for a template the claim generated for this pod, from
 	// status.resourceClaimStatuses ("" until the controller made it).
 	Template, Claim string
+	// Containers are the containers that use the claim (their
+	// resources.claims), each with the requests it names; an empty list
+	// means all of the claim's requests.
+	Containers map[string][]string
 }
 
 func podClaims(p *corev1.Pod) []PodClaim {
@@ -58,9 +62,24 @@ func podClaims(p *corev1.Pod) []PodClaim {
 			generated[s.Name] = *s.ResourceClaimName
 		}
 	}
+	users := map[string]map[string][]string{} // entry → container → requests
+	for _, cs := range [][]corev1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+		for _, ctr := range cs {
+			for _, cl := range ctr.Resources.Claims {
+				if users[cl.Name] == nil {
+					users[cl.Name] = map[string][]string{}
+				}
+				reqs := users[cl.Name][ctr.Name]
+				if cl.Request != "" {
+					reqs = append(reqs, cl.Request)
+				}
+				users[cl.Name][ctr.Name] = reqs
+			}
+		}
+	}
 	out := make([]PodClaim, 0, len(p.Spec.ResourceClaims))
 	for _, rc := range p.Spec.ResourceClaims {
-		c := PodClaim{Name: rc.Name}
+		c := PodClaim{Name: rc.Name, Containers: users[rc.Name]}
 		switch {
 		case rc.ResourceClaimTemplateName != nil:
 			c.Template, c.Claim = *rc.ResourceClaimTemplateName, generated[rc.Name]

@@ -37,19 +37,21 @@ func TestClaimsOf(t *testing.T) {
 		{"a Deployment's pods each get a whole GPU from one template",
 			[]string{"detector-7c9d8b6f45-k2x9q", "detector-7c9d8b6f45-p4w8z"},
 			[]dra.Claim{{PodClaim: "gpu", Template: "single-gpu", Requests: []dra.Request{wholeH100},
-				Metadata: map[string]any{"labels": map[string]any{"app": "detector"}},
-				Pods:     []string{"detector-7c9d8b6f45-k2x9q", "detector-7c9d8b6f45-p4w8z"}}},
+				Metadata:   map[string]any{"labels": map[string]any{"app": "detector"}},
+				Containers: map[string][]string{"main": nil},
+				Pods:       []string{"detector-7c9d8b6f45-k2x9q", "detector-7c9d8b6f45-p4w8z"}}},
 			AllocationDRA},
 		{"a Job on a pinned MIG profile, beside a NIC",
 			[]string{"embed-x7k2p"},
-			[]dra.Claim{{PodClaim: "slice", Template: "mig-3g", Requests: []dra.Request{mig3g}, Pods: []string{"embed-x7k2p"}}},
+			[]dra.Claim{{PodClaim: "slice", Template: "mig-3g", Requests: []dra.Request{mig3g},
+				Containers: map[string][]string{"main": {"mig"}}, Pods: []string{"embed-x7k2p"}}},
 			AllocationDRA},
 		// notebook-old named the claim too, but has finished; the
 		// scheduler's reservation lists the two running notebooks.
 		{"two notebooks share one ResourceClaim",
 			[]string{"notebook-a"},
 			[]dra.Claim{{PodClaim: "gpu", ResourceClaim: "shared-gpu", Requests: []dra.Request{anyGPU},
-				Pods: []string{"notebook-a"}, SharedBy: []string{"notebook-a", "notebook-b"}}},
+				Containers: map[string][]string{"main": nil}, Pods: []string{"notebook-a"}, SharedBy: []string{"notebook-a", "notebook-b"}}},
 			AllocationDRA},
 		{"a claim of a NIC only is no GPU claim", []string{"packet-capture"}, nil, ""},
 		{"a device-plugin pod in the same namespace", []string{"legacy-0"}, nil, AllocationDevicePlugin},
@@ -80,6 +82,17 @@ func TestClaimsOf(t *testing.T) {
 	if c := inv.GPUClaimOf("vision", []string{"embed-x7k2p"}); c == nil || c.Shared() || c.Source() != "ResourceClaimTemplate vision/mig-3g" {
 		t.Errorf("embed's claim = %+v, want the unshared template vision/mig-3g", c)
 	}
+	// A claim with a slice for each container: each container's own.
+	for ctr, want := range map[string]string{"draft": "1g.10gb", "verify": "3g.40gb", "": "1g.10gb 3g.40gb", "sidecar": "1g.10gb 3g.40gb"} {
+		c := inv.GPUClaimFor("vision", []string{"ensemble"}, ctr)
+		var got []string
+		for _, r := range c.Requests {
+			got = append(got, r.MIGProfile)
+		}
+		if strings.Join(got, " ") != want || c.Template != "mig-pair" {
+			t.Errorf("GPUClaimFor(ensemble, %q) = %s %q, want mig-pair %s", ctr, c.Template, got, want)
+		}
+	}
 	// The spec is kept whole, NIC and all, for a changed copy.
 	c := inv.GPUClaimOf("vision", []string{"embed-x7k2p"})
 	reqs, _ := c.Spec["devices"].(map[string]any)["requests"].([]any)
@@ -88,9 +101,9 @@ func TestClaimsOf(t *testing.T) {
 	}
 	// A pod's generated claim is recorded, and the device-plugin pod has
 	// its limits and no claims.
-	if p := inv.Pods[PodKey{"vision", "detector-7c9d8b6f45-k2x9q"}]; !slices.Equal(p.Claims,
-		[]PodClaim{{Name: "gpu", Template: "single-gpu", Claim: "detector-7c9d8b6f45-k2x9q-gpu-h7m2v"}}) {
-		t.Errorf("detector pod claims = %+v", p.Claims)
+	if diff := cmp.Diff([]PodClaim{{Name: "gpu", Template: "single-gpu", Claim: "detector-7c9d8b6f45-k2x9q-gpu-h7m2v", Containers: map[string][]string{"main": nil}}},
+		inv.Pods[PodKey{"vision", "detector-7c9d8b6f45-k2x9q"}].Claims); diff != "" {
+		t.Errorf("detector pod claims (-want +got):\n%s", diff)
 	}
 	if p := inv.Pods[PodKey{"vision", "legacy-0"}]; p.Claims != nil || p.GPURequests["nvidia.com/gpu"] != 1 {
 		t.Errorf("legacy pod: claims %+v, GPU requests %v", p.Claims, p.GPURequests)
@@ -133,8 +146,8 @@ func TestClaimsDegrade(t *testing.T) {
 			if !slices.Equal(got, tt.claims) {
 				t.Errorf("claims %q, want %q", got, tt.claims)
 			}
-			if len(inv.Pods) != 16 {
-				t.Errorf("%d pods, want the 8 of cluster.yaml and the 8 of dra.yaml", len(inv.Pods))
+			if len(inv.Pods) != 17 {
+				t.Errorf("%d pods, want the 8 of cluster.yaml and the 9 of dra.yaml", len(inv.Pods))
 			}
 		})
 	}

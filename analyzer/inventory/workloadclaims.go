@@ -78,11 +78,29 @@ func (inv *Inventory) ClaimsOf(namespace string, pods []string) []dra.Claim {
 	return out
 }
 
-// GPUClaimOf is the first of ClaimsOf, the one a right-sizing changes;
-// nil when the workload's pods have no GPU claim (they use the device
-// plugin, or the claims could not be read).
+// GPUClaimOf is the first of ClaimsOf, whole; nil when the workload's pods
+// have no GPU claim (they use the device plugin, or the claims could not
+// be read). GPUClaimFor narrows it to one container's requests.
 func (inv *Inventory) GPUClaimOf(namespace string, pods []string) *dra.Claim {
 	cs := inv.ClaimsOf(namespace, pods)
+	if len(cs) == 0 {
+		return nil
+	}
+	return &cs[0]
+}
+
+// GPUClaimFor is the claim a right-sizing of container's GPU changes: the
+// first of ClaimsOf that container uses, narrowed to the requests it names
+// (dra.Claim.For), so that of a claim with a slice for each container the
+// one changed is the container's own. Where container uses none by name
+// (it is "", or the metrics name it differently), GPUClaimOf.
+func (inv *Inventory) GPUClaimFor(namespace string, pods []string, container string) *dra.Claim {
+	cs := inv.ClaimsOf(namespace, pods)
+	for i := range cs {
+		if c, ok := cs[i].For(container); ok {
+			return c
+		}
+	}
 	if len(cs) == 0 {
 		return nil
 	}
@@ -92,7 +110,7 @@ func (inv *Inventory) GPUClaimOf(namespace string, pods []string) *dra.Claim {
 // claim describes one entry of a pod's spec.resourceClaims; false when it
 // names no GPU claim the inventory read.
 func (inv *Inventory) claim(namespace string, pc PodClaim) (dra.Claim, bool) {
-	c := dra.Claim{Namespace: namespace, PodClaim: pc.Name}
+	c := dra.Claim{Namespace: namespace, PodClaim: pc.Name, Containers: pc.Containers}
 	var spec ClaimSpec
 	if pc.Template != "" {
 		t, ok := inv.ClaimTemplates[ClaimKey{namespace, pc.Template}]

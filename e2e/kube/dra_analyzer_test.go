@@ -177,6 +177,8 @@ func TestDRAAnalyzer(t *testing.T) {
 	wholeGPU := func(sel ...string) []dra.Request {
 		return []dra.Request{{Name: "gpu", DeviceClass: dra.ClassGPU, AllocationMode: dra.ModeExactCount, Count: 1, Selectors: sel}}
 	}
+	// Each pod's one container uses its claim whole.
+	main := map[string][]string{"main": nil}
 	type view struct {
 		Workload   string
 		Allocation string
@@ -194,12 +196,12 @@ func TestDRAAnalyzer(t *testing.T) {
 		want view
 	}{
 		{detector.Name, view{"Deployment/" + ns + "/detector", inventory.AllocationDRA, []dra.Claim{{Namespace: ns, PodClaim: "gpu", Template: "single-gpu",
-			Requests: wholeGPU(product), Metadata: map[string]any{"labels": map[string]any{"app": "detector"}}, Pods: []string{detector.Name}}}}},
+			Requests: wholeGPU(product), Metadata: map[string]any{"labels": map[string]any{"app": "detector"}}, Containers: main, Pods: []string{detector.Name}}}}},
 		{embed.Name, view{"Job/" + ns + "/embed", inventory.AllocationDRA, []dra.Claim{{Namespace: ns, PodClaim: "slice", Template: "embed-3g.40gb",
-			Requests: []dra.Request{{Name: "slice", DeviceClass: dra.ClassMIG, AllocationMode: dra.ModeExactCount, Count: 1, Selectors: []string{profile}, MIGProfile: "3g.40gb"}},
-			Pods:     []string{embed.Name}}}}},
+			Requests:   []dra.Request{{Name: "slice", DeviceClass: dra.ClassMIG, AllocationMode: dra.ModeExactCount, Count: 1, Selectors: []string{profile}, MIGProfile: "3g.40gb"}},
+			Containers: main, Pods: []string{embed.Name}}}}},
 		{"notebook-a", view{"Pod/" + ns + "/notebook-a", inventory.AllocationDRA, []dra.Claim{{Namespace: ns, PodClaim: "gpu", ResourceClaim: "shared-gpu",
-			Requests: wholeGPU(), Pods: []string{"notebook-a"}, SharedBy: []string{"notebook-a", "notebook-b"}}}}},
+			Requests: wholeGPU(), Containers: main, Pods: []string{"notebook-a"}, SharedBy: []string{"notebook-a", "notebook-b"}}}}},
 		{legacy.Name, view{"Deployment/" + ns + "/legacy", inventory.AllocationDevicePlugin, nil}},
 	} {
 		if d := cmp.Diff(tt.want, see(tt.pod)); d != "" {
@@ -220,10 +222,10 @@ func TestDRAAnalyzer(t *testing.T) {
 	}
 	idle := func(w workload.Ref, pods ...string) *recommend.Recommendation {
 		return recommend.RightSize(recommend.Usage{Workload: w, Model: h100, Sharing: "none", Share: 1, P95Utilization: 0.01, P99MemoryBytes: 2 << 30,
-			Resources: inv.Pods[inventory.PodKey{Namespace: ns, Name: pods[0]}].GPURequests, Claim: inv.GPUClaimOf(ns, pods)}, recommend.DefaultPolicy())
+			Resources: inv.Pods[inventory.PodKey{Namespace: ns, Name: pods[0]}].GPURequests, Claim: inv.GPUClaimFor(ns, pods, w.Container)}, recommend.DefaultPolicy())
 	}
 	slice := recommend.Usage{Workload: ref("Job", "embed"), Model: h100, Sharing: "mig", MIGProfile: "3g.40gb", Share: 3.0 / 7,
-		P95Utilization: 0.2, P99MemoryBytes: 6 << 30, Claim: inv.GPUClaimOf(ns, []string{embed.Name})}
+		P95Utilization: 0.2, P99MemoryBytes: 6 << 30, Claim: inv.GPUClaimFor(ns, []string{embed.Name}, "main")}
 	recs := map[string]*recommend.Recommendation{
 		"detector":   idle(ref("Deployment", "detector"), detector.Name),
 		"embed":      recommend.RightSize(slice, recommend.DefaultPolicy()),
