@@ -48,14 +48,14 @@ type Data struct {
 	Steps      int
 	Pools      []*Pool
 	Notes      []string
-	// Queries is how many queries it took: 5, whatever the fleet's size.
+	// Queries is how many queries it took: 6, whatever the fleet's size.
 	Queries int
 }
 
 // Fetch reads every allocation's share, utilization and memory, and every
 // GPU's device memory in use, at every step of the window with four range
-// queries, and the GPUs with one instant query, and groups the
-// allocations into lanes by workload.
+// queries, the GPUs and the allocations' ResourceClaims with two instant
+// queries, and groups the allocations into lanes by workload.
 func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOptions) (*Data, error) {
 	rq, ok := src.(source.RangeQuerier)
 	if !ok {
@@ -96,6 +96,17 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 		d.Queries++
 	}
 	allocs := readAllocations(matrices, steps, at)
+	claimLabels := append(slices.Clone(schema.AllocationKeyLabels), schema.LabelClaimNamespace, schema.LabelClaim)
+	claims, err := src.Query(ctx, "group by "+describe.By(claimLabels...)+" (last_over_time(("+sch.Claims()+")["+rng+"]))", w.End)
+	d.Queries++
+	if err != nil {
+		return nil, fmt.Errorf("claims: %w", err)
+	}
+	if n := readClaims(allocs, claims); n > 0 {
+		d.Notes = append(d.Notes, fmt.Sprintf("%d allocations got their GPU through DRA ResourceClaims: their layout is requested in the claims "+
+			"(device class, MIG profile, sharing), which the device plugin and MIG manager node labels of this plan do not change, "+
+			"and a GPU the DRA driver manages cannot take the device plugin's tenants", n))
+	}
 
 	pools := map[string]*Pool{}
 	nodes := map[string]map[string]int{}
@@ -155,9 +166,13 @@ type allocation struct {
 	namespace, pod, container string
 	node, uuid                string
 	model, sharing, profile   string
-	first, last               int
-	mem, load, util           []float32
-	held                      []bool
+	// claim is the ResourceClaim (namespace/name) the GPU came through;
+	// empty on the device plugin's path.
+	claim           string
+	key             string // allocKey
+	first, last     int
+	mem, load, util []float32
+	held            []bool
 }
 
 func allocKey(m model.Metric) string {
@@ -204,7 +219,8 @@ func readAllocations(ms []model.Matrix, steps int, at func(model.Time) int) []*a
 			prev.first, prev.last = min(prev.first, a.first), max(prev.last, a.last)
 			continue
 		}
-		byKey[allocKey(m)] = a
+		a.key = allocKey(m)
+		byKey[a.key] = a
 		out = append(out, a)
 	}
 	for _, s := range ms[1] {
@@ -343,6 +359,14 @@ func lanesOf(allocs []*allocation, o FetchOptions, steps int) []*Lane {
 				l.Pods = append(l.Pods, a.pod)
 			}
 			l.From = describeFrom(a)
+			// The lane's latest pod decides its path, as it does From.
+			l.AllocationPath = schema.AllocationPathDevicePlugin
+			if a.claim != "" {
+				l.AllocationPath = schema.AllocationPathDRA
+				if !slices.Contains(l.Claims, a.claim) {
+					l.Claims = append(l.Claims, a.claim)
+				}
+			}
 			for t := a.first; t <= a.last; t++ {
 				l.Mem[t], l.Load[t], utils[k][t] = a.mem[t], a.load[t], a.util[t]
 			}
@@ -367,6 +391,25 @@ func lanesOf(allocs []*allocation, o FetchOptions, steps int) []*Lane {
 		out = append(out, lanes...)
 	}
 	return out
+}
+
+// readClaims gives each allocation the ResourceClaim the claims signal
+// names for it, and counts them. The signal is read over the whole
+// window: a pod's claims are fixed for its life.
+func readClaims(allocs []*allocation, claims model.Vector) int {
+	byKey := map[string]string{}
+	for _, s := range claims {
+		if c := s.Metric[schema.LabelClaim]; c != "" {
+			byKey[allocKey(s.Metric)] = string(s.Metric[schema.LabelClaimNamespace]) + "/" + string(c)
+		}
+	}
+	n := 0
+	for _, a := range allocs {
+		if a.claim = byKey[a.key]; a.claim != "" {
+			n++
+		}
+	}
+	return n
 }
 
 func describeFrom(a *allocation) string {

@@ -21,6 +21,10 @@ type Lane struct {
 	Training bool
 	// From is the GPU resource the lane's pods held.
 	From string
+	// AllocationPath is how its latest pod was given the GPU:
+	// device-plugin, or dra through Claims (namespace/name).
+	AllocationPath string
+	Claims         []string
 	// Mem is the device memory used at each step of the window, in
 	// bytes; Load the part of the physical GPU busy for the lane (its
 	// share × its utilization). Both are 0 where no pod of the lane ran.

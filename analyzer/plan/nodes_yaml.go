@@ -26,6 +26,13 @@ func writeNodesYAML(w io.Writer, pp PoolPlan, doc func()) {
 			labels += " nvidia.com/mig.config=" + migName(n)
 		}
 		fmt.Fprintf(w, "#   node %d (planned GPUs %s): %s\n", n.Index, indexList(n.GPUs), labels)
+		var dra []string
+		for _, gi := range n.GPUs {
+			dra = append(dra, pp.GPUs[gi].DRALanes...)
+		}
+		if len(dra) > 0 {
+			fmt.Fprintf(w, "#     on node %d, %s\n", n.Index, draLabelsNote(dra))
+		}
 	}
 	fmt.Fprintln(w, "version: v1")
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/describe"
 )
 
 // Formats are what Write accepts.
@@ -107,7 +108,7 @@ func writeTable(w io.Writer, p *Plan) error {
 			if a.GrowthBytes > 0 {
 				extra = strings.TrimPrefix(extra+fmt.Sprintf(", grows +%.1f GiB", a.GrowthBytes/(1<<30)), ", ")
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s/%d\t%.1f GiB\t%.0f%%\t%s\n", a.Lane, a.From, to, pp.Model, a.GPU, a.PeakMemoryBytes/(1<<30), 100*a.P95Load, extra)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s/%d\t%.1f GiB\t%.0f%%\t%s\n", a.Lane, fromOf(a), to, pp.Model, a.GPU, a.PeakMemoryBytes/(1<<30), 100*a.P95Load, extra)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -142,6 +143,9 @@ type nodeGroup struct {
 	model, layout string
 	gpu           GPU
 	count         int
+	// dra are the group's lanes whose pods get their GPU through a DRA
+	// ResourceClaim.
+	dra []string
 }
 
 // writeYAML writes one document per node group with the device plugin's
@@ -168,17 +172,26 @@ func writeYAML(w io.Writer, p *Plan) error {
 				k = len(groups) - 1
 			}
 			groups[k].count++
+			groups[k].dra = append(groups[k].dra, g.DRALanes...)
 		}
 		for _, g := range groups {
 			name := strings.ToLower(g.model) + "-" + g.layout
+			// Said in each group's own document, after doc().
+			draNote := func() {
+				if len(g.dra) > 0 {
+					fmt.Fprintf(w, "# Node group %s: %s\n", name, draLabelsNote(g.dra))
+				}
+			}
 			switch g.gpu.Mode {
 			case ModeWhole:
 				doc()
+				draNote()
 				fmt.Fprintf(w, "# Node group %s: %s %s, whole: the device plugin's default config, nothing to roll out.\n", name, gpus(g.count), g.model)
 				fmt.Fprintf(w, "# Label: nvidia.com/device-plugin.config=default\n")
 				fmt.Fprintln(w, "version: v1")
 			case ModeTimeSlicing:
 				doc()
+				draNote()
 				fmt.Fprintf(w, "# Node group %s: %s %s, each time-sliced into %d replicas.\n", name, gpus(g.count), g.model, g.gpu.Replicas)
 				fmt.Fprintf(w, "# Add under the device plugin's config map as %q and label the nodes nvidia.com/device-plugin.config=%s\n", name, name)
 				writeYAMLDoc(w, map[string]any{"version": "v1", "sharing": map[string]any{"timeSlicing": map[string]any{
@@ -186,6 +199,7 @@ func writeYAML(w io.Writer, p *Plan) error {
 					"resources": []any{map[string]any{"name": "nvidia.com/gpu", "replicas": g.gpu.Replicas}}}}})
 			case ModeMIG:
 				doc()
+				draNote()
 				counts := map[string]int{}
 				for _, s := range g.gpu.Slices {
 					counts[s]++
@@ -204,6 +218,11 @@ func writeYAML(w io.Writer, p *Plan) error {
 				continue
 			}
 			seen[a.Workload] = true
+			if a.AllocationPath == describe.AllocationPathDRA {
+				doc()
+				writeDRAAssignment(w, pp.Model, a)
+				continue
+			}
 			remove := []string{"nvidia.com/gpu", "nvidia.com/gpu.shared"}
 			if strings.HasPrefix(a.From, "mig ") {
 				remove = append(remove, "nvidia.com/mig-"+strings.TrimPrefix(a.From, "mig "))
@@ -224,6 +243,45 @@ func writeYAML(w io.Writer, p *Plan) error {
 		fmt.Fprintln(w, "# Nothing to plan.")
 	}
 	return nil
+}
+
+// fromOf is where a lane comes from, for tables: its GPU resource, and
+// the DRA path where its pods got it through a claim.
+func fromOf(a Assignment) string {
+	if a.AllocationPath == describe.AllocationPathDRA {
+		return a.From + " (dra)"
+	}
+	return a.From
+}
+
+// draLabelsNote says, above a node group or node that would hold lanes
+// allocated through DRA, that its node labels do not configure them.
+func draLabelsNote(lanes []string) string {
+	verb := "gets its GPU"
+	if len(lanes) > 1 {
+		verb = "get their GPUs"
+	}
+	return fmt.Sprintf("%s (%s) %s through DRA ResourceClaims. The NVIDIA DRA driver (gpu.nvidia.com), not the device plugin, "+
+		"hands out a GPU it manages: nvidia.com/device-plugin.config and nvidia.com/mig.config do not configure it, "+
+		"the claims' device class, MIG profile and sharing config do, and it cannot also take the device plugin's tenants.",
+		plural(len(lanes), "lane"), strings.Join(lanes, ", "), verb)
+}
+
+// writeDRAAssignment writes, for a workload whose pods get their GPU
+// through a DRA ResourceClaim, what to request instead of a limits patch:
+// the device plugin's resources are not how it got the GPU.
+func writeDRAAssignment(w io.Writer, model string, a Assignment) {
+	want := "a whole GPU (device class gpu.nvidia.com)"
+	switch a.Mode {
+	case ModeTimeSlicing:
+		want = "a GPU shared by time-slicing (device class gpu.nvidia.com, a claim config with sharing strategy TimeSlicing)"
+	case ModeMIG:
+		want = "a " + a.Slice + " MIG device (device class mig.nvidia.com, profile " + a.Slice + ")"
+	}
+	fmt.Fprintf(w, "# %s: %s through DRA (%s) → %s (%s GPU %d)\n", a.Workload, a.From, strings.Join(a.Claims, ", "), want, model, a.GPU)
+	fmt.Fprintf(w, "# No limits patch: its pods get the GPU from a ResourceClaim. Request %s in a new ResourceClaimTemplate "+
+		"(a template's spec is immutable) and point the pod template's resourceClaims at it, or, for a claim its pods share by name, "+
+		"in a new ResourceClaim; 'gpulens recommend --format yaml' writes the template and the patch where it can read the claims.\n", want)
 }
 
 func writeYAMLDoc(w io.Writer, v any) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/describe"
 )
 
 // HoursPerMonth turns an hourly price into a monthly one, as recommend
@@ -87,6 +88,10 @@ type GPU struct {
 	Replicas int      `json:"replicas,omitempty"`
 	Slices   []string `json:"slices,omitempty"`
 	Lanes    []string `json:"lanes"`
+	// DRALanes are the lanes whose pods get the GPU through a DRA
+	// ResourceClaim: the node labels of the plan's YAML do not configure
+	// them, their claims do.
+	DRALanes []string `json:"dra_lanes,omitempty"`
 }
 
 // Layout names the GPU's configuration: whole, time-slicing-4, or the MIG
@@ -111,6 +116,11 @@ type Assignment struct {
 	// Resource is the extended resource its pods should request, one of it.
 	Resource string `json:"resource"`
 	From     string `json:"from"`
+	// AllocationPath is how the lane's pods get their GPU today
+	// (device-plugin, or dra through Claims): through DRA, the new
+	// layout is requested in the claims, not as Resource in the limits.
+	AllocationPath string   `json:"allocation_path"`
+	Claims         []string `json:"claims,omitempty"`
 	// Slice is the MIG profile on MIG.
 	Slice           string  `json:"slice,omitempty"`
 	Training        bool    `json:"training_like"`
@@ -248,6 +258,7 @@ func planPool(pool *Pool, pol Policy) PoolPlan {
 		for _, k := range order {
 			l := pool.Lanes[b.lanes[k]]
 			a := Assignment{Lane: l.Name(), Workload: l.Workload, Pods: l.Pods, GPU: gi, Mode: b.mode, From: l.From,
+				AllocationPath: cmp.Or(l.AllocationPath, describe.AllocationPathDevicePlugin), Claims: l.Claims,
 				Training: l.Training, PeakMemoryBytes: l.stats.peakMem - l.GrowthBytes, P95Load: l.stats.p95Load, GrowthBytes: l.GrowthBytes}
 			switch b.mode {
 			case ModeWhole:
@@ -260,6 +271,9 @@ func planPool(pool *Pool, pol Policy) PoolPlan {
 				g.Slices = append(g.Slices, pr.Name)
 			}
 			g.Lanes = append(g.Lanes, l.Name())
+			if a.AllocationPath == describe.AllocationPathDRA {
+				g.DRALanes = append(g.DRALanes, l.Name())
+			}
 			pp.Assignments = append(pp.Assignments, a)
 		}
 		if b.mode == ModeTimeSlicing {
