@@ -94,7 +94,9 @@ func timeSlice(u Usage, p Policy, current float64) *Recommendation {
 	if req, ok := u.Claim.GPU(); ok {
 		// Through DRA a GPU is shared by the pods that name one claim,
 		// not by a resource name: no template change makes the pods of
-		// several workloads meet on one device.
+		// several workloads meet on one device. The driver's GpuConfig
+		// sets the strategy (k8s-dra-driver-gpu
+		// api/nvidia.com/resource/v1beta1/sharing.go: TimeSlicing, MPS).
 		return &Recommendation{
 			Action: ActionTimeSlicing, Workload: u.Workload, Summary: summary,
 			Allocation: describe.AllocationPathDRA, Claim: u.Claim.Source(),
