@@ -72,7 +72,7 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 		}
 		prev := cleanup
 		cleanup = func() { stop(); prev() }
-		procRoot, pods = tree.Dir, cluster
+		procRoot, pods, slices = tree.Dir, cluster, cluster.ResourceSlices
 		labels = func(context.Context) (map[string]string, error) { return cluster.Node().Labels, nil }
 		if sharedMode == "auto" {
 			sharedMode = simkube.SharingStrategy(node.Devices())
@@ -128,7 +128,9 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 	if pods != nil {
 		inf := podindex.New(pods, cfg.nodeName, 0, logger)
 		go inf.Run(ctx)
-		waitSynced(ctx, inf, logger)
+		if !waitSynced(ctx, inf) {
+			logger.Warn("the pod informer has not synced yet; collecting anyway", "waited", startupWait)
+		}
 		index = inf
 		if sharedMode == "auto" {
 			sharedMode = nodeSharingStrategy(ctx, labels, cfg.nodeName, logger)
@@ -148,6 +150,12 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 		allocations := a.Allocations
 		a.Allocations = func() *podresources.Allocations { s := allocations(); lazy.observe(s); return s }
 		a.Slices = lazy
+		// Claims at startup: the first collection should find their GPUs,
+		// as it finds the pods of the pod index. An index that does not
+		// sync (refused: it has said so) leaves them unmatched meanwhile.
+		if inf := lazy.observe(client.Snapshot()); inf != nil {
+			_ = waitSynced(ctx, inf)
+		}
 	}
 	return a, cleanup, nil
 }
@@ -156,15 +164,17 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 // server before collecting anyway.
 const startupWait = 10 * time.Second
 
-func waitSynced(ctx context.Context, inf *podindex.Informer, logger *slog.Logger) {
+// waitSynced waits up to startupWait for inf to sync and reports whether
+// it did.
+func waitSynced(ctx context.Context, inf interface{ Synced() bool }) bool {
 	deadline := time.Now().Add(startupWait)
 	for !inf.Synced() {
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			logger.Warn("the pod informer has not synced yet; collecting anyway", "waited", startupWait)
-			return
+			return false
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	return true
 }
 
 // kubeConfig uses --kubernetes.kubeconfig, else the in-cluster service

@@ -34,10 +34,10 @@ type lazySlices struct {
 var _ sliceindex.Index = (*lazySlices)(nil)
 
 // observe starts the index when a reading of the kubelet has claim
-// devices of the GPU drivers.
-func (l *lazySlices) observe(a *podresources.Allocations) {
+// devices of the GPU drivers, and returns it once started.
+func (l *lazySlices) observe(a *podresources.Allocations) *sliceindex.Informer {
 	if a == nil || a.ClaimDevices == 0 {
-		return
+		return l.idx.Load()
 	}
 	l.once.Do(func() {
 		l.log.Info("GPUs are allocated through ResourceClaims; reading the node's ResourceSlices", "drivers", l.drivers)
@@ -45,6 +45,7 @@ func (l *lazySlices) observe(a *podresources.Allocations) {
 		go inf.Run(l.ctx)
 		l.idx.Store(inf)
 	})
+	return l.idx.Load()
 }
 
 // Lookup implements sliceindex.Index: nothing resolves before the start.

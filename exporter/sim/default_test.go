@@ -26,8 +26,21 @@ func TestDefaultScenarioCoverage(t *testing.T) {
 			namespaces[p.Namespace] = true
 		}
 	}
-	if len(sc.Nodes) != 4 || gpus != 32 {
-		t.Errorf("default has %d nodes, %d GPUs; want 4 and 32", len(sc.Nodes), gpus)
+	if len(sc.Nodes) != 5 || gpus != 36 {
+		t.Errorf("default has %d nodes, %d GPUs; want 5 and 36", len(sc.Nodes), gpus)
+	}
+	dra, shared := 0, map[string]int{}
+	for _, n := range sc.Nodes {
+		if !n.DRA {
+			continue
+		}
+		dra++
+		for _, p := range n.Pods {
+			shared[p.Namespace+"/"+ClaimName(&p)]++
+		}
+	}
+	if dra != 1 || shared["team-recsys/embed-shared-gpu"] != 2 {
+		t.Errorf("default has %d DRA nodes and claims %v; want one node, with a claim two pods share", dra, shared)
 	}
 	for _, m := range []string{ModeTimeSlicing, ModeMPS, ModeMIG, "rename"} {
 		if !modes[m] {

@@ -59,6 +59,13 @@ type PodState struct {
 	ResourceName string
 	DeviceID     string
 
+	// Claim is the ResourceClaim (in the pod's namespace) the pod holds
+	// its GPU or MIG instance through on a DRA node, and DRADevice that
+	// device's name in the driver's ResourceSlice (pool: the node); both
+	// are empty, and ResourceName and DeviceID set, on other nodes.
+	Claim     string
+	DRADevice string
+
 	// Load is the workload profile; StartedAt when the pod started.
 	Load      string
 	StartedAt time.Time
@@ -115,6 +122,13 @@ func (s *NodeSim) podState(p *simPod) PodState {
 		ps.ResourceName = ResourceMIGPrefix + m.placed.profile.name
 		ps.DeviceID = m.uuid
 	}
+	if s.node.DRA {
+		ps.Claim, ps.DRADevice = ClaimName(&p.spec), draGPUName(d.index)
+		if p.instance >= 0 {
+			ps.DRADevice = s.draMIGName(d.index, d.mig[p.instance].placed)
+		}
+		ps.ResourceName, ps.DeviceID = "", ""
+	}
 	if period := leakPeriod(&p.spec, p.memLimit); period > 0 {
 		ps.Restarts = int(s.now.Sub(ps.StartedAt) / period)
 	}
@@ -143,6 +157,10 @@ type DeviceInfo struct {
 	ResourceName string
 	DeviceIDs    []string
 	Instances    []InstanceInfo
+	// DRADevice is the GPU's name in the DRA driver's ResourceSlice on a
+	// DRA node, whose GPUs no device plugin advertises (ResourceName and
+	// DeviceIDs empty); "" elsewhere.
+	DRADevice string
 }
 
 // InstanceInfo is a MIG instance of a GPU.
@@ -155,7 +173,8 @@ type InstanceInfo struct {
 	Slices            int // compute slices
 	MemorySlices      int // memory eighths
 	MemoryBytes       uint64
-	ResourceName      string // nvidia.com/mig-1g.10gb
+	ResourceName      string // nvidia.com/mig-1g.10gb; "" on a DRA node
+	DRADevice         string // name in the DRA driver's ResourceSlice
 }
 
 // Devices describes every GPU of the node, in index order.
@@ -189,6 +208,13 @@ func (s *NodeSim) Devices() []DeviceInfo {
 		default:
 			di.ResourceName = ResourceGPU
 			di.DeviceIDs = []string{d.uuid}
+		}
+		if s.node.DRA {
+			di.DRADevice, di.ResourceName, di.DeviceIDs = draGPUName(d.index), "", nil
+			for k := range di.Instances {
+				di.Instances[k].DRADevice = s.draMIGName(d.index, d.mig[k].placed)
+				di.Instances[k].ResourceName = ""
+			}
 		}
 		out[i] = di
 	}

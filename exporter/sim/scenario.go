@@ -26,7 +26,14 @@ type Node struct {
 	System string `yaml:"system"`
 	// GPUs is the device count; 0 means the system's default (8). Parse
 	// fills in the default.
-	GPUs    int       `yaml:"gpus"`
+	GPUs int `yaml:"gpus"`
+	// DRA allocates the node's GPUs through ResourceClaims of NVIDIA's DRA
+	// driver (gpu.nvidia.com) rather than its device plugin: the kubelet
+	// lists each pod's claim and device, no device-plugin resource is
+	// advertised, and the driver publishes the GPUs and MIG devices in a
+	// ResourceSlice. Time-slicing and MPS, which the device plugin
+	// configures, do not apply; pods share a GPU by sharing a claim.
+	DRA     bool      `yaml:"dra"`
 	Sharing []Sharing `yaml:"sharing"`
 	Pods    []Pod     `yaml:"pods"`
 	Faults  []Fault   `yaml:"faults"`
@@ -58,6 +65,10 @@ type Pod struct {
 	// Instance is the index into the GPU's MIG geometry; it must be unset
 	// on GPUs without MIG.
 	Instance int `yaml:"instance"`
+	// Claim names the pod's ResourceClaim on a DRA node; default
+	// <name>-gpu, the pod's own claim. Pods of one namespace that name the
+	// same claim share its GPU or MIG instance, and may run on it at once.
+	Claim string `yaml:"claim"`
 	// Load is the workload model: training, inference, notebook, batch, leak.
 	Load string `yaml:"load"`
 	// Utilization is the model's characteristic SM ratio (0..1): the plateau

@@ -21,8 +21,8 @@ var defaultScenario []byte
 // default scenario has under testdata/.
 const DefaultFile = "default.yaml"
 
-// Default returns a fresh copy of the embedded default scenario: four nodes,
-// 32 GPUs, every sharing mode and load profile.
+// Default returns a fresh copy of the embedded default scenario: five nodes,
+// 36 GPUs, every sharing mode and load profile, one node of DRA.
 func Default() *Scenario {
 	sc, err := Parse(defaultScenario, DefaultFile)
 	if err != nil {

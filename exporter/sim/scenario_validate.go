@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -55,6 +56,7 @@ func (v *validator) node(n *Node, path string, nodes, pods map[string]string) {
 	for i := range n.Pods {
 		v.pod(&n.Pods[i], fmt.Sprintf("%s.pods[%d]", path, i), sys, layout, pods)
 	}
+	v.claims(n, path, layout)
 	if sys != nil {
 		v.occupancy(n, path, sys, layout)
 	}
@@ -124,6 +126,9 @@ func (v *validator) pod(p *Pod, path string, sys *system, layout []gpuLayout, po
 	if p.End != 0 && p.End <= p.Start {
 		v.errAt(path+".end", "end %s is not after start %s", p.End, p.Start)
 	}
+	if p.Claim != "" && !isDNSSubdomain(p.Claim) {
+		v.errAt(path+".claim", "%q is not a valid claim name (lower-case RFC 1123 subdomain)", p.Claim)
+	}
 	if p.Processes < 0 || p.Processes > maxProcessesPerPod {
 		v.errAt(path+".processes", "%d out of range (want 1..%d)", p.Processes, maxProcessesPerPod)
 	}
@@ -162,8 +167,11 @@ func (v *validator) occupancy(n *Node, path string, sys *system, layout []gpuLay
 		}
 		switch l.mode {
 		case ModeNone, ModeMIG:
-			if len(peers) > 0 {
-				q := &n.Pods[peers[0]]
+			// Pods sharing a claim share its device; their memory still
+			// has to fit it together.
+			others := slices.DeleteFunc(slices.Clone(peers), func(i int) bool { return sameClaim(n, &n.Pods[i], pj) })
+			if len(others) > 0 {
+				q := &n.Pods[others[0]]
 				v.errAt(pp+".gpu", "%s is already held by %s/%s while this pod runs (sharing %s allows one pod)", u, q.Namespace, q.Name, l.mode)
 				continue
 			}
@@ -182,6 +190,42 @@ func (v *validator) occupancy(n *Node, path string, sys *system, layout []gpuLay
 			}
 		}
 	}
+}
+
+// claims checks DRA: claims only on DRA nodes, no device-plugin sharing
+// there, and one device per claim.
+func (v *validator) claims(n *Node, path string, layout []gpuLayout) {
+	if !n.DRA {
+		for i, p := range n.Pods {
+			if p.Claim != "" {
+				v.errAt(fmt.Sprintf("%s.pods[%d].claim", path, i), "claims need a DRA node (dra: true)")
+			}
+		}
+		return
+	}
+	for i, sh := range n.Sharing {
+		if sh.Mode == ModeTimeSlicing || sh.Mode == ModeMPS {
+			v.errAt(fmt.Sprintf("%s.sharing[%d].mode", path, i), "%s is the device plugin's; a DRA node shares a GPU by a shared claim", sh.Mode)
+		}
+	}
+	held := map[string]int{} // namespace/claim -> first pod
+	for i := range n.Pods {
+		p := &n.Pods[i]
+		key := p.Namespace + "/" + ClaimName(p)
+		j, seen := held[key]
+		if !seen {
+			held[key] = i
+			continue
+		}
+		if q := &n.Pods[j]; unitOf(q, layout) != unitOf(p, layout) {
+			v.errAt(fmt.Sprintf("%s.pods[%d].claim", path, i), "claim %s holds %s (pod %s), not %s", key, unitOf(q, layout), q.Name, unitOf(p, layout))
+		}
+	}
+}
+
+// sameClaim reports whether two pods of a DRA node share a ResourceClaim.
+func sameClaim(n *Node, a, b *Pod) bool {
+	return n.DRA && a.Namespace == b.Namespace && ClaimName(a) == ClaimName(b)
 }
 
 // maxConcurrent is the largest sum of weight over peers running together

@@ -234,8 +234,9 @@ func TestInformerForbidden(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { idx.Run(ctx); close(done) }()
-	// The reflector backs off for about a second after a failed list.
-	eventually(t, "two refused lists", func() bool { return len(selectors()) >= 2 })
+	// The reflector tries a streaming list, then a list, then retries
+	// after a backoff of about a second: wait for that retry.
+	eventually(t, "a retried list and the warning", func() bool { return len(selectors()) >= 3 && len(logs.warnings()) > 0 })
 	cancel()
 	<-done
 	if idx.Synced() {

@@ -142,7 +142,7 @@ func newNode(o Options, name, procDir string) (*node, error) {
 	}
 	n.sampler = collector.New(collector.Options{Backend: b, Node: name, Interval: o.Step, Now: clock,
 		SkipExposition: true, Attribution: &collector.Attribution{
-			Allocations: kube.Allocations, Pods: kube.Pods(), ProcRoot: procRoot, SharedMode: kube.SharedMode(),
+			Allocations: kube.Allocations, Pods: kube.Pods(), Slices: kube.Slices(), ProcRoot: procRoot, SharedMode: kube.SharedMode(),
 		}})
 	return n, nil
 }

@@ -79,8 +79,21 @@ func TestRunCoversEveryNodeAndStep(t *testing.T) {
 	}
 	// Every GPU of the scenario reports every step; containers are
 	// attributed through the real attribution path.
-	if got, want := samples["gpulens_gpu_up"], 31*32; got != want {
+	gpus, claimed := 0, 0
+	for _, n := range sc.Nodes {
+		gpus += n.GPUs
+		for _, p := range n.Pods {
+			// Pods of DRA nodes that run the whole window hold one claimed GPU each.
+			if n.DRA && p.Start == 0 && p.End == 0 {
+				claimed++
+			}
+		}
+	}
+	if got, want := samples["gpulens_gpu_up"], 31*gpus; got != want {
 		t.Errorf("gpulens_gpu_up samples %d, want %d", got, want)
+	}
+	if got, want := samples["gpulens_container_gpu_claim_info"], 31*claimed; got != want || claimed == 0 {
+		t.Errorf("gpulens_container_gpu_claim_info samples %d, want %d (the DRA node's %d claimed devices)", got, want, claimed)
 	}
 	if samples["gpulens_container_gpu_allocation_ratio"] == 0 || samples["gpulens_container_gpu_utilization_ratio"] == 0 {
 		t.Errorf("no container series: %v", samples)

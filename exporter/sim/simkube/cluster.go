@@ -15,11 +15,13 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/gpulens/gpulens/exporter/attribution/podindex"
+	"github.com/gpulens/gpulens/exporter/attribution/sliceindex"
 	"github.com/gpulens/gpulens/exporter/sim"
 )
 
 // Cluster is the API server's view of one simulated node: the node (with
-// GPU Feature Discovery labels) and its running pods, kept in step with the
+// GPU Feature Discovery labels), its running pods and, on a DRA node, the
+// GPU driver's ResourceSlice, kept in step with the
 // simulator by Sync. It serves the pods to the real pod informer as a
 // cache.ListerWatcher, in memory: client-go's fake clientset would do the
 // same, but it links every API group's typed client into the exporter. Its
@@ -27,7 +29,8 @@ import (
 // the informer reads of a pod; a real API server's full pods decode into
 // the same types.
 type Cluster struct {
-	node *podindex.APINode
+	node  *podindex.APINode
+	slice *sliceindex.APIResourceSlice // nil unless DRA
 
 	mu       sync.Mutex
 	rv       uint64                      // resource version of the last change
@@ -40,7 +43,7 @@ var _ cache.ListerWatcher = (*Cluster)(nil)
 
 // NewCluster registers the node described by n.
 func NewCluster(_ context.Context, n *sim.NodeSim) (*Cluster, error) {
-	return &Cluster{node: nodeObject(n), rv: 1, state: map[string]sim.PodState{},
+	return &Cluster{node: nodeObject(n), slice: ResourceSlice(n), rv: 1, state: map[string]sim.PodState{},
 		pods: map[string]*podindex.APIPod{}, watchers: map[*podWatch]struct{}{}}, nil
 }
 

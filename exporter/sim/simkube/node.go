@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gpulens/gpulens/exporter/attribution/podindex"
+	"github.com/gpulens/gpulens/exporter/attribution/sliceindex"
 	"github.com/gpulens/gpulens/exporter/podresources"
 	"github.com/gpulens/gpulens/exporter/sim"
 )
@@ -13,9 +14,10 @@ import (
 // /proc tree and the pod index up to the simulator's current pods and
 // returns the kubelet's answer, parsed by the real pod-resources code.
 type Node struct {
-	sim  *sim.NodeSim
-	proc *ProcTree
-	pods liveIndex
+	sim    *sim.NodeSim
+	proc   *ProcTree
+	pods   liveIndex
+	slices sliceindex.Index
 }
 
 // NewNode keeps a /proc tree for n in procDir.
@@ -24,7 +26,10 @@ func NewNode(n *sim.NodeSim, procDir string) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &Node{sim: n, proc: tree}
+	k := &Node{sim: n, proc: tree, slices: sliceindex.Static()}
+	if s := ResourceSlice(n); s != nil {
+		k.slices = sliceindex.Static(s)
+	}
 	k.pods.p.Store(&staticIndex{podindex.Static()})
 	return k, nil
 }
@@ -34,6 +39,9 @@ func (k *Node) ProcRoot() string { return k.proc.Dir }
 
 // Pods is the node's pod index, kept current by Allocations.
 func (k *Node) Pods() podindex.Index { return &k.pods }
+
+// Slices resolves the devices of the node's claims: its ResourceSlice.
+func (k *Node) Slices() sliceindex.Index { return k.slices }
 
 // SharedMode is the node's GPU Feature Discovery sharing strategy.
 func (k *Node) SharedMode() string { return SharingStrategy(k.sim.Devices()) }
@@ -51,8 +59,8 @@ func (k *Node) Allocations() *podresources.Allocations {
 			Containers: map[string]string{p.ContainerID: p.Container}})
 	}
 	k.pods.p.Store(&staticIndex{podindex.Static(idx...)})
-	list, alloc := listResponse(pods), allocatableResponse(k.sim.Devices())
-	a, _ := podresources.FromResponses(k.sim.Now(), list, alloc, podresources.Selection{})
+	list, alloc := listResponse(k.sim.Node().Name, pods), allocatableResponse(k.sim.Devices())
+	a, _ := podresources.FromResponses(k.sim.Now(), list, alloc, Selection)
 	return a
 }
 

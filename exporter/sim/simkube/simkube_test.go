@@ -41,7 +41,7 @@ func defaultNodes(t *testing.T) []*sim.NodeSim {
 func TestResponsesParse(t *testing.T) {
 	for _, n := range defaultNodes(t) {
 		list, alloc := Responses(n)
-		a, errs := podresources.FromResponses(start, list, alloc, podresources.Selection{})
+		a, errs := podresources.FromResponses(start, list, alloc, Selection)
 		if len(errs) != 0 {
 			t.Fatalf("%s: %v", n.Node().Name, errs)
 		}
@@ -50,6 +50,15 @@ func TestResponsesParse(t *testing.T) {
 		}
 		for _, p := range n.Pods() {
 			got, ok := a.Pod(p.Namespace, p.Name)
+			if p.Claim != "" {
+				want := podresources.ClaimDevice{ClaimNamespace: p.Namespace, ClaimName: p.Claim,
+					Driver: sim.DRADriver, Pool: n.Node().Name, Device: p.DRADevice}
+				if !ok || len(got.Containers) != 1 || len(got.Containers[0].Devices) != 0 ||
+					len(got.Containers[0].Claims) != 1 || got.Containers[0].Claims[0] != want {
+					t.Errorf("%s/%s: %+v, want claim %+v only", p.Namespace, p.Name, got, want)
+				}
+				continue
+			}
 			if !ok || len(got.Containers) != 1 || len(got.Containers[0].Devices) != 1 {
 				t.Fatalf("%s/%s missing or malformed: %+v", p.Namespace, p.Name, got)
 			}
