@@ -21,7 +21,8 @@ var draClaims = []string{
 		"claim_namespace=gpu-test3,claim=single-gpu,driver=gpu.nvidia.com,pool=sc-starwars-xxxx,device=gpu-0",
 }
 
-// TestClaims reads the claims of each exporter's series: every allocation
+// TestClaims reads the claims of each exporter's series, as scraped and
+// as a ServiceMonitor stores them: every allocation
 // a claim made, value 1, and none for the device plugin's (trainer-0), nor
 // on a store without DRA series.
 func TestClaims(t *testing.T) {
@@ -32,6 +33,11 @@ func TestClaims(t *testing.T) {
 	}{
 		{Native{}, []string{"testdata/native.dra.prom"}, draClaims},
 		{DCGM{}, []string{"testdata/dcgm-exporter.dra.prom"}, draClaims},
+		// Scraped through a ServiceMonitor with honorLabels: false
+		// (relabel.py): the tenant in exported_*, the dra_* labels as
+		// they were.
+		{Native{}, []string{"testdata/native.dra.servicemonitor.prom"}, draClaims},
+		{DCGM{}, []string{"testdata/dcgm-exporter.dra.servicemonitor.prom"}, draClaims},
 		{Native{}, []string{"testdata/native.prom"}, nil},
 		{DCGM{}, []string{"testdata/dcgm-exporter.prom"}, nil},
 		{DCGM{}, []string{"testdata/dcgm-exporter.virtual-gpus-2025.prom"}, nil},
