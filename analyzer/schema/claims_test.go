@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// draFleet is the fleet of testdata/*.dra.prom: one claim shared by two
+// draClaims are the claims of the fleet of testdata/*.dra.prom: one claim shared by two
 // pods (the Kubernetes documentation's GH200), a MIG device through a
 // claim (dcgm-exporter PR #664's A30) and a mixed node whose GPU 0 the
 // device plugin gave trainer-0 and GPU 1 a claim gave a Deployment's pod.
