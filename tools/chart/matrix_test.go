@@ -75,6 +75,19 @@ func matrix(t *testing.T) []entry {
 			wantArgs(t, "exporter", exp.Args, "--attribution.sharing-strategy=auto", "--path.procfs=")
 		}},
 		{
+			// GPUs through DRA claims of NVIDIA's driver and of a second one.
+			name: "dra",
+			values: `
+exporter:
+  draDrivers: [gpu.nvidia.com, gpu.example.com]
+`,
+			objects: defaultObjects,
+			check: func(t *testing.T, objs []Object) {
+				wantArgs(t, "exporter", exporterPod(t, objs).Containers[0].Args,
+					"--attribution.dra-driver=gpu.nvidia.com", "--attribution.dra-driver=gpu.example.com")
+			},
+		},
+		{
 			// The GPU Operator's mixed MIG strategy advertises
 			// nvidia.com/mig-<profile>; a cluster that renames them tells the
 			// exporter, and GFD's label keeps the DaemonSet on MIG nodes.
