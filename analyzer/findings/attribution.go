@@ -43,14 +43,22 @@ func (d *detector) deviceFiguresAny(w query.Workload) bool {
 // --kubernetes-virtual-gpus), a time-sliced or MPS GPU reads as held
 // whole by one arbitrary tenant; the device plugin's config and GPU
 // Feature Discovery's labels say how the node's whole GPUs are shared.
-// MIG GPUs say so in their data and are left alone. Without cluster
-// access, the kinds that need the sharing mode are said to be skipped on
-// such GPUs.
+// MIG GPUs say so in their data and are left alone, as are GPUs held
+// through a DRA ResourceClaim: the device plugin's config does not share
+// them, and dcgm-exporter labels a copy for every pod of a claim, so one
+// tenant seen is one tenant. Without cluster access, the kinds that need
+// the sharing mode are said to be skipped on such GPUs.
 func (d *detector) readClusterSharing() {
 	d.clusterShared = map[query.GPUKey]inventory.NodeSharing{}
+	dra := map[query.GPUKey]bool{}
+	for _, x := range d.res.Allocations {
+		if x.AllocationPath == schema.AllocationPathDRA {
+			dra[query.GPUKey{Node: x.Node, UUID: x.UUID}] = true
+		}
+	}
 	unseen, unknownNode := 0, 0
 	for _, g := range d.res.GPUs {
-		if g.Attribution != query.AttributionOneTenant || g.Sharing != schema.SharingNone {
+		if g.Attribution != query.AttributionOneTenant || g.Sharing != schema.SharingNone || dra[g.GPUKey] {
 			continue
 		}
 		unseen++
