@@ -2,8 +2,11 @@ package plan
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -107,7 +110,7 @@ func checkReplay(t *testing.T, d *Data, p *Plan) {
 
 func TestDemoWeekPlan(t *testing.T) {
 	if testing.Short() {
-		t.Skip("simulates a week of 32 GPUs")
+		t.Skip("simulates a week of the demo's 36 GPUs")
 	}
 	sc := sim.Default()
 	d := simulateWeek(t, sc, schema.Native{})
@@ -118,37 +121,60 @@ func TestDemoWeekPlan(t *testing.T) {
 	}
 	checkReplay(t, d, p)
 	// The demo has unallocated GPUs and idle notebooks on whole GPUs:
-	// any sensible plan needs fewer GPUs than the 32 there are.
-	if p.GPUsToday != 32 || p.GPUsNeeded >= p.GPUsToday {
-		t.Errorf("plan needs %d of %d GPUs, want fewer than 32 of 32", p.GPUsNeeded, p.GPUsToday)
+	// any sensible plan needs fewer GPUs than there are.
+	gpus, perNode := 0, map[string]int{}
+	nodes := map[string]int{}
+	for _, n := range sc.Nodes {
+		gpus += n.GPUs
+		perNode[n.System] = max(perNode[n.System], n.GPUs)
+		nodes[n.System]++
 	}
-	// The default scenario has one node of 8 GPUs per model, so each pool
-	// has one node today, and the saving is the freed nodes' price: a
-	// node's 8 GPUs at the table's price, 730 hours a month.
-	if len(p.Pools) != len(sc.Nodes) {
-		t.Fatalf("%d pools, want one per node of the scenario (%d)", len(p.Pools), len(sc.Nodes))
+	if p.GPUsToday != gpus || p.GPUsNeeded >= p.GPUsToday {
+		t.Errorf("plan needs %d of %d GPUs, want fewer than %d of %d", p.GPUsNeeded, p.GPUsToday, gpus, gpus)
+	}
+	// One pool per system (model): the DRA node's H100s pool with the
+	// device plugin's. A pool's node shape is its largest node, and the
+	// saving is the freed nodes' price: a node's GPUs at the table's
+	// price, 730 hours a month.
+	if len(p.Pools) != len(perNode) || p.NodesToday != len(sc.Nodes) {
+		t.Fatalf("%d pools of %d nodes, want one per model of the scenario (%d) of %d", len(p.Pools), p.NodesToday, len(perNode), len(sc.Nodes))
 	}
 	var want float64
 	for i, pp := range p.Pools {
-		perNode := sc.Nodes[0].GPUs
 		price, err := prices.PerHour(pp.Product)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if pp.NodesToday != 1 || pp.GPUsPerNode != perNode || pp.NodesNeeded < (pp.GPUsNeeded+perNode-1)/perNode {
-			t.Errorf("%s: nodes %d → %d of %d GPUs for %d GPUs; want 1 today, of %d", pp.Model, pp.NodesToday, pp.NodesNeeded, pp.GPUsPerNode, pp.GPUsNeeded, perNode)
+		shape := pp.GPUsPerNode
+		if !slices.Contains(slices.Collect(maps.Values(perNode)), shape) || pp.NodesNeeded < (pp.GPUsNeeded+shape-1)/shape {
+			t.Errorf("%s: nodes %d → %d of %d GPUs for %d GPUs; want a scenario node's shape", pp.Model, pp.NodesToday, pp.NodesNeeded, shape, pp.GPUsNeeded)
 		}
-		saving := float64(1-pp.NodesNeeded) * float64(perNode) * price * HoursPerMonth
+		saving := float64(pp.NodesToday-pp.NodesNeeded) * float64(shape) * price * HoursPerMonth
 		if pp.MonthlySavingUSD == nil || math.Abs(*pp.MonthlySavingUSD-saving) > 0.01 {
-			t.Errorf("pool %d %s: saving %v, want (1 − %d nodes) × %d GPUs × $%.2f × 730 h = %.2f", i, pp.Model, pp.MonthlySavingUSD, pp.NodesNeeded, perNode, price, saving)
+			t.Errorf("pool %d %s: saving %v, want (%d − %d nodes) × %d GPUs × $%.2f × 730 h = %.2f", i, pp.Model, pp.MonthlySavingUSD, pp.NodesToday, pp.NodesNeeded, shape, price, saving)
 		}
-		if pp.HeadroomGPUs != pp.NodesNeeded*perNode-pp.GPUsNeeded {
-			t.Errorf("%s: headroom %d GPUs, want %d nodes × %d − %d", pp.Model, pp.HeadroomGPUs, pp.NodesNeeded, perNode, pp.GPUsNeeded)
+		if pp.HeadroomGPUs != pp.NodesNeeded*shape-pp.GPUsNeeded {
+			t.Errorf("%s: headroom %d GPUs, want %d nodes × %d − %d", pp.Model, pp.HeadroomGPUs, pp.NodesNeeded, shape, pp.GPUsNeeded)
 		}
 		want += saving
 	}
 	if math.Abs(p.MonthlySavingUSD-want) > 0.01 {
 		t.Errorf("headline saving %.2f, want the pools' freed nodes' %.2f", p.MonthlySavingUSD, want)
+	}
+	// The DRA node's workloads are planned as DRA lanes: llm-sft-0 (a
+	// StatefulSet's name, to the pod-name inference), peggy-jupyter and
+	// the two embed-serving pods that share a claim.
+	var dra []string
+	for _, pp := range p.Pools {
+		for _, a := range pp.Assignments {
+			if a.AllocationPath == "dra" {
+				dra = append(dra, a.Lane)
+			}
+		}
+	}
+	slices.Sort(dra)
+	if fmt.Sprint(dra) != "[Pod/research-notebooks/peggy-jupyter Pod/team-recsys/embed-serving-a Pod/team-recsys/embed-serving-b StatefulSet/team-nlp/llm-sft]" {
+		t.Errorf("DRA lanes %v", dra)
 	}
 	// The nightly ETL jobs never run at the same time, each at 90% of an
 	// A100: they take turns on one whole GPU.

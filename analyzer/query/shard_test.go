@@ -15,8 +15,9 @@ import (
 	simfleet "github.com/gpulens/gpulens/exporter/sim/fleet"
 )
 
-// TestShardedEqualsUnsharded simulates the demo's fleet (sim.Default: four
-// nodes, 32 GPUs, every sharing mode) for three hours in each schema and
+// TestShardedEqualsUnsharded simulates the demo's fleet (sim.Default: five
+// nodes, 36 GPUs, every sharing mode, one node's GPUs through DRA claims)
+// for three hours in each schema and
 // layout, and checks on the embedded engine that:
 //   - with one node, and one namespace split at every workload boundary
 //     of its pods, per shard the analysis is the
@@ -61,8 +62,11 @@ func TestShardedEqualsUnsharded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want.Shards != 1 || len(want.GPUs) != 32 || len(want.Workloads) == 0 {
-				t.Fatalf("unsharded: %d shards, %d GPUs, %d workloads; want 1, 32 and some", want.Shards, len(want.GPUs), len(want.Workloads))
+			if gpus := demoGPUs(); want.Shards != 1 || len(want.GPUs) != gpus || len(want.Workloads) == 0 {
+				t.Fatalf("unsharded: %d shards, %d GPUs, %d workloads; want 1, %d and some", want.Shards, len(want.GPUs), len(want.Workloads), gpus)
+			}
+			if m.sch.Name() == schema.NameNative {
+				checkDemoPaths(t, want)
 			}
 			peak := peakSamples(t, db, m.sch, w)
 			if err := db.Close(); err != nil {
@@ -163,6 +167,43 @@ func sameFindings(t *testing.T, name string, got, want *Result) {
 // simulateDemo writes the demo fleet over w into db as sch's exporter
 // writes it: in layout for dcgm-exporter, and through a ServiceMonitor
 // with honorLabels: false where serviceMonitor is set.
+// demoGPUs is how many GPUs the demo's scenario has.
+func demoGPUs() int {
+	n := 0
+	for _, node := range sim.Default().Nodes {
+		n += node.GPUs
+	}
+	return n
+}
+
+// checkDemoPaths: gpulens-exporter's series of the demo say which
+// allocations came through a DRA claim: every one on the scenario's DRA
+// nodes, none elsewhere, and embed-serving-a and -b name the claim they
+// share.
+func checkDemoPaths(t *testing.T, res *Result) {
+	t.Helper()
+	dra := map[string]bool{}
+	for _, n := range sim.Default().Nodes {
+		dra[n.Name] = n.DRA
+	}
+	claims := map[string]string{}
+	n := 0
+	for _, x := range res.Allocations {
+		want := schema.AllocationPathDevicePlugin
+		if dra[x.Node] {
+			want = schema.AllocationPathDRA
+			n++
+		}
+		if x.AllocationPath != want || (want == schema.AllocationPathDRA) != (x.Claim != ClaimRef{}) {
+			t.Errorf("%s/%s on %s: path %q, claim %v; want %s", x.Namespace, x.Pod, x.Node, x.AllocationPath, x.Claim, want)
+		}
+		claims[x.Pod] = x.Claim.String()
+	}
+	if n == 0 || claims["embed-serving-a"] != "team-recsys/embed-shared-gpu" || claims["embed-serving-b"] != claims["embed-serving-a"] {
+		t.Errorf("%d DRA allocations; embed-serving's claims %q and %q, want team-recsys/embed-shared-gpu for both", n, claims["embed-serving-a"], claims["embed-serving-b"])
+	}
+}
+
 func simulateDemo(t *testing.T, db *source.Embedded, w Window, sch schema.Schema, layout simfleet.DCGMLayout, serviceMonitor bool) {
 	t.Helper()
 	ctx := context.Background()
