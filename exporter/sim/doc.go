@@ -37,5 +37,9 @@
 //
 // NodeSim.Pods and NodeSim.Devices expose what the device plugin and the
 // kubelet would know: pod UIDs, container IDs, host PIDs, device-plugin IDs
-// (GPU-<uuid>, GPU-<uuid>::<n>, MIG-<uuid>) and resource names.
+// (GPU-<uuid>, GPU-<uuid>::<n>, MIG-<uuid>) and resource names. On a DRA
+// node (dra: true) pods hold their GPU or MIG instance through a
+// ResourceClaim instead, named as NVIDIA's DRA driver names its devices
+// (gpu-<minor>, gpu-<minor>-mig-<profile>-<id>-<placement>); pods that name
+// one claim share its device.
 package sim
