@@ -108,12 +108,19 @@ type dcgmGPU struct {
 	// what NVML's per-process accounting gives dcgm-exporter's 2025 releases.
 	own     map[podRef]*podUse
 	sharing string
+	// claims are the holders that hold the device through a ResourceClaim
+	// (DRA), from gpulens_container_gpu_claim_info.
+	claims map[podRef]draClaim
 }
+
+// draClaim is a claim and the device of it, as dcgm-exporter's dra_*
+// labels name them.
+type draClaim struct{ namespace, name, driver, pool, device string }
 
 type podUse struct{ alloc, util, mem float64 }
 
 type dcgmInstance struct {
-	id, profile                 string
+	id, profile, migUUID        string
 	used, total, grEngineActive float64
 	occupancy, tensor, dram     float64
 }
@@ -125,7 +132,8 @@ func newDCGMGPU() *dcgmGPU {
 	return &dcgmGPU{util: nan, memUsed: nan, memTotal: nan, memReserved: nan, power: nan, energy: nan,
 		temp: nan, smClock: nan, memClock: nan, smActive: nan, smOccupancy: nan, tensor: nan, dram: nan,
 		eccSBE: nan, eccDBE: nan, remapCorr: nan, remapUncorr: nan, remapFailed: nan,
-		xid: map[string]float64{}, instances: map[string]*dcgmInstance{}, holders: map[string][]podRef{}, own: map[podRef]*podUse{}}
+		xid: map[string]float64{}, instances: map[string]*dcgmInstance{}, holders: map[string][]podRef{}, own: map[podRef]*podUse{},
+		claims: map[podRef]draClaim{}}
 }
 
 func (g *dcgmGPU) use(p podRef) *podUse {
@@ -235,7 +243,8 @@ func (s *DCGMSink) Append(_ time.Time, name string, lbls []*dto.LabelPair, v flo
 	case native.GPUXIDErrorsTotal:
 		g.xid[label(lbls, "xid")] = v
 	case native.MIGInfo:
-		g.instance(label(lbls, "gpu_instance")).profile = label(lbls, "mig_profile")
+		in := g.instance(label(lbls, "gpu_instance"))
+		in.profile, in.migUUID = label(lbls, "mig_profile"), label(lbls, "mig_uuid")
 	case native.MIGMemoryUsedBytes:
 		g.instance(label(lbls, "gpu_instance")).used = v
 	case native.MIGMemoryTotalBytes:
@@ -260,6 +269,12 @@ func (s *DCGMSink) Append(_ time.Time, name string, lbls []*dto.LabelPair, v flo
 		}
 		g.use(p).alloc = v
 		g.sharing = label(lbls, "sharing")
+	case native.ContainerGPUClaimInfo:
+		p := podRef{label(lbls, "namespace"), label(lbls, "pod"), label(lbls, "container"), label(lbls, "gpu_instance")}
+		if _, ok := g.claims[p]; !ok { // one copy per container and device, whatever its claims
+			g.claims[p] = draClaim{label(lbls, "claim_namespace"), label(lbls, "claim"), label(lbls, "driver"),
+				label(lbls, "pool"), label(lbls, "device")}
+		}
 	case native.ContainerGPUUtilizationRatio:
 		g.use(podRef{label(lbls, "namespace"), label(lbls, "pod"), label(lbls, "container"), label(lbls, "gpu_instance")}).util = v
 	case native.ContainerGPUMemoryUsedBytes:
@@ -357,6 +372,9 @@ func (s *DCGMSink) emitGPU(ts time.Time, g *dcgmGPU) error {
 type row struct {
 	p    podRef
 	vgpu string
+	// claim labels a DRA copy (Install.DRA): the device's series for one
+	// container of a claim.
+	claim *draClaim
 	// perProcess: GPU_UTIL and FB_USED are the pod's own processes' (the
 	// 2025 per-process series, which carry pod_uid); the other fields
 	// are not written on it.
@@ -366,13 +384,40 @@ type row struct {
 	noPerProcessFields bool
 }
 
-// rows lays out one entity's series for s.Layout, from dcgm-exporter's
-// PodMapper.Process: holders sorted as the kubelet lists them.
-func (s *DCGMSink) rows(g *dcgmGPU, holders []podRef) []row {
+// mapped splits an entity's holders, sorted as the kubelet lists them,
+// into those dcgm-exporter's pod mapper sees through the device plugin and
+// those it sees through claims. Without Install.DRA it reads no claims, so
+// a claimed device's holders are not seen at all.
+func (s *DCGMSink) mapped(g *dcgmGPU, holders []podRef) (plugin, claimed []podRef) {
 	holders = slices.Clone(holders)
 	slices.SortFunc(holders, func(a, b podRef) int {
 		return cmp.Or(cmp.Compare(a.namespace, b.namespace), cmp.Compare(a.pod, b.pod), cmp.Compare(a.container, b.container))
 	})
+	for _, p := range holders {
+		if _, ok := g.claims[p]; !ok {
+			plugin = append(plugin, p)
+		} else if s.Install.DRA {
+			claimed = append(claimed, p)
+		}
+	}
+	return plugin, claimed
+}
+
+// rows lays out one entity's series for s.Layout, from dcgm-exporter's
+// PodMapper.Process: holders sorted as the kubelet lists them.
+func (s *DCGMSink) rows(g *dcgmGPU, holders []podRef) []row {
+	holders, claimed := s.mapped(g, holders)
+	if len(claimed) > 0 {
+		// --kubernetes-enable-dra: a copy of the device's series per
+		// container of its claims, and no row of the device itself
+		// (kubernetes.go, PR #501), whatever the layout.
+		out := make([]row, len(claimed))
+		for i, p := range claimed {
+			c := g.claims[p]
+			out[i] = row{p: p, claim: &c}
+		}
+		return out
+	}
 	// The device plugin's replica number of a time-sliced or MPS device
 	// ID ("<uuid>::<n>"); the native series do not carry it, so the
 	// holders' order stands in for it.
@@ -414,7 +459,8 @@ func (s *DCGMSink) rows(g *dcgmGPU, holders []podRef) []row {
 }
 
 func (s *DCGMSink) emitRow(ts time.Time, g *dcgmGPU, xid float64, in *dcgmInstance, r row) error {
-	deviceBesideCopies := s.Layout == DCGMVirtualGPUs2025 && r.p.pod == "" && len(g.holders[instanceID(in)]) > 0
+	plugin, _ := s.mapped(g, g.holders[instanceID(in)])
+	deviceBesideCopies := s.Layout == DCGMVirtualGPUs2025 && r.p.pod == "" && len(plugin) > 0
 	emit := func(name string, v float64) error {
 		if math.IsNaN(v) || !s.Install.emits(name) {
 			return nil
@@ -571,6 +617,19 @@ func (s *DCGMSink) labels(g *dcgmGPU, in *dcgmInstance, r row) []*dto.LabelPair 
 			add(dcgm.LabelPodUID, podUID(r.p))
 		}
 	}
+	if c := r.claim; c != nil {
+		add(dcgm.LabelDRAClaimName, c.name)
+		add(dcgm.LabelDRAClaimNamespace, c.namespace)
+		add(dcgm.LabelDRADriverName, c.driver)
+		add(dcgm.LabelDRAPoolName, c.pool)
+		add(dcgm.LabelDRADeviceName, c.device)
+		if in != nil {
+			// Current releases (PR #664) put a MIG claim on its GPU
+			// instance's series.
+			add(dcgm.LabelDRAMIGProfile, in.profile)
+			add(dcgm.LabelDRAMIGDeviceUUID, in.migUUID)
+		}
+	}
 	return s.lbuf
 }
 
@@ -632,6 +691,11 @@ type DCGMInstall struct {
 	// host label, as dcgm-exporter does where NODE_NAME is not set: it
 	// falls back to the host name, which in a pod is the pod's.
 	HostIsPod bool
+	// DRA is --kubernetes-enable-dra (KUBERNETES_ENABLE_DRA, PR #501): the
+	// pod mapper also reads the kubelet's dynamic resources and writes a
+	// copy of a claimed device's series per container, with dra_* labels.
+	// Without it a GPU allocated through a claim has no pod at all.
+	DRA bool
 	// NoMIGMemory leaves FB_USED and FB_FREE out of MIG GPU instances, as
 	// DCGM does on H100 in MIG mode (dcgm-exporter #380, #434, #512); the
 	// profiling fields stay.
@@ -650,9 +714,12 @@ func (i DCGMInstall) migMemory(v float64) float64 {
 // DCGM 3.3's field names, and only the fields of the default counters
 // file (no throttle reasons, no ECC totals, no SM activity). A reader that
 // needs the other fields sets DefaultCSV to false, as a user would with a
-// counters file of their own.
+// counters file of their own. Its DRA mapping is on, as a cluster that
+// runs NVIDIA's DRA driver would set it; on nodes without claims it
+// changes nothing.
 func StockInstall() DCGMInstall {
-	return DCGMInstall{HostLabel: dcgm.LabelHostname, XIDLabels: true, FlappingTenant: true, ClocksEventReasons: true, DefaultCSV: true}
+	return DCGMInstall{HostLabel: dcgm.LabelHostname, XIDLabels: true, FlappingTenant: true, ClocksEventReasons: true, DefaultCSV: true,
+		DRA: true}
 }
 
 // LegacyInstall is an older release: Hostname, a bare XID field, a stable
