@@ -54,7 +54,10 @@ import (
 //   - The pod mapping of each release and flag (Layout): one pod per
 //     device by default, per-pod copies under --kubernetes-virtual-gpus
 //     (with vgpu), and from 2025 per-pod per-process GPU_UTIL and FB_USED
-//     beside the device's own series (with pod_uid). See DCGMLayout.
+//     beside the device's own series (with pod_uid). See DCGMLayout. GPUs
+//     allocated through DRA claims get a copy per container with the
+//     dra_* labels under --kubernetes-enable-dra (DCGMInstall.DRA), and no
+//     pod without it.
 //
 // Relabelling by a ServiceMonitor is ServiceMonitorSink's, in front of
 // the inner sink.
