@@ -29,3 +29,22 @@ func TestAllocationColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestRecommendationThroughClaim: a change made in a DRA claim says so
+// where the table shows the change; one on the device plugin's path does
+// not.
+func TestRecommendationThroughClaim(t *testing.T) {
+	r := &Report{Currency: "USD", Recommendations: []Recommendation{
+		{Workload: "Deployment/ml/infer", From: "gpu.nvidia.com", To: "mig.nvidia.com 1g.10gb", Allocation: "dra", Claim: "ResourceClaimTemplate ml/infer-gpu"},
+		{Workload: "Pod/research/alice", From: "nvidia.com/gpu", To: "nvidia.com/mig-1g.10gb", Allocation: "device-plugin"},
+	}}
+	s := r.recommendationSection()
+	for i, want := range []string{
+		"gpu.nvidia.com → mig.nvidia.com 1g.10gb (ResourceClaimTemplate ml/infer-gpu)",
+		"nvidia.com/gpu → nvidia.com/mig-1g.10gb",
+	} {
+		if got := s.Rows[i][3]; got != want {
+			t.Errorf("row %d change %q, want %q", i, got, want)
+		}
+	}
+}

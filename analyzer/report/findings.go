@@ -49,7 +49,7 @@ func findingsOf(a Input, teamOf func(string) string) ([]Recommendation, Findings
 		}
 		recs = append(recs, Recommendation{
 			Team: team, Namespace: f.Namespace, Workload: subjectOf, Kind: f.Kind, Action: string(rec.Action),
-			From: rec.From, To: rec.To, Summary: rec.Summary, MonthlySavings: f.MonthlySavingsUSD, MonthlyCurrentUSD: f.MonthlyCostUSD,
+			From: rec.From, To: rec.To, Allocation: rec.Allocation, Claim: rec.Claim, Summary: rec.Summary, MonthlySavings: f.MonthlySavingsUSD, MonthlyCurrentUSD: f.MonthlyCostUSD,
 		})
 	}
 	slices.SortStableFunc(fs.Items, func(x, y Finding) int {

@@ -102,13 +102,18 @@ type Team struct {
 
 // Recommendation is a right-sizing change with its monthly savings.
 type Recommendation struct {
-	Team              string  `json:"team"`
-	Namespace         string  `json:"namespace"`
-	Workload          string  `json:"workload"`
-	Kind              string  `json:"finding"`
-	Action            string  `json:"action"`
-	From              string  `json:"from"`
-	To                string  `json:"to"`
+	Team      string `json:"team"`
+	Namespace string `json:"namespace"`
+	Workload  string `json:"workload"`
+	Kind      string `json:"finding"`
+	Action    string `json:"action"`
+	From      string `json:"from"`
+	To        string `json:"to"`
+	// Allocation is the allocation path the change is made on
+	// (device-plugin: the container's limits; dra: the workload's claim,
+	// Claim); empty for a change to no GPU request.
+	Allocation        string  `json:"allocation,omitempty"`
+	Claim             string  `json:"claim,omitempty"`
 	Summary           string  `json:"summary"`
 	MonthlySavings    float64 `json:"monthly_savings"`
 	MonthlyCurrentUSD float64 `json:"monthly_cost"`

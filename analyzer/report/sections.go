@@ -109,6 +109,9 @@ func (r *Report) recommendationSection() section {
 		change := x.From + " → " + x.To
 		if x.From == "" && x.To == "" {
 			change = x.Action
+		} else if x.Allocation == describe.AllocationPathDRA {
+			// Made in the claim, not the container's limits.
+			change += " (" + cmp.Or(x.Claim, "DRA claim") + ")"
 		}
 		s.Rows = append(s.Rows, []string{strconv.Itoa(i + 1), x.Team, x.Workload, change, r.money(x.MonthlySavings), x.Summary})
 	}
