@@ -65,9 +65,7 @@ func TestShardedEqualsUnsharded(t *testing.T) {
 			if gpus := demoGPUs(); want.Shards != 1 || len(want.GPUs) != gpus || len(want.Workloads) == 0 {
 				t.Fatalf("unsharded: %d shards, %d GPUs, %d workloads; want 1, %d and some", want.Shards, len(want.GPUs), len(want.Workloads), gpus)
 			}
-			if m.sch.Name() == schema.NameNative {
-				checkDemoPaths(t, want)
-			}
+			checkDemoPaths(t, want)
 			peak := peakSamples(t, db, m.sch, w)
 			if err := db.Close(); err != nil {
 				t.Fatal(err)
@@ -176,8 +174,9 @@ func demoGPUs() int {
 	return n
 }
 
-// checkDemoPaths: gpulens-exporter's series of the demo say which
-// allocations came through a DRA claim: every one on the scenario's DRA
+// checkDemoPaths: either exporter's series of the demo say which
+// allocations came through a DRA claim (dcgm-exporter's as its emulator
+// writes --kubernetes-enable-dra's dra_* labels): every one on the scenario's DRA
 // nodes, none elsewhere, and embed-serving-a and -b name the claim they
 // share.
 func checkDemoPaths(t *testing.T, res *Result) {
