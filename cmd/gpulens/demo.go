@@ -41,8 +41,9 @@ func newDemoCmd() *cobra.Command {
 		Short:   "Simulate a GPU fleet for a week through the real exporter and analyze it",
 		Long: `Simulate a GPU fleet through the real exporter code and analyze it.
 
-The default scenario has 4 nodes and 32 GPUs: H100 and H200 with MIG, MPS, time-sliced A100
-and L4 inference nodes, with idle notebooks, underused inference and a memory leak. Every
+The default scenario has 5 nodes and 36 GPUs: H100 and H200 with MIG, MPS, time-sliced A100
+and L4 inference nodes, and an H100 node whose GPUs are allocated through DRA ResourceClaims,
+with idle notebooks, underused inference and a memory leak. Every
 simulated minute, each node's GPUs are read by the exporter's NVML code (over go-nvml's mock
 servers) and its series are appended to an embedded Prometheus TSDB at the simulated time. The
 week is then analyzed with the same PromQL that runs against a real Prometheus.
@@ -63,7 +64,7 @@ The simulated week ends now, unless --end says otherwise, so a later
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.scenario, "scenario", "", "Scenario file of the simulated fleet (default: the embedded 4-node scenario)")
+	f.StringVar(&o.scenario, "scenario", "", "Scenario file of the simulated fleet (default: the embedded 5-node scenario)")
 	f.StringVar(&o.end, "end", "", "End of the simulated week, RFC 3339 (default: now)")
 	f.StringVar(&o.duration, "duration", "7d", "Length of the simulated window (e.g. 7d, 36h)")
 	f.DurationVar(&o.step, "step", time.Minute, "Sampling resolution of the simulation (the scrape interval)")

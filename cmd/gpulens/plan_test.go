@@ -42,9 +42,10 @@ func TestPlanOutputs(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &p); err != nil {
 		t.Fatalf("%v:\n%s", err, stdout.String())
 	}
-	// The demo fleet: 32 GPUs on four nodes, every one reporting.
-	if p.GPUsToday != 32 || len(p.Pools) != 4 {
-		t.Errorf("%d GPUs in %d pools, want 32 in 4", p.GPUsToday, len(p.Pools))
+	// The demo fleet: 4 nodes of 8 GPUs and a DRA node of 4 H100s, every
+	// GPU reporting, in 4 pools (the DRA node's H100s join the H100 pool).
+	if p.GPUsToday != 4*8+4 || len(p.Pools) != 4 {
+		t.Errorf("%d GPUs in %d pools, want 36 in 4", p.GPUsToday, len(p.Pools))
 	}
 	for _, pool := range p.Pools {
 		// Six hours at the demo's two-minute step, planned at one minute:
