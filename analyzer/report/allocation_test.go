@@ -1,6 +1,13 @@
 package report
 
-import "testing"
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/gpulens/gpulens/analyzer/findings"
+)
 
 func TestAllocationColumns(t *testing.T) {
 	for _, tt := range []struct {
@@ -46,5 +53,39 @@ func TestRecommendationThroughClaim(t *testing.T) {
 		if got := s.Rows[i][3]; got != want {
 			t.Errorf("row %d change %q, want %q", i, got, want)
 		}
+	}
+}
+
+// TestFindingsJSONSaysThePath: recommend's JSON (and serve's
+// /api/v1/findings) carries each finding's allocation path and claims, so a
+// script can tell the findings to act on through a claim from the others.
+func TestFindingsJSONSaysThePath(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteFindingsJSON(&b, []findings.Finding{
+		{Kind: "underused", AllocationPath: "dra", Claims: []string{"ml/infer-gpu-x2k9q"}},
+		{Kind: "underused", AllocationPath: "device-plugin"},
+		{Kind: "unallocated-capacity"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var got []struct {
+		AllocationPath *string  `json:"allocation_path"`
+		Claims         []string `json:"claims"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d findings, want 3:\n%s", len(got), b.String())
+	}
+	if p := got[0].AllocationPath; p == nil || *p != "dra" || !slices.Equal(got[0].Claims, []string{"ml/infer-gpu-x2k9q"}) {
+		t.Errorf("DRA finding: path %v, claims %v", p, got[0].Claims)
+	}
+	if p := got[1].AllocationPath; p == nil || *p != "device-plugin" || got[1].Claims != nil {
+		t.Errorf("device-plugin finding: path %v, claims %v", p, got[1].Claims)
+	}
+	// A GPU-level finding has no workload, so no path: absent, not "".
+	if got[2].AllocationPath != nil {
+		t.Errorf("GPU finding has allocation_path %q", *got[2].AllocationPath)
 	}
 }

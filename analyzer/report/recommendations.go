@@ -65,6 +65,8 @@ type findingJSON struct {
 	GPUInstance       string             `json:"gpu_instance,omitempty"`
 	Model             string             `json:"model,omitempty"`
 	WorkloadSource    string             `json:"workload_source,omitempty"`
+	AllocationPath    string             `json:"allocation_path,omitempty"`
+	Claims            []string           `json:"claims,omitempty"`
 	Pods              []string           `json:"pods,omitempty"`
 	GPUs              []string           `json:"gpus,omitempty"`
 	Summary           string             `json:"summary"`
@@ -103,7 +105,8 @@ func WriteFindingsJSON(w io.Writer, fs []findings.Finding) error {
 	for _, f := range fs {
 		r := findingJSON{Kind: f.Kind, Severity: string(f.Severity), Namespace: f.Namespace, Workload: f.Workload,
 			WorkloadKind: f.WorkloadKind, Pod: f.Pod, Container: f.Container, Node: f.Node, GPUUUID: f.GPUUUID,
-			GPUInstance: f.GPUInstance, Model: f.Model, WorkloadSource: f.WorkloadSource, Pods: f.Pods, GPUs: f.GPUs,
+			GPUInstance: f.GPUInstance, Model: f.Model, WorkloadSource: f.WorkloadSource,
+			AllocationPath: f.AllocationPath, Claims: f.Claims, Pods: f.Pods, GPUs: f.GPUs,
 			Summary: f.Summary, Evidence: f.Evidence, Confidence: f.Confidence}
 		if r.Evidence == nil {
 			r.Evidence = map[string]float64{}
