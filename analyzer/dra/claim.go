@@ -3,6 +3,7 @@ package dra
 import (
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // The NVIDIA DRA driver's names (github.com/NVIDIA/k8s-dra-driver-gpu,
@@ -148,4 +149,21 @@ func (r Request) Device() string {
 		s += " ×" + strconv.FormatInt(r.Count, 10)
 	}
 	return s
+}
+
+// DeviceOfResource names, as Request.Device does, what a device plugin's
+// extended resource asks for when it comes through the driver instead:
+// "nvidia.com/gpu" is "gpu.nvidia.com", "nvidia.com/mig-1g.10gb" is
+// "mig.nvidia.com 1g.10gb". It is how a recommendation measured from the
+// metrics alone speaks of a DRA workload whose claim could not be read;
+// a name it does not know is returned as it is.
+func DeviceOfResource(resource string) string {
+	r := strings.TrimSuffix(resource, ".shared")
+	if r == "nvidia.com/gpu" {
+		return ClassGPU
+	}
+	if p, ok := strings.CutPrefix(r, "nvidia.com/mig-"); ok && p != "" {
+		return ClassMIG + " " + p
+	}
+	return resource
 }

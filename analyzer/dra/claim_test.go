@@ -39,3 +39,19 @@ func TestClaimFor(t *testing.T) {
 		t.Errorf("For changed the claim: %+v", c.Requests)
 	}
 }
+
+func TestDeviceOfResource(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"nvidia.com/gpu", "gpu.nvidia.com"},
+		{"nvidia.com/gpu.shared", "gpu.nvidia.com"},
+		{"nvidia.com/mig-3g.40gb", "mig.nvidia.com 3g.40gb"},
+		{"nvidia.com/mig-1g.10gb.shared", "mig.nvidia.com 1g.10gb"},
+		{"nvidia.com/mig-", "nvidia.com/mig-"},
+		{"example.com/fpga", "example.com/fpga"},
+		{"", ""},
+	} {
+		if got := DeviceOfResource(tt.in); got != tt.want {
+			t.Errorf("DeviceOfResource(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

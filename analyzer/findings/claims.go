@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/schema"
@@ -45,9 +46,12 @@ func withoutClaimSpec(rec *recommend.Recommendation, claims []string) {
 		return
 	}
 	rec.Allocation, rec.Patch = schema.AllocationPathDRA, nil
+	// The sizing speaks the device plugin's resource names; through DRA
+	// the same sizes are device classes and MIG profiles.
+	rec.From, rec.To = dra.DeviceOfResource(rec.From), dra.DeviceOfResource(rec.To)
 	if len(claims) == 1 {
 		rec.Claim = "ResourceClaim " + claims[0]
 	}
 	rec.Notes = append(rec.Notes, "Its GPUs come through a DRA ResourceClaim, whose spec gpulens could not read (cluster access): "+
-		"request "+rec.To+"'s equivalent in the claim's ResourceClaimTemplate (device class, MIG profile or count), not in the container's limits.")
+		"request "+rec.To+" in the claim's ResourceClaimTemplate (device class, MIG profile or count), not in the container's limits.")
 }

@@ -43,6 +43,11 @@ func TestDRAWorkloads(t *testing.T) {
 			if rec == nil || rec.Patch != nil || rec.Allocation != schema.AllocationPathDRA || rec.Claim != "ResourceClaim "+claim || len(rec.Notes) == 0 {
 				t.Errorf("recommendation %+v, want no limits patch, the claim and a note", rec)
 			}
+			// Its sizes are the driver's device classes, not the device
+			// plugin's resources the pod never asked for.
+			if rec != nil && (strings.HasPrefix(rec.From, "nvidia.com/") || !strings.HasPrefix(rec.To, "mig.nvidia.com ")) {
+				t.Errorf("recommendation %s → %s, want DRA device classes", rec.From, rec.To)
+			}
 			// Under dcgm-exporter's one-pod layout a GPU with one tenant
 			// may be time-sliced, which only the cluster could tell; not
 			// a claimed one (one labelled copy per pod of the claim): of
