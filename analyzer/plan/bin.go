@@ -63,6 +63,12 @@ func (p *packer) newBin(mode Mode) *bin {
 // fits says whether lane i (with MIG profile prof on a MIG bin) can join b.
 func (p *packer) fits(b *bin, i, prof int) bool {
 	l := p.pool.Lanes[i]
+	// A GPU is handed out by the device plugin or by the DRA driver, never
+	// both: the driver's GPUs are not advertised as extended resources, and
+	// the device plugin's are not in the driver's ResourceSlice.
+	if len(b.lanes) > 0 && l.path() != p.pool.Lanes[b.lanes[0]].path() {
+		return false
+	}
 	switch b.mode {
 	case ModeWhole:
 		for k, w := range l.stats.run {

@@ -104,8 +104,8 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 	}
 	if n := readClaims(allocs, claims); n > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("%d allocations got their GPU through DRA ResourceClaims: their layout is requested in the claims "+
-			"(device class, MIG profile, sharing), which the device plugin and MIG manager node labels of this plan do not change, "+
-			"and a GPU the DRA driver manages cannot take the device plugin's tenants", n))
+			"(device class, MIG profile, sharing), which the device plugin and MIG manager node labels of this plan do not change; "+
+			"the plan never puts them on a GPU with the device plugin's tenants, since one GPU is handed out by one or the other", n))
 	}
 
 	pools := map[string]*Pool{}

@@ -125,3 +125,12 @@ func DefaultPolicy() Policy {
 // loadQuantile is the share of steps a shared place's load must stay under
 // ComputeTarget at: 95%, so the budget of steps above it is 5%.
 const loadQuantile = 0.95
+
+// path is the lane's allocation path, the device plugin's where none was
+// read.
+func (l *Lane) path() string {
+	if l.AllocationPath == "" {
+		return describe.AllocationPathDevicePlugin
+	}
+	return l.AllocationPath
+}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/describe"
 )
 
 const gib = 1 << 30
@@ -397,5 +398,32 @@ func TestMakeRefusesAPlanFailingReplay(t *testing.T) {
 	_, err := Make(&Data{Pools: []*Pool{pool}, Steps: 10}, DefaultPolicy(), nil)
 	if !errors.Is(err, ErrReplay) || !strings.Contains(err.Error(), "10 overcommitted memory steps") {
 		t.Errorf("error %v, want ErrReplay with 10 overcommitted steps (30 GiB on a 24 GB GPU at each of 10 steps)", err)
+	}
+}
+
+// TestPathsNeverShareAGPU: two light services that would time-slice one
+// L4, and two batch jobs that take turns on one, need a GPU each when one
+// of each pair gets its GPU through a DRA claim: the device plugin and the
+// DRA driver do not hand out the same GPU.
+func TestPathsNeverShareAGPU(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		a, b       *Lane
+		same, dra2 int // GPUs with both on the device plugin, with b through DRA
+	}{
+		{"time-sliced", series("svc-a", 50, constant(4), constant(0.1)), series("svc-b", 50, constant(4), constant(0.1)), 1, 2},
+		{"taking turns", series("job-a", 50, during(0, 25, 10), during(0, 25, 0.9)), series("job-b", 50, during(25, 50, 10), during(25, 50, 0.9)), 1, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if pp := planOf(t, DefaultPolicy(), poolOf(t, "L4", tt.a, tt.b)); pp.GPUsNeeded != tt.same {
+				t.Errorf("both through the device plugin: %d GPUs, want %d", pp.GPUsNeeded, tt.same)
+			}
+			tt.b.AllocationPath, tt.b.Claims = describe.AllocationPathDRA, []string{"ns/claim"}
+			pp := planOf(t, DefaultPolicy(), poolOf(t, "L4", tt.a, tt.b))
+			if pp.GPUsNeeded != tt.dra2 || gpuOf(pp, tt.a.Name()) == gpuOf(pp, tt.b.Name()) {
+				t.Errorf("one through DRA: %d GPUs (%s on %d, %s on %d), want %d apart", pp.GPUsNeeded,
+					tt.a.Name(), gpuOf(pp, tt.a.Name()), tt.b.Name(), gpuOf(pp, tt.b.Name()), tt.dra2)
+			}
+		})
 	}
 }
