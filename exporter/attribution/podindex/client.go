@@ -6,10 +6,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/gpulens/gpulens/exporter/attribution/apiclient"
 )
 
 // NewClient returns a REST client of the core/v1 API only, which is all the
@@ -18,18 +18,7 @@ import (
 // scheme registers every API group. It decodes into this package's cut-down
 // API types (APIPod, APINode), not k8s.io/api's.
 func NewClient(cfg *rest.Config) (*rest.RESTClient, error) {
-	scheme := runtime.NewScheme()
-	if err := AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	c := rest.CopyConfig(cfg)
-	c.APIPath = "/api"
-	c.GroupVersion = &CoreV1
-	c.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
-	if c.UserAgent == "" {
-		c.UserAgent = rest.DefaultKubernetesUserAgent()
-	}
-	return rest.RESTClientFor(c)
+	return apiclient.New(cfg, "/api", CoreV1, AddToScheme)
 }
 
 // NodePods lists and watches the pods bound to node, in every namespace.

@@ -3,27 +3,16 @@ package sliceindex
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/gpulens/gpulens/exporter/attribution/apiclient"
 )
 
 // NewClient returns a REST client of resource.k8s.io/v1 only, decoding
 // into this package's cut-down types.
 func NewClient(cfg *rest.Config) (*rest.RESTClient, error) {
-	scheme := runtime.NewScheme()
-	if err := AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	c := rest.CopyConfig(cfg)
-	c.APIPath = "/apis"
-	c.GroupVersion = &ResourceV1
-	c.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
-	if c.UserAgent == "" {
-		c.UserAgent = rest.DefaultKubernetesUserAgent()
-	}
-	return rest.RESTClientFor(c)
+	return apiclient.New(cfg, "/apis", ResourceV1, AddToScheme)
 }
 
 // NodeSlices lists and watches driver's ResourceSlices of node. The API
