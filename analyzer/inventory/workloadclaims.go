@@ -7,20 +7,9 @@ import (
 	"github.com/gpulens/gpulens/describe"
 )
 
-// Allocation paths: how a pod is given its GPUs, in the words the
-// exporter's and the query's allocation path uses (describe).
-const (
-	// AllocationDevicePlugin: a GPU resource in the containers' limits,
-	// which the device plugin serves.
-	AllocationDevicePlugin = describe.AllocationPathDevicePlugin
-	// AllocationDRA: a ResourceClaim of the NVIDIA DRA driver's GPU
-	// classes, from a template or named.
-	AllocationDRA = describe.AllocationPathDRA
-)
-
-// AllocationOf is how a pod is given its GPUs: AllocationDRA when it has a
+// AllocationOf is how a pod is given its GPUs: describe.AllocationPathDRA when it has a
 // GPU claim (whether or not it also has GPU limits: a right-sizing of its
-// claim is what applies there), AllocationDevicePlugin when it has GPU
+// claim is what applies there), describe.AllocationPathDevicePlugin when it has GPU
 // limits only, "" for a pod the inventory does not know or one without
 // GPUs.
 func (inv *Inventory) AllocationOf(namespace, pod string) string {
@@ -32,9 +21,9 @@ func (inv *Inventory) AllocationOf(namespace, pod string) string {
 	case !ok:
 		return ""
 	case len(inv.ClaimsOf(namespace, []string{pod})) > 0:
-		return AllocationDRA
+		return describe.AllocationPathDRA
 	case len(p.GPURequests) > 0:
-		return AllocationDevicePlugin
+		return describe.AllocationPathDevicePlugin
 	}
 	return ""
 }

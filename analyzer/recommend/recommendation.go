@@ -2,7 +2,6 @@ package recommend
 
 import (
 	"github.com/gpulens/gpulens/analyzer/workload"
-	"github.com/gpulens/gpulens/describe"
 )
 
 // Action names what a Recommendation changes.
@@ -25,13 +24,6 @@ const (
 	// sit on nodes whose other GPUs are held: the autoscaler removes empty
 	// nodes only. 'gpulens plan' gives the layout.
 	ActionConsolidate Action = "consolidate-nodes"
-)
-
-// Allocation paths a Recommendation is made on, in the words of the
-// exporter's and the query's allocation path.
-const (
-	AllocationDevicePlugin = describe.AllocationPathDevicePlugin
-	AllocationDRA          = describe.AllocationPathDRA
 )
 
 // Recommendation is one change with its reason and effect.
