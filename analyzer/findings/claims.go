@@ -2,6 +2,7 @@ package findings
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/dra"
@@ -41,11 +42,18 @@ func throughClaims(claims []string) string {
 // then only knows the measured need, and a patch of the container's GPU
 // limits would ask the device plugin for a GPU the pod did not get from
 // it. The patch is dropped and a note says what to change instead.
-func withoutClaimSpec(rec *recommend.Recommendation, claims []string) {
+func withoutClaimSpec(rec *recommend.Recommendation, model string, claims []string) {
 	if rec == nil || rec.Action == recommend.ActionRelease {
 		return
 	}
 	rec.Allocation, rec.Patch = schema.AllocationPathDRA, nil
+	// A MIG profile is scheduled through the driver's MIG devices, not the
+	// MIG manager's node config the sizing assumed.
+	if profile, ok := strings.CutPrefix(rec.To, "nvidia.com/mig-"); ok {
+		if i := slices.Index(rec.Notes, recommend.MIGNodeNote(model, profile, false)); i >= 0 {
+			rec.Notes[i] = recommend.MIGNodeNote(model, profile, true)
+		}
+	}
 	// The sizing speaks the device plugin's resource names; through DRA
 	// the same sizes are device classes and MIG profiles.
 	rec.From, rec.To = dra.DeviceOfResource(rec.From), dra.DeviceOfResource(rec.To)

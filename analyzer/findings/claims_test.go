@@ -48,6 +48,9 @@ func TestDRAWorkloads(t *testing.T) {
 			if rec != nil && (strings.HasPrefix(rec.From, "nvidia.com/") || !strings.HasPrefix(rec.To, "mig.nvidia.com ")) {
 				t.Errorf("recommendation %s → %s, want DRA device classes", rec.From, rec.To)
 			}
+			if rec != nil && strings.Contains(strings.Join(rec.Notes, "\n"), "mig.config") {
+				t.Errorf("notes %q send a DRA workload to the MIG manager's node config", rec.Notes)
+			}
 			// Under dcgm-exporter's one-pod layout a GPU with one tenant
 			// may be time-sliced, which only the cluster could tell; not
 			// a claimed one (one labelled copy per pod of the claim): of

@@ -178,7 +178,7 @@ func (d *detector) workload(w query.Workload) {
 	if w.AllocationPath == schema.AllocationPathDRA {
 		f.Summary += " (" + throughClaims(f.Claims) + ")"
 		if u.Claim == nil {
-			withoutClaimSpec(f.Recommendation, f.Claims)
+			withoutClaimSpec(f.Recommendation, u.Model, f.Claims)
 		}
 	}
 	d.add(f)

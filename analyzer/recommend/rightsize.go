@@ -35,6 +35,17 @@ func FitMIG(u Usage, p Policy) (MIGProfile, bool) {
 	return MIGProfile{}, false
 }
 
+// MIGNodeNote says where a recommended MIG profile can be scheduled: on
+// the device plugin's path a node whose MIG manager config (the mixed
+// strategy) offers it; through DRA a GPU whose MIG layout holds it, since
+// the driver publishes only the MIG devices that exist.
+func MIGNodeNote(model, profile string, throughDRA bool) string {
+	if throughDRA {
+		return fmt.Sprintf("needs a %s whose MIG layout offers %s: the DRA driver publishes the MIG devices that exist", model, profile)
+	}
+	return fmt.Sprintf("needs a %s node with the mixed MIG strategy offering %s (nvidia.com/mig.config)", model, profile)
+}
+
 // RightSize is the smallest request that fits u when it is smaller than
 // what u holds: a MIG profile on MIG-capable models, a time-slicing share
 // on the others. Nil when u already holds the smallest that fits, or its
@@ -53,11 +64,7 @@ func RightSize(u Usage, p Policy) *Recommendation {
 				prof.Name, gib(u.P99MemoryBytes), pct(p.MemoryMargin), pct(u.Load()), pct(p.ComputeTarget), prof.ComputeSlices, prof.GPUComputeSlices),
 			CurrentShare: current, RecommendedShare: to,
 		}, prof.Resource(), ClaimChange{DeviceClass: dra.ClassMIG, MIGProfile: prof.Name})
-		if u.Claim == nil {
-			r.Notes = append(r.Notes, fmt.Sprintf("needs a %s node with the mixed MIG strategy offering %s (nvidia.com/mig.config)", u.Model, prof.Name))
-		} else {
-			r.Notes = append(r.Notes, fmt.Sprintf("needs a %s whose MIG layout offers %s: the DRA driver publishes the MIG devices that exist", u.Model, prof.Name))
-		}
+		r.Notes = append(r.Notes, MIGNodeNote(u.Model, prof.Name, u.Claim != nil))
 		return r
 	}
 	if m, ok := LookupModel(u.Model); ok && len(m.MIG) > 0 {
