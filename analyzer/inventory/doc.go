@@ -45,4 +45,11 @@
 // the template or claim, its device class (gpu.nvidia.com or
 // mig.nvidia.com), count, CEL selectors and the MIG profile they pin, and
 // for a named ResourceClaim the pods sharing it.
+//
+// # Several clusters
+//
+// ResolveMembers maps kubeconfig contexts to cluster label values and
+// ReadFleet reads each with its own context (credentials, QPS, timeout),
+// a few at a time, into a Fleet of one Inventory per cluster (For). A
+// cluster that cannot be read degrades only its own inventory.
 package inventory

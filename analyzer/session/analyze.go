@@ -28,5 +28,6 @@ func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis
 	if s.schema == nil {
 		s.schema = a.Schema
 	}
+	a.Notes = append(a.Notes, s.clusterNotes...)
 	return a, nil
 }

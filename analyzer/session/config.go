@@ -37,6 +37,15 @@ type Config struct {
 	// labels alone.
 	Kubernetes   inventory.Options
 	NoKubernetes string
+	// Contexts and AllContexts read several clusters, each through its own
+	// kubeconfig context with its own credentials (Kubernetes.Context is
+	// then ignored): each of Contexts is "CONTEXT" or "CONTEXT=CLUSTER",
+	// the cluster label value its metrics carry (default: the context's
+	// name); AllContexts reads every context of the kubeconfig
+	// (inventory.ResolveMembers). With neither, the one cluster
+	// Kubernetes names is read.
+	Contexts    []string
+	AllContexts bool
 	// Logger receives a remote source's retries and warnings, and the
 	// inventory's progress; nil discards them.
 	Logger *slog.Logger

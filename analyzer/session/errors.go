@@ -21,6 +21,8 @@ const (
 	InputModel    = "model"
 	InputReplica  = "max-replicas"
 	InputNodeGPUs = "node-gpus"
+	InputContext  = "context"
+	InputAllCtx   = "all-contexts"
 )
 
 // InputError is a mistake in what the user gave: a flag's value or a file.

@@ -14,9 +14,13 @@ import (
 // step of the window, and advises each. The notes say what could not be
 // advised, and why.
 func (s *Session) Quotas(ctx context.Context) ([]quota.Advice, []string, error) {
-	var notes []string
+	notes := slices.Clone(s.clusterNotes)
 	if !s.inv.Available {
-		return nil, []string{"no cluster access: the quotas are not known (" + strings.Join(s.inv.Skipped, "; ") + ")"}, nil
+		why := s.inv.Skipped
+		if len(s.clusterNotes) > 0 {
+			why = []string{"no cluster could be read"}
+		}
+		return nil, append(notes, "no cluster access: the quotas are not known ("+strings.Join(why, "; ")+")"), nil
 	}
 	for _, sk := range s.inv.Skipped {
 		notes = append(notes, "not read from the cluster: "+sk)

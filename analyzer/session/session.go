@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
@@ -25,7 +27,16 @@ type Session struct {
 	schema     schema.Schema // nil until named or detected
 	thresholds criteria.Config
 	prices     *recommend.Prices
-	inv        *inventory.Inventory
+	// members are the clusters Config.Contexts and AllContexts name; nil
+	// when one cluster is read the usual way.
+	members []inventory.Member
+	// fleet holds one inventory per cluster; inv is the one results are
+	// joined with (the fleet's primary, see clusterNotes).
+	fleet *inventory.Fleet
+	inv   *inventory.Inventory
+	// clusterNotes say, with several clusters, which inventory results are
+	// joined with and which clusters could not be read, naming each.
+	clusterNotes []string
 }
 
 // openEmbedded is source.OpenEmbedded; a test counts the opens through it.
@@ -87,6 +98,15 @@ func settle(cfg Config) (*Session, error) {
 	if s.prices, err = recommend.LoadPrices(cfg.PricesFile); err != nil {
 		return nil, &InputError{Input: InputPrices, Err: err}
 	}
+	if cfg.NoKubernetes == "" && (len(cfg.Contexts) > 0 || cfg.AllContexts) {
+		if s.members, err = inventory.ResolveMembers(cfg.Kubernetes, cfg.Contexts, cfg.AllContexts); err != nil {
+			input := InputContext
+			if len(cfg.Contexts) == 0 {
+				input = InputAllCtx
+			}
+			return nil, &InputError{Input: input, Err: err}
+		}
+	}
 	return s, nil
 }
 
@@ -134,19 +154,63 @@ func (s *Session) openSource() (source.Source, error) {
 // the report says.
 func (s *Session) start(ctx context.Context, src source.Source) {
 	s.src = observed(src, s.obs)
+	s.inv = s.readCluster(ctx)
+	if s.fleet == nil {
+		s.fleet = inventory.SingleFleet(s.inv)
+	}
+}
+
+// readCluster reads the one cluster, or every cluster of the fleet, and
+// returns the inventory results are joined with.
+func (s *Session) readCluster(ctx context.Context) *inventory.Inventory {
 	if s.cfg.NoKubernetes != "" {
-		s.inv = inventory.Unavailable(s.cfg.NoKubernetes)
-		return
+		return inventory.Unavailable(s.cfg.NoKubernetes)
 	}
 	o := s.cfg.Kubernetes
 	o.Logger = s.cfg.Logger
-	c, err := inventory.NewClient(o)
-	if err != nil {
-		s.inv = inventory.Unavailable(err.Error())
-		return
+	if len(s.members) == 0 {
+		c, err := inventory.NewClient(o)
+		if err != nil {
+			return inventory.Unavailable(err.Error())
+		}
+		return inventory.Read(ctx, c, o)
 	}
-	s.inv = inventory.Read(ctx, c, o)
+	s.fleet = inventory.ReadFleet(ctx, o, s.members, 0)
+	if s.fleet.Len() == 1 {
+		return s.fleet.For(s.members[0].Cluster)
+	}
+	// Results carry no cluster yet, so they cannot be joined per cluster.
+	// Merging the inventories would not be safe: namespaces, pods and nodes
+	// of the same name in two clusters would join one cluster's metrics
+	// with the other's owners, teams and quotas. The primary's inventory
+	// stands for all, and the notes say so; its own gaps are said with the
+	// others', each naming its cluster, rather than as the cluster's.
+	m, inv := s.fleet.Primary()
+	var names []string
+	for _, x := range s.fleet.Members {
+		names = append(names, x.Cluster)
+	}
+	s.clusterNotes = append(s.clusterNotes, fmt.Sprintf("inventories of %d clusters read (%s); results carry no cluster label yet, "+
+		"so teams, workloads, quotas and findings are joined with %s's inventory only: per-cluster joining awaits the cluster label",
+		len(names), strings.Join(names, ", "), m))
+	for _, u := range s.fleet.Unread() {
+		s.clusterNotes = append(s.clusterNotes, "not read from "+u)
+	}
+	view := *inv
+	view.Skipped = nil
+	return &view
 }
+
+// Fleet is the inventory of each cluster the session read, by cluster
+// label value (inventory.Fleet.For); one cluster read without
+// Config.Contexts is the fleet's only member, of cluster value "".
+func (s *Session) Fleet() *inventory.Fleet { return s.fleet }
+
+// ClusterNotes say, when several clusters were read, which one's
+// inventory results are joined with and what could not be read of each,
+// naming the cluster; none with one cluster. The analysis's notes carry
+// them too.
+func (s *Session) ClusterNotes() []string { return slices.Clone(s.clusterNotes) }
 
 // resolveSchema names the schema, detecting it once when the config left
 // it to the data.

@@ -37,7 +37,8 @@ type sourceFlags struct {
 
 	teamLabel    string
 	kubeconfig   string
-	kubeContext  string
+	contexts     []string
+	allContexts  bool
 	noKubernetes bool
 
 	configFile string
@@ -67,7 +68,10 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.step, "step", time.Minute, "Resolution the window is read at: the scrape interval, or longer")
 	fs.StringVar(&f.teamLabel, "team-label", inventory.DefaultTeamLabel, "Namespace label naming the team that owns it")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "Kubeconfig file (default: in-cluster, $KUBECONFIG or ~/.kube/config)")
-	fs.StringVar(&f.kubeContext, "context", "", "Kubeconfig context to use")
+	fs.StringArrayVar(&f.contexts, "context", nil, "Kubeconfig context to read the cluster through (default: the current one). Repeat it to read several clusters, each with its own credentials, "+
+		"as CONTEXT or CONTEXT=CLUSTER: CLUSTER is the value of the cluster label that cluster's metrics carry (default: the context's name), e.g. --context prod-eu --context arn:aws:eks:us-east-1:1234:cluster/gpu=us-east")
+	fs.BoolVar(&f.allContexts, "all-contexts", false, "Read every context of the kubeconfig as a cluster of its own name, the current context first; --context CONTEXT=CLUSTER renames one. "+
+		"A cluster that cannot be read degrades only its own part, which the report names")
 	fs.BoolVar(&f.noKubernetes, "no-kubernetes", false, "Do not read the cluster: work from metric labels alone")
 	fs.StringVar(&f.configFile, "config", "", "Findings thresholds file (YAML, over the defaults)")
 	fs.StringVar(&f.pricesFile, "prices", "", "Price table file (YAML, over the default table)")
@@ -101,10 +105,14 @@ func (f *sourceFlags) config(now time.Time, logger *slog.Logger, obs session.Obs
 	cfg := session.Config{
 		PrometheusURL: f.prometheusURL, DataDir: f.dataDir, Remote: f.remote, MaxSamples: f.maxSamples,
 		Schema: f.schema, Start: start, End: end, Step: f.step, ConfigFile: f.configFile, PricesFile: f.pricesFile,
-		Kubernetes: inventory.Options{Kubeconfig: f.kubeconfig, Context: f.kubeContext, TeamLabel: f.teamLabel},
-		Logger:     logger, Observer: obs,
+		Kubernetes: inventory.Options{Kubeconfig: f.kubeconfig, TeamLabel: f.teamLabel},
+		Contexts:   f.contexts, AllContexts: f.allContexts,
+		Logger: logger, Observer: obs,
 	}
 	if f.noKubernetes {
+		if len(f.contexts) > 0 || f.allContexts {
+			return cfg, usageError{errors.New("--no-kubernetes and --context or --all-contexts are exclusive: give one")}
+		}
 		cfg.NoKubernetes = "--no-kubernetes was given"
 	}
 	cfg.Remote.Headers = map[string]string{}
@@ -191,6 +199,9 @@ func (f *sourceFlags) analyze(ctx context.Context, now time.Time, stderr io.Writ
 		return nil, f.exit(err)
 	}
 	sayDetected(stderr, a)
+	for _, n := range s.ClusterNotes() {
+		fmt.Fprintf(stderr, "note: %s\n", n)
+	}
 	return a, nil
 }
 
