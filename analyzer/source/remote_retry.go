@@ -67,7 +67,9 @@ func (r *Remote) do(ctx context.Context, op string, call func(context.Context) (
 			r.logger.Warn("PromQL API returned warnings", append([]any{"source", r.describe, "warnings", []string(warnings)}, logArgs...)...)
 		}
 		if err == nil {
-			return nil
+			// A front's warning that the answer may be partial is not
+			// retried: its store is down for longer than a backoff.
+			return r.partial(op, warnings)
 		}
 		err = r.wrap(op, a, err)
 		if try >= r.retries || !retryable(ctx, a, err) {
