@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts (or stops) Prometheus, Alertmanager and VictoriaMetrics on loopback
-# for end-to-end tests and prints the environment the tests read:
+# for end-to-end tests (and finds Thanos and starts a Kubernetes API server,
+# below) and prints the environment the tests read:
 #   eval "$(scripts/test-servers.sh start)"; ...; scripts/test-servers.sh stop
 set -euo pipefail
 dir="${GPULENS_TEST_SERVERS_DIR:-${TMPDIR:-/tmp}/gpulens-test-servers}"
@@ -46,7 +47,22 @@ YML
 	echo "export GPULENS_TEST_PROMETHEUS_URL=http://127.0.0.1:$pp"
 	echo "export GPULENS_TEST_ALERTMANAGER_URL=http://127.0.0.1:$ap"
 	echo "export GPULENS_TEST_VICTORIAMETRICS_URL=http://127.0.0.1:$vp"
+	start_thanos
 	start_kube
+}
+
+# Thanos for e2e/thanos_test.go, which starts its own Prometheus servers,
+# sidecars and Thanos Query (a fleet of three stores per test): only the
+# path of the binary that scripts/thanos.sh builds from source. Skipped with
+# a warning when it is not built, so that the other servers still start;
+# under CI=true the test that needs it then fails.
+start_thanos() {
+	local bin
+	if ! bin=$("$(dirname "$0")/thanos.sh" --cached); then
+		echo "test-servers: no Thanos" >&2
+		return 0
+	fi
+	echo "export GPULENS_TEST_THANOS=$bin"
 }
 
 # A Kubernetes API server for the tests that need real field selectors, RBAC,
