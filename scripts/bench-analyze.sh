@@ -10,6 +10,11 @@
 #   COUNT    repetitions per size, each with its own setup (default 1)
 #   DAYS     the window in days, 1 to 7 (default 7), for fleets whose week
 #            does not fit this machine
+#   PROFILE  a directory: each sub-benchmark writes the CPU profile of its
+#            timed loop and heap profiles before and after it there
+#            (gpus=N-analyzer.cpu.pprof, ...heap0.pprof, ...heap1.pprof; the
+#            last repetition's), for go tool pprof. Profiling costs a few
+#            per cent of CPU: take the table's figures from a run without it.
 #
 # Each size runs in its own process (the test binary, under /usr/bin/time
 # -v), which first writes 7 days of one-minute samples for the fleet and
@@ -29,6 +34,11 @@ TIMEOUT="${TIMEOUT:-10m}"
 MAX_RSS_GIB="${MAX_RSS_GIB:-16}"
 COUNT="${COUNT:-1}"
 DAYS="${DAYS:-7}"
+PROFILE="${PROFILE:-}"
+if [ -n "$PROFILE" ]; then
+	mkdir -p "$PROFILE"
+	PROFILE=$(cd "$PROFILE" && pwd)
+fi
 sizes=("$@")
 [ "${#sizes[@]}" -gt 0 ] || sizes=(100 1000 10000)
 
@@ -50,7 +60,7 @@ for n in "${sizes[@]}"; do
 	for rep in $(seq 1 "$COUNT"); do
 		log="$work/gpus-$n-$rep.log"
 		start=$(date +%s)
-		(cd analyzer/query && GPULENS_BENCH_GPUS="$n" GPULENS_BENCH_DAYS="$DAYS" exec timeout "$TIMEOUT" /usr/bin/time -v "$work/query.test" \
+		(cd analyzer/query && GPULENS_BENCH_GPUS="$n" GPULENS_BENCH_DAYS="$DAYS" GPULENS_BENCH_PROFILE="$PROFILE" exec timeout "$TIMEOUT" /usr/bin/time -v "$work/query.test" \
 			-test.run '^$' -test.bench '^BenchmarkAnalyze$' -test.benchtime=1x -test.benchmem) >"$log" 2>&1 &
 		pid=$!
 		killed=""

@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -50,6 +52,12 @@ import (
 // (VmHWM, reset just before it after returning free memory to the OS), so
 // it includes the TSDB's own resident memory and mapped blocks but not the
 // setup's high-water mark.
+//
+// With GPULENS_BENCH_PROFILE set to a directory, each sub-benchmark writes
+// the CPU profile of its timed loop (<name>.cpu.pprof) and heap profiles
+// just before and after it (gpus=N-<sub>.heap0.pprof and .heap1.pprof), so
+// that "go tool pprof -sample_index=alloc_space -diff_base X.heap0.pprof
+// X.heap1.pprof" gives the loop's allocations without the setup's.
 func BenchmarkAnalyze(b *testing.B) {
 	minutes := benchDays(b) * 24 * 60
 	for _, gpus := range benchSizes(b) {
@@ -254,12 +262,15 @@ func bareRun(ng *promql.Engine, q storage.Queryable, qs []namedQuery, w Window) 
 func measurePeakRSS(b *testing.B, fn func()) int64 {
 	runtime.GC()
 	debug.FreeOSMemory()
+	stop := startProfiles(b)
 	// "5" resets the VmHWM high-water mark to the current RSS (Linux 4.0+).
 	reset := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 	cpu0 := cpuTime()
 	fn()
 	b.StopTimer()
-	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	cpu := cpuTime() - cpu0
+	stop()
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 	if reset != nil {
 		return -1
 	}
@@ -277,6 +288,46 @@ func measurePeakRSS(b *testing.B, fn func()) int64 {
 		}
 	}
 	return -1
+}
+
+// startProfiles starts the CPU profile of a timed loop and writes the heap
+// profile before it, in the directory GPULENS_BENCH_PROFILE names, as
+// gpus=N-<sub-benchmark>.*.pprof; the function it returns stops the CPU
+// profile and writes the heap profile after the loop. Without the variable
+// it does nothing.
+func startProfiles(b *testing.B) (stop func()) {
+	dir := os.Getenv("GPULENS_BENCH_PROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	name := strings.ReplaceAll(strings.TrimPrefix(b.Name(), "BenchmarkAnalyze/"), "/", "-")
+	heap := func(suffix string) {
+		f, err := os.Create(filepath.Join(dir, name+suffix))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	heap(".heap0.pprof")
+	f, err := os.Create(filepath.Join(dir, name+".cpu.pprof"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+		// The allocation profile is as of the last collection.
+		runtime.GC()
+		heap(".heap1.pprof")
+	}
 }
 
 func cpuTime() time.Duration {

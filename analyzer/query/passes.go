@@ -84,24 +84,24 @@ func (a *analysis) allocationPass(mat model.Matrix) {
 		a.pass.allocated[g.key] = a.pass.allocated[g.key].or(a.stepsOf(g.pts))
 	}
 	// The co-tenants are the allocations present at a step, at most.
-	for _, g := range groupGroups(a, allocs, func(k AllocationKey) GPUKey { return GPUKey{Node: k.Node, UUID: k.UUID} }, aggCount) {
-		a.gpuOf(g.key).CoTenants = int(maxOverTime(g.pts))
+	for _, g := range countGroups(a, allocs, func(k AllocationKey) GPUKey { return GPUKey{Node: k.Node, UUID: k.UUID} }) {
+		a.gpuOf(g.key).CoTenants = g.peak
 	}
 	type sharingKey struct {
 		gpu     GPUKey
 		sharing string
 	}
-	for _, g := range groupBy(a, mat, func(m model.Metric) sharingKey { return sharingKey{gpuKey(m), string(m[schema.LabelSharing])} }, aggCount) {
+	for _, g := range countBy(a, mat, func(m model.Metric) sharingKey { return sharingKey{gpuKey(m), string(m[schema.LabelSharing])} }) {
 		if a.gpuSharingSteps == nil {
 			a.gpuSharingSteps = map[GPUKey]map[string]int{}
 		}
 		if a.gpuSharingSteps[g.key.gpu] == nil {
 			a.gpuSharingSteps[g.key.gpu] = map[string]int{}
 		}
-		a.gpuSharingSteps[g.key.gpu][g.key.sharing] += len(g.pts)
+		a.gpuSharingSteps[g.key.gpu][g.key.sharing] += g.steps
 	}
-	for _, g := range groupBy(a, mat, workloadKeyOfSeries, aggCount) {
-		a.workloadOf(g.key).steps = len(g.pts)
+	for _, g := range countBy(a, mat, workloadKeyOfSeries) {
+		a.workloadOf(g.key).steps = g.steps
 	}
 }
 
@@ -258,13 +258,12 @@ func inferWorkload(pod string) (name, kind string) {
 }
 
 // aggregation is how groupBy combines the series of a group at a step, as
-// PromQL's max, sum (Kahan) and count by do.
+// PromQL's max and sum (Kahan) by do; countBy and countGroups count them.
 type aggregation int
 
 const (
 	aggMax aggregation = iota
 	aggSum
-	aggCount
 )
 
 // group is one output series of an aggregation "by key": its points at
@@ -274,80 +273,139 @@ type group[K comparable] struct {
 	pts []model.SamplePair
 }
 
-// groupBy aggregates the series of mat by key at every step, the groups
-// in the order of their first series.
-func groupBy[K comparable](a *analysis, mat model.Matrix, key func(model.Metric) K, agg aggregation) []group[K] {
+// counted is one output series of "count by key", as the passes use it:
+// at how many steps it has a point (its count_over_time) and its largest
+// value (its max_over_time), without its points.
+type counted[K comparable] struct {
+	key         K
+	steps, peak int
+}
+
+// members gathers the point slices of each key, the keys in the order of
+// their first member.
+func members[T any, K comparable](items []T, key func(T) K, pts func(T) []model.SamplePair) ([]K, [][][]model.SamplePair) {
 	index := map[K]int{}
 	var keys []K
-	var members [][][]model.SamplePair
-	for _, s := range mat {
-		if len(s.Values) == 0 {
-			continue
-		}
-		k := key(s.Metric)
+	var out [][][]model.SamplePair
+	for _, it := range items {
+		k := key(it)
 		i, ok := index[k]
 		if !ok {
 			i = len(keys)
 			index[k] = i
 			keys = append(keys, k)
-			members = append(members, nil)
+			out = append(out, nil)
 		}
-		members[i] = append(members[i], s.Values)
+		out[i] = append(out[i], pts(it))
 	}
+	return keys, out
+}
+
+// nonEmpty is mat without its series that have no points.
+func nonEmpty(mat model.Matrix) model.Matrix {
+	out := make(model.Matrix, 0, len(mat))
+	for _, s := range mat {
+		if len(s.Values) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// groupBy aggregates the series of mat by key at every step, the groups
+// in the order of their first series.
+func groupBy[K comparable](a *analysis, mat model.Matrix, key func(model.Metric) K, agg aggregation) []group[K] {
+	keys, ms := members(nonEmpty(mat), func(s *model.SampleStream) K { return key(s.Metric) }, func(s *model.SampleStream) []model.SamplePair { return s.Values })
+	c := a.combiner()
 	out := make([]group[K], len(keys))
 	for i, k := range keys {
-		out[i] = group[K]{key: k, pts: a.combine(members[i], agg)}
+		out[i] = group[K]{key: k, pts: c.combine(ms[i], agg)}
 	}
 	return out
 }
 
 // groupGroups aggregates groups again, by a coarser key.
 func groupGroups[K1, K2 comparable](a *analysis, groups []group[K1], key func(K1) K2, agg aggregation) []group[K2] {
-	index := map[K2]int{}
-	var keys []K2
-	var members [][][]model.SamplePair
-	for _, g := range groups {
-		k := key(g.key)
-		i, ok := index[k]
-		if !ok {
-			i = len(keys)
-			index[k] = i
-			keys = append(keys, k)
-			members = append(members, nil)
-		}
-		members[i] = append(members[i], g.pts)
-	}
+	keys, ms := members(groups, func(g group[K1]) K2 { return key(g.key) }, func(g group[K1]) []model.SamplePair { return g.pts })
+	c := a.combiner()
 	out := make([]group[K2], len(keys))
 	for i, k := range keys {
-		out[i] = group[K2]{key: k, pts: a.combine(members[i], agg)}
+		out[i] = group[K2]{key: k, pts: c.combine(ms[i], agg)}
 	}
 	return out
 }
 
-// combine aggregates series step by step. Their points lie on the
+// countBy is "count by key" of the series of mat, as counted.
+func countBy[K comparable](a *analysis, mat model.Matrix, key func(model.Metric) K) []counted[K] {
+	keys, ms := members(nonEmpty(mat), func(s *model.SampleStream) K { return key(s.Metric) }, func(s *model.SampleStream) []model.SamplePair { return s.Values })
+	c := a.combiner()
+	out := make([]counted[K], len(keys))
+	for i, k := range keys {
+		out[i] = counted[K]{key: k}
+		out[i].steps, out[i].peak = c.count(ms[i])
+	}
+	return out
+}
+
+// countGroups is "count by key" of groups, by a coarser key, as counted.
+func countGroups[K1, K2 comparable](a *analysis, groups []group[K1], key func(K1) K2) []counted[K2] {
+	keys, ms := members(groups, func(g group[K1]) K2 { return key(g.key) }, func(g group[K1]) []model.SamplePair { return g.pts })
+	c := a.combiner()
+	out := make([]counted[K2], len(keys))
+	for i, k := range keys {
+		out[i] = counted[K2]{key: k}
+		out[i].steps, out[i].peak = c.count(ms[i])
+	}
+	return out
+}
+
+// combiner aggregates series step by step. Their points lie on the
 // window's steps (queryWindow), so a step's index is its offset from the
-// first step.
-func (a *analysis) combine(series [][]model.SamplePair, agg aggregation) []model.SamplePair {
-	if len(series) == 1 && agg != aggCount {
+// first step. Its buffers, one value per step, are made once and cleared
+// for each group: fresh ones for each of a thousand groups cost more than
+// the aggregation.
+type combiner struct {
+	first, step int64
+	n           int
+	vals, comp  []float64
+	seen        []bool
+	counts      []int32
+}
+
+func (a *analysis) combiner() *combiner {
+	return &combiner{first: a.w.firstStep(), step: a.w.Step.Milliseconds(), n: a.res.ExpectedSteps}
+}
+
+// index is the step of a point, false outside the window.
+func (c *combiner) index(p model.SamplePair) (int64, bool) {
+	i := (int64(p.Timestamp) - c.first) / c.step
+	return i, i >= 0 && i < int64(c.n)
+}
+
+// combine is max or sum by at every step of series.
+func (c *combiner) combine(series [][]model.SamplePair, agg aggregation) []model.SamplePair {
+	if len(series) == 1 {
 		return series[0]
 	}
-	first, step, n := a.w.firstStep(), a.w.Step.Milliseconds(), a.res.ExpectedSteps
-	vals, comp := make([]float64, n), make([]float64, n)
-	seen := make([]bool, n)
+	if c.vals == nil {
+		c.vals, c.comp, c.seen = make([]float64, c.n), make([]float64, c.n), make([]bool, c.n)
+	} else {
+		clear(c.vals)
+		clear(c.comp)
+		clear(c.seen)
+	}
+	vals, comp, seen := c.vals, c.comp, c.seen
 	present := 0
 	for _, pts := range series {
 		for _, p := range pts {
-			i := (int64(p.Timestamp) - first) / step
-			if i < 0 || i >= int64(n) {
+			i, ok := c.index(p)
+			if !ok {
 				continue
 			}
 			f := float64(p.Value)
 			if !seen[i] {
 				seen[i], present = true, present+1
 				vals[i] = f
-				if agg == aggCount {
-					vals[i] = 1
-				}
 				continue
 			}
 			switch agg {
@@ -357,18 +415,37 @@ func (a *analysis) combine(series [][]model.SamplePair, agg aggregation) []model
 				}
 			case aggSum:
 				vals[i], comp[i] = kahansum.Inc(f, vals[i], comp[i])
-			case aggCount:
-				vals[i]++
 			}
 		}
 	}
 	out := make([]model.SamplePair, 0, present)
 	for i, ok := range seen {
 		if ok {
-			out = append(out, model.SamplePair{Timestamp: model.Time(first + int64(i)*step), Value: model.SampleValue(vals[i] + comp[i])})
+			out = append(out, model.SamplePair{Timestamp: model.Time(c.first + int64(i)*c.step), Value: model.SampleValue(vals[i] + comp[i])})
 		}
 	}
 	return out
+}
+
+// count is count by at every step of series, reduced to the number of
+// steps with a point and the largest count.
+func (c *combiner) count(series [][]model.SamplePair) (steps, peak int) {
+	if c.counts == nil {
+		c.counts = make([]int32, c.n)
+	} else {
+		clear(c.counts)
+	}
+	for _, pts := range series {
+		for _, p := range pts {
+			if i, ok := c.index(p); ok {
+				if c.counts[i]++; c.counts[i] == 1 {
+					steps++
+				}
+				peak = max(peak, int(c.counts[i]))
+			}
+		}
+	}
+	return steps, peak
 }
 
 // bitset is a set of step indexes.

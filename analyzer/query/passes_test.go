@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/prometheus/common/model"
 
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
@@ -110,5 +113,48 @@ func resultDiff(path string, want, got reflect.Value) []string {
 			return []string{fmt.Sprintf("%s: passes %v, scans %v", path, got.Interface(), want.Interface())}
 		}
 		return nil
+	}
+}
+
+// piecedSource hides the embedded source's MaxRangeSteps, so queryWindow
+// reads a long window in pieces of maxRangeSteps as it does from
+// Prometheus, and counts the range queries.
+type piecedSource struct {
+	source.Source
+	rq      source.RangeQuerier
+	queries *atomic.Int64
+}
+
+func (p piecedSource) QueryRange(ctx context.Context, q string, start, end time.Time, step time.Duration) (model.Matrix, error) {
+	p.queries.Add(1)
+	return p.rq.QueryRange(ctx, q, start, end, step)
+}
+
+// TestOneRangeQueryMatchesPieces analyses a week of minutes (10,080 steps)
+// from the embedded source, which reads each pass in one range query, and
+// through a source that cuts it into pieces of maxRangeSteps, and expects
+// the same Result.
+func TestOneRangeQueryMatchesPieces(t *testing.T) {
+	const gpus, minutes = 3, 7 * 24 * 60
+	f := newFleet(t)
+	generateFleet(t, f, gpus, minutes)
+	w := Window{Start: t0, End: minute(minutes), Step: time.Minute}
+	one, err := analyze(context.Background(), f.src, schema.Native{}, w, (*analysis).passQueries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := piecedSource{Source: f.src, rq: f.src, queries: new(atomic.Int64)}
+	pieced, err := analyze(context.Background(), p, schema.Native{}, w, (*analysis).passQueries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := p.queries.Load(); n < 2 || n%2 != 0 {
+		t.Fatalf("pieced source: %d range queries, want two a pass", n)
+	}
+	if len(one.GPUs) != gpus || len(one.Allocations) != gpus {
+		t.Fatalf("got %d GPUs and %d allocations, want %d", len(one.GPUs), len(one.Allocations), gpus)
+	}
+	if !reflect.DeepEqual(one, pieced) {
+		t.Errorf("one range query:\n%+v\npieces:\n%+v", one, pieced)
 	}
 }

@@ -3,6 +3,7 @@ package query
 import (
 	"math"
 	"sort"
+	"sync"
 
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/util/kahansum"
@@ -83,13 +84,21 @@ func (s byValue) Less(i, j int) bool {
 }
 func (s byValue) Swap(i, j int) { s[i], s[j] = s[j], s[i] }
 
+// quantileBuffers hold the values quantileOverTime sorts, one step's worth
+// a series: a fresh buffer for each of thousands of series costs about
+// what the sort does.
+var quantileBuffers = sync.Pool{New: func() any { return new(byValue) }}
+
 // quantileOverTime is quantile_over_time(q, ...) for 0 <= q <= 1: the
 // values sorted and the two around rank q × (n - 1) interpolated.
 func quantileOverTime(q float64, pts []model.SamplePair) float64 {
-	values := make(byValue, len(pts))
-	for i, p := range pts {
-		values[i] = float64(p.Value)
+	buf := quantileBuffers.Get().(*byValue)
+	defer quantileBuffers.Put(buf)
+	values := (*buf)[:0]
+	for _, p := range pts {
+		values = append(values, float64(p.Value))
 	}
+	*buf = values
 	sort.Sort(values)
 	n := float64(len(values))
 	rank := q * (n - 1)

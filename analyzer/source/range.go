@@ -24,6 +24,12 @@ var (
 	_ RangeQuerier = (*Remote)(nil)
 )
 
+// MaxRangeSteps is zero: the embedded engine takes a range query of any
+// number of steps (MaxSamples still bounds its points), where Prometheus's
+// HTTP API refuses more than 11,000 points per series. The analysis then
+// reads a week of minutes (10,080 steps) in one query, not two.
+func (e *Embedded) MaxRangeSteps() int { return 0 }
+
 // QueryRange evaluates q at every step in [start, end].
 func (e *Embedded) QueryRange(ctx context.Context, q string, start, end time.Time, step time.Duration) (model.Matrix, error) {
 	if step <= 0 {
