@@ -56,10 +56,18 @@ build() { # dockerfile image base
 	echo "build-test: built $2 (user $user, $("${B[@]}" images --format '{{.Size}}' "$2"))"
 }
 run() { # image command...
-	local c out rc=0
-	c=$("${B[@]}" from -q "$1")
-	out=$("${B[@]}" run --isolation chroot "$c" -- "${@:2}" 2>&1) || rc=$?
-	"${B[@]}" rm "$c" >/dev/null
+	local c out rc attempt
+	# buildah run has once exited 0 with no output at all on a loaded CI
+	# machine (the same image answered at once when run again): an empty
+	# answer gets a second try in a fresh container, anything else counts.
+	for attempt in 1 2; do
+		rc=0
+		c=$("${B[@]}" from -q "$1")
+		out=$("${B[@]}" run --isolation chroot "$c" -- "${@:2}" 2>&1) || rc=$?
+		"${B[@]}" rm "$c" >/dev/null
+		[ -n "$out" ] && break
+		echo "build-test: $1 ${*:2}: no output (exit $rc), attempt $attempt" >&2
+	done
 	printf '%s\n' "$out"
 	return $rc
 }
