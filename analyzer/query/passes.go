@@ -338,22 +338,21 @@ func groupGroups[K1, K2 comparable](a *analysis, groups []group[K1], key func(K1
 // countBy is "count by key" of the series of mat, as counted.
 func countBy[K comparable](a *analysis, mat model.Matrix, key func(model.Metric) K) []counted[K] {
 	keys, ms := members(nonEmpty(mat), func(s *model.SampleStream) K { return key(s.Metric) }, func(s *model.SampleStream) []model.SamplePair { return s.Values })
-	c := a.combiner()
-	out := make([]counted[K], len(keys))
-	for i, k := range keys {
-		out[i] = counted[K]{key: k}
-		out[i].steps, out[i].peak = c.count(ms[i])
-	}
-	return out
+	return countMembers(a, keys, ms)
 }
 
 // countGroups is "count by key" of groups, by a coarser key, as counted.
 func countGroups[K1, K2 comparable](a *analysis, groups []group[K1], key func(K1) K2) []counted[K2] {
 	keys, ms := members(groups, func(g group[K1]) K2 { return key(g.key) }, func(g group[K1]) []model.SamplePair { return g.pts })
+	return countMembers(a, keys, ms)
+}
+
+// countMembers counts each key's members step by step, in one combiner.
+func countMembers[K comparable](a *analysis, keys []K, ms [][][]model.SamplePair) []counted[K] {
 	c := a.combiner()
-	out := make([]counted[K2], len(keys))
+	out := make([]counted[K], len(keys))
 	for i, k := range keys {
-		out[i] = counted[K2]{key: k}
+		out[i] = counted[K]{key: k}
 		out[i].steps, out[i].peak = c.count(ms[i])
 	}
 	return out
