@@ -65,7 +65,7 @@ func (d *detector) workload(w query.Workload) {
 	}
 	u := recommend.Usage{Workload: owner, Model: w.Model, Sharing: w.Sharing, MIGProfile: w.MIGProfile, Share: w.Share,
 		P95Utilization: w.P95Utilization, P99MemoryBytes: w.P99MemoryBytes, DeviceMemoryBytes: d.deviceMemory(w),
-		Resources: resources}
+		Resources: resources, ThroughDRA: w.AllocationPath == schema.AllocationPathDRA, ClaimNames: claimNames(w.Claims)}
 	if d.haveInventory() {
 		u.Claim = d.inv.GPUClaimOf(w.Namespace, w.Pods)
 	}
@@ -177,9 +177,6 @@ func (d *detector) workload(w query.Workload) {
 	}
 	if w.AllocationPath == schema.AllocationPathDRA {
 		f.Summary += " (" + throughClaims(f.Claims) + ")"
-		if u.Claim == nil {
-			withoutClaimSpec(f.Recommendation, u.Model, f.Claims)
-		}
 	}
 	d.add(f)
 }

@@ -232,3 +232,26 @@ func TestDRARules(t *testing.T) {
 		t.Errorf("device plugin: allocation %q, template %v", r.Allocation, r.ClaimTemplate)
 	}
 }
+
+// TestThroughDRAWithoutSpec: the metrics say the GPU came through a claim
+// but the cluster's claims could not be read. The sizing is the same as
+// the device plugin's (1 GiB at 1%: the smallest H100 slice, 1g.10gb), said
+// as the driver's device classes, with the claim named and no patch.
+func TestThroughDRAWithoutSpec(t *testing.T) {
+	w := workload.Ref{Kind: "Deployment", Namespace: "ml", Name: "infer"}
+	u := Usage{Workload: w, Model: "H100-80GB", Sharing: "none", Share: 1, P95Utilization: 0.01, P99MemoryBytes: 1 << 30}
+	plugin := RightSize(u, DefaultPolicy())
+	u.ThroughDRA, u.ClaimNames = true, []string{"ml/infer-x2k9q-gpu"}
+	r := RightSize(u, DefaultPolicy())
+	if plugin == nil || r == nil || plugin.To != "nvidia.com/mig-1g.10gb" {
+		t.Fatalf("device plugin %+v, DRA %+v", plugin, r)
+	}
+	if r.Allocation != describe.AllocationPathDRA || r.From != "gpu.nvidia.com" || r.To != "mig.nvidia.com 1g.10gb" ||
+		r.Claim != "ResourceClaim ml/infer-x2k9q-gpu" || r.Patch != nil || r.ClaimTemplate != nil || r.RecommendedShare != plugin.RecommendedShare {
+		t.Errorf("DRA without spec: %+v", r)
+	}
+	notes := strings.Join(r.Notes, "\n")
+	if strings.Contains(notes, "mig.config") || !strings.Contains(notes, "the DRA driver publishes") || !strings.Contains(notes, "request mig.nvidia.com 1g.10gb in the claim") {
+		t.Errorf("notes %q", r.Notes)
+	}
+}

@@ -35,11 +35,11 @@ func FitMIG(u Usage, p Policy) (MIGProfile, bool) {
 	return MIGProfile{}, false
 }
 
-// MIGNodeNote says where a recommended MIG profile can be scheduled: on
+// migNodeNote says where a recommended MIG profile can be scheduled: on
 // the device plugin's path a node whose MIG manager config (the mixed
 // strategy) offers it; through DRA a GPU whose MIG layout holds it, since
 // the driver publishes only the MIG devices that exist.
-func MIGNodeNote(model, profile string, throughDRA bool) string {
+func migNodeNote(model, profile string, throughDRA bool) string {
 	if throughDRA {
 		return fmt.Sprintf("needs a %s whose MIG layout offers %s: the DRA driver publishes the MIG devices that exist", model, profile)
 	}
@@ -64,7 +64,7 @@ func RightSize(u Usage, p Policy) *Recommendation {
 				prof.Name, gib(u.P99MemoryBytes), pct(p.MemoryMargin), pct(u.Load()), pct(p.ComputeTarget), prof.ComputeSlices, prof.GPUComputeSlices),
 			CurrentShare: current, RecommendedShare: to,
 		}, prof.Resource(), ClaimChange{DeviceClass: dra.ClassMIG, MIGProfile: prof.Name})
-		r.Notes = append(r.Notes, MIGNodeNote(u.Model, prof.Name, u.Claim != nil))
+		r.Notes = append(r.Notes, migNodeNote(u.Model, prof.Name, u.Claim != nil || u.ThroughDRA))
 		return r
 	}
 	if m, ok := LookupModel(u.Model); ok && len(m.MIG) > 0 {

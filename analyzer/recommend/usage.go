@@ -31,6 +31,12 @@ type Usage struct {
 	// inventory's GPUClaimOf); nil on the device plugin's path, where the
 	// change is a patch of the container's limits.
 	Claim *dra.Claim
+	// ThroughDRA says the metrics show the workload's GPU came through a
+	// DRA claim (its allocation path), and ClaimNames which claims
+	// (namespace/name): known from the series even where Claim, the
+	// claim's spec from the cluster, is not.
+	ThroughDRA bool
+	ClaimNames []string
 }
 
 // Load is the p95 load as a fraction of the physical GPU. Utilization is
@@ -106,6 +112,21 @@ func (u Usage) change(to string) *Patch {
 // the resource name means nothing.
 func (u Usage) retarget(r *Recommendation, resource string, claim ClaimChange) *Recommendation {
 	req, ok := u.Claim.GPU()
+	if !ok && u.ThroughDRA {
+		// Through DRA without the claim's spec (no cluster access, or no
+		// list on resource.k8s.io): the measured need is known, the claim
+		// to change is not, and a limits patch would ask the device plugin
+		// for a GPU the pod did not get from it. The sizes are said as
+		// the driver's device classes, with what to change where.
+		r.Allocation = describe.AllocationPathDRA
+		r.From, r.To = dra.DeviceOfResource(u.gpuResources()[0]), dra.DeviceOfResource(resource)
+		if len(u.ClaimNames) == 1 {
+			r.Claim = "ResourceClaim " + u.ClaimNames[0]
+		}
+		r.Notes = append(r.Notes, "Its GPUs come through a DRA ResourceClaim, whose spec gpulens could not read (cluster access): "+
+			"request "+r.To+" in the claim's ResourceClaimTemplate (device class, MIG profile or count), not in the container's limits.")
+		return r
+	}
 	if !ok {
 		r.Allocation = describe.AllocationPathDevicePlugin
 		r.From, r.To = u.gpuResources()[0], resource
