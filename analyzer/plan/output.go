@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/describe"
@@ -271,12 +272,12 @@ func draLabelsNote(lanes []string) string {
 // through a DRA ResourceClaim, what to request instead of a limits patch:
 // the device plugin's resources are not how it got the GPU.
 func writeDRAAssignment(w io.Writer, model string, a Assignment) {
-	want := "a whole GPU (device class gpu.nvidia.com)"
+	want := "a whole GPU (device class " + dra.ClassGPU + ")"
 	switch a.Mode {
 	case ModeTimeSlicing:
-		want = "a GPU shared by time-slicing (device class gpu.nvidia.com, a claim config with sharing strategy TimeSlicing)"
+		want = "a GPU shared by time-slicing (device class " + dra.ClassGPU + ", a claim config with sharing strategy TimeSlicing)"
 	case ModeMIG:
-		want = "a " + a.Slice + " MIG device (device class mig.nvidia.com, profile " + a.Slice + ")"
+		want = "a " + a.Slice + " MIG device (device class " + dra.ClassMIG + ", profile " + a.Slice + ")"
 	}
 	fmt.Fprintf(w, "# %s: %s through DRA (%s) → %s (%s GPU %d)\n", a.Workload, a.From, strings.Join(a.Claims, ", "), want, model, a.GPU)
 	fmt.Fprintf(w, "# No limits patch: its pods get the GPU from a ResourceClaim. Request %s in a new ResourceClaimTemplate "+
