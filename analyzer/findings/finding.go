@@ -22,6 +22,10 @@ const (
 // Finding is one observation about an allocation, a GPU, a node or a
 // namespace; the fields that do not apply are empty.
 type Finding struct {
+	// Cluster is the value of the store's cluster label the finding's
+	// subject carries (query.ClusterValues); empty where the store holds
+	// one cluster.
+	Cluster                                                                              string `json:",omitempty"`
 	Kind                                                                                 string
 	Severity                                                                             Severity
 	Namespace, Workload, WorkloadKind, Pod, Container, Node, GPUUUID, GPUInstance, Model string

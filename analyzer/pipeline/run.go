@@ -42,6 +42,15 @@ type Options struct {
 	// Sharding keeps each query of the analyses within a sample budget
 	// (query.AnalyzeSharded); its zero value uses the default budget.
 	Sharding query.Sharding
+	// ClusterLabel names the label that tells the clusters of a shared
+	// store apart (query.DefaultClusterLabel); empty reads the store as one
+	// cluster. A store whose series lack it reads as one cluster either way.
+	ClusterLabel string
+	// Fleet, when set, is each cluster's inventory by label value; a
+	// cluster of the store it lacks is analysed without one. Unset, a
+	// store of several clusters is analysed without any: Inventory is
+	// one cluster's and must not be joined with another's metrics.
+	Fleet *inventory.Fleet
 }
 
 // Analysis is the outcome of Run.
@@ -60,7 +69,17 @@ type Analysis struct {
 	Comparable bool
 	Findings   *findings.Result
 	// Inventory is what the run was given; nil without cluster access.
+	// Where the store holds several clusters it is nil, and InventoryOf
+	// gives each cluster's.
 	Inventory *inventory.Inventory
+	// Clusters are the cluster label values the store holds, each
+	// analysed on its own and joined with its own inventory; nil where it
+	// holds one cluster (no cluster label).
+	Clusters []string
+	// inventories are the clusters' inventories, by label value.
+	inventories map[string]*inventory.Inventory
+	// inventoryNotes say what of the clusters could not be read.
+	inventoryNotes []string
 	// Timeline is nil unless asked for and the source could provide it.
 	Timeline *query.Timeline
 	// Notes say what the run had to leave out, in words.
@@ -96,37 +115,36 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 	progress()
 
 	cur := query.Window{Start: o.Start, End: o.End, Step: o.Step}
-	res, err := query.AnalyzeSharded(ctx, o.Source, sch, cur, o.Sharding)
-	if err != nil {
+	length := o.End.Sub(o.Start)
+	prevW := query.Window{Start: o.Start.Add(-length), End: o.Start, Step: o.Step}
+	clusters := []string{""}
+	if o.ClusterLabel != "" {
+		if clusters, err = query.ClusterValues(ctx, o.Source, sch, cur, o.ClusterLabel); err != nil {
+			return nil, err
+		}
+	}
+	a := &Analysis{Schema: sch, Detected: detected, Source: o.Source.Describe(), Inventory: o.Inventory}
+	if len(clusters) <= 1 && (len(clusters) == 0 || clusters[0] == "") {
+		if err := a.analyzeOne(ctx, o, sch, cur, prevW, progress); err != nil {
+			return nil, err
+		}
+	} else if err := a.analyzeClusters(ctx, o, sch, clusters, cur, prevW, progress); err != nil {
 		return nil, err
 	}
-	if len(res.GPUs) == 0 {
-		return nil, noData(o, []schema.Schema{sch}, "")
-	}
-	progress()
-
-	length := o.End.Sub(o.Start)
-	prev, err := query.AnalyzeSharded(ctx, o.Source, sch, query.Window{Start: o.Start.Add(-length), End: o.Start, Step: o.Step}, o.Sharding)
-	if err != nil {
-		return nil, fmt.Errorf("previous window: %w", err)
-	}
-	progress()
-
-	a := &Analysis{Schema: sch, Detected: detected, Source: o.Source.Describe(), Current: res, Previous: prev, Inventory: o.Inventory}
 	var cov float64
-	for _, g := range prev.GPUs {
-		cov += g.Coverage / float64(len(prev.GPUs))
+	for _, g := range a.Previous.GPUs {
+		cov += g.Coverage / float64(len(a.Previous.GPUs))
 	}
 	a.Comparable = cov >= MinPreviousCoverage
 	switch {
-	case len(prev.GPUs) == 0:
+	case len(a.Previous.GPUs) == 0:
 		a.Notes = append(a.Notes, fmt.Sprintf("no data in the previous %s: week-over-week change is unknown", describe.Duration(length)))
 	case !a.Comparable:
 		a.Notes = append(a.Notes, fmt.Sprintf("the previous %s has data for only %.0f%% of its time: week-over-week change is not shown", describe.Duration(length), 100*cov))
 	}
 	if o.TimelinePoints > 0 {
 		if rq, ok := o.Source.(source.RangeQuerier); ok {
-			if a.Timeline, err = query.ReadTimeline(ctx, rq, sch, res.Window, o.TimelinePoints); err != nil {
+			if a.Timeline, err = query.ReadTimeline(ctx, rq, sch, a.Current.Window, o.TimelinePoints); err != nil {
 				return nil, fmt.Errorf("utilization over time: %w", err)
 			}
 		} else {
@@ -135,21 +153,53 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 	}
 	progress()
 
-	cfg := criteria.DefaultConfig()
-	if o.Findings != nil {
-		cfg = *o.Findings
-	}
-	a.Findings = findings.Detect(res, o.Inventory, cfg, o.Prices)
-	if o.Inventory == nil || !o.Inventory.Available {
-		a.Notes = append(a.Notes, "no cluster access: teams are namespaces, workloads are inferred from pod names")
-	}
-	if o.Inventory != nil {
-		for _, s := range o.Inventory.Skipped {
-			a.Notes = append(a.Notes, "not read from the cluster: "+s)
-		}
-	}
+	a.Notes = append(a.Notes, a.inventoryNotes...)
 	progress()
 	return a, nil
+}
+
+// analyzeOne analyses a store of one cluster: both windows, and the
+// findings joined with Options.Inventory.
+func (a *Analysis) analyzeOne(ctx context.Context, o Options, sch schema.Schema, cur, prevW query.Window, progress func()) error {
+	res, err := query.AnalyzeSharded(ctx, o.Source, sch, cur, o.Sharding)
+	if err != nil {
+		return err
+	}
+	if len(res.GPUs) == 0 {
+		return noData(o, []schema.Schema{sch}, "")
+	}
+	progress()
+	prev, err := query.AnalyzeSharded(ctx, o.Source, sch, prevW, o.Sharding)
+	if err != nil {
+		return fmt.Errorf("previous window: %w", err)
+	}
+	progress()
+	a.Current, a.Previous = res, prev
+	a.Findings = findings.Detect(res, o.Inventory, o.findingsConfig(), o.Prices)
+	a.inventoryNotes = inventoryNotes(o.Inventory, "")
+	return nil
+}
+
+func (o Options) findingsConfig() criteria.Config {
+	if o.Findings != nil {
+		return *o.Findings
+	}
+	return criteria.DefaultConfig()
+}
+
+// inventoryNotes say what of the cluster inv could not be read; prefix
+// names the cluster where the store holds several.
+func inventoryNotes(inv *inventory.Inventory, prefix string) []string {
+	var notes []string
+	if inv == nil || !inv.Available {
+		notes = append(notes, prefix+"no cluster access: teams are namespaces, workloads are inferred from pod names")
+	}
+	if inv != nil {
+		for _, s := range inv.Skipped {
+			notes = append(notes, prefix+"not read from the cluster: "+s)
+		}
+	}
+	return notes
 }
 
 // pickSchema resolves Options.Schema. Detect wraps the source's error when

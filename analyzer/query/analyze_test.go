@@ -169,7 +169,7 @@ func TestAnalyzeNative(t *testing.T) {
 
 	wantGPUs := []GPU{
 		{
-			GPUKey: GPUKey{"node-1", "GPU-a"}, Model: a100, Sharing: "none", Attribution: AttributionPerTenant,
+			GPUKey: GPUKey{Node: "node-1", UUID: "GPU-a"}, Model: a100, Sharing: "none", Attribution: AttributionPerTenant,
 			ReportedHours: 230.0 / 60, AllocatedHours: 2, UnallocatedHours: 110.0 / 60, AllocatedGPUHours: 2,
 			Steps: 230, Coverage: 230.0 / 240, CoTenants: 1, AvgUtilization: 0.5, UtilizationSteps: 230,
 			MemoryTotalBytes: 80 * gib, TenantsMemoryP99Bytes: 118.81 * mib,
@@ -181,13 +181,13 @@ func TestAnalyzeNative(t *testing.T) {
 			DownSteps: 10, XIDErrors: 1, XIDCodes: []string{"79"}, WorkloadXIDErrors: 2, WorkloadXIDCodes: []string{"13"},
 		},
 		{
-			GPUKey: GPUKey{"node-2", "GPU-m"}, Model: h100, Sharing: "mig", Attribution: AttributionPerTenant,
+			GPUKey: GPUKey{Node: "node-2", UUID: "GPU-m"}, Model: h100, Sharing: "mig", Attribution: AttributionPerTenant,
 			ReportedHours: 4, AllocatedHours: 4, AllocatedGPUHours: 4 * 6.0 / 7,
 			Steps: 240, Coverage: 1, CoTenants: 3, AvgUtilization: (3*0.6 + 2*0.3 + 0.9) / 7, UtilizationSteps: 240,
 			MemoryTotalBytes: 80 * gib, TenantsMemoryP99Bytes: 30 * gib,
 		},
 		{
-			GPUKey: GPUKey{"node-3", "GPU-t"}, Model: l4, Sharing: "time-slicing", Attribution: AttributionPerTenant,
+			GPUKey: GPUKey{Node: "node-3", UUID: "GPU-t"}, Model: l4, Sharing: "time-slicing", Attribution: AttributionPerTenant,
 			ReportedHours: 4, AllocatedHours: 4, AllocatedGPUHours: 4,
 			Steps: 240, Coverage: 1, CoTenants: 4, AvgUtilization: 0.8, UtilizationSteps: 240,
 			MemoryTotalBytes: 80 * gib, ThermalThrottleRatio: 0.25, ThrottleSteps: 240,
@@ -203,14 +203,14 @@ func TestAnalyzeNative(t *testing.T) {
 	wantWorkloads := []Workload{
 		{
 			WorkloadKey: WorkloadKey{Ref: workload.Ref{Kind: "StatefulSet", Namespace: "team-a", Name: "train", Container: "main"}, Model: a100},
-			Sharing:     "none", AllocationPath: dp, Share: 1, Pods: []string{"train-0"}, GPUs: []GPUKey{{"node-1", "GPU-a"}},
+			Sharing:     "none", AllocationPath: dp, Share: 1, Pods: []string{"train-0"}, GPUs: []GPUKey{{Node: "node-1", UUID: "GPU-a"}},
 			Steps: 120, Coverage: 0.5, HeldHours: 2, AllocationSteps: 120, Replicas: 1, AllocatedGPUHours: 2,
 			AvgUtilization: 0.5, P95Utilization: 0.6, UtilizationSteps: 120, UtilizationCoverage: 1,
 			PeakMemoryBytes: 120 * mib, P99MemoryBytes: 118.81 * mib, MemorySteps: 120,
 		},
 		{
 			WorkloadKey: WorkloadKey{Ref: workload.Ref{Kind: "StatefulSet", Namespace: "team-b", Name: "ts", Container: "main"}, Model: l4},
-			Sharing:     "time-slicing", AllocationPath: dp, Share: 0.25, Pods: []string{"ts-0", "ts-1", "ts-2", "ts-3"}, GPUs: []GPUKey{{"node-3", "GPU-t"}},
+			Sharing:     "time-slicing", AllocationPath: dp, Share: 0.25, Pods: []string{"ts-0", "ts-1", "ts-2", "ts-3"}, GPUs: []GPUKey{{Node: "node-3", UUID: "GPU-t"}},
 			Steps: 240, Coverage: 1, HeldHours: 4, AllocationSteps: 960, Replicas: 4, AllocatedGPUHours: 4,
 			AvgUtilization: 0.2, P95Utilization: 0.2, UtilizationSteps: 720, UtilizationCoverage: 0.75,
 			PeakMemoryBytes: 5 * gib, P99MemoryBytes: 5 * gib, MemorySteps: 960,
@@ -222,7 +222,7 @@ func TestAnalyzeNative(t *testing.T) {
 	}{{"mig-a", "1", "3g.40gb", 3, 0.6}, {"mig-b", "5", "2g.20gb", 2, 0.3}, {"mig-c", "13", "1g.10gb", 1, 0.9}} {
 		wantWorkloads = append(wantWorkloads, Workload{
 			WorkloadKey: WorkloadKey{Ref: workload.Ref{Kind: "Pod", Namespace: "team-c", Name: m.pod, Container: "main"}, Model: h100, MIGProfile: m.profile},
-			Sharing:     "mig", AllocationPath: dp, Share: m.slices / 7, Pods: []string{m.pod}, GPUs: []GPUKey{{"node-2", "GPU-m"}}, GPUInstance: m.gi,
+			Sharing:     "mig", AllocationPath: dp, Share: m.slices / 7, Pods: []string{m.pod}, GPUs: []GPUKey{{Node: "node-2", UUID: "GPU-m"}}, GPUInstance: m.gi,
 			Steps: 240, Coverage: 1, HeldHours: 4, AllocationSteps: 240, Replicas: 1, AllocatedGPUHours: 4 * m.slices / 7,
 			AvgUtilization: m.util, P95Utilization: m.util, UtilizationSteps: 240, UtilizationCoverage: 1,
 			PeakMemoryBytes: 10 * gib, P99MemoryBytes: 10 * gib, MemorySteps: 240,

@@ -10,7 +10,11 @@ import (
 )
 
 // PodRef names a pod (or, in ReplicaSetOwners, a ReplicaSet).
-type PodRef struct{ Namespace, Name string }
+type PodRef struct {
+	// Cluster is as in AllocationKey.
+	Cluster         string `json:",omitempty"`
+	Namespace, Name string
+}
 
 // Owner is a controller as kube-state-metrics recorded it.
 type Owner struct{ Kind, Name string }
@@ -49,7 +53,7 @@ func (a *analysis) ownerQueries(sch schema.Schema, join bool) []namedQuery {
 
 func (a *analysis) ownerApply(set func(PodRef, Owner), nameLabel string) func(*model.Sample) {
 	return func(s *model.Sample) {
-		set(PodRef{string(s.Metric["namespace"]), string(s.Metric[model.LabelName(nameLabel)])},
+		set(PodRef{Namespace: string(s.Metric["namespace"]), Name: string(s.Metric[model.LabelName(nameLabel)])},
 			Owner{string(s.Metric["owner_kind"]), string(s.Metric["owner_name"])})
 	}
 }
@@ -66,9 +70,9 @@ func (a *analysis) podOwnersResolved() map[PodRef]Owner {
 		var ok bool
 		switch o.Kind {
 		case "ReplicaSet":
-			parent, ok = a.setOwners[PodRef{pod.Namespace, o.Name}]
+			parent, ok = a.setOwners[PodRef{Namespace: pod.Namespace, Name: o.Name}]
 		case "Job":
-			parent, ok = a.jobOwners[PodRef{pod.Namespace, o.Name}]
+			parent, ok = a.jobOwners[PodRef{Namespace: pod.Namespace, Name: o.Name}]
 		}
 		if ok && parent.Kind != "" {
 			o = parent

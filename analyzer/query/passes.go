@@ -64,7 +64,7 @@ func (a *analysis) allocationPass(mat model.Matrix) {
 		if len(s.Values) == 0 {
 			continue
 		}
-		a.pass.gpuPods[PodRef{string(s.Metric[schema.LabelNamespace]), string(s.Metric[schema.LabelPod])}] = true
+		a.pass.gpuPods[PodRef{Namespace: string(s.Metric[schema.LabelNamespace]), Name: string(s.Metric[schema.LabelPod])}] = true
 		// last_over_time and count_over_time per series, labels not of the
 		// key included.
 		if v := lastOverTime(s.Values); !math.IsNaN(v) {

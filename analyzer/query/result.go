@@ -37,6 +37,9 @@ type Result struct {
 
 // AllocationKey identifies an allocation.
 type AllocationKey struct {
+	// Cluster is the value of the store's cluster label (ClusterValues);
+	// empty where the store holds one cluster.
+	Cluster                         string `json:",omitempty"`
 	Node, Namespace, Pod, Container string
 	// UUID is the physical GPU's.
 	UUID string
@@ -148,7 +151,11 @@ type Workload struct {
 }
 
 // GPUKey identifies a physical GPU.
-type GPUKey struct{ Node, UUID string }
+type GPUKey struct {
+	// Cluster is as in AllocationKey: node names repeat across clusters.
+	Cluster    string `json:",omitempty"`
+	Node, UUID string
+}
 
 // GPU is one physical GPU.
 type GPU struct {

@@ -106,7 +106,7 @@ func TestWorkloadAcrossPodGenerations(t *testing.T) {
 	const oldSteps, newSteps = 100, 150
 	want := []Workload{{
 		WorkloadKey: WorkloadKey{Ref: workload.Ref{Kind: "Deployment", Namespace: "shop", Name: "web", Container: "main"}, Model: a100},
-		Sharing:     "none", AllocationPath: dp, Share: 1, Pods: []string{newPod, oldPod}, GPUs: []GPUKey{{"node-1", "GPU-1"}, {"node-2", "GPU-2"}},
+		Sharing:     "none", AllocationPath: dp, Share: 1, Pods: []string{newPod, oldPod}, GPUs: []GPUKey{{Node: "node-1", UUID: "GPU-1"}, {Node: "node-2", UUID: "GPU-2"}},
 		Steps: 240, Coverage: 1, HeldHours: 4,
 		AllocationSteps: oldSteps + newSteps, Replicas: float64(oldSteps+newSteps) / 240, AllocatedGPUHours: float64(oldSteps+newSteps) / 60,
 		AvgUtilization: (oldSteps*0.05 + newSteps*0.09) / (oldSteps + newSteps),
@@ -143,9 +143,9 @@ func TestPodOwnersFromKubeStateMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[PodRef]Owner{
-		{"shop", "web-7d9f8b6c4d-x2x9z"}:   {"Deployment", "web"},
-		{"shop", "agent-b7r4w"}:            {"DaemonSet", "agent"},
-		{"shop", "nightly-29500000-bq4mz"}: {"CronJob", "nightly"},
+		{Namespace: "shop", Name: "web-7d9f8b6c4d-x2x9z"}:   {"Deployment", "web"},
+		{Namespace: "shop", Name: "agent-b7r4w"}:            {"DaemonSet", "agent"},
+		{Namespace: "shop", Name: "nightly-29500000-bq4mz"}: {"CronJob", "nightly"},
 	}
 	if !reflect.DeepEqual(res.PodOwners, want) {
 		t.Errorf("pod owners %v, want %v", res.PodOwners, want)

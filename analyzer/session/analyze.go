@@ -2,6 +2,11 @@ package session
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gpulens/gpulens/analyzer/inventory"
 
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/query"
@@ -20,7 +25,8 @@ func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis
 	a, err := pipeline.Run(ctx, pipeline.Options{
 		Source: s.src, Schema: s.schema, Start: s.window.Start, End: s.window.End, Step: s.window.Step,
 		Inventory: s.inv, Findings: &s.thresholds, Prices: s.prices, TimelinePoints: timeline, Progress: s.obs.Progress,
-		Sharding: query.Sharding{MaxSamples: s.cfg.MaxSamples, Flag: maxSamplesFlag, Progress: s.obs.Shards},
+		Sharding:     query.Sharding{MaxSamples: s.cfg.MaxSamples, Flag: maxSamplesFlag, Progress: s.obs.Shards},
+		ClusterLabel: s.cfg.ClusterLabel, Fleet: s.memberFleet(),
 	})
 	if err != nil {
 		return nil, err
@@ -28,6 +34,49 @@ func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis
 	if s.schema == nil {
 		s.schema = a.Schema
 	}
-	a.Notes = append(a.Notes, s.clusterNotes...)
+	if a.Clusters == nil {
+		// One cluster's series: what several contexts read is joined
+		// with the primary's inventory, and the notes say why.
+		why := "no cluster label was given (--cluster-label)"
+		if s.cfg.ClusterLabel != "" {
+			why = fmt.Sprintf("the store's series carry no %q label", s.cfg.ClusterLabel)
+		}
+		a.Notes = append(a.Notes, s.notesWithout(why)...)
+	} else {
+		a.Notes = append(a.Notes, s.absentClusters(a.Clusters)...)
+	}
 	return a, nil
+}
+
+// memberFleet is the fleet the contexts named, nil without contexts: the
+// one inventory read the usual way is then of an unknown cluster.
+func (s *Session) memberFleet() *inventory.Fleet {
+	if len(s.members) == 0 {
+		return nil
+	}
+	return s.fleet
+}
+
+// notesWithout are the cluster notes of a use case that cannot join each
+// cluster with its own inventory, for the reason why.
+func (s *Session) notesWithout(why string) []string {
+	if s.primaryNote == "" {
+		return slices.Clone(s.clusterNotes)
+	}
+	return append([]string{s.primaryNote + ": " + why}, s.clusterNotes...)
+}
+
+// absentClusters name the clusters read through a context whose label
+// value no series in the store carries: a CONTEXT=CLUSTER mapping that
+// does not match the store's values leaves that cluster out of every
+// figure, which must not pass unsaid.
+func (s *Session) absentClusters(inStore []string) []string {
+	var notes []string
+	for _, m := range s.members {
+		if !slices.Contains(inStore, m.Cluster) {
+			notes = append(notes, fmt.Sprintf("%s has no series in the store with %s=%q (the store has %s): map its context with CONTEXT=CLUSTER",
+				m, s.cfg.ClusterLabel, m.Cluster, strings.Join(inStore, ", ")))
+		}
+	}
+	return notes
 }

@@ -46,6 +46,12 @@ type Config struct {
 	// Kubernetes names is read.
 	Contexts    []string
 	AllContexts bool
+	// ClusterLabel is the label that tells the clusters of a shared store
+	// apart (Thanos's, Mimir's, a Prometheus Operator's external label):
+	// each cluster's series are analysed on their own and joined with that
+	// cluster's inventory (Contexts). Empty, or a store whose series lack
+	// it, reads the store as one cluster.
+	ClusterLabel string
 	// Logger receives a remote source's retries and warnings, and the
 	// inventory's progress; nil discards them.
 	Logger *slog.Logger

@@ -65,7 +65,7 @@ func TestSessionReadsEachCluster(t *testing.T) {
 	hideKubernetes(t)
 	ctx := context.Background()
 	cfg := Config{DataDir: fixtureDir(t), Start: weekEnd.Add(-7 * 24 * time.Hour), End: weekEnd,
-		Contexts: []string{"west=us-west", "east=us-east"}}
+		Contexts: []string{"west=us-west", "east=us-east"}, ClusterLabel: "cluster"}
 	cfg.Kubernetes.Kubeconfig = fleetKubeconfigFor(t, map[string]string{"east": emptyCluster(t), "west": "https://127.0.0.1:1"})
 	cfg.Kubernetes.Timeout = 10 * time.Second
 	s, err := Open(ctx, cfg)
@@ -92,7 +92,7 @@ func TestSessionReadsEachCluster(t *testing.T) {
 	}
 	joined := slices.IndexFunc(a.Notes, func(n string) bool {
 		return strings.Contains(n, "inventories of 2 clusters read (us-west, us-east)") &&
-			strings.Contains(n, "joined with cluster us-east (context east)'s inventory only") && strings.Contains(n, "awaits the cluster label")
+			strings.Contains(n, "joined with cluster us-east (context east)'s inventory only") && strings.Contains(n, `carry no "cluster" label`)
 	})
 	unread := slices.IndexFunc(a.Notes, func(n string) bool {
 		return strings.HasPrefix(n, "not read from cluster us-west (context west): kubernetes API unreachable: ") && strings.Contains(n, "127.0.0.1:1")
@@ -103,7 +103,7 @@ func TestSessionReadsEachCluster(t *testing.T) {
 	if slices.ContainsFunc(a.Notes, func(n string) bool { return strings.HasPrefix(n, "no cluster access") }) {
 		t.Errorf("notes %q say no cluster access, but us-east was read", a.Notes)
 	}
-	if !slices.Equal(s.ClusterNotes(), a.Notes[len(a.Notes)-2:]) {
+	if !slices.Equal(s.ClusterNotes(), a.Notes[len(a.Notes)-1:]) {
 		t.Errorf("ClusterNotes %q are not the analysis's last notes %q", s.ClusterNotes(), a.Notes)
 	}
 	p, err := s.Plan(ctx, PlanOptions{})

@@ -67,7 +67,7 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 	if !s.inv.Available {
 		p.Notes = append(p.Notes, "no cluster access: workloads are inferred from pod names")
 	}
-	p.Notes = append(p.Notes, s.clusterNotes...)
+	p.Notes = append(p.Notes, s.notesWithout("the plan is not yet made per cluster")...)
 	return p, nil
 }
 

@@ -14,7 +14,7 @@ import (
 // step of the window, and advises each. The notes say what could not be
 // advised, and why.
 func (s *Session) Quotas(ctx context.Context) ([]quota.Advice, []string, error) {
-	notes := slices.Clone(s.clusterNotes)
+	notes := s.notesWithout("quotas are not yet advised per cluster")
 	if !s.inv.Available {
 		why := s.inv.Skipped
 		if len(s.clusterNotes) > 0 {

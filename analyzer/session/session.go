@@ -37,6 +37,10 @@ type Session struct {
 	// clusterNotes say, with several clusters, which inventory results are
 	// joined with and which clusters could not be read, naming each.
 	clusterNotes []string
+	// primaryNote says, with several clusters, whose inventory stands for
+	// all where results cannot be joined per cluster; its reason is the
+	// caller's.
+	primaryNote string
 }
 
 // openEmbedded is source.OpenEmbedded; a test counts the opens through it.
@@ -179,20 +183,20 @@ func (s *Session) readCluster(ctx context.Context) *inventory.Inventory {
 	if s.fleet.Len() == 1 {
 		return s.fleet.For(s.members[0].Cluster)
 	}
-	// Results carry no cluster yet, so they cannot be joined per cluster.
-	// Merging the inventories would not be safe: namespaces, pods and nodes
-	// of the same name in two clusters would join one cluster's metrics
-	// with the other's owners, teams and quotas. The primary's inventory
-	// stands for all, and the notes say so; its own gaps are said with the
-	// others', each naming its cluster, rather than as the cluster's.
+	// Where the store's series carry the cluster label, the analysis
+	// joins each cluster with its own inventory (Analyze). Where they do
+	// not, or for what is not yet read per cluster, the primary's
+	// inventory stands for all and the notes say so: merging the
+	// inventories would not be safe, since namespaces, pods and nodes of
+	// the same name in two clusters would join one cluster's metrics with
+	// the other's owners, teams and quotas. Its own gaps are said with
+	// the others', each naming its cluster, rather than as the cluster's.
 	m, inv := s.fleet.Primary()
 	var names []string
 	for _, x := range s.fleet.Members {
 		names = append(names, x.Cluster)
 	}
-	s.clusterNotes = append(s.clusterNotes, fmt.Sprintf("inventories of %d clusters read (%s); results carry no cluster label yet, "+
-		"so teams, workloads, quotas and findings are joined with %s's inventory only: per-cluster joining awaits the cluster label",
-		len(names), strings.Join(names, ", "), m))
+	s.primaryNote = fmt.Sprintf("inventories of %d clusters read (%s), joined with %s's inventory only", len(names), strings.Join(names, ", "), m)
 	for _, u := range s.fleet.Unread() {
 		s.clusterNotes = append(s.clusterNotes, "not read from "+u)
 	}
@@ -206,10 +210,8 @@ func (s *Session) readCluster(ctx context.Context) *inventory.Inventory {
 // Config.Contexts is the fleet's only member, of cluster value "".
 func (s *Session) Fleet() *inventory.Fleet { return s.fleet }
 
-// ClusterNotes say, when several clusters were read, which one's
-// inventory results are joined with and what could not be read of each,
-// naming the cluster; none with one cluster. The analysis's notes carry
-// them too.
+// ClusterNotes say, when several clusters were read, what could not be
+// read of each, naming the cluster; none with one cluster.
 func (s *Session) ClusterNotes() []string { return slices.Clone(s.clusterNotes) }
 
 // resolveSchema names the schema, detecting it once when the config left

@@ -10,7 +10,8 @@ func TestRef(t *testing.T) {
 		ref        Ref
 		str, jsonS string
 	}{
-		{Ref{"Deployment", "shop", "web", "main"}, "Deployment/shop/web", `{"kind":"Deployment","namespace":"shop","name":"web","container":"main"}`},
+		{Ref{Kind: "Deployment", Namespace: "shop", Name: "web", Container: "main"}, "Deployment/shop/web", `{"kind":"Deployment","namespace":"shop","name":"web","container":"main"}`},
+		{Ref{Cluster: "eu-1", Kind: "Job", Namespace: "team-a", Name: "trainer"}, "Job/team-a/trainer", `{"cluster":"eu-1","kind":"Job","namespace":"team-a","name":"trainer"}`},
 		{Ref{Kind: "Pod", Namespace: "lab", Name: "nb-0"}, "Pod/lab/nb-0", `{"kind":"Pod","namespace":"lab","name":"nb-0"}`},
 	} {
 		if got := tt.ref.String(); got != tt.str {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/common/model"
 	"github.com/spf13/pflag"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
@@ -40,6 +41,7 @@ type sourceFlags struct {
 	contexts     []string
 	allContexts  bool
 	noKubernetes bool
+	clusterLabel string
 
 	configFile string
 	pricesFile string
@@ -72,6 +74,8 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 		"as CONTEXT or CONTEXT=CLUSTER: CLUSTER is the value of the cluster label that cluster's metrics carry (default: the context's name), e.g. --context prod-eu --context arn:aws:eks:us-east-1:1234:cluster/gpu=us-east")
 	fs.BoolVar(&f.allContexts, "all-contexts", false, "Read every context of the kubeconfig as a cluster of its own name, the current context first; --context CONTEXT=CLUSTER renames one. "+
 		"A cluster that cannot be read degrades only its own part, which the report names")
+	fs.StringVar(&f.clusterLabel, "cluster-label", query.DefaultClusterLabel, "Label that names each series' cluster in a store shared by several clusters (the external label of Thanos, Mimir or the Prometheus Operator): "+
+		"each cluster is analysed on its own and joined with its own --context. A store without it reads as one cluster; empty reads every store as one")
 	fs.BoolVar(&f.noKubernetes, "no-kubernetes", false, "Do not read the cluster: work from metric labels alone")
 	fs.StringVar(&f.configFile, "config", "", "Findings thresholds file (YAML, over the defaults)")
 	fs.StringVar(&f.pricesFile, "prices", "", "Price table file (YAML, over the default table)")
@@ -106,8 +110,11 @@ func (f *sourceFlags) config(now time.Time, logger *slog.Logger, obs session.Obs
 		PrometheusURL: f.prometheusURL, DataDir: f.dataDir, Remote: f.remote, MaxSamples: f.maxSamples,
 		Schema: f.schema, Start: start, End: end, Step: f.step, ConfigFile: f.configFile, PricesFile: f.pricesFile,
 		Kubernetes: inventory.Options{Kubeconfig: f.kubeconfig, TeamLabel: f.teamLabel},
-		Contexts:   f.contexts, AllContexts: f.allContexts,
+		Contexts:   f.contexts, AllContexts: f.allContexts, ClusterLabel: f.clusterLabel,
 		Logger: logger, Observer: obs,
+	}
+	if f.clusterLabel != "" && !model.LabelName(f.clusterLabel).IsValidLegacy() {
+		return cfg, usageError{fmt.Errorf("--cluster-label: %q is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)", f.clusterLabel)}
 	}
 	if f.noKubernetes {
 		if len(f.contexts) > 0 || f.allContexts {

@@ -28,6 +28,9 @@ type Fixture struct {
 	Scrape      time.Duration `yaml:"scrape"`
 	GPUs        []GPU         `yaml:"gpus"`
 	Allocations []Allocation  `yaml:"allocations"`
+	// Labels are added to every series, as a Prometheus's external labels
+	// are on their way to a store shared by several clusters.
+	Labels map[string]string `yaml:"labels"`
 }
 
 // GPU is one physical GPU, reporting for the whole fixture.
@@ -129,12 +132,28 @@ func Dir(t testing.TB, path string) string {
 
 // Write loads the fixture into the TSDB at dir and closes it, so a test of
 // the CLI can open the directory itself.
-func (f *Fixture) Write(dir string) error {
+func (f *Fixture) Write(dir string) error { return WriteAll(dir, f) }
+
+// WriteAll loads several fixtures into the TSDB at dir at once, as the
+// clusters of one shared store (each with its own Labels), and closes it.
+func WriteAll(dir string, fs ...*Fixture) error {
 	src, err := source.OpenEmbedded(dir, source.EmbeddedOptions{})
 	if err != nil {
 		return err
 	}
 	app := src.Appender(context.Background())
+	for _, f := range fs {
+		if err := f.append(app); err != nil {
+			return err
+		}
+	}
+	if err := app.Commit(); err != nil {
+		return err
+	}
+	return src.Close()
+}
+
+func (f *Fixture) append(app storage.Appender) error {
 	for _, g := range f.GPUs {
 		dev := []string{"node", g.Node, "gpu", "0", "uuid", g.UUID, "model", g.Model}
 		for name, v := range map[string]func(time.Time) float64{
@@ -172,17 +191,18 @@ func (f *Fixture) Write(dir string) error {
 			return err
 		}
 	}
-	if err := app.Commit(); err != nil {
-		return err
-	}
-	return src.Close()
+	return nil
 }
 
 // series writes a sample every scrape in (from, to] and, as Prometheus's
 // scrape loop does when a target stops exposing a series, a staleness marker
 // one scrape later.
 func (f *Fixture) series(app storage.Appender, name string, lbls []string, from, to time.Time, v func(time.Time) float64) error {
-	lset := labels.FromStrings(append([]string{"__name__", name}, lbls...)...)
+	lbls = append([]string{"__name__", name}, lbls...)
+	for k, v := range f.Labels {
+		lbls = append(lbls, k, v)
+	}
+	lset := labels.FromStrings(lbls...)
 	t := from.Add(f.Scrape)
 	for ; !t.After(to); t = t.Add(f.Scrape) {
 		if _, err := app.Append(0, lset, t.UnixMilli(), v(t)); err != nil {

@@ -1,0 +1,80 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/schema"
+)
+
+// analyzeClusters analyses a store of several clusters one cluster at a
+// time, each through a source that reads only its series
+// (query.Scoped), and joins each with its own inventory: every figure of
+// a cluster is the one an analysis of that cluster's own Prometheus gives,
+// and a namespace, pod or node of the same name in two clusters is two.
+// One cluster at a time also bounds the memory by the largest cluster,
+// not the fleet.
+func (a *Analysis) analyzeClusters(ctx context.Context, o Options, sch schema.Schema, clusters []string, cur, prevW query.Window, progress func()) error {
+	a.Clusters = clusters
+	a.Inventory = nil
+	a.inventories = map[string]*inventory.Inventory{}
+	var resParts, prevParts []query.Clustered
+	var found []findings.Clustered
+	gpus := 0
+	for _, c := range clusters {
+		src := query.Scoped(o.Source, o.ClusterLabel, c)
+		res, err := query.AnalyzeSharded(ctx, src, sch, cur, o.Sharding)
+		if err != nil {
+			return fmt.Errorf("%s: %w", query.ClusterName(c), err)
+		}
+		prev, err := query.AnalyzeSharded(ctx, src, sch, prevW, o.Sharding)
+		if err != nil {
+			return fmt.Errorf("%s: previous window: %w", query.ClusterName(c), err)
+		}
+		inv := o.inventoryOf(c, len(clusters))
+		a.inventories[c] = inv
+		gpus += len(res.GPUs)
+		// Detected before the cluster is named in the results' keys: the
+		// inventory of one cluster knows its objects by their own names.
+		found = append(found, findings.Clustered{Cluster: c, Result: findings.Detect(res, inv, o.findingsConfig(), o.Prices)})
+		resParts = append(resParts, query.Clustered{Cluster: c, Result: res})
+		prevParts = append(prevParts, query.Clustered{Cluster: c, Result: prev})
+		a.inventoryNotes = append(a.inventoryNotes, inventoryNotes(inv, query.ClusterName(c)+": ")...)
+	}
+	if gpus == 0 {
+		return noData(o, []schema.Schema{sch}, "")
+	}
+	a.Current = query.MergeClusters(resParts)
+	progress()
+	a.Previous = query.MergeClusters(prevParts)
+	progress()
+	a.Findings = findings.MergeClusters(found)
+	return nil
+}
+
+// inventoryOf is the inventory of cluster c of a store of n clusters.
+func (o Options) inventoryOf(c string, n int) *inventory.Inventory {
+	if o.Fleet != nil {
+		if inv := o.Fleet.For(c); inv != nil {
+			return inv
+		}
+		return inventory.Unavailable(fmt.Sprintf("no --context maps to cluster %q (give CONTEXT=%s)", c, c))
+	}
+	if n <= 1 {
+		return o.Inventory
+	}
+	return inventory.Unavailable(fmt.Sprintf("the store holds %d clusters, and the inventory read is of one of them: "+
+		"map each cluster to its kubeconfig context with --context CONTEXT=CLUSTER", n))
+}
+
+// InventoryOf is the inventory cluster's results were joined with: the
+// run's Inventory where the store holds one cluster.
+func (a *Analysis) InventoryOf(cluster string) *inventory.Inventory {
+	if a.inventories != nil {
+		return a.inventories[cluster]
+	}
+	return a.Inventory
+}

@@ -1,0 +1,202 @@
+package query
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/source"
+)
+
+// DefaultClusterLabel is the label a store shared by several clusters
+// names each series' cluster by: the external label that Thanos, Mimir and
+// the Prometheus Operator's examples add (prometheus.prometheusSpec.
+// externalLabels, a sidecar's --prometheus external labels).
+const DefaultClusterLabel = "cluster"
+
+// ClusterValues are the values label takes on the series that identify
+// sch's exporter over w, sorted; "" stands for series without it. A store
+// of one cluster answers [""], or nothing where it has no data. Like the
+// shard probe it looks at probeSteps instants, so a cluster whose exporters
+// reported only between them is missed: at a week's window, one that
+// reported for less than six hours.
+func ClusterValues(ctx context.Context, src source.Source, sch schema.Schema, w Window, label string) ([]string, error) {
+	if !model.LabelName(label).IsValidLegacy() {
+		return nil, fmt.Errorf("cluster label %q is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)", label)
+	}
+	w, err := w.WithDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("analysis window: %w", err)
+	}
+	names := strings.Join(sch.Identifying(), "|")
+	step := max(w.Step, (w.Duration() / probeSteps).Truncate(time.Second))
+	q := fmt.Sprintf(`max_over_time((count by (%s) ({__name__=~%q}))[%s:%s])`, label, names, w.SubqueryRange(), promDuration(step))
+	vec, err := src.Query(ctx, q, w.End)
+	if err != nil {
+		return nil, fmt.Errorf("analysis query \"clusters\": %w", err)
+	}
+	var out []string
+	for _, s := range vec {
+		if !math.IsNaN(float64(s.Value)) {
+			out = append(out, string(s.Metric[model.LabelName(label)]))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// Scoped is src reading only the series whose label is value (without
+// it, where value is ""): every vector selector of every query it is
+// given gets that matcher, so an analysis through it is the analysis of
+// one cluster of a shared store, exactly as over that cluster's own
+// Prometheus. It keeps src's range queries and their limit, which the
+// analysis looks for by type.
+func Scoped(src source.Source, label, value string) source.Source {
+	s := scoped{Source: src, m: labels.MustNewMatcher(labels.MatchEqual, label, value)}
+	rq, ok := src.(source.RangeQuerier)
+	if !ok {
+		return s
+	}
+	r := scopedRange{scoped: s, rq: rq}
+	if l, ok := src.(rangeStepLimiter); ok {
+		return scopedLimited{scopedRange: r, l: l}
+	}
+	return r
+}
+
+type scoped struct {
+	source.Source
+	m *labels.Matcher
+}
+
+// scope adds the matcher to every vector selector of q; a selector that
+// already has a matcher on the label gets it too, and PromQL ands them.
+func (s scoped) scope(q string) (string, error) {
+	e, err := promqlParser.ParseExpr(q)
+	if err != nil {
+		return "", fmt.Errorf("parsing %q to scope it to %s: %w", q, s.m, err)
+	}
+	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+		if vs, ok := n.(*parser.VectorSelector); ok {
+			vs.LabelMatchers = append(vs.LabelMatchers, s.m)
+		}
+		return nil
+	})
+	return e.String(), nil
+}
+
+func (s scoped) Query(ctx context.Context, q string, ts time.Time) (model.Vector, error) {
+	q, err := s.scope(q)
+	if err != nil {
+		return nil, err
+	}
+	return s.Source.Query(ctx, q, ts)
+}
+
+func (s scoped) Describe() string { return s.Source.Describe() + " (" + s.m.String() + ")" }
+
+type scopedRange struct {
+	scoped
+	rq source.RangeQuerier
+}
+
+func (s scopedRange) QueryRange(ctx context.Context, q string, start, end time.Time, step time.Duration) (model.Matrix, error) {
+	q, err := s.scope(q)
+	if err != nil {
+		return nil, err
+	}
+	return s.rq.QueryRange(ctx, q, start, end, step)
+}
+
+type scopedLimited struct {
+	scopedRange
+	l rangeStepLimiter
+}
+
+func (s scopedLimited) MaxRangeSteps() int { return s.l.MaxRangeSteps() }
+
+// SetCluster names cluster in every key of r: its allocations, workloads,
+// GPUs and pod owners, which an analysis of one cluster leaves empty.
+func (r *Result) SetCluster(cluster string) {
+	for i := range r.Allocations {
+		r.Allocations[i].Cluster = cluster
+	}
+	for i := range r.Workloads {
+		w := &r.Workloads[i]
+		w.Cluster = cluster
+		for j := range w.GPUs {
+			w.GPUs[j].Cluster = cluster
+		}
+	}
+	for i := range r.GPUs {
+		r.GPUs[i].Cluster = cluster
+	}
+	if len(r.PodOwners) > 0 {
+		owners := make(map[PodRef]Owner, len(r.PodOwners))
+		for k, o := range r.PodOwners {
+			k.Cluster = cluster
+			owners[k] = o
+		}
+		r.PodOwners = owners
+	}
+}
+
+// Clustered is the analysis of one cluster of a shared store.
+type Clustered struct {
+	Cluster string
+	Result  *Result
+}
+
+// MergeClusters joins the analyses of several clusters of one window,
+// each named in its keys (SetCluster), into the fleet's: rows in cluster
+// order, queries and shards summed, and each note said of its cluster.
+func MergeClusters(parts []Clustered) *Result {
+	if len(parts) == 0 {
+		return &Result{}
+	}
+	first := parts[0].Result
+	out := &Result{Schema: first.Schema, Window: first.Window, ExpectedSteps: first.ExpectedSteps}
+	for _, p := range slices.SortedFunc(slices.Values(parts), func(x, y Clustered) int { return cmp.Compare(x.Cluster, y.Cluster) }) {
+		r := p.Result
+		r.SetCluster(p.Cluster)
+		out.QueryCount += r.QueryCount
+		out.Shards += r.Shards
+		out.Allocations = append(out.Allocations, r.Allocations...)
+		out.Workloads = append(out.Workloads, r.Workloads...)
+		out.GPUs = append(out.GPUs, r.GPUs...)
+		for k, o := range r.PodOwners {
+			if out.PodOwners == nil {
+				out.PodOwners = map[PodRef]Owner{}
+			}
+			out.PodOwners[k] = o
+		}
+		for _, n := range r.Notes {
+			out.Notes = append(out.Notes, ClusterName(p.Cluster)+": "+n)
+		}
+		for sig, fields := range r.Missing {
+			if out.Missing == nil {
+				out.Missing = map[string][]string{}
+			}
+			out.Missing[sig] = slices.Compact(slices.Sorted(slices.Values(append(out.Missing[sig], fields...))))
+		}
+	}
+	return out
+}
+
+// ClusterName is how a cluster is named in notes and tables: its label
+// value, or "(no cluster label)" for the series without one.
+func ClusterName(cluster string) string {
+	if cluster == "" {
+		return "(no cluster label)"
+	}
+	return "cluster " + cluster
+}

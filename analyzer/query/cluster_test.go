@@ -1,0 +1,94 @@
+package query
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/model"
+
+	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/source"
+)
+
+// recorder is a source that keeps the queries it is given.
+type recorder struct {
+	source.Source
+	queries []string
+}
+
+func (r *recorder) Query(_ context.Context, q string, _ time.Time) (model.Vector, error) {
+	r.queries = append(r.queries, q)
+	return nil, nil
+}
+
+func (r *recorder) QueryRange(_ context.Context, q string, _, _ time.Time, _ time.Duration) (model.Matrix, error) {
+	r.queries = append(r.queries, q)
+	return nil, nil
+}
+
+func (r *recorder) MaxRangeSteps() int { return 7 }
+
+// TestScopedReadsOneCluster: every selector of a query through Scoped,
+// inside range selectors, subqueries and both sides of a join, reads the
+// cluster's series only, and the source keeps its range queries and
+// their limit.
+func TestScopedReadsOneCluster(t *testing.T) {
+	rec := &recorder{}
+	src := Scoped(rec, "cluster", "eu")
+	if _, ok := src.(source.RangeQuerier); !ok {
+		t.Fatal("Scoped lost the range queries")
+	}
+	if l, ok := src.(rangeStepLimiter); !ok || l.MaxRangeSteps() != 7 {
+		t.Fatal("Scoped lost the range step limit")
+	}
+	q := `max by (node) (a{x="1"}) / on (node) group_left () max_over_time((sum(b))[1h:1m]) or rate(c[5m])`
+	if _, err := src.Query(context.Background(), q, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.(source.RangeQuerier).QueryRange(context.Background(), "d", time.Time{}, time.Time{}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(rec.queries, "\n")
+	for _, sel := range []string{`a{cluster="eu",x="1"}`, `b{cluster="eu"}`, `c{cluster="eu"}[5m]`, `d{cluster="eu"}`} {
+		if !strings.Contains(got, sel) {
+			t.Errorf("queries %q lack %s", got, sel)
+		}
+	}
+	if n := strings.Count(got, `cluster="eu"`); n != 4 {
+		t.Errorf("%d cluster matchers in %q, want one per selector (4)", n, got)
+	}
+	if _, err := Scoped(rec, "cluster", "").Query(context.Background(), "a", time.Time{}); err != nil || !strings.Contains(rec.queries[len(rec.queries)-1], `a{cluster=""}`) {
+		t.Errorf("the series without the label: %q, %v", rec.queries[len(rec.queries)-1], err)
+	}
+	if _, err := src.Query(context.Background(), "a{", time.Time{}); err == nil {
+		t.Error("a query that does not parse was sent")
+	}
+}
+
+// TestClusterValues: the label's values on the exporter's series, ""
+// for series without it; a name that is not a label name is refused.
+func TestClusterValues(t *testing.T) {
+	f := newFleet(t)
+	for _, c := range []string{"us", "eu", ""} {
+		extra := []string{"cluster", c}
+		if c == "" {
+			extra = nil
+		}
+		f.series(t, gpuLabels("gpulens_gpu_info", "n", "GPU-"+c, "m", extra...), 1, 60, constant(1))
+	}
+	src := f.commit(t)
+	w := Window{Start: t0, End: minute(60), Step: time.Minute}
+	got, err := ClusterValues(context.Background(), src, schema.Native{}, w, "cluster")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"", "eu", "us"}; !slices.Equal(got, want) {
+		t.Errorf("values %q, want %q", got, want)
+	}
+	if _, err := ClusterValues(context.Background(), src, schema.Native{}, w, "not a label"); err == nil || !strings.Contains(err.Error(), `"not a label"`) {
+		t.Errorf("error %v, want one naming the label", err)
+	}
+}
