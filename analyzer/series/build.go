@@ -24,11 +24,21 @@ type Input struct {
 }
 
 // findingLabels are a finding's identity as a series. Pod and container
-// are not among them: one series per workload survives a rollout.
+// are not among them: one series per workload survives a rollout. The
+// cluster is, where the store holds several: two clusters' team-a/trainer
+// are two series. It is absent, not empty, for a store of one cluster
+// (metricname.Of leaves empty labels out), so its series read as they
+// always have.
 func findingLabels(f findings.Finding) []string {
-	return []string{"kind", f.Kind, "severity", string(f.Severity), "namespace", f.Namespace,
+	return []string{ClusterLabel, f.Cluster, "kind", f.Kind, "severity", string(f.Severity), "namespace", f.Namespace,
 		"workload", f.Workload, "node", f.Node, "gpu_uuid", f.GPUUUID}
 }
+
+// ClusterLabel names the cluster on serve's series and alerts: the value
+// of the store's cluster label (--cluster-label) the finding or team was
+// analysed under. A Prometheus scraping serve adds its own external
+// labels only where a series lacks them, so the analysed cluster stays.
+const ClusterLabel = "cluster"
 
 // Build returns a new Set with the analysis's series. Findings with the
 // same identity (several pods of one workload) share one series whose

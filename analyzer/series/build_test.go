@@ -75,6 +75,16 @@ func TestBuild(t *testing.T) {
 			`gpulens_team_gpu_seconds{team="équipe",state="idle"} 0`,
 			`gpulens_team_gpu_seconds{team="équipe",state="used"} 0`,
 		}},
+		{name: "one workload in two clusters: two series", in: func() Input {
+			eu, us := fixture().Findings[2], fixture().Findings[2]
+			eu.Cluster, us.Cluster = "eu", "us"
+			return Input{Findings: []findings.Finding{eu, us}}
+		}(), want: []string{
+			`gpulens_finding{cluster="eu",kind="timeslice-oom-risk",severity="critical",namespace="team-b",workload="we\"ird\\name",node="n2",gpu_uuid="GPU-2"} 1`,
+			`gpulens_finding{cluster="us",kind="timeslice-oom-risk",severity="critical",namespace="team-b",workload="we\"ird\\name",node="n2",gpu_uuid="GPU-2"} 1`,
+			`gpulens_finding_info{cluster="eu",kind="timeslice-oom-risk",severity="critical",namespace="team-b",workload="we\"ird\\name",node="n2",gpu_uuid="GPU-2",summary="memory at \"94%\"\nof the GPU"} 1`,
+			`gpulens_finding_info{cluster="us",kind="timeslice-oom-risk",severity="critical",namespace="team-b",workload="we\"ird\\name",node="n2",gpu_uuid="GPU-2",summary="memory at \"94%\"\nof the GPU"} 1`,
+		}},
 		{name: "nothing found", in: Input{}, want: nil},
 	}
 	for _, tt := range tests {

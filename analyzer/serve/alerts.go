@@ -36,9 +36,11 @@ func Alertname(kind string) string {
 // identity are the labels that make a finding one alert. Pod and container
 // are left out on purpose: a Deployment's pods come and go, and one alert
 // per workload survives a rollout instead of resolving and firing again.
+// The cluster is in, where the store holds several: routes can send each
+// cluster's alerts to its own receiver with cluster="...".
 func identity(f findings.Finding) map[string]string {
 	l := map[string]string{"alertname": Alertname(f.Kind)}
-	for k, v := range map[string]string{"severity": string(f.Severity), "namespace": f.Namespace, "workload": f.Workload, "node": f.Node, "gpu_uuid": f.GPUUUID} {
+	for k, v := range map[string]string{"severity": string(f.Severity), "cluster": f.Cluster, "namespace": f.Namespace, "workload": f.Workload, "node": f.Node, "gpu_uuid": f.GPUUUID} {
 		// Empty labels are absent labels to Alertmanager; sending them
 		// would only make the JSON longer.
 		if v != "" {

@@ -58,6 +58,24 @@ func TestFromFindings(t *testing.T) {
 				"savings": "$1500/month", "monthly_savings_usd": "1500.50", "report": "http://g/api/v1/report"}},
 		},
 		{
+			name: "one workload in two clusters is two alerts, each routable by its cluster",
+			in: func() []findings.Finding {
+				eu, us := idle("p1", 1000, true), idle("p1", 700, true)
+				eu.Cluster, us.Cluster = "eu", "us"
+				return []findings.Finding{eu, us}
+			}(),
+			labels: []map[string]string{
+				{"alertname": "GPULensIdleAllocation", "severity": "warning", "cluster": "eu", "namespace": "team-a", "workload": "notebook", "node": "n1", "gpu_uuid": "GPU-1"},
+				{"alertname": "GPULensIdleAllocation", "severity": "warning", "cluster": "us", "namespace": "team-a", "workload": "notebook", "node": "n1", "gpu_uuid": "GPU-1"},
+			},
+			annots: []map[string]string{
+				{"summary": "p1 is idle", "recommendation": "release the GPU", "description": "p1 is idle. Recommended: release the GPU.", "runbook_url": runbook + "#gpulensidleallocation",
+					"savings": "$1000/month", "monthly_savings_usd": "1000.00", "report": "http://g/api/v1/report"},
+				{"summary": "p1 is idle", "recommendation": "release the GPU", "description": "p1 is idle. Recommended: release the GPU.", "runbook_url": runbook + "#gpulensidleallocation",
+					"savings": "$700/month", "monthly_savings_usd": "700.00", "report": "http://g/api/v1/report"},
+			},
+		},
+		{
 			name:   "no price, no savings; empty labels left out",
 			in:     []findings.Finding{{Kind: criteria.KindUnallocated, Severity: findings.Info, Node: "n2", Summary: "spare"}},
 			labels: []map[string]string{{"alertname": "GPULensUnallocatedCapacity", "severity": "info", "node": "n2"}},
