@@ -8,6 +8,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/source"
 )
 
 // analyzeClusters analyses a store of several clusters one cluster at a
@@ -77,4 +78,22 @@ func (a *Analysis) InventoryOf(cluster string) *inventory.Inventory {
 		return a.inventories[cluster]
 	}
 	return a.Inventory
+}
+
+// readTimeline reads the utilization over time, of each cluster through
+// its scoped source where the store holds several: the engine keys a
+// namespace's series by its pods' labels, which two clusters may share.
+func (a *Analysis) readTimeline(ctx context.Context, o Options, sch schema.Schema) (*query.Timeline, error) {
+	if a.Clusters == nil {
+		return query.ReadTimeline(ctx, o.Source.(source.RangeQuerier), sch, a.Current.Window, o.TimelinePoints)
+	}
+	parts := map[string]*query.Timeline{}
+	for _, c := range a.Clusters {
+		tl, err := query.ReadTimeline(ctx, query.Scoped(o.Source, o.ClusterLabel, c).(source.RangeQuerier), sch, a.Current.Window, o.TimelinePoints)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", query.ClusterName(c), err)
+		}
+		parts[c] = tl
+	}
+	return query.MergeTimelines(parts), nil
 }

@@ -151,3 +151,37 @@ func hasFinding(r *findings.Result, cluster, ns, pod string) bool {
 		return f.Cluster == cluster && f.Namespace == ns && (f.Pod == pod || slices.Contains(f.Pods, pod))
 	})
 }
+
+// TestClusterTimelines: each cluster's namespaces over time are its own,
+// equal to its store's alone; the same namespace in two clusters is two
+// series.
+func TestClusterTimelines(t *testing.T) {
+	eu := readFixture(t, map[string]string{"cluster": "eu"})
+	us := readFixture(t, map[string]string{"cluster": "us"})
+	timeline := func(src source.Source, label string) *query.Timeline {
+		a, err := Run(context.Background(), Options{Source: src, Schema: schema.Native{}, Start: weekStart, End: weekEnd, ClusterLabel: label, TimelinePoints: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.Timeline
+	}
+	got := timeline(openStore(t, eu, us), query.DefaultClusterLabel)
+	alone := *eu
+	alone.Labels = nil
+	want := timeline(openStore(t, &alone), "")
+	if len(got.Namespaces) != 2*len(want.Namespaces) {
+		t.Fatalf("%d namespace series, want %d (each cluster's %d)", len(got.Namespaces), 2*len(want.Namespaces), len(want.Namespaces))
+	}
+	for _, c := range []string{"eu", "us"} {
+		var mine []query.NamespaceSeries
+		for _, x := range got.Namespaces {
+			if x.Cluster == c {
+				x.Cluster = ""
+				mine = append(mine, x)
+			}
+		}
+		if !reflect.DeepEqual(mine, want.Namespaces) {
+			t.Errorf("cluster %s's timeline differs from its store's alone", c)
+		}
+	}
+}

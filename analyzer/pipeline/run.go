@@ -143,8 +143,8 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 		a.Notes = append(a.Notes, fmt.Sprintf("the previous %s has data for only %.0f%% of its time: week-over-week change is not shown", describe.Duration(length), 100*cov))
 	}
 	if o.TimelinePoints > 0 {
-		if rq, ok := o.Source.(source.RangeQuerier); ok {
-			if a.Timeline, err = query.ReadTimeline(ctx, rq, sch, a.Current.Window, o.TimelinePoints); err != nil {
+		if _, ok := o.Source.(source.RangeQuerier); ok {
+			if a.Timeline, err = a.readTimeline(ctx, o, sch); err != nil {
 				return nil, fmt.Errorf("utilization over time: %w", err)
 			}
 		} else {

@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -28,6 +29,8 @@ type Timeline struct {
 // (Used, utilization capped at 1). Used/Measured is the bucket's
 // utilization; a bucket with Measured 0 has no data, not zero use.
 type NamespaceSeries struct {
+	// Cluster is as in AllocationKey (MergeTimelines).
+	Cluster        string `json:",omitempty"`
 	Namespace      string
 	Measured, Used []float64
 }
@@ -96,4 +99,22 @@ func ReadTimeline(ctx context.Context, rq source.RangeQuerier, sch schema.Schema
 	}
 	slices.SortFunc(tl.Namespaces, func(a, b NamespaceSeries) int { return strings.Compare(a.Namespace, b.Namespace) })
 	return tl, nil
+}
+
+// MergeTimelines joins the timelines of several clusters of one window,
+// read each through its cluster's scoped source: the same namespace in two
+// clusters is two series, named for their clusters.
+func MergeTimelines(parts map[string]*Timeline) *Timeline {
+	var out *Timeline
+	for _, c := range slices.Sorted(maps.Keys(parts)) {
+		tl := parts[c]
+		if out == nil {
+			out = &Timeline{Step: tl.Step, Ends: tl.Ends}
+		}
+		for _, x := range tl.Namespaces {
+			x.Cluster = c
+			out.Namespaces = append(out.Namespaces, x)
+		}
+	}
+	return out
 }
