@@ -25,8 +25,11 @@ type Input struct {
 	Comparable bool
 	// Findings may be nil: the report then lists none.
 	Findings *findings.Result
-	// Team names a namespace's team; nil means the namespace.
-	Team func(namespace string) string
+	// Team names the team of a namespace of a cluster (the value of the
+	// store's cluster label; "" where the store holds one cluster); nil
+	// means the namespace. The same namespace in two clusters may belong
+	// to two teams, each cluster's inventory saying.
+	Team func(cluster, namespace string) string
 	// Timeline may be nil: the report then has no charts.
 	Timeline *query.Timeline
 	// Notes say what the analysis left out, in words.
@@ -49,7 +52,7 @@ func Build(a Input, prices *recommend.Prices) *Report {
 	}
 	teamOf := a.Team
 	if teamOf == nil {
-		teamOf = func(ns string) string { return ns }
+		teamOf = func(_, ns string) string { return ns }
 	}
 
 	prev := a.Previous
@@ -57,11 +60,15 @@ func Build(a Input, prices *recommend.Prices) *Report {
 		prev = &query.Result{Window: a.Previous.Window}
 	}
 	r.Teams = teams(a.Current, prev, teamOf, pr)
-	r.Cluster = cluster(a.Current, prev, r.Teams, pr)
+	r.Cluster = summary(a.Current, prev, r.Teams, pr, func(string) bool { return true })
+	for _, c := range clustersOf(a.Current) {
+		s := ClusterSummary{Name: c, Cluster: summary(a.Current, prev, r.Teams, pr, func(x string) bool { return x == c })}
+		r.Clusters = append(r.Clusters, s)
+	}
 	r.Fleet = fleet(a.Current, pr)
 	r.Recommendations, r.Findings = findingsOf(a, teamOf)
 	r.Coverage = coverage(a)
-	r.Timeline = teamTimeline(a.Timeline, teamOf)
+	r.Timeline = teamTimeline(a.Timeline, timelineTeams(a.Current, teamOf))
 	r.UnpricedModels = pr.unpriced()
 	return r
 }
@@ -150,14 +157,17 @@ func change(cur GPUHours, prev *GPUHours) *Change {
 	return c
 }
 
-func teams(cur, prev *query.Result, teamOf func(string) string, pr *pricer) []Team {
-	byTeam := map[string]*Team{}
-	get := func(ns string) *Team {
-		name := teamOf(ns)
-		t := byTeam[name]
+// teamKey is a team of a cluster: two clusters' team-a are two teams.
+type teamKey struct{ cluster, team string }
+
+func teams(cur, prev *query.Result, teamOf func(cluster, namespace string) string, pr *pricer) []Team {
+	byTeam := map[teamKey]*Team{}
+	get := func(cluster, ns string) *Team {
+		k := teamKey{cluster, teamOf(cluster, ns)}
+		t := byTeam[k]
 		if t == nil {
-			t = &Team{Team: name}
-			byTeam[name] = t
+			t = &Team{Team: k.team, Cluster: cluster}
+			byTeam[k] = t
 		}
 		if !slices.Contains(t.Namespaces, ns) {
 			t.Namespaces = append(t.Namespaces, ns)
@@ -165,15 +175,20 @@ func teams(cur, prev *query.Result, teamOf func(string) string, pr *pricer) []Te
 		return t
 	}
 	for _, x := range cur.Allocations {
-		t := get(x.Namespace)
+		t := get(x.Cluster, x.Namespace)
 		t.Allocations++
 		t.add(x, pr)
 	}
 	// The previous window counts only for teams that exist now: a team
-	// that is gone has nothing to report on this week.
-	hadPrev := len(prev.GPUs) > 0
+	// that is gone has nothing to report on this week. A cluster whose
+	// GPUs reported then has known figures for it, zero for a team that
+	// held nothing.
+	hadPrev := map[string]bool{}
+	for _, g := range prev.GPUs {
+		hadPrev[g.Cluster] = true
+	}
 	for _, x := range prev.Allocations {
-		if t := byTeam[teamOf(x.Namespace)]; t != nil {
+		if t := byTeam[teamKey{x.Cluster, teamOf(x.Cluster, x.Namespace)}]; t != nil {
 			if t.Previous == nil {
 				t.Previous = &GPUHours{}
 			}
@@ -182,7 +197,7 @@ func teams(cur, prev *query.Result, teamOf func(string) string, pr *pricer) []Te
 	}
 	out := make([]Team, 0, len(byTeam))
 	for _, t := range byTeam {
-		if hadPrev && t.Previous == nil {
+		if hadPrev[t.Cluster] && t.Previous == nil {
 			t.Previous = &GPUHours{} // it held nothing last week: a known zero
 		}
 		slices.Sort(t.Namespaces)
@@ -194,23 +209,52 @@ func teams(cur, prev *query.Result, teamOf func(string) string, pr *pricer) []Te
 		out = append(out, *t)
 	}
 	slices.SortFunc(out, func(a, b Team) int {
-		return cmp.Or(cmp.Compare(b.AllocatedGPUHours, a.AllocatedGPUHours), strings.Compare(a.Team, b.Team))
+		return cmp.Or(cmp.Compare(b.AllocatedGPUHours, a.AllocatedGPUHours), strings.Compare(a.Team, b.Team), strings.Compare(a.Cluster, b.Cluster))
 	})
 	return out
 }
 
-func cluster(cur, prev *query.Result, teams []Team, pr *pricer) Cluster {
-	c := Cluster{GPUs: len(cur.GPUs)}
+// clustersOf are the cluster label values res's GPUs and allocations
+// carry, sorted; nil where they carry none (a store of one cluster), ""
+// among them for the series without the label in a store that has it.
+func clustersOf(res *query.Result) []string {
+	var out []string
+	named := false
+	for _, g := range res.GPUs {
+		out, named = append(out, g.Cluster), named || g.Cluster != ""
+	}
+	for _, x := range res.Allocations {
+		out, named = append(out, x.Cluster), named || x.Cluster != ""
+	}
+	if !named {
+		return nil
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// summary sums the part of the fleet in the clusters in says: all of it
+// for the fleet-wide summary, one cluster for a ClusterSummary. The
+// allocated figures are those of the teams (teams never span clusters),
+// so the teams add up to the summary exactly.
+func summary(cur, prev *query.Result, teams []Team, pr *pricer, in func(cluster string) bool) Cluster {
+	c := Cluster{}
 	for _, t := range teams {
-		c.sum(t.GPUHours)
+		if in(t.Cluster) {
+			c.sum(t.GPUHours)
+		}
 	}
 	c.finish()
 	held := heldByGPU(cur)
 	var utilSum float64
 	var utilSteps int
 	for _, g := range cur.GPUs {
+		if !in(g.Cluster) {
+			continue
+		}
 		price, _ := pr.perHour(g.Model)
 		free := max(0, g.ReportedHours-held[g.GPUKey])
+		c.GPUs++
 		c.CapacityGPUHours += g.ReportedHours
 		c.UnallocatedGPUHours += free
 		c.CapacityCost += g.ReportedHours * price
@@ -222,10 +266,12 @@ func cluster(cur, prev *query.Result, teams []Team, pr *pricer) Cluster {
 		c.AvgUtilization = utilSum / float64(utilSteps)
 	}
 	c.EstimatedWaste = c.Waste + c.UnallocatedCost
-	if len(prev.GPUs) > 0 {
+	if slices.ContainsFunc(prev.GPUs, func(g query.GPU) bool { return in(g.Cluster) }) {
 		p := &GPUHours{}
 		for _, x := range prev.Allocations {
-			p.add(x, pr)
+			if in(x.Cluster) {
+				p.add(x, pr)
+			}
 		}
 		p.finish()
 		c.Previous = p
@@ -240,42 +286,47 @@ func cluster(cur, prev *query.Result, teams []Team, pr *pricer) Cluster {
 func heldByGPU(res *query.Result) map[query.GPUKey]float64 {
 	held := map[query.GPUKey]float64{}
 	for _, x := range res.Allocations {
-		held[query.GPUKey{Node: x.Node, UUID: x.UUID}] += x.AllocatedGPUHours
+		held[query.GPUKey{Cluster: x.Cluster, Node: x.Node, UUID: x.UUID}] += x.AllocatedGPUHours
 	}
 	return held
 }
 
 func fleet(cur *query.Result, pr *pricer) []ModelFleet {
 	held := heldByGPU(cur)
-	byModel := map[string]*ModelFleet{}
-	steps := map[string]int{}
+	// A model's GPUs in two clusters are two rows.
+	type modelKey struct{ cluster, model string }
+	byModel := map[modelKey]*ModelFleet{}
+	steps := map[modelKey]int{}
 	for _, g := range cur.GPUs {
-		m := byModel[g.Model]
+		k := modelKey{g.Cluster, g.Model}
+		m := byModel[k]
 		if m == nil {
-			m = &ModelFleet{Model: g.Model}
+			m = &ModelFleet{Model: g.Model, Cluster: g.Cluster}
 			if price, ok := pr.perHour(g.Model); ok {
 				m.PricePerHour, m.PriceSource = &price, pr.p.Source(g.Model)
 			}
-			byModel[g.Model] = m
+			byModel[k] = m
 		}
 		m.GPUs++
 		m.CapacityGPUHours += g.ReportedHours
 		m.AllocatedGPUHours += min(g.ReportedHours, held[g.GPUKey])
 		m.UnallocatedGPUHours += max(0, g.ReportedHours-held[g.GPUKey])
 		m.AvgUtilization += min(1, g.AvgUtilization) * float64(g.UtilizationSteps)
-		steps[g.Model] += g.UtilizationSteps
+		steps[k] += g.UtilizationSteps
 		if m.PricePerHour != nil {
 			m.Cost += g.ReportedHours * *m.PricePerHour
 		}
 	}
 	out := make([]ModelFleet, 0, len(byModel))
-	for _, m := range byModel {
-		if n := steps[m.Model]; n > 0 {
+	for k, m := range byModel {
+		if n := steps[k]; n > 0 {
 			m.AvgUtilization /= float64(n)
 		}
 		out = append(out, *m)
 	}
-	slices.SortFunc(out, func(a, b ModelFleet) int { return strings.Compare(a.Model, b.Model) })
+	slices.SortFunc(out, func(a, b ModelFleet) int {
+		return cmp.Or(strings.Compare(a.Cluster, b.Cluster), strings.Compare(a.Model, b.Model))
+	})
 	return out
 }
 

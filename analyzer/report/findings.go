@@ -13,7 +13,7 @@ var severityRank = map[findings.Severity]int{findings.Critical: 0, findings.Warn
 // findingsOf lists the findings most severe first, and the recommendations
 // that save money, most savings first. A recommendation that costs more
 // (Reliability) is a finding's remedy, not a saving, so it is not ranked.
-func findingsOf(a Input, teamOf func(string) string) ([]Recommendation, Findings) {
+func findingsOf(a Input, teamOf func(cluster, namespace string) string) ([]Recommendation, Findings) {
 	fs := Findings{Items: []Finding{}, Skipped: []string{}}
 	recs := []Recommendation{}
 	if a.Findings == nil {
@@ -23,7 +23,7 @@ func findingsOf(a Input, teamOf func(string) string) ([]Recommendation, Findings
 	for _, f := range a.Findings.Findings {
 		team := f.Team
 		if f.Namespace != "" {
-			team = teamOf(f.Namespace)
+			team = teamOf(f.Cluster, f.Namespace)
 		}
 		switch f.Severity {
 		case findings.Critical:
@@ -34,7 +34,7 @@ func findingsOf(a Input, teamOf func(string) string) ([]Recommendation, Findings
 			fs.Info++
 		}
 		fs.Items = append(fs.Items, Finding{
-			Severity: string(f.Severity), Kind: f.Kind, Team: team, Namespace: f.Namespace, Subject: subject(f),
+			Cluster: f.Cluster, Severity: string(f.Severity), Kind: f.Kind, Team: team, Namespace: f.Namespace, Subject: subject(f),
 			AllocationPath: f.AllocationPath, Claims: f.Claims, Summary: f.Summary, Confidence: f.Confidence, MonthlyCost: f.MonthlyCostUSD, MonthlySavings: f.MonthlySavingsUSD,
 		})
 		rec := f.Recommendation
@@ -48,17 +48,18 @@ func findingsOf(a Input, teamOf func(string) string) ([]Recommendation, Findings
 			subjectOf = "node " + f.Node
 		}
 		recs = append(recs, Recommendation{
-			Team: team, Namespace: f.Namespace, Workload: subjectOf, Kind: f.Kind, Action: string(rec.Action),
+			Cluster: f.Cluster, Team: team, Namespace: f.Namespace, Workload: subjectOf, Kind: f.Kind, Action: string(rec.Action),
 			From: rec.From, To: rec.To, Allocation: rec.Allocation, Claim: rec.Claim, Summary: rec.Summary, MonthlySavings: f.MonthlySavingsUSD, MonthlyCurrentUSD: f.MonthlyCostUSD,
 		})
 	}
 	slices.SortStableFunc(fs.Items, func(x, y Finding) int {
 		return cmp.Or(cmp.Compare(severityRank[findings.Severity(x.Severity)], severityRank[findings.Severity(y.Severity)]),
 			cmp.Compare(y.MonthlySavings, x.MonthlySavings), strings.Compare(x.Kind, y.Kind),
-			strings.Compare(x.Subject, y.Subject), strings.Compare(x.Summary, y.Summary))
+			strings.Compare(x.Subject, y.Subject), strings.Compare(x.Cluster, y.Cluster), strings.Compare(x.Summary, y.Summary))
 	})
 	slices.SortStableFunc(recs, func(x, y Recommendation) int {
-		return cmp.Or(cmp.Compare(y.MonthlySavings, x.MonthlySavings), strings.Compare(x.Workload, y.Workload), strings.Compare(x.Summary, y.Summary))
+		return cmp.Or(cmp.Compare(y.MonthlySavings, x.MonthlySavings), strings.Compare(x.Workload, y.Workload),
+			strings.Compare(x.Cluster, y.Cluster), strings.Compare(x.Summary, y.Summary))
 	})
 	if len(recs) > TopRecommendations {
 		recs = recs[:TopRecommendations]

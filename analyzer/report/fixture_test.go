@@ -53,5 +53,5 @@ func fixtureReport(t testing.TB, inv *inventory.Inventory, prices *recommend.Pri
 		t.Fatal(err)
 	}
 	return Build(Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
-		Findings: a.Findings, Team: inv.Team, Timeline: a.Timeline, Notes: a.Notes}, prices)
+		Findings: a.Findings, Team: func(_, ns string) string { return inv.Team(ns) }, Timeline: a.Timeline, Notes: a.Notes}, prices)
 }

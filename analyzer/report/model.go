@@ -15,7 +15,11 @@ type Report struct {
 	CostKnown      bool     `json:"cost_known"`
 	UnpricedModels []string `json:"unpriced_models"`
 
+	// Cluster is the whole fleet's summary, of every cluster the store
+	// holds; Clusters are each cluster's, present only where the store
+	// holds several (its series carry a cluster label), and sum to it.
 	Cluster         Cluster          `json:"cluster"`
+	Clusters        []ClusterSummary `json:"clusters,omitempty"`
 	Fleet           []ModelFleet     `json:"fleet"`
 	Teams           []Team           `json:"teams"`
 	Recommendations []Recommendation `json:"recommendations"`
@@ -74,8 +78,20 @@ type Cluster struct {
 	Change         *Change   `json:"change"`
 }
 
-// ModelFleet is the part of the fleet of one GPU model.
+// ClusterSummary is one cluster's part of the fleet, with the figures of
+// the fleet-wide summary. Previous is nil where the previous window has
+// no data of this cluster.
+type ClusterSummary struct {
+	// Name is the cluster's label value; "" stands for the series without
+	// the label in a store where others have it.
+	Name string `json:"cluster"`
+	Cluster
+}
+
+// ModelFleet is the part of the fleet of one GPU model (of one cluster,
+// where the store holds several).
 type ModelFleet struct {
+	Cluster             string   `json:"cluster,omitempty"`
 	Model               string   `json:"model"`
 	GPUs                int      `json:"gpus"`
 	CapacityGPUHours    float64  `json:"capacity_gpu_hours"`
@@ -90,8 +106,10 @@ type ModelFleet struct {
 }
 
 // Team is one team's allocations: a namespace's team label, or the
-// namespace itself.
+// namespace itself. Where the store holds several clusters a team is of
+// one cluster (Cluster, its label value): two clusters' team-a are two.
 type Team struct {
+	Cluster     string   `json:"cluster,omitempty"`
 	Team        string   `json:"team"`
 	Namespaces  []string `json:"namespaces"`
 	Allocations int      `json:"allocations"`
@@ -102,6 +120,9 @@ type Team struct {
 
 // Recommendation is a right-sizing change with its monthly savings.
 type Recommendation struct {
+	// Cluster is the workload's cluster label value; empty where the
+	// store holds one cluster.
+	Cluster   string `json:"cluster,omitempty"`
 	Team      string `json:"team"`
 	Namespace string `json:"namespace"`
 	Workload  string `json:"workload"`
@@ -137,6 +158,9 @@ type Findings struct {
 
 // Finding is one finding, reduced to what a report shows.
 type Finding struct {
+	// Cluster is the subject's cluster label value; empty where the
+	// store holds one cluster.
+	Cluster   string `json:"cluster,omitempty"`
 	Severity  string `json:"severity"`
 	Kind      string `json:"kind"`
 	Team      string `json:"team"`

@@ -22,10 +22,12 @@ func (s *Session) Report(ctx context.Context, timeline int) (*report.Report, *pi
 	return r, a, nil
 }
 
-// reportInput is what the report reads of an analysis.
+// reportInput is what the report reads of an analysis. A namespace's team
+// is the one its own cluster's inventory names.
 func reportInput(a *pipeline.Analysis) report.Input {
+	team := func(cluster, ns string) string { return a.InventoryOf(cluster).Team(ns) }
 	return report.Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
-		Findings: a.Findings, Team: a.Inventory.Team, Timeline: a.Timeline, Notes: a.Notes}
+		Findings: a.Findings, Team: team, Timeline: a.Timeline, Notes: a.Notes}
 }
 
 // consolidation plans the window for the report's "Consolidation" section.
