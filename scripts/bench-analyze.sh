@@ -15,6 +15,16 @@
 #            (gpus=N-analyzer.cpu.pprof, ...heap0.pprof, ...heap1.pprof; the
 #            last repetition's), for go tool pprof. Profiling costs a few
 #            per cent of CPU: take the table's figures from a run without it.
+#   CLUSTERS a number C: the fleet is written as C clusters of GPUS/C GPUs
+#            (a cluster label on every series, node and pod names repeated
+#            across clusters), and "analyzer" gives way to "clusters": the
+#            analysis gpulens's pipeline does of a shared store (the
+#            clusters' values, then each cluster alone, sharded within the
+#            default sample budget, one at a time, results merged)
+#   ANALYZER_ONLY  set to 1 to skip "engine" and "floor" (they run the
+#            passes unsharded: a 10,000-GPU week needs about 20 GiB for them)
+# With CLUSTERS or ANALYZER_ONLY set the table has a clusters column and
+# leaves out what was not run; without them it is as before.
 #
 # Each size runs in its own process (the test binary, under /usr/bin/time
 # -v), which first writes 7 days of one-minute samples for the fleet and
@@ -35,6 +45,12 @@ MAX_RSS_GIB="${MAX_RSS_GIB:-16}"
 COUNT="${COUNT:-1}"
 DAYS="${DAYS:-7}"
 PROFILE="${PROFILE:-}"
+CLUSTERS="${CLUSTERS:-}"
+ANALYZER_ONLY="${ANALYZER_ONLY:-}"
+[ "$ANALYZER_ONLY" = 0 ] && ANALYZER_ONLY=""
+# The table of the cluster / analyzer-only runs.
+extended=""
+[ -n "$CLUSTERS$ANALYZER_ONLY" ] && extended=1
 if [ -n "$PROFILE" ]; then
 	mkdir -p "$PROFILE"
 	PROFILE=$(cd "$PROFILE" && pwd)
@@ -52,15 +68,21 @@ field() { awk -v u="$2" '{for (i = 2; i <= NF; i++) if ($i == u) print $(i-1)}' 
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); go: $(go version | awk '{print $3}'); cpus: $(nproc);" \
 	"cpu: $(awk -F': ' '/model name/{print $2; exit}' /proc/cpuinfo);" \
 	"memory: $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo); load: $(cut -d' ' -f1-3 /proc/loadavg);" \
-	"window: $DAYS days at 1 minute"
+	"window: $DAYS days at 1 minute${CLUSTERS:+; clusters: $CLUSTERS}${ANALYZER_ONLY:+; analyzer only}"
 echo
+if [ -n "$extended" ]; then
+	echo "| GPUs | clusters | analysis wall (s) | analysis CPU (s) | peak RSS, analysis (MiB) | queries | shards | bare engine wall (s) | bare engine CPU (s) | floor wall (s) | floor CPU (s) | analysis / floor, CPU | process peak RSS incl. setup, polled each second (MiB) | whole run (s) |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+else
 echo "| GPUs | analyzer wall (s) | analyzer CPU (s) | peak RSS, analysis (MiB) | queries | shards | bare engine wall (s) | bare engine CPU (s) | analyzer / engine, wall | analyzer / engine, CPU | floor wall (s) | floor CPU (s) | analyzer / floor, wall | analyzer / floor, CPU | process peak RSS incl. setup, polled each second (MiB) | whole run (s) |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+fi
 for n in "${sizes[@]}"; do
 	for rep in $(seq 1 "$COUNT"); do
 		log="$work/gpus-$n-$rep.log"
 		start=$(date +%s)
-		(cd analyzer/query && GPULENS_BENCH_GPUS="$n" GPULENS_BENCH_DAYS="$DAYS" GPULENS_BENCH_PROFILE="$PROFILE" exec timeout "$TIMEOUT" /usr/bin/time -v "$work/query.test" \
+		(cd analyzer/query && GPULENS_BENCH_GPUS="$n" GPULENS_BENCH_DAYS="$DAYS" GPULENS_BENCH_PROFILE="$PROFILE" \
+			GPULENS_BENCH_CLUSTERS="$CLUSTERS" GPULENS_BENCH_ANALYZER_ONLY="$ANALYZER_ONLY" exec timeout "$TIMEOUT" /usr/bin/time -v "$work/query.test" \
 			-test.run '^$' -test.bench '^BenchmarkAnalyze$' -test.benchtime=1x -test.benchmem) >"$log" 2>&1 &
 		pid=$!
 		killed=""
@@ -87,6 +109,31 @@ for n in "${sizes[@]}"; do
 		# Polled, not /usr/bin/time's maximum: the benchmark resets the
 		# kernel's high-water mark (clear_refs) before each timed loop.
 		maxrss=$((peak / 1024))
+		if [ -n "$extended" ]; then
+			sub=analyzer
+			[ -n "$CLUSTERS" ] && sub=clusters
+			an=$(grep -E "^BenchmarkAnalyze/gpus=$n/$sub" "$log" || true)
+			if [ -z "$an" ] || { [ -z "$ANALYZER_ONLY" ] && { [ -z "$en" ] || [ -z "$fl" ]; }; }; then
+				why=${killed:-"exit status $rc"}
+				[ "$rc" = 124 ] && why="timed out after $TIMEOUT"
+				echo "| $n | ${CLUSTERS:-1} | did not finish: $why | | | | | | | | | | ${maxrss:-?} | $secs |"
+				grep -E '^\s+\S+_test\.go:[0-9]+:|^panic:|^--- FAIL' "$log" | head -5 >&2 || true
+				tail -5 "$log" >&2
+				continue
+			fi
+			awk -v n="$n" -v cl="$(field "$an" clusters/op)" -v ans="$(field "$an" ns/op)" -v acpu="$(field "$an" cpu-s/op)" \
+				-v arss="$(field "$an" peak-RSS-MiB)" -v q="$(field "$an" queries/op)" -v sh="$(field "$an" shards/op)" \
+				-v ens="$(field "$en" ns/op)" -v ecpu="$(field "$en" cpu-s/op)" -v fns="$(field "$fl" ns/op)" -v fcpu="$(field "$fl" cpu-s/op)" \
+				-v maxrss="$maxrss" -v secs="$secs" 'BEGIN {
+				if (cl == "") cl = 1
+				e = "–"; ew = e; ec = e; fw = e; fc = e; r = e
+				if (ens != "") { ew = sprintf("%.1f", ens/1e9); ec = sprintf("%.1f", ecpu) }
+				if (fns != "") { fw = sprintf("%.1f", fns/1e9); fc = sprintf("%.1f", fcpu); r = sprintf("%.2f", acpu/fcpu) }
+				printf "| %d | %d | %.1f | %.1f | %.0f | %d | %d | %s | %s | %s | %s | %s | %s | %d |\n",
+					n, cl, ans/1e9, acpu, arss, q, sh, ew, ec, fw, fc, r, maxrss, secs
+			}'
+			continue
+		fi
 		if [ -z "$an" ] || [ -z "$en" ] || [ -z "$fl" ]; then
 			why=${killed:-"exit status $rc"}
 			[ "$rc" = 124 ] && why="timed out after $TIMEOUT"

@@ -58,19 +58,44 @@ import (
 // just before and after it (gpus=N-<sub>.heap0.pprof and .heap1.pprof), so
 // that "go tool pprof -sample_index=alloc_space -diff_base X.heap0.pprof
 // X.heap1.pprof" gives the loop's allocations without the setup's.
+//
+// With GPULENS_BENCH_CLUSTERS=C the fleet is written as C clusters of
+// gpus/C GPUs each (every series labelled cluster="cluster-K"; node and pod
+// names repeat across clusters, as real clusters' do), and "analyzer" gives
+// way to "clusters": the analysis pipeline.Run does of a shared store,
+// ClusterValues, then one cluster at a time AnalyzeSharded over Scoped with
+// the default sample budget, then MergeClusters; it also reports
+// clusters/op. With GPULENS_BENCH_ANALYZER_ONLY set, "engine" and "floor"
+// are skipped: they run the passes unsharded, and a 10,000-GPU week's do
+// not fit in this machine's memory.
 func BenchmarkAnalyze(b *testing.B) {
 	minutes := benchDays(b) * 24 * 60
+	clusters := benchClusters(b)
+	analyzerOnly := os.Getenv("GPULENS_BENCH_ANALYZER_ONLY") != ""
 	for _, gpus := range benchSizes(b) {
 		b.Run(fmt.Sprintf("gpus=%d", gpus), func(b *testing.B) {
 			// The largest query ("gpu allocated steps") holds just over
 			// 3 × GPUs × steps samples at once: the default limit of 50M
 			// refuses a week at one-minute steps above about 1,600 GPUs.
+			// Only the bare engine's unsharded passes need it lifted: with
+			// ANALYZER_ONLY the engine keeps the default, which the
+			// sharded analysis stays within.
 			opts := source.EmbeddedOptions{}
 			if need := 4 * gpus * minutes; need > 50_000_000 {
 				opts.MaxSamples, opts.Timeout = need, 30*time.Minute
+				if analyzerOnly {
+					opts.MaxSamples = 0
+				}
 			}
 			f := newFleetWith(b, opts)
-			generateFleet(b, f, gpus, minutes)
+			if clusters > 0 {
+				if gpus%clusters != 0 {
+					b.Fatalf("%d GPUs do not split into %d clusters of the same size", gpus, clusters)
+				}
+				generateClusters(b, f, gpus, clusters, minutes)
+			} else {
+				generateFleet(b, f, gpus, minutes)
+			}
 			if err := f.src.Compact(context.Background()); err != nil {
 				b.Fatal(err)
 			}
@@ -87,23 +112,34 @@ func BenchmarkAnalyze(b *testing.B) {
 				}
 			}
 
-			b.Run("analyzer", func(b *testing.B) {
-				var res *Result
-				peak := measurePeakRSS(b, func() {
-					for b.Loop() {
-						var err error
-						if res, err = Analyze(context.Background(), f.src, schema.Native{}, w); err != nil {
-							b.Fatal(err)
+			if clusters > 0 {
+				b.Run("clusters", func(b *testing.B) {
+					var res *Result
+					var n int
+					peak := measurePeakRSS(b, func() {
+						for b.Loop() {
+							var err error
+							if res, n, err = analyzeClusters(context.Background(), f.src, schema.Native{}, w); err != nil {
+								b.Fatal(err)
+							}
 						}
+					})
+					if n != clusters || len(res.GPUs) != gpus || len(res.Allocations) != gpus {
+						b.Fatalf("got %d clusters, %d GPUs and %d allocations, want %d, %d and %d",
+							n, len(res.GPUs), len(res.Allocations), clusters, gpus, gpus)
 					}
+					// ClusterValues' query, then every cluster's.
+					b.ReportMetric(float64(1+res.QueryCount), "queries/op")
+					b.ReportMetric(float64(res.Shards), "shards/op")
+					b.ReportMetric(float64(n), "clusters/op")
+					reportPeak(b, peak)
 				})
-				if len(res.GPUs) != gpus || len(res.Allocations) != gpus {
-					b.Fatalf("got %d GPUs and %d allocations, want %d", len(res.GPUs), len(res.Allocations), gpus)
-				}
-				b.ReportMetric(float64(res.QueryCount), "queries/op")
-				b.ReportMetric(float64(res.Shards), "shards/op")
-				reportPeak(b, peak)
-			})
+			} else {
+				b.Run("analyzer", analyzerBench(f, w, gpus))
+			}
+			if analyzerOnly {
+				return
+			}
 
 			b.Run("engine", func(b *testing.B) {
 				ww, err := w.WithDefaults()
@@ -145,6 +181,64 @@ func BenchmarkAnalyze(b *testing.B) {
 			})
 		})
 	}
+}
+
+// analyzerBench is the "analyzer" sub-benchmark: Analyze over the whole
+// fleet, one cluster of gpus GPUs.
+func analyzerBench(f *fleet, w Window, gpus int) func(*testing.B) {
+	return func(b *testing.B) {
+		var res *Result
+		peak := measurePeakRSS(b, func() {
+			for b.Loop() {
+				var err error
+				if res, err = Analyze(context.Background(), f.src, schema.Native{}, w); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		if len(res.GPUs) != gpus || len(res.Allocations) != gpus {
+			b.Fatalf("got %d GPUs and %d allocations, want %d", len(res.GPUs), len(res.Allocations), gpus)
+		}
+		b.ReportMetric(float64(res.QueryCount), "queries/op")
+		b.ReportMetric(float64(res.Shards), "shards/op")
+		reportPeak(b, peak)
+	}
+}
+
+// analyzeClusters analyses a store of several clusters as pipeline.Run
+// does (analyzeClusters there): the clusters' values, then each cluster
+// alone through a source scoped to its series, sharded within the default
+// sample budget, one at a time, and the results merged. It returns the
+// merged result and the number of clusters.
+func analyzeClusters(ctx context.Context, src source.Source, sch schema.Schema, w Window) (*Result, int, error) {
+	clusters, err := ClusterValues(ctx, src, sch, w, DefaultClusterLabel)
+	if err != nil {
+		return nil, 0, err
+	}
+	parts := make([]Clustered, 0, len(clusters))
+	for _, c := range clusters {
+		res, err := AnalyzeSharded(ctx, Scoped(src, DefaultClusterLabel, c), sch, w, Sharding{})
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: %w", ClusterName(c), err)
+		}
+		parts = append(parts, Clustered{Cluster: c, Result: res})
+	}
+	return MergeClusters(parts), len(clusters), nil
+}
+
+// benchClusters is how many clusters the fleet is written as
+// (GPULENS_BENCH_CLUSTERS): 0, the default, writes one fleet without the
+// cluster label.
+func benchClusters(b *testing.B) int {
+	env := os.Getenv("GPULENS_BENCH_CLUSTERS")
+	if env == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(env)
+	if err != nil || n <= 0 {
+		b.Fatalf("GPULENS_BENCH_CLUSTERS=%q: want a positive number of clusters", env)
+	}
+	return n
 }
 
 // floorQueries read every sample of the window once: a count_over_time
@@ -348,19 +442,41 @@ func reportPeak(b *testing.B, peak int64) {
 // commit, as a scrape would, so the TSDB takes the fast in-order path.
 func generateFleet(b testing.TB, f *fleet, gpus, minutes int) {
 	b.Helper()
+	generateClusters(b, f, gpus, 0, minutes)
+}
+
+// generateClusters is generateFleet for a store shared by clusters: with
+// clusters > 0, GPU g is GPU g%(gpus/clusters) of cluster "cluster-K",
+// K = g/(gpus/clusters), whose node and pod names are those of a fleet of
+// gpus/clusters GPUs (so every cluster has a node-0 and a train0-0); GPU
+// UUIDs stay unique, as real ones are. With clusters 0 the series have no
+// cluster label.
+func generateClusters(b testing.TB, f *fleet, gpus, clusters, minutes int) {
+	b.Helper()
 	type gen struct {
 		lset labels.Labels
 		ref  storage.SeriesRef
 		v    func(g, i int) float64
 	}
 	var all []*gen
+	per := gpus
+	if clusters > 0 {
+		per = gpus / clusters
+	}
 	for g := range gpus {
-		node, uuid := fmt.Sprintf("node-%d", g/8), fmt.Sprintf("GPU-%05d", g)
+		// h is the GPU's index in its cluster, which names its node and pod.
+		h := g % per
+		node, uuid := fmt.Sprintf("node-%d", h/8), fmt.Sprintf("GPU-%05d", g)
 		// StatefulSets of 100 pods ("train7-42" is pod 42 of train7): one
 		// workload of the whole fleet would be a single namespace shard
 		// that no budget below the fleet's holds.
-		pod := fmt.Sprintf("train%d-%d", g/100, g%100)
-		add := func(l labels.Labels, v func(g, i int) float64) { all = append(all, &gen{lset: l, v: v}) }
+		pod := fmt.Sprintf("train%d-%d", h/100, h%100)
+		add := func(l labels.Labels, v func(g, i int) float64) {
+			if clusters > 0 {
+				l = labels.NewBuilder(l).Set(DefaultClusterLabel, fmt.Sprintf("cluster-%d", g/per)).Labels()
+			}
+			all = append(all, &gen{lset: l, v: v})
+		}
 		// The exporter's identity labels (docs/METRICS.md): whole GPUs, not in MIG mode.
 		add(gpuLabels("gpulens_gpu_info", node, uuid, a100, "pci_bus_id", fmt.Sprintf("00000000:%02X:00.0", g%8), "driver_version", "570.86.15", "cuda_version", "12.8", "mig_mode", "false"), func(int, int) float64 { return 1 })
 		add(gpuLabels("gpulens_gpu_utilization_ratio", node, uuid, a100), func(g, i int) float64 { return float64((g+i)%10) / 10 })
