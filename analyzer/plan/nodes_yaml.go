@@ -11,11 +11,11 @@ import (
 // writeNodesYAML writes a pool's node plan: which labels each node gets,
 // then each time-slicing config for the device plugin's config map and each
 // node's MIG geometry for the MIG manager (mig-parted), one document each.
-func writeNodesYAML(w io.Writer, pp PoolPlan, doc func()) {
+func writeNodesYAML(w io.Writer, pp PoolPlan, title string, doc func()) {
 	prefix := strings.ToLower(pp.Model) + "-"
 	migName := func(n Node) string { return fmt.Sprintf("%snode-%d", prefix, n.Index) }
 	doc()
-	fmt.Fprintf(w, "# Pool %s: %s of %d GPUs (%d today). Label each node:\n", pp.Model, plural(pp.NodesNeeded, "node"), pp.GPUsPerNode, pp.NodesToday)
+	fmt.Fprintf(w, "# Pool %s: %s of %d GPUs (%d today). Label each node:\n", title, plural(pp.NodesNeeded, "node"), pp.GPUsPerNode, pp.NodesToday)
 	for _, n := range pp.Nodes {
 		cfg := n.Config
 		if cfg != "default" {

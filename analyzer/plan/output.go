@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/gpulens/gpulens/analyzer/dra"
+	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/describe"
@@ -50,13 +51,19 @@ func writeTable(w io.Writer, p *Plan) error {
 		p.Start.UTC().Format("2006-01-02 15:04"), p.End.UTC().Format("2006-01-02 15:04 MST"), stepsOf(p), p.Step,
 		100*p.Policy.MemoryMargin, 100*p.Policy.ComputeTarget, p.Policy.MaxReplicas)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODEL\tNODES TODAY\tNEEDED\tGPUS TODAY\tNEEDED\tHEADROOM GPUS\tSAVING/MONTH\tMETHOD")
+	// col is the cluster column, where the plan is of several clusters.
+	col := func(c string) string { return "" }
+	if p.clustered() {
+		col = func(c string) string { return c + "\t" }
+		fmt.Fprintf(w, "Each cluster is planned apart: a workload moves only among its own cluster's nodes (clusters %s).\n\n", strings.Join(p.Clusters, ", "))
+	}
+	fmt.Fprintln(tw, col("CLUSTER")+"MODEL\tNODES TODAY\tNEEDED\tGPUS TODAY\tNEEDED\tHEADROOM GPUS\tSAVING/MONTH\tMETHOD")
 	for _, pp := range p.Pools {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", pp.Model, count(pp.NodesToday), count(pp.NodesNeeded), pp.GPUsToday, pp.GPUsNeeded,
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", col(clusterCell(pp.Cluster)), pp.Model, count(pp.NodesToday), count(pp.NodesNeeded), pp.GPUsToday, pp.GPUsNeeded,
 			pp.HeadroomGPUs, money(pp.MonthlySavingUSD), pp.Method)
 	}
 	total := p.MonthlySavingUSD
-	fmt.Fprintf(tw, "TOTAL\t%s\t%s\t%d\t%d\t%d\t%s\t\n", count(p.NodesToday), count(p.NodesNeeded), p.GPUsToday, p.GPUsNeeded, p.HeadroomGPUs, money(&total))
+	fmt.Fprintf(tw, "%sTOTAL\t%s\t%s\t%d\t%d\t%d\t%s\t\n", col(""), count(p.NodesToday), count(p.NodesNeeded), p.GPUsToday, p.GPUsNeeded, p.HeadroomGPUs, money(&total))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -70,7 +77,7 @@ func writeTable(w io.Writer, p *Plan) error {
 				nodes += "; more nodes than today, since a node's GPUs share one device plugin config"
 			}
 		}
-		fmt.Fprintf(w, "\n%s: %s%s\n", pp.Model, gpus(pp.GPUsNeeded), nodes)
+		fmt.Fprintf(w, "\n%s: %s%s\n", p.title(pp), gpus(pp.GPUsNeeded), nodes)
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		nodeOf := map[int]string{}
 		for _, n := range pp.Nodes {
@@ -95,7 +102,7 @@ func writeTable(w io.Writer, p *Plan) error {
 
 	fmt.Fprintln(w, "\nWhere each workload goes:")
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  WORKLOAD\tFROM\tTO\tGPU\tPEAK MEMORY\tP95 LOAD\t")
+	fmt.Fprintln(tw, "  "+col("CLUSTER")+"WORKLOAD\tFROM\tTO\tGPU\tPEAK MEMORY\tP95 LOAD\t")
 	for _, pp := range p.Pools {
 		for _, a := range pp.Assignments {
 			to := string(a.Mode)
@@ -109,7 +116,7 @@ func writeTable(w io.Writer, p *Plan) error {
 			if a.GrowthBytes > 0 {
 				extra = strings.TrimPrefix(extra+fmt.Sprintf(", grows +%.1f GiB", a.GrowthBytes/(1<<30)), ", ")
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s/%d\t%.1f GiB\t%.0f%%\t%s\n", a.Lane, fromOf(a), to, pp.Model, a.GPU, a.PeakMemoryBytes/(1<<30), 100*a.P95Load, extra)
+			fmt.Fprintf(tw, "  %s%s\t%s\t%s\t%s/%d\t%.1f GiB\t%.0f%%\t%s\n", col(clusterCell(pp.Cluster)), a.Lane, fromOf(a), to, pp.Model, a.GPU, a.PeakMemoryBytes/(1<<30), 100*a.P95Load, extra)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -141,9 +148,11 @@ func stepsOf(p *Plan) int {
 // nodeGroup is the GPUs of one pool that share a layout, and so one
 // device plugin (or MIG manager) configuration.
 type nodeGroup struct {
-	model, layout string
-	gpu           GPU
-	count         int
+	// title names the pool in comments (its cluster too, in a plan of
+	// several); model names the group's configs.
+	title, model, layout string
+	gpu                  GPU
+	count                int
 	// dra are the group's lanes whose pods get their GPU through a DRA
 	// ResourceClaim.
 	dra []string
@@ -162,14 +171,14 @@ func writeYAML(w io.Writer, p *Plan) error {
 	}
 	for _, pp := range p.Pools {
 		if pp.Nodes != nil {
-			writeNodesYAML(w, pp, doc)
+			writeNodesYAML(w, pp, p.title(pp), doc)
 			continue
 		}
 		var groups []*nodeGroup
 		for _, g := range pp.GPUs {
 			k := slices.IndexFunc(groups, func(x *nodeGroup) bool { return x.layout == g.Layout() })
 			if k < 0 {
-				groups = append(groups, &nodeGroup{model: pp.Model, layout: g.Layout(), gpu: g})
+				groups = append(groups, &nodeGroup{title: p.title(pp), model: pp.Model, layout: g.Layout(), gpu: g})
 				k = len(groups) - 1
 			}
 			groups[k].count++
@@ -187,13 +196,13 @@ func writeYAML(w io.Writer, p *Plan) error {
 			case ModeWhole:
 				doc()
 				draNote()
-				fmt.Fprintf(w, "# Node group %s: %s %s, whole: the device plugin's default config, nothing to roll out.\n", name, gpus(g.count), g.model)
+				fmt.Fprintf(w, "# Node group %s: %s %s, whole: the device plugin's default config, nothing to roll out.\n", name, gpus(g.count), g.title)
 				fmt.Fprintf(w, "# Label: nvidia.com/device-plugin.config=default\n")
 				fmt.Fprintln(w, "version: v1")
 			case ModeTimeSlicing:
 				doc()
 				draNote()
-				fmt.Fprintf(w, "# Node group %s: %s %s, each time-sliced into %d replicas.\n", name, gpus(g.count), g.model, g.gpu.Replicas)
+				fmt.Fprintf(w, "# Node group %s: %s %s, each time-sliced into %d replicas.\n", name, gpus(g.count), g.title, g.gpu.Replicas)
 				fmt.Fprintf(w, "# Add under the device plugin's config map as %q and label the nodes nvidia.com/device-plugin.config=%s\n", name, name)
 				writeYAMLDoc(w, map[string]any{"version": "v1", "sharing": map[string]any{"timeSlicing": map[string]any{
 					"renameByDefault": true, "failRequestsGreaterThanOne": true,
@@ -205,7 +214,7 @@ func writeYAML(w io.Writer, p *Plan) error {
 				for _, s := range g.gpu.Slices {
 					counts[s]++
 				}
-				fmt.Fprintf(w, "# Node group %s: %s %s with MIG slices %s (mixed strategy).\n", name, gpus(g.count), g.model, strings.Join(g.gpu.Slices, ", "))
+				fmt.Fprintf(w, "# Node group %s: %s %s with MIG slices %s (mixed strategy).\n", name, gpus(g.count), g.title, strings.Join(g.gpu.Slices, ", "))
 				fmt.Fprintf(w, "# Add to the MIG manager's mig-parted config and label the nodes nvidia.com/mig.config=%s\n", name)
 				writeYAMLDoc(w, map[string]any{"version": "v1", "mig-configs": map[string]any{name: []any{
 					map[string]any{"devices": "all", "mig-enabled": true, "mig-devices": counts}}}})
@@ -221,7 +230,7 @@ func writeYAML(w io.Writer, p *Plan) error {
 			seen[a.Workload] = true
 			if a.AllocationPath == describe.AllocationPathDRA {
 				doc()
-				writeDRAAssignment(w, pp.Model, a)
+				writeDRAAssignment(w, p.title(pp), a)
 				continue
 			}
 			remove := []string{"nvidia.com/gpu", "nvidia.com/gpu.shared"}
@@ -231,7 +240,7 @@ func writeYAML(w io.Writer, p *Plan) error {
 			patch := recommend.BuildPatch(a.Workload,
 				recommend.PatchChange{Limits: map[string]int64{a.Resource: 1}, Remove: remove})
 			doc()
-			fmt.Fprintf(w, "# %s: %s → %s (%s GPU %d)\n", a.Workload, a.From, a.Resource, pp.Model, a.GPU)
+			fmt.Fprintf(w, "# %s: %s → %s (%s GPU %d)\n", a.Workload, a.From, a.Resource, p.title(pp), a.GPU)
 			if a.Workload.Kind == "Pod" {
 				fmt.Fprintf(w, "# %s/%s has no controller gpulens knows of; pods cannot be patched in place: apply this to the spec that creates it\n", a.Workload.Namespace, a.Workload.Name)
 			} else {
@@ -244,6 +253,15 @@ func writeYAML(w io.Writer, p *Plan) error {
 		fmt.Fprintln(w, "# Nothing to plan.")
 	}
 	return nil
+}
+
+// title names a pool in the plan's text: its model, and its cluster in a
+// plan of several.
+func (p *Plan) title(pp PoolPlan) string {
+	if !p.clustered() {
+		return pp.Model
+	}
+	return pp.Model + " of " + query.ClusterName(pp.Cluster)
 }
 
 // fromOf is where a lane comes from, for tables: its GPU resource, and

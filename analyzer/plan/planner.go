@@ -25,7 +25,10 @@ type Plan struct {
 	Step   time.Duration `json:"-"`
 	StepS  float64       `json:"step_seconds"`
 	Policy Policy        `json:"policy"`
-	Pools  []PoolPlan    `json:"pools"`
+	// Clusters are the clusters planned, each apart, where the store
+	// holds several (MergeClusters); nil for one cluster's store.
+	Clusters []string   `json:"clusters,omitempty"`
+	Pools    []PoolPlan `json:"pools"`
 	// The totals add the pools up; the saving counts priced pools only.
 	// The saving is in nodes, as clouds bill: the freed nodes' price (less
 	// the added nodes' where a layout needs more). GPUs freed on nodes that
@@ -41,6 +44,9 @@ type Plan struct {
 
 // PoolPlan is one model's layout.
 type PoolPlan struct {
+	// Cluster is the cluster whose nodes the pool is, where the plan is
+	// of several (Plan.Clusters).
+	Cluster    string `json:"cluster,omitempty"`
 	Model      string `json:"model"`
 	Product    string `json:"product"`
 	GPUsToday  int    `json:"gpus_today"`

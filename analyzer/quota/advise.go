@@ -25,6 +25,9 @@ const gpuProductLabel = "nvidia.com/gpu.product"
 
 // Advice is one quota, what was held under it, and what it should be.
 type Advice struct {
+	// Cluster is the cluster the quota is of, where a store of several
+	// clusters is advised cluster by cluster; empty for one cluster.
+	Cluster   string `json:"cluster,omitempty"`
 	Kind      string `json:"kind"`
 	Name      string `json:"name"`
 	Namespace string `json:"namespace,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -38,13 +39,20 @@ func writeTable(w io.Writer, advice []Advice, notes []string) error {
 		fmt.Fprintln(w, "No GPU quota to advise: no Kueue ClusterQueue or ResourceQuota limits a GPU resource.")
 	} else {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		// col is the cluster column, where the advice is of several
+		// clusters.
+		col := func(string) string { return "" }
+		if clustered(advice) {
+			col = func(c string) string { return dash(c) + "\t" }
+			fmt.Fprint(tw, "CLUSTER\t")
+		}
 		fmt.Fprintln(tw, "KIND\tNAME\tFLAVOR\tRESOURCE\tNAMESPACES\tQUOTA\tBORROWING\tPEAK\tP95\tADVISED\tADVISED BORROWING")
 		for _, a := range advice {
 			name := a.Name
 			if a.Namespace != "" {
 				name = a.Namespace + "/" + a.Name
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%g\t%s\t%g\t%g\t%d\t%s\n", a.Kind, name, dash(a.Flavor), a.Resource,
+			fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%g\t%s\t%g\t%g\t%d\t%s\n", col(a.Cluster), a.Kind, name, dash(a.Flavor), a.Resource,
 				dash(strings.Join(a.Namespaces, ",")), a.Quota, limit(a.Borrowing), a.Peak, a.P95, a.Advised, intLimit(a.AdvisedBorrowing))
 		}
 		if err := tw.Flush(); err != nil {
@@ -53,7 +61,7 @@ func writeTable(w io.Writer, advice []Advice, notes []string) error {
 		fmt.Fprintln(w, "\nPeak and p95 are GPUs held at once over the window's steps; the advised quota covers the p95 with the margin (quota.margin of --config), and, in a cohort, the borrowing limit the rest of the peak.")
 		for _, a := range advice {
 			for _, n := range a.Notes {
-				fmt.Fprintf(w, "Note: %s %s: %s\n", a.Kind, a.Name, n)
+				fmt.Fprintf(w, "Note: %s%s %s: %s\n", of(a), a.Kind, a.Name, n)
 			}
 		}
 	}
@@ -81,7 +89,7 @@ func writePatches(w io.Writer, advice []Advice) error {
 		if a.Namespace != "" {
 			ns = "-n " + a.Namespace + " "
 		}
-		fmt.Fprintf(w, "# %s %s: %s, p95 %g and peak %g GPUs held at once\n", a.Kind, a.Name, a.Resource, a.P95, a.Peak)
+		fmt.Fprintf(w, "# %s%s %s: %s, p95 %g and peak %g GPUs held at once\n", of(a), a.Kind, a.Name, a.Resource, a.P95, a.Peak)
 		fmt.Fprintf(w, "# kubectl %spatch %s --type %s --patch-file <this document>\n", ns, target, a.PatchType)
 		fmt.Fprintln(w, a.Patch)
 	}
@@ -89,6 +97,19 @@ func writePatches(w io.Writer, advice []Advice) error {
 		fmt.Fprintln(w, "# No patches: every GPU quota fits what was held.")
 	}
 	return nil
+}
+
+// clustered says whether the advice is of a store of several clusters.
+func clustered(advice []Advice) bool {
+	return slices.ContainsFunc(advice, func(a Advice) bool { return a.Cluster != "" })
+}
+
+// of names the advice's cluster before it, in notes and comments.
+func of(a Advice) string {
+	if a.Cluster == "" {
+		return ""
+	}
+	return "cluster " + a.Cluster + ": "
 }
 
 func dash(s string) string {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,7 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/plan"
+	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/source"
 )
 
 // PlanOptions narrow and shape a plan.
@@ -36,8 +40,15 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 	}
 	s.obs.Begin("planning")
 	defer s.obs.End()
+	clusters, err := s.clusters(ctx, plan.ErrNoData, "plan")
+	if err != nil {
+		return nil, err
+	}
+	if clusters != nil {
+		return s.planClusters(ctx, o, clusters)
+	}
 	s.obs.Progress(0, 2)
-	data, err := s.fetch(ctx)
+	data, err := s.fetch(ctx, s.src, s.inv)
 	if err != nil {
 		return nil, err
 	}
@@ -45,8 +56,89 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 	if data.Pools, err = selectPools(data.Pools, o.Models); err != nil {
 		return nil, err
 	}
-	if s.inv.Available {
-		plan.ShapeFromNodes(data.Pools, s.inv.Nodes)
+	p, err := s.makePlan(data, o, s.inv)
+	if err != nil {
+		return nil, err
+	}
+	s.obs.Progress(2, 2)
+	p.Notes = append(p.Notes, s.notesWithout(s.unclustered())...)
+	return p, nil
+}
+
+// planClusters plans each cluster of a shared store apart, each through
+// a source scoped to its series and with its own inventory: a workload
+// moves only among its own cluster's nodes, so the plan of each cluster
+// is the one its own Prometheus would give. One cluster at a time bounds
+// the memory by the largest cluster. A cluster with nothing to plan is
+// said in the notes; only a fleet with nothing to plan is an error.
+func (s *Session) planClusters(ctx context.Context, o PlanOptions, clusters []string) (*plan.Plan, error) {
+	var (
+		parts   []plan.Clustered
+		notes   []string
+		have    []string
+		matched = map[string]bool{}
+		noPlan  error
+	)
+	s.obs.Progress(0, len(clusters))
+	for i, c := range clusters {
+		name := query.ClusterName(c)
+		inv := s.inventoryFor(c, len(clusters))
+		data, err := s.fetch(ctx, query.Scoped(s.src, s.cfg.ClusterLabel, c), inv)
+		if err == nil {
+			for _, p := range data.Pools {
+				have = append(have, p.Model.Key)
+			}
+			var found []string
+			data.Pools, found = matchPools(data.Pools, o.Models)
+			for _, m := range found {
+				matched[m] = true
+			}
+			if len(o.Models) > 0 && len(data.Pools) == 0 {
+				s.obs.Progress(i+1, len(clusters))
+				continue
+			}
+		}
+		var p *plan.Plan
+		if err == nil {
+			p, err = s.makePlan(data, o, inv)
+		}
+		switch {
+		case errors.Is(err, plan.ErrNoData) || errors.Is(err, plan.ErrNoPool):
+			notes = append(notes, name+": nothing to plan: "+err.Error())
+			noPlan = cmp.Or(noPlan, fmt.Errorf("%s: %w", name, err))
+		case err != nil:
+			return nil, fmt.Errorf("%s: %w", name, err)
+		default:
+			for _, sk := range inv.Skipped {
+				if !inv.Available {
+					p.Notes = append(p.Notes, "not read from the cluster: "+sk)
+				}
+			}
+			parts = append(parts, plan.Clustered{Cluster: c, Plan: p})
+		}
+		s.obs.Progress(i+1, len(clusters))
+	}
+	for _, m := range o.Models {
+		if !matched[m] {
+			slices.Sort(have)
+			return nil, &InputError{Input: InputModel, Err: fmt.Errorf("no GPUs of model %q in the window in any cluster (models there: %s; models the catalog does not know are not planned)",
+				m, strings.Join(slices.Compact(have), ", "))}
+		}
+	}
+	if len(parts) == 0 {
+		return nil, cmp.Or(noPlan, error(fmt.Errorf("%w: no cluster has GPUs to plan", plan.ErrNoPool)))
+	}
+	p := plan.MergeClusters(parts)
+	p.Notes = append(p.Notes, notes...)
+	p.Notes = append(p.Notes, s.absentClusters(clusters)...)
+	return p, nil
+}
+
+// makePlan plans data's pools, their nodes' shape read from inv where it
+// is available.
+func (s *Session) makePlan(data *plan.Data, o PlanOptions, inv *inventory.Inventory) (*plan.Plan, error) {
+	if inv.Available {
+		plan.ShapeFromNodes(data.Pools, inv.Nodes)
 	}
 	for _, p := range data.Pools {
 		if o.NodeGPUs > 0 && p.GPUsPerNode == 0 {
@@ -63,31 +155,105 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.obs.Progress(2, 2)
-	if !s.inv.Available {
+	if !inv.Available {
 		p.Notes = append(p.Notes, "no cluster access: workloads are inferred from pod names")
 	}
-	p.Notes = append(p.Notes, s.notesWithout("the plan is not yet made per cluster")...)
 	return p, nil
 }
 
-// fetch reads every workload's use at every step of the session's window.
-func (s *Session) fetch(ctx context.Context) (*plan.Data, error) {
+// clusters are the cluster label values of a store of several clusters
+// (or of one cluster named by the label), sorted; nil for a store without
+// the label, or when no label is given. noData is the error that a window
+// without series of any schema wraps, what names the use case.
+func (s *Session) clusters(ctx context.Context, noData error, what string) ([]string, error) {
+	if s.cfg.ClusterLabel == "" {
+		return nil, nil
+	}
 	sch, err := s.resolveSchema(ctx)
 	if err != nil {
-		if errors.Unwrap(err) == nil {
-			// Detect's bare error is "no metrics of any schema": the
-			// window is empty, or the wrong one.
-			return nil, fmt.Errorf("%w: no GPU series to plan from: %v", plan.ErrNoData, err)
-		}
+		return nil, schemaError(err, noData, what)
+	}
+	cs, err := query.ClusterValues(ctx, s.src, sch, s.window, s.cfg.ClusterLabel)
+	if err != nil {
 		return nil, err
 	}
+	if len(cs) == 0 || len(cs) == 1 && cs[0] == "" {
+		return nil, nil
+	}
+	return cs, nil
+}
+
+// inventoryFor is the inventory of cluster c of a store of n clusters:
+// the one its context read, or, without contexts, the one inventory read
+// where the store holds one cluster; an unavailable one, saying why,
+// where none is the cluster's (as the analysis joins them).
+func (s *Session) inventoryFor(c string, n int) *inventory.Inventory {
+	if len(s.members) > 0 {
+		if inv := s.fleet.For(c); inv != nil {
+			return inv
+		}
+		return inventory.Unavailable(fmt.Sprintf("no --context maps to cluster %q (give CONTEXT=%s)", c, c))
+	}
+	if n <= 1 {
+		return s.inv
+	}
+	return inventory.Unavailable(fmt.Sprintf("the store holds %d clusters, and the inventory read is of one of them: "+
+		"map each cluster to its kubeconfig context with --context CONTEXT=CLUSTER", n))
+}
+
+// unclustered is why a use case over a store read as one cluster joins
+// what several contexts read with the primary's inventory only.
+func (s *Session) unclustered() string {
+	if s.cfg.ClusterLabel == "" {
+		return "no cluster label was given (--cluster-label)"
+	}
+	return fmt.Sprintf("the store's series carry no %q label", s.cfg.ClusterLabel)
+}
+
+// schemaError is resolveSchema's error for a use case: Detect's bare
+// error, "no metrics of any schema", wraps noData (the window is empty,
+// or the wrong one).
+func schemaError(err, noData error, what string) error {
+	if errors.Unwrap(err) == nil {
+		return fmt.Errorf("%w: no GPU series to %s from: %v", noData, what, err)
+	}
+	return err
+}
+
+// fetch reads every workload's use at every step of the session's window
+// from src, naming pods' workloads by inv.
+func (s *Session) fetch(ctx context.Context, src source.Source, inv *inventory.Inventory) (*plan.Data, error) {
+	sch, err := s.resolveSchema(ctx)
+	if err != nil {
+		return nil, schemaError(err, plan.ErrNoData, "plan")
+	}
 	t := s.thresholds
-	return plan.Fetch(ctx, s.src, sch, plan.FetchOptions{
-		Window: s.window, Workload: s.inv.Workload,
+	return plan.Fetch(ctx, src, sch, plan.FetchOptions{
+		Window: s.window, Workload: inv.Workload,
 		TrainingMinLoad: t.Training.MinLoad, TrainingMinHours: t.Training.MinHours,
 		GrowthHorizon: time.Duration(t.OOMRisk.GrowthHorizonHours * float64(time.Hour)),
 	})
+}
+
+// matchPools keeps the pools models names (all where it names none), and
+// says which of models matched one.
+func matchPools(pools []*plan.Pool, models []string) (out []*plan.Pool, matched []string) {
+	if len(models) == 0 {
+		return pools, nil
+	}
+	for _, m := range models {
+		k := slices.IndexFunc(pools, func(p *plan.Pool) bool {
+			return strings.EqualFold(p.Model.Key, m) || strings.EqualFold(p.Product, m)
+		})
+		if k < 0 {
+			continue
+		}
+		matched = append(matched, m)
+		if !slices.Contains(out, pools[k]) {
+			out = append(out, pools[k])
+		}
+	}
+	return out, matched
 }
 
 // selectPools keeps the pools models names; a name that matches none is

@@ -2,37 +2,96 @@ package session
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/plan"
+	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/quota"
 )
 
 // Quotas compares every GPU quota of the cluster (Kueue ClusterQueues,
 // namespaces' ResourceQuotas) with the GPUs its namespaces held at each
-// step of the window, and advises each. The notes say what could not be
+// step of the window, and advises each. A store of several clusters is
+// advised cluster by cluster, each with its own quotas and its own
+// series, each advice naming its cluster. The notes say what could not be
 // advised, and why.
 func (s *Session) Quotas(ctx context.Context) ([]quota.Advice, []string, error) {
-	notes := s.notesWithout("quotas are not yet advised per cluster")
 	if !s.inv.Available {
+		// No cluster could be read: there is no quota to advise, in
+		// any cluster, and nothing to query.
 		why := s.inv.Skipped
 		if len(s.clusterNotes) > 0 {
 			why = []string{"no cluster could be read"}
 		}
-		return nil, append(notes, "no cluster access: the quotas are not known ("+strings.Join(why, "; ")+")"), nil
-	}
-	for _, sk := range s.inv.Skipped {
-		notes = append(notes, "not read from the cluster: "+sk)
-	}
-	if s.inv.Kueue == nil && !slices.ContainsFunc(s.inv.Skipped, func(sk string) bool { return strings.HasPrefix(sk, "kueue") }) {
-		notes = append(notes, "Kueue is not installed (no "+inventory.KueueAPI+" API): ResourceQuotas only")
+		return nil, append(slices.Clone(s.clusterNotes), "no cluster access: the quotas are not known ("+strings.Join(why, "; ")+")"), nil
 	}
 	s.obs.Begin("reading usage")
 	defer s.obs.End()
-	data, err := s.fetch(ctx)
+	clusters, err := s.clusters(ctx, plan.ErrNoData, "advise quotas")
+	if err != nil {
+		return nil, s.notesWithout(s.unclustered()), err
+	}
+	if clusters != nil {
+		return s.quotaClusters(ctx, clusters)
+	}
+	notes := s.notesWithout(s.unclustered())
+	notes = append(notes, quotaInventoryNotes(s.inv, "")...)
+	data, err := s.fetch(ctx, s.src, s.inv)
 	if err != nil {
 		return nil, notes, err
 	}
 	return quota.Advise(data, s.inv, s.thresholds.Quota.Margin), append(notes, data.Notes...), nil
+}
+
+// quotaClusters advises each cluster of a shared store with its own
+// inventory and the usage of its own series; a cluster whose inventory
+// could not be read is said in the notes, naming it.
+func (s *Session) quotaClusters(ctx context.Context, clusters []string) ([]quota.Advice, []string, error) {
+	var (
+		out   []quota.Advice
+		notes []string
+	)
+	for _, c := range clusters {
+		prefix := query.ClusterName(c) + ": "
+		inv := s.inventoryFor(c, len(clusters))
+		if !inv.Available {
+			notes = append(notes, prefix+"no cluster access: the quotas are not known ("+strings.Join(inv.Skipped, "; ")+")")
+			continue
+		}
+		notes = append(notes, quotaInventoryNotes(inv, prefix)...)
+		data, err := s.fetch(ctx, query.Scoped(s.src, s.cfg.ClusterLabel, c), inv)
+		if errors.Is(err, plan.ErrNoData) {
+			notes = append(notes, prefix+"no usage to advise from: "+err.Error())
+			continue
+		}
+		if err != nil {
+			return nil, notes, fmt.Errorf("%s%w", prefix, err)
+		}
+		for _, a := range quota.Advise(data, inv, s.thresholds.Quota.Margin) {
+			a.Cluster = c
+			out = append(out, a)
+		}
+		for _, n := range data.Notes {
+			notes = append(notes, prefix+n)
+		}
+	}
+	return out, append(notes, s.absentClusters(clusters)...), nil
+}
+
+// quotaInventoryNotes say, each after prefix, what of a read cluster the
+// quota advice lacks: what could not be read, and Kueue where it is not
+// installed.
+func quotaInventoryNotes(inv *inventory.Inventory, prefix string) []string {
+	var notes []string
+	for _, sk := range inv.Skipped {
+		notes = append(notes, prefix+"not read from the cluster: "+sk)
+	}
+	if inv.Kueue == nil && !slices.ContainsFunc(inv.Skipped, func(sk string) bool { return strings.HasPrefix(sk, "kueue") }) {
+		notes = append(notes, prefix+"Kueue is not installed (no "+inventory.KueueAPI+" API): ResourceQuotas only")
+	}
+	return notes
 }
