@@ -46,14 +46,20 @@ import (
 //     cluster a's series alone and a warning, and the analysis fails with a
 //     *source.PartialResponseError instead of reporting cluster a's usage as
 //     the fleet's; it fails the same way with only the replica's sidecar
-//     stopped, when the answer is whole but still warned about.
+//     stopped, when the answer is whole but still warned about;
+//   - with the cluster dimension (pipeline.Run, --cluster-label cluster),
+//     Thanos Query's store holds clusters a and b, each with every row
+//     and figure of its own Prometheus analysed alone, named for it; the
+//     team-nlp/llm-train both clusters run is two workloads, each with its
+//     scenario's GPU-hours (thanos_clusters_test.go); and with a store
+//     down that analysis fails as partial too, with no figures.
 //
 // The window is liveWindow, in which no series ends: Debian's Prometheus 2
 // and the Prometheus 3 engine inside Thanos Query then agree exactly on
 // every hour figure (prometheus_test.go says where they differ).
 //
-// The per-cluster dimension (a cluster label through the analysis) is not
-// built yet; until it is, clusters are told apart here by their GPUs.
+// The analysis without the cluster dimension (query.Analyze) tells the
+// clusters apart by their GPUs, which are on different nodes.
 func TestThanosQuery(t *testing.T) {
 	promtool := testenv.LookPath(t, "promtool")
 	prometheus := testenv.LookPath(t, "prometheus")
@@ -153,6 +159,9 @@ func TestThanosQuery(t *testing.T) {
 		t.Errorf("fleet through Thanos Query %+v, want the clusters' sum: a %+v + b %+v", sumQ, sumA, sumB)
 	}
 	compareClusters(t, rq, map[string]*query.Result{"a": ra, "b": rb})
+	// gpulens's analysis with the cluster dimension (--cluster-label
+	// cluster): per cluster, the figures of its own Prometheus.
+	checkClusterFigures(t, thanosURL, map[string]string{"a": promA0, "b": promB}, w, rq)
 
 	// The replica's store goes down: its twin still has every sample, yet
 	// Thanos Query warns for any store that failed, and a client cannot
@@ -168,6 +177,7 @@ func TestThanosQuery(t *testing.T) {
 		t.Fatalf("with the replica's sidecar down, Thanos Query answered %v GPUs with warnings %q (err %v), want all %v and a warning", n, warnings, err, gpusA+gpusB)
 	}
 	analyzePartial(t, thanosURL, w, sidecars["a1"].grpc)
+	pipelinePartial(t, thanosURL, w, sidecars["a1"].grpc)
 
 	// Cluster b's store goes down: Thanos Query still answers, with
 	// cluster a's series and a warning, which the analysis must not
@@ -179,6 +189,7 @@ func TestThanosQuery(t *testing.T) {
 	}
 	t.Logf("Thanos Query's warning with cluster b down: %q", warnings)
 	analyzePartial(t, thanosURL, w, sidecars["b"].grpc)
+	pipelinePartial(t, thanosURL, w, sidecars["b"].grpc)
 }
 
 // analyzePartial checks that the analysis of w through Thanos Query at
