@@ -167,7 +167,9 @@ func TestPlanPerCluster(t *testing.T) {
 	if needed["us"] > needed["eu"] {
 		t.Errorf("us needs %d GPUs, eu %d: us runs a subset of eu's workloads", needed["us"], needed["eu"])
 	}
-	if slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, "joined with") || strings.Contains(n, "no cluster access") }) {
+	if slices.ContainsFunc(p.Notes, func(n string) bool {
+		return strings.Contains(n, "joined with") || strings.Contains(n, "no cluster access")
+	}) {
 		t.Errorf("notes %q: each cluster was read and joined with its own inventory", p.Notes)
 	}
 
