@@ -229,3 +229,37 @@ func TestRenderedCoversChart(t *testing.T) {
 		t.Error("the weekly report must not pass the webhook URL on its command line")
 	}
 }
+
+// TestAnalyzerReadsClustersApart: serve and the weekly report name the
+// label a shared store tells clusters apart by (analyzer.clusterLabel,
+// default cluster, which reads a store without it as one cluster), and by
+// default read this cluster's inventory in-cluster: no fleet kubeconfig,
+// no contexts (docs/FLEET.md; tools/chart's TestFleet renders the fleet's
+// values).
+func TestAnalyzerReadsClustersApart(t *testing.T) {
+	docs := loadDocs(t, "manifests/gpulens.yaml")
+	for _, w := range []struct {
+		kind, name string
+		pod        []any
+	}{
+		{"Deployment", "gpulens-analyzer", []any{"spec", "template", "spec"}},
+		{"CronJob", "gpulens-analyzer-weekly-report", []any{"spec", "jobTemplate", "spec", "template", "spec"}},
+	} {
+		d := byKindName(docs, w.kind, w.name)
+		if d == nil {
+			t.Fatalf("no %s %s", w.kind, w.name)
+		}
+		args := strs(d.get(append(w.pod, "containers", 0, "args")...))
+		if !slices.Contains(args, "--cluster-label=cluster") {
+			t.Errorf("%s %s args %v lack --cluster-label=cluster", w.kind, w.name, args)
+		}
+		for _, a := range args {
+			if strings.HasPrefix(a, "--kubeconfig") || strings.HasPrefix(a, "--context") || a == "--all-contexts" {
+				t.Errorf("%s %s: default args hold %s", w.kind, w.name, a)
+			}
+		}
+		if v := d.get(append(w.pod, "volumes")...); v != nil {
+			t.Errorf("%s %s: default volumes %v", w.kind, w.name, v)
+		}
+	}
+}

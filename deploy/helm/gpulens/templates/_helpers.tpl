@@ -51,14 +51,63 @@ app.kubernetes.io/component: analyzer
 {{ $a.repository }}/{{ $a.image }}:{{ default .Chart.AppVersion $a.version }}
 {{- end -}}
 
-{{/* The source flags serve and the weekly report share. */}}
+{{/* The source flags serve and the weekly report share: the store, and
+the fleet's kubeconfig and contexts (analyzer.fleet, docs/FLEET.md). */}}
 {{- define "gpulens.analyzer.sourceArgs" -}}
+{{- $f := .Values.analyzer.fleet -}}
 - --prometheus-url={{ .Values.analyzer.prometheusURL }}
 - --team-label={{ .Values.analyzer.teamLabel }}
+- --cluster-label={{ .Values.analyzer.clusterLabel }}
 {{- with .Values.analyzer.bearerTokenFile }}
 - --bearer-token-file={{ . }}
 {{- end }}
 {{- range .Values.analyzer.headers }}
 - --header={{ . }}
+{{- end }}
+{{- if $f.kubeconfigSecret.name }}
+- --kubeconfig={{ include "gpulens.analyzer.kubeconfigPath" . }}
+{{- else if or $f.contexts $f.allContexts }}
+{{- fail "analyzer.fleet.contexts and analyzer.fleet.allContexts name contexts of a kubeconfig: set analyzer.fleet.kubeconfigSecret.name to the Secret holding it" }}
+{{- end }}
+{{- range $f.contexts }}
+- {{ printf "--context=%s" . | quote }}
+{{- end }}
+{{- if $f.allContexts }}
+- --all-contexts
+{{- end }}
+{{- end -}}
+
+{{/* Where the fleet's kubeconfig is mounted: a directory of its own, not
+/etc/gpulens, which holds the web config's Secret when there is one. */}}
+{{- define "gpulens.analyzer.kubeconfigDir" -}}
+/etc/gpulens-fleet
+{{- end -}}
+
+{{- define "gpulens.analyzer.kubeconfigPath" -}}
+{{ include "gpulens.analyzer.kubeconfigDir" . }}/kubeconfig
+{{- end -}}
+
+{{/* The fleet kubeconfig's volume mount, read-only; empty without one. */}}
+{{- define "gpulens.analyzer.fleetVolumeMounts" -}}
+{{- if .Values.analyzer.fleet.kubeconfigSecret.name }}
+- name: fleet-kubeconfig
+  mountPath: {{ include "gpulens.analyzer.kubeconfigDir" . }}
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{/* The fleet kubeconfig's volume: only its key, as the file "kubeconfig".
+(Secret files are root's; the analyzer's user reads them by the default
+mode, 0644, as it does the web config.) */}}
+{{- define "gpulens.analyzer.fleetVolumes" -}}
+{{- with .Values.analyzer.fleet.kubeconfigSecret }}
+{{- if .name }}
+- name: fleet-kubeconfig
+  secret:
+    secretName: {{ .name }}
+    items:
+      - key: {{ .key }}
+        path: kubeconfig
+{{- end }}
 {{- end }}
 {{- end -}}
