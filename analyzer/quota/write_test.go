@@ -26,7 +26,7 @@ func inv() *inventory.Inventory {
 // one cluster's store names none.
 func TestWriteClusters(t *testing.T) {
 	advice := func(cluster string) []Advice {
-		out := Advise(scenario(), inv(), 0.2)
+		out := Advise(scenario(), inv(), 0)
 		for i := range out {
 			out[i].Cluster = cluster
 		}
