@@ -61,12 +61,13 @@ func Build(a Input, prices *recommend.Prices) *Report {
 	}
 	r.Teams = teams(a.Current, prev, teamOf, pr)
 	r.Cluster = summary(a.Current, prev, r.Teams, pr, func(string) bool { return true })
-	for _, c := range clustersOf(a.Current) {
-		s := ClusterSummary{Name: c, Cluster: summary(a.Current, prev, r.Teams, pr, func(x string) bool { return x == c })}
-		r.Clusters = append(r.Clusters, s)
-	}
 	r.Fleet = fleet(a.Current, pr)
-	r.Recommendations, r.Findings = findingsOf(a, teamOf)
+	var savings map[string]float64
+	r.Recommendations, r.Findings, savings = findingsOf(a, teamOf)
+	for _, c := range clustersOf(a.Current) {
+		r.Clusters = append(r.Clusters, ClusterSummary{Name: c, MonthlySavings: savings[c],
+			Cluster: summary(a.Current, prev, r.Teams, pr, func(x string) bool { return x == c })})
+	}
 	r.Coverage = coverage(a)
 	r.Timeline = teamTimeline(a.Timeline, timelineTeams(a.Current, teamOf))
 	r.UnpricedModels = pr.unpriced()

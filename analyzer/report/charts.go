@@ -156,7 +156,7 @@ func barChart(id, kind, title string, rows []barRow, classes []string) chart {
 func (r *Report) allocatedUsedChart() chart {
 	rows := make([]barRow, len(r.Teams))
 	for i, t := range r.Teams {
-		rows[i] = barRow{Label: t.Team, Values: []float64{t.AllocatedGPUHours, t.UsedGPUHours},
+		rows[i] = barRow{Label: r.teamLabel(t), Values: []float64{t.AllocatedGPUHours, t.UsedGPUHours},
 			Texts: []string{gpuHours(t.AllocatedGPUHours) + " allocated", gpuHours(t.UsedGPUHours) + " used"}}
 	}
 	return barChart("chart-allocated-used", "bars", "Allocated vs used GPU-hours", rows, []string{"mark allocated", "mark used"})
@@ -174,7 +174,7 @@ func (r *Report) wasteChart() chart {
 		}
 	}
 	for _, t := range r.Teams {
-		add(t.Team+" (idle)", t.Waste, t.IdleGPUHours)
+		add(r.teamLabel(t)+" (idle)", t.Waste, t.IdleGPUHours)
 	}
 	add("Unallocated capacity", r.Cluster.UnallocatedCost, r.Cluster.UnallocatedGPUHours)
 	title := "Estimated waste"
@@ -182,6 +182,15 @@ func (r *Report) wasteChart() chart {
 		title += " (GPU-hours, no prices)"
 	}
 	return barChart("chart-waste", "bars", title, rows, []string{"mark waste"})
+}
+
+// teamLabel names a team in a chart: cluster/team where the report is
+// clustered, since two clusters' team-a are two bars.
+func (r *Report) teamLabel(t Team) string {
+	if !r.clustered() {
+		return t.Team
+	}
+	return clusterCell(t.Cluster) + "/" + t.Team
 }
 
 // slug makes a team name usable in an id.

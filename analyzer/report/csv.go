@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/csv"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,19 @@ import (
 // with scope "cluster" holding the sum of the teams. Numbers are unrounded
 // and unitless (hours, ratios 0..1, the report's currency), for
 // spreadsheets; an empty cell is unknown.
+//
+// Where the store holds several clusters the columns are CSVHeader and
+// then one more, "cluster" (CSVClusterColumn), the row's cluster label
+// value: a reader that goes by position reads the same columns as before,
+// and one that goes by name finds the cluster. A team row is then a team
+// of one cluster; the "cluster" rows are one per cluster, each the sum of
+// its teams, just as the one "cluster" row of a single cluster's report
+// is; and a last row, scope "fleet" with an empty cluster, sums them all.
+// So in either shape, the "team" rows add up to the "cluster" rows, and
+// the "cluster" rows to the whole fleet: a reader that sums a scope never
+// counts anything twice, and a reader that knows nothing of clusters gets
+// the fleet by adding up the "cluster" rows. The "fleet" row is there for
+// readers that want the total without summing.
 var CSVHeader = []string{
 	"scope", "team", "namespaces", "allocations",
 	"allocated_gpu_hours", "used_gpu_hours", "idle_gpu_hours", "unmeasured_gpu_hours", "efficiency", "cost", "waste",
@@ -20,15 +34,35 @@ var CSVHeader = []string{
 	"window_start", "window_end", "currency",
 }
 
+// CSVClusterColumn is the column a clustered report's CSV adds after
+// CSVHeader's.
+const CSVClusterColumn = "cluster"
+
 func writeCSV(w io.Writer, r *Report) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write(CSVHeader)
-	allocs := 0
-	for _, t := range r.Teams {
-		allocs += t.Allocations
-		_ = cw.Write(r.csvRow("team", t.Team, strings.Join(t.Namespaces, " "), t.Allocations, t.GPUHours, t.Previous))
+	if !r.clustered() {
+		_ = cw.Write(CSVHeader)
+		allocs := 0
+		for _, t := range r.Teams {
+			allocs += t.Allocations
+			_ = cw.Write(r.csvRow("team", t.Team, strings.Join(t.Namespaces, " "), t.Allocations, t.GPUHours, t.Previous))
+		}
+		_ = cw.Write(r.csvRow("cluster", "", "", allocs, r.Cluster.GPUHours, r.Cluster.Previous))
+		cw.Flush()
+		return cw.Error()
 	}
-	_ = cw.Write(r.csvRow("cluster", "", "", allocs, r.Cluster.GPUHours, r.Cluster.Previous))
+	_ = cw.Write(append(slices.Clone(CSVHeader), CSVClusterColumn))
+	allocs := map[string]int{}
+	for _, t := range r.Teams {
+		allocs[t.Cluster] += t.Allocations
+		_ = cw.Write(append(r.csvRow("team", t.Team, strings.Join(t.Namespaces, " "), t.Allocations, t.GPUHours, t.Previous), t.Cluster))
+	}
+	total := 0
+	for _, c := range r.Clusters {
+		total += allocs[c.Name]
+		_ = cw.Write(append(r.csvRow("cluster", "", "", allocs[c.Name], c.GPUHours, c.Previous), c.Name))
+	}
+	_ = cw.Write(append(r.csvRow("fleet", "", "", total, r.Cluster.GPUHours, r.Cluster.Previous), ""))
 	cw.Flush()
 	return cw.Error()
 }

@@ -13,11 +13,14 @@ var severityRank = map[findings.Severity]int{findings.Critical: 0, findings.Warn
 // findingsOf lists the findings most severe first, and the recommendations
 // that save money, most savings first. A recommendation that costs more
 // (Reliability) is a finding's remedy, not a saving, so it is not ranked.
-func findingsOf(a Input, teamOf func(cluster, namespace string) string) ([]Recommendation, Findings) {
-	fs := Findings{Items: []Finding{}, Skipped: []string{}}
-	recs := []Recommendation{}
+// savingsByCluster are the findings' monthly savings per cluster, which
+// sum to their MonthlySavings.
+func findingsOf(a Input, teamOf func(cluster, namespace string) string) (recs []Recommendation, fs Findings, savingsByCluster map[string]float64) {
+	fs = Findings{Items: []Finding{}, Skipped: []string{}}
+	recs = []Recommendation{}
+	savingsByCluster = map[string]float64{}
 	if a.Findings == nil {
-		return recs, fs
+		return recs, fs, savingsByCluster
 	}
 	fs.Skipped = append(fs.Skipped, a.Findings.Skipped...)
 	for _, f := range a.Findings.Findings {
@@ -42,6 +45,7 @@ func findingsOf(a Input, teamOf func(cluster, namespace string) string) ([]Recom
 			continue
 		}
 		fs.MonthlySavings += f.MonthlySavingsUSD
+		savingsByCluster[f.Cluster] += f.MonthlySavingsUSD
 		subjectOf := rec.Workload.String()
 		if rec.Workload.Name == "" {
 			// A node's capacity, not a workload's.
@@ -64,7 +68,7 @@ func findingsOf(a Input, teamOf func(cluster, namespace string) string) ([]Recom
 	if len(recs) > TopRecommendations {
 		recs = recs[:TopRecommendations]
 	}
-	return recs, fs
+	return recs, fs, savingsByCluster
 }
 
 // subject names what a finding is about, most specific first.

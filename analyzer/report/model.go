@@ -86,6 +86,9 @@ type ClusterSummary struct {
 	// the label in a store where others have it.
 	Name string `json:"cluster"`
 	Cluster
+	// MonthlySavings is what acting on the cluster's findings banks a
+	// month (as Findings.MonthlySavings, of which it is a part).
+	MonthlySavings float64 `json:"monthly_savings"`
 }
 
 // ModelFleet is the part of the fleet of one GPU model (of one cluster,

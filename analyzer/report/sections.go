@@ -51,8 +51,29 @@ func (r *Report) sections() []section {
 	if r.Consolidation != nil {
 		s = append(s[:3:3], append([]section{r.consolidationSection()}, s[3:]...)...)
 	}
+	if r.clustered() {
+		s = append(s[:1:1], append([]section{r.clustersSection()}, s[1:]...)...)
+	}
 	return s
 }
+
+// clustered says the store holds several clusters: the tables then have a
+// Cluster column, and the report a summary per cluster. A report of one
+// cluster has neither, and reads as it did before clusters were known.
+func (r *Report) clustered() bool { return len(r.Clusters) > 0 }
+
+// withCluster puts the cluster cell first in a row (or header) where the
+// report is clustered; rows of one cluster are left as they are.
+func (r *Report) withCluster(cluster string, row []string) []string {
+	if !r.clustered() {
+		return row
+	}
+	return append([]string{cluster}, row...)
+}
+
+// clusterCell names a cluster in a table: its label value, or what stands
+// for the series without one.
+func clusterCell(c string) string { return cmp.Or(c, "(no cluster label)") }
 
 func (r *Report) summarySection() section {
 	c := r.Cluster
@@ -72,17 +93,40 @@ func (r *Report) summarySection() section {
 		rows = append(rows, []string{"Allocated vs previous window", delta(c.Change.AllocatedGPUHours, c.Previous.AllocatedGPUHours, 1, " GPU-h")},
 			[]string{"Efficiency vs previous window", points(c.Change.EfficiencyPoints)})
 	}
-	return section{ID: "summary", Title: "Cluster summary", Header: []string{"Figure", "Value"}, Rows: rows,
+	title := "Cluster summary"
+	if r.clustered() {
+		title = "Fleet summary"
+	}
+	return section{ID: "summary", Title: title, Header: []string{"Figure", "Value"}, Rows: rows,
 		Intro: "Waste is what the window's GPU time cost and nobody used: idle allocations and unallocated GPUs. " +
 			"Savings are what acting on the findings takes off the bill each month: smaller or released allocations, and nodes the autoscaler can remove; " +
 			"free GPUs on nodes that stay save nothing until a node goes."}
 }
 
+// clustersSection is the summary of each cluster, beside the fleet's:
+// its rows add up to the fleet summary's figures.
+func (r *Report) clustersSection() section {
+	s := section{ID: "clusters", Title: "Clusters",
+		Intro: "Each cluster of the store on its own; together they are the fleet summary. Waste is idle allocations plus unallocated GPUs; savings are what acting on the cluster's findings takes off the bill each month.",
+		Header: []string{"Cluster", "GPUs", "Capacity GPU-h", "Allocated GPU-h", "Unallocated GPU-h", "Used GPU-h", "Efficiency",
+			"Avg util", "Cost of the GPUs", "Waste", "Savings/month", "Δ Allocated GPU-h", "Δ Efficiency"}}
+	for _, c := range r.Clusters {
+		dAlloc, dEff := "n/a", "n/a"
+		if c.Change != nil {
+			dAlloc, dEff = delta(c.Change.AllocatedGPUHours, c.Previous.AllocatedGPUHours, 1, ""), points(c.Change.EfficiencyPoints)
+		}
+		s.Rows = append(s.Rows, []string{clusterCell(c.Name), strconv.Itoa(c.GPUs), gpuHours(c.CapacityGPUHours), gpuHours(c.AllocatedGPUHours),
+			gpuHours(c.UnallocatedGPUHours), gpuHours(c.UsedGPUHours), efficiency(c.Efficiency), percent(c.AvgUtilization),
+			r.money(c.CapacityCost), r.money(c.EstimatedWaste), r.money(c.MonthlySavings), dAlloc, dEff})
+	}
+	return s
+}
+
 func (r *Report) fleetSection() section {
-	s := section{ID: "fleet", Title: "Fleet by GPU model", Header: []string{"Model", "GPUs", "Capacity GPU-h", "Allocated GPU-h", "Unallocated GPU-h", "Avg util", "Price/GPU-h", "Cost", "Price source"}}
+	s := section{ID: "fleet", Title: "Fleet by GPU model", Header: r.withCluster("Cluster", []string{"Model", "GPUs", "Capacity GPU-h", "Allocated GPU-h", "Unallocated GPU-h", "Avg util", "Price/GPU-h", "Cost", "Price source"})}
 	for _, m := range r.Fleet {
-		s.Rows = append(s.Rows, []string{m.Model, strconv.Itoa(m.GPUs), gpuHours(m.CapacityGPUHours), gpuHours(m.AllocatedGPUHours),
-			gpuHours(m.UnallocatedGPUHours), percent(m.AvgUtilization), r.price(m.PricePerHour), r.money(m.Cost), cmp.Or(m.PriceSource, "-")})
+		s.Rows = append(s.Rows, r.withCluster(clusterCell(m.Cluster), []string{m.Model, strconv.Itoa(m.GPUs), gpuHours(m.CapacityGPUHours), gpuHours(m.AllocatedGPUHours),
+			gpuHours(m.UnallocatedGPUHours), percent(m.AvgUtilization), r.price(m.PricePerHour), r.money(m.Cost), cmp.Or(m.PriceSource, "-")}))
 	}
 	return s
 }
@@ -90,21 +134,21 @@ func (r *Report) fleetSection() section {
 func (r *Report) teamSection() section {
 	s := section{ID: "teams", Title: "Teams", Empty: "No allocations in the window.",
 		Intro:  "Used GPU-hours are allocated GPU-hours × utilization (capped at 1); efficiency is used over measured; unmeasured hours had no utilization sample.",
-		Header: []string{"Team", "Namespaces", "Allocated GPU-h", "Used GPU-h", "Efficiency", "Idle GPU-h", "Unmeasured GPU-h", "Cost", "Waste", "Δ Allocated GPU-h", "Δ Efficiency"}}
+		Header: r.withCluster("Cluster", []string{"Team", "Namespaces", "Allocated GPU-h", "Used GPU-h", "Efficiency", "Idle GPU-h", "Unmeasured GPU-h", "Cost", "Waste", "Δ Allocated GPU-h", "Δ Efficiency"})}
 	for _, t := range r.Teams {
 		dAlloc, dEff := "n/a", "n/a"
 		if t.Change != nil {
 			dAlloc, dEff = delta(t.Change.AllocatedGPUHours, t.Previous.AllocatedGPUHours, 1, ""), points(t.Change.EfficiencyPoints)
 		}
-		s.Rows = append(s.Rows, []string{t.Team, strings.Join(t.Namespaces, ", "), gpuHours(t.AllocatedGPUHours), gpuHours(t.UsedGPUHours),
-			efficiency(t.Efficiency), gpuHours(t.IdleGPUHours), gpuHours(t.UnmeasuredGPUHours), r.money(t.Cost), r.money(t.Waste), dAlloc, dEff})
+		s.Rows = append(s.Rows, r.withCluster(clusterCell(t.Cluster), []string{t.Team, strings.Join(t.Namespaces, ", "), gpuHours(t.AllocatedGPUHours), gpuHours(t.UsedGPUHours),
+			efficiency(t.Efficiency), gpuHours(t.IdleGPUHours), gpuHours(t.UnmeasuredGPUHours), r.money(t.Cost), r.money(t.Waste), dAlloc, dEff}))
 	}
 	return s
 }
 
 func (r *Report) recommendationSection() section {
 	s := section{ID: "recommendations", Title: "Top recommendations", Empty: "No recommendation saves money.",
-		Header: []string{"#", "Team", "Workload", "Change", "Savings/month", "Why"}}
+		Header: r.recommendationHeader()}
 	for i, x := range r.Recommendations {
 		change := x.From + " → " + x.To
 		if x.From == "" && x.To == "" {
@@ -113,24 +157,50 @@ func (r *Report) recommendationSection() section {
 			// Made in the claim, not the container's limits.
 			change += " (" + cmp.Or(x.Claim, "DRA claim") + ")"
 		}
-		s.Rows = append(s.Rows, []string{strconv.Itoa(i + 1), x.Team, x.Workload, change, r.money(x.MonthlySavings), x.Summary})
+		row := []string{strconv.Itoa(i + 1), x.Team, x.Workload, change, r.money(x.MonthlySavings), x.Summary}
+		if r.clustered() {
+			row = append(row[:1:1], append([]string{clusterCell(x.Cluster)}, row[1:]...)...)
+		}
+		s.Rows = append(s.Rows, row)
 	}
 	return s
+}
+
+// recommendationHeader is the recommendations' columns, the cluster's
+// after the rank where the report is clustered.
+func (r *Report) recommendationHeader() []string {
+	if r.clustered() {
+		return []string{"#", "Cluster", "Team", "Workload", "Change", "Savings/month", "Why"}
+	}
+	return []string{"#", "Team", "Workload", "Change", "Savings/month", "Why"}
 }
 
 func (r *Report) findingSection() section {
 	f := r.Findings
 	s := section{ID: "findings", Title: "Findings", Empty: "No findings.",
 		Intro:  fmt.Sprintf("%d critical, %d warning, %d info.", f.Critical, f.Warning, f.Info),
-		Header: []string{"Severity", "Kind", "Team", "Subject", "Allocation", "Summary"}}
+		Header: r.findingHeader()}
 	for i, x := range f.Items {
 		if i == maxFindings {
 			s.Intro += fmt.Sprintf(" The %d most severe are listed; the JSON format has all %d.", maxFindings, len(f.Items))
 			break
 		}
-		s.Rows = append(s.Rows, []string{x.Severity, x.Kind, x.Team, x.Subject, allocationOf(x), x.Summary})
+		row := []string{x.Severity, x.Kind, x.Team, x.Subject, allocationOf(x), x.Summary}
+		if r.clustered() {
+			row = append(row[:2:2], append([]string{clusterCell(x.Cluster)}, row[2:]...)...)
+		}
+		s.Rows = append(s.Rows, row)
 	}
 	return s
+}
+
+// findingHeader is the findings' columns, the cluster's before the team's
+// where the report is clustered.
+func (r *Report) findingHeader() []string {
+	if r.clustered() {
+		return []string{"Severity", "Kind", "Cluster", "Team", "Subject", "Allocation", "Summary"}
+	}
+	return []string{"Severity", "Kind", "Team", "Subject", "Allocation", "Summary"}
 }
 
 func (r *Report) coverageSection() section {
