@@ -54,6 +54,12 @@ node; MIG GPUs on any node, since the MIG manager's config sets each GPU apart. 
 layout without time-slicing needs fewer nodes, it is kept. Clouds bill nodes: the saving
 is the freed nodes' price, and GPUs freed on nodes that stay are headroom, worth $0.
 
+A store shared by several clusters (series carrying the --cluster-label label, as Thanos,
+Mimir and the Prometheus Operator's external labels add) is planned cluster by cluster, since a
+workload moves only among its own cluster's nodes: each cluster's pools from its own series and
+with its own inventory (--context CONTEXT=CLUSTER), each pool and workload naming its cluster,
+the totals adding the clusters up.
+
 Before it is printed, the measured window is replayed on the layout: a plan with a step at
 which memory in use exceeds a GPU's or a slice's capacity is an error, not a plan. The
 replay also counts the contended steps of each shared GPU (summed load above the GPU).

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 )
 
 func planArgs(dir string, extra ...string) []string {
@@ -142,5 +144,58 @@ func TestPlanHelp(t *testing.T) {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("help has no %q", want)
 		}
+	}
+}
+
+// TestPlanClusters: a store of two clusters is planned cluster by
+// cluster: the table has a cluster column and names each pool's cluster,
+// and the JSON each pool's.
+func TestPlanClusters(t *testing.T) {
+	dir := t.TempDir()
+	var fs []*pipelinetest.Fixture
+	for _, c := range []string{"eu", "us"} {
+		f, err := pipelinetest.Read("../../analyzer/pipeline/testdata/fleet.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Labels = map[string]string{"cluster": c}
+		fs = append(fs, f)
+	}
+	if err := pipelinetest.WriteAll(dir, fs...); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"plan", "--data-dir", dir, "--since", "6h", "--until", "2026-03-16T00:00:00Z", "--no-kubernetes"}
+	var stdout, stderr bytes.Buffer
+	if code := execute(append(args, "--format", "table"), &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	table := stdout.String()
+	for _, want := range []string{"CLUSTER  MODEL", "of cluster eu:", "of cluster us:", "(clusters eu, us)"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the table lacks %q:\n%s", want, table)
+		}
+	}
+	stdout.Reset()
+	if code := execute(append(args, "--format", "json"), &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var p struct {
+		Clusters  []string `json:"clusters"`
+		GPUsToday int      `json:"gpus_today"`
+		Pools     []struct {
+			Cluster   string `json:"cluster"`
+			GPUsToday int    `json:"gpus_today"`
+		} `json:"pools"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &p); err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	for _, pp := range p.Pools {
+		per[pp.Cluster] += pp.GPUsToday
+	}
+	// The fixture's six GPUs in each cluster.
+	if strings.Join(p.Clusters, ",") != "eu,us" || p.GPUsToday != 12 || per["eu"] != 6 || per["us"] != 6 {
+		t.Errorf("clusters %q, %d GPUs today, per cluster %v; want eu and us of 6 each", p.Clusters, p.GPUsToday, per)
 	}
 }

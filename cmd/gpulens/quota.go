@@ -35,6 +35,11 @@ margin (quota.margin of --config, 20% by default); a ClusterQueue in a cohort ge
 limit for the rest of its peak. A time-sliced replica counts as one nvidia.com/gpu, as the device
 plugin advertises it without renameByDefault; a MIG slice counts as one of its own resource.
 
+A store shared by several clusters (series carrying the --cluster-label label) is advised cluster
+by cluster: each cluster's quotas, read through its own context (--context CONTEXT=CLUSTER), with
+what its own namespaces held; each quota names its cluster, and a cluster that could not be read
+is said in the notes.
+
 Formats (--format): table, json, yaml (each change as a patch: a JSON patch for a ClusterQueue,
 a merge patch for a ResourceQuota, with the kubectl command that applies it).
 
