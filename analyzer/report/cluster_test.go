@@ -365,3 +365,17 @@ func TestOneClusterHasNoClusterColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterWebhookText: the webhook's message of a clustered report has
+// the clusters' summary and names each team's cluster.
+func TestClusterWebhookText(t *testing.T) {
+	text, err := WebhookText(clusterReport(t, fixturePrices(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Fleet summary", "## Clusters\n", "| eu | 6 | 1,008.0 |", "| Cluster | Team | Namespaces |", "| us | ml | training, vision |"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("webhook text lacks %q", want)
+		}
+	}
+}

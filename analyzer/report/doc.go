@@ -17,4 +17,12 @@
 // Team figures sum to the cluster's allocated figures exactly (the cluster's
 // are computed as their sum). Output is deterministic: everything is sorted
 // and the only times printed are the window's.
+//
+// Where the store holds several clusters (its series carry a cluster
+// label), a team is of one cluster, and the teams, the fleet by model, the
+// recommendations and the findings name their cluster: a Cluster column in
+// the tables, a cluster field in the JSON, a trailing cluster column in
+// the CSV (see CSVHeader). The summary is then the fleet's, and Clusters
+// has each cluster's, which add up to it. A store of one cluster gives the
+// report it gave before clusters were known, byte for byte.
 package report
