@@ -280,3 +280,31 @@ func TestPlanUnlabelledStore(t *testing.T) {
 		t.Errorf("advice %+v, notes %q: want none, and the primary's note", advice, notes)
 	}
 }
+
+// TestPlanClustersNoKubernetes: without cluster access each cluster is
+// planned from pod names, and its notes give the reason access was off,
+// not another cluster's inventory.
+func TestPlanClustersNoKubernetes(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := twoClusters(t)
+	s, err := Open(ctx, Config{DataDir: dir, Start: weekEnd.Add(-6 * time.Hour), End: weekEnd, NoKubernetes: "--no-kubernetes", ClusterLabel: "cluster"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p, err := s.Plan(ctx, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"eu", "us"} {
+		for _, n := range []string{"no cluster access: workloads are inferred from pod names", "not read from the cluster: --no-kubernetes"} {
+			if !slices.Contains(p.Notes, "cluster "+c+": "+n) {
+				t.Errorf("notes %q lack %q of cluster %s", p.Notes, n, c)
+			}
+		}
+	}
+	advice, notes, err := s.Quotas(ctx)
+	if err != nil || len(advice) != 0 || len(notes) != 1 || !strings.HasPrefix(notes[0], "no cluster access: the quotas are not known (--no-kubernetes") {
+		t.Errorf("quotas %+v, notes %q, %v: want none, for want of cluster access", advice, notes, err)
+	}
+}

@@ -186,7 +186,8 @@ func (s *Session) clusters(ctx context.Context, noData error, what string) ([]st
 // inventoryFor is the inventory of cluster c of a store of n clusters:
 // the one its context read, or, without contexts, the one inventory read
 // where the store holds one cluster; an unavailable one, saying why,
-// where none is the cluster's (as the analysis joins them).
+// where the one read may be another cluster's (as the analysis joins
+// them).
 func (s *Session) inventoryFor(c string, n int) *inventory.Inventory {
 	if len(s.members) > 0 {
 		if inv := s.fleet.For(c); inv != nil {
@@ -194,7 +195,9 @@ func (s *Session) inventoryFor(c string, n int) *inventory.Inventory {
 		}
 		return inventory.Unavailable(fmt.Sprintf("no --context maps to cluster %q (give CONTEXT=%s)", c, c))
 	}
-	if n <= 1 {
+	if n <= 1 || !s.inv.Available {
+		// One cluster's inventory, or none read, for its own reason
+		// (--no-kubernetes, no cluster access).
 		return s.inv
 	}
 	return inventory.Unavailable(fmt.Sprintf("the store holds %d clusters, and the inventory read is of one of them: "+
