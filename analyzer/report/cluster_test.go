@@ -379,3 +379,46 @@ func TestClusterWebhookText(t *testing.T) {
 		}
 	}
 }
+
+// TestClustersOfTheSameNode: a store where one cluster's series carry the
+// label and another's do not, with the same node and GPU names in each.
+// A GPU's allocations are its own cluster's: eu's GPU is held whole, the
+// unlabelled one is free, and neither is counted against the other.
+func TestClustersOfTheSameNode(t *testing.T) {
+	w := query.Window{Start: weekEnd.Add(-7 * 24 * time.Hour), End: weekEnd, Step: time.Minute}
+	gpu := func(cluster string) query.GPU {
+		return query.GPU{GPUKey: query.GPUKey{Cluster: cluster, Node: "node-1", UUID: "GPU-1"}, Model: "NVIDIA L4",
+			ReportedHours: 168, AvgUtilization: 0.5, UtilizationSteps: 10080, Steps: 10080, Coverage: 1}
+	}
+	cur := &query.Result{Window: w, ExpectedSteps: 10080, GPUs: []query.GPU{gpu(""), gpu("eu")},
+		Allocations: []query.Allocation{{AllocationKey: query.AllocationKey{Cluster: "eu", Node: "node-1", Namespace: "ml", Pod: "p", UUID: "GPU-1"},
+			Model: "NVIDIA L4", AllocatedGPUHours: 168, AvgUtilization: 0.5, UtilizationSteps: 10080}}}
+	prices := fixturePrices(t)
+	r := Build(Input{Schema: "native", Current: cur, Previous: &query.Result{Window: w}}, prices)
+	if len(r.Clusters) != 2 || r.Clusters[0].Name != "" || r.Clusters[1].Name != "eu" {
+		t.Fatalf("clusters %+v, want the unlabelled one and eu", r.Clusters)
+	}
+	unlabelled, eu := r.Clusters[0], r.Clusters[1]
+	if unlabelled.AllocatedGPUHours != 0 || unlabelled.UnallocatedGPUHours != 168 || eu.AllocatedGPUHours != 168 || eu.UnallocatedGPUHours != 0 {
+		t.Errorf("unlabelled %g allocated %g free, eu %g allocated %g free; want 0/168 and 168/0",
+			unlabelled.AllocatedGPUHours, unlabelled.UnallocatedGPUHours, eu.AllocatedGPUHours, eu.UnallocatedGPUHours)
+	}
+	if r.Cluster.UnallocatedGPUHours != 168 || !near(r.Cluster.UnallocatedCost, 168*0.8) || !near(r.Cluster.EstimatedWaste, 84*0.8+168*0.8) {
+		t.Errorf("fleet %+v, want 168 GPU-h free at $0.80 and 84 idle", r.Cluster)
+	}
+	if unlabelled.Previous != nil || r.Cluster.Previous != nil {
+		t.Errorf("previous %v, %v without last week's data", unlabelled.Previous, r.Cluster.Previous)
+	}
+	// The fleet by model has a row per cluster, the tables name the
+	// unlabelled cluster in words.
+	if len(r.Fleet) != 2 || r.Fleet[0].AllocatedGPUHours != 0 || r.Fleet[1].AllocatedGPUHours != 168 {
+		t.Errorf("fleet %+v, want the unlabelled L4 free and eu's held", r.Fleet)
+	}
+	var md bytes.Buffer
+	if err := Render(&md, r, "markdown"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), `| (no cluster label) | 1 | 168.0 |`) {
+		t.Errorf("markdown does not name the unlabelled cluster:\n%s", md.String())
+	}
+}
