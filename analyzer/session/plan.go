@@ -1,7 +1,6 @@
 package session
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -105,7 +104,9 @@ func (s *Session) planClusters(ctx context.Context, o PlanOptions, clusters []st
 		switch {
 		case errors.Is(err, plan.ErrNoData) || errors.Is(err, plan.ErrNoPool):
 			notes = append(notes, name+": nothing to plan: "+err.Error())
-			noPlan = cmp.Or(noPlan, fmt.Errorf("%s: %w", name, err))
+			if noPlan == nil {
+				noPlan = fmt.Errorf("%s: %w", name, err)
+			}
 		case err != nil:
 			return nil, fmt.Errorf("%s: %w", name, err)
 		default:
@@ -125,8 +126,11 @@ func (s *Session) planClusters(ctx context.Context, o PlanOptions, clusters []st
 				m, strings.Join(slices.Compact(have), ", "))}
 		}
 	}
+	if len(parts) == 0 && noPlan != nil {
+		return nil, noPlan
+	}
 	if len(parts) == 0 {
-		return nil, cmp.Or(noPlan, error(fmt.Errorf("%w: no cluster has GPUs to plan", plan.ErrNoPool)))
+		return nil, fmt.Errorf("%w: no cluster has GPUs to plan", plan.ErrNoPool)
 	}
 	p := plan.MergeClusters(parts)
 	p.Notes = append(p.Notes, notes...)
