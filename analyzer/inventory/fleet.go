@@ -116,12 +116,38 @@ type Fleet struct {
 	// Members are the clusters, in the order they were given.
 	Members []Member
 	invs    map[string]*Inventory
+	// unnamed says the fleet is one cluster read the usual way, whose
+	// cluster label value is not known (SingleFleet).
+	unnamed bool
 }
 
 // SingleFleet is the fleet of one cluster read the usual way, whose
 // cluster value is unknown ("").
 func SingleFleet(inv *Inventory) *Fleet {
-	return &Fleet{Members: []Member{{}}, invs: map[string]*Inventory{"": inv}}
+	return &Fleet{Members: []Member{{}}, invs: map[string]*Inventory{"": inv}, unnamed: true}
+}
+
+// Of is the inventory cluster c's results are joined with, in a store that
+// holds n clusters. A fleet read through contexts gives the context mapped
+// to c, or an unavailable inventory saying no context maps to it. A fleet
+// of one cluster read the usual way (SingleFleet) is of a cluster whose
+// label value is unknown: it serves a store of one cluster, or keeps its
+// own reason when it could not be read; where the store holds several it
+// would join some cluster's objects with the others' metrics, so each
+// cluster is analysed without one, and the reason says how to map them.
+func (f *Fleet) Of(c string, n int) *Inventory {
+	if !f.unnamed {
+		if inv := f.invs[c]; inv != nil {
+			return inv
+		}
+		return Unavailable(fmt.Sprintf("no --context maps to cluster %q (give CONTEXT=%s)", c, c))
+	}
+	inv := f.invs[""]
+	if n <= 1 || inv == nil || !inv.Available {
+		return inv
+	}
+	return Unavailable(fmt.Sprintf("the store holds %d clusters, and the inventory read is of one of them: "+
+		"map each cluster to its kubeconfig context with --context CONTEXT=CLUSTER", n))
 }
 
 // For is the inventory of the cluster with this label value; nil for a

@@ -35,7 +35,7 @@ func (a *Analysis) analyzeClusters(ctx context.Context, o Options, sch schema.Sc
 		if err != nil {
 			return fmt.Errorf("%s: previous window: %w", query.ClusterName(c), err)
 		}
-		inv := o.inventoryOf(c, len(clusters))
+		inv := o.fleet().Of(c, len(clusters))
 		a.inventories[c] = inv
 		gpus += len(res.GPUs)
 		// Detected before the cluster is named in the results' keys: the
@@ -56,19 +56,12 @@ func (a *Analysis) analyzeClusters(ctx context.Context, o Options, sch schema.Sc
 	return nil
 }
 
-// inventoryOf is the inventory of cluster c of a store of n clusters.
-func (o Options) inventoryOf(c string, n int) *inventory.Inventory {
+// fleet is Options.Fleet, or Inventory as a fleet of one unnamed cluster.
+func (o Options) fleet() *inventory.Fleet {
 	if o.Fleet != nil {
-		if inv := o.Fleet.For(c); inv != nil {
-			return inv
-		}
-		return inventory.Unavailable(fmt.Sprintf("no --context maps to cluster %q (give CONTEXT=%s)", c, c))
+		return o.Fleet
 	}
-	if n <= 1 {
-		return o.Inventory
-	}
-	return inventory.Unavailable(fmt.Sprintf("the store holds %d clusters, and the inventory read is of one of them: "+
-		"map each cluster to its kubeconfig context with --context CONTEXT=CLUSTER", n))
+	return inventory.SingleFleet(o.Inventory)
 }
 
 // InventoryOf is the inventory cluster's results were joined with: the

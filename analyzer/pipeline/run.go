@@ -46,10 +46,9 @@ type Options struct {
 	// store apart (query.DefaultClusterLabel); empty reads the store as one
 	// cluster. A store whose series lack it reads as one cluster either way.
 	ClusterLabel string
-	// Fleet, when set, is each cluster's inventory by label value; a
-	// cluster of the store it lacks is analysed without one. Unset, a
-	// store of several clusters is analysed without any: Inventory is
-	// one cluster's and must not be joined with another's metrics.
+	// Fleet, when set, gives each cluster of a store of several its
+	// inventory (inventory.Fleet.Of); unset, Inventory is a fleet of one
+	// unnamed cluster, which a store of several is not joined with.
 	Fleet *inventory.Fleet
 }
 

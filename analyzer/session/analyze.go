@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpulens/gpulens/analyzer/inventory"
-
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/query"
 )
@@ -26,7 +24,7 @@ func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis
 		Source: s.src, Schema: s.schema, Start: s.window.Start, End: s.window.End, Step: s.window.Step,
 		Inventory: s.inv, Findings: &s.thresholds, Prices: s.prices, TimelinePoints: timeline, Progress: s.obs.Progress,
 		Sharding:     query.Sharding{MaxSamples: s.cfg.MaxSamples, Flag: maxSamplesFlag, Progress: s.obs.Shards},
-		ClusterLabel: s.cfg.ClusterLabel, Fleet: s.memberFleet(),
+		ClusterLabel: s.cfg.ClusterLabel, Fleet: s.fleet,
 	})
 	if err != nil {
 		return nil, err
@@ -46,15 +44,6 @@ func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis
 		a.Notes = append(a.Notes, s.absentClusters(a.Clusters)...)
 	}
 	return a, nil
-}
-
-// memberFleet is the fleet the contexts named, nil without contexts: the
-// one inventory read the usual way is then of an unknown cluster.
-func (s *Session) memberFleet() *inventory.Fleet {
-	if len(s.members) == 0 {
-		return nil
-	}
-	return s.fleet
 }
 
 // notesWithout are the cluster notes of a use case that cannot join each

@@ -81,7 +81,7 @@ func (s *Session) planClusters(ctx context.Context, o PlanOptions, clusters []st
 	s.obs.Progress(0, len(clusters))
 	for i, c := range clusters {
 		name := query.ClusterName(c)
-		inv := s.inventoryFor(c, len(clusters))
+		inv := s.fleet.Of(c, len(clusters))
 		data, err := s.fetch(ctx, query.Scoped(s.src, s.cfg.ClusterLabel, c), inv)
 		if err == nil {
 			for _, p := range data.Pools {
@@ -185,27 +185,6 @@ func (s *Session) clusters(ctx context.Context, noData error, what string) ([]st
 		return nil, nil
 	}
 	return cs, nil
-}
-
-// inventoryFor is the inventory of cluster c of a store of n clusters:
-// the one its context read, or, without contexts, the one inventory read
-// where the store holds one cluster; an unavailable one, saying why,
-// where the one read may be another cluster's (as the analysis joins
-// them).
-func (s *Session) inventoryFor(c string, n int) *inventory.Inventory {
-	if len(s.members) > 0 {
-		if inv := s.fleet.For(c); inv != nil {
-			return inv
-		}
-		return inventory.Unavailable(fmt.Sprintf("no --context maps to cluster %q (give CONTEXT=%s)", c, c))
-	}
-	if n <= 1 || !s.inv.Available {
-		// One cluster's inventory, or none read, for its own reason
-		// (--no-kubernetes, no cluster access).
-		return s.inv
-	}
-	return inventory.Unavailable(fmt.Sprintf("the store holds %d clusters, and the inventory read is of one of them: "+
-		"map each cluster to its kubeconfig context with --context CONTEXT=CLUSTER", n))
 }
 
 // unclustered is why a use case over a store read as one cluster joins

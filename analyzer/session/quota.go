@@ -57,7 +57,7 @@ func (s *Session) quotaClusters(ctx context.Context, clusters []string) ([]quota
 	)
 	for _, c := range clusters {
 		prefix := query.ClusterName(c) + ": "
-		inv := s.inventoryFor(c, len(clusters))
+		inv := s.fleet.Of(c, len(clusters))
 		if !inv.Available {
 			notes = append(notes, prefix+"no cluster access: the quotas are not known ("+strings.Join(inv.Skipped, "; ")+")")
 			continue
