@@ -84,15 +84,20 @@ func Build(in Input) *metrics.Set {
 			constant(s, "gpulens_finding_monthly_cost_usd"+labels, g.cost)
 		}
 	}
+	// Two clusters' team-a are two teams (report.Team.Cluster), and two
+	// series: the same name registered twice would panic the Set.
 	for _, t := range in.Teams {
-		constant(s, metricname.Of("gpulens_team_gpu_seconds", "team", t.Team, "state", "allocated"), t.AllocatedGPUHours*3600)
-		constant(s, metricname.Of("gpulens_team_gpu_seconds", "team", t.Team, "state", "used"), t.UsedGPUHours*3600)
-		constant(s, metricname.Of("gpulens_team_gpu_seconds", "team", t.Team, "state", "idle"), t.IdleGPUHours*3600)
+		team := func(family string, more ...string) string {
+			return metricname.Of(family, append([]string{ClusterLabel, t.Cluster, "team", t.Team}, more...)...)
+		}
+		constant(s, team("gpulens_team_gpu_seconds", "state", "allocated"), t.AllocatedGPUHours*3600)
+		constant(s, team("gpulens_team_gpu_seconds", "state", "used"), t.UsedGPUHours*3600)
+		constant(s, team("gpulens_team_gpu_seconds", "state", "idle"), t.IdleGPUHours*3600)
 		if in.CostKnown && in.WindowHours > 0 {
-			constant(s, metricname.Of("gpulens_team_monthly_cost_usd", "team", t.Team), t.Cost/in.WindowHours*HoursPerMonth)
+			constant(s, team("gpulens_team_monthly_cost_usd"), t.Cost/in.WindowHours*HoursPerMonth)
 		}
 		if t.Efficiency != nil {
-			constant(s, metricname.Of("gpulens_team_efficiency_ratio", "team", t.Team), *t.Efficiency)
+			constant(s, team("gpulens_team_efficiency_ratio"), *t.Efficiency)
 		}
 	}
 	if in.WindowHours > 0 {

@@ -78,8 +78,20 @@ func TestBuild(t *testing.T) {
 		{name: "one workload in two clusters: two series", in: func() Input {
 			eu, us := fixture().Findings[2], fixture().Findings[2]
 			eu.Cluster, us.Cluster = "eu", "us"
-			return Input{Findings: []findings.Finding{eu, us}}
+			ml := fixture().Teams[0]
+			mlEU, mlUS := ml, ml
+			mlEU.Cluster, mlUS.Cluster = "eu", "us"
+			mlUS.AllocatedGPUHours = 24
+			return Input{Findings: []findings.Finding{eu, us}, Teams: []report.Team{mlEU, mlUS}}
 		}(), want: []string{
+			`gpulens_team_efficiency_ratio{cluster="eu",team="ml"} 0.5`,
+			`gpulens_team_efficiency_ratio{cluster="us",team="ml"} 0.5`,
+			`gpulens_team_gpu_seconds{cluster="eu",team="ml",state="allocated"} 604800`,
+			`gpulens_team_gpu_seconds{cluster="eu",team="ml",state="idle"} 216000`,
+			`gpulens_team_gpu_seconds{cluster="eu",team="ml",state="used"} 302400`,
+			`gpulens_team_gpu_seconds{cluster="us",team="ml",state="allocated"} 86400`,
+			`gpulens_team_gpu_seconds{cluster="us",team="ml",state="idle"} 216000`,
+			`gpulens_team_gpu_seconds{cluster="us",team="ml",state="used"} 302400`,
 			`gpulens_finding{cluster="eu",kind="timeslice-oom-risk",severity="critical",namespace="team-b",workload="we\"ird\\name",node="n2",gpu_uuid="GPU-2"} 1`,
 			`gpulens_finding{cluster="us",kind="timeslice-oom-risk",severity="critical",namespace="team-b",workload="we\"ird\\name",node="n2",gpu_uuid="GPU-2"} 1`,
 			`gpulens_finding_info{cluster="eu",kind="timeslice-oom-risk",severity="critical",namespace="team-b",workload="we\"ird\\name",node="n2",gpu_uuid="GPU-2",summary="memory at \"94%\"\nof the GPU"} 1`,
