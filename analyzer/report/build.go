@@ -69,7 +69,7 @@ func Build(a Input, prices *recommend.Prices) *Report {
 			Cluster: summary(a.Current, prev, r.Teams, pr, func(x string) bool { return x == c })})
 	}
 	r.Coverage = coverage(a)
-	r.Timeline = teamTimeline(a.Timeline, timelineTeams(a.Current, teamOf))
+	r.Timeline = teamTimeline(a.Timeline, teamOf)
 	r.UnpricedModels = pr.unpriced()
 	return r
 }

@@ -250,13 +250,14 @@ func TestClusterTeams(t *testing.T) {
 	}) || slices.ContainsFunc(r.Findings.Items, func(f Finding) bool { return f.Cluster == "us" && strings.Contains(f.Subject, "alice") }) {
 		t.Errorf("alice's notebook is eu's alone: findings %+v", r.Findings.Items)
 	}
-	// The timeline is of the whole store: vision is two teams' and stays
-	// a namespace; research is ml's in both.
+	// The timeline is read per cluster: each cluster's teams are its own
+	// lines, vision is its own team in eu and ml's in us, and research is
+	// ml's in both.
 	var series []string
 	for _, ts := range r.Timeline {
 		series = append(series, ts.Team)
 	}
-	if want := []string{"ml", "serving", "vision"}; !slices.Equal(series, want) {
+	if want := []string{"eu/ml", "eu/serving", "eu/vision", "us/ml", "us/serving"}; !slices.Equal(series, want) {
 		t.Errorf("timeline series %q, want %q", series, want)
 	}
 }
