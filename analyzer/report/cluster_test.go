@@ -423,3 +423,22 @@ func TestClustersOfTheSameNode(t *testing.T) {
 		t.Errorf("markdown does not name the unlabelled cluster:\n%s", md.String())
 	}
 }
+
+// TestClusterConsolidation: each cluster is planned apart, so a model's
+// pool of two clusters is two rows, each naming its cluster; one cluster's
+// plan has no cluster column.
+func TestClusterConsolidation(t *testing.T) {
+	r := &Report{Consolidation: &Consolidation{GPUsToday: 12, GPUsNeeded: 7, Pools: []ConsolidationPool{
+		{Cluster: "eu", Model: "H100-80GB", GPUsToday: 3, GPUsNeeded: 2},
+		{Cluster: "us", Model: "H100-80GB", GPUsToday: 3, GPUsNeeded: 1},
+	}}}
+	s := r.consolidationSection()
+	if !slices.Equal(s.Header[:2], []string{"Cluster", "Model"}) || len(s.Rows) != 2 || s.Rows[0][0] != "eu" || s.Rows[1][0] != "us" {
+		t.Errorf("header %q rows %q, want a Cluster column naming eu and us", s.Header, s.Rows)
+	}
+	r.Consolidation.Pools = r.Consolidation.Pools[:1]
+	r.Consolidation.Pools[0].Cluster = ""
+	if s := r.consolidationSection(); s.Header[0] != "Model" || s.Rows[0][0] != "H100-80GB" {
+		t.Errorf("one cluster's plan: header %q rows %q, want no cluster column", s.Header, s.Rows)
+	}
+}

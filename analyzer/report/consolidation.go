@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -35,8 +36,11 @@ type Consolidation struct {
 	Unavailable string `json:"unavailable,omitempty"`
 }
 
-// ConsolidationPool is one GPU model's part of it.
+// ConsolidationPool is one GPU model's part of it, of one cluster where
+// the store holds several (each cluster is planned apart: workloads do
+// not move between clusters' nodes).
 type ConsolidationPool struct {
+	Cluster      string `json:"cluster,omitempty"`
 	Model        string `json:"model"`
 	GPUsToday    int    `json:"gpus_today"`
 	GPUsNeeded   int    `json:"gpus_needed"`
@@ -82,8 +86,16 @@ func (r *Report) consolidationSection() section {
 		}
 		return strconv.Itoa(n)
 	}
+	clustered := slices.ContainsFunc(c.Pools, func(p ConsolidationPool) bool { return p.Cluster != "" })
+	if clustered {
+		s.Header = append([]string{"Cluster"}, s.Header...)
+	}
 	for _, p := range c.Pools {
-		s.Rows = append(s.Rows, []string{p.Model, count(p.NodesToday), count(p.NodesNeeded), strconv.Itoa(p.GPUsToday), strconv.Itoa(p.GPUsNeeded), strconv.Itoa(p.HeadroomGPUs)})
+		row := []string{p.Model, count(p.NodesToday), count(p.NodesNeeded), strconv.Itoa(p.GPUsToday), strconv.Itoa(p.GPUsNeeded), strconv.Itoa(p.HeadroomGPUs)}
+		if clustered {
+			row = append([]string{clusterCell(p.Cluster)}, row...)
+		}
+		s.Rows = append(s.Rows, row)
 	}
 	return s
 }

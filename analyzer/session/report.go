@@ -47,7 +47,7 @@ func (s *Session) consolidation(ctx context.Context) *report.Consolidation {
 		}
 		c.ReplaySteps = max(c.ReplaySteps, pp.Replay.Steps)
 		c.OvercommittedSteps += pp.Replay.OvercommittedSteps
-		c.Pools = append(c.Pools, report.ConsolidationPool{Model: pp.Model, GPUsToday: pp.GPUsToday, GPUsNeeded: pp.GPUsNeeded,
+		c.Pools = append(c.Pools, report.ConsolidationPool{Cluster: pp.Cluster, Model: pp.Model, GPUsToday: pp.GPUsToday, GPUsNeeded: pp.GPUsNeeded,
 			NodesToday: pp.NodesToday, NodesNeeded: pp.NodesNeeded, HeadroomGPUs: pp.HeadroomGPUs})
 	}
 	return c
