@@ -54,6 +54,7 @@ func SelectFindings(in []findings.Finding, all bool) []findings.Finding {
 // findingJSON is the JSON form of one finding, with the field names
 // scripts rely on.
 type findingJSON struct {
+	Cluster           string             `json:"cluster,omitempty"`
 	Kind              string             `json:"kind"`
 	Severity          string             `json:"severity"`
 	Namespace         string             `json:"namespace,omitempty"`
@@ -104,7 +105,7 @@ type recommendationFix struct {
 func WriteFindingsJSON(w io.Writer, fs []findings.Finding) error {
 	out := make([]findingJSON, 0, len(fs))
 	for _, f := range fs {
-		r := findingJSON{Kind: f.Kind, Severity: string(f.Severity), Namespace: f.Namespace, Workload: f.Workload,
+		r := findingJSON{Cluster: f.Cluster, Kind: f.Kind, Severity: string(f.Severity), Namespace: f.Namespace, Workload: f.Workload,
 			WorkloadKind: f.WorkloadKind, Pod: f.Pod, Container: f.Container, Node: f.Node, GPUUUID: f.GPUUUID,
 			GPUInstance: f.GPUInstance, Model: f.Model, WorkloadSource: f.WorkloadSource,
 			AllocationPath: f.AllocationPath, Claims: f.Claims, Pods: f.Pods, GPUs: f.GPUs,
@@ -143,6 +144,12 @@ func writeRecommendTable(w io.Writer, fs []findings.Finding) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	// A store of several clusters: the cluster is a column, first, as
+	// kubectl's multi-context tools put it.
+	clustered := slices.ContainsFunc(fs, func(f findings.Finding) bool { return f.Cluster != "" })
+	if clustered {
+		fmt.Fprint(tw, "CLUSTER\t")
+	}
 	fmt.Fprintln(tw, "SEVERITY\tKIND\tWORKLOAD\tCHANGE\tSAVINGS/MONTH\tCONFIDENCE")
 	for _, f := range fs {
 		change := "-"
@@ -162,6 +169,9 @@ func writeRecommendTable(w io.Writer, fs []findings.Finding) error {
 			savings = dollars(f.MonthlySavingsUSD)
 		}
 		subject := cmp.Or(workloadRef(f), f.Node+"/"+f.GPUUUID)
+		if clustered {
+			fmt.Fprintf(tw, "%s\t", clusterCell(f.Cluster))
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.0f%%\n", f.Severity, f.Kind, subject, change, savings, 100*f.Confidence)
 	}
 	if err := tw.Flush(); err != nil {
@@ -233,6 +243,10 @@ func writePatches(w io.Writer, fs []findings.Finding) error {
 			continue
 		}
 		sep()
+		if f.Cluster != "" {
+			// The kubectl lines below are for that cluster's context.
+			fmt.Fprintf(w, "# cluster: %s\n", f.Cluster)
+		}
 		fmt.Fprintf(w, "# %s\n", f.Summary)
 		if dra {
 			fmt.Fprintf(w, "# %s\n", claimPath(r))
