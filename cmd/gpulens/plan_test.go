@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 )
 
 func planArgs(dir string, extra ...string) []string {
@@ -151,19 +149,7 @@ func TestPlanHelp(t *testing.T) {
 // cluster: the table has a cluster column and names each pool's cluster,
 // and the JSON each pool's.
 func TestPlanClusters(t *testing.T) {
-	dir := t.TempDir()
-	var fs []*pipelinetest.Fixture
-	for _, c := range []string{"eu", "us"} {
-		f, err := pipelinetest.Read("../../analyzer/pipeline/testdata/fleet.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.Labels = map[string]string{"cluster": c}
-		fs = append(fs, f)
-	}
-	if err := pipelinetest.WriteAll(dir, fs...); err != nil {
-		t.Fatal(err)
-	}
+	dir := twoClusterStore(t)
 	args := []string{"plan", "--data-dir", dir, "--since", "6h", "--until", "2026-03-16T00:00:00Z", "--no-kubernetes"}
 	var stdout, stderr bytes.Buffer
 	if code := execute(append(args, "--format", "table"), &stdout, &stderr); code != exitOK {
