@@ -116,7 +116,7 @@ func BenchmarkAnalyze(b *testing.B) {
 				b.Run("clusters", func(b *testing.B) {
 					var res *Result
 					var n int
-					peak := measurePeakRSS(b, func() {
+					peak, start := measureRSS(b, func() {
 						for b.Loop() {
 							var err error
 							if res, n, err = analyzeClusters(context.Background(), f.src, schema.Native{}, w); err != nil {
@@ -133,6 +133,9 @@ func BenchmarkAnalyze(b *testing.B) {
 					b.ReportMetric(float64(res.Shards), "shards/op")
 					b.ReportMetric(float64(n), "clusters/op")
 					reportPeak(b, peak)
+					if start >= 0 {
+						b.ReportMetric(float64(start)/(1<<20), "start-RSS-MiB")
+					}
 				})
 			} else {
 				b.Run("analyzer", analyzerBench(f, w, gpus))
@@ -354,11 +357,21 @@ func bareRun(ng *promql.Engine, q storage.Queryable, qs []namedQuery, w Window) 
 // available. It also reports the process's CPU time (user + system, all
 // threads) per op: on a shared machine it varies less than wall time.
 func measurePeakRSS(b *testing.B, fn func()) int64 {
+	peak, _ := measureRSS(b, fn)
+	return peak
+}
+
+// measureRSS is measurePeakRSS that also returns the resident set just
+// before fn, after the high-water mark's reset (-1 where unknown): what the
+// process held before the timed loop (the TSDB's memory and mapped
+// blocks), which the peak includes.
+func measureRSS(b *testing.B, fn func()) (peak, start int64) {
 	runtime.GC()
 	debug.FreeOSMemory()
 	stop := startProfiles(b)
 	// "5" resets the VmHWM high-water mark to the current RSS (Linux 4.0+).
 	reset := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+	start = procStatus("VmRSS:")
 	cpu0 := cpuTime()
 	fn()
 	b.StopTimer()
@@ -366,14 +379,19 @@ func measurePeakRSS(b *testing.B, fn func()) int64 {
 	stop()
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 	if reset != nil {
-		return -1
+		return -1, start
 	}
+	return procStatus("VmHWM:"), start
+}
+
+// procStatus is field of /proc/self/status in bytes, or -1.
+func procStatus(field string) int64 {
 	status, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return -1
 	}
 	for line := range bytes.SplitSeq(status, []byte("\n")) {
-		if v, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
+		if v, ok := bytes.CutPrefix(line, []byte(field)); ok {
 			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(string(v)), " kB"), 10, 64)
 			if err != nil {
 				return -1
