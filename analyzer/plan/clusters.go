@@ -54,10 +54,11 @@ func MergeClusters(parts []Clustered) *Plan {
 // cluster of a shared store), whose rows name their cluster.
 func (p *Plan) clustered() bool { return len(p.Clusters) > 0 }
 
-// clusterCell is a cluster in a table's cluster column.
+// clusterCell is a cluster in a table's cluster column, named as the
+// report names the series without the label.
 func clusterCell(c string) string {
 	if c == "" {
-		return "(none)"
+		return "(no cluster label)"
 	}
 	return c
 }
