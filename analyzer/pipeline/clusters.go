@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/inventory"
@@ -89,4 +90,22 @@ func (a *Analysis) readTimeline(ctx context.Context, o Options, sch schema.Schem
 		parts[c] = tl
 	}
 	return query.MergeTimelines(parts), nil
+}
+
+// clustersOf are the clusters of either window: a cluster that reported
+// last week only must still be last week's figures, or the change would
+// read as a drop in its use.
+func clustersOf(ctx context.Context, o Options, sch schema.Schema, cur, prev query.Window) ([]string, error) {
+	now, err := query.ClusterValues(ctx, o.Source, sch, cur, o.ClusterLabel)
+	if err != nil {
+		return nil, err
+	}
+	before, err := query.ClusterValues(ctx, o.Source, sch, prev, o.ClusterLabel)
+	if err != nil {
+		return nil, fmt.Errorf("previous window: %w", err)
+	}
+	if len(before) == 0 {
+		return now, nil
+	}
+	return slices.Compact(slices.Sorted(slices.Values(append(now, before...)))), nil
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
@@ -183,5 +184,41 @@ func TestClusterTimelines(t *testing.T) {
 		if !reflect.DeepEqual(mine, want.Namespaces) {
 			t.Errorf("cluster %s's timeline differs from its store's alone", c)
 		}
+	}
+}
+
+// TestClusterOfThePreviousWindow: a cluster that reported last week only
+// is still last week's: its GPUs are in the previous window's figures, so
+// the change is not read as a drop in the fleet's use.
+func TestClusterOfThePreviousWindow(t *testing.T) {
+	eu := readFixture(t, map[string]string{"cluster": "eu"})
+	us := readFixture(t, map[string]string{"cluster": "us"})
+	// Gone two hours before this week began.
+	us.End = weekStart.Add(-2 * time.Hour)
+	last := us.End.Sub(us.Start)
+	us.Allocations = slices.DeleteFunc(us.Allocations, func(a pipelinetest.Allocation) bool { return a.From >= last })
+	for i := range us.Allocations {
+		if a := &us.Allocations[i]; a.To == 0 || a.To > last {
+			a.To = last
+		}
+	}
+	a := run(t, openStore(t, eu, us), query.DefaultClusterLabel)
+	if !slices.Equal(a.Clusters, []string{"eu", "us"}) {
+		t.Fatalf("clusters %q, want eu and us", a.Clusters)
+	}
+	count := func(r *query.Result, c string) int {
+		n := 0
+		for _, g := range r.GPUs {
+			if g.Cluster == c {
+				n++
+			}
+		}
+		return n
+	}
+	if got := count(a.Current, "us"); got != 0 {
+		t.Errorf("%d of us's GPUs this week, want 0", got)
+	}
+	if got, want := count(a.Previous, "us"), len(us.GPUs); got != want {
+		t.Errorf("%d of us's GPUs last week, want %d", got, want)
 	}
 }

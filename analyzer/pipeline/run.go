@@ -118,7 +118,7 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 	prevW := query.Window{Start: o.Start.Add(-length), End: o.Start, Step: o.Step}
 	clusters := []string{""}
 	if o.ClusterLabel != "" {
-		if clusters, err = query.ClusterValues(ctx, o.Source, sch, cur, o.ClusterLabel); err != nil {
+		if clusters, err = clustersOf(ctx, o, sch, cur, prevW); err != nil {
 			return nil, err
 		}
 	}

@@ -25,10 +25,14 @@ const DefaultClusterLabel = "cluster"
 
 // ClusterValues are the values label takes on the series that identify
 // sch's exporter over w, sorted; "" stands for series without it. A store
-// of one cluster answers [""], or nothing where it has no data. Like the
-// shard probe it looks at probeSteps instants, so a cluster whose exporters
-// reported only between them is missed: at a week's window, one that
-// reported for less than six hours.
+// of one cluster answers [""], or nothing where it has no data.
+//
+// It must not miss a cluster: a cluster left out is left out of every
+// figure, silently. So it reads every sample of those series once, in
+// tiles: at each of about probeSteps instants, last_over_time over the
+// tile since the one before, and the window's end on its own (the last
+// aligned instant may fall before it). Its peak is one tile's samples, a
+// thirtieth of the window's; its cost about one pass over two metrics.
 func ClusterValues(ctx context.Context, src source.Source, sch schema.Schema, w Window, label string) ([]string, error) {
 	if !model.LabelName(label).IsValidLegacy() {
 		return nil, fmt.Errorf("cluster label %q is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)", label)
@@ -37,9 +41,9 @@ func ClusterValues(ctx context.Context, src source.Source, sch schema.Schema, w 
 	if err != nil {
 		return nil, fmt.Errorf("analysis window: %w", err)
 	}
-	names := strings.Join(sch.Identifying(), "|")
-	step := max(w.Step, (w.Duration() / probeSteps).Truncate(time.Second))
-	q := fmt.Sprintf(`max_over_time((count by (%s) ({__name__=~%q}))[%s:%s])`, label, names, w.SubqueryRange(), promDuration(step))
+	step := promDuration(max(w.Step, (w.Duration() / probeSteps).Truncate(time.Second)))
+	tile := fmt.Sprintf(`count by (%s) (last_over_time({__name__=~%q}[%s]))`, label, strings.Join(sch.Identifying(), "|"), step)
+	q := fmt.Sprintf(`max_over_time((%s)[%s:%s]) or %s`, tile, w.SubqueryRange(), step, tile)
 	vec, err := src.Query(ctx, q, w.End)
 	if err != nil {
 		return nil, fmt.Errorf("analysis query \"clusters\": %w", err)

@@ -88,6 +88,21 @@ func TestClusterValues(t *testing.T) {
 	if want := []string{"", "eu", "us"}; !slices.Equal(got, want) {
 		t.Errorf("values %q, want %q", got, want)
 	}
+	// A cluster that reported for two minutes between two of the probe's
+	// instants, ended by a staleness marker, and one that reported only in
+	// the last minutes of the window: both are clusters of the window.
+	f = newFleet(t)
+	f.series(t, gpuLabels("gpulens_gpu_info", "n", "GPU-a", "m", "cluster", "steady"), 1, 240, constant(1))
+	f.series(t, gpuLabels("gpulens_gpu_info", "n", "GPU-b", "m", "cluster", "brief"), 121, 122, constant(1))
+	f.series(t, gpuLabels("gpulens_gpu_info", "n", "GPU-c", "m", "cluster", "late"), 239, 240, constant(1))
+	w = Window{Start: t0, End: minute(240), Step: time.Minute}
+	got, err = ClusterValues(context.Background(), f.commit(t), schema.Native{}, w, "cluster")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"brief", "late", "steady"}; !slices.Equal(got, want) {
+		t.Errorf("values %q, want %q: a cluster between the probe's instants was missed", got, want)
+	}
 	if _, err := ClusterValues(context.Background(), src, schema.Native{}, w, "not a label"); err == nil || !strings.Contains(err.Error(), `"not a label"`) {
 		t.Errorf("error %v, want one naming the label", err)
 	}
