@@ -32,7 +32,8 @@ const DefaultClusterLabel = "cluster"
 // tiles: at each of about probeSteps instants, last_over_time over the
 // tile since the one before, and the window's end on its own (the last
 // aligned instant may fall before it). Its peak is one tile's samples, a
-// thirtieth of the window's; its cost about one pass over two metrics.
+// thirtieth of the window's; its cost one pass over the schema's presence
+// metrics (gpulens_gpu_info for gpulens's series).
 func ClusterValues(ctx context.Context, src source.Source, sch schema.Schema, w Window, label string) ([]string, error) {
 	if !model.LabelName(label).IsValidLegacy() {
 		return nil, fmt.Errorf("cluster label %q is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)", label)
@@ -42,7 +43,11 @@ func ClusterValues(ctx context.Context, src source.Source, sch schema.Schema, w 
 		return nil, fmt.Errorf("analysis window: %w", err)
 	}
 	step := promDuration(max(w.Step, (w.Duration() / probeSteps).Truncate(time.Second)))
-	tile := fmt.Sprintf(`count by (%s) (last_over_time({__name__=~%q}[%s]))`, label, strings.Join(sch.Identifying(), "|"), step)
+	names := sch.Identifying()
+	if p, ok := sch.(interface{ Present() []string }); ok {
+		names = p.Present()
+	}
+	tile := fmt.Sprintf(`count by (%s) (last_over_time({__name__=~%q}[%s]))`, label, strings.Join(names, "|"), step)
 	q := fmt.Sprintf(`max_over_time((%s)[%s:%s]) or %s`, tile, w.SubqueryRange(), step, tile)
 	vec, err := src.Query(ctx, q, w.End)
 	if err != nil {

@@ -83,6 +83,13 @@ func (Native) GPUEnergy(rng, _ string) string {
 	return "max by " + by(GPULabels) + " (increase(" + native.GPUEnergyJoulesTotal + "[" + rng + "]))"
 }
 
+// Present are the metric names at least one of which every reporting GPU
+// has a series of, whoever holds it: gpulens_gpu_info alone, where every
+// allocation series is beside a GPU's. What reads every sample to learn
+// which clusters report (query.ClusterValues) reads half as many as with
+// Identifying's.
+func (Native) Present() []string { return []string{native.GPUInfo} }
+
 // Identifying implements Schema.
 func (Native) Identifying() []string {
 	return []string{native.ContainerGPUAllocationRatio, native.GPUInfo}
