@@ -96,7 +96,13 @@ func (a *Analysis) readTimeline(ctx context.Context, o Options, sch schema.Schem
 // last week only must still be last week's figures, or the change would
 // read as a drop in its use.
 func clustersOf(ctx context.Context, o Options, sch schema.Schema, cur, prev query.Window) ([]string, error) {
-	now, err := query.ClusterValues(ctx, o.Source, sch, cur, o.ClusterLabel)
+	read := o.CurrentClusters
+	if read == nil {
+		read = func(ctx context.Context, sch schema.Schema) ([]string, error) {
+			return query.ClusterValues(ctx, o.Source, sch, cur, o.ClusterLabel)
+		}
+	}
+	now, err := read(ctx, sch)
 	if err != nil {
 		return nil, err
 	}

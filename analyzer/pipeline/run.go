@@ -50,6 +50,12 @@ type Options struct {
 	// inventory (inventory.Fleet.Of); unset, Inventory is a fleet of one
 	// unnamed cluster, which a store of several is not joined with.
 	Fleet *inventory.Fleet
+	// CurrentClusters, when set, gives the cluster label's values over
+	// [Start, End] (query.ClusterValues), for a caller that reads them
+	// once for several use cases: they read every sample of a series per
+	// GPU, at 10,000 GPUs a week about 19 CPU-seconds. Unset, Run reads
+	// them itself.
+	CurrentClusters func(context.Context, schema.Schema) ([]string, error)
 }
 
 // Analysis is the outcome of Run.

@@ -24,7 +24,7 @@ func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis
 		Source: s.src, Schema: s.schema, Start: s.window.Start, End: s.window.End, Step: s.window.Step,
 		Inventory: s.inv, Findings: &s.thresholds, Prices: s.prices, TimelinePoints: timeline, Progress: s.obs.Progress,
 		Sharding:     query.Sharding{MaxSamples: s.cfg.MaxSamples, Flag: maxSamplesFlag, Progress: s.obs.Shards},
-		ClusterLabel: s.cfg.ClusterLabel, Fleet: s.fleet,
+		ClusterLabel: s.cfg.ClusterLabel, Fleet: s.fleet, CurrentClusters: s.clusterValues,
 	})
 	if err != nil {
 		return nil, err

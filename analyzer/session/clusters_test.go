@@ -1,6 +1,8 @@
 package session
 
 import (
+	"github.com/prometheus/common/model"
+
 	"context"
 	"fmt"
 	"net/http"
@@ -8,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +18,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"github.com/gpulens/gpulens/analyzer/plan"
 	"github.com/gpulens/gpulens/analyzer/quota"
+	"github.com/gpulens/gpulens/analyzer/source"
 )
 
 // twoClusters writes one store holding two clusters of the fleet
@@ -306,5 +310,50 @@ func TestPlanClustersNoKubernetes(t *testing.T) {
 	advice, notes, err := s.Quotas(ctx)
 	if err != nil || len(advice) != 0 || len(notes) != 1 || !strings.HasPrefix(notes[0], "no cluster access: the quotas are not known (--no-kubernetes") {
 		t.Errorf("quotas %+v, notes %q, %v: want none, for want of cluster access", advice, notes, err)
+	}
+}
+
+// probeCounter counts the queries that read which clusters a store holds.
+type probeCounter struct {
+	source.Source
+	rq source.RangeQuerier
+	n  *atomic.Int32
+}
+
+func (c probeCounter) Query(ctx context.Context, q string, ts time.Time) (model.Vector, error) {
+	if strings.Contains(q, "last_over_time({__name__=") {
+		c.n.Add(1)
+	}
+	return c.Source.Query(ctx, q, ts)
+}
+
+func (c probeCounter) QueryRange(ctx context.Context, q string, start, end time.Time, step time.Duration) (model.Matrix, error) {
+	return c.rq.QueryRange(ctx, q, start, end, step)
+}
+
+// TestReportReadsTheClustersOnce: a report is an analysis and a plan of
+// one window; the clusters of that window, which cost a read of every
+// sample of a series per GPU, are read once for both (and once more for
+// the previous window's).
+func TestReportReadsTheClustersOnce(t *testing.T) {
+	hideKubernetes(t)
+	ctx := context.Background()
+	dir, _ := twoClusters(t)
+	s, err := Open(ctx, Config{DataDir: dir, Start: weekEnd.Add(-7 * 24 * time.Hour), End: weekEnd, ClusterLabel: "cluster", NoKubernetes: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var n atomic.Int32
+	s.src = probeCounter{Source: s.src, rq: s.src.(source.RangeQuerier), n: &n}
+	r, _, err := s.Report(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Clusters) != 2 || r.Consolidation == nil || r.Consolidation.Unavailable != "" {
+		t.Fatalf("report of %d clusters, consolidation %+v: want two clusters, planned", len(r.Clusters), r.Consolidation)
+	}
+	if got := n.Load(); got != 2 {
+		t.Errorf("the clusters were read %d times, want 2 (this window once, the previous once)", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/plan"
 	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -177,7 +178,7 @@ func (s *Session) clusters(ctx context.Context, noData error, what string) ([]st
 	if err != nil {
 		return nil, schemaError(err, noData, what)
 	}
-	cs, err := query.ClusterValues(ctx, s.src, sch, s.window, s.cfg.ClusterLabel)
+	cs, err := s.clusterValues(ctx, sch)
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +186,21 @@ func (s *Session) clusters(ctx context.Context, noData error, what string) ([]st
 		return nil, nil
 	}
 	return cs, nil
+}
+
+// clusterValues are the cluster label's values over the session's window,
+// read once for the analysis, the plan and the quotas (a report makes an
+// analysis and a plan): reading them reads every sample of a series per
+// GPU.
+func (s *Session) clusterValues(ctx context.Context, sch schema.Schema) ([]string, error) {
+	if s.windowClusters == nil {
+		cs, err := query.ClusterValues(ctx, s.src, sch, s.window, s.cfg.ClusterLabel)
+		if err != nil {
+			return nil, err
+		}
+		s.windowClusters = append([]string{}, cs...)
+	}
+	return slices.Clone(s.windowClusters), nil
 }
 
 // unclustered is why a use case over a store read as one cluster joins

@@ -41,6 +41,8 @@ type Session struct {
 	// all where results cannot be joined per cluster; its reason is the
 	// caller's.
 	primaryNote string
+	// windowClusters caches clusterValues (non-nil once read).
+	windowClusters []string
 }
 
 // openEmbedded is source.OpenEmbedded; a test counts the opens through it.
