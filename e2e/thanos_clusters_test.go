@@ -75,7 +75,7 @@ func checkClusterFigures(t *testing.T, thanosURL string, own map[string]string, 
 		}
 		want := alone.Current
 		want.SetCluster(c)
-		got := rowsOf(all.Current, c)
+		got := all.Current.OfCluster(c)
 		if len(want.Allocations) == 0 || len(want.Workloads) == 0 || len(want.GPUs) == 0 {
 			t.Fatalf("cluster %s's own Prometheus: %d allocations, %d workloads, %d GPUs; want some of each",
 				c, len(want.Allocations), len(want.Workloads), len(want.GPUs))
@@ -83,11 +83,11 @@ func checkClusterFigures(t *testing.T, thanosURL string, own map[string]string, 
 		nAllocs += len(want.Allocations)
 		nWorkloads += len(want.Workloads)
 		nGPUs += len(want.GPUs)
-		compareRows(t, "cluster "+c, got, rowsOf(want, c))
-		compareEnergy(t, c, got.gpus, unlabelled)
+		compareRows(t, "cluster "+c, got, want.OfCluster(c))
+		compareEnergy(t, c, got.GPUs, unlabelled)
 		// Also as totals: cluster a's own Prometheus is one of the HA
 		// pair, and Thanos Query serves both, yet the totals are one's.
-		if g, w := gpuHours(&query.Result{GPUs: got.gpus, Allocations: got.allocations}), gpuHours(want); !closeTo(g.allocated, w.allocated) || !closeTo(g.reported, w.reported) || !closeTo(g.held, w.held) {
+		if g, w := gpuHours(got), gpuHours(want); !closeTo(g.allocated, w.allocated) || !closeTo(g.reported, w.reported) || !closeTo(g.held, w.held) {
 			t.Errorf("cluster %s: GPU-hours allocated/reported/held %+v through Thanos Query, %+v in its own Prometheus", c, g, w)
 		}
 		compareFindings(t, c, all.Findings, alone.Findings)
@@ -159,17 +159,17 @@ var thanosTolerance = prometheus2.tolerance(nil)
 
 // compareRows checks got's rows against want's, field by field, each row
 // found by its key (which names the cluster).
-func compareRows(t *testing.T, name string, got, want rows) {
+func compareRows(t *testing.T, name string, got, want *query.Result) {
 	t.Helper()
-	if len(got.allocations) != len(want.allocations) || len(got.workloads) != len(want.workloads) || len(got.gpus) != len(want.gpus) {
+	if len(got.Allocations) != len(want.Allocations) || len(got.Workloads) != len(want.Workloads) || len(got.GPUs) != len(want.GPUs) {
 		t.Errorf("%s: %d allocations, %d workloads, %d GPUs through Thanos Query; %d, %d, %d in its own Prometheus",
-			name, len(got.allocations), len(got.workloads), len(got.gpus), len(want.allocations), len(want.workloads), len(want.gpus))
+			name, len(got.Allocations), len(got.Workloads), len(got.GPUs), len(want.Allocations), len(want.Workloads), len(want.GPUs))
 	}
 	allocs := map[query.AllocationKey]query.Allocation{}
-	for _, x := range got.allocations {
+	for _, x := range got.Allocations {
 		allocs[x.AllocationKey] = x
 	}
-	for _, x := range want.allocations {
+	for _, x := range want.Allocations {
 		g, ok := allocs[x.AllocationKey]
 		if !ok {
 			t.Errorf("%s: allocation %+v missing through Thanos Query", name, x.AllocationKey)
@@ -179,10 +179,10 @@ func compareRows(t *testing.T, name string, got, want rows) {
 			reflect.ValueOf(x), reflect.ValueOf(g), thanosTolerance, nil)
 	}
 	workloads := map[query.WorkloadKey]query.Workload{}
-	for _, x := range got.workloads {
+	for _, x := range got.Workloads {
 		workloads[x.WorkloadKey] = x
 	}
-	for _, x := range want.workloads {
+	for _, x := range want.Workloads {
 		g, ok := workloads[x.WorkloadKey]
 		if !ok {
 			t.Errorf("%s: workload %+v missing through Thanos Query", name, x.WorkloadKey)
@@ -192,10 +192,10 @@ func compareRows(t *testing.T, name string, got, want rows) {
 			reflect.ValueOf(x), reflect.ValueOf(g), thanosTolerance, nil)
 	}
 	gpus := map[query.GPUKey]query.GPU{}
-	for _, x := range got.gpus {
+	for _, x := range got.GPUs {
 		gpus[x.GPUKey] = x
 	}
-	for _, x := range want.gpus {
+	for _, x := range want.GPUs {
 		g, ok := gpus[x.GPUKey]
 		if !ok {
 			t.Errorf("%s: GPU %+v missing through Thanos Query", name, x.GPUKey)
@@ -265,33 +265,6 @@ func compareFindings(t *testing.T, c string, all, alone *findings.Result) {
 			t.Errorf("recommendation for %s in cluster %q, its finding in %q", r.Workload, r.Workload.Cluster, f.Cluster)
 		}
 	}
-}
-
-// rows are a result's rows of one cluster.
-type rows struct {
-	allocations []query.Allocation
-	workloads   []query.Workload
-	gpus        []query.GPU
-}
-
-func rowsOf(r *query.Result, cluster string) rows {
-	var out rows
-	for _, x := range r.Allocations {
-		if x.Cluster == cluster {
-			out.allocations = append(out.allocations, x)
-		}
-	}
-	for _, x := range r.Workloads {
-		if x.Cluster == cluster {
-			out.workloads = append(out.workloads, x)
-		}
-	}
-	for _, x := range r.GPUs {
-		if x.Cluster == cluster {
-			out.gpus = append(out.gpus, x)
-		}
-	}
-	return out
 }
 
 // pipelinePartial checks that gpulens's analysis through Thanos Query with

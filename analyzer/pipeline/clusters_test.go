@@ -92,8 +92,8 @@ func TestClustersAreApart(t *testing.T) {
 			alone.Labels = nil
 			want := run(t, openStore(t, &alone), "")
 			want.Current.SetCluster(c.name)
-			if got := rowsOf(a.Current, c.name); !reflect.DeepEqual(got, rowsOf(want.Current, c.name)) {
-				t.Errorf("rows differ from the cluster's own store:\n got %+v\nwant %+v", got.workloads, rowsOf(want.Current, c.name).workloads)
+			if got := a.Current.OfCluster(c.name); !reflect.DeepEqual(got, want.Current.OfCluster(c.name)) {
+				t.Errorf("rows differ from the cluster's own store:\n got %+v\nwant %+v", got.Workloads, want.Current.OfCluster(c.name).Workloads)
 			}
 			// The training H100 is held whole all week in each cluster:
 			// 168 GPU-hours each, never 336.
@@ -119,32 +119,6 @@ func TestClustersAreApart(t *testing.T) {
 	if !slices.Contains(a.Notes, "cluster eu: no cluster access: teams are namespaces, workloads are inferred from pod names") {
 		t.Errorf("notes %q do not say cluster eu was not read", a.Notes)
 	}
-}
-
-type rows struct {
-	allocations []query.Allocation
-	workloads   []query.Workload
-	gpus        []query.GPU
-}
-
-func rowsOf(r *query.Result, cluster string) rows {
-	var out rows
-	for _, x := range r.Allocations {
-		if x.Cluster == cluster {
-			out.allocations = append(out.allocations, x)
-		}
-	}
-	for _, x := range r.Workloads {
-		if x.Cluster == cluster {
-			out.workloads = append(out.workloads, x)
-		}
-	}
-	for _, x := range r.GPUs {
-		if x.Cluster == cluster {
-			out.gpus = append(out.gpus, x)
-		}
-	}
-	return out
 }
 
 func hasFinding(r *findings.Result, cluster, ns, pod string) bool {

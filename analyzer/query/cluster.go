@@ -209,3 +209,34 @@ func ClusterName(cluster string) string {
 	}
 	return "cluster " + cluster
 }
+
+// OfCluster is r's rows of one cluster (MergeClusters' inverse, less the
+// notes and counts, which are the fleet's): what a reader of one cluster's
+// part of a fleet's analysis compares with that cluster's own.
+func (r *Result) OfCluster(cluster string) *Result {
+	out := &Result{Schema: r.Schema, Window: r.Window, ExpectedSteps: r.ExpectedSteps}
+	for _, x := range r.Allocations {
+		if x.Cluster == cluster {
+			out.Allocations = append(out.Allocations, x)
+		}
+	}
+	for _, x := range r.Workloads {
+		if x.Cluster == cluster {
+			out.Workloads = append(out.Workloads, x)
+		}
+	}
+	for _, x := range r.GPUs {
+		if x.Cluster == cluster {
+			out.GPUs = append(out.GPUs, x)
+		}
+	}
+	for k, o := range r.PodOwners {
+		if k.Cluster == cluster {
+			if out.PodOwners == nil {
+				out.PodOwners = map[PodRef]Owner{}
+			}
+			out.PodOwners[k] = o
+		}
+	}
+	return out
+}
