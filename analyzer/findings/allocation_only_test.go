@@ -38,27 +38,32 @@ func TestSharedWithoutProcessData(t *testing.T) {
 		}
 		r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 		// The trainer's 95% plateau alone puts the device above
-		// training.min_load; which tenant runs it is unknown, so both are
-		// flagged, each as a guess. With hostPID only the trainer is
-		// (TestScenarios).
+		// training.min_load; which tenant runs it is unknowable, so none
+		// is accused: the GPU's load is said of the GPU, at info, with
+		// both tenants as candidates. With hostPID only the trainer is
+		// flagged (TestScenarios).
 		for _, pod := range []string{"recsys-train-small", "ab-test-svc"} {
-			f := match(r, want{criteria.KindTrainingOnShared, pod, 0, Warning}, uuidsOf(s))
-			if f == nil {
-				t.Errorf("no %s for %s:\n%s", criteria.KindTrainingOnShared, pod, summaries(r))
-				continue
+			if f := match(r, want{criteria.KindTrainingOnShared, pod, 0, ""}, uuidsOf(s)); f != nil {
+				t.Errorf("%s accused without its own figures: %s", pod, f.Summary)
 			}
-			if f.Confidence > 0.5 || f.Evidence["tenant_utilization_unknown"] != 1 || !strings.Contains(f.Summary, "without hostPID") {
-				t.Errorf("%s: confidence %v, evidence %v, %q: want a guess that says why", pod, f.Confidence, f.Evidence, f.Summary)
-			}
-			if l := f.Evidence["gpu_avg_utilization"]; l < criteria.DefaultConfig().Training.MinLoad || l > 1 {
-				t.Errorf("%s: device load %v", pod, l)
-			}
-			if f.Recommendation != nil {
-				t.Errorf("%s: a patch for a tenant not known to be the heavy one: %+v", pod, f.Recommendation)
+			if f := match(r, want{criteria.KindInsufficientData, pod, 0, Info}, uuidsOf(s)); f == nil || f.Evidence["tenant_utilization_unknown"] != 1 {
+				t.Errorf("%s: want its use said unknown:\n%s", pod, summaries(r))
 			}
 		}
-		if f := find(r, criteria.KindInsufficientData); f != nil {
-			t.Errorf("a tenant of a judged GPU left unjudged: %s", f.Summary)
+		f := match(r, want{criteria.KindTrainingOnShared, "", 0, Info}, uuidsOf(s))
+		if f == nil {
+			t.Fatalf("no info on the GPU's training-like load:\n%s", summaries(r))
+		}
+		if f.Pod != "" || f.Workload != "" || f.Recommendation != nil || f.Confidence > 0.5 || f.Evidence["tenant_utilization_unknown"] != 1 {
+			t.Errorf("the GPU's finding accuses a tenant: pod %q workload %q recommendation %+v confidence %v", f.Pod, f.Workload, f.Recommendation, f.Confidence)
+		}
+		for _, s := range []string{"without hostPID", "unknowable", "team-recsys/recsys-train-small", "team-recsys/ab-test-svc"} {
+			if !strings.Contains(f.Summary, s) {
+				t.Errorf("summary %q does not say %q", f.Summary, s)
+			}
+		}
+		if l := f.Evidence["gpu_load"]; l < criteria.DefaultConfig().Training.MinLoad || l > 1 {
+			t.Errorf("device load %v", l)
 		}
 	})
 

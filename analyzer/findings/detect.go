@@ -32,6 +32,7 @@ func Detect(res *query.Result, inv *inventory.Inventory, cfg criteria.Config, pr
 		}
 		for _, g := range res.GPUs {
 			d.gpu(g)
+			d.sharedLoadUnknowable(g)
 		}
 		d.mixedModels()
 	}
@@ -53,6 +54,9 @@ type detector struct {
 	clusterShared map[query.GPUKey]inventory.NodeSharing
 	// nodes is each node's use, for the unallocated-capacity rule (nodeUse).
 	nodes map[string]nodeUse
+	// shared are the shared GPUs whose tenants show the device's load,
+	// not their own (loadUnknowable).
+	shared map[query.GPUKey]*sharedLoad
 }
 
 func (d *detector) add(f Finding) { d.report.Findings = append(d.report.Findings, f) }

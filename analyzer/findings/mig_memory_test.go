@@ -5,8 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/exporter/sim"
+	"github.com/gpulens/gpulens/exporter/sim/fleet"
 )
 
 // TestH100MIGWithoutMemory: DCGM reports no FB_USED or FB_FREE for the GPU
@@ -48,6 +50,38 @@ func TestH100MIGWithoutMemory(t *testing.T) {
 			}
 			if !strings.Contains(strings.Join(res.Notes, "\n"), "memory is unknown") {
 				t.Errorf("notes %q: want one saying the slices' memory is unknown", res.Notes)
+			}
+		})
+	}
+}
+
+// TestH100MIGUndersizedWithoutMemory: a slice busy at its limit is too
+// small whatever its memory. testdata/scenarios/mig-undersized.yaml runs
+// training at 0.97 of a 1g.10gb slice, above mig.undersized_ratio (0.95),
+// and DCGM on an H100 in MIG mode reports no FB_* for the instance: the
+// slice is still called undersized, and the finding says its memory is
+// unknown instead of quoting a 0 GiB peak.
+func TestH100MIGUndersizedWithoutMemory(t *testing.T) {
+	s, err := sim.Load(filepath.Join("testdata", "scenarios", "mig-undersized.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const planted = 0.97 // the scenario's utilization of feature-train
+	if planted < criteria.DefaultConfig().MIG.UndersizedRatio {
+		t.Fatalf("the scenario no longer plants a slice above mig.undersized_ratio")
+	}
+	for _, base := range []mode{dcgmOnePod, dcgmStock, dcgmCopies, dcgmPerProc, {schema: schema.DCGM{}, layout: fleet.DCGMNoVirtualGPUs, legacy: true}} {
+		m := base
+		m.noMIGMemory = true
+		t.Run(m.String(), func(t *testing.T) {
+			t.Parallel()
+			r := runScenario(t, s, m, nil)
+			f := match(r, want{criteria.KindMIGUndersized, "feature-train", -1, Warning}, nil)
+			if f == nil {
+				t.Fatalf("no mig-undersized finding for feature-train:\n%s", summaries(r))
+			}
+			if f.Evidence["memory_unknown"] != 1 || !strings.Contains(f.Summary, "memory is unknown") || strings.Contains(f.Summary, "0.0 GiB") {
+				t.Errorf("the finding must say the slice's memory is unknown: %s %v", f.Summary, f.Evidence)
 			}
 		})
 	}

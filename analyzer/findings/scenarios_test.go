@@ -104,22 +104,21 @@ var scenarios = []scenario{
 	{
 		name:   criteria.KindTrainingOnShared,
 		native: []want{{criteria.KindTrainingOnShared, "recsys-train-small", 0, Warning}},
-		// dcgm-exporter's copies give every tenant of a time-sliced GPU
-		// the whole device's utilization, so the light co-tenant reads as
-		// the trainer too; the findings say the heavy tenant is a guess.
-		dcgm: []want{{criteria.KindTrainingOnShared, "recsys-train-small", 0, Warning}, {criteria.KindTrainingOnShared, "ab-test-svc", 0, Warning}},
+		// dcgm-exporter's copies, and its default layout's one pod label
+		// (stable or flapping), give the tenants the device's load: the
+		// light co-tenant reads exactly as the trainer does. The GPU's
+		// training-like load is said of the GPU, at info, and no tenant is
+		// accused.
+		dcgm: []want{{criteria.KindTrainingOnShared, "", 0, Info}},
 		byLayout: map[fleet.DCGMLayout][]want{
-			// One pod per device: the trainer (listed last) holds the GPU
-			// whole as far as the data shows; GPU Feature Discovery's
-			// labels say it is time-sliced, so the device's load is read
-			// as on copies, and the co-tenant is not seen at all.
-			fleet.DCGMNoVirtualGPUs: {{criteria.KindTrainingOnShared, "recsys-train-small", 0, Warning}},
 			// Per-process series are each tenant's own, as natively.
 			fleet.DCGMVirtualGPUs2025: {{criteria.KindTrainingOnShared, "recsys-train-small", 0, Warning}},
 		},
+		// The inference co-tenant is never accused, in any layout.
+		notDCGM: []want{{criteria.KindTrainingOnShared, "ab-test-svc", 0, ""}},
 		notLayout: map[fleet.DCGMLayout][]want{
-			fleet.DCGMNoVirtualGPUs:   {{criteria.KindTrainingOnShared, "ab-test-svc", 0, ""}, {criteria.KindUnderusedGPU, "", 0, ""}},
-			fleet.DCGMVirtualGPUs2025: {{criteria.KindTrainingOnShared, "ab-test-svc", 0, ""}},
+			fleet.DCGMNoVirtualGPUs: {{criteria.KindTrainingOnShared, "recsys-train-small", 0, ""}, {criteria.KindUnderusedGPU, "", 0, ""}},
+			fleet.DCGMVirtualGPUs:   {{criteria.KindTrainingOnShared, "recsys-train-small", 0, ""}},
 		},
 		inventory: clusterOf(true, ""),
 	},
@@ -182,6 +181,9 @@ type mode struct {
 	noHostPID bool
 	// defaultCSV emits only the GPU Operator's default counters file.
 	defaultCSV bool
+	// legacy is a release before dcgm-exporter #655: the Hostname label,
+	// a bare XID field without err_code (fleet.LegacyInstall).
+	legacy bool
 }
 
 func (m mode) String() string {
@@ -206,6 +208,12 @@ func (m mode) String() string {
 	}
 	if m.defaultCSV {
 		s += "/default-csv"
+	}
+	if m.noMIGMemory {
+		s += "/no-mig-memory"
+	}
+	if m.legacy {
+		s += "/Hostname"
 	}
 	return s
 }
@@ -363,6 +371,9 @@ func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scena
 		}
 		if dcgm {
 			d := fleet.NewDCGMSink(sink)
+			if m.legacy {
+				d.Install = fleet.LegacyInstall()
+			}
 			d.Layout = m.layout
 			d.Install.FlappingTenant = m.flapping // see mode.flapping
 			d.Install.NoMIGMemory = m.noMIGMemory

@@ -80,20 +80,21 @@ func (d *detector) workload(w query.Workload) {
 	shared := w.Sharing == schema.SharingTimeSlicing || w.Sharing == schema.SharingMPS
 	deviceLoad, deviceKnown := d.deviceLoad(w)
 
-	switch {
-	case !utilKnown && shared && deviceKnown && deviceLoad >= d.cfg.Training.MinLoad && w.HeldHours >= d.cfg.Training.MinHours:
-		// No per-tenant utilization (gpulens-exporter without hostPID
-		// serves allocations only on shared GPUs), but the device's own
-		// load is training-like: one of its tenants runs it, and this one
-		// may. The device's average is a lower bound of its p95, so the
-		// verdict is never made on less load than the rule asks for.
-		f.Kind, f.Severity = criteria.KindTrainingOnShared, Warning
-		f.Evidence["gpu_avg_utilization"], f.Evidence["tenant_utilization_unknown"] = deviceLoad, 1
-		f.Confidence = confidence(w.Coverage, 0.5)
-		f.Summary = fmt.Sprintf("%s held %s for %s, whose GPU averaged %s load: training-like load on a shared GPU slows every co-tenant, "+
-			"and this tenant may be the one running it (%s)", subject, holding, hoursOf(w.HeldHours), pct(deviceLoad), noTenantUtilization)
-		d.costOf(&f, w, nil)
+	// Where a tenant's figures are not its own (dcgm-exporter's copies, a
+	// flapping or one-pod label carrying the device's load, or no
+	// per-tenant utilization at all), training-like load on the GPU
+	// cannot be pinned on any tenant: it is said once of the GPU, at info,
+	// with every tenant a candidate (sharedLoadUnknowable).
+	if shared && w.HeldHours >= d.cfg.Training.MinHours {
+		switch {
+		case utilKnown && d.deviceFiguresAny(w):
+			d.loadUnknowable(w, subject, min(1, w.P95Utilization), "p95")
+		case !utilKnown && deviceKnown:
+			d.loadUnknowable(w, subject, deviceLoad, "average")
+		}
+	}
 
+	switch {
 	case !utilKnown:
 		f.Kind, f.Severity = criteria.KindInsufficientData, Info
 		f.Evidence["utilization_steps"] = float64(w.UtilizationSteps)
@@ -101,7 +102,7 @@ func (d *detector) workload(w query.Workload) {
 		f.Summary = fmt.Sprintf("%s held %s for %s with only %d utilization samples: its use is unknown, not zero", subject, holding, hoursOf(w.HeldHours), w.UtilizationSteps)
 		if shared && deviceKnown {
 			f.Evidence["gpu_avg_utilization"], f.Evidence["tenant_utilization_unknown"] = deviceLoad, 1
-			f.Summary += fmt.Sprintf(" (%s; its GPU averaged %s load, below training-like use, and an idle tenant cannot be told from a busy one)", noTenantUtilization, pct(deviceLoad))
+			f.Summary += fmt.Sprintf(" (%s; its GPU averaged %s load, and an idle tenant cannot be told from a busy one)", noTenantUtilization, pct(deviceLoad))
 		}
 		d.costOf(&f, w, nil)
 
@@ -121,10 +122,19 @@ func (d *detector) workload(w query.Workload) {
 		}
 		d.costOf(&f, w, f.Recommendation)
 
-	case w.Sharing == schema.SharingMIG && memKnown && d.undersized(w):
+	case w.Sharing == schema.SharingMIG && d.undersized(w, memKnown):
 		f.Kind, f.Severity = criteria.KindMIGUndersized, Warning
 		f.Recommendation = recommend.Upsize(u, policy)
-		f.Summary = fmt.Sprintf("%s runs at %s p95 use with a p99 memory peak of %s on its %s slice: too small for it", subject, pct(w.P95Utilization), gib(w.P99MemoryBytes), w.MIGProfile)
+		if memKnown {
+			f.Summary = fmt.Sprintf("%s runs at %s p95 use with a p99 memory peak of %s on its %s slice: too small for it", subject, pct(w.P95Utilization), gib(w.P99MemoryBytes), w.MIGProfile)
+		} else {
+			// DCGM reports no FB_* for an H100's GPU instances
+			// (dcgm-exporter #380, #512): the load alone says it is
+			// full, and the larger slice is sized by load only.
+			f.Evidence["memory_unknown"] = 1
+			f.Summary = fmt.Sprintf("%s runs at %s p95 use on its %s slice: too small for it (its memory is unknown: the exporter reports none for this GPU's MIG instances, so the slice advised is sized by load alone)",
+				subject, pct(w.P95Utilization), w.MIGProfile)
+		}
 		d.costOf(&f, w, f.Recommendation)
 
 	case w.Sharing == schema.SharingMIG && memKnown && recommend.RightSize(u, policy) != nil:
@@ -133,19 +143,14 @@ func (d *detector) workload(w query.Workload) {
 		f.Summary = fmt.Sprintf("%s uses %s of its %s slice (p95 %s, p99 memory %s); %s", subject, pct(w.AvgUtilization), w.MIGProfile, pct(w.P95Utilization), gib(w.P99MemoryBytes), f.Recommendation.Summary)
 		d.costOf(&f, w, f.Recommendation)
 
-	case (w.Sharing == schema.SharingTimeSlicing || w.Sharing == schema.SharingMPS) && d.sharedLoad(w, u) >= d.cfg.Training.MinLoad && w.HeldHours >= d.cfg.Training.MinHours:
-		load := d.sharedLoad(w, u)
+	case shared && !d.deviceFiguresAny(w) && u.Load() >= d.cfg.Training.MinLoad && w.HeldHours >= d.cfg.Training.MinHours:
+		// The tenant's own load (gpulens-exporter with hostPID,
+		// dcgm-exporter's 2025 per-process series): a verdict on it.
+		load := u.Load()
 		f.Kind, f.Severity = criteria.KindTrainingOnShared, Warning
 		f.Evidence["p95_gpu_load"] = load
 		f.Recommendation = recommend.Dedicated(u, policy, fmt.Sprintf("its p95 load of %s of the GPU starves the co-tenants of its %s GPU", pct(load), w.Sharing))
 		f.Summary = fmt.Sprintf("%s sustains %s p95 load of a %s GPU for %s: training-like load on a shared GPU slows every co-tenant", subject, pct(load), w.Sharing, hoursOf(w.HeldHours))
-		if d.deviceFiguresAny(w) {
-			// dcgm-exporter gives every co-tenant the device's figures,
-			// or shows one of them only, so which tenant is the heavy one
-			// is a guess.
-			f.Confidence = confidence(f.Confidence, 0.5)
-			f.Summary += " (dcgm-exporter measures the whole device: the heavy tenant may be a co-tenant)"
-		}
 		d.costOf(&f, w, f.Recommendation)
 		if f.MonthlySavingsUSD < 0 {
 			f.Summary += fmt.Sprintf("; a dedicated GPU costs $%.0f more a month: a reliability fix, not a saving", -f.MonthlySavingsUSD)
@@ -253,19 +258,6 @@ func (d *detector) costOf(f *Finding, w query.Workload, rec *recommend.Recommend
 	}
 }
 
-// sharedLoad is the fraction of a time-sliced or MPS GPU a tenant keeps
-// busy at its p95. Natively that is its own utilization (measured per
-// process, up to 1/share) times its share. Where every tenant is given the
-// whole device's utilization (dcgm-exporter's copies), its p95 already is the GPU's
-// load: scaling it by the share would cap it at the share, and with two
-// replicas or more no tenant could ever reach training.min_load.
-func (d *detector) sharedLoad(w query.Workload, u recommend.Usage) float64 {
-	if d.deviceFiguresAny(w) {
-		return min(1, w.P95Utilization)
-	}
-	return u.Load()
-}
-
 // noTenantUtilization says why a tenant of a shared GPU has no utilization
 // of its own while its GPU does.
 const noTenantUtilization = "no per-tenant utilization on a shared GPU: gpulens-exporter without hostPID measures allocations only"
@@ -284,10 +276,14 @@ func (d *detector) deviceLoad(w query.Workload) (float64, bool) {
 }
 
 // undersized is p95 load or p99 memory at the configured fraction of the
-// slice.
-func (d *detector) undersized(w query.Workload) bool {
+// slice. Load alone decides where the slice's memory is unknown: a slice
+// busy at its limit is too small whatever its memory.
+func (d *detector) undersized(w query.Workload, memKnown bool) bool {
 	if w.P95Utilization >= d.cfg.MIG.UndersizedRatio {
 		return true
+	}
+	if !memKnown {
+		return false
 	}
 	m, ok := recommend.LookupModel(w.Model)
 	if !ok {
