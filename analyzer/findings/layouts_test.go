@@ -4,6 +4,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
@@ -60,17 +64,26 @@ func TestHealthyInEveryLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv := clusterOf(true, "")(s)
+	// With cluster access (GPU Feature Discovery's sharing labels, owners,
+	// taints, quotas) and without it: a report over a store alone must not
+	// raise a false alarm either, only say what it cannot judge.
+	cluster := clusterOf(true, "")(s)
 	for _, m := range layouts {
+		res := func(t *testing.T) *query.Result {
+			return analyzeScenario(t, s, m, scenarioStart, scenarioEnd, scenarioStep)
+		}
 		t.Run(m.String(), func(t *testing.T) {
 			t.Parallel()
-			r := runScenario(t, s, m, inv)
-			for _, f := range r.Findings {
-				if f.Severity != Info {
-					t.Errorf("%s %s (pod %q, GPU %s): %s", f.Severity, f.Kind, f.Pod, f.GPUUUID, f.Summary)
+			q := res(t)
+			for _, inv := range []*inventory.Inventory{cluster, nil} {
+				r := Detect(q, inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+				for _, f := range r.Findings {
+					if f.Severity != Info {
+						t.Errorf("cluster access %v: %s %s (pod %q, GPU %s): %s", inv != nil, f.Severity, f.Kind, f.Pod, f.GPUUUID, f.Summary)
+					}
 				}
+				noExporterTenant(t, m, r)
 			}
-			noExporterTenant(t, m, r)
 		})
 	}
 }
