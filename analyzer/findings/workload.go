@@ -102,7 +102,11 @@ func (d *detector) workload(w query.Workload) {
 		f.Summary = fmt.Sprintf("%s held %s for %s with only %d utilization samples: its use is unknown, not zero", subject, holding, hoursOf(w.HeldHours), w.UtilizationSteps)
 		if shared && deviceKnown {
 			f.Evidence["gpu_avg_utilization"], f.Evidence["tenant_utilization_unknown"] = deviceLoad, 1
-			f.Summary += fmt.Sprintf(" (%s; its GPU averaged %s load, and an idle tenant cannot be told from a busy one)", noTenantUtilization, pct(deviceLoad))
+			below := ""
+			if deviceLoad < d.cfg.Training.MinLoad {
+				below = ", below training-like use"
+			}
+			f.Summary += fmt.Sprintf(" (%s; its GPU averaged %s load%s, and an idle tenant cannot be told from a busy one)", noTenantUtilization, pct(deviceLoad), below)
 		}
 		d.costOf(&f, w, nil)
 
