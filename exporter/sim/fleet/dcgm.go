@@ -23,14 +23,27 @@ import (
 // lets every analysis run against the dcgm-exporter schema on exactly the
 // workload the native schema sees.
 //
+// Citations are to NVIDIA/dcgm-exporter at d5e5f51 (main, 2026-05-12,
+// #655) unless another commit is named; 7b8b700 is main just before #594.
+//
 // What it reproduces, in dcgm-exporter's own names, units and labels:
 //   - Labels gpu, UUID, device ("nvidia<index>"), modelName, Hostname,
 //     pci_bus_id and DCGM_FI_DRIVER_VERSION on every series; GPU_I_PROFILE
 //     and GPU_I_ID on MIG instances; pod, namespace and container when a
 //     pod holds the device, and none of the three when none does.
+//     dcgm-exporter internal/pkg/rendermetrics/render_metrics.go:47 and
+//     internal/pkg/collector/gpu_collector.go:334-356 (d5e5f51); the driver
+//     version is a "label" counter (gpu_collector.go:312-314,
+//     etc/dcp-metrics-included.csv:70); GPU_I_ID is NVML's GPU instance ID
+//     (gpu_collector.go:352); pod labels are set only for a mapped device
+//     (internal/pkg/transformation/kubernetes.go:423-433, const.go:21-23).
 //   - The default "flex" device mode: a GPU in MIG mode is reported per GPU
 //     instance only (no parent row), and device-wide fields (power, energy,
-//     XID, throttle reasons) repeat on every instance row.
+//     XID, throttle reasons) repeat on every instance row. dcgm-exporter
+//     pkg/cmd/app.go:204-210 (-d defaults to "f"),
+//     internal/pkg/devicemonitoring/device_monitoring.go:41-42,97-125
+//     (d5e5f51); every field is read per entity (gpu_collector.go:98), and
+//     DCGM answers device fields of a GPU instance from its GPU.
 //   - DCGM_FI_DEV_GPU_UTIL in percent, absent on MIG instances;
 //     DCGM_FI_PROF_GR_ENGINE_ACTIVE 0..1 per GPU and per MIG instance;
 //     DCGM_FI_DEV_FB_USED/FREE/RESERVED in whole MiB (no FB_RESERVED on MIG
@@ -44,27 +57,36 @@ import (
 //     simulated driver is never reloaded, so volatile equals aggregate);
 //     DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS, ..._UNCORRECTABLE_... and
 //     DCGM_FI_DEV_ROW_REMAP_FAILURE. These device-wide fields repeat on MIG
-//     instance rows like power does.
-//   - The profiling fields of dcp-metrics-included.csv, from NVML GPM
-//     (Hopper and newer, as with the native series), per whole GPU and per
-//     MIG instance: DCGM_FI_PROF_SM_ACTIVE, DCGM_FI_PROF_SM_OCCUPANCY,
-//     DCGM_FI_PROF_PIPE_TENSOR_ACTIVE and DCGM_FI_PROF_DRAM_ACTIVE. On an
-//     instance SM_ACTIVE repeats GR_ENGINE_ACTIVE: NVML has one SM
-//     activity per instance.
+//     instance rows like power does. Units and meanings are the counters
+//     files' (etc/dcp-metrics-included.csv, d5e5f51); a field DCGM leaves
+//     blank for an entity (GPU_UTIL on a GPU instance, dcgm-exporter #50,
+//     #105) is dropped by gpu_collector.go:303-305.
+//   - DCGM's profiling fields, from NVML GPM (Hopper and newer, as with the
+//     native series), per whole GPU and per MIG instance:
+//     DCGM_FI_PROF_SM_ACTIVE, DCGM_FI_PROF_SM_OCCUPANCY,
+//     DCGM_FI_PROF_PIPE_TENSOR_ACTIVE and DCGM_FI_PROF_DRAM_ACTIVE. Of these
+//     dcp-metrics-included.csv enables only TENSOR and DRAM (with
+//     GR_ENGINE_ACTIVE); SM_ACTIVE and SM_OCCUPANCY are commented out there
+//     (etc/dcp-metrics-included.csv:82-85, d5e5f51), so Install.DefaultCSV
+//     drops them. On an instance SM_ACTIVE repeats GR_ENGINE_ACTIVE: NVML
+//     has one SM activity per instance.
 //   - The pod mapping of each release and flag (Layout): one pod per
 //     device by default, per-pod copies under --kubernetes-virtual-gpus
-//     (with vgpu), and from 2025 per-pod per-process GPU_UTIL and FB_USED
+//     (with vgpu), and with #594 per-pod per-process GPU_UTIL and FB_USED
 //     beside the device's own series (with pod_uid). See DCGMLayout. GPUs
 //     allocated through DRA claims get a copy per container with the
 //     dra_* labels under --kubernetes-enable-dra (DCGMInstall.DRA), and no
-//     pod without it.
+//     pod without it (kubernetes.go:454-511, toDeviceToPodsDRA 573-653;
+//     without the flag getMappings builds no DRA map, kubernetes.go:324-326,
+//     and toDeviceToPod reads only device-plugin devices, 763-785).
+//   - A lost or hung GPU: DCGM's readings come back blank and dcgm-exporter
+//     skips blank values (gpu_collector.go:303-305, toString 373-395,
+//     utils.go:35-61, d5e5f51), so only DCGM_FI_DEV_XID_ERRORS, which DCGM
+//     keeps from the driver's event stream, remains. A GPU lost without an
+//     XID 79 thus simply vanishes from dcgm-exporter's data.
 //
 // Relabelling by a ServiceMonitor is ServiceMonitorSink's, in front of
 // the inner sink.
-//   - A lost or hung GPU: DCGM's readings come back blank and dcgm-exporter
-//     skips blank values, so only DCGM_FI_DEV_XID_ERRORS, which DCGM keeps
-//     from the driver's event stream, remains. A GPU lost without an XID 79
-//     thus simply vanishes from dcgm-exporter's data.
 type DCGMSink struct {
 	inner Sink
 	// Layout is how pods are mapped onto the series (see DCGMLayout).
@@ -413,7 +435,9 @@ func (s *DCGMSink) rows(g *dcgmGPU, holders []podRef) []row {
 	if len(claimed) > 0 {
 		// --kubernetes-enable-dra: a copy of the device's series per
 		// container of its claims, and no row of the device itself
-		// (kubernetes.go, PR #501), whatever the layout.
+		// (kubernetes.go:454-511 at d5e5f51, PR #501), here whatever the
+		// layout; upstream's --kubernetes-virtual-gpus path returns before
+		// the DRA pass (kubernetes.go:338-410).
 		out := make([]row, len(claimed))
 		for i, p := range claimed {
 			c := g.claims[p]
@@ -422,8 +446,9 @@ func (s *DCGMSink) rows(g *dcgmGPU, holders []podRef) []row {
 		return out
 	}
 	// The device plugin's replica number of a time-sliced or MPS device
-	// ID ("<uuid>::<n>"); the native series do not carry it, so the
-	// holders' order stands in for it.
+	// ID ("<uuid>::<n>", getSharedGPU, kubernetes.go:550-558 and 669-671
+	// at d5e5f51); the native series do not carry it, so the holders'
+	// order stands in for it.
 	vgpu := func(i int) string {
 		if g.sharing == describe.SharingTimeSlicing || g.sharing == describe.SharingMPS {
 			return strconv.Itoa(i)
@@ -432,14 +457,17 @@ func (s *DCGMSink) rows(g *dcgmGPU, holders []podRef) []row {
 	}
 	switch {
 	case len(holders) == 0 && s.Layout == DCGMVirtualGPUs:
-		return nil // the metric list is rebuilt from the pods: the device vanishes
+		// The counter's list is rebuilt from the copies (kubernetes.go:
+		// 301-303 at 7b8b700): the device vanishes.
+		return nil
 	case len(holders) == 0:
 		return []row{{}}
 	case s.Layout == DCGMNoVirtualGPUs && s.Install.FlappingTenant:
 		// toDeviceToPod is a map from device ID to one pod: replicas of
-		// one GPU share the ID, so the last pod the kubelet lists wins,
-		// and its list order is not stable (dcgm-exporter #340): the pod
-		// label moves between the co-tenants from scrape to scrape.
+		// one GPU share the ID, so the last pod the kubelet lists wins
+		// (kubernetes.go:887-909, d5e5f51), and its list order is not
+		// stable (dcgm-exporter #340): the pod label moves between the
+		// co-tenants from scrape to scrape.
 		return []row{{p: holders[s.steps%len(holders)]}}
 	case s.Layout == DCGMNoVirtualGPUs:
 		return []row{{p: holders[len(holders)-1]}}
@@ -455,7 +483,9 @@ func (s *DCGMSink) rows(g *dcgmGPU, holders []podRef) []row {
 			out = append(out, row{p: p, vgpu: vgpu(i), perProcess: true}, row{p: p, vgpu: vgpu(i), noPerProcessFields: true})
 		}
 		// With per-process series present, the device row carries only
-		// GPU_UTIL and FB_USED; the copies carry the rest.
+		// GPU_UTIL and FB_USED (kubernetes.go:360-369, d5e5f51); the
+		// copies carry the rest, and the unheld device keeps its row
+		// (399-403).
 		out[0].perProcess, out[0].noPerProcessFields = false, false
 		return out
 	}
@@ -487,7 +517,7 @@ func (s *DCGMSink) emitRow(ts time.Time, g *dcgmGPU, xid float64, in *dcgmInstan
 		return err
 	}
 	if !g.up {
-		return nil // blank readings: skipped by dcgm-exporter
+		return nil // blank readings: skipped by dcgm-exporter (gpu_collector.go:303-305, d5e5f51)
 	}
 	util, used := g.util, g.memUsed
 	if in != nil {
@@ -497,7 +527,9 @@ func (s *DCGMSink) emitRow(ts time.Time, g *dcgmGPU, xid float64, in *dcgmInstan
 		// NVML's per-process accounting summed over the pod's processes:
 		// utilization in percent of the GPU (the native figure is of the
 		// allocation), memory in MiB. MIG instances have no per-process
-		// utilization.
+		// utilization. dcgm-exporter (d5e5f51): process_metrics.go:59-75,
+		// 88-100 (SM util, memory / MiB), MIG memory only 121-155; summed
+		// per pod UID at kubernetes.go:254-269.
 		u := g.own[r.p]
 		if u == nil {
 			return nil
@@ -627,8 +659,10 @@ func (s *DCGMSink) labels(g *dcgmGPU, in *dcgmInstance, r row) []*dto.LabelPair 
 		add(dcgm.LabelDRAPoolName, c.pool)
 		add(dcgm.LabelDRADeviceName, c.device)
 		if in != nil {
-			// Current releases (PR #664) put a MIG claim on its GPU
-			// instance's series.
+			// Current releases (PR #664, after d5e5f51) put a MIG claim on
+			// its GPU instance's series; at d5e5f51 it is keyed by the
+			// parent UUID (transformation/dra.go:97-100), which no GPU
+			// instance's ID matches (collector/types.go:81-83).
 			add(dcgm.LabelDRAMIGProfile, in.profile)
 			add(dcgm.LabelDRAMIGDeviceUUID, in.migUUID)
 		}
@@ -672,36 +706,55 @@ var xidMessages = map[int]string{
 // LegacyInstall is a release before #655 and 3.3.6-3.4.2 with every field
 // enabled, as the emulator wrote before.
 type DCGMInstall struct {
-	// HostLabel is the host label's name: hostname (current), Hostname
-	// (before #655), or empty (--no-hostname).
+	// HostLabel is the host label's name: hostname (#655, d5e5f51,
+	// rendermetrics/render_metrics.go:47; in no release tag yet at that
+	// commit), Hostname (before #655, render_metrics.go:47 at 7b8b700), or
+	// empty (--no-hostname, honoured only before 4.0.0: the flag is parsed
+	// at pkg/cmd/app.go:1101 but read nowhere since #437, 5f9250c).
 	HostLabel string
-	// XIDLabels adds err_code and err_msg to the XID field (3.3.6-3.4.2
-	// and later).
+	// XIDLabels adds err_code and err_msg to the XID field (#309, first in
+	// 3.3.6-3.4.2): collector/gpu_collector.go:324-332 with the texts of
+	// collector/xid_errors.go:20 (d5e5f51).
 	XIDLabels bool
 	// DefaultCSV emits only the fields of the GPU Operator's default
-	// counters file (describe/dcgm); otherwise every field is emitted.
+	// counters file, etc/dcp-metrics-included.csv (describe/dcgm); otherwise
+	// every field is emitted. The binary's own default is
+	// etc/default-counters.csv (pkg/cmd/app.go:123-129, d5e5f51).
 	DefaultCSV bool
 	// FlappingTenant makes the default layout's one pod label move between
-	// a shared GPU's co-tenants from step to step (dcgm-exporter #340).
+	// a shared GPU's co-tenants from step to step (dcgm-exporter #340):
+	// toDeviceToPod keeps the last pod listed per device ID
+	// (transformation/kubernetes.go:887-909, d5e5f51) in the order the
+	// kubelet's List returns, which it does not keep stable.
 	FlappingTenant bool
-	// ClocksEventReasons names the throttle field as DCGM 3.3 and later do.
+	// ClocksEventReasons names the throttle field as DCGM 3.3 and later do
+	// (dcgm-exporter's own code uses that name from 4.0.0, #437:
+	// collector/clock_events_collector.go:102, d5e5f51; the series is
+	// named by the counters file's line).
 	ClocksEventReasons bool
-	// NoHostPID is the per-process layout without hostPID (the GPU
-	// Operator's default): dcgm-exporter cannot map processes to pods, so
-	// every per-process pod row is 0.
+	// NoHostPID is the per-process layout without hostPID (the default of
+	// dcgm-exporter's chart, deployment/values.yaml:54, and the GPU
+	// Operator's): the pid mapper reads /proc/<pid>/cgroup for NVML's host
+	// PIDs (transformation/pidmapper.go:45-48), fails and skips each
+	// (pidmapper.go:91-97), and every pod on the device then gets the idle
+	// value "0" (kubernetes.go:219, buildIdlePodValues 271-279; d5e5f51).
 	NoHostPID bool
 	// HostIsPod writes the exporter pod's name (DCGMExporterPod) in the
 	// host label, as dcgm-exporter does where NODE_NAME is not set: it
-	// falls back to the host name, which in a pod is the pod's.
+	// falls back to the host name, which in a pod is the pod's
+	// (internal/pkg/hostname/hostname.go:30-32,52-61, d5e5f51).
 	HostIsPod bool
-	// DRA is --kubernetes-enable-dra (KUBERNETES_ENABLE_DRA, PR #501): the
-	// pod mapper also reads the kubelet's dynamic resources and writes a
-	// copy of a claimed device's series per container, with dra_* labels.
-	// Without it a GPU allocated through a claim has no pod at all.
+	// DRA is --kubernetes-enable-dra (KUBERNETES_ENABLE_DRA, PR #501, off
+	// by default: pkg/cmd/app.go:329-334): the pod mapper also reads the
+	// kubelet's dynamic resources and writes a copy of a claimed device's
+	// series per container, with dra_* labels (kubernetes.go:454-511,
+	// one copy per container and device: 606-617; d5e5f51). Without it a
+	// GPU allocated through a claim has no pod at all.
 	DRA bool
 	// NoMIGMemory leaves FB_USED and FB_FREE out of MIG GPU instances, as
 	// DCGM does on H100 in MIG mode (dcgm-exporter #380, #434, #512); the
-	// profiling fields stay.
+	// profiling fields stay. dcgm-exporter has no code of its own for
+	// this: DCGM returns blanks, which gpu_collector.go:303-305 drops.
 	NoMIGMemory bool
 }
 
@@ -752,23 +805,38 @@ func DCGMExporterPod(node string) string { return dcgmJob + "-" + node }
 func podUID(p podRef) string { return "uid-" + p.namespace + "-" + p.pod }
 
 // DCGMLayout is how a dcgm-exporter release and its flags put pods on
-// series (internal/pkg/transformation/kubernetes.go, PodMapper.Process).
+// series (internal/pkg/transformation/kubernetes.go, PodMapper.Process:
+// kubernetes.go:331-514 at d5e5f51).
 type DCGMLayout int
 
 const (
 	// DCGMNoVirtualGPUs is the default: a device ID maps to one pod, so
 	// each series carries at most one; a time-sliced GPU shows one
-	// arbitrary tenant, and the others none.
+	// arbitrary tenant, and the others none. toDeviceToPod
+	// (kubernetes.go:712-918, d5e5f51) is a map[string]PodInfo: replica
+	// IDs "<uuid>::<n>" are cut to the UUID (887-898) and a MIG device to
+	// "<gpu>-<gpu instance>" (804-821, deviceinfo/device_info.go:621), so
+	// the last pod listed wins; Process labels the metric whose
+	// GetIDOfType (collector/types.go:79-91) is that key (kubernetes.go:414-452).
 	DCGMNoVirtualGPUs DCGMLayout = iota
-	// DCGMVirtualGPUs is --kubernetes-virtual-gpus before 2025: every pod
+	// DCGMVirtualGPUs is --kubernetes-virtual-gpus from its introduction
+	// (#432, 2025-01, first in 4.1.1-4.0.3) until #594: every pod
 	// holding a replica gets a copy of the device's series (identical
 	// values, vgpu set to the replica), the device's own series is
 	// replaced by the copies, and a device no pod holds has none at all.
+	// kubernetes.go:257-306 at 7b8b700 (copies 271-299, vgpu 289-291, the
+	// counter's list replaced by the copies 301-303);
+	// toDeviceToSharingPods and getSharedGPU (the "::<n>" replica) at
+	// kubernetes.go:662-710 and 550-558 (d5e5f51).
 	DCGMVirtualGPUs
-	// DCGMVirtualGPUs2025 is --kubernetes-virtual-gpus from 2025: GPU_UTIL
+	// DCGMVirtualGPUs2025 is --kubernetes-virtual-gpus from #594 (merged
+	// 2026-03-24, fb5e3dc, first in 4.5.3-4.8.2, despite the name): GPU_UTIL
 	// and FB_USED are the device's series plus one per pod of that pod's
 	// own processes (percent, MiB; with pod_uid); the other fields are
 	// copies per pod as before, and a device no pod holds keeps its series.
+	// kubernetes.go:360-369 (device row plus per-process rows),
+	// createPerProcessMetrics 201-252 (pod_uid 243), isPerProcessMetric in
+	// process_metrics.go:30-32, the unheld device kept at 399-403 (d5e5f51).
 	DCGMVirtualGPUs2025
 )
 

@@ -12,7 +12,13 @@ import (
 // has is renamed exported_<name>, the target's labels are added, and
 // Prometheus's up is written for the target at each step
 // (scrape.mutateSampleLabels; the operator's target labels are namespace,
-// pod, container, service, endpoint, job and instance).
+// pod, container, service, endpoint, job and instance). honorLabels: false
+// is dcgm-exporter's own chart default (deployment/values.yaml:132,
+// templates/service-monitor.yaml:33-38, port "metrics" on 9400:
+// templates/service.yaml:33-37, values.yaml:114; NVIDIA/dcgm-exporter
+// d5e5f51), and the exporter's pod, namespace and container labels
+// (transformation/const.go:21-23) are exactly the ones that collide, so a
+// tenant's come back as exported_pod etc. (dcgm-exporter #340).
 type ServiceMonitorSink struct {
 	inner  Sink
 	target []*dto.LabelPair
