@@ -30,6 +30,19 @@ func lookupModel(name string) (Model, bool) {
 	return out, true
 }
 
+// profileNamed finds a MIG profile of the pool's model by name, the
+// media-extension profiles (+me) that the packer never targets included:
+// today's layout may hold them.
+func profileNamed(pool *Pool, name string) (Profile, bool) {
+	if pr, ok := pool.Model.Profile(name); ok {
+		return pr, true
+	}
+	if m, ok := recommend.LookupModel(pool.Product); ok {
+		return m.Profile(name)
+	}
+	return Profile{}, false
+}
+
 // pricePerHour is one whole GPU's price, false when unknown.
 func pricePerHour(p *recommend.Prices, model string) (float64, bool) {
 	if p == nil {

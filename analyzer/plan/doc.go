@@ -8,7 +8,9 @@
 // and prices; bin.go is one planned GPU and its fit check; pack.go
 // sizes lanes and runs first-fit-decreasing and the local search;
 // exact.go solves small pools exactly; replay.go plays the window back on
-// the layout; planner.go ties them together; output.go renders.
+// the layout; nodes.go packs the GPUs on nodes; today.go rebuilds today's
+// layout, which a pool keeps where the packed one needs more nodes than
+// it has; planner.go ties them together; output.go renders.
 //
 // The model. A lane is one replica of a workload over the window (the
 // pods of a Job that runs nightly form one lane; a Deployment of three

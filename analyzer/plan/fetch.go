@@ -146,6 +146,7 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 			continue
 		}
 		p.Model = m
+		p.nodeGPUs = nodes[product]
 		if p.CapacityBytes == 0 {
 			p.CapacityBytes = m.MemoryBytes
 		}
@@ -164,7 +165,7 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 // allocation is one container's hold on one GPU or slice over the window.
 type allocation struct {
 	namespace, pod, container string
-	node, uuid                string
+	node, uuid, instance      string
 	model, sharing, profile   string
 	// claim is the ResourceClaim (namespace/name) the GPU came through;
 	// empty on the device plugin's path.
@@ -193,7 +194,7 @@ func readAllocations(ms []model.Matrix, steps int, at func(model.Time) int) []*a
 	for _, s := range ms[0] {
 		m := s.Metric
 		a := &allocation{namespace: string(m[schema.LabelNamespace]), pod: string(m[schema.LabelPod]), container: string(m[schema.LabelContainer]),
-			node: string(m[schema.LabelNode]), uuid: string(m[schema.LabelUUID]),
+			node: string(m[schema.LabelNode]), uuid: string(m[schema.LabelUUID]), instance: string(m[schema.LabelGPUInstance]),
 			model: string(m[schema.LabelModel]), sharing: string(m[schema.LabelSharing]), profile: string(m[schema.LabelMIGProfile]),
 			first: steps, last: -1, mem: make([]float32, steps), load: make([]float32, steps), util: make([]float32, steps),
 			held: make([]bool, steps)}
@@ -359,6 +360,7 @@ func lanesOf(allocs []*allocation, o FetchOptions, steps int) []*Lane {
 				l.Pods = append(l.Pods, a.pod)
 			}
 			l.From = describeFrom(a)
+			l.Held = Holding{Node: a.node, UUID: a.uuid, Instance: a.instance, Sharing: a.sharing, Profile: a.profile}
 			// The lane's latest pod decides its path, as it does From.
 			l.AllocationPath = schema.AllocationPathDevicePlugin
 			if a.claim != "" {

@@ -177,7 +177,8 @@ func TestDemoWeekPlan(t *testing.T) {
 		t.Errorf("DRA lanes %v", dra)
 	}
 	// The nightly ETL jobs never run at the same time, each at 90% of an
-	// A100: they take turns on one whole GPU.
+	// A100: they take turns on one GPU (whole in a packed layout, the one
+	// they time-slice today where the plan keeps today's).
 	var mon, tue int = -1, -2
 	for _, pp := range p.Pools {
 		for _, a := range pp.Assignments {
@@ -191,6 +192,66 @@ func TestDemoWeekPlan(t *testing.T) {
 	}
 	if mon != tue {
 		t.Errorf("nightly jobs on GPUs %d and %d, want one", mon, tue)
+	}
+	// Every workload of the scenario runs today on its pool's nodes: no
+	// pool may need more nodes than the scenario gives it, or cost money.
+	for _, pp := range p.Pools {
+		if pp.NodesNeeded > pp.NodesToday || len(pp.DidNotFit) > 0 || pp.MonthlySavingUSD == nil || *pp.MonthlySavingUSD < 0 {
+			t.Errorf("%s: nodes %d → %d, saving %s, did not fit %v; want no more nodes than today, and no cost", pp.Model, pp.NodesToday, pp.NodesNeeded, money(pp.MonthlySavingUSD), pp.DidNotFit)
+		}
+	}
+	// The A100 node runs its workloads on 7 of its 8 GPUs, time-sliced
+	// beside a whole one, which the packer puts on nodes of their own.
+	// Where the plan keeps today's layout it is the scenario's, GPU for
+	// GPU, but for the leak: projected past a whole A100 over one more
+	// week, it gets a GPU to itself as the packer would give it, the one
+	// no pod holds.
+	for _, n := range sc.Nodes {
+		if n.Name != "gpu-a100-01" {
+			continue
+		}
+		gpuOfPod := map[string]int{}
+		held := map[int]bool{}
+		var leak sim.Pod
+		for _, pod := range n.Pods {
+			gpuOfPod[pod.Name], held[pod.GPU] = pod.GPU, true
+			if pod.Load == sim.LoadLeak {
+				leak = pod
+			}
+		}
+		if float64(leak.Memory)+float64(leak.Growth)*weekEnd.Sub(weekStart).Hours() <= 80*gib || len(held) != n.GPUs-1 {
+			t.Fatalf("scenario changed: the leak %s, %d of %d GPUs held", leak.Name, len(held), n.GPUs)
+		}
+		i := slices.IndexFunc(p.Pools, func(pp PoolPlan) bool { return pp.Model == "A100-80GB" })
+		if i < 0 {
+			t.Fatal("no A100-80GB pool")
+		}
+		pp := p.Pools[i]
+		if pp.NodesToday != 1 || pp.NodesNeeded != 1 {
+			t.Errorf("A100-80GB: nodes %d → %d, want the scenario's 1 → 1", pp.NodesToday, pp.NodesNeeded)
+		}
+		if !pp.KeepsToday {
+			continue
+		}
+		if pp.GPUsNeeded != len(held)+1 {
+			t.Errorf("A100-80GB keeps today's layout on %d GPUs, want the scenario's %d held GPUs and the leak's own", pp.GPUsNeeded, len(held))
+		}
+		today := map[int]int{} // planned GPU → the scenario's
+		for _, a := range pp.Assignments {
+			if a.Pods[0] == leak.Name {
+				if !a.Moved || a.Mode != ModeWhole || len(pp.GPUs[a.GPU].Lanes) != 1 {
+					t.Errorf("the leak on GPU %d (%s, moved %v) with %v, want a whole GPU of its own", a.GPU, a.Mode, a.Moved, pp.GPUs[a.GPU].Lanes)
+				}
+				continue
+			}
+			for _, pod := range a.Pods {
+				g, ok := gpuOfPod[pod]
+				if prev, seen := today[a.GPU]; !ok || a.Moved || (seen && prev != g) {
+					t.Errorf("A100-80GB: %s (pod %s, moved %v) on planned GPU %d, which holds the scenario's GPU %d", a.Lane, pod, a.Moved, a.GPU, prev)
+				}
+				today[a.GPU] = g
+			}
+		}
 	}
 }
 

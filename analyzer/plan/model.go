@@ -21,6 +21,9 @@ type Lane struct {
 	Training bool
 	// From is the GPU resource the lane's pods held.
 	From string
+	// Held is where its latest pod holds its GPU today, as From is how:
+	// today's layout of the pool (today.go) is rebuilt from it.
+	Held Holding
 	// AllocationPath is how its latest pod was given the GPU:
 	// device-plugin, or dra through Claims (namespace/name).
 	AllocationPath string
@@ -44,6 +47,14 @@ func (l *Lane) Name() string {
 		return l.Workload.String()
 	}
 	return l.Workload.String() + "#" + strconv.Itoa(l.Replica)
+}
+
+// Holding is one allocation's place on today's fleet: the GPU (node and
+// UUID), the MIG instance on a MIG GPU, and the allocation's sharing
+// label and MIG profile. The zero value is a place not read.
+type Holding struct {
+	Node, UUID, Instance string
+	Sharing, Profile     string
 }
 
 type laneStats struct {
@@ -86,6 +97,9 @@ type Pool struct {
 	// (the most common one); "" when unknown.
 	InstanceType string
 	Lanes        []*Lane
+
+	// nodeGPUs is how many GPUs each node reported; nil when not read.
+	nodeGPUs map[string]int
 }
 
 // Mode is how a planned GPU is used.
@@ -95,6 +109,9 @@ const (
 	ModeWhole       Mode = "whole"
 	ModeMIG         Mode = describe.SharingMIG
 	ModeTimeSlicing Mode = describe.SharingTimeSlicing
+	// ModeMPS is never planned: it is a GPU shared through MPS today, in a
+	// pool that keeps today's layout (PoolPlan.KeepsToday).
+	ModeMPS Mode = describe.SharingMPS
 )
 
 // Policy is the planner's headroom and limits.

@@ -16,13 +16,21 @@ import (
 // so MIG GPUs fit on any node, beside whole or time-sliced ones.
 type Node struct {
 	Index int `json:"index"`
+	// Name is the node's name today, where the pool keeps today's layout
+	// (PoolPlan.KeepsToday).
+	Name string `json:"name,omitempty"`
 	// Config is the device plugin config to label the node with: "default"
-	// (whole GPUs), or time-slicing-N.
+	// (whole GPUs), or time-slicing-N; ConfigUnchanged where the pool
+	// keeps today's layout.
 	Config   string `json:"config"`
 	Replicas int    `json:"replicas,omitempty"`
 	// GPUs are indexes into the pool plan's GPUs, in the node's order.
 	GPUs []int `json:"gpus"`
 }
+
+// ConfigUnchanged is the config of a node that keeps today's layout:
+// whatever it is labelled with today.
+const ConfigUnchanged = "unchanged"
 
 // HasMIG says whether a MIG manager config is needed on the node.
 func (n Node) HasMIG(gpus []GPU) bool {

@@ -15,6 +15,22 @@ func writeNodesYAML(w io.Writer, pp PoolPlan, title string, doc func()) {
 	prefix := strings.ToLower(pp.Model) + "-"
 	migName := func(n Node) string { return fmt.Sprintf("%snode-%d", prefix, n.Index) }
 	doc()
+	if pp.KeepsToday {
+		var moved []string
+		for _, a := range pp.Assignments {
+			if a.Moved {
+				moved = append(moved, a.Lane)
+			}
+		}
+		what := "no workload request changes"
+		if len(moved) > 0 {
+			what = fmt.Sprintf("no other workload request changes than the patch below of %s, which moves to a GPU of its own", strings.Join(moved, ", "))
+		}
+		fmt.Fprintf(w, "# Pool %s keeps today's layout, %s of %d GPUs (%d today): no node label, device plugin config or MIG geometry changes, and %s.\n",
+			title, plural(pp.NodesNeeded, "node"), pp.GPUsPerNode, pp.NodesToday, what)
+		fmt.Fprintln(w, "version: v1")
+		return
+	}
 	fmt.Fprintf(w, "# Pool %s: %s of %d GPUs (%d today). Label each node:\n", title, plural(pp.NodesNeeded, "node"), pp.GPUsPerNode, pp.NodesToday)
 	for _, n := range pp.Nodes {
 		cfg := n.Config

@@ -73,8 +73,17 @@ func writeTable(w io.Writer, p *Plan) error {
 		nodes := ""
 		if pp.NodesNeeded > 0 {
 			nodes = fmt.Sprintf(" on %s of %d GPUs (%d today)", plural(pp.NodesNeeded, "node"), pp.GPUsPerNode, pp.NodesToday)
-			if pp.NodesNeeded > pp.NodesToday {
-				nodes += "; more nodes than today, since a node's GPUs share one device plugin config"
+			switch {
+			case pp.KeepsToday:
+				nodes += "; today's layout, kept"
+				if n := moves(pp); n > 0 {
+					nodes += fmt.Sprintf(", but for %s that moves to a GPU of its own (the notes say which)", plural(n, "lane"))
+					if n > 1 {
+						nodes = strings.Replace(nodes, "that moves", "that move", 1)
+					}
+				}
+			case pp.NodesNeeded > pp.NodesToday:
+				nodes += fmt.Sprintf("; more nodes than today, since %s did not fit today's layout (the notes say why)", plural(len(pp.DidNotFit), "lane"))
 			}
 		}
 		fmt.Fprintf(w, "\n%s: %s%s\n", p.title(pp), gpus(pp.GPUsNeeded), nodes)
@@ -82,7 +91,7 @@ func writeTable(w io.Writer, p *Plan) error {
 		nodeOf := map[int]string{}
 		for _, n := range pp.Nodes {
 			for _, g := range n.GPUs {
-				nodeOf[g] = fmt.Sprint(n.Index)
+				nodeOf[g] = cmp.Or(n.Name, fmt.Sprint(n.Index))
 			}
 		}
 		fmt.Fprintln(tw, "  NODE\tGPU\tLAYOUT\tPEAK MEMORY\tPEAK LOAD\tCONTENDED STEPS\tWORKLOADS")
@@ -126,6 +135,17 @@ func writeTable(w io.Writer, p *Plan) error {
 		fmt.Fprintf(w, "Note: %s\n", n)
 	}
 	return nil
+}
+
+// moves counts the lanes that a pool keeping today's layout moves.
+func moves(pp PoolPlan) int {
+	n := 0
+	for _, a := range pp.Assignments {
+		if a.Moved {
+			n++
+		}
+	}
+	return n
 }
 
 // count writes 0 (unknown) as "-".
@@ -224,6 +244,9 @@ func writeYAML(w io.Writer, p *Plan) error {
 	seen := map[workload.Ref]bool{}
 	for _, pp := range p.Pools {
 		for _, a := range pp.Assignments {
+			if pp.KeepsToday && !a.Moved {
+				continue // it keeps its request
+			}
 			if seen[a.Workload] {
 				continue
 			}

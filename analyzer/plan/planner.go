@@ -78,7 +78,16 @@ type PoolPlan struct {
 	GPUs         []GPU        `json:"gpus"`
 	Assignments  []Assignment `json:"assignments"`
 	Replay       Replay       `json:"replay"`
-	Notes        []string     `json:"notes,omitempty"`
+	// KeepsToday says the pool keeps today's layout (today.go): the
+	// packed layout needed more nodes than the pool has, and today's
+	// holds every lane on the nodes it has. Nothing is rolled out but the
+	// requests of the lanes it moves (Assignment.Moved).
+	KeepsToday bool `json:"keeps_today,omitempty"`
+	// DidNotFit are the lanes that today's layout cannot hold, where the
+	// layout needs more nodes than the pool has: the reason it does. Such
+	// a pool saves nothing (its saving is the added nodes' price, negative).
+	DidNotFit []Unfit  `json:"did_not_fit,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
 }
 
 // Freed is how many GPUs the layout gives back; negative when the pool
@@ -89,7 +98,10 @@ func (p PoolPlan) Freed() int { return p.GPUsToday - p.GPUsNeeded }
 type GPU struct {
 	Index int  `json:"index"`
 	Mode  Mode `json:"mode"`
-	// Replicas is the time-slicing replica count; Slices the MIG
+	// UUID is the GPU's where the pool keeps today's layout.
+	UUID string `json:"uuid,omitempty"`
+	// Replicas is the time-slicing replica count (in today's layout, its
+	// tenants: the device plugin may offer more); Slices the MIG
 	// geometry, one profile per slice.
 	Replicas int      `json:"replicas,omitempty"`
 	Slices   []string `json:"slices,omitempty"`
@@ -108,6 +120,8 @@ func (g GPU) Layout() string {
 		return fmt.Sprintf("time-slicing-%d", g.Replicas)
 	case ModeMIG:
 		return "mig-" + strings.Join(g.Slices, "-")
+	case ModeMPS:
+		return fmt.Sprintf("mps-%d", g.Replicas)
 	}
 	return string(ModeWhole)
 }
@@ -128,7 +142,11 @@ type Assignment struct {
 	AllocationPath string   `json:"allocation_path"`
 	Claims         []string `json:"claims,omitempty"`
 	// Slice is the MIG profile on MIG.
-	Slice           string  `json:"slice,omitempty"`
+	Slice string `json:"slice,omitempty"`
+	// Moved is set, in a pool that keeps today's layout, on a lane that
+	// moves off its GPU today (a leak, to a GPU of its own): the one
+	// request that changes.
+	Moved           bool    `json:"moved,omitempty"`
 	Training        bool    `json:"training_like"`
 	PeakMemoryBytes float64 `json:"peak_memory_bytes"`
 	P95Load         float64 `json:"p95_load"`
@@ -161,6 +179,9 @@ func Make(d *Data, pol Policy, prices *recommend.Prices) (*Plan, error) {
 				pp = ap
 			}
 		}
+		if pool.Nodes > 0 && pp.NodesNeeded > pool.Nodes {
+			pp = keepToday(pool, pp)
+		}
 		pp.Replay = replay(pool, pp)
 		if pp.Replay.OvercommittedSteps > 0 {
 			return nil, fmt.Errorf("%w: %s: %d overcommitted memory steps (%s)", ErrReplay, pool.Model.Key, pp.Replay.OvercommittedSteps, pp.Replay.worst())
@@ -183,6 +204,11 @@ func Make(d *Data, pol Policy, prices *recommend.Prices) (*Plan, error) {
 			}
 			pp.InstanceType = pool.InstanceType
 			saving := float64(pp.NodesToday-pp.NodesNeeded) * node * HoursPerMonth
+			if pp.NodesNeeded > pp.NodesToday {
+				// Only a lane that did not fit today's layout gets here
+				// (keepToday): a layout with more nodes never saves.
+				saving = min(saving, 0)
+			}
 			pp.PricePerHour, pp.PricePerNodeHour, pp.MonthlySavingUSD = &price, &node, &saving
 		default:
 			// Without the node shape a saving in nodes cannot be told;
@@ -203,6 +229,33 @@ func Make(d *Data, pol Policy, prices *recommend.Prices) (*Plan, error) {
 	}
 	slices.SortFunc(out.Pools, func(a, b PoolPlan) int { return cmp.Compare(a.Model, b.Model) })
 	return out, nil
+}
+
+// keepToday is the pool's plan where the packed layout pp needs more
+// nodes than the pool has: today's layout, which needs no more, unless a
+// lane does not fit it; then pp, saying which lanes and why.
+func keepToday(pool *Pool, pp PoolPlan) PoolPlan {
+	more := fmt.Sprintf("the packed layout (%s) needs %s for %s, more than today's %d", pp.Method, plural(pp.NodesNeeded, "node"), gpus(pp.GPUsNeeded), pool.Nodes)
+	if pp.GPUsNeeded <= pool.Nodes*pool.GPUsPerNode {
+		more += " (a node takes one device plugin config, so whole and time-sliced GPUs are packed on nodes of their own, and a pod's GPUs on one node)"
+	}
+	today, unfit := todayLayout(pool)
+	if len(unfit) == 0 {
+		today.Notes = append([]string{fmt.Sprintf("today's layout is kept, on %s for %s: %s", plural(today.NodesNeeded, "node"), gpus(today.GPUsNeeded), more)}, today.Notes...)
+		return today
+	}
+	pp.DidNotFit = unfit
+	names := make([]string, len(unfit))
+	for i, u := range unfit {
+		names[i] = u.Lane
+		pp.Notes = append(pp.Notes, fmt.Sprintf("%s does not fit today's layout: %s", u.Lane, u.Why))
+	}
+	verb := "do"
+	if len(names) == 1 {
+		verb = "does"
+	}
+	pp.Notes = append(pp.Notes, fmt.Sprintf("%s; today's layout is not kept, since %s %s not fit it", more, strings.Join(names, ", "), verb))
+	return pp
 }
 
 // planPool runs every strategy's first-fit-decreasing and local search,
@@ -263,15 +316,8 @@ func planPool(pool *Pool, pol Policy) PoolPlan {
 		})
 		for _, k := range order {
 			l := pool.Lanes[b.lanes[k]]
-			a := Assignment{Lane: l.Name(), Workload: l.Workload, Pods: l.Pods, GPU: gi, Mode: b.mode, From: l.From,
-				AllocationPath: cmp.Or(l.AllocationPath, describe.AllocationPathDevicePlugin), Claims: l.Claims,
-				Training: l.Training, PeakMemoryBytes: l.stats.peakMem - l.GrowthBytes, P95Load: l.stats.p95Load, GrowthBytes: l.GrowthBytes}
-			switch b.mode {
-			case ModeWhole:
-				a.Resource = "nvidia.com/gpu"
-			case ModeTimeSlicing:
-				a.Resource = "nvidia.com/gpu.shared"
-			case ModeMIG:
+			a := assignmentOf(l, gi, b.mode)
+			if b.mode == ModeMIG {
 				pr := pool.Model.MIG[b.profiles[k]]
 				a.Slice, a.Resource = pr.Name, pr.Resource()
 				g.Slices = append(g.Slices, pr.Name)
@@ -304,6 +350,21 @@ func planPool(pool *Pool, pol Policy) PoolPlan {
 		}
 	}
 	return pp
+}
+
+// assignmentOf places lane l on GPU gi in mode m; a MIG slice is the
+// caller's to set.
+func assignmentOf(l *Lane, gi int, m Mode) Assignment {
+	a := Assignment{Lane: l.Name(), Workload: l.Workload, Pods: l.Pods, GPU: gi, Mode: m, From: l.From,
+		AllocationPath: cmp.Or(l.AllocationPath, describe.AllocationPathDevicePlugin), Claims: l.Claims,
+		Training: l.Training, PeakMemoryBytes: l.stats.peakMem - l.GrowthBytes, P95Load: l.stats.p95Load, GrowthBytes: l.GrowthBytes}
+	switch m {
+	case ModeWhole:
+		a.Resource = "nvidia.com/gpu"
+	case ModeTimeSlicing, ModeMPS:
+		a.Resource = "nvidia.com/gpu.shared"
+	}
+	return a
 }
 
 func modeRank(m Mode) int {

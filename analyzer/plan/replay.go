@@ -40,10 +40,6 @@ func replay(pool *Pool, pp PoolPlan) Replay {
 		lanes[l.Name()] = l
 		steps = len(l.Mem)
 	}
-	slice := map[string]Profile{}
-	for _, pr := range pool.Model.MIG {
-		slice[pr.Name] = pr
-	}
 	r := Replay{Steps: steps}
 	byGPU := map[int][]Assignment{}
 	for _, a := range pp.Assignments {
@@ -55,7 +51,8 @@ func replay(pool *Pool, pp PoolPlan) Replay {
 		ls := make([]*Lane, len(as))
 		prs := make([]Profile, len(as))
 		for k, a := range as {
-			ls[k], prs[k] = lanes[a.Lane], slice[a.Slice]
+			ls[k] = lanes[a.Lane]
+			prs[k], _ = profileNamed(pool, a.Slice)
 		}
 		for t := 0; t < steps; t++ {
 			over, contended := false, false
