@@ -51,17 +51,7 @@ func (d *detector) gpu(g query.GPU) {
 		d.cost(&f, g.Model, 1, nil)
 		d.add(f)
 	}
-	if g.WorkloadXIDErrors > 0 {
-		// XID 13, 31, 43 and 45 are raised by what a process did (an
-		// illegal address, a killed kernel): the GPU is healthy, so no
-		// drain or reset, but the tenant's job likely failed.
-		f := base(criteria.KindWorkloadXID, Info)
-		f.Evidence["workload_xid_errors"] = g.WorkloadXIDErrors
-		f.Summary = fmt.Sprintf("%s reported %.0f application error(s) (XID %s): a bug or a killed process in the workload, not a GPU fault; check the tenant's logs",
-			subject, g.WorkloadXIDErrors, strings.Join(g.WorkloadXIDCodes, ", "))
-		d.cost(&f, g.Model, 1, nil)
-		d.add(f)
-	}
+	d.workloadXID(g, base, subject) // xid.go
 	if g.ThrottleSteps >= d.cfg.MinSamples && g.ThermalThrottleRatio >= d.cfg.Thermal.MinRatio {
 		f := base(criteria.KindThermal, Warning)
 		f.Evidence["thermal_throttle_ratio"] = g.ThermalThrottleRatio

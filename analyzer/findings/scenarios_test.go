@@ -132,11 +132,11 @@ var scenarios = []scenario{
 	{
 		name: criteria.KindGPUErrors,
 		native: []want{
-			{criteria.KindWorkloadXID, "", 0, Info},   // XID 13: the application's
-			{criteria.KindGPUErrors, "", 1, Critical}, // XID 79: lost
-			{criteria.KindGPUErrors, "", 2, Critical}, // lost without an XID
+			{criteria.KindWorkloadXID, "train-a", 0, Info}, // XID 13: the application's, train-a's (it held GPU 0)
+			{criteria.KindGPUErrors, "", 1, Critical},      // XID 79: lost
+			{criteria.KindGPUErrors, "", 2, Critical},      // lost without an XID
 		},
-		dcgm: []want{{criteria.KindWorkloadXID, "", 0, Info}, {criteria.KindGPUErrors, "", 1, Critical}},
+		dcgm: []want{{criteria.KindWorkloadXID, "train-a", 0, Info}, {criteria.KindGPUErrors, "", 1, Critical}},
 		// dcgm-exporter has no up signal and skips the blank readings of a
 		// lost GPU: a GPU lost without XID 79 just stops reporting. XID 13
 		// is never a GPU fault, under either schema.

@@ -100,6 +100,9 @@ type analysis struct {
 	// pass is what the passes (passQueries) carry from one signal to
 	// another.
 	pass passState
+	// xids are the application XIDs raised on each GPU, with the
+	// allocations that held it then (health.go).
+	xids map[GPUKey][]*xidRaised
 }
 
 func by(labels []string) string { return describe.By(labels...) }
@@ -305,6 +308,7 @@ func (a *analysis) gpuSharing(s *model.Sample) {
 // usage series outlived its allocation, sorts, and writes the notes.
 func (a *analysis) finish() {
 	a.finishPasses()
+	a.finishXIDs()
 	a.settleAllocModes()
 	a.settleAllocationPaths()
 	expected := float64(a.res.ExpectedSteps)

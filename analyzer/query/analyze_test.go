@@ -123,7 +123,7 @@ func TestAnalyzeNative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Schema != "native" || res.ExpectedSteps != 240 || res.QueryCount != 16+2 || res.Shards != 1 { // 15 passes, the claims and the shard probe's 2
+	if res.Schema != "native" || res.ExpectedSteps != 240 || res.QueryCount != 17+2 || res.Shards != 1 { // 16 passes, the claims and the shard probe's 2
 		t.Errorf("schema %q, expected steps %d, queries %d, shards %d", res.Schema, res.ExpectedSteps, res.QueryCount, res.Shards)
 	}
 
@@ -179,6 +179,12 @@ func TestAnalyzeNative(t *testing.T) {
 			// XID 13 is the application's (a graphics engine
 			// exception), 79 the GPU's.
 			DownSteps: 10, XIDErrors: 1, XIDCodes: []string{"79"}, WorkloadXIDErrors: 2, WorkloadXIDCodes: []string{"13"},
+			// The XID 13 counter appears at minute 50 (its first event)
+			// and grows at 100, both while train-0 held the GPU (1-120).
+			WorkloadXIDEvents: []XIDEvent{
+				{Time: minute(50), Code: "13", Holders: []XIDHolder{{Namespace: "team-a", Pod: "train-0", Container: "main"}}},
+				{Time: minute(100), Code: "13", Holders: []XIDHolder{{Namespace: "team-a", Pod: "train-0", Container: "main"}}},
+			},
 		},
 		{
 			GPUKey: GPUKey{Node: "node-2", UUID: "GPU-m"}, Model: h100, Sharing: "mig", Attribution: AttributionPerTenant,

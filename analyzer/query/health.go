@@ -2,6 +2,7 @@ package query
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strconv"
 
@@ -17,10 +18,11 @@ func (a *analysis) healthQueries(sch schema.Schema) []namedQuery {
 	qs := []namedQuery{
 		{name: "gpu down steps", expr: a.over("sum_over_time", h.Down), apply: a.gpuValue(func(g *GPU, v float64) { g.DownSteps = int(v) })},
 		{name: "gpu xid errors", expr: h.XIDEvents, apply: a.gpu(xidApply)},
+		{name: "gpu xid raised", expr: a.xidHolders(sch, h), apply: a.xidHolder},
 		{name: "gpu thermal throttle", expr: a.over("avg_over_time", h.Thermal), apply: a.gpuValue(func(g *GPU, v float64) { g.ThermalThrottleRatio = v })},
 		{name: "gpu throttle steps", expr: a.over("count_over_time", h.Thermal), apply: a.gpuValue(func(g *GPU, v float64) { g.ThrottleSteps = int(v) })},
 	}
-	return slices.DeleteFunc(qs, func(q namedQuery) bool { return h.Down == "" })
+	return slices.DeleteFunc(qs, func(q namedQuery) bool { return h.Down == "" || (q.name == "gpu xid raised" && h.XIDRaised == "") })
 }
 
 // xidApply adds one code's events to the GPU's faults, or to its
@@ -41,6 +43,126 @@ func xidApply(g *GPU, s *model.Sample) {
 			nx, _ := strconv.Atoi(x)
 			ny, _ := strconv.Atoi(y)
 			return cmp.Or(cmp.Compare(nx, ny), cmp.Compare(x, y))
+		})
+	}
+}
+
+// An application XID is tied to the allocation that held the GPU when it
+// was raised: the schema's XIDRaised (one series per GPU, the code at each
+// step it was first seen) joined, step by step, with the allocations seen
+// at that step. The passes read XIDRaised at every step (xidRaisedPass,
+// before the allocations, whose pass then looks each event's step up in
+// its allocations' points: no second read of them); the scans ask the
+// engine for the same join (xidHolders). Either way the holders are the
+// schema's own allocations at that step, as the rest of the analysis sees
+// them: relabelled tenants, a flapping pod label's co-tenants (dcgm.Held),
+// no exporter pod.
+
+// xidRaised is one application XID while its holders are gathered.
+type xidRaised struct {
+	at      model.Time
+	code    string
+	holders []XIDHolder
+}
+
+// labelAt is the label xidHolders puts each event's step in (Unix
+// seconds).
+const labelAt = "at"
+
+// xidHolders is, for the scans, every application XID of the window with
+// each allocation that held its GPU at that step: one series per event and
+// holder (and one per event without one) with the allocation's key, the
+// code in xid and the step in at, from count_values at each step of the
+// window's subquery.
+func (a *analysis) xidHolders(sch schema.Schema, h schema.Health) string {
+	keys := by(schema.AllocationKeyLabels)
+	raised := "(" + h.XIDRaised + ")"
+	held := "group by " + keys + " (" + allocationPresence(sch) + ") * on (node, uuid) group_left () " + raised
+	codes := `count_values by ` + keys + ` ("xid", (` + held + `) or ` + raised + `)`
+	return a.over("count_over_time", `count_values by `+by(append(slices.Clone(schema.AllocationKeyLabels), "xid"))+` ("`+labelAt+`", 0 * `+codes+` + time())`)
+}
+
+// xidHolder reads one of xidHolders' series.
+func (a *analysis) xidHolder(s *model.Sample) {
+	at, err := strconv.ParseFloat(string(s.Metric[labelAt]), 64)
+	code, ok := xidCode(string(s.Metric["xid"]))
+	if err != nil || !ok {
+		return
+	}
+	e := a.xidAt(gpuKey(s.Metric), model.Time(math.Round(at*1000)), code)
+	if k := allocationKey(s.Metric); k.Pod != "" {
+		e.holders = append(e.holders, XIDHolder{Namespace: k.Namespace, Pod: k.Pod, Container: k.Container, GPUInstance: k.GPUInstance})
+	}
+}
+
+// xidRaisedPass reads XIDRaised at every step, for the passes.
+func (a *analysis) xidRaisedPass(mat model.Matrix) {
+	for _, s := range mat {
+		k := gpuKey(s.Metric)
+		for _, p := range s.Values {
+			if code, ok := xidCode(strconv.FormatFloat(float64(p.Value), 'f', -1, 64)); ok {
+				a.xidAt(k, p.Timestamp, code)
+			}
+		}
+	}
+}
+
+// xidHeld adds the allocation k, seen at the steps pts, to the holders of
+// each application XID raised on its GPU at one of them.
+func (a *analysis) xidHeld(k AllocationKey, pts []model.SamplePair) {
+	for _, e := range a.xids[GPUKey{Node: k.Node, UUID: k.UUID}] {
+		if _, ok := slices.BinarySearchFunc(pts, e.at, func(p model.SamplePair, t model.Time) int { return cmp.Compare(p.Timestamp, t) }); ok {
+			e.holders = append(e.holders, XIDHolder{Namespace: k.Namespace, Pod: k.Pod, Container: k.Container, GPUInstance: k.GPUInstance})
+		}
+	}
+}
+
+// xidCode is an XID code as the xid label writes it ("13"), from a
+// sample's value or count_values' label, and whether it is one an
+// application raises.
+func xidCode(v string) (string, bool) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f != math.Trunc(f) {
+		return "", false
+	}
+	code := strconv.FormatFloat(f, 'f', -1, 64)
+	return code, schema.ApplicationXID(code)
+}
+
+// xidAt is the event of code raised on k at the step at.
+func (a *analysis) xidAt(k GPUKey, at model.Time, code string) *xidRaised {
+	if a.xids == nil {
+		a.xids = map[GPUKey][]*xidRaised{}
+	}
+	for _, e := range a.xids[k] {
+		if e.at == at && e.code == code {
+			return e
+		}
+	}
+	e := &xidRaised{at: at, code: code}
+	a.xids[k] = append(a.xids[k], e)
+	return e
+}
+
+// finishXIDs gives each GPU its application XIDs, by time, each with its
+// holders sorted. An event of a GPU no other signal reported is dropped.
+func (a *analysis) finishXIDs() {
+	for k, events := range a.xids {
+		g, ok := a.gpus[k]
+		if !ok {
+			continue
+		}
+		g.WorkloadXIDEvents = make([]XIDEvent, 0, len(events))
+		for _, e := range events {
+			slices.SortFunc(e.holders, func(x, y XIDHolder) int {
+				return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Pod, y.Pod), cmp.Compare(x.Container, y.Container), cmp.Compare(x.GPUInstance, y.GPUInstance))
+			})
+			g.WorkloadXIDEvents = append(g.WorkloadXIDEvents, XIDEvent{Time: e.at.Time().UTC(), Code: e.code, Holders: slices.Clip(e.holders)})
+		}
+		slices.SortFunc(g.WorkloadXIDEvents, func(x, y XIDEvent) int {
+			n, _ := strconv.Atoi(x.Code)
+			m, _ := strconv.Atoi(y.Code)
+			return cmp.Or(x.Time.Compare(y.Time), cmp.Compare(n, m))
 		})
 	}
 }

@@ -25,7 +25,13 @@ import (
 func (a *analysis) passQueries(sch schema.Schema) []namedQuery {
 	a.pass = passState{gpuPods: map[PodRef]bool{}, allocated: map[GPUKey]bitset{}, reported: map[GPUKey]bitset{}}
 	h := sch.Health(a.window())
-	qs := []namedQuery{
+	var qs []namedQuery
+	if h.Down != "" && h.XIDRaised != "" {
+		// Before the allocations, whose pass looks each XID's step up in
+		// its allocations' points (xidHeld); answers are applied in order.
+		qs = append(qs, namedQuery{name: "gpu xid raised", expr: h.XIDRaised, series: a.xidRaisedPass})
+	}
+	qs = append(qs, []namedQuery{
 		{name: "allocations", expr: sch.Allocation(), series: a.allocationPass},
 		{name: "utilization", expr: sch.Utilization(), series: a.utilizationPass},
 		{name: "memory", expr: sch.MemoryUsed(), series: a.memoryPass},
@@ -34,7 +40,7 @@ func (a *analysis) passQueries(sch schema.Schema) []namedQuery {
 		{name: "gpu memory total", expr: a.maxOverTime(schema.GPUKey, sch.GPUMemoryTotal()), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
 		{name: "gpu energy", expr: maxBy(schema.GPUKey, sch.GPUEnergy(a.w.rangeStr(), a.w.stepStr())), apply: a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
 		{name: "gpu memory used", expr: sch.GPUMemoryUsed(), series: a.gpuMemoryPass},
-	}
+	}...)
 	if h.Down != "" {
 		qs = append(qs,
 			namedQuery{name: "gpu down steps", expr: a.over("sum_over_time", h.Down), apply: a.gpuValue(func(g *GPU, v float64) { g.DownSteps = int(v) })},
@@ -78,6 +84,7 @@ func (a *analysis) allocationPass(mat model.Matrix) {
 		x.Steps = len(g.pts)
 		x.Workload, x.WorkloadKind = inferWorkload(g.key.Pod)
 		setUnlessNaN(sumOverTime(g.pts), func(v float64) { x.AllocatedGPUHours = a.w.hours(v) })
+		a.xidHeld(g.key, g.pts)
 	}
 	for _, g := range groupBy(a, mat, gpuKey, aggSum) {
 		setUnlessNaN(sumOverTime(g.pts), func(v float64) { a.gpuOf(g.key).AllocatedGPUHours = a.w.hours(v) })

@@ -14,7 +14,7 @@ import (
 )
 
 // TestScenarioPassesMatchScans simulates the demo's fleet and the
-// findings' scenario and workload days, as gpulens and as each dcgm-exporter layout would have
+// findings' scenario, workload and XID days, as gpulens and as each dcgm-exporter layout would have
 // exposed them, and expects the passes and the subquery per figure to give
 // the same Result (TestPassesMatchScans's comparison).
 func TestScenarioPassesMatchScans(t *testing.T) {
@@ -35,6 +35,9 @@ func TestScenarioPassesMatchScans(t *testing.T) {
 	}
 	files, err := filepath.Glob("../findings/testdata/scenarios/*.yaml")
 	more, _ := filepath.Glob("../findings/testdata/workloads/*.yaml")
+	files = append(files, more...)
+	// The XIDs' holders: a GPU taken in turns and a time-sliced one.
+	more, _ = filepath.Glob("../findings/testdata/xid/*.yaml")
 	files = append(files, more...)
 	if err != nil || len(files) < 10 {
 		t.Fatalf("scenarios: %v, %d files", err, len(files))

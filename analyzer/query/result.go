@@ -1,6 +1,10 @@
 package query
 
-import "github.com/gpulens/gpulens/analyzer/workload"
+import (
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/workload"
+)
 
 // Result is one analysis of a window. Figures with no samples behind them
 // are zero with a zero sample count next to them: unknown, not idle.
@@ -224,11 +228,38 @@ type GPU struct {
 	// bug, not the GPU's fault.
 	WorkloadXIDErrors float64
 	WorkloadXIDCodes  []string
+	// WorkloadXIDEvents are those events one by one, each at the step the
+	// exporter's series first showed it (schema.Health.XIDRaised) with the
+	// allocations that held the GPU then: who raised it, or, where several
+	// held it, the candidates. Sorted by time. Several events within one
+	// step are one here (WorkloadXIDErrors counts each natively).
+	WorkloadXIDEvents []XIDEvent `json:",omitempty"`
 	// ThermalThrottleRatio is the fraction of ThrottleSteps with a thermal
 	// slowdown (hardware or software) active; ThrottleSteps 0 means the
 	// throttle reasons were not reported: unknown, not cool.
 	ThermalThrottleRatio float64
 	ThrottleSteps        int
+}
+
+// XIDEvent is one application XID (schema.ApplicationXID) raised on a GPU.
+type XIDEvent struct {
+	// Time is the step at which the exporter's series first showed it: it
+	// was raised within the step before.
+	Time time.Time
+	Code string
+	// Holders are the allocations that held the GPU, or any of its MIG
+	// instances, at that step, sorted; none when no pod held it. Neither
+	// exporter's XID series names the process or the MIG instance that
+	// raised it (NVML's XID event is the device's; dcgm-exporter repeats
+	// the device's field on every instance and every co-tenant's copy), so
+	// with several holders which one raised it is unknown.
+	Holders []XIDHolder `json:",omitempty"`
+}
+
+// XIDHolder is an allocation of the event's GPU: its AllocationKey less
+// the cluster, node and GPU, which are the GPU's.
+type XIDHolder struct {
+	Namespace, Pod, Container, GPUInstance string
 }
 
 func (x Allocation) gpuKey() GPUKey { return GPUKey{Node: x.Node, UUID: x.UUID} }

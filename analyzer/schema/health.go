@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gpulens/gpulens/describe/dcgm"
 	"github.com/gpulens/gpulens/describe/native"
@@ -17,6 +18,14 @@ type Health struct {
 	// XIDEvents is, evaluated once at the window's end, the number of XID
 	// events within the window by GPU and xid label (the code).
 	XIDEvents string
+	// XIDRaised is, evaluated at each step, the code of an XID raised on
+	// the GPU since the step before, by GPUKey (value the code, no xid
+	// label, so that it joins one to one with who held the GPU then); no
+	// series where none was. It holds every application XID
+	// (ApplicationXID) XIDEvents counts, at the step it was first seen:
+	// what ties one to the allocation that held the GPU when it was
+	// raised. Two codes within one step read as the higher.
+	XIDRaised string
 	// Thermal is 1 while a thermal slowdown (hardware or software) is
 	// active and 0 otherwise; evaluated at each step.
 	Thermal string
@@ -48,13 +57,26 @@ func ApplicationXID(code string) bool { return slices.Contains(applicationXIDs, 
 // would miss that event; the count is the last value minus the value at
 // the window's start, or all of it when the series is new. An exporter
 // restart can only make this an undercount (clamped at 0).
+//
+// A code's counter that grew since the step before, or appeared (its first
+// event), is an XID raised at that step. The step before is the last value
+// within the hour before it, so that a scrape gap shorter than that is no
+// new event. Only the application's codes are raised: XIDRaised exists to
+// name the tenant, and a GPU fault's codes are the GPU's.
 func (Native) Health(o Over) Health {
 	const xid = native.GPUXIDErrorsTotal
+	var raised []string
+	for _, code := range applicationXIDs {
+		now := xid + `{xid="` + code + `"}`
+		before := "last_over_time(" + now + "[1h] offset " + o.Step + ")"
+		raised = append(raised, fmt.Sprintf("0 * max by (node, uuid) ((%[1]s - %[2]s) > 0 or (%[1]s unless %[2]s)) + %[3]s", now, before, code))
+	}
 	return Health{
 		Down: "min by " + by(GPUKey) + " (" + native.GPUUp + ") == bool 0",
 		XIDEvents: fmt.Sprintf("sum by (node, uuid, xid) (clamp_min(max_over_time(%[1]s[%[2]s]) - (last_over_time(%[1]s[5m] offset %[2]s) or 0 * max_over_time(%[1]s[%[2]s])), 0))",
 			xid, o.Range),
-		Thermal: `max by ` + by(GPUKey) + ` (` + native.GPUThrottleActive + `{reason=~".*thermal.*"})`,
+		XIDRaised: "max by (node, uuid) (" + strings.Join(raised, " or ") + ")",
+		Thermal:   `max by ` + by(GPUKey) + ` (` + native.GPUThrottleActive + `{reason=~".*thermal.*"})`,
 	}
 }
 
@@ -76,6 +98,10 @@ func (DCGM) Health(o Over) Health {
 	return Health{
 		Down:      fmt.Sprintf("%s == bool %d", xid, dcgm.XIDFallenOffBus),
 		XIDEvents: o.Apply("sum_over_time", `count_values by (node, uuid) ("xid", `+changed+`)`),
+		// The gauge holds one code at a time, the value the code: each
+		// step at which it changed, whatever the code, as XIDEvents
+		// counts them.
+		XIDRaised: changed,
 		Thermal:   fmt.Sprintf("max by %s (clamp_max(floor(%[2]s / 32) %% 2 + floor(%[2]s / 64) %% 2, 1))", by(GPUKey), bits),
 	}
 }

@@ -17,7 +17,7 @@ func TestQueriesFitVictoriaMetrics(t *testing.T) {
 			"allocation": s.Allocation(), "utilization": s.Utilization(), "memory": s.MemoryUsed(), "gpu": s.GPU(),
 			"gpu utilization": s.GPUUtilization(), "gpu memory total": s.GPUMemoryTotal(), "gpu memory used": s.GPUMemoryUsed(),
 			"gpu energy": s.GPUEnergy("604800s", "60s"), "gpu attribution": s.GPUAttribution(o), "claims": o.Apply("count_over_time", s.Claims()),
-			"down": h.Down, "xid events": h.XIDEvents, "thermal": h.Thermal,
+			"down": h.Down, "xid events": h.XIDEvents, "xid raised": h.XIDRaised, "thermal": h.Thermal,
 		}
 		for name, e := range exprs {
 			t.Logf("%s %s: %d bytes", s.Name(), name, len(e))

@@ -65,10 +65,17 @@ func (b *Backend) Name() string { return "sim" }
 // Node is the simulator, for the simulated kubelet and the demo.
 func (b *Backend) Node() *NodeSim { return b.node }
 
+// xidAwait bounds how long Sample waits for the exporter's XID listener
+// to count the events of its step (NodeSim.AwaitEvents); it only waits
+// at a step that raised one.
+const xidAwait = 2 * time.Second
+
 // Sample moves the simulation to the clock's time and reads it through NVML.
 func (b *Backend) Sample(ctx context.Context) (*gpu.Snapshot, error) {
 	now := b.clock()
 	b.node.Advance(now)
+	// An XID raised by this step is counted at this step.
+	b.node.AwaitEvents(xidAwait)
 	snap, err := b.reader.Sample(ctx)
 	if snap != nil {
 		snap.Time = now

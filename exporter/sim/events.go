@@ -20,6 +20,12 @@ type eventSet struct {
 	queue   []nvml.EventData
 	freed   bool
 	arrived chan struct{} // signalled (capacity 1) when the queue grows
+	// pending counts the events delivered and not yet handled: queued, or
+	// handed out by a Wait (handedOut) that its caller has not followed
+	// with another Wait. A listener calls Wait again once it has counted
+	// the event, so pending 0 means every event has been counted.
+	pending   int
+	handedOut bool
 }
 
 func newEventSet(l *library) *eventSet {
@@ -50,6 +56,7 @@ func (e *eventSet) deliver(d *device, ev nvml.EventData) {
 		return
 	}
 	e.queue = append(e.queue, ev)
+	e.pending++
 	select {
 	case e.arrived <- struct{}{}:
 	default:
@@ -60,6 +67,12 @@ func (e *eventSet) deliver(d *device, ev nvml.EventData) {
 // time for one; ERROR_TIMEOUT when none came, ERROR_UNINITIALIZED once the
 // simulator is closed.
 func (e *eventSet) Wait(timeoutMs uint32) (nvml.EventData, nvml.Return) {
+	e.mu.Lock()
+	if e.handedOut {
+		e.handedOut = false
+		e.pending--
+	}
+	e.mu.Unlock()
 	var timer *time.Timer
 	for {
 		e.mu.Lock()
@@ -71,6 +84,7 @@ func (e *eventSet) Wait(timeoutMs uint32) (nvml.EventData, nvml.Return) {
 			ev := e.queue[0]
 			e.queue[0] = nvml.EventData{}
 			e.queue = e.queue[1:]
+			e.handedOut = true
 			e.mu.Unlock()
 			if timer != nil {
 				timer.Stop()
@@ -105,7 +119,7 @@ func (e *eventSet) Free() nvml.Return {
 		return nvml.ERROR_INVALID_ARGUMENT
 	}
 	e.freed = true
-	e.queue = nil
+	e.queue, e.pending = nil, 0
 	sets := e.lib.sets
 	for i, x := range sets {
 		if x == e {
@@ -114,4 +128,36 @@ func (e *eventSet) Free() nvml.Return {
 		}
 	}
 	return nvml.SUCCESS
+}
+
+// handled says whether every event delivered to the set has been counted
+// by its listener (pending).
+func (e *eventSet) handled() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.freed || e.pending == 0
+}
+
+// AwaitEvents waits, up to timeout of real time, until the listeners of
+// the node's event sets have handled every event Advance queued: the
+// exporter's XID listener runs in its own goroutine, and a simulation
+// that steps faster than real time would otherwise read an XID at a
+// later step than the one that raised it (as late as the scheduler makes
+// it, which is not reproducible). A set nobody waits on holds its events
+// until the timeout.
+func (s *NodeSim) AwaitEvents(timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	for {
+		s.mu.Lock()
+		sets := append([]*eventSet(nil), s.lib.sets...)
+		s.mu.Unlock()
+		done := true
+		for _, e := range sets {
+			done = done && e.handled()
+		}
+		if done || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
 }

@@ -513,6 +513,14 @@ func (s *DCGMSink) emitRow(ts time.Time, g *dcgmGPU, xid float64, in *dcgmInstan
 		}
 		return s.inner.Append(ts, name, lbls, v)
 	}
+	// The XID gauge is a field like any other to the pod mapper: it
+	// carries the labels of the row's pod, whoever holds the device at
+	// this scrape (dcgm-exporter d5e5f51,
+	// internal/pkg/transformation/kubernetes.go:417-433 labels every
+	// counter's metrics of a device with its one pod, 351-377 copies them
+	// per pod under --kubernetes-virtual-gpus and keeps the device's own
+	// only where no pod holds it, 401), so the tenant that held the GPU
+	// when an XID arrived is on that XID's series.
 	if err := emit(dcgm.XIDErrors, xid); err != nil {
 		return err
 	}
@@ -671,7 +679,9 @@ func (s *DCGMSink) labels(g *dcgmGPU, in *dcgmInstance, r row) []*dto.LabelPair 
 }
 
 // xidLabels adds err_code and err_msg, as gpu_collector.go does from
-// 3.3.6-3.4.2 on: each code is then a series of its own.
+// 3.3.6-3.4.2 on (d5e5f51, internal/pkg/collector/gpu_collector.go:324-331:
+// the code of the value, and its text or "Unknown Error"): each code is
+// then a series of its own, and a new XID ends the old code's series.
 func (s *DCGMSink) xidLabels(lbls []*dto.LabelPair, code float64) []*dto.LabelPair {
 	c := strconv.Itoa(int(code))
 	msg, ok := xidMessages[int(code)]
