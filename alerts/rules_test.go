@@ -101,8 +101,10 @@ func TestConventions(t *testing.T) {
 }
 
 // TestPromtool runs Debian's promtool over the committed files: check
-// rules, and the unit tests in testdata (every alert before its for:
-// elapses and after, labels and annotations asserted).
+// rules, and the unit tests in testdata: NAME.test.yml (every alert before
+// its for: elapses and after, labels and annotations asserted) and any
+// NAME.*.test.yml beside it (dcgm-exporter.stock.test.yml: a stock GPU
+// Operator install's label sets as dcgm-exporter's code writes them).
 func TestPromtool(t *testing.T) {
 	promtool := testenv.LookPath(t, "promtool")
 	for name := range Files {
@@ -110,10 +112,16 @@ func TestPromtool(t *testing.T) {
 		if err != nil {
 			t.Errorf("promtool check rules %s: %v\n%s", name, err, out)
 		}
-		test := filepath.Join("testdata", strings.TrimSuffix(name, ".rules.yml")+".test.yml")
-		out, err = exec.Command(promtool, "test", "rules", test).CombinedOutput()
+		base := filepath.Join("testdata", strings.TrimSuffix(name, ".rules.yml"))
+		more, err := filepath.Glob(base + ".*.test.yml")
 		if err != nil {
-			t.Errorf("promtool test rules %s: %v\n%s", test, err, out)
+			t.Fatal(err)
+		}
+		for _, test := range append([]string{base + ".test.yml"}, more...) {
+			out, err = exec.Command(promtool, "test", "rules", test).CombinedOutput()
+			if err != nil {
+				t.Errorf("promtool test rules %s: %v\n%s", test, err, out)
+			}
 		}
 	}
 }
