@@ -68,7 +68,7 @@ func (r *Report) consolidationSection() section {
 		if c.SavingKnown {
 			cost = r.money(-c.MonthlySaving)
 		}
-		nodes = fmt.Sprintf("on %d nodes, %d more than today's %d: the layout costs %s a month more (the added nodes' price), since a node's GPUs share one device plugin config",
+		nodes = fmt.Sprintf("on %d nodes, %d more than today's %d: the layout costs %s a month more (the added nodes' price), since a workload did not fit today's layout ('gpulens plan' says which and why)",
 			c.NodesNeeded, c.NodesNeeded-c.NodesToday, c.NodesToday, cost)
 	default:
 		nodes = fmt.Sprintf("on %d of today's %d nodes, a saving of %s a month (the freed nodes' price)", c.NodesNeeded, c.NodesToday, saving)
