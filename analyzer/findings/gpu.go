@@ -60,30 +60,7 @@ func (d *detector) gpu(g query.GPU) {
 		d.cost(&f, g.Model, 1, nil)
 		d.add(f)
 	}
-	if d.unallocated(g) {
-		ratio := g.UnallocatedHours / g.ReportedHours
-		f := base(criteria.KindUnallocated, Warning)
-		f.Evidence["unallocated_hours"], f.Evidence["unallocated_ratio"] = g.UnallocatedHours, ratio
-		f.Summary = fmt.Sprintf("%s sat unallocated for %s (%s of the time it reported)", subject, hoursOf(g.UnallocatedHours), pct(ratio))
-		if use := d.nodeUse(g.Node); use.held > 0 {
-			// The autoscaler removes empty nodes only: a free GPU beside
-			// held ones saves nothing until its node empties.
-			f.Evidence["node_gpus_held"] = float64(use.held)
-			how := "move the node's pods so that a node empties"
-			if len(use.pods) > 0 {
-				how = "move " + strings.Join(use.pods, ", ") + " so that a node empties"
-			}
-			f.Summary += fmt.Sprintf(", but %d other GPU(s) of %s are held, so the autoscaler cannot remove the node: %s ('gpulens plan' packs the pool on fewer nodes)", use.held, g.Node, how)
-			f.Recommendation = &recommend.Recommendation{Action: recommend.ActionConsolidate, CurrentShare: ratio, RecommendedShare: ratio,
-				Summary: how + "; 'gpulens plan' gives the layout"}
-		} else {
-			f.Summary += ", as did every GPU of " + g.Node + ": let the node pool scale the node down"
-			f.Recommendation = &recommend.Recommendation{Action: recommend.ActionScaleDown, CurrentShare: ratio,
-				Summary: "let the node pool scale down"}
-		}
-		d.cost(&f, g.Model, 1, f.Recommendation)
-		d.add(f)
-	}
+	d.unallocatedCapacity(g, base)
 	if sharing, cluster, fromCluster := d.sharingOf(g); sharing == schema.SharingTimeSlicing || sharing == schema.SharingMPS {
 		d.oomRisk(g, sharing, cluster, fromCluster, base)
 	}
@@ -258,54 +235,4 @@ func (d *detector) mixedModels() {
 			Summary: fmt.Sprintf("node %s has GPUs of %d models (%s): a pod asking for nvidia.com/gpu gets either; split them into node pools labelled by nvidia.com/gpu.product",
 				node, len(ms), strings.Join(ms, ", "))})
 	}
-}
-
-// unallocated says g sat unallocated for enough of the time it reported
-// to be let go.
-func (d *detector) unallocated(g query.GPU) bool {
-	return g.ReportedHours > 0 && g.UnallocatedHours/g.ReportedHours >= d.cfg.Unallocated.MinRatio
-}
-
-// nodeUse is what holds a node's GPUs: how many of them are held (not
-// unallocated enough to be let go), and the pods that hold them, at most
-// five, as namespace/pod.
-type nodeUse struct {
-	held int
-	pods []string
-}
-
-// nodeUse is node's use, worked out for every node on the first call: one
-// pass over the GPUs and one over the allocations, whatever the number of
-// unallocated GPUs asking.
-func (d *detector) nodeUse(node string) nodeUse {
-	if d.nodes == nil {
-		d.nodes = map[string]nodeUse{}
-		busy := map[query.GPUKey]bool{}
-		for _, g := range d.res.GPUs {
-			if !d.unallocated(g) {
-				u := d.nodes[g.Node]
-				u.held++
-				d.nodes[g.Node] = u
-				busy[g.GPUKey] = true
-			}
-		}
-		seen := map[string]bool{}
-		for _, a := range d.res.Allocations {
-			p := a.Namespace + "/" + a.Pod
-			if busy[query.GPUKey{Node: a.Node, UUID: a.UUID}] && !seen[a.Node+" "+p] {
-				seen[a.Node+" "+p] = true
-				u := d.nodes[a.Node]
-				u.pods = append(u.pods, p)
-				d.nodes[a.Node] = u
-			}
-		}
-		for n, u := range d.nodes {
-			slices.Sort(u.pods)
-			if len(u.pods) > 5 {
-				u.pods = append(u.pods[:5], fmt.Sprintf("%d more", len(u.pods)-5))
-			}
-			d.nodes[n] = u
-		}
-	}
-	return d.nodes[node]
 }

@@ -49,7 +49,7 @@ func TestUnallocatedAdvisesWhatTheAutoscalerCanDo(t *testing.T) {
 		}
 	}
 	if f := got["GPU-a"]; f == nil || f.Recommendation.Action != recommend.ActionConsolidate || f.MonthlySavingsUSD != 0 ||
-		!strings.Contains(f.Summary, "move team-a/trainer so that a node empties") || f.MonthlyCostUSD <= 0 {
+		!strings.Contains(f.Summary, "move team-a/trainer (Pod, 1 GPU) so that a node empties") || f.MonthlyCostUSD <= 0 {
 		t.Errorf("GPU-a beside a held GPU: %+v, want a consolidation naming team-a/trainer, its cost and $0 savings", f)
 	}
 	for _, u := range []string{"GPU-b", "GPU-c"} {

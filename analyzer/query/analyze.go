@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/prometheus/common/model"
@@ -132,6 +133,11 @@ func (a *analysis) scanQueries(sch schema.Schema) []namedQuery {
 		// withWorkload outside the subquery labels each allocation's row
 		// once, not at every step.
 		{name: "allocation steps", expr: withWorkload(over("count_over_time", alloc)), apply: a.allocSteps},
+		// time() is each step's own instant: the largest is the last
+		// step the allocation was seen at.
+		{name: "allocation last step", expr: over("max_over_time", "time() + 0 * "+alloc), apply: a.alloc(func(x *Allocation, v float64) {
+			x.SinceLastSeen = a.w.sinceLastStep(int64(math.Round(v * 1000)))
+		})},
 		{name: "allocated GPU steps", expr: over("sum_over_time", alloc), apply: a.alloc(func(x *Allocation, v float64) { x.AllocatedGPUHours = a.w.hours(v) })},
 		{name: "allocation attributes", expr: over("last_over_time", sch.Allocation()), apply: a.allocAttributes},
 		{name: "allocation attribute steps", expr: over("count_over_time", sch.Allocation()), apply: a.allocModeSteps},

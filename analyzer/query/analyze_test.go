@@ -157,6 +157,8 @@ func TestAnalyzeNative(t *testing.T) {
 			Workload:      "train", WorkloadKind: "StatefulSet",
 			Model: a100, Sharing: "none", Share: 1, AllocationPath: dp,
 			HeldHours: 2, AllocatedGPUHours: 2, Steps: 120, Coverage: 0.5,
+			// Written at minutes 1..120 of 240: last seen 2h before the end.
+			SinceLastSeen:  2 * time.Hour,
 			AvgUtilization: 0.5, P95Utilization: 0.6, UtilizationSteps: 120, UtilizationCoverage: 1,
 			// Memory 1..120 MiB: p99 interpolates at rank 0.99×119.
 			PeakMemoryBytes: 120 * mib, P99MemoryBytes: 118.81 * mib, MemorySteps: 120,

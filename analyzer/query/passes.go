@@ -82,6 +82,7 @@ func (a *analysis) allocationPass(mat model.Matrix) {
 	for _, g := range allocs {
 		x := a.allocationOf(g.key)
 		x.Steps = len(g.pts)
+		x.SinceLastSeen = a.w.sinceLastStep(int64(g.pts[len(g.pts)-1].Timestamp))
 		x.Workload, x.WorkloadKind = inferWorkload(g.key.Pod)
 		setUnlessNaN(sumOverTime(g.pts), func(v float64) { x.AllocatedGPUHours = a.w.hours(v) })
 		a.xidHeld(g.key, g.pts)

@@ -77,6 +77,13 @@ type Allocation struct {
 	// Steps over the window's steps.
 	Steps    int
 	Coverage float64
+	// SinceLastSeen is the time from the last step the allocation was
+	// seen at to the window's last step: 0 when it is held at the end of
+	// the window (now, for a window ending now). A pod deleted within the
+	// window (a rollout's old replica, a finished Job) has the time since;
+	// without staleness markers (a backfill, federation) its series is
+	// seen for the engine's lookback (5m) past its last sample.
+	SinceLastSeen time.Duration `json:",omitzero"`
 
 	// AvgUtilization and P95Utilization are of the allocation's own share,
 	// 0..1, over the steps that had a utilization sample.

@@ -88,6 +88,13 @@ func (w Window) Grid() (first time.Time, steps int) {
 	return time.UnixMilli(w.firstStep()).UTC(), w.ExpectedSteps()
 }
 
+// sinceLastStep is the time from t (Unix milliseconds, a step of the
+// window) to the window's last step.
+func (w Window) sinceLastStep(t int64) time.Duration {
+	last := w.firstStep() + int64(w.ExpectedSteps()-1)*w.Step.Milliseconds()
+	return time.Duration(last-t) * time.Millisecond
+}
+
 // firstStep is the time of the window's first step in Unix milliseconds:
 // the first multiple of the step after Start. The steps are then
 // firstStep + i × Step for i < ExpectedSteps, the times at which the

@@ -1,0 +1,198 @@
+package findings
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/schema"
+	"github.com/gpulens/gpulens/analyzer/workload"
+)
+
+// heldNowWithin is how close to the window's last step an allocation must
+// have been seen to hold its GPU now (at the window's end): the engine's
+// lookback. Without staleness markers (a backfill) a deleted pod's series
+// is seen for that long after its last sample anyway, so a pod gone within
+// it cannot be told from one still there; with the allowance both kinds
+// of data give the same answer.
+const heldNowWithin = 5 * time.Minute
+
+// maxNamedWorkloads is how many workloads an unallocated-capacity finding
+// names before "and K more".
+const maxNamedWorkloads = 5
+
+// unallocatedCapacity flags g when it sat unallocated for enough of the
+// time it reported to be let go, with what the autoscaler can do about it:
+// remove the node when nothing holds any of its GPUs now, or, beside GPUs
+// held now, nothing until the workloads holding them move.
+func (d *detector) unallocatedCapacity(g query.GPU, base func(string, Severity) Finding) {
+	if !d.unallocated(g) {
+		return
+	}
+	subject := fmt.Sprintf("%s %s on %s", shortModel(g.Model), g.UUID, g.Node)
+	ratio := g.UnallocatedHours / g.ReportedHours
+	f := base(criteria.KindUnallocated, Warning)
+	f.Evidence["unallocated_hours"], f.Evidence["unallocated_ratio"] = g.UnallocatedHours, ratio
+	f.Summary = fmt.Sprintf("%s sat unallocated for %s (%s of the time it reported)", subject, hoursOf(g.UnallocatedHours), pct(ratio))
+	use := d.nodeUse(g.Node)
+	switch {
+	case use.held > 0:
+		// The autoscaler removes empty nodes only: a free GPU beside
+		// held ones saves nothing until its node empties.
+		f.Evidence["node_gpus_held"] = float64(use.held)
+		how := "move the node's pods so that a node empties"
+		if len(use.workloads) > 0 {
+			how = "move " + use.workloads + " so that a node empties"
+		}
+		f.Summary += fmt.Sprintf(", but %d GPU(s) of %s are held now, so the autoscaler cannot remove the node: %s ('gpulens plan' packs the pool on fewer nodes)", use.held, g.Node, how)
+		f.Recommendation = &recommend.Recommendation{Action: recommend.ActionConsolidate, CurrentShare: ratio, RecommendedShare: ratio,
+			Summary: how + "; 'gpulens plan' gives the layout"}
+	case use.busy:
+		// Held for most of the window by pods gone by its end: the node
+		// is empty now, and there is nothing to move.
+		f.Summary += ", and no GPU of " + g.Node + " is held now (its pods ended within the window): let the node pool scale the node down"
+		f.Recommendation = &recommend.Recommendation{Action: recommend.ActionScaleDown, CurrentShare: ratio,
+			Summary: "let the node pool scale down"}
+	default:
+		f.Summary += ", as did every GPU of " + g.Node + ": let the node pool scale the node down"
+		f.Recommendation = &recommend.Recommendation{Action: recommend.ActionScaleDown, CurrentShare: ratio,
+			Summary: "let the node pool scale down"}
+	}
+	d.cost(&f, g.Model, 1, f.Recommendation)
+	d.add(f)
+}
+
+// unallocated says g sat unallocated for enough of the time it reported
+// to be let go.
+func (d *detector) unallocated(g query.GPU) bool {
+	return g.ReportedHours > 0 && g.UnallocatedHours/g.ReportedHours >= d.cfg.Unallocated.MinRatio
+}
+
+// nodeUse is what holds a node's GPUs at the end of the window.
+type nodeUse struct {
+	// held is how many of its GPUs are held now.
+	held int
+	// workloads names the workloads that hold them, "namespace/name
+	// (Kind, N GPUs)", sorted, at most maxNamedWorkloads and "and K
+	// more".
+	workloads string
+	// busy says one of its GPUs was held for most of the window (is not
+	// unallocated enough to be let go), whether or not it is held now.
+	busy bool
+}
+
+// holding is what one workload holds on one node now: the physical GPUs
+// it holds whole, and those it holds a share of (time-slicing, MPS, a
+// MIG slice).
+type holding struct {
+	whole, shared map[query.GPUKey]bool
+}
+
+// nodeUse is node's use, worked out for every node on the first call: one
+// pass over the GPUs and one over the allocations, whatever the number of
+// unallocated GPUs asking. Only the allocations seen at the window's end
+// (heldNowWithin) hold a GPU now: a rollout's old pods and finished Jobs
+// are gone and never named.
+func (d *detector) nodeUse(node string) nodeUse {
+	if d.nodes == nil {
+		d.nodes = map[string]nodeUse{}
+		for _, g := range d.res.GPUs {
+			if !d.unallocated(g) {
+				u := d.nodes[g.Node]
+				u.busy = true
+				d.nodes[g.Node] = u
+			}
+		}
+		held := map[string]map[query.GPUKey]bool{}
+		holders := map[string]map[workload.Ref]*holding{}
+		for _, a := range d.res.Allocations {
+			if a.SinceLastSeen > heldNowWithin {
+				continue
+			}
+			k := query.GPUKey{Cluster: a.Cluster, Node: a.Node, UUID: a.UUID}
+			if held[a.Node] == nil {
+				held[a.Node], holders[a.Node] = map[query.GPUKey]bool{}, map[workload.Ref]*holding{}
+			}
+			held[a.Node][k] = true
+			w := d.allocationOwner(a)
+			h := holders[a.Node][w]
+			if h == nil {
+				h = &holding{whole: map[query.GPUKey]bool{}, shared: map[query.GPUKey]bool{}}
+				holders[a.Node][w] = h
+			}
+			if sharedAllocation(a) {
+				h.shared[k] = true
+			} else {
+				h.whole[k] = true
+			}
+		}
+		for n, gpus := range held {
+			u := d.nodes[n]
+			u.held = len(gpus)
+			u.workloads = namedHolders(holders[n])
+			d.nodes[n] = u
+		}
+	}
+	return d.nodes[node]
+}
+
+// allocationOwner is the workload of a's pod, resolved as the workload
+// rules resolve theirs: the API's owner references, kube-state-metrics'
+// record, or the controller's generated form of the pod's name.
+func (d *detector) allocationOwner(a query.Allocation) workload.Ref {
+	w, _, _, _ := d.owner(query.Workload{WorkloadKey: query.WorkloadKey{Ref: workload.Ref{Kind: a.WorkloadKind, Namespace: a.Namespace, Name: a.Workload}},
+		Pods: []string{a.Pod}})
+	if w.Name == "" {
+		w.Kind, w.Name = "Pod", a.Pod
+	}
+	return workload.Ref{Kind: w.Kind, Namespace: a.Namespace, Name: w.Name}
+}
+
+// sharedAllocation says a holds a share of its GPU, not the whole of it.
+func sharedAllocation(a query.Allocation) bool {
+	return (a.Sharing != "" && a.Sharing != schema.SharingNone) || (a.Share > 0 && a.Share < 1)
+}
+
+// namedHolders names the workloads that hold a node's GPUs now, each with
+// the number of physical GPUs it holds there: the GPUs to free for the
+// node to empty. A tenant of a shared GPU counts the GPU it sits on, said
+// to be shared, as its co-tenants count it too: "inference/chat
+// (Deployment, 1 shared GPU)".
+func namedHolders(holders map[workload.Ref]*holding) string {
+	refs := slices.SortedFunc(maps.Keys(holders), func(x, y workload.Ref) int {
+		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name), cmp.Compare(x.Kind, y.Kind))
+	})
+	var names []string
+	for _, w := range refs {
+		h := holders[w]
+		for k := range h.whole {
+			delete(h.shared, k)
+		}
+		var counts []string
+		if n := len(h.whole); n > 0 {
+			counts = append(counts, gpuCount(n, ""))
+		}
+		if n := len(h.shared); n > 0 {
+			counts = append(counts, gpuCount(n, "shared "))
+		}
+		names = append(names, fmt.Sprintf("%s/%s (%s, %s)", w.Namespace, w.Name, w.Kind, strings.Join(counts, " and ")))
+	}
+	if len(names) > maxNamedWorkloads {
+		return strings.Join(names[:maxNamedWorkloads], ", ") + fmt.Sprintf(" and %d more", len(names)-maxNamedWorkloads)
+	}
+	return strings.Join(names, ", ")
+}
+
+// gpuCount is "1 GPU", "3 GPUs", "1 shared GPU".
+func gpuCount(n int, adjective string) string {
+	if n == 1 {
+		return "1 " + adjective + "GPU"
+	}
+	return fmt.Sprintf("%d %sGPUs", n, adjective)
+}
