@@ -2,6 +2,7 @@ package findings
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
@@ -19,8 +20,9 @@ import (
 // its pod mappings (one pod per device with a stable or a flapping pod
 // label, per-pod copies, the 2025 per-process series with and without
 // hostPID), in both host label eras, with its tenants in exported_*
-// labels, with the GPU Operator's default counters file, and on an H100
-// whose MIG instances have no FB_* rows.
+// labels, with the GPU Operator's default counters file, on an H100
+// whose MIG instances have no FB_* rows, and with time-sliced GPUs under a
+// renamed resource that dcgm-exporter maps to no pod.
 var layouts = func() []mode {
 	out := []mode{
 		native,
@@ -48,7 +50,9 @@ var layouts = func() []mode {
 		bare.noMIGMemory, bare.noStaleness = true, true
 		stockNoMIG := stock
 		stockNoMIG.noMIGMemory = true
-		out = append(out, l, stock, legacy, legacyRelabelled, bare, stockNoMIG)
+		renamed := stock
+		renamed.renamedShared = true
+		out = append(out, l, stock, legacy, legacyRelabelled, bare, stockNoMIG, renamed)
 	}
 	return out
 }()
@@ -85,5 +89,46 @@ func TestHealthyInEveryLayout(t *testing.T) {
 				noExporterTenant(t, m, r)
 			}
 		})
+	}
+}
+
+// TestBusyGPUWithoutPodIsNotFree: dcgm-exporter maps no pod to a GPU
+// advertised as nvidia.com/gpu.shared (the device plugin's
+// renameByDefault) unless --nvidia-resource-names names it, so the
+// healthy fleet's time-sliced L4, busy with two inference tenants, reads
+// as held by no pod all day. It must not be called free capacity to scale
+// down: an info finding says it is in use by tenants the data does not
+// name. The truly idle GPU of the unallocated-capacity scenario is still
+// a warning in the same layout.
+func TestBusyGPUWithoutPodIsNotFree(t *testing.T) {
+	m := mode{schema: schema.DCGM{}, layout: fleet.DCGMNoVirtualGPUs, flapping: true, serviceMonitor: true, defaultCSV: true, renamedShared: true}
+	healthy, err := sim.Load(filepath.Join("testdata", "layouts", "healthy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runScenario(t, healthy, m, nil)
+	l4 := devicesOf(healthy, "gpu-l4-1")[0].UUID
+	var f *Finding
+	for i := range r.Findings {
+		if r.Findings[i].Kind == criteria.KindUnallocated && r.Findings[i].GPUUUID == l4 {
+			f = &r.Findings[i]
+		}
+	}
+	if f == nil || f.Severity != Info || !strings.Contains(f.Summary, "not free capacity") || f.Recommendation != nil {
+		t.Fatalf("want the busy L4 said in use, at info, without advice:\n%s", summaries(r))
+	}
+	// The tenants' daily peaks are 0.5 and 0.45 of the GPU: their load
+	// while unseen is far above idle.
+	if f.Evidence["min_utilization_while_unallocated"] <= criteria.DefaultConfig().Idle.MaxAvgUtilization {
+		t.Errorf("load while unallocated %v", f.Evidence["min_utilization_while_unallocated"])
+	}
+
+	idle, err := sim.Load(filepath.Join("testdata", "scenarios", criteria.KindUnallocated+".yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = runScenario(t, idle, m, nil)
+	if match(r, want{criteria.KindUnallocated, "", 1, Warning}, uuidsOf(idle)) == nil {
+		t.Errorf("the idle GPU is no longer flagged:\n%s", summaries(r))
 	}
 }

@@ -184,6 +184,10 @@ type mode struct {
 	// legacy is a release before dcgm-exporter #655: the Hostname label,
 	// a bare XID field without err_code (fleet.LegacyInstall).
 	legacy bool
+	// renamedShared is the device plugin's renameByDefault on a
+	// dcgm-exporter that does not map nvidia.com/gpu.shared: time-sliced
+	// GPUs carry no pod (fleet.DCGMInstall.RenamedSharedResource).
+	renamedShared bool
 }
 
 func (m mode) String() string {
@@ -214,6 +218,9 @@ func (m mode) String() string {
 	}
 	if m.legacy {
 		s += "/Hostname"
+	}
+	if m.renamedShared {
+		s += "/gpu.shared-unmapped"
 	}
 	return s
 }
@@ -377,6 +384,7 @@ func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scena
 			d.Layout = m.layout
 			d.Install.FlappingTenant = m.flapping // see mode.flapping
 			d.Install.NoMIGMemory = m.noMIGMemory
+			d.Install.RenamedSharedResource = m.renamedShared
 			d.Install.NoHostPID = m.noHostPID
 			d.Install.DefaultCSV = m.defaultCSV
 			sink = d

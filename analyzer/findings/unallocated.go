@@ -37,6 +37,26 @@ func (d *detector) unallocatedCapacity(g query.GPU, base func(string, Severity) 
 	}
 	subject := fmt.Sprintf("%s %s on %s", shortModel(g.Model), g.UUID, g.Node)
 	ratio := g.UnallocatedHours / g.ReportedHours
+	if free, ok := d.loadWhileFree(g); ok {
+		// Busy while no pod is seen on it: the GPU is used, and the data
+		// only fails to say by whom. dcgm-exporter maps no pod to a GPU
+		// advertised under a resource it does not read (the device
+		// plugin's renameByDefault, nvidia.com/gpu.shared, without
+		// --nvidia-resource-names: dcgm-exporter #151), and a process
+		// outside Kubernetes holds no pod either. Scaling it down would
+		// take a busy GPU away.
+		f := base(criteria.KindUnallocated, Info)
+		f.Evidence["unallocated_hours"], f.Evidence["unallocated_ratio"] = g.UnallocatedHours, ratio
+		f.Evidence["avg_utilization"], f.Evidence["min_utilization_while_unallocated"] = g.AvgUtilization, free
+		f.Confidence = confidence(g.Coverage, 0.5)
+		f.Summary = fmt.Sprintf("%s showed no pod for %s (%s of the time it reported) yet averaged %s load (at least %s while no pod was seen): "+
+			"it is in use, not free capacity, and who uses it is not in the data (an exporter that maps no pod to the GPU's resource, "+
+			"e.g. dcgm-exporter without --nvidia-resource-names for a renamed time-slicing resource, or a process outside Kubernetes)",
+			subject, hoursOf(g.UnallocatedHours), pct(ratio), pct(g.AvgUtilization), pct(free))
+		d.cost(&f, g.Model, 1, nil)
+		d.add(f)
+		return
+	}
 	f := base(criteria.KindUnallocated, Warning)
 	f.Evidence["unallocated_hours"], f.Evidence["unallocated_ratio"] = g.UnallocatedHours, ratio
 	f.Summary = fmt.Sprintf("%s sat unallocated for %s (%s of the time it reported)", subject, hoursOf(g.UnallocatedHours), pct(ratio))
@@ -66,6 +86,20 @@ func (d *detector) unallocatedCapacity(g query.GPU, base func(string, Severity) 
 	}
 	d.cost(&f, g.Model, 1, f.Recommendation)
 	d.add(f)
+}
+
+// loadWhileFree is the least average utilization g must have had while
+// no pod was seen on it, when that is above idle: its average over the
+// window is at most its allocated fraction (at full load) plus the rest at
+// the load while free, so an average above the allocated fraction is load
+// no allocation explains.
+func (d *detector) loadWhileFree(g query.GPU) (float64, bool) {
+	if g.UtilizationSteps < d.cfg.MinSamples || g.UnallocatedHours <= 0 {
+		return 0, false
+	}
+	freeRatio := g.UnallocatedHours / g.ReportedHours
+	free := (g.AvgUtilization - (1 - freeRatio)) / freeRatio
+	return free, free > d.cfg.Idle.MaxAvgUtilization
 }
 
 // unallocated says g sat unallocated for enough of the time it reported

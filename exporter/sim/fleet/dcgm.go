@@ -418,9 +418,12 @@ func (s *DCGMSink) mapped(g *dcgmGPU, holders []podRef) (plugin, claimed []podRe
 	slices.SortFunc(holders, func(a, b podRef) int {
 		return cmp.Or(cmp.Compare(a.namespace, b.namespace), cmp.Compare(a.pod, b.pod), cmp.Compare(a.container, b.container))
 	})
+	renamed := s.Install.RenamedSharedResource && (g.sharing == describe.SharingTimeSlicing || g.sharing == describe.SharingMPS)
 	for _, p := range holders {
 		if _, ok := g.claims[p]; !ok {
-			plugin = append(plugin, p)
+			if !renamed {
+				plugin = append(plugin, p)
+			}
 		} else if s.Install.DRA {
 			claimed = append(claimed, p)
 		}
@@ -766,6 +769,15 @@ type DCGMInstall struct {
 	// profiling fields stay. dcgm-exporter has no code of its own for
 	// this: DCGM returns blanks, which gpu_collector.go:303-305 drops.
 	NoMIGMemory bool
+	// RenamedSharedResource is the device plugin's sharing config with
+	// renameByDefault: true, which advertises time-sliced and MPS GPUs as
+	// nvidia.com/gpu.shared, on a dcgm-exporter without
+	// --nvidia-resource-names for it: the pod mapper reads only
+	// nvidia.com/gpu, the names that flag adds and nvidia.com/mig-*
+	// (internal/pkg/transformation/kubernetes.go:74-85 and 772-785 at
+	// d5e5f51; dcgm-exporter #151), so a shared GPU's series carry no pod
+	// however busy its tenants are.
+	RenamedSharedResource bool
 }
 
 func (i DCGMInstall) migMemory(v float64) float64 {

@@ -508,3 +508,33 @@ func TestDCGMSinkStockInstall(t *testing.T) {
 		t.Errorf("legacy: %v, want Hostname n1 and ts-2", got.labels)
 	}
 }
+
+// TestDCGMSinkRenamedSharedResource: with the device plugin's
+// renameByDefault, time-sliced GPUs are nvidia.com/gpu.shared, which
+// dcgm-exporter's pod mapper does not read: the time-sliced GPU 2 of the
+// scenario (ts-1 and ts-2) keeps its device series with no pod, in every
+// layout, while the whole GPU 0 keeps its tenant.
+func TestDCGMSinkRenamedSharedResource(t *testing.T) {
+	const step = 2
+	install := StockInstall()
+	install.RenamedSharedResource = true
+	for _, layout := range []DCGMLayout{DCGMNoVirtualGPUs, DCGMVirtualGPUs, DCGMVirtualGPUs2025} {
+		t.Run(layout.String(), func(t *testing.T) {
+			_, dcgm := runDCGMInstall(t, layout, false, install)
+			shared := pick(dcgm, "DCGM_FI_DEV_FB_USED", step, map[string]string{"gpu": "2"})
+			// As an unheld GPU: its device row, none at all where the
+			// copies replace the device's series (virtual-gpus).
+			want := map[bool]int{true: 0, false: 1}[layout == DCGMVirtualGPUs]
+			if len(shared) != want || (want == 1 && shared[0].labels["pod"] != "") {
+				t.Errorf("time-sliced GPU: %v, want %d device series without a pod", shared, want)
+			}
+			var whole bool
+			for _, s := range pick(dcgm, "DCGM_FI_DEV_FB_USED", step, map[string]string{"gpu": "0"}) {
+				whole = whole || s.labels["pod"] == "whole"
+			}
+			if !whole {
+				t.Error("the whole GPU lost its tenant")
+			}
+		})
+	}
+}
