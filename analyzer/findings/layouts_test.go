@@ -132,3 +132,42 @@ func TestBusyGPUWithoutPodIsNotFree(t *testing.T) {
 		t.Errorf("the idle GPU is no longer flagged:\n%s", summaries(r))
 	}
 }
+
+// TestUnmappedTenantsMakeNoNodeFree: dcgm-exporter before
+// --kubernetes-enable-dra (fleet.LegacyInstall) maps no pod to a GPU
+// allocated through a ResourceClaim, so testdata/layouts/dra-node.yaml's
+// three GPUs all read as held by no pod. The trainer's GPU is busy
+// (TestBusyGPUWithoutPodIsNotFree), and with it the other two cannot be
+// called free or the node scaled down: they are info, saying the
+// exporter does not map every tenant here. With the DRA mapping on, the
+// free GPU 2 is a warning beside the GPUs held now.
+func TestUnmappedTenantsMakeNoNodeFree(t *testing.T) {
+	s, err := sim.Load(filepath.Join("testdata", "layouts", "dra-node.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uuids := uuidsOf(s)
+	unmapped := mode{schema: schema.DCGM{}, layout: fleet.DCGMNoVirtualGPUs, legacy: true}
+	r := runScenario(t, s, unmapped, nil)
+	for _, f := range r.Findings {
+		if f.Severity != Info {
+			t.Errorf("%s %s on %s: %s", f.Severity, f.Kind, f.GPUUUID, f.Summary)
+		}
+	}
+	for _, i := range []int{1, 2} {
+		f := match(r, want{criteria.KindUnallocated, "", i, Info}, uuids)
+		if f == nil || !strings.Contains(f.Summary, "busy with no pod seen") || f.Recommendation != nil {
+			t.Errorf("GPU %d: want info that the node's tenants are not all mapped:\n%s", i, summaries(r))
+		}
+	}
+
+	mapped := unmapped
+	mapped.legacy = false // StockInstall: --kubernetes-enable-dra
+	r = runScenario(t, s, mapped, nil)
+	if f := match(r, want{criteria.KindUnallocated, "", 2, Warning}, uuids); f == nil || f.Evidence["node_gpus_held"] != 2 {
+		t.Errorf("want the free GPU 2 flagged beside the 2 GPUs held now:\n%s", summaries(r))
+	}
+	if f := match(r, want{criteria.KindUnallocated, "", 1, ""}, uuids); f != nil {
+		t.Errorf("the notebook's GPU is held, not unallocated: %s", f.Summary)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/schema"
@@ -61,6 +62,30 @@ func (d *detector) unallocatedCapacity(g query.GPU, base func(string, Severity) 
 	f.Evidence["unallocated_hours"], f.Evidence["unallocated_ratio"] = g.UnallocatedHours, ratio
 	f.Summary = fmt.Sprintf("%s sat unallocated for %s (%s of the time it reported)", subject, hoursOf(g.UnallocatedHours), pct(ratio))
 	use := d.nodeUse(g.Node)
+	if use.unseen > 0 || len(use.clusterPods) > 0 {
+		// The data misses tenants on this node: GPUs busy with no pod
+		// seen, or pods the cluster lists holding GPUs here that no
+		// series names (dcgm-exporter without --kubernetes-enable-dra
+		// maps no pod to a GPU allocated through a ResourceClaim, nor,
+		// without --nvidia-resource-names, to a renamed shared one). This
+		// GPU may be one of theirs, and the node is in use either way:
+		// neither the GPU nor the node is known to be free.
+		f.Severity, f.Confidence = Info, confidence(g.Coverage, 0.5)
+		var why []string
+		if use.unseen > 0 {
+			f.Evidence["node_gpus_busy_without_pod"] = float64(use.unseen)
+			why = append(why, fmt.Sprintf("%d GPU(s) of %s are busy with no pod seen on them", use.unseen, g.Node))
+		}
+		if len(use.clusterPods) > 0 {
+			f.Evidence["cluster_gpu_pods_not_in_data"] = float64(len(use.clusterPods))
+			why = append(why, fmt.Sprintf("the cluster lists pods holding GPUs on %s that the data does not show (%s)", g.Node, strings.Join(use.clusterPods, ", ")))
+		}
+		f.Summary += ", but " + strings.Join(why, ", and ") + ": the exporter does not map every tenant here, so whether this GPU is free is not known " +
+			"(dcgm-exporter needs --kubernetes-enable-dra for GPUs allocated through ResourceClaims, and --nvidia-resource-names for renamed shared resources)"
+		d.cost(&f, g.Model, 1, nil)
+		d.add(f)
+		return
+	}
 	switch {
 	case use.held > 0:
 		// The autoscaler removes empty nodes only: a free GPU beside
@@ -119,6 +144,15 @@ type nodeUse struct {
 	// busy says one of its GPUs was held for most of the window (is not
 	// unallocated enough to be let go), whether or not it is held now.
 	busy bool
+	// unseen is how many of its GPUs are busy while no pod is seen on
+	// them (loadWhileFree).
+	unseen int
+	// clusterPods are the pods the cluster lists on the node, running
+	// and holding a device of their own (a GPU ResourceClaim, or a
+	// request on a node that does not share its GPUs), that no allocation
+	// of the data names: "namespace/pod", sorted, at most
+	// maxNamedWorkloads and "K more".
+	clusterPods []string
 }
 
 // holding is what one workload holds on one node now: the physical GPUs
@@ -137,12 +171,15 @@ func (d *detector) nodeUse(node string) nodeUse {
 	if d.nodes == nil {
 		d.nodes = map[string]nodeUse{}
 		for _, g := range d.res.GPUs {
+			u := d.nodes[g.Node]
 			if !d.unallocated(g) {
-				u := d.nodes[g.Node]
 				u.busy = true
-				d.nodes[g.Node] = u
+			} else if _, busy := d.loadWhileFree(g); busy {
+				u.unseen++
 			}
+			d.nodes[g.Node] = u
 		}
+		d.clusterPodsNotInData()
 		held := map[string]map[query.GPUKey]bool{}
 		holders := map[string]map[workload.Ref]*holding{}
 		for _, a := range d.res.Allocations {
@@ -229,4 +266,40 @@ func gpuCount(n int, adjective string) string {
 		return "1 " + adjective + "GPU"
 	}
 	return fmt.Sprintf("%d %sGPUs", n, adjective)
+}
+
+// clusterPodsNotInData records, per node, the running pods the cluster
+// lists there holding GPUs that no allocation of the data names.
+func (d *detector) clusterPodsNotInData() {
+	if !d.haveInventory() {
+		return
+	}
+	seen := map[inventory.PodKey]bool{}
+	for _, a := range d.res.Allocations {
+		seen[inventory.PodKey{Namespace: a.Namespace, Name: a.Pod}] = true
+	}
+	byNode := map[string][]string{}
+	for k, p := range d.inv.Pods {
+		if p.Phase != "Running" || p.Node == "" || seen[k] {
+			continue
+		}
+		// A time-sliced or MPS node's co-tenants are invisible on the
+		// GPUs the data does show held (one pod per device), so only a
+		// pod that holds a device of its own counts: a claim, or a
+		// request on a node that does not share its GPUs.
+		_, sharedNode := d.inv.SharedGPUs(p.Node)
+		if d.inv.GPUClaimOf(k.Namespace, []string{k.Name}) == nil && (sharedNode || !requestsGPU(p)) {
+			continue
+		}
+		byNode[p.Node] = append(byNode[p.Node], k.Namespace+"/"+k.Name)
+	}
+	for n, pods := range byNode {
+		slices.Sort(pods)
+		if len(pods) > maxNamedWorkloads {
+			pods = append(pods[:maxNamedWorkloads], fmt.Sprintf("%d more", len(pods)-maxNamedWorkloads))
+		}
+		u := d.nodes[n]
+		u.clusterPods = pods
+		d.nodes[n] = u
+	}
 }

@@ -244,3 +244,41 @@ func TestUnallocatedHoldersFromOwners(t *testing.T) {
 		t.Errorf("node_gpus_held %v, want 7 (the L4 and six H100s; GPU-old is free now)", got)
 	}
 }
+
+// TestUnallocatedWithClusterPodsNotInData: the cluster lists a running pod
+// requesting a whole GPU on a node that does not share its GPUs, and no
+// series names it: the GPU the data shows free may be that pod's, so it
+// is not called free (info, naming the pod). On a time-sliced node the
+// co-tenants one-pod-per-device data does not show are expected and
+// change nothing.
+func TestUnallocatedWithClusterPodsNotInData(t *testing.T) {
+	held := alloc("web-0", "GPU-1", h100, "none", "", 1, 0.9, 0.95, 10*GiB)
+	free := gpu("GPU-2", h100, "", 80*GiB)
+	free.AllocatedHours, free.UnallocatedHours = 0, 168
+	for _, tt := range []struct {
+		name     string
+		strategy string
+		want     Severity
+	}{
+		{"whole GPUs", "none", Info},
+		{"time-sliced", "time-slicing", Warning},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := result([]query.Allocation{held}, []query.GPU{gpu("GPU-1", h100, "none", 80*GiB), free})
+			hidden := inventory.PodKey{Namespace: "team-b", Name: "batch-0"}
+			inv := &inventory.Inventory{Available: true,
+				Nodes: map[string]inventory.Node{"node-1": {Name: "node-1", Product: h100, SharingStrategy: tt.strategy, Replicas: 2,
+					Capacity: map[string]int64{"nvidia.com/gpu": 2}}},
+				Pods: map[inventory.PodKey]inventory.Pod{hidden: {PodKey: hidden, Node: "node-1", Phase: "Running",
+					GPURequests: map[string]int64{"nvidia.com/gpu": 1}}}}
+			r := Detect(res, inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+			f := find(r, criteria.KindUnallocated)
+			if f == nil || f.Severity != tt.want {
+				t.Fatalf("want unallocated-capacity at %s:\n%s", tt.want, summaries(r))
+			}
+			if tt.want == Info && (!strings.Contains(f.Summary, "team-b/batch-0") || f.Recommendation != nil) {
+				t.Errorf("want the unseen pod named and no advice: %s", f.Summary)
+			}
+		})
+	}
+}

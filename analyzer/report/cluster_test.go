@@ -40,6 +40,9 @@ const (
 // clusterReport analyses one store of two clusters, eu and us, each the
 // fixture fleet under its cluster label, except that us does not run
 // research/alice-jupyter: its H100 GPU-h100-b is unallocated this week.
+// The fixture's device keeps its 30% load, so the findings read that GPU
+// as in use by a tenant the data does not name (info), not as free
+// capacity to scale down.
 func clusterReport(t testing.TB, prices *recommend.Prices) *Report {
 	t.Helper()
 	read := func(cluster string) *pipelinetest.Fixture {
