@@ -282,6 +282,8 @@ func expectAfterEnd(want *query.Result, e ended, afterEnd int, w query.Window) e
 			x.Coverage = float64(x.Steps) / steps
 			x.rel["AllocatedGPUHours"] = recomputed
 			x.UtilizationCoverage = min(1, float64(x.UtilizationSteps)/float64(x.Steps))
+			// Seen k steps longer, it was last seen k steps later.
+			x.SinceLastSeen = max(0, x.SinceLastSeen-time.Duration(k)*w.Step)
 			for _, f := range []string{"AvgUtilization", "P95Utilization", "P99MemoryBytes", "MemoryGrowthBytesPerHour"} {
 				x.skip[f] = "moved by the repeated last sample; compared in liveWindow"
 			}
