@@ -45,7 +45,7 @@ lint:
 	@if command -v promtool >/dev/null; then \
 		promtool check metrics < cmd/gpulens-exporter/testdata/metrics.golden.prom && \
 		promtool check rules alerts/gpulens.rules.yml alerts/dcgm-exporter.rules.yml && \
-		(cd alerts && promtool test rules testdata/gpulens.test.yml testdata/dcgm-exporter.test.yml); \
+		(cd alerts && promtool test rules testdata/*.test.yml); \
 	elif [ "$$CI" = true ]; then echo "CI=true: promtool is not installed (Debian package prometheus)"; exit 1; \
 	else echo "promtool not installed: skipping promtool check metrics, check rules and test rules"; fi
 
