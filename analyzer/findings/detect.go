@@ -93,22 +93,17 @@ func confidence(parts ...float64) float64 {
 	return math.Round(c*100) / 100
 }
 
-// podOwner resolves one pod to its owner and team; without inventory the
-// engine's inference from its name stands.
+// podOwner is the owner of a's pod and its GPU resources, resolved as
+// every workload verdict resolves its owner (owner: the API's owner
+// references, kube-state-metrics' record, the controller's generated form
+// of the pod's name); a pod without any is its own owner.
 func (d *detector) podOwner(a query.Allocation) (workload.Ref, map[string]int64) {
-	w := workload.Ref{Kind: a.WorkloadKind, Namespace: a.Namespace, Name: a.Workload, Container: a.Container}
+	w, _, res, _ := d.owner(query.Workload{WorkloadKey: query.WorkloadKey{Ref: workload.Ref{Kind: a.WorkloadKind, Namespace: a.Namespace, Name: a.Workload,
+		Container: a.Container}}, Pods: []string{a.Pod}})
 	if w.Name == "" {
 		w.Kind, w.Name = "Pod", a.Pod
 	}
-	if !d.haveInventory() {
-		return w, nil
-	}
-	p, ok := d.inv.Pods[inventory.PodKey{Namespace: a.Namespace, Name: a.Pod}]
-	if !ok || p.WorkloadName == "" {
-		return w, nil
-	}
-	w.Kind, w.Name = p.WorkloadKind, p.WorkloadName
-	return w, p.GPURequests
+	return w, res
 }
 
 func hoursOf(d float64) string {

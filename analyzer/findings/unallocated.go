@@ -191,7 +191,8 @@ func (d *detector) nodeUse(node string) nodeUse {
 				held[a.Node], holders[a.Node] = map[query.GPUKey]bool{}, map[workload.Ref]*holding{}
 			}
 			held[a.Node][k] = true
-			w := d.allocationOwner(a)
+			w, _ := d.podOwner(a)
+			w.Container = ""
 			h := holders[a.Node][w]
 			if h == nil {
 				h = &holding{whole: map[query.GPUKey]bool{}, shared: map[query.GPUKey]bool{}}
@@ -211,18 +212,6 @@ func (d *detector) nodeUse(node string) nodeUse {
 		}
 	}
 	return d.nodes[node]
-}
-
-// allocationOwner is the workload of a's pod, resolved as the workload
-// rules resolve theirs: the API's owner references, kube-state-metrics'
-// record, or the controller's generated form of the pod's name.
-func (d *detector) allocationOwner(a query.Allocation) workload.Ref {
-	w, _, _, _ := d.owner(query.Workload{WorkloadKey: query.WorkloadKey{Ref: workload.Ref{Kind: a.WorkloadKind, Namespace: a.Namespace, Name: a.Workload}},
-		Pods: []string{a.Pod}})
-	if w.Name == "" {
-		w.Kind, w.Name = "Pod", a.Pod
-	}
-	return workload.Ref{Kind: w.Kind, Namespace: a.Namespace, Name: w.Name}
 }
 
 // sharedAllocation says a holds a share of its GPU, not the whole of it.

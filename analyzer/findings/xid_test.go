@@ -1,37 +1,29 @@
 package findings
 
 import (
-	"context"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/schema"
-	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 )
 
-// xidEra is one way an application XID reaches the analyzer: gpulens's
-// own counter, or dcgm-exporter's last-XID gauge as a release (install)
+// xidEra is one way an application XID reaches the analyzer (a mode:
+// gpulens's own counter, or dcgm-exporter's last-XID gauge as a release
 // writes it, in a pod-mapping layout, scraped directly or through the GPU
-// Operator's ServiceMonitor (honorLabels: false: exported_pod and
-// friends), into a store with or without staleness markers.
+// Operator's ServiceMonitor, into a store with or without staleness
+// markers), with or without cluster access.
 type xidEra struct {
-	name        string
-	dcgm        bool
-	install     func() fleet.DCGMInstall
-	layout      fleet.DCGMLayout
-	monitor     bool
-	noStaleness bool
+	name string
+	m    mode
 	// noInventory runs without cluster access: owners from the pods'
 	// names. Only where the data shows every co-tenant.
 	noInventory bool
@@ -42,25 +34,29 @@ type xidEra struct {
 	oneTenant bool
 }
 
+// stockXID is today's GPU Operator: hostname, err_code/err_msg (a new XID
+// is a new series), the pod label flapping between co-tenants, the
+// default counters file (fleet.StockInstall).
+func stockXID(layout fleet.DCGMLayout, monitor, noStaleness bool) mode {
+	return mode{schema: schema.DCGM{}, layout: layout, flapping: true, defaultCSV: true, serviceMonitor: monitor, noStaleness: noStaleness}
+}
+
 var xidEras = []xidEra{
-	{name: "native", install: nil},
-	{name: "native/no-staleness-markers", noStaleness: true},
-	{name: "native/servicemonitor", monitor: true},
-	{name: "native/no-inventory", noInventory: true},
+	{name: "native", m: native},
+	{name: "native/no-staleness-markers", m: mode{schema: schema.Native{}, noStaleness: true}},
+	{name: "native/servicemonitor", m: mode{schema: schema.Native{}, serviceMonitor: true}},
+	{name: "native/no-inventory", m: native, noInventory: true},
 	// A release before #655 and 3.3.6-3.4.2: Hostname, a bare XID gauge
 	// (no err_code), a stable pod label on a shared GPU (its last tenant).
-	{name: "dcgm-legacy", dcgm: true, install: fleet.LegacyInstall, oneTenant: true},
-	{name: "dcgm-legacy/servicemonitor", dcgm: true, install: fleet.LegacyInstall, monitor: true, oneTenant: true},
-	{name: "dcgm-legacy/no-staleness-markers", dcgm: true, install: fleet.LegacyInstall, noStaleness: true, oneTenant: true},
-	// Today's GPU Operator: hostname, err_code/err_msg (a new XID is a new
-	// series), the pod label flapping between co-tenants, the default
-	// counters file, through its ServiceMonitor.
-	{name: "dcgm-stock/servicemonitor", dcgm: true, install: fleet.StockInstall, monitor: true},
-	{name: "dcgm-stock", dcgm: true, install: fleet.StockInstall},
-	{name: "dcgm-stock/no-staleness-markers", dcgm: true, install: fleet.StockInstall, monitor: true, noStaleness: true},
-	{name: "dcgm-stock/virtual-gpus", dcgm: true, install: fleet.StockInstall, layout: fleet.DCGMVirtualGPUs, monitor: true},
-	{name: "dcgm-stock/virtual-gpus/no-inventory", dcgm: true, install: fleet.StockInstall, layout: fleet.DCGMVirtualGPUs, noInventory: true},
-	{name: "dcgm-stock/virtual-gpus-2025", dcgm: true, install: fleet.StockInstall, layout: fleet.DCGMVirtualGPUs2025, monitor: true},
+	{name: "dcgm-legacy", m: mode{schema: schema.DCGM{}, legacy: true}, oneTenant: true},
+	{name: "dcgm-legacy/servicemonitor", m: mode{schema: schema.DCGM{}, legacy: true, serviceMonitor: true}, oneTenant: true},
+	{name: "dcgm-legacy/no-staleness-markers", m: mode{schema: schema.DCGM{}, legacy: true, noStaleness: true}, oneTenant: true},
+	{name: "dcgm-stock/servicemonitor", m: stockXID(fleet.DCGMNoVirtualGPUs, true, false)},
+	{name: "dcgm-stock", m: stockXID(fleet.DCGMNoVirtualGPUs, false, false)},
+	{name: "dcgm-stock/no-staleness-markers", m: stockXID(fleet.DCGMNoVirtualGPUs, true, true)},
+	{name: "dcgm-stock/virtual-gpus", m: stockXID(fleet.DCGMVirtualGPUs, true, false)},
+	{name: "dcgm-stock/virtual-gpus/no-inventory", m: stockXID(fleet.DCGMVirtualGPUs, false, false), noInventory: true},
+	{name: "dcgm-stock/virtual-gpus-2025", m: stockXID(fleet.DCGMVirtualGPUs2025, true, false)},
 }
 
 // TestWorkloadXIDNamesItsHolder: every application XID a scenario plants
@@ -94,7 +90,7 @@ func TestWorkloadXIDNamesItsHolder(t *testing.T) {
 						}
 					}
 				}
-				r := Detect(analyzeXIDEra(t, s, era), inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+				r := Detect(analyzeScenario(t, s, era.m, scenarioStart, scenarioEnd, scenarioStep), inv, criteria.DefaultConfig(), recommend.DefaultPrices())
 				checked := 0
 				for _, node := range s.Nodes {
 					for _, fault := range node.Faults {
@@ -180,47 +176,3 @@ func checkXIDFinding(t *testing.T, r *Result, era xidEra, node sim.Node, fault s
 	}
 }
 
-// analyzeXIDEra simulates s into a fresh embedded TSDB as era's exporter
-// would have exposed it and analyses the scenario's day.
-func analyzeXIDEra(t *testing.T, s *sim.Scenario, era xidEra) *query.Result {
-	t.Helper()
-	ctx := context.Background()
-	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var n atomic.Int64
-	newSink := func(node string) fleet.Sink {
-		tsdb := fleet.NewTSDBSink(ctx, db, &n)
-		if era.noStaleness {
-			tsdb = tsdb.WithoutStaleness()
-		}
-		var sink fleet.Sink = tsdb
-		if era.monitor {
-			target := fleet.ExporterTarget("gpulens", "gpulens-exporter", "exporter", "9845", node)
-			if era.dcgm {
-				target = fleet.DCGMTarget(node)
-			}
-			sink = fleet.NewServiceMonitorSink(sink, target)
-		}
-		if era.dcgm {
-			d := fleet.NewDCGMSink(sink)
-			d.Install, d.Layout = era.install(), era.layout
-			sink = d
-		}
-		return sink
-	}
-	if err := fleet.Run(ctx, fleet.Options{Scenario: s, Start: scenarioStart, End: scenarioEnd, Step: scenarioStep}, newSink); err != nil {
-		t.Fatal(err)
-	}
-	var sch schema.Schema = schema.Native{}
-	if era.dcgm {
-		sch = schema.DCGM{}
-	}
-	res, err := query.Analyze(ctx, db, sch, query.Window{Start: scenarioStart, End: scenarioEnd, Step: scenarioStep})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
