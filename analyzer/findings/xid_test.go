@@ -175,4 +175,3 @@ func checkXIDFinding(t *testing.T, r *Result, era xidEra, node sim.Node, fault s
 		t.Errorf("XID %s: summary %q names %d of the tenants, want the one dcgm-exporter shows, and that the cluster shares the GPU", code, f.Summary, named)
 	}
 }
-
