@@ -7,8 +7,8 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/schema"
-	"github.com/gpulens/gpulens/describe"
-	"github.com/gpulens/gpulens/describe/dcgm"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
 )
 
 // The rules for dcgm-exporter's series take every name, label spelling
@@ -44,7 +44,7 @@ func resolved(name, expr string) []Rule {
 // dcgmGPUBy groups device fields per GPU: they repeat on every tenant's
 // series of a shared GPU and on every MIG instance, so alerts take the
 // max per GPU.
-var dcgmGPUBy = []string{describe.LabelNode, describe.LabelGPU, describe.LabelUUID}
+var dcgmGPUBy = []string{signals.LabelNode, signals.LabelGPU, signals.LabelUUID}
 
 // sharedWindow is how long a tenant counts as present on a whole GPU. In
 // dcgm-exporter's default layout a time-sliced GPU's one pod label flaps
@@ -75,7 +75,7 @@ func DCGM(c criteria.Config) File {
 	idle, heldFor := c.Idle.MaxAvgUtilization, hours(c.Idle.MinHeldHours)
 	// host names every series' node as the cluster does (dcgm.ResolveHost).
 	host := dcgm.ResolveHost
-	gpu := func(expr string) string { return host("max by " + describe.By(dcgmGPUBy...) + " (" + expr + ")") }
+	gpu := func(expr string) string { return host("max by " + signals.By(dcgmGPUBy...) + " (" + expr + ")") }
 	field := func(f string, m ...string) string { return dcgm.Any(dcgm.On(f, m...)) }
 	rangeOf := func(fn, f, rng string) string { return dcgm.Norm(fn + "(" + f + "[" + rng + "])") }
 	// shared is 1 per whole GPU more than one pod held within sharedWindow.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
-	"github.com/gpulens/gpulens/describe"
-	"github.com/gpulens/gpulens/describe/native"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/native"
 )
 
 // sharedGPU is 1 per physical GPU that time-slicing or MPS shares: there,
@@ -31,7 +31,7 @@ func Native(c criteria.Config) File {
 			alert("GPUAllocatedIdle", "warning",
 				// Under honorLabels: false the tenant is in exported_*; the
 				// description names it, not the exporter's pod.
-				describe.Unexport("max without (method) (avg_over_time("+native.ContainerGPUUtilizationRatio+"[1h]))", describe.TenantLabels...)+fmt.Sprintf(" < %v", idle), held,
+				signals.Unexport("max without (method) (avg_over_time("+native.ContainerGPUUtilizationRatio+"[1h]))", signals.TenantLabels...)+fmt.Sprintf(" < %v", idle), held,
 				"A pod holds a GPU it does not use.",
 				byPod+" has used less than "+fmt.Sprintf("%.0f%%", idle*100)+" of its GPU allocation on "+onGPU+" for "+held+"."),
 			alert("SharedGPUMemoryNearlyFull", "warning",

@@ -12,9 +12,9 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/gpulens/gpulens/analyzer/source"
-	"github.com/gpulens/gpulens/describe/dcgm"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
+	"github.com/gpulens/gpulens/signals/dcgm"
 )
 
 // The demo fleet (sim.Default, 4 nodes, 32 GPUs, every sharing mode) in

@@ -20,7 +20,7 @@ func severityVar() cog.Builder[dashboard.VariableModel] {
 	return labelVar("severity", "Severity", `label_values(`+findingMetric+`, severity)`)
 }
 
-func findingsDashboard(s signals) spec {
+func findingsDashboard(s chart) spec {
 	return spec{
 		uid: "gpulens-findings-" + s.schema(), title: "gpulens / Findings", timeFrom: "now-7d",
 		desc: "The findings of `gpulens serve`'s last analysis: what is open, what it would save, and what to do.",

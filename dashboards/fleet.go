@@ -15,19 +15,19 @@ func idleBelow() string { return fmt.Sprint(criteria.DefaultConfig().Idle.MaxAvg
 
 // allocatedGPUs is one series per physical GPU a pod holds (all of it, a
 // replica or a MIG slice), by model and sharing mode.
-func allocatedGPUs(s signals) string {
+func allocatedGPUs(s chart) string {
 	return "max by (node, uuid, model, sharing) (" + s.alloc() + ")"
 }
 
-func idleGPUs(s signals) string {
+func idleGPUs(s chart) string {
 	return allocatedGPUs(s) + " and on (node, uuid) (max by (node, uuid) (" + s.gpuUtil() + ") < " + idleBelow() + ")"
 }
 
-func unallocatedGPUs(s signals) string {
+func unallocatedGPUs(s chart) string {
 	return s.gpus() + " unless on (node, uuid) (" + s.alloc() + ")"
 }
 
-func fleetOverview(s signals) spec {
+func fleetOverview(s chart) spec {
 	perMonth := " * " + pricePerHour + " * " + hoursPerMonth
 	overRange := func(expr string) string { return "avg_over_time((" + expr + ")[$__range:1m])" }
 	return spec{

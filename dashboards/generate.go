@@ -24,7 +24,7 @@ type File struct {
 
 var builders = []struct {
 	name  string
-	build func(signals) spec
+	build func(chart) spec
 }{
 	{"fleet-overview", fleetOverview},
 	{"node-gpu-detail", nodeDetail},

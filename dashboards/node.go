@@ -5,7 +5,7 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 )
 
-func nodeDetail(s signals) spec {
+func nodeDetail(s chart) spec {
 	return spec{
 		uid: "gpulens-node-" + s.schema(), title: "gpulens / Node and GPU detail", timeFrom: "now-6h",
 		desc: "Every GPU and MIG instance of the selected nodes: load, profiling, memory, power, thermals and health.",

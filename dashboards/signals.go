@@ -3,18 +3,18 @@ package dashboards
 import (
 	"fmt"
 
-	"github.com/gpulens/gpulens/describe"
-	metric "github.com/gpulens/gpulens/describe/native"
+	"github.com/gpulens/gpulens/signals"
+	metric "github.com/gpulens/gpulens/signals/native"
 )
 
-// signals are the series a dashboard charts, as PromQL over one schema's
+// chart are the series a dashboard charts, as PromQL over one schema's
 // metrics. Every expression returns the normalised labels node, gpu, uuid
 // and model (plus gpu_instance and mig_profile for MIG instances, and
 // namespace, pod, container and sharing for allocations), whatever the
 // schema calls them, so that the dashboards' legends and groupings are the
 // same on both. Expressions carry the dashboard variables in their
 // selectors ($cluster, $node, $namespace, $pod).
-type signals interface {
+type chart interface {
 	// schema is the --schema name, used in file names and uids.
 	schema() string
 	// clusterValues, nodeValues, namespaceValues and podValues are the
@@ -70,7 +70,7 @@ type signals interface {
 const gpuBy = "node, gpu, uuid, model"
 
 // schemas are the two sets of dashboards, by --schema name.
-var schemas = map[string]signals{
+var schemas = map[string]chart{
 	"native":        native{},
 	"dcgm-exporter": dcgmSignals{},
 }
@@ -117,8 +117,8 @@ func (native) gpus() string { return "max by (" + gpuBy + ") (" + ndev(metric.GP
 // its model (7 on A100 and Hopper, 4 on A30), never a fixed 7.
 func (native) gpuUtil() string {
 	total := "max by (node, uuid) (" + ndev(metric.GPUMIGComputeSlices) + ") or " +
-		describe.MIGTotal(metric.GPUInfo, `cluster=~"$cluster", node=~"$node", mig_mode!="false", `, describe.LabelModel,
-			func(s string) string { return s }, describe.LabelNode, describe.LabelUUID)
+		signals.MIGTotal(metric.GPUInfo, `cluster=~"$cluster", node=~"$node", mig_mode!="false", `, signals.LabelModel,
+			func(s string) string { return s }, signals.LabelNode, signals.LabelUUID)
 	return fmt.Sprintf("max by (%s) (%s) or sum by (%s) (%s * %s) / on (node, uuid) group_left () (%s)", gpuBy, ndev(metric.GPUUtilizationRatio),
 		gpuBy, ndev(metric.MIGSMActiveRatio), ndev(metric.MIGComputeSlices), total)
 }

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gpulens/gpulens/describe"
-	"github.com/gpulens/gpulens/describe/dcgm"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
 )
 
-// dcgmSignals reads dcgm-exporter's series through describe/dcgm, the
+// dcgmSignals reads dcgm-exporter's series through signals/dcgm, the
 // same description the analyzer and the rules read: both host label
 // spellings, tenants in exported_* under the GPU Operator's honorLabels:
 // false (the exporter's own pod is no tenant), XID codes as series of
@@ -58,9 +58,9 @@ const (
 // and instances of n slices, with n and the group's total.
 func migGroups(each func(matchers string, n, total int) string) []string {
 	var out []string
-	for _, g := range describe.SliceGroups {
+	for _, g := range signals.SliceGroups {
 		for _, n := range g.Slices {
-			out = append(out, each(dcgm.AnyMIG+", "+dcgm.Profile(n)+", "+describe.ModelIn(dcgm.LabelModel, g), n, g.Total))
+			out = append(out, each(dcgm.AnyMIG+", "+dcgm.Profile(n)+", "+signals.ModelIn(dcgm.LabelModel, g), n, g.Total))
 		}
 	}
 	return out
@@ -197,12 +197,12 @@ func (dcgmSignals) remapFailed() string { return maxGPU(ddev(dcgm.RowRemapFailur
 func (dcgmSignals) alloc() string {
 	pods := byPod(dpod(dcgm.FBUsed, dcgm.WholeGPU))
 	parts := migGroups(func(m string, n, total int) string {
-		return describe.SetLabel(fmt.Sprintf("0 * %s + %d / %d", byPod(dpod(dcgm.FBUsed, m)), n, total), describe.LabelSharing, describe.SharingMIG)
+		return signals.SetLabel(fmt.Sprintf("0 * %s + %d / %d", byPod(dpod(dcgm.FBUsed, m)), n, total), signals.LabelSharing, signals.SharingMIG)
 	})
 	share := fmt.Sprintf("(0 * %[1]s + 1) / on (node, uuid) group_left () count by (node, uuid) (%[1]s)", pods)
 	parts = append(parts,
-		describe.SetLabel(share+" == 1", describe.LabelSharing, describe.SharingNone),
-		describe.SetLabel(share+" < 1", describe.LabelSharing, describe.SharingTimeSlicing))
+		signals.SetLabel(share+" == 1", signals.LabelSharing, signals.SharingNone),
+		signals.SetLabel(share+" < 1", signals.LabelSharing, signals.SharingTimeSlicing))
 	return byPod(strings.Join(parts, " or "), "sharing")
 }
 

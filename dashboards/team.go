@@ -18,7 +18,7 @@ func gpuHours(expr, offset string) string {
 	return "(sum_over_time((" + byTeam + "(" + expr + "))[$__range:1m]" + o + ") / 60)"
 }
 
-func teamEfficiency(s signals) spec {
+func teamEfficiency(s chart) spec {
 	alloc, used := gpuHours(s.alloc(), ""), gpuHours(s.used(), "")
 	allocPrev, usedPrev := gpuHours(s.alloc(), "1w"), gpuHours(s.used(), "1w")
 	return spec{

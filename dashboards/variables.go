@@ -35,19 +35,19 @@ func queryVar(name, label, query string) cog.Builder[dashboard.VariableModel] {
 	return b
 }
 
-func clusterVar(s signals) cog.Builder[dashboard.VariableModel] {
+func clusterVar(s chart) cog.Builder[dashboard.VariableModel] {
 	return queryVar("cluster", "Cluster", s.clusterValues())
 }
 
-func nodeVar(s signals) cog.Builder[dashboard.VariableModel] {
+func nodeVar(s chart) cog.Builder[dashboard.VariableModel] {
 	return queryVar("node", "Node", s.nodeValues())
 }
 
-func namespaceVar(s signals) cog.Builder[dashboard.VariableModel] {
+func namespaceVar(s chart) cog.Builder[dashboard.VariableModel] {
 	return queryVar("namespace", "Namespace", s.namespaceValues())
 }
 
-func podVar(s signals) cog.Builder[dashboard.VariableModel] {
+func podVar(s chart) cog.Builder[dashboard.VariableModel] {
 	return queryVar("pod", "Pod", s.podValues())
 }
 

@@ -13,7 +13,7 @@ func anyPod(expr string) string {
 	return strings.NewReplacer(`"$pod"`, `".*"`, `"$namespace"`, `".*"`).Replace(expr)
 }
 
-func workloadDrillDown(s signals) spec {
+func workloadDrillDown(s chart) spec {
 	const podLegend = "{{namespace}}/{{pod}}"
 	// The physical GPUs of which the selected pods hold a share below 1
 	// outside MIG: time-sliced or MPS, where tenants' memory is not isolated.

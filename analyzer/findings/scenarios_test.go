@@ -19,10 +19,10 @@ import (
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
-	"github.com/gpulens/gpulens/describe"
 	"github.com/gpulens/gpulens/exporter/nvml"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // want is a finding a scenario must yield: its kind, on the pod or on the
@@ -481,11 +481,11 @@ func clusterOf(tainted bool, noQuota string, cpuPodNamespace ...string) func(*si
 		for _, sn := range s.Nodes {
 			devs := devicesOf(s, sn.Name)
 			node := inventory.Node{Name: sn.Name, Product: devs[0].Model, Count: sn.GPUs,
-				Capacity: map[string]int64{"nvidia.com/gpu": int64(sn.GPUs)}, SharingStrategy: describe.SharingNone, Replicas: 1}
+				Capacity: map[string]int64{"nvidia.com/gpu": int64(sn.GPUs)}, SharingStrategy: signals.SharingNone, Replicas: 1}
 			// GPU Feature Discovery's labels: the node's time-slicing or
 			// MPS strategy and replicas.
 			for _, sh := range sn.Sharing {
-				if sh.Mode == describe.SharingTimeSlicing || sh.Mode == describe.SharingMPS {
+				if sh.Mode == signals.SharingTimeSlicing || sh.Mode == signals.SharingMPS {
 					node.SharingStrategy, node.Replicas = sh.Mode, sh.Replicas
 				}
 			}

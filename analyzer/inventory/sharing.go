@@ -12,7 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // pluginConfig is the part of the NVIDIA device plugin's config file
@@ -150,7 +150,7 @@ func (inv *Inventory) SharingFor(n Node) (SharingConfig, bool) {
 		sc, ok := inv.Sharing[n.DevicePluginCfg]
 		return sc, ok
 	}
-	if len(inv.Sharing) != 1 || n.SharingStrategy == describe.SharingNone {
+	if len(inv.Sharing) != 1 || n.SharingStrategy == signals.SharingNone {
 		return SharingConfig{}, false
 	}
 	for _, sc := range inv.Sharing {
@@ -162,7 +162,7 @@ func (inv *Inventory) SharingFor(n Node) (SharingConfig, bool) {
 // NodeSharing is how the cluster says a node's whole (non-MIG) GPUs are
 // shared.
 type NodeSharing struct {
-	// Strategy is describe.SharingTimeSlicing or describe.SharingMPS.
+	// Strategy is signals.SharingTimeSlicing or signals.SharingMPS.
 	Strategy string
 	// Replicas is each GPU's replica count; 0 when not known.
 	Replicas int
@@ -186,14 +186,14 @@ func (inv *Inventory) SharedGPUs(node string) (NodeSharing, bool) {
 		return NodeSharing{}, false
 	}
 	switch n.SharingStrategy {
-	case describe.SharingTimeSlicing, describe.SharingMPS:
+	case signals.SharingTimeSlicing, signals.SharingMPS:
 		return NodeSharing{Strategy: n.SharingStrategy, Replicas: n.Replicas,
 			Source: fmt.Sprintf("node %s's label %s=%s", n.Name, LabelSharingStrategy, n.SharingStrategy)}, true
-	case describe.SharingNone:
+	case signals.SharingNone:
 		return NodeSharing{}, false
 	}
 	if n.Replicas > 1 {
-		return NodeSharing{Strategy: describe.SharingTimeSlicing, Replicas: n.Replicas,
+		return NodeSharing{Strategy: signals.SharingTimeSlicing, Replicas: n.Replicas,
 			Source: fmt.Sprintf("node %s's label %s=%d", n.Name, LabelGPUReplicas, n.Replicas)}, true
 	}
 	sc, ok := inv.SharingFor(n)
@@ -203,7 +203,7 @@ func (inv *Inventory) SharedGPUs(node string) (NodeSharing, bool) {
 	for _, s := range []struct {
 		strategy string
 		replicas map[string]int
-	}{{describe.SharingMPS, sc.MPS}, {describe.SharingTimeSlicing, sc.TimeSlicing}} {
+	}{{signals.SharingMPS, sc.MPS}, {signals.SharingTimeSlicing, sc.TimeSlicing}} {
 		if r := wholeGPUReplicas(s.replicas); r > 1 {
 			return NodeSharing{Strategy: s.strategy, Replicas: r,
 				Source: fmt.Sprintf("the device plugin config in %s", sc.Source)}, true

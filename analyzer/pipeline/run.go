@@ -13,7 +13,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
-	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // Options configure one run.
@@ -143,9 +143,9 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 	a.Comparable = cov >= MinPreviousCoverage
 	switch {
 	case len(a.Previous.GPUs) == 0:
-		a.Notes = append(a.Notes, fmt.Sprintf("no data in the previous %s: week-over-week change is unknown", describe.Duration(length)))
+		a.Notes = append(a.Notes, fmt.Sprintf("no data in the previous %s: week-over-week change is unknown", signals.Duration(length)))
 	case !a.Comparable:
-		a.Notes = append(a.Notes, fmt.Sprintf("the previous %s has data for only %.0f%% of its time: week-over-week change is not shown", describe.Duration(length), 100*cov))
+		a.Notes = append(a.Notes, fmt.Sprintf("the previous %s has data for only %.0f%% of its time: week-over-week change is not shown", signals.Duration(length), 100*cov))
 	}
 	if o.TimelinePoints > 0 {
 		if _, ok := o.Source.(source.RangeQuerier); ok {

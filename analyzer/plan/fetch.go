@@ -18,7 +18,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/analyzer/workload"
-	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // ErrNoData is wrapped by Fetch's error when the window holds no GPU.
@@ -75,9 +75,9 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 	}
 	d := &Data{Start: w.Start, End: w.End, Step: w.Step, Steps: steps}
 	at := func(ts model.Time) int { return int(ts.Time().Sub(first) / w.Step) }
-	rng := w.SubqueryRange() + ":" + describe.Duration(w.Step)
-	gpuQ := "max by " + describe.By(schema.GPULabels...) + " (max_over_time((" + sch.GPUMemoryTotal() + ")[" + rng + "]))" +
-		" or max by " + describe.By(schema.GPULabels...) + " (max_over_time((" + sch.GPU() + ")[" + rng + "])) * 0"
+	rng := w.SubqueryRange() + ":" + signals.Duration(w.Step)
+	gpuQ := "max by " + signals.By(schema.GPULabels...) + " (max_over_time((" + sch.GPUMemoryTotal() + ")[" + rng + "]))" +
+		" or max by " + signals.By(schema.GPULabels...) + " (max_over_time((" + sch.GPU() + ")[" + rng + "])) * 0"
 	gpus, err := src.Query(ctx, gpuQ, w.End)
 	d.Queries++
 	if err != nil {
@@ -97,7 +97,7 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 	}
 	allocs := readAllocations(matrices, steps, at)
 	claimLabels := append(slices.Clone(schema.AllocationKeyLabels), schema.LabelClaimNamespace, schema.LabelClaim)
-	claims, err := src.Query(ctx, "group by "+describe.By(claimLabels...)+" (last_over_time(("+sch.Claims()+")["+rng+"]))", w.End)
+	claims, err := src.Query(ctx, "group by "+signals.By(claimLabels...)+" (last_over_time(("+sch.Claims()+")["+rng+"]))", w.End)
 	d.Queries++
 	if err != nil {
 		return nil, fmt.Errorf("claims: %w", err)

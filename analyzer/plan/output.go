@@ -15,7 +15,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
-	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // Formats are what Write accepts.
@@ -251,7 +251,7 @@ func writeYAML(w io.Writer, p *Plan) error {
 				continue
 			}
 			seen[a.Workload] = true
-			if a.AllocationPath == describe.AllocationPathDRA {
+			if a.AllocationPath == signals.AllocationPathDRA {
 				doc()
 				writeDRAAssignment(w, p.title(pp), a)
 				continue
@@ -290,7 +290,7 @@ func (p *Plan) title(pp PoolPlan) string {
 // fromOf is where a lane comes from, for tables: its GPU resource, and
 // the DRA path where its pods got it through a claim.
 func fromOf(a Assignment) string {
-	if a.AllocationPath == describe.AllocationPathDRA {
+	if a.AllocationPath == signals.AllocationPathDRA {
 		return a.From + " (dra)"
 	}
 	return a.From

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // Today's layout is a plan too: it held the window's workloads on the
@@ -114,7 +114,7 @@ func todayLayout(pool *Pool) (PoolPlan, []Unfit) {
 				g.Slices = append(g.Slices, pr.Name)
 			}
 			g.Lanes = append(g.Lanes, l.Name())
-			if a.AllocationPath == describe.AllocationPathDRA {
+			if a.AllocationPath == signals.AllocationPathDRA {
 				g.DRALanes = append(g.DRALanes, l.Name())
 			}
 			pp.Assignments = append(pp.Assignments, a)
@@ -269,11 +269,11 @@ func todayMode(ls []*Lane) (Mode, string) {
 	var mig, ts, mps int
 	for _, l := range ls {
 		switch l.Held.Sharing {
-		case describe.SharingMIG:
+		case signals.SharingMIG:
 			mig++
-		case describe.SharingTimeSlicing:
+		case signals.SharingTimeSlicing:
 			ts++
-		case describe.SharingMPS:
+		case signals.SharingMPS:
 			mps++
 		}
 	}

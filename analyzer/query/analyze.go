@@ -11,7 +11,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
-	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // Analyze runs the query set over w and joins the answers, sharded when
@@ -106,7 +106,7 @@ type analysis struct {
 	xids map[GPUKey][]*xidRaised
 }
 
-func by(labels []string) string { return describe.By(labels...) }
+func by(labels []string) string { return signals.By(labels...) }
 
 // scanQueries is the query set that evaluates a subquery over the window
 // for each figure, so it reads a signal's samples once per figure:

@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/gpulens/gpulens/analyzer/schema"
-	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // attributionQueries read how each GPU's tenants were attributed
@@ -107,7 +107,7 @@ func (a *analysis) attributionNotes() []string {
 	var notes []string
 	if relabelled > 0 {
 		notes = append(notes, fmt.Sprintf("%d GPUs' series were relabelled by a ServiceMonitor with honorLabels: false: their tenants were read from %s, %s and %s, and the exporter's own pod is no tenant", relabelled,
-			describe.Exported(schema.LabelPod), describe.Exported(schema.LabelNamespace), describe.Exported(schema.LabelContainer)))
+			signals.Exported(schema.LabelPod), signals.Exported(schema.LabelNamespace), signals.Exported(schema.LabelContainer)))
 	}
 	if n := counts[AttributionCopies]; n > 0 {
 		notes = append(notes, fmt.Sprintf("%d GPUs report the device's utilization and memory on every tenant (dcgm-exporter --kubernetes-virtual-gpus before 2025): device figures are right, which tenant used them is not known", n))

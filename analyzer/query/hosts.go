@@ -7,7 +7,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/gpulens/gpulens/analyzer/schema"
-	"github.com/gpulens/gpulens/describe/dcgm"
+	"github.com/gpulens/gpulens/signals/dcgm"
 )
 
 // exporterPod matches a node name that is a dcgm-exporter pod's.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/gpulens/gpulens/analyzer/schema"
-	"github.com/gpulens/gpulens/describe/dcgm"
 	"github.com/gpulens/gpulens/internal/mig"
+	"github.com/gpulens/gpulens/signals/dcgm"
 )
 
 // notes summarises partial data. They are counts, not one line per item,

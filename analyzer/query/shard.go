@@ -15,8 +15,8 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
-	"github.com/gpulens/gpulens/describe"
-	"github.com/gpulens/gpulens/describe/dcgm"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
 )
 
 // DefaultMaxSamples is the sample budget of one query when Sharding gives
@@ -108,13 +108,13 @@ func (s Sharding) budget() int {
 func shardLabels(sch schema.Schema) (node, namespace []string, tenantExact bool) {
 	// The pod is read as the namespace is (podLabels).
 	if sch.Name() == schema.NameDCGM {
-		return dcgm.HostLabels, []string{describe.Exported(schema.LabelNamespace), schema.LabelNamespace}, false
+		return dcgm.HostLabels, []string{signals.Exported(schema.LabelNamespace), schema.LabelNamespace}, false
 	}
-	return []string{schema.LabelNode}, []string{describe.Exported(schema.LabelNamespace), schema.LabelNamespace}, true
+	return []string{schema.LabelNode}, []string{signals.Exported(schema.LabelNamespace), schema.LabelNamespace}, true
 }
 
 // podLabels are the raw labels of a tenant's pod, first non-empty wins.
-var podLabels = []string{describe.Exported(schema.LabelPod), schema.LabelPod}
+var podLabels = []string{signals.Exported(schema.LabelPod), schema.LabelPod}
 
 // namespaceQuery says a query's answer is keyed by workload or pod owner:
 // its per-step figures do not compose across nodes, since a workload's

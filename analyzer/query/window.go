@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // DefaultStep is the subquery resolution when Window.Step is zero.
@@ -60,7 +60,7 @@ func (w Window) SubqueryRange() string {
 	return promDuration(time.Duration(w.End.UnixMilli()-g0-1) * time.Millisecond)
 }
 
-var promDuration = describe.Duration
+var promDuration = signals.Duration
 
 // ExpectedSteps is how many subquery steps fall in the window: PromQL
 // evaluates a subquery at the multiples of its step (since the Unix epoch)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // HoursPerMonth is the cloud billing convention: 8760 h / 12.
@@ -43,7 +43,7 @@ func (m ShareMode) MIGShare(p MIGProfile) float64 {
 // profile's share under mode. measured is the share the exporter reported;
 // it is used when the profile is not in the catalog.
 func Share(model, sharing, migProfile string, measured float64, mode ShareMode) float64 {
-	if sharing == describe.SharingMIG {
+	if sharing == signals.SharingMIG {
 		if m, ok := LookupModel(model); ok {
 			if p, ok := m.Profile(migProfile); ok {
 				return mode.MIGShare(p)

@@ -8,7 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/gpulens/gpulens/analyzer/workload"
-	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // Patch is a strategic-merge patch for a workload, in both encodings
@@ -100,7 +100,7 @@ func containerName(w workload.Ref) string {
 // shared GPU get one.
 func timeSlicingConfig(mode string, replicas int) string {
 	key := "timeSlicing"
-	if mode == describe.SharingMPS {
+	if mode == signals.SharingMPS {
 		key = "mps"
 	}
 	return strings.Join([]string{

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/gpulens/gpulens/analyzer/dra"
-	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // Release is the change for an idle allocation that cannot be made
@@ -86,7 +86,7 @@ func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Ten
 		cfg = timeSlicingConfig(sharing, fewer)
 		notes = append(notes, fmt.Sprintf("or cut the GPU's replicas from %d to %d so that every tenant's peak of %s fits", replicas, fewer, gib(need)))
 	}
-	if sharing == describe.SharingMPS {
+	if sharing == signals.SharingMPS {
 		limit := fmt.Sprintf("0=%dM", int64(math.Ceil(need/(1<<20))))
 		current := heaviest.currentShare(p.MIGShare)
 		return &Recommendation{

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/gpulens/gpulens/analyzer/dra"
-	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // FitMIG is the smallest profile of u's model whose memory covers the p99
@@ -54,7 +54,7 @@ func RightSize(u Usage, p Policy) *Recommendation {
 	current := u.currentShare(p.MIGShare)
 	if prof, ok := FitMIG(u, p); ok {
 		to := p.MIGShare.MIGShare(prof)
-		if to >= current || (u.Sharing == describe.SharingMIG && prof.Name == u.MIGProfile) {
+		if to >= current || (u.Sharing == signals.SharingMIG && prof.Name == u.MIGProfile) {
 			return nil
 		}
 		r := u.retarget(&Recommendation{
@@ -70,7 +70,7 @@ func RightSize(u Usage, p Policy) *Recommendation {
 	if m, ok := LookupModel(u.Model); ok && len(m.MIG) > 0 {
 		return nil // MIG-capable, and not even a smaller slice fits
 	}
-	if u.Sharing == describe.SharingMIG {
+	if u.Sharing == signals.SharingMIG {
 		// A MIG slice of a model whose geometry is unknown: a
 		// time-slicing share of the device would be advice about a GPU
 		// the slice does not have (Unsizable says why).
@@ -106,7 +106,7 @@ func timeSlice(u Usage, p Policy, current float64) *Recommendation {
 		// api/nvidia.com/resource/v1beta1/sharing.go: TimeSlicing, MPS).
 		return &Recommendation{
 			Action: ActionTimeSlicing, Workload: u.Workload, Summary: summary,
-			Allocation: describe.AllocationPathDRA, Claim: u.Claim.Source(),
+			Allocation: signals.AllocationPathDRA, Claim: u.Claim.Source(),
 			From: req.Device(), To: fmt.Sprintf("%s shared %d ways", req.Device(), best),
 			CurrentShare: current, RecommendedShare: 1 / float64(best),
 			Notes: []string{fmt.Sprintf("through DRA, pods share a GPU by naming one ResourceClaim (with the driver's GpuConfig sharing strategy TimeSlicing): "+
@@ -118,7 +118,7 @@ func timeSlice(u Usage, p Policy, current float64) *Recommendation {
 	r := u.retarget(&Recommendation{
 		Action: ActionTimeSlicing, Workload: u.Workload, Summary: summary,
 		CurrentShare: current, RecommendedShare: 1 / float64(best),
-		DevicePluginConfig: timeSlicingConfig(describe.SharingTimeSlicing, best),
+		DevicePluginConfig: timeSlicingConfig(signals.SharingTimeSlicing, best),
 	}, shared, ClaimChange{})
 	r.Notes = []string{"time-slicing does not isolate memory: co-tenants' peaks add up, so watch the timeslice-oom-risk finding",
 		"apply the config to a dedicated shared node pool (nvidia.com/device-plugin.config label)"}
@@ -129,7 +129,7 @@ func timeSlice(u Usage, p Policy, current float64) *Recommendation {
 // catalog's, not u's usage: a MIG slice of a model whose profiles are not
 // known. Empty otherwise.
 func Unsizable(u Usage) string {
-	if u.Sharing != describe.SharingMIG {
+	if u.Sharing != signals.SharingMIG {
 		return ""
 	}
 	if m, ok := LookupModel(u.Model); ok && len(m.MIG) > 0 {

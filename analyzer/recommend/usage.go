@@ -6,7 +6,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/analyzer/workload"
-	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // Usage is what a right-sizing rule needs to know about one allocation.
@@ -48,7 +48,7 @@ type Usage struct {
 // there the product splits the device's load evenly by share.
 func (u Usage) Load() float64 {
 	switch u.Sharing {
-	case describe.SharingMIG:
+	case signals.SharingMIG:
 		if p, ok := u.profile(); ok {
 			return u.P95Utilization * p.ComputeShare()
 		}
@@ -95,7 +95,7 @@ func (u Usage) gpuResources() []string {
 	if len(out) > 0 {
 		return out
 	}
-	if u.Sharing == describe.SharingMIG && u.MIGProfile != "" {
+	if u.Sharing == signals.SharingMIG && u.MIGProfile != "" {
 		return []string{"nvidia.com/mig-" + u.MIGProfile}
 	}
 	return []string{"nvidia.com/gpu"}
@@ -118,7 +118,7 @@ func (u Usage) retarget(r *Recommendation, resource string, claim ClaimChange) *
 		// to change is not, and a limits patch would ask the device plugin
 		// for a GPU the pod did not get from it. The sizes are said as
 		// the driver's device classes, with what to change where.
-		r.Allocation = describe.AllocationPathDRA
+		r.Allocation = signals.AllocationPathDRA
 		r.From, r.To = dra.DeviceOfResource(u.gpuResources()[0]), dra.DeviceOfResource(resource)
 		if len(u.ClaimNames) == 1 {
 			r.Claim = "ResourceClaim " + u.ClaimNames[0]
@@ -128,12 +128,12 @@ func (u Usage) retarget(r *Recommendation, resource string, claim ClaimChange) *
 		return r
 	}
 	if !ok {
-		r.Allocation = describe.AllocationPathDevicePlugin
+		r.Allocation = signals.AllocationPathDevicePlugin
 		r.From, r.To = u.gpuResources()[0], resource
 		r.Patch = u.change(resource)
 		return r
 	}
-	r.Allocation, r.Claim = describe.AllocationPathDRA, u.Claim.Source()
+	r.Allocation, r.Claim = signals.AllocationPathDRA, u.Claim.Source()
 	r.From, r.To = req.Device(), changedRequest(req, claim).Device()
 	tmpl, patch, notes := ChangeClaim(u.Workload, u.Claim, claim)
 	r.ClaimTemplate, r.Patch = tmpl, patch

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // RecommendFormats are the formats of 'gpulens recommend': table for
@@ -158,7 +158,7 @@ func writeRecommendTable(w io.Writer, fs []findings.Finding) error {
 			if r.From != "" && r.To != "" && r.From != r.To {
 				change = r.From + " → " + r.To
 			}
-			if r.Allocation == describe.AllocationPathDRA {
+			if r.Allocation == signals.AllocationPathDRA {
 				// The device plugin's path is the usual one and left
 				// unsaid; a claim's change is made elsewhere.
 				change += " (dra)"
@@ -184,7 +184,7 @@ func writeRecommendTable(w io.Writer, fs []findings.Finding) error {
 		if r != nil && r.Summary != "" && !strings.Contains(f.Summary, r.Summary) {
 			fmt.Fprintf(w, "   %s\n", r.Summary)
 		}
-		if r != nil && r.Allocation == describe.AllocationPathDRA {
+		if r != nil && r.Allocation == signals.AllocationPathDRA {
 			// A claim's change takes steps the table's columns cannot
 			// say: which objects, and why not in place.
 			fmt.Fprintf(w, "   %s\n", claimPath(r))
@@ -238,7 +238,7 @@ func writePatches(w io.Writer, fs []findings.Finding) error {
 	}
 	for _, f := range fs {
 		r := f.Recommendation
-		dra := r != nil && r.Allocation == describe.AllocationPathDRA && r.Claim != ""
+		dra := r != nil && r.Allocation == signals.AllocationPathDRA && r.Claim != ""
 		if r == nil || (r.Patch == nil && r.DevicePluginConfig == "" && !dra) {
 			continue
 		}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // section is a titled table of text cells, what the table and Markdown
@@ -153,7 +153,7 @@ func (r *Report) recommendationSection() section {
 		change := x.From + " → " + x.To
 		if x.From == "" && x.To == "" {
 			change = x.Action
-		} else if x.Allocation == describe.AllocationPathDRA {
+		} else if x.Allocation == signals.AllocationPathDRA {
 			// Made in the claim, not the container's limits.
 			change += " (" + cmp.Or(x.Claim, "DRA claim") + ")"
 		}
@@ -240,10 +240,10 @@ func allocationOf(f Finding) string {
 // allocation path.
 func allocationPaths(c Coverage) string {
 	var parts []string
-	if n := c.AllocationPaths[describe.AllocationPathDevicePlugin]; n > 0 {
+	if n := c.AllocationPaths[signals.AllocationPathDevicePlugin]; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d through the device plugin", n))
 	}
-	if n := c.AllocationPaths[describe.AllocationPathDRA]; n > 0 {
+	if n := c.AllocationPaths[signals.AllocationPathDRA]; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d through DRA ResourceClaims (their GPUs are reconfigured through the claims, not device plugin or MIG manager node labels)", n))
 	}
 	if len(parts) == 0 {

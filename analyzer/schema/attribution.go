@@ -6,9 +6,9 @@ import (
 
 	"github.com/prometheus/common/model"
 
-	"github.com/gpulens/gpulens/describe"
-	"github.com/gpulens/gpulens/describe/dcgm"
-	"github.com/gpulens/gpulens/describe/native"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 )
 
 // Attribution codes: how an exporter's per-tenant series of one GPU relate
@@ -110,4 +110,4 @@ func (DCGM) StepAttribution() string {
 	}), dcgm.FBUsed, norm)
 }
 
-var itoa = describe.Itoa
+var itoa = signals.Itoa

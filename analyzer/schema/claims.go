@@ -1,8 +1,8 @@
 package schema
 
 import (
-	"github.com/gpulens/gpulens/describe/dcgm"
-	"github.com/gpulens/gpulens/describe/native"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 )
 
 // Claims implements Schema: gpulens-exporter's info family, one series
@@ -22,7 +22,7 @@ var dcgmClaimLabels = [][2]string{
 
 // Claims implements Schema. dcgm-exporter with --kubernetes-enable-dra
 // copies a claimed device's series once per container and labels each
-// copy with its claim (describe/dcgm's LabelDRA*): the tenants' series of
+// copy with its claim (signals/dcgm's LabelDRA*): the tenants' series of
 // the fields that say a GPU or GPU instance is there (FB_USED, or on an
 // H100 in MIG mode, which reports no memory per instance, the instance's
 // activity), read as the allocation signal reads its tenants.

@@ -3,8 +3,8 @@ package schema
 import (
 	"fmt"
 
-	"github.com/gpulens/gpulens/describe"
-	"github.com/gpulens/gpulens/describe/dcgm"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
 )
 
 // NameDCGM is the schema of NVIDIA's dcgm-exporter.
@@ -39,14 +39,14 @@ var _ Schema = DCGM{}
 // Name implements Schema.
 func (DCGM) Name() string { return NameDCGM }
 
-// norm, union and setLabel are describe's, named short: the expressions
+// norm, union and setLabel are signals', named short: the expressions
 // below are dense.
 var (
 	norm     = dcgm.Norm
-	setLabel = describe.SetLabel
+	setLabel = signals.SetLabel
 )
 
-func union(exprs []string) string { return describe.Union(exprs...) }
+func union(exprs []string) string { return signals.Union(exprs...) }
 
 func dcgmTenants(field, matchers string) string { return dcgm.Tenants(dcgm.On(field, matchers)) }
 
@@ -77,8 +77,8 @@ func migInstances(matchers string) string { return "{" + migPresence + ", " + ma
 // (internal/mig), from migPresence; none for a model the catalog lacks.
 func migSlices() string {
 	var parts []string
-	for _, g := range describe.SliceGroups {
-		parts = append(parts, fmt.Sprintf("0 * max by %s (%s) + %d", by(GPULabels), norm(migInstances(anyMIG+", "+describe.ModelIn(dcgm.LabelModel, g))), g.Total))
+	for _, g := range signals.SliceGroups {
+		parts = append(parts, fmt.Sprintf("0 * max by %s (%s) + %d", by(GPULabels), norm(migInstances(anyMIG+", "+signals.ModelIn(dcgm.LabelModel, g))), g.Total))
 	}
 	return union(parts)
 }
@@ -96,14 +96,14 @@ func (DCGM) Allocation() string {
 	// query length (-search.maxQueryLen, 16 KiB) where one selection per
 	// model group and slice count did not.
 	var slices []string
-	for _, n := range describe.AllSlices() {
+	for _, n := range signals.AllSlices() {
 		slices = append(slices, fmt.Sprintf("0 * max by %s (%s) + %d", by(AllocationLabels), norm(migTenants(dcgm.Profile(n))), n))
 	}
 	parts := []string{setLabel("("+union(slices)+") / on (node, uuid) group_left () ("+migSlices()+")", LabelSharing, SharingMIG)}
 	// A model whose geometry the catalog lacks: an even split of the GPU's
 	// instances, as the native exporter estimates it, which still sums to
 	// at most 1.
-	unknown := anyMIG + ", " + describe.UnknownModel(dcgm.LabelModel)
+	unknown := anyMIG + ", " + signals.UnknownModel(dcgm.LabelModel)
 	instances := "count by (node, uuid) (count by (node, uuid, gpu_instance) (" + norm(migInstances(unknown)) + "))"
 	parts = append(parts, setLabel("(0 * max by "+by(AllocationLabels)+" ("+norm(migTenants(unknown))+") + 1)"+
 		" / on (node, uuid) group_left () "+instances, LabelSharing, SharingMIG))
@@ -193,7 +193,7 @@ var gpuInstanceLabels = []string{LabelNode, LabelUUID, LabelModel, LabelGPUInsta
 // GPUUtilization implements Schema.
 func (DCGM) GPUUtilization() string {
 	var slices []string
-	for _, n := range describe.AllSlices() {
+	for _, n := range signals.AllSlices() {
 		slices = append(slices, fmt.Sprintf("max by %s (%s) * %d",
 			by(gpuInstanceLabels), norm(dcgm.GREngineActive+"{"+dcgm.Profile(n)+"}"), n))
 	}
@@ -201,7 +201,7 @@ func (DCGM) GPUUtilization() string {
 		"max by " + by(GPULabels) + " (" + norm(dcgm.GPUUtil+"{"+wholeGPU+"}") + ") / 100",
 		"max by " + by(GPULabels) + " (" + norm(dcgm.GREngineActive+"{"+wholeGPU+"}") + ")",
 		"sum by " + by(GPULabels) + " (" + union(slices) + ") / on (node, uuid, model) group_left () " +
-			describe.MIGTotal(dcgm.GREngineActive, anyMIG+", ", dcgm.LabelModel, norm, GPULabels...),
+			signals.MIGTotal(dcgm.GREngineActive, anyMIG+", ", dcgm.LabelModel, norm, GPULabels...),
 	})
 }
 

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpulens/gpulens/describe/dcgm"
-	"github.com/gpulens/gpulens/describe/native"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 )
 
 // Health is one schema's per-GPU health signals, each with GPUKey labels.

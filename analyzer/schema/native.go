@@ -1,9 +1,9 @@
 package schema
 
 import (
-	"github.com/gpulens/gpulens/describe"
-	"github.com/gpulens/gpulens/describe/dcgm"
-	"github.com/gpulens/gpulens/describe/native"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 )
 
 // NameNative is the schema of gpulens's own exporter (docs/METRICS.md).
@@ -61,7 +61,7 @@ func (Native) GPU() string {
 // dcgm-exporter where it is scraped too (see Utilization).
 func (Native) GPUUtilization() string {
 	total := " / on (node, uuid, model) group_left () (max by " + by(GPULabels) + " (" + native.GPUMIGComputeSlices + ") or " +
-		describe.MIGTotal(native.GPUInfo, `mig_mode!="false", `, LabelModel, func(s string) string { return s }, GPULabels...) + ")"
+		signals.MIGTotal(native.GPUInfo, `mig_mode!="false", `, LabelModel, func(s string) string { return s }, GPULabels...) + ")"
 	slices := "max by (node, uuid, model, gpu_instance) (" + native.MIGComputeSlices + ")"
 	return "max by " + by(GPULabels) + " (" + native.GPUUtilizationRatio + ")" +
 		" or sum by " + by(GPULabels) + " (" + native.MIGSMActiveRatio + " * " + native.MIGComputeSlices + ")" + total +

@@ -4,40 +4,40 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // Label names of the normalised series every Schema produces.
 const (
-	LabelNode        = describe.LabelNode
-	LabelNamespace   = describe.LabelNamespace
-	LabelPod         = describe.LabelPod
-	LabelContainer   = describe.LabelContainer
-	LabelUUID        = describe.LabelUUID
-	LabelGPUInstance = describe.LabelGPUInstance
-	LabelModel       = describe.LabelModel
-	LabelMIGProfile  = describe.LabelMIGProfile
-	LabelSharing     = describe.LabelSharing
+	LabelNode        = signals.LabelNode
+	LabelNamespace   = signals.LabelNamespace
+	LabelPod         = signals.LabelPod
+	LabelContainer   = signals.LabelContainer
+	LabelUUID        = signals.LabelUUID
+	LabelGPUInstance = signals.LabelGPUInstance
+	LabelModel       = signals.LabelModel
+	LabelMIGProfile  = signals.LabelMIGProfile
+	LabelSharing     = signals.LabelSharing
 )
 
-// Sharing modes, the values of the sharing label (describe's).
+// Sharing modes, the values of the sharing label (signals').
 const (
-	SharingNone        = describe.SharingNone
-	SharingTimeSlicing = describe.SharingTimeSlicing
-	SharingMPS         = describe.SharingMPS
-	SharingMIG         = describe.SharingMIG
+	SharingNone        = signals.SharingNone
+	SharingTimeSlicing = signals.SharingTimeSlicing
+	SharingMPS         = signals.SharingMPS
+	SharingMIG         = signals.SharingMIG
 )
 
-// Claim labels and allocation paths (describe's).
+// Claim labels and allocation paths (signals').
 const (
-	LabelClaimNamespace = describe.LabelClaimNamespace
-	LabelClaim          = describe.LabelClaim
-	LabelDriver         = describe.LabelDriver
-	LabelPool           = describe.LabelPool
-	LabelDevice         = describe.LabelDevice
+	LabelClaimNamespace = signals.LabelClaimNamespace
+	LabelClaim          = signals.LabelClaim
+	LabelDriver         = signals.LabelDriver
+	LabelPool           = signals.LabelPool
+	LabelDevice         = signals.LabelDevice
 
-	AllocationPathDevicePlugin = describe.AllocationPathDevicePlugin
-	AllocationPathDRA          = describe.AllocationPathDRA
+	AllocationPathDevicePlugin = signals.AllocationPathDevicePlugin
+	AllocationPathDRA          = signals.AllocationPathDRA
 )
 
 // AllocationKeyLabels identify one allocation: a container holding (a share of)
@@ -126,7 +126,7 @@ func ByName(name string) (Schema, error) {
 	}
 }
 
-func by(labels []string) string { return describe.By(labels...) }
+func by(labels []string) string { return signals.By(labels...) }
 
 // OptionalSignals is a schema whose exporter may be configured without
 // some fields: Optional names, by signal, the metric names any one of

@@ -26,7 +26,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
-	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/signals"
 )
 
 var (
@@ -196,14 +196,14 @@ func TestDRAAnalyzer(t *testing.T) {
 		pod  string
 		want view
 	}{
-		{detector.Name, view{"Deployment/" + ns + "/detector", describe.AllocationPathDRA, []dra.Claim{{Namespace: ns, PodClaim: "gpu", Template: "single-gpu",
+		{detector.Name, view{"Deployment/" + ns + "/detector", signals.AllocationPathDRA, []dra.Claim{{Namespace: ns, PodClaim: "gpu", Template: "single-gpu",
 			Requests: wholeGPU(product), Metadata: map[string]any{"labels": map[string]any{"app": "detector"}}, Containers: main, Pods: []string{detector.Name}}}}},
-		{embed.Name, view{"Job/" + ns + "/embed", describe.AllocationPathDRA, []dra.Claim{{Namespace: ns, PodClaim: "slice", Template: "embed-3g.40gb",
+		{embed.Name, view{"Job/" + ns + "/embed", signals.AllocationPathDRA, []dra.Claim{{Namespace: ns, PodClaim: "slice", Template: "embed-3g.40gb",
 			Requests:   []dra.Request{{Name: "slice", DeviceClass: dra.ClassMIG, AllocationMode: dra.ModeExactCount, Count: 1, Selectors: []string{profile}, MIGProfile: "3g.40gb"}},
 			Containers: main, Pods: []string{embed.Name}}}}},
-		{"notebook-a", view{"Pod/" + ns + "/notebook-a", describe.AllocationPathDRA, []dra.Claim{{Namespace: ns, PodClaim: "gpu", ResourceClaim: "shared-gpu",
+		{"notebook-a", view{"Pod/" + ns + "/notebook-a", signals.AllocationPathDRA, []dra.Claim{{Namespace: ns, PodClaim: "gpu", ResourceClaim: "shared-gpu",
 			Requests: wholeGPU(), Containers: main, Pods: []string{"notebook-a"}, SharedBy: []string{"notebook-a", "notebook-b"}}}}},
-		{legacy.Name, view{"Deployment/" + ns + "/legacy", describe.AllocationPathDevicePlugin, nil}},
+		{legacy.Name, view{"Deployment/" + ns + "/legacy", signals.AllocationPathDevicePlugin, nil}},
 	} {
 		if d := cmp.Diff(tt.want, see(tt.pod)); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.pod, d)

@@ -1,11 +1,11 @@
 package attribution
 
 import (
-	"github.com/gpulens/gpulens/describe"
 	"github.com/gpulens/gpulens/exporter/attribution/podindex"
 	"github.com/gpulens/gpulens/exporter/attribution/sliceindex"
 	"github.com/gpulens/gpulens/exporter/gpu"
 	"github.com/gpulens/gpulens/exporter/podresources"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // Input is everything one attribution pass reads. Nothing in it is modified.
@@ -38,10 +38,10 @@ type Input struct {
 // Sharing says how a physical GPU is divided between containers: the
 // sharing label's values (describe's).
 const (
-	SharingNone        = describe.SharingNone
-	SharingTimeSlicing = describe.SharingTimeSlicing
-	SharingMPS         = describe.SharingMPS
-	SharingMIG         = describe.SharingMIG
+	SharingNone        = signals.SharingNone
+	SharingTimeSlicing = signals.SharingTimeSlicing
+	SharingMPS         = signals.SharingMPS
+	SharingMIG         = signals.SharingMIG
 )
 
 // How a measured value was obtained; "" when it is gpu.NA.

@@ -5,10 +5,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/gpulens/gpulens/describe"
-	"github.com/gpulens/gpulens/describe/native"
 	"github.com/gpulens/gpulens/exporter/attribution"
 	"github.com/gpulens/gpulens/exporter/gpu"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/native"
 )
 
 // containerLabels identify a container's hold on a physical GPU or one of
@@ -35,9 +35,9 @@ var (
 	// change for a GPU allocated through a claim.
 	descContainerClaim = prometheus.NewDesc(native.ContainerGPUClaimInfo,
 		"A GPU or MIG instance the container holds through a ResourceClaim (Kubernetes DRA): the claim, and the driver, pool and device of its allocation; always 1.",
-		[]string{describe.LabelNode, describe.LabelNamespace, describe.LabelPod, describe.LabelContainer, describe.LabelGPU,
-			describe.LabelUUID, describe.LabelGPUInstance, describe.LabelClaimNamespace, describe.LabelClaim,
-			describe.LabelDriver, describe.LabelPool, describe.LabelDevice}, nil)
+		[]string{signals.LabelNode, signals.LabelNamespace, signals.LabelPod, signals.LabelContainer, signals.LabelGPU,
+			signals.LabelUUID, signals.LabelGPUInstance, signals.LabelClaimNamespace, signals.LabelClaim,
+			signals.LabelDriver, signals.LabelPool, signals.LabelDevice}, nil)
 	descPodResourcesUp = prometheus.NewDesc(native.ExporterPodResourcesUp,
 		"1 when the last refresh from the kubelet pod-resources socket succeeded; while 0 no container series are served.", nil, nil)
 	descAttributionMode = prometheus.NewDesc(native.ExporterAttributionMode,

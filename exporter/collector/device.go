@@ -5,8 +5,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/gpulens/gpulens/describe/native"
 	"github.com/gpulens/gpulens/exporter/gpu"
+	"github.com/gpulens/gpulens/signals/native"
 )
 
 // deviceLabels identify a physical GPU on every per-GPU series. The model is

@@ -5,8 +5,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/gpulens/gpulens/describe/native"
 	"github.com/gpulens/gpulens/exporter/gpu"
+	"github.com/gpulens/gpulens/signals/native"
 )
 
 // selfMetrics are the exporter's own health series. They are live

@@ -3,7 +3,7 @@ package sim
 import (
 	"time"
 
-	labels "github.com/gpulens/gpulens/describe"
+	labels "github.com/gpulens/gpulens/signals"
 )
 
 // Scenario is a simulated fleet: nodes with GPUs, how each GPU is shared,

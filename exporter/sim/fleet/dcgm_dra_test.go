@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	dcgmfields "github.com/gpulens/gpulens/describe/dcgm"
 	"github.com/gpulens/gpulens/exporter/sim"
+	dcgmfields "github.com/gpulens/gpulens/signals/dcgm"
 )
 
 // draScenario is a DRA node: a GPU through its pod's own claim, one claim

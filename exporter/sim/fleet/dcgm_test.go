@@ -3,7 +3,7 @@ package fleet
 import (
 	"context"
 	"fmt"
-	dcgmfields "github.com/gpulens/gpulens/describe/dcgm"
+	dcgmfields "github.com/gpulens/gpulens/signals/dcgm"
 	"math"
 	"slices"
 	"sort"

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	dcgmfields "github.com/gpulens/gpulens/describe/dcgm"
+	dcgmfields "github.com/gpulens/gpulens/signals/dcgm"
 )
 
 // TestDCGMXIDCarriesItsHolder: dcgm-exporter's pod mapper labels every

@@ -2,7 +2,7 @@
 // Operator install emits and scrapes them, and how to read them in PromQL:
 // field and label names, which fields the GPU Operator's default counters
 // file enables, the host label's spellings, the XID labels, the
-// "which pod is a tenant" rule and the normalisation onto describe's label
+// "which pod is a tenant" rule and the normalisation onto signals' label
 // names.
 //
 // Read from dcgm-exporter's own code (NVIDIA/dcgm-exporter at d5e5f51,

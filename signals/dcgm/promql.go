@@ -4,25 +4,25 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gpulens/gpulens/describe"
+	"github.com/gpulens/gpulens/signals"
 )
 
-// renames maps dcgm-exporter's labels onto describe's, in the order Norm
+// renames maps dcgm-exporter's labels onto signals', in the order Norm
 // applies them.
 var renames = [][2]string{
-	{describe.LabelNode, LabelHostnameOld}, {describe.LabelNode, LabelHostname},
-	{describe.LabelUUID, LabelUUID}, {describe.LabelModel, LabelModel},
-	{describe.LabelGPUInstance, LabelGPUInstance}, {describe.LabelMIGProfile, LabelMIGProfile},
+	{signals.LabelNode, LabelHostnameOld}, {signals.LabelNode, LabelHostname},
+	{signals.LabelUUID, LabelUUID}, {signals.LabelModel, LabelModel},
+	{signals.LabelGPUInstance, LabelGPUInstance}, {signals.LabelMIGProfile, LabelMIGProfile},
 }
 
-// Norm renames dcgm-exporter's labels to describe's (node, uuid, model,
+// Norm renames dcgm-exporter's labels to signals' (node, uuid, model,
 // gpu_instance, mig_profile). Whichever host label spelling is set wins;
 // with neither (--no-hostname) node is empty. Renaming from a label that
 // is absent yields an empty, that is no, label. gpu keeps its name.
 func Norm(expr string) string {
 	for _, r := range renames {
 		regex := "(.*)"
-		if r[0] == describe.LabelNode {
+		if r[0] == signals.LabelNode {
 			// Never blank a node set by the other spelling.
 			regex = "(.+)"
 		}
@@ -39,7 +39,7 @@ const (
 )
 
 // Profile matches the GPU instances of n compute slices.
-func Profile(n int) string { return describe.ProfileSlices(LabelMIGProfile, n) }
+func Profile(n int) string { return signals.ProfileSlices(LabelMIGProfile, n) }
 
 // Sel selects one field's series. Matchers are raw, in dcgm-exporter's
 // label names or the store's ("cluster=~\"$cluster\""), comma-separated;
@@ -131,11 +131,11 @@ func Any(s Sel) string { return Norm(s.selector()) }
 //     GPU Operator's or dcgm-exporter's own chart names the exporter's
 //     DaemonSet pods (ExporterPods) is no tenant either.
 func Tenants(s Sel) string {
-	relabelled := s.selector(append([]string{describe.Exported(LabelPod) + `!=""`}, s.tenant(describe.ExportedPrefix)...)...)
-	for _, l := range describe.TenantLabels {
-		relabelled = fmt.Sprintf(`label_replace(%s, %q, "$1", %q, "(.*)")`, relabelled, l, describe.Exported(l))
+	relabelled := s.selector(append([]string{signals.Exported(LabelPod) + `!=""`}, s.tenant(signals.ExportedPrefix)...)...)
+	for _, l := range signals.TenantLabels {
+		relabelled = fmt.Sprintf(`label_replace(%s, %q, "$1", %q, "(.*)")`, relabelled, l, signals.Exported(l))
 	}
-	direct := s.selector(append([]string{describe.Exported(LabelPod) + `=""`, LabelPod + `!=""`, LabelPod + `!~"` + ExporterPods + `"`}, s.tenant("")...)...) +
+	direct := s.selector(append([]string{signals.Exported(LabelPod) + `=""`, LabelPod + `!=""`, LabelPod + `!~"` + ExporterPods + `"`}, s.tenant("")...)...) +
 		` unless on (instance, job, namespace, pod) up{pod!=""}`
 	return "(" + relabelled + " or " + direct + ")"
 }
@@ -188,8 +188,8 @@ const ExporterPods = "(nvidia-)?dcgm-exporter-.*"
 // Device selects the series of the selection that no pod holds: without a
 // pod label, or whose pod is the series' own scrape target (see Tenants).
 func Device(s Sel) string {
-	return "(" + s.selector(describe.Exported(LabelPod)+`=""`, LabelPod+`=~"|`+ExporterPods+`"`) + " or (" +
-		s.selector(describe.Exported(LabelPod)+`=""`, LabelPod+`!=""`) + ` and on (instance, job, namespace, pod) up{pod!=""}))`
+	return "(" + s.selector(signals.Exported(LabelPod)+`=""`, LabelPod+`=~"|`+ExporterPods+`"`) + " or (" +
+		s.selector(signals.Exported(LabelPod)+`=""`, LabelPod+`!=""`) + ` and on (instance, job, namespace, pod) up{pod!=""}))`
 }
 
 // ThrottleReasons is the clocks-event bitmask under either field name.
@@ -205,7 +205,7 @@ func ThrottleReasons(matchers ...string) string {
 // 3.3.6-3.4.2 each code is a series of its own (err_code), whose value
 // never changes: a reader must aggregate before it looks for a change.
 func XID(s Sel, by ...string) string {
-	return "max by " + describe.By(by...) + " (" + Any(s) + ")"
+	return "max by " + signals.By(by...) + " (" + Any(s) + ")"
 }
 
 // XIDEvent is, per group, 1 at each evaluation where the last XID code
