@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 )
@@ -71,7 +70,7 @@ func outsideCSV(fields ...string) string {
 
 // DCGM is the rule file for NVIDIA dcgm-exporter's series.
 func DCGM(c criteria.Config) File {
-	sch := schema.DCGM{}
+	sch := dcgm.Schema{}
 	idle, heldFor := c.Idle.MaxAvgUtilization, hours(c.Idle.MinHeldHours)
 	// host names every series' node as the cluster does (dcgm.ResolveHost).
 	host := dcgm.ResolveHost
@@ -88,7 +87,7 @@ func DCGM(c criteria.Config) File {
 		return strings.Join(parts, " + ")
 	}
 	// Thermal needs no window: a stub Apply keeps Health from calling nil.
-	health := sch.Health(schema.Over{Range: "1h", Step: "1m", Apply: func(fn, e string) string { return fn + "((" + e + ")[1h:1m])" }})
+	health := sch.Health(signals.Over{Range: "1h", Step: "1m", Apply: func(fn, e string) string { return fn + "((" + e + ")[1h:1m])" }})
 	return File{Groups: []Group{
 		{Name: "gpulens-dcgm.recording", Rules: slices.Concat(
 			resolved(recAllocation, sch.Allocation()),

@@ -8,6 +8,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/signals/native"
 	"os"
 	"path/filepath"
 	"sync"
@@ -16,7 +17,6 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
@@ -142,7 +142,7 @@ func export(ctx context.Context, db *source.Embedded, path string) (int, error) 
 // analyze runs the analysis of w against src.
 func analyze(t *testing.T, src source.Source, w query.Window) *query.Result {
 	t.Helper()
-	res, err := query.Analyze(context.Background(), src, schema.Native{}, w)
+	res, err := query.Analyze(context.Background(), src, native.Schema{}, w)
 	if err != nil {
 		t.Fatalf("analysis against %s: %v", src.Describe(), err)
 	}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/signals/dcgm"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
@@ -112,7 +112,7 @@ func TestDCGMLayoutsOnServers(t *testing.T) {
 // (VictoriaMetrics stores 12).
 func summarize(t *testing.T, src source.Source, w query.Window) []string {
 	t.Helper()
-	res, err := query.Analyze(context.Background(), src, schema.DCGM{}, w)
+	res, err := query.Analyze(context.Background(), src, dcgm.Schema{}, w)
 	if err != nil {
 		t.Fatalf("%s: %v", src.Describe(), err)
 	}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/signals/native"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/internal/testenv"
 )
@@ -58,10 +58,10 @@ func TestShardsOnLowLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer low.Close()
-	if _, err := query.Analyze(ctx, low, schema.Native{}, fullWindow); err == nil || !strings.Contains(err.Error(), "too many samples") {
+	if _, err := query.Analyze(ctx, low, native.Schema{}, fullWindow); err == nil || !strings.Contains(err.Error(), "too many samples") {
 		t.Fatalf("embedded engine at %d samples: unsharded analysis gave %v, want the limit error", lowLimit, err)
 	}
-	if _, err := query.AnalyzeSharded(ctx, low, schema.Native{}, fullWindow, tiny); err != nil {
+	if _, err := query.AnalyzeSharded(ctx, low, native.Schema{}, fullWindow, tiny); err != nil {
 		t.Fatalf("embedded engine at %d samples: sharded analysis: %v", lowLimit, err)
 	}
 
@@ -99,10 +99,10 @@ func shardsOnServer(t *testing.T, f *fixture, src source.Source, e engine, limit
 	ctx := context.Background()
 	for _, w := range []query.Window{fullWindow} {
 		t.Run(describe(w), func(t *testing.T) {
-			if _, err := query.Analyze(ctx, src, schema.Native{}, w); err == nil || !strings.Contains(err.Error(), limitErr) {
+			if _, err := query.Analyze(ctx, src, native.Schema{}, w); err == nil || !strings.Contains(err.Error(), limitErr) {
 				t.Fatalf("%s: unsharded analysis gave %v, want the server's limit error (%q)", e.name, err, limitErr)
 			}
-			got, err := query.AnalyzeSharded(ctx, src, schema.Native{}, w, tiny)
+			got, err := query.AnalyzeSharded(ctx, src, native.Schema{}, w, tiny)
 			if err != nil {
 				t.Fatalf("%s: sharded analysis: %v", e.name, err)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gpulens/gpulens/signals/native"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -31,7 +31,7 @@ var sameNameShares = map[string]float64{"a": 1, "b": 0.5}
 // w, reading the store's clusters by label (none where label is "").
 func runPipeline(ctx context.Context, src source.Source, label string, w query.Window) (*pipeline.Analysis, error) {
 	return pipeline.Run(ctx, pipeline.Options{
-		Source: src, Schema: schema.Native{}, Start: w.Start, End: w.End, Step: w.Step, ClusterLabel: label,
+		Source: src, Schema: native.Schema{}, Start: w.Start, End: w.End, Step: w.Step, ClusterLabel: label,
 	})
 }
 

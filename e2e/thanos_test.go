@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gpulens/gpulens/signals/native"
 	"math"
 	"net/http"
 	"net/url"
@@ -17,7 +18,6 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
@@ -215,7 +215,7 @@ func TestThanosQuery(t *testing.T) {
 	pipelinePartial(t, thanosURL, w, sidecars["b"].grpc)
 	// The premise that made the check by cluster above worth making:
 	// cluster a's own queries cannot see that b's store is down.
-	scopedA, err := query.Analyze(context.Background(), query.Scoped(remote(t, thanosURL), query.DefaultClusterLabel, "a"), schema.Native{}, w)
+	scopedA, err := query.Analyze(context.Background(), query.Scoped(remote(t, thanosURL), query.DefaultClusterLabel, "a"), native.Schema{}, w)
 	if err != nil || len(scopedA.GPUs) != len(ra.GPUs) {
 		t.Errorf("cluster a alone through Thanos Query with cluster b's store down: err %v, want it whole and unwarned (Thanos Query "+
 			"skips the stores whose external labels do not match): the case of a cluster missing from the discovery is then not tested", err)
@@ -227,7 +227,7 @@ func TestThanosQuery(t *testing.T) {
 // that names that store.
 func analyzePartial(t *testing.T, url string, w query.Window, addr string) {
 	t.Helper()
-	_, err := query.Analyze(context.Background(), remote(t, url), schema.Native{}, w)
+	_, err := query.Analyze(context.Background(), remote(t, url), native.Schema{}, w)
 	var partial *source.PartialResponseError
 	if !errors.As(err, &partial) {
 		t.Fatalf("analysis with the store at %s down: err = %v, want a *source.PartialResponseError", addr, err)

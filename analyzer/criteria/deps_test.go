@@ -14,7 +14,6 @@ func TestIsALeaf(t *testing.T) {
 		"github.com/gpulens/gpulens/analyzer/inventory",
 		"github.com/gpulens/gpulens/analyzer/query",
 		"github.com/gpulens/gpulens/analyzer/source",
-		"github.com/gpulens/gpulens/analyzer/schema",
 		"k8s.io/client-go",
 		"github.com/prometheus/prometheus",
 	)

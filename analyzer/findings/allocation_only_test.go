@@ -1,13 +1,13 @@
 package findings
 
 import (
+	"github.com/gpulens/gpulens/signals/native"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/exporter/sim"
 )
 
@@ -18,7 +18,7 @@ import (
 // figures at half confidence and say why, rather than vanish or read the
 // missing figures as zero.
 func TestSharedWithoutProcessData(t *testing.T) {
-	blind := mode{schema: schema.Native{}, allocationOnly: true}
+	blind := mode{schema: native.Schema{}, allocationOnly: true}
 	load := func(name string) *sim.Scenario {
 		s, err := sim.Load(filepath.Join("testdata", "scenarios", name+".yaml"))
 		if err != nil {

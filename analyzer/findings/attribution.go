@@ -2,11 +2,11 @@ package findings
 
 import (
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/schema"
 )
 
 // copied says whether the exporter gave every tenant of the GPU the
@@ -52,13 +52,13 @@ func (d *detector) readClusterSharing() {
 	d.clusterShared = map[query.GPUKey]inventory.NodeSharing{}
 	dra := map[query.GPUKey]bool{}
 	for _, x := range d.res.Allocations {
-		if x.AllocationPath == schema.AllocationPathDRA {
+		if x.AllocationPath == signals.AllocationPathDRA {
 			dra[query.GPUKey{Node: x.Node, UUID: x.UUID}] = true
 		}
 	}
 	unseen, unknownNode := 0, 0
 	for _, g := range d.res.GPUs {
-		if g.Attribution != query.AttributionOneTenant || g.Sharing != schema.SharingNone || dra[g.GPUKey] {
+		if g.Attribution != query.AttributionOneTenant || g.Sharing != signals.SharingNone || dra[g.GPUKey] {
 			continue
 		}
 		unseen++
@@ -95,7 +95,7 @@ func (d *detector) sharingOf(g query.GPU) (string, inventory.NodeSharing, bool) 
 // GPU it held is one the data shows held whole (readClusterSharing): its
 // share is one replica of the GPU, and its figures are the device's.
 func (d *detector) withClusterSharing(w query.Workload) (query.Workload, inventory.NodeSharing, bool) {
-	if w.Sharing != schema.SharingNone || len(w.GPUs) == 0 {
+	if w.Sharing != signals.SharingNone || len(w.GPUs) == 0 {
 		return w, inventory.NodeSharing{}, false
 	}
 	var ns inventory.NodeSharing

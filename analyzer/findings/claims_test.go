@@ -2,6 +2,9 @@ package findings
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"os"
 	"strings"
 	"testing"
@@ -10,12 +13,11 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
 // TestDRAWorkloads judges four hours of the DRA fleet of
-// analyzer/schema/testdata/*.dra.prom, under each exporter's series,
+// signals/testdata/*.dra.prom, under each exporter's series,
 // without cluster access. Of the workloads only the Deployment infer, at
 // 10% of the whole A100 a ResourceClaim gave it, has a verdict
 // (underused), and the A30 that PR #664's paste shows unheld beside the
@@ -25,22 +27,22 @@ import (
 // says its path and claim, and its right-sizing, which without the
 // claim's spec cannot be a patch, carries no limits patch.
 func TestDRAWorkloads(t *testing.T) {
-	for _, sch := range []schema.Schema{schema.Native{}, schema.DCGM{}} {
+	for _, sch := range []signals.Schema{native.Schema{}, dcgm.Schema{}} {
 		t.Run(sch.Name(), func(t *testing.T) {
-			file := map[string]string{schema.NameNative: "native.dra.prom", schema.NameDCGM: "dcgm-exporter.dra.prom"}[sch.Name()]
-			res := replay(t, sch, "../schema/testdata/"+file, 4*time.Hour)
+			file := map[string]string{native.SchemaName: "native.dra.prom", dcgm.SchemaName: "dcgm-exporter.dra.prom"}[sch.Name()]
+			res := replay(t, sch, "../../signals/testdata/"+file, 4*time.Hour)
 			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 			if len(r.Findings) != 2 || r.Findings[1].Kind != criteria.KindUnallocated || r.Findings[1].AllocationPath != "" {
 				t.Fatalf("findings %+v, want infer's and the unheld A30's", r.Findings)
 			}
 			f := r.Findings[0]
 			const claim = "ml/infer-7d9f8c6b5-x2k9q-gpu-m4t7w"
-			if f.Kind != criteria.KindUnderusedGPU || f.Workload != "infer" || f.AllocationPath != schema.AllocationPathDRA ||
+			if f.Kind != criteria.KindUnderusedGPU || f.Workload != "infer" || f.AllocationPath != signals.AllocationPathDRA ||
 				len(f.Claims) != 1 || f.Claims[0] != claim || !strings.Contains(f.Summary, "allocated through ResourceClaim "+claim) {
 				t.Errorf("finding %+v", f)
 			}
 			rec := f.Recommendation
-			if rec == nil || rec.Patch != nil || rec.Allocation != schema.AllocationPathDRA || rec.Claim != "ResourceClaim "+claim || len(rec.Notes) == 0 {
+			if rec == nil || rec.Patch != nil || rec.Allocation != signals.AllocationPathDRA || rec.Claim != "ResourceClaim "+claim || len(rec.Notes) == 0 {
 				t.Errorf("recommendation %+v, want no limits patch, the claim and a note", rec)
 			}
 			// Its sizes are the driver's device classes, not the device
@@ -55,7 +57,7 @@ func TestDRAWorkloads(t *testing.T) {
 			// may be time-sliced, which only the cluster could tell; not
 			// a claimed one (one labelled copy per pod of the claim): of
 			// the mixed node's two, trainer-0's GPU only.
-			if sch.Name() == schema.NameDCGM && !strings.Contains(strings.Join(r.Skipped, "\n"), ": 1 GPUs show at most one pod per device") {
+			if sch.Name() == dcgm.SchemaName && !strings.Contains(strings.Join(r.Skipped, "\n"), ": 1 GPUs show at most one pod per device") {
 				t.Errorf("skipped %q, want trainer-0's GPU alone unknown", r.Skipped)
 			}
 			// Every workload says its path, whatever its verdict.
@@ -75,7 +77,7 @@ func TestDRAWorkloads(t *testing.T) {
 
 // replay stores an exposition file scraped once a minute over d, and
 // analyses it.
-func replay(t *testing.T, sch schema.Schema, file string, d time.Duration) *query.Result {
+func replay(t *testing.T, sch signals.Schema, file string, d time.Duration) *query.Result {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {

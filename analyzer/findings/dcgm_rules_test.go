@@ -1,13 +1,14 @@
 package findings
 
 import (
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"strings"
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/schema"
 )
 
 // TestTrainingOnSharedFromDCGM: with dcgm-exporter's copies every tenant
@@ -30,14 +31,14 @@ func TestTrainingOnSharedFromDCGM(t *testing.T) {
 		accused     int // warnings naming a tenant
 		gpuInfo     int // info findings on the GPU, naming none
 	}{
-		{"dcgm saturated", schema.NameDCGM, query.AttributionCopies, 1, 0, 1},
-		{"dcgm light", schema.NameDCGM, query.AttributionCopies, 0.3, 0, 0},
+		{"dcgm saturated", dcgm.SchemaName, query.AttributionCopies, 1, 0, 1},
+		{"dcgm light", dcgm.SchemaName, query.AttributionCopies, 0.3, 0, 0},
 		// Each tenant used its own share fully, i.e. half the GPU each:
 		// no training-like tenant.
-		{"native fair", schema.NameNative, query.AttributionPerTenant, 1, 0, 0},
-		{"dcgm per-process fair", schema.NameDCGM, query.AttributionPerProcess, 1, 0, 0},
+		{"native fair", native.SchemaName, query.AttributionPerTenant, 1, 0, 0},
+		{"dcgm per-process fair", dcgm.SchemaName, query.AttributionPerProcess, 1, 0, 0},
 		// Native: 1.8 of its share is 90% of the GPU, for each tenant.
-		{"native heavy", schema.NameNative, query.AttributionPerTenant, 1.8, 2, 0},
+		{"native heavy", native.SchemaName, query.AttributionPerTenant, 1.8, 2, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			g := gpu("GPU-ts", a100, "time-slicing", 80*GiB)
@@ -78,12 +79,12 @@ func TestTrainingOnSharedFromDCGM(t *testing.T) {
 func TestOOMRiskFromDCGMIsAGuess(t *testing.T) {
 	a := alloc("leaky", "GPU-ts", a100, "time-slicing", "", 0.5, 0.3, 0.4, 76*GiB)
 	b := alloc("svc", "GPU-ts", a100, "time-slicing", "", 0.5, 0.3, 0.4, 76*GiB)
-	for _, sch := range []string{schema.NameNative, schema.NameDCGM} {
+	for _, sch := range []string{native.SchemaName, dcgm.SchemaName} {
 		g := gpu("GPU-ts", a100, "time-slicing", 80*GiB)
 		// Natively the device is full (its tenants' 152 GiB cannot all be
 		// resident); dcgm-exporter's copies are one reading of 76 GiB.
-		g.MemoryUsedP99Bytes, g.MemoryUsedLastBytes, g.MemoryUsedSteps = map[string]float64{schema.NameNative: 80 * GiB, schema.NameDCGM: 76 * GiB}[sch], 76*GiB, 10080
-		g.Attribution = map[string]string{schema.NameNative: query.AttributionPerTenant, schema.NameDCGM: query.AttributionCopies}[sch]
+		g.MemoryUsedP99Bytes, g.MemoryUsedLastBytes, g.MemoryUsedSteps = map[string]float64{native.SchemaName: 80 * GiB, dcgm.SchemaName: 76 * GiB}[sch], 76*GiB, 10080
+		g.Attribution = map[string]string{native.SchemaName: query.AttributionPerTenant, dcgm.SchemaName: query.AttributionCopies}[sch]
 		res := result([]query.Allocation{a, b}, []query.GPU{g})
 		res.Schema = sch
 		f := find(Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindTimesliceOOMRisk)
@@ -91,12 +92,12 @@ func TestOOMRiskFromDCGMIsAGuess(t *testing.T) {
 			t.Fatalf("%s: no OOM risk", sch)
 		}
 		guess := strings.Contains(f.Summary, "is a guess")
-		if (sch == schema.NameDCGM) != guess || (sch == schema.NameDCGM && f.Confidence > 0.5) {
+		if (sch == dcgm.SchemaName) != guess || (sch == dcgm.SchemaName && f.Confidence > 0.5) {
 			t.Errorf("%s: confidence %v, summary %q", sch, f.Confidence, f.Summary)
 		}
 		// Natively the device is at 100%: critical. From dcgm-exporter,
 		// 95%: a warning.
-		if want := map[string]Severity{schema.NameNative: Critical, schema.NameDCGM: Warning}[sch]; f.Severity != want {
+		if want := map[string]Severity{native.SchemaName: Critical, dcgm.SchemaName: Warning}[sch]; f.Severity != want {
 			t.Errorf("%s: severity %s, want %s", sch, f.Severity, want)
 		}
 	}

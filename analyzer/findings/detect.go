@@ -2,6 +2,7 @@ package findings
 
 import (
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
 	"math"
 	"strings"
 
@@ -9,7 +10,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
@@ -24,7 +24,7 @@ func Detect(res *query.Result, inv *inventory.Inventory, cfg criteria.Config, pr
 			d.gpus[res.GPUs[i].GPUKey] = &res.GPUs[i]
 		}
 		d.readClusterSharing()
-		if fields, ok := res.Missing[schema.SignalThermal]; ok {
+		if fields, ok := res.Missing[signals.SignalThermal]; ok {
 			d.skip(criteria.KindThermal, "needs "+strings.Join(fields, " or ")+", which the data lacks (the GPU Operator's default counters file, dcp-metrics-included.csv, leaves it out)")
 		}
 		for _, w := range res.Workloads {

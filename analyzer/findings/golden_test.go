@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/gpulens/gpulens/signals/native"
 	"math"
 	"os"
 	"testing"
@@ -15,7 +16,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -93,7 +93,7 @@ func TestGoldenNativeFleet(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	res, err := query.Analyze(context.Background(), src, schema.Native{}, query.Window{Start: t0, End: t0.Add(4 * time.Hour)})
+	res, err := query.Analyze(context.Background(), src, native.Schema{}, query.Window{Start: t0, End: t0.Add(4 * time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package findings
 import (
 	"cmp"
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
 	"math"
 	"slices"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/schema"
 )
 
 // gpu applies the per-GPU rules; unlike allocations, a GPU can have
@@ -61,7 +61,7 @@ func (d *detector) gpu(g query.GPU) {
 		d.add(f)
 	}
 	d.unallocatedCapacity(g, base)
-	if sharing, cluster, fromCluster := d.sharingOf(g); sharing == schema.SharingTimeSlicing || sharing == schema.SharingMPS {
+	if sharing, cluster, fromCluster := d.sharingOf(g); sharing == signals.SharingTimeSlicing || sharing == signals.SharingMPS {
 		d.oomRisk(g, sharing, cluster, fromCluster, base)
 	}
 }

@@ -1,6 +1,8 @@
 package findings
 
 import (
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,7 +11,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 )
@@ -25,11 +26,11 @@ import (
 // renamed resource that dcgm-exporter maps to no pod.
 var layouts = func() []mode {
 	out := []mode{
-		native,
-		{schema: schema.Native{}, allocationOnly: true},
-		{schema: schema.Native{}, serviceMonitor: true},
-		{schema: schema.Native{}, noStaleness: true},
-		{schema: schema.Native{}, allocationOnly: true, noStaleness: true},
+		nativeMode,
+		{schema: native.Schema{}, allocationOnly: true},
+		{schema: native.Schema{}, serviceMonitor: true},
+		{schema: native.Schema{}, noStaleness: true},
+		{schema: native.Schema{}, allocationOnly: true, noStaleness: true},
 	}
 	dcgmLayouts := []mode{
 		{layout: fleet.DCGMNoVirtualGPUs},
@@ -39,7 +40,7 @@ var layouts = func() []mode {
 		{layout: fleet.DCGMVirtualGPUs2025, noHostPID: true},
 	}
 	for _, l := range dcgmLayouts {
-		l.schema = schema.DCGM{}
+		l.schema = dcgm.Schema{}
 		stock := l
 		stock.serviceMonitor, stock.defaultCSV = true, true
 		legacy := l
@@ -101,7 +102,7 @@ func TestHealthyInEveryLayout(t *testing.T) {
 // name. The truly idle GPU of the unallocated-capacity scenario is still
 // a warning in the same layout.
 func TestBusyGPUWithoutPodIsNotFree(t *testing.T) {
-	m := mode{schema: schema.DCGM{}, layout: fleet.DCGMNoVirtualGPUs, flapping: true, serviceMonitor: true, defaultCSV: true, renamedShared: true}
+	m := mode{schema: dcgm.Schema{}, layout: fleet.DCGMNoVirtualGPUs, flapping: true, serviceMonitor: true, defaultCSV: true, renamedShared: true}
 	healthy, err := sim.Load(filepath.Join("testdata", "layouts", "healthy.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +148,7 @@ func TestUnmappedTenantsMakeNoNodeFree(t *testing.T) {
 		t.Fatal(err)
 	}
 	uuids := uuidsOf(s)
-	unmapped := mode{schema: schema.DCGM{}, layout: fleet.DCGMNoVirtualGPUs, legacy: true}
+	unmapped := mode{schema: dcgm.Schema{}, layout: fleet.DCGMNoVirtualGPUs, legacy: true}
 	r := runScenario(t, s, unmapped, nil)
 	for _, f := range r.Findings {
 		if f.Severity != Info {

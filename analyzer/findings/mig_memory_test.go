@@ -1,12 +1,13 @@
 package findings
 
 import (
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 )
@@ -32,7 +33,7 @@ func TestH100MIGWithoutMemory(t *testing.T) {
 					continue
 				}
 				found = true
-				if a.Sharing != schema.SharingMIG || a.MIGProfile != "3g.40gb" || a.Share < 3.0/7-1e-9 || a.Share > 3.0/7+1e-9 {
+				if a.Sharing != signals.SharingMIG || a.MIGProfile != "3g.40gb" || a.Share < 3.0/7-1e-9 || a.Share > 3.0/7+1e-9 {
 					t.Errorf("ocr-serving: %s %s share %v, want mig 3g.40gb 3/7", a.Sharing, a.MIGProfile, a.Share)
 				}
 				if a.MemorySteps != 0 || a.PeakMemoryBytes != 0 {
@@ -70,7 +71,7 @@ func TestH100MIGUndersizedWithoutMemory(t *testing.T) {
 	if planted < criteria.DefaultConfig().MIG.UndersizedRatio {
 		t.Fatalf("the scenario no longer plants a slice above mig.undersized_ratio")
 	}
-	for _, base := range []mode{dcgmOnePod, dcgmStock, dcgmCopies, dcgmPerProc, {schema: schema.DCGM{}, layout: fleet.DCGMNoVirtualGPUs, legacy: true}} {
+	for _, base := range []mode{dcgmOnePod, dcgmStock, dcgmCopies, dcgmPerProc, {schema: dcgm.Schema{}, layout: fleet.DCGMNoVirtualGPUs, legacy: true}} {
 		m := base
 		m.noMIGMemory = true
 		t.Run(m.String(), func(t *testing.T) {

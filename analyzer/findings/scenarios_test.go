@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,7 +19,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/nvml"
 	"github.com/gpulens/gpulens/exporter/sim"
@@ -61,7 +62,7 @@ type scenario struct {
 }
 
 func (sc scenario) wants(m mode) []want {
-	if m.schema.Name() != schema.NameDCGM {
+	if m.schema.Name() != dcgm.SchemaName {
 		return sc.native
 	}
 	// A flapping pod label names every co-tenant in turn, read as the
@@ -77,7 +78,7 @@ func (sc scenario) wants(m mode) []want {
 }
 
 func (sc scenario) absent(m mode) []want {
-	if m.schema.Name() != schema.NameDCGM {
+	if m.schema.Name() != dcgm.SchemaName {
 		return nil
 	}
 	if m.flapping {
@@ -160,7 +161,7 @@ var (
 // its pod-mapping layout, and whether a prometheus-operator ServiceMonitor
 // with honorLabels: false relabelled them on the way into Prometheus.
 type mode struct {
-	schema         schema.Schema
+	schema         signals.Schema
 	layout         fleet.DCGMLayout // dcgm-exporter only
 	serviceMonitor bool
 	// allocationOnly runs gpulens-exporter without hostPID: shared GPUs
@@ -192,7 +193,7 @@ type mode struct {
 
 func (m mode) String() string {
 	s := m.schema.Name()
-	if m.schema.Name() == schema.NameDCGM {
+	if m.schema.Name() == dcgm.SchemaName {
 		s += "/" + m.layout.String()
 	}
 	if m.serviceMonitor {
@@ -229,7 +230,7 @@ func (m mode) String() string {
 // they must match their unrelabelled mode exactly.
 func (m mode) golden() string {
 	switch {
-	case m.schema.Name() == schema.NameNative:
+	case m.schema.Name() == native.SchemaName:
 		return "native"
 	case m == dcgmStock:
 		return "dcgm-stock"
@@ -242,20 +243,20 @@ func (m mode) golden() string {
 }
 
 var (
-	native       = mode{schema: schema.Native{}}
-	dcgmOnePod   = mode{schema: schema.DCGM{}, layout: fleet.DCGMNoVirtualGPUs}
-	dcgmFlapping = mode{schema: schema.DCGM{}, layout: fleet.DCGMNoVirtualGPUs, flapping: true}
+	nativeMode   = mode{schema: native.Schema{}}
+	dcgmOnePod   = mode{schema: dcgm.Schema{}, layout: fleet.DCGMNoVirtualGPUs}
+	dcgmFlapping = mode{schema: dcgm.Schema{}, layout: fleet.DCGMNoVirtualGPUs, flapping: true}
 	// dcgmStock is a week as a stock GPU Operator install writes it: the
 	// one-pod layout with its flapping label, the default counters file,
 	// through the operator's ServiceMonitor (honorLabels: false).
-	dcgmStock    = mode{schema: schema.DCGM{}, layout: fleet.DCGMNoVirtualGPUs, flapping: true, serviceMonitor: true, defaultCSV: true}
-	dcgmCopies   = mode{schema: schema.DCGM{}, layout: fleet.DCGMVirtualGPUs}
-	dcgmPerProc  = mode{schema: schema.DCGM{}, layout: fleet.DCGMVirtualGPUs2025}
-	modes        = []mode{native, dcgmOnePod, dcgmFlapping, dcgmStock, dcgmCopies, dcgmPerProc}
+	dcgmStock    = mode{schema: dcgm.Schema{}, layout: fleet.DCGMNoVirtualGPUs, flapping: true, serviceMonitor: true, defaultCSV: true}
+	dcgmCopies   = mode{schema: dcgm.Schema{}, layout: fleet.DCGMVirtualGPUs}
+	dcgmPerProc  = mode{schema: dcgm.Schema{}, layout: fleet.DCGMVirtualGPUs2025}
+	modes        = []mode{nativeMode, dcgmOnePod, dcgmFlapping, dcgmStock, dcgmCopies, dcgmPerProc}
 	relabelledOf = map[mode]mode{
-		{schema: schema.Native{}, serviceMonitor: true}:                                  native,
-		{schema: schema.DCGM{}, layout: fleet.DCGMNoVirtualGPUs, serviceMonitor: true}:   dcgmOnePod,
-		{schema: schema.DCGM{}, layout: fleet.DCGMVirtualGPUs2025, serviceMonitor: true}: dcgmPerProc,
+		{schema: native.Schema{}, serviceMonitor: true}:                                  nativeMode,
+		{schema: dcgm.Schema{}, layout: fleet.DCGMNoVirtualGPUs, serviceMonitor: true}:   dcgmOnePod,
+		{schema: dcgm.Schema{}, layout: fleet.DCGMVirtualGPUs2025, serviceMonitor: true}: dcgmPerProc,
 	}
 )
 
@@ -368,7 +369,7 @@ func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scena
 			tsdb = tsdb.WithoutStaleness()
 		}
 		var sink fleet.Sink = tsdb
-		dcgm := m.schema.Name() == schema.NameDCGM
+		dcgm := m.schema.Name() == dcgm.SchemaName
 		if m.serviceMonitor {
 			target := fleet.ExporterTarget("gpulens", "gpulens-exporter", "exporter", "9845", node)
 			if dcgm {
@@ -395,7 +396,7 @@ func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scena
 		t.Fatal(err)
 	}
 	// The data must read as the schema it was written in.
-	if got, err := schema.Detect(ctx, db, scenarioStart, scenarioEnd); err != nil || got.Name() != m.schema.Name() {
+	if got, err := source.Detect(ctx, db, scenarioStart, scenarioEnd); err != nil || got.Name() != m.schema.Name() {
 		t.Fatalf("schema detected as %v (%v), want %s", got, err, m.schema.Name())
 	}
 	res, err := query.Analyze(ctx, db, m.schema, query.Window{Start: scenarioStart, End: scenarioEnd, Step: scenarioStep})

@@ -3,6 +3,7 @@ package findings
 import (
 	"cmp"
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
 	"maps"
 	"slices"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
@@ -216,7 +216,7 @@ func (d *detector) nodeUse(node string) nodeUse {
 
 // sharedAllocation says a holds a share of its GPU, not the whole of it.
 func sharedAllocation(a query.Allocation) bool {
-	return (a.Sharing != "" && a.Sharing != schema.SharingNone) || (a.Share > 0 && a.Share < 1)
+	return (a.Sharing != "" && a.Sharing != signals.SharingNone) || (a.Share > 0 && a.Share < 1)
 }
 
 // namedHolders names the workloads that hold a node's GPUs now, each with

@@ -2,6 +2,8 @@ package findings
 
 import (
 	"fmt"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,7 +14,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/exporter/sim"
 )
 
@@ -124,12 +125,12 @@ func TestUnallocatedNamesWorkloadsHeldNow(t *testing.T) {
 		m   mode
 		inv func(*sim.Scenario) *inventory.Inventory
 	}{
-		{m: native},
+		{m: nativeMode},
 		{m: dcgmOnePod},
 		{m: dcgmPerProc},
-		{m: mode{schema: schema.Native{}, noStaleness: true}},
-		{m: mode{schema: schema.DCGM{}, layout: dcgmOnePod.layout, noStaleness: true}},
-		{m: native, inv: apiOwners},
+		{m: mode{schema: native.Schema{}, noStaleness: true}},
+		{m: mode{schema: dcgm.Schema{}, layout: dcgmOnePod.layout, noStaleness: true}},
+		{m: nativeMode, inv: apiOwners},
 	}
 	for _, c := range cases {
 		name := c.m.String()

@@ -2,13 +2,13 @@ package findings
 
 import (
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
@@ -65,7 +65,7 @@ func (d *detector) workload(w query.Workload) {
 	}
 	u := recommend.Usage{Workload: owner, Model: w.Model, Sharing: w.Sharing, MIGProfile: w.MIGProfile, Share: w.Share,
 		P95Utilization: w.P95Utilization, P99MemoryBytes: w.P99MemoryBytes, DeviceMemoryBytes: d.deviceMemory(w),
-		Resources: resources, ThroughDRA: w.AllocationPath == schema.AllocationPathDRA, ClaimNames: claimNames(w.Claims)}
+		Resources: resources, ThroughDRA: w.AllocationPath == signals.AllocationPathDRA, ClaimNames: claimNames(w.Claims)}
 	if d.haveInventory() {
 		u.Claim = d.inv.GPUClaimOf(w.Namespace, w.Pods)
 	}
@@ -77,7 +77,7 @@ func (d *detector) workload(w query.Workload) {
 	holding := holdingOf(w)
 	policy := d.cfg.Recommend
 
-	shared := w.Sharing == schema.SharingTimeSlicing || w.Sharing == schema.SharingMPS
+	shared := w.Sharing == signals.SharingTimeSlicing || w.Sharing == signals.SharingMPS
 	deviceLoad, deviceKnown := d.deviceLoad(w)
 
 	// Where a tenant's figures are not its own (dcgm-exporter's copies, a
@@ -126,7 +126,7 @@ func (d *detector) workload(w query.Workload) {
 		}
 		d.costOf(&f, w, f.Recommendation)
 
-	case w.Sharing == schema.SharingMIG && d.undersized(w, memKnown):
+	case w.Sharing == signals.SharingMIG && d.undersized(w, memKnown):
 		f.Kind, f.Severity = criteria.KindMIGUndersized, Warning
 		f.Recommendation = recommend.Upsize(u, policy)
 		if memKnown {
@@ -141,7 +141,7 @@ func (d *detector) workload(w query.Workload) {
 		}
 		d.costOf(&f, w, f.Recommendation)
 
-	case w.Sharing == schema.SharingMIG && memKnown && recommend.RightSize(u, policy) != nil:
+	case w.Sharing == signals.SharingMIG && memKnown && recommend.RightSize(u, policy) != nil:
 		f.Kind, f.Severity = criteria.KindMIGOversized, Warning
 		f.Recommendation = recommend.RightSize(u, policy)
 		f.Summary = fmt.Sprintf("%s uses %s of its %s slice (p95 %s, p99 memory %s); %s", subject, pct(w.AvgUtilization), w.MIGProfile, pct(w.P95Utilization), gib(w.P99MemoryBytes), f.Recommendation.Summary)
@@ -160,7 +160,7 @@ func (d *detector) workload(w query.Workload) {
 			f.Summary += fmt.Sprintf("; a dedicated GPU costs $%.0f more a month: a reliability fix, not a saving", -f.MonthlySavingsUSD)
 		}
 
-	case w.Sharing == schema.SharingNone && w.AvgUtilization < d.cfg.Underused.MaxAvgUtilization:
+	case w.Sharing == signals.SharingNone && w.AvgUtilization < d.cfg.Underused.MaxAvgUtilization:
 		f.Kind, f.Severity = criteria.KindUnderusedGPU, Info
 		if memKnown {
 			f.Recommendation = recommend.RightSize(u, policy)
@@ -184,7 +184,7 @@ func (d *detector) workload(w query.Workload) {
 			f.Summary += " (" + why + ")"
 		}
 	}
-	if w.AllocationPath == schema.AllocationPathDRA {
+	if w.AllocationPath == signals.AllocationPathDRA {
 		f.Summary += " (" + throughClaims(f.Claims) + ")"
 	}
 	d.add(f)
@@ -319,9 +319,9 @@ func (d *detector) deviceMemory(w query.Workload) float64 {
 func holdingOf(w query.Workload) string {
 	m := shortModel(w.Model)
 	switch w.Sharing {
-	case schema.SharingMIG:
+	case signals.SharingMIG:
 		return fmt.Sprintf("a %s slice of a %s", w.MIGProfile, m)
-	case schema.SharingTimeSlicing, schema.SharingMPS:
+	case signals.SharingTimeSlicing, signals.SharingMPS:
 		if w.Share > 0 {
 			return fmt.Sprintf("a 1/%.0f %s share of a %s", 1/w.Share, w.Sharing, m)
 		}

@@ -199,7 +199,7 @@ func TestRolloutWeek(t *testing.T) {
 	}
 	start := scenarioStart
 	end, step := start.Add(7*24*time.Hour), 15*time.Minute
-	r := runScenarioIn(t, s, native, nil, start, end, step)
+	r := runScenarioIn(t, s, nativeMode, nil, start, end, step)
 	var got []Finding
 	for _, f := range r.Findings {
 		if f.Namespace == "shop" {

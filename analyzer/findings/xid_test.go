@@ -1,6 +1,9 @@
 package findings
 
 import (
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -11,7 +14,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 )
@@ -38,19 +40,19 @@ type xidEra struct {
 // is a new series), the pod label flapping between co-tenants, the
 // default counters file (fleet.StockInstall).
 func stockXID(layout fleet.DCGMLayout, monitor, noStaleness bool) mode {
-	return mode{schema: schema.DCGM{}, layout: layout, flapping: true, defaultCSV: true, serviceMonitor: monitor, noStaleness: noStaleness}
+	return mode{schema: dcgm.Schema{}, layout: layout, flapping: true, defaultCSV: true, serviceMonitor: monitor, noStaleness: noStaleness}
 }
 
 var xidEras = []xidEra{
-	{name: "native", m: native},
-	{name: "native/no-staleness-markers", m: mode{schema: schema.Native{}, noStaleness: true}},
-	{name: "native/servicemonitor", m: mode{schema: schema.Native{}, serviceMonitor: true}},
-	{name: "native/no-inventory", m: native, noInventory: true},
+	{name: "native", m: nativeMode},
+	{name: "native/no-staleness-markers", m: mode{schema: native.Schema{}, noStaleness: true}},
+	{name: "native/servicemonitor", m: mode{schema: native.Schema{}, serviceMonitor: true}},
+	{name: "native/no-inventory", m: nativeMode, noInventory: true},
 	// A release before #655 and 3.3.6-3.4.2: Hostname, a bare XID gauge
 	// (no err_code), a stable pod label on a shared GPU (its last tenant).
-	{name: "dcgm-legacy", m: mode{schema: schema.DCGM{}, legacy: true}, oneTenant: true},
-	{name: "dcgm-legacy/servicemonitor", m: mode{schema: schema.DCGM{}, legacy: true, serviceMonitor: true}, oneTenant: true},
-	{name: "dcgm-legacy/no-staleness-markers", m: mode{schema: schema.DCGM{}, legacy: true, noStaleness: true}, oneTenant: true},
+	{name: "dcgm-legacy", m: mode{schema: dcgm.Schema{}, legacy: true}, oneTenant: true},
+	{name: "dcgm-legacy/servicemonitor", m: mode{schema: dcgm.Schema{}, legacy: true, serviceMonitor: true}, oneTenant: true},
+	{name: "dcgm-legacy/no-staleness-markers", m: mode{schema: dcgm.Schema{}, legacy: true, noStaleness: true}, oneTenant: true},
 	{name: "dcgm-stock/servicemonitor", m: stockXID(fleet.DCGMNoVirtualGPUs, true, false)},
 	{name: "dcgm-stock", m: stockXID(fleet.DCGMNoVirtualGPUs, false, false)},
 	{name: "dcgm-stock/no-staleness-markers", m: stockXID(fleet.DCGMNoVirtualGPUs, true, true)},
@@ -95,7 +97,7 @@ func TestWorkloadXIDNamesItsHolder(t *testing.T) {
 				for _, node := range s.Nodes {
 					for _, fault := range node.Faults {
 						code := strconv.FormatUint(fault.XID, 10)
-						if fault.Kind != sim.FaultXID || !schema.ApplicationXID(code) {
+						if fault.Kind != sim.FaultXID || !signals.ApplicationXID(code) {
 							continue
 						}
 						checked++

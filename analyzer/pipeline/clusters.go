@@ -3,12 +3,12 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
 	"slices"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -19,7 +19,7 @@ import (
 // and a namespace, pod or node of the same name in two clusters is two.
 // One cluster at a time also bounds the memory by the largest cluster,
 // not the fleet.
-func (a *Analysis) analyzeClusters(ctx context.Context, o Options, sch schema.Schema, clusters []string, cur, prevW query.Window, progress func()) error {
+func (a *Analysis) analyzeClusters(ctx context.Context, o Options, sch signals.Schema, clusters []string, cur, prevW query.Window, progress func()) error {
 	a.Clusters = clusters
 	a.Inventory = nil
 	a.inventories = map[string]*inventory.Inventory{}
@@ -47,7 +47,7 @@ func (a *Analysis) analyzeClusters(ctx context.Context, o Options, sch schema.Sc
 		a.inventoryNotes = append(a.inventoryNotes, inventoryNotes(inv, query.ClusterName(c)+": ")...)
 	}
 	if gpus == 0 {
-		return noData(o, []schema.Schema{sch}, "")
+		return noData(o, []signals.Schema{sch}, "")
 	}
 	a.Current = query.MergeClusters(resParts)
 	progress()
@@ -77,7 +77,7 @@ func (a *Analysis) InventoryOf(cluster string) *inventory.Inventory {
 // readTimeline reads the utilization over time, of each cluster through
 // its scoped source where the store holds several: the engine keys a
 // namespace's series by its pods' labels, which two clusters may share.
-func (a *Analysis) readTimeline(ctx context.Context, o Options, sch schema.Schema) (*query.Timeline, error) {
+func (a *Analysis) readTimeline(ctx context.Context, o Options, sch signals.Schema) (*query.Timeline, error) {
 	if a.Clusters == nil {
 		return query.ReadTimeline(ctx, o.Source.(source.RangeQuerier), sch, a.Current.Window, o.TimelinePoints)
 	}
@@ -95,10 +95,10 @@ func (a *Analysis) readTimeline(ctx context.Context, o Options, sch schema.Schem
 // clustersOf are the clusters of either window: a cluster that reported
 // last week only must still be last week's figures, or the change would
 // read as a drop in its use.
-func clustersOf(ctx context.Context, o Options, sch schema.Schema, cur, prev query.Window) ([]string, error) {
+func clustersOf(ctx context.Context, o Options, sch signals.Schema, cur, prev query.Window) ([]string, error) {
 	read := o.CurrentClusters
 	if read == nil {
-		read = func(ctx context.Context, sch schema.Schema) ([]string, error) {
+		read = func(ctx context.Context, sch signals.Schema) ([]string, error) {
 			return query.ClusterValues(ctx, o.Source, sch, cur, o.ClusterLabel)
 		}
 	}

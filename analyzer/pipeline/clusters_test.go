@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/signals/native"
 	"reflect"
 	"slices"
 	"testing"
@@ -10,7 +11,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -42,7 +42,7 @@ func readFixture(t *testing.T, labels map[string]string) *pipelinetest.Fixture {
 
 func run(t *testing.T, src source.Source, label string) *Analysis {
 	t.Helper()
-	a, err := Run(context.Background(), Options{Source: src, Schema: schema.Native{}, Start: weekStart, End: weekEnd, ClusterLabel: label})
+	a, err := Run(context.Background(), Options{Source: src, Schema: native.Schema{}, Start: weekStart, End: weekEnd, ClusterLabel: label})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestClusterTimelines(t *testing.T) {
 	eu := readFixture(t, map[string]string{"cluster": "eu"})
 	us := readFixture(t, map[string]string{"cluster": "us"})
 	timeline := func(src source.Source, label string) *query.Timeline {
-		a, err := Run(context.Background(), Options{Source: src, Schema: schema.Native{}, Start: weekStart, End: weekEnd, ClusterLabel: label, TimelinePoints: 7})
+		a, err := Run(context.Background(), Options{Source: src, Schema: native.Schema{}, Start: weekStart, End: weekEnd, ClusterLabel: label, TimelinePoints: 7})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
@@ -11,7 +13,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals"
 )
@@ -21,7 +22,7 @@ type Options struct {
 	Source source.Source
 	// Schema is the schema to read; nil detects it from the metric names
 	// present.
-	Schema schema.Schema
+	Schema signals.Schema
 	// Start and End bound the window (Start, End]. The previous window is
 	// the same length, ending at Start.
 	Start, End time.Time
@@ -55,13 +56,13 @@ type Options struct {
 	// once for several use cases: they read every sample of a series per
 	// GPU, at 10,000 GPUs a week about 19 CPU-seconds. Unset, Run reads
 	// them itself.
-	CurrentClusters func(context.Context, schema.Schema) ([]string, error)
+	CurrentClusters func(context.Context, signals.Schema) ([]string, error)
 }
 
 // Analysis is the outcome of Run.
 type Analysis struct {
 	// Schema is the schema used; Detected says it was detected.
-	Schema   schema.Schema
+	Schema   signals.Schema
 	Detected bool
 	Source   string
 	// Current is the window asked for and Previous the one before it, of
@@ -165,13 +166,13 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 
 // analyzeOne analyses a store of one cluster: both windows, and the
 // findings joined with Options.Inventory.
-func (a *Analysis) analyzeOne(ctx context.Context, o Options, sch schema.Schema, cur, prevW query.Window, progress func()) error {
+func (a *Analysis) analyzeOne(ctx context.Context, o Options, sch signals.Schema, cur, prevW query.Window, progress func()) error {
 	res, err := query.AnalyzeSharded(ctx, o.Source, sch, cur, o.Sharding)
 	if err != nil {
 		return err
 	}
 	if len(res.GPUs) == 0 {
-		return noData(o, []schema.Schema{sch}, "")
+		return noData(o, []signals.Schema{sch}, "")
 	}
 	progress()
 	prev, err := query.AnalyzeSharded(ctx, o.Source, sch, prevW, o.Sharding)
@@ -210,21 +211,21 @@ func inventoryNotes(inv *inventory.Inventory, prefix string) []string {
 // pickSchema resolves Options.Schema. Detect wraps the source's error when
 // listing the metric names fails, and returns a bare error when the names
 // match no schema: only the latter is ErrNoData.
-func pickSchema(ctx context.Context, o Options) (schema.Schema, bool, error) {
+func pickSchema(ctx context.Context, o Options) (signals.Schema, bool, error) {
 	if o.Schema != nil {
 		return o.Schema, false, nil
 	}
-	sch, err := schema.Detect(ctx, o.Source, o.Start, o.End)
+	sch, err := source.Detect(ctx, o.Source, o.Start, o.End)
 	if err != nil {
 		if errors.Unwrap(err) != nil {
 			return nil, false, err
 		}
-		return nil, false, noData(o, []schema.Schema{schema.Native{}, schema.DCGM{}}, err.Error())
+		return nil, false, noData(o, []signals.Schema{native.Schema{}, dcgm.Schema{}}, err.Error())
 	}
 	return sch, true, nil
 }
 
-func noData(o Options, tried []schema.Schema, detail string) error {
+func noData(o Options, tried []signals.Schema, detail string) error {
 	e := &NoDataError{Source: o.Source.Describe(), Start: o.Start, End: o.End, Detail: detail}
 	for _, s := range tried {
 		e.Schemas = append(e.Schemas, s.Name())

@@ -3,6 +3,9 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"math"
 	"slices"
 	"strings"
@@ -12,7 +15,6 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -25,7 +27,7 @@ func TestRun(t *testing.T) {
 	src, _ := pipelinetest.Open(t, "testdata/fleet.yaml")
 	tests := []struct {
 		name         string
-		schema       schema.Schema
+		schema       signals.Schema
 		start, end   time.Time
 		points       int
 		wantDetected bool
@@ -34,11 +36,11 @@ func TestRun(t *testing.T) {
 		wantNote     string
 	}{
 		{name: "nil detects", schema: nil, start: weekStart, end: weekEnd, points: 7, wantDetected: true, wantPrevGPUs: 6},
-		{name: "explicit schema", schema: schema.Native{}, start: weekStart, end: weekEnd, wantPrevGPUs: 6},
-		{name: "no previous data", schema: schema.Native{}, start: weekStart.Add(-7 * 24 * time.Hour), end: weekStart, wantPrevGPUs: 0,
+		{name: "explicit schema", schema: native.Schema{}, start: weekStart, end: weekEnd, wantPrevGPUs: 6},
+		{name: "no previous data", schema: native.Schema{}, start: weekStart.Add(-7 * 24 * time.Hour), end: weekStart, wantPrevGPUs: 0,
 			wantNote: "no data in the previous 1w: week-over-week change is unknown"},
 		// The previous window holds the fixture's first hour only.
-		{name: "previous window barely covered", schema: schema.Native{}, start: weekStart.Add(-7*24*time.Hour + time.Hour), end: weekStart.Add(time.Hour),
+		{name: "previous window barely covered", schema: native.Schema{}, start: weekStart.Add(-7*24*time.Hour + time.Hour), end: weekStart.Add(time.Hour),
 			wantPrevGPUs: 6, incomparable: true, wantNote: "the previous 1w has data for only 1% of its time: week-over-week change is not shown"},
 	}
 	for _, tt := range tests {
@@ -159,10 +161,10 @@ func TestRunErrors(t *testing.T) {
 		{name: "auto on an empty window", o: Options{Source: src, Start: long, End: long.Add(time.Hour)}, wantNoData: true,
 			wantErr: []string{"no GPU series in embedded TSDB at", "native schema (gpulens_container_gpu_allocation_ratio, gpulens_gpu_info)",
 				"dcgm-exporter schema (DCGM_FI_DEV_FB_USED, DCGM_FI_PROF_GR_ENGINE_ACTIVE)"}},
-		{name: "explicit schema without its series", o: Options{Source: src, Schema: schema.DCGM{}, Start: weekStart, End: weekEnd}, wantNoData: true,
+		{name: "explicit schema without its series", o: Options{Source: src, Schema: dcgm.Schema{}, Start: weekStart, End: weekEnd}, wantNoData: true,
 			wantErr: []string{"looked for the dcgm-exporter schema", "2026-03-09T00:00:00Z and 2026-03-16T00:00:00Z"}},
 		{name: "failing source is not no data", o: Options{Source: failing{src, boom}, Start: weekStart, End: weekEnd}, wantErr: []string{"connection refused"}},
-		{name: "failing source with a schema", o: Options{Source: failing{src, boom}, Schema: schema.Native{}, Start: weekStart, End: weekEnd}, wantErr: []string{"connection refused"}},
+		{name: "failing source with a schema", o: Options{Source: failing{src, boom}, Schema: native.Schema{}, Start: weekStart, End: weekEnd}, wantErr: []string{"connection refused"}},
 		{name: "inverted window", o: Options{Source: src, Start: weekEnd, End: weekStart}, wantErr: []string{"is not after its start"}},
 	}
 	for _, tt := range tests {

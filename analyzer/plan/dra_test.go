@@ -3,6 +3,9 @@ package plan
 import (
 	"bytes"
 	"context"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"os"
 	"strings"
 	"testing"
@@ -10,12 +13,11 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
 // TestDRALanes plans four hours of the DRA fleet of
-// analyzer/schema/testdata/*.dra.prom under each exporter's series: the
+// signals/testdata/*.dra.prom under each exporter's series: the
 // lanes of pod1 and pod2 (claim single-gpu), of the A30 slice's pod and of
 // infer read as DRA with their claims, trainer-0's as the device plugin's.
 // The A100 pool (trainer-0 at 90%, infer at 10% of a whole GPU) is planned
@@ -23,10 +25,10 @@ import (
 // YAML gives say they do not configure its GPU.
 func TestDRALanes(t *testing.T) {
 	const infer = "ml/infer-7d9f8c6b5-x2k9q-gpu-m4t7w"
-	for _, sch := range []schema.Schema{schema.Native{}, schema.DCGM{}} {
+	for _, sch := range []signals.Schema{native.Schema{}, dcgm.Schema{}} {
 		t.Run(sch.Name(), func(t *testing.T) {
-			file := map[string]string{schema.NameNative: "native.dra.prom", schema.NameDCGM: "dcgm-exporter.dra.prom"}[sch.Name()]
-			src, w := replayed(t, "../schema/testdata/"+file, 4*time.Hour)
+			file := map[string]string{native.SchemaName: "native.dra.prom", dcgm.SchemaName: "dcgm-exporter.dra.prom"}[sch.Name()]
+			src, w := replayed(t, "../../signals/testdata/"+file, 4*time.Hour)
 			d, err := Fetch(context.Background(), src, sch, FetchOptions{Window: w, TrainingMinLoad: 0.8, TrainingMinHours: 2})
 			if err != nil {
 				t.Fatal(err)

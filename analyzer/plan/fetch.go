@@ -15,7 +15,6 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/signals"
@@ -56,7 +55,7 @@ type Data struct {
 // GPU's device memory in use, at every step of the window with four range
 // queries, the GPUs and the allocations' ResourceClaims with two instant
 // queries, and groups the allocations into lanes by workload.
-func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOptions) (*Data, error) {
+func Fetch(ctx context.Context, src source.Source, sch signals.Schema, o FetchOptions) (*Data, error) {
 	rq, ok := src.(source.RangeQuerier)
 	if !ok {
 		return nil, fmt.Errorf("%s cannot run range queries, which a plan needs", src.Describe())
@@ -76,8 +75,8 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 	d := &Data{Start: w.Start, End: w.End, Step: w.Step, Steps: steps}
 	at := func(ts model.Time) int { return int(ts.Time().Sub(first) / w.Step) }
 	rng := w.SubqueryRange() + ":" + signals.Duration(w.Step)
-	gpuQ := "max by " + signals.By(schema.GPULabels...) + " (max_over_time((" + sch.GPUMemoryTotal() + ")[" + rng + "]))" +
-		" or max by " + signals.By(schema.GPULabels...) + " (max_over_time((" + sch.GPU() + ")[" + rng + "])) * 0"
+	gpuQ := "max by " + signals.By(signals.GPULabels...) + " (max_over_time((" + sch.GPUMemoryTotal() + ")[" + rng + "]))" +
+		" or max by " + signals.By(signals.GPULabels...) + " (max_over_time((" + sch.GPU() + ")[" + rng + "])) * 0"
 	gpus, err := src.Query(ctx, gpuQ, w.End)
 	d.Queries++
 	if err != nil {
@@ -96,7 +95,7 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 		d.Queries++
 	}
 	allocs := readAllocations(matrices, steps, at)
-	claimLabels := append(slices.Clone(schema.AllocationKeyLabels), schema.LabelClaimNamespace, schema.LabelClaim)
+	claimLabels := append(slices.Clone(signals.AllocationKeyLabels), signals.LabelClaimNamespace, signals.LabelClaim)
 	claims, err := src.Query(ctx, "group by "+signals.By(claimLabels...)+" (last_over_time(("+sch.Claims()+")["+rng+"]))", w.End)
 	d.Queries++
 	if err != nil {
@@ -111,7 +110,7 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 	pools := map[string]*Pool{}
 	nodes := map[string]map[string]int{}
 	for _, g := range gpus {
-		product := string(g.Metric[schema.LabelModel])
+		product := string(g.Metric[signals.LabelModel])
 		p := pools[product]
 		if p == nil {
 			p = &Pool{Product: product}
@@ -119,7 +118,7 @@ func Fetch(ctx context.Context, src source.Source, sch schema.Schema, o FetchOpt
 			nodes[product] = map[string]int{}
 		}
 		p.GPUsToday++
-		n := string(g.Metric[schema.LabelNode])
+		n := string(g.Metric[signals.LabelNode])
 		if nodes[product][n] == 0 {
 			p.Nodes++
 		}
@@ -178,7 +177,7 @@ type allocation struct {
 
 func allocKey(m model.Metric) string {
 	var b strings.Builder
-	for _, l := range schema.AllocationKeyLabels {
+	for _, l := range signals.AllocationKeyLabels {
 		b.WriteString(string(m[model.LabelName(l)]))
 		b.WriteByte(0)
 	}
@@ -193,9 +192,9 @@ func readAllocations(ms []model.Matrix, steps int, at func(model.Time) int) []*a
 	var out []*allocation
 	for _, s := range ms[0] {
 		m := s.Metric
-		a := &allocation{namespace: string(m[schema.LabelNamespace]), pod: string(m[schema.LabelPod]), container: string(m[schema.LabelContainer]),
-			node: string(m[schema.LabelNode]), uuid: string(m[schema.LabelUUID]), instance: string(m[schema.LabelGPUInstance]),
-			model: string(m[schema.LabelModel]), sharing: string(m[schema.LabelSharing]), profile: string(m[schema.LabelMIGProfile]),
+		a := &allocation{namespace: string(m[signals.LabelNamespace]), pod: string(m[signals.LabelPod]), container: string(m[signals.LabelContainer]),
+			node: string(m[signals.LabelNode]), uuid: string(m[signals.LabelUUID]), instance: string(m[signals.LabelGPUInstance]),
+			model: string(m[signals.LabelModel]), sharing: string(m[signals.LabelSharing]), profile: string(m[signals.LabelMIGProfile]),
 			first: steps, last: -1, mem: make([]float32, steps), load: make([]float32, steps), util: make([]float32, steps),
 			held: make([]bool, steps)}
 		for _, v := range s.Values {
@@ -244,7 +243,7 @@ func readAllocations(ms []model.Matrix, steps int, at func(model.Time) int) []*a
 	}
 	deviceMemory(out, ms[3], steps, at)
 	for _, a := range out {
-		shared := a.sharing == schema.SharingTimeSlicing || a.sharing == schema.SharingMPS
+		shared := a.sharing == signals.SharingTimeSlicing || a.sharing == signals.SharingMPS
 		for t := range a.load {
 			a.load[t] *= a.util[t]
 			// What training-like is judged on: how much of what it held
@@ -283,11 +282,11 @@ func deviceMemory(allocs []*allocation, used model.Matrix, steps int, at func(mo
 				v[t] = float32(p.Value)
 			}
 		}
-		device[gpuKey{string(s.Metric[schema.LabelNode]), string(s.Metric[schema.LabelUUID])}] = v
+		device[gpuKey{string(s.Metric[signals.LabelNode]), string(s.Metric[signals.LabelUUID])}] = v
 	}
 	byGPU := map[gpuKey][]*allocation{}
 	for _, a := range allocs {
-		if a.sharing != schema.SharingMIG {
+		if a.sharing != signals.SharingMIG {
 			k := gpuKey{a.node, a.uuid}
 			byGPU[k] = append(byGPU[k], a)
 		}
@@ -362,9 +361,9 @@ func lanesOf(allocs []*allocation, o FetchOptions, steps int) []*Lane {
 			l.From = describeFrom(a)
 			l.Held = Holding{Node: a.node, UUID: a.uuid, Instance: a.instance, Sharing: a.sharing, Profile: a.profile}
 			// The lane's latest pod decides its path, as it does From.
-			l.AllocationPath = schema.AllocationPathDevicePlugin
+			l.AllocationPath = signals.AllocationPathDevicePlugin
 			if a.claim != "" {
-				l.AllocationPath = schema.AllocationPathDRA
+				l.AllocationPath = signals.AllocationPathDRA
 				if !slices.Contains(l.Claims, a.claim) {
 					l.Claims = append(l.Claims, a.claim)
 				}
@@ -401,8 +400,8 @@ func lanesOf(allocs []*allocation, o FetchOptions, steps int) []*Lane {
 func readClaims(allocs []*allocation, claims model.Vector) int {
 	byKey := map[string]string{}
 	for _, s := range claims {
-		if c := s.Metric[schema.LabelClaim]; c != "" {
-			byKey[allocKey(s.Metric)] = string(s.Metric[schema.LabelClaimNamespace]) + "/" + string(c)
+		if c := s.Metric[signals.LabelClaim]; c != "" {
+			byKey[allocKey(s.Metric)] = string(s.Metric[signals.LabelClaimNamespace]) + "/" + string(c)
 		}
 	}
 	n := 0
@@ -416,9 +415,9 @@ func readClaims(allocs []*allocation, claims model.Vector) int {
 
 func describeFrom(a *allocation) string {
 	switch a.sharing {
-	case schema.SharingMIG:
+	case signals.SharingMIG:
 		return "mig " + a.profile
-	case schema.SharingTimeSlicing, schema.SharingMPS:
+	case signals.SharingTimeSlicing, signals.SharingMPS:
 		return a.sharing
 	}
 	return "whole"

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"errors"
+	"github.com/gpulens/gpulens/signals/native"
 	"strings"
 	"testing"
 	"time"
@@ -10,12 +11,11 @@ import (
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/schema"
 )
 
 func TestFetchLanes(t *testing.T) {
 	src, f := pipelinetest.Open(t, "testdata/fleet.yaml")
-	d, err := Fetch(context.Background(), src, schema.Native{}, FetchOptions{Window: query.Window{Start: f.Start, End: f.End, Step: time.Minute}, TrainingMinLoad: 0.8, TrainingMinHours: 2})
+	d, err := Fetch(context.Background(), src, native.Schema{}, FetchOptions{Window: query.Window{Start: f.Start, End: f.End, Step: time.Minute}, TrainingMinLoad: 0.8, TrainingMinHours: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestUnknownModelOnlyIsAnError(t *testing.T) {
 func TestFetchEmptyWindow(t *testing.T) {
 	src, f := pipelinetest.Open(t, "testdata/fleet.yaml")
 	before := f.Start.Add(-48 * time.Hour)
-	_, err := Fetch(context.Background(), src, schema.Native{}, FetchOptions{Window: query.Window{Start: before, End: before.Add(24 * time.Hour), Step: time.Minute}})
+	_, err := Fetch(context.Background(), src, native.Schema{}, FetchOptions{Window: query.Window{Start: before, End: before.Add(24 * time.Hour), Step: time.Minute}})
 	if !errors.Is(err, ErrNoData) {
 		t.Errorf("error %v, want ErrNoData", err)
 	}
@@ -101,7 +101,7 @@ func keys(m map[string]*Lane) []string {
 func TestFetchGridIsTheAnalysis(t *testing.T) {
 	src, f := pipelinetest.Open(t, "testdata/fleet.yaml")
 	start, end := f.Start.Add(30*time.Second), f.End
-	d, err := Fetch(context.Background(), src, schema.Native{}, FetchOptions{Window: query.Window{Start: start, End: end, Step: time.Minute}})
+	d, err := Fetch(context.Background(), src, native.Schema{}, FetchOptions{Window: query.Window{Start: start, End: end, Step: time.Minute}})
 	if err != nil {
 		t.Fatal(err)
 	}

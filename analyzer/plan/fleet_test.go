@@ -3,6 +3,9 @@ package plan
 import (
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"maps"
 	"math"
 	"path/filepath"
@@ -14,7 +17,6 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
@@ -31,7 +33,7 @@ var (
 
 // simulateWeek runs s through the real exporter code into an embedded
 // TSDB and fetches the plan's data from it with the real engine.
-func simulateWeek(t *testing.T, s *sim.Scenario, sch schema.Schema) *Data {
+func simulateWeek(t *testing.T, s *sim.Scenario, sch signals.Schema) *Data {
 	t.Helper()
 	ctx := context.Background()
 	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
@@ -41,7 +43,7 @@ func simulateWeek(t *testing.T, s *sim.Scenario, sch schema.Schema) *Data {
 	t.Cleanup(func() { db.Close() })
 	var n atomic.Int64
 	newSink := func(string) fleet.Sink { return fleet.NewTSDBSink(ctx, db, &n) }
-	if sch.Name() == schema.NameDCGM {
+	if sch.Name() == dcgm.SchemaName {
 		// --kubernetes-virtual-gpus (before 2025): every tenant is seen,
 		// with the device's figures copied to each.
 		newSink = func(string) fleet.Sink {
@@ -113,7 +115,7 @@ func TestDemoWeekPlan(t *testing.T) {
 		t.Skip("simulates a week of the demo's 36 GPUs")
 	}
 	sc := sim.Default()
-	d := simulateWeek(t, sc, schema.Native{})
+	d := simulateWeek(t, sc, native.Schema{})
 	prices := recommend.DefaultPrices()
 	p, err := Make(d, DefaultPolicy(), prices)
 	if err != nil {
@@ -272,7 +274,7 @@ func TestScenarioWeeks(t *testing.T) {
 			}
 			// Both schemas: dcgm-exporter's copies of a shared GPU's
 			// memory to every tenant go through the device reconciliation.
-			for _, sch := range []schema.Schema{schema.Native{}, schema.DCGM{}} {
+			for _, sch := range []signals.Schema{native.Schema{}, dcgm.Schema{}} {
 				d := simulateWeek(t, s, sch)
 				p, err := Make(d, DefaultPolicy(), recommend.DefaultPrices())
 				if err != nil {
@@ -303,7 +305,7 @@ func TestLeakIsReserved(t *testing.T) {
 			leak = pod
 		}
 	}
-	d := simulateWeek(t, s, schema.Native{})
+	d := simulateWeek(t, s, native.Schema{})
 	capacity := d.Pools[0].CapacityBytes
 	if projected := float64(leak.Memory) + float64(leak.Growth)*weekEnd.Sub(weekStart).Hours(); projected <= capacity {
 		t.Fatalf("scenario changed: the leak projects to %.1f GiB, within the GPU's %.1f", projected/gib, capacity/gib)

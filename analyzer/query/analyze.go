@@ -7,24 +7,22 @@ import (
 	"math"
 	"slices"
 
-	"github.com/prometheus/common/model"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/prometheus/common/model"
 )
 
 // Analyze runs the query set over w and joins the answers, sharded when
 // one query over the whole fleet would exceed DefaultMaxSamples
 // (AnalyzeSharded).
-func Analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window) (*Result, error) {
+func Analyze(ctx context.Context, src source.Source, sch signals.Schema, w Window) (*Result, error) {
 	return AnalyzeSharded(ctx, src, sch, w, Sharding{})
 }
 
 // queryPlan is one of the two query sets: passQueries, which reads each
 // signal once where src has range queries, or scanQueries, a subquery per
 // figure; both give the same Result.
-type queryPlan func(*analysis, schema.Schema) []namedQuery
+type queryPlan func(*analysis, signals.Schema) []namedQuery
 
 func planFor(src source.Source) queryPlan {
 	if _, ok := src.(source.RangeQuerier); ok {
@@ -35,7 +33,7 @@ func planFor(src source.Source) queryPlan {
 
 // analyze runs one query set over the whole fleet, unsharded, so that
 // tests can hold the sets to each other.
-func analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window, plan queryPlan) (*Result, error) {
+func analyze(ctx context.Context, src source.Source, sch signals.Schema, w Window, plan queryPlan) (*Result, error) {
 	w, err := w.WithDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("analysis window: %w", err)
@@ -49,7 +47,7 @@ func analyze(ctx context.Context, src source.Source, sch schema.Schema, w Window
 	return a.res, nil
 }
 
-func newAnalysis(sch schema.Schema, w Window) *analysis {
+func newAnalysis(sch signals.Schema, w Window) *analysis {
 	return &analysis{
 		w:      w,
 		allocs: map[AllocationKey]*Allocation{},
@@ -112,22 +110,22 @@ func by(labels []string) string { return signals.By(labels...) }
 // for each figure, so it reads a signal's samples once per figure:
 // Analyze's fallback where a source has no range queries, and the
 // reference TestPassesMatchScans holds passQueries to. Allocation-level figures are keyed by
-// schema.AllocationKeyLabels and GPU-level ones by schema.GPUKey, aggregated
+// signals.AllocationKeyLabels and GPU-level ones by signals.GPUKey, aggregated
 // inside the engine before the subquery so that a label that changes
 // within the window (a measurement method, a sharing mode) cannot split
 // one allocation into two.
-func (a *analysis) scanQueries(sch schema.Schema) []namedQuery {
+func (a *analysis) scanQueries(sch signals.Schema) []namedQuery {
 	over := a.over
 	quantile := func(q float64, expr string) string {
 		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.SubqueryRange(), a.w.stepStr())
 	}
-	gpuKey := by(schema.GPUKey)
-	alloc := maxBy(schema.AllocationKeyLabels, sch.Allocation())
-	util := maxBy(schema.AllocationKeyLabels, sch.Utilization())
-	mem := maxBy(schema.AllocationKeyLabels, sch.MemoryUsed())
-	gpu := maxBy(schema.GPUKey, sch.GPU())
-	gpuUtil := maxBy(schema.GPUKey, sch.GPUUtilization())
-	gpuMem := maxBy(schema.GPUKey, sch.GPUMemoryUsed())
+	gpuKey := by(signals.GPUKey)
+	alloc := maxBy(signals.AllocationKeyLabels, sch.Allocation())
+	util := maxBy(signals.AllocationKeyLabels, sch.Utilization())
+	mem := maxBy(signals.AllocationKeyLabels, sch.MemoryUsed())
+	gpu := maxBy(signals.GPUKey, sch.GPU())
+	gpuUtil := maxBy(signals.GPUKey, sch.GPUUtilization())
+	gpuMem := maxBy(signals.GPUKey, sch.GPUMemoryUsed())
 
 	return append([]namedQuery{
 		// withWorkload outside the subquery labels each allocation's row
@@ -144,7 +142,7 @@ func (a *analysis) scanQueries(sch schema.Schema) []namedQuery {
 		{name: "utilization average", expr: over("avg_over_time", util), apply: a.alloc(func(x *Allocation, v float64) { x.AvgUtilization = v })},
 		{name: "utilization p95", expr: quantile(0.95, util), apply: a.alloc(func(x *Allocation, v float64) { x.P95Utilization = v })},
 		{name: "utilization steps", expr: over("count_over_time", util), apply: a.alloc(func(x *Allocation, v float64) { x.UtilizationSteps = int(v) })},
-		{name: "memory peak", expr: a.maxOverTime(schema.AllocationKeyLabels, sch.MemoryUsed()), apply: a.alloc(func(x *Allocation, v float64) { x.PeakMemoryBytes = v })},
+		{name: "memory peak", expr: a.maxOverTime(signals.AllocationKeyLabels, sch.MemoryUsed()), apply: a.alloc(func(x *Allocation, v float64) { x.PeakMemoryBytes = v })},
 		{name: "memory p99", expr: quantile(0.99, mem), apply: a.alloc(func(x *Allocation, v float64) { x.P99MemoryBytes = v })},
 		{name: "memory steps", expr: over("count_over_time", mem), apply: a.alloc(func(x *Allocation, v float64) { x.MemorySteps = int(v) })},
 		{name: "memory last", expr: over("last_over_time", mem), apply: a.alloc(func(x *Allocation, v float64) { x.LastMemoryBytes = v })},
@@ -152,22 +150,22 @@ func (a *analysis) scanQueries(sch schema.Schema) []namedQuery {
 		// sawtooth of allocations and frees does not read as growth.
 		{name: "memory growth", expr: over("deriv", mem), apply: a.alloc(func(x *Allocation, v float64) { x.MemoryGrowthBytesPerHour = v * 3600 })},
 
-		{name: "gpu steps", expr: over("count_over_time", maxBy(schema.GPULabels, sch.GPU())), apply: a.gpu(func(g *GPU, s *model.Sample) {
+		{name: "gpu steps", expr: over("count_over_time", maxBy(signals.GPULabels, sch.GPU())), apply: a.gpu(func(g *GPU, s *model.Sample) {
 			g.Steps += int(s.Value)
 			if g.Model == "" {
-				g.Model = string(s.Metric[schema.LabelModel])
+				g.Model = string(s.Metric[signals.LabelModel])
 			}
 		})},
-		{name: "gpu allocated steps", expr: over("count_over_time", gpu+" and on "+gpuKey+" "+presence(schema.GPUKey, sch.Allocation())), apply: a.gpuValue(func(g *GPU, v float64) { g.AllocatedHours = a.w.hours(v) })},
+		{name: "gpu allocated steps", expr: over("count_over_time", gpu+" and on "+gpuKey+" "+presence(signals.GPUKey, sch.Allocation())), apply: a.gpuValue(func(g *GPU, v float64) { g.AllocatedHours = a.w.hours(v) })},
 		{name: "gpu allocated GPU steps", expr: over("sum_over_time", "sum by "+gpuKey+" ("+sch.Allocation()+")"), apply: a.gpuValue(func(g *GPU, v float64) { g.AllocatedGPUHours = a.w.hours(v) })},
 		{name: "gpu co-tenants", expr: over("max_over_time", "count by "+gpuKey+" ("+alloc+")"), apply: a.gpuValue(func(g *GPU, v float64) { g.CoTenants = int(v) })},
 		{name: "gpu sharing", expr: over("count_over_time", "count by (node, uuid, sharing) ("+sch.Allocation()+")"), apply: a.gpuSharing},
 		{name: "gpu utilization average", expr: over("avg_over_time", gpuUtil), apply: a.gpuValue(func(g *GPU, v float64) { g.AvgUtilization = v })},
 		{name: "gpu utilization steps", expr: over("count_over_time", gpuUtil), apply: a.gpuValue(func(g *GPU, v float64) { g.UtilizationSteps = int(v) })},
-		{name: "gpu memory total", expr: a.maxOverTime(schema.GPUKey, sch.GPUMemoryTotal()), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
-		{name: "gpu energy", expr: maxBy(schema.GPUKey, sch.GPUEnergy(a.w.rangeStr(), a.w.stepStr())), apply: a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
+		{name: "gpu memory total", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryTotal()), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
+		{name: "gpu energy", expr: maxBy(signals.GPUKey, sch.GPUEnergy(a.w.rangeStr(), a.w.stepStr())), apply: a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
 		{name: "gpu memory used p99", expr: quantile(0.99, gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedP99Bytes = v })},
-		{name: "gpu memory used peak", expr: a.maxOverTime(schema.GPUKey, sch.GPUMemoryUsed()), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedPeakBytes = v })},
+		{name: "gpu memory used peak", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryUsed()), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedPeakBytes = v })},
 		{name: "gpu memory used steps", expr: over("count_over_time", gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedSteps = int(v) })},
 		{name: "gpu memory used last", expr: over("last_over_time", gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedLastBytes = v })},
 		{name: "gpu memory used growth", expr: over("deriv", gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedGrowthBytesPerHour = v * 3600 })},
@@ -187,8 +185,8 @@ func (a *analysis) allocSteps(s *model.Sample) {
 
 // over is fn over expr evaluated at every step of the window.
 // window is the analysis window as the schemas' expressions take it.
-func (a *analysis) window() schema.Over {
-	return schema.Over{Range: a.w.rangeStr(), Step: a.w.stepStr(), Apply: a.over}
+func (a *analysis) window() signals.Over {
+	return signals.Over{Range: a.w.rangeStr(), Step: a.w.stepStr(), Apply: a.over}
 }
 
 func (a *analysis) over(fn, expr string) string {
@@ -197,14 +195,14 @@ func (a *analysis) over(fn, expr string) string {
 
 func allocationKey(m model.Metric) AllocationKey {
 	return AllocationKey{
-		Node: string(m[schema.LabelNode]), Namespace: string(m[schema.LabelNamespace]),
-		Pod: string(m[schema.LabelPod]), Container: string(m[schema.LabelContainer]),
-		UUID: string(m[schema.LabelUUID]), GPUInstance: string(m[schema.LabelGPUInstance]),
+		Node: string(m[signals.LabelNode]), Namespace: string(m[signals.LabelNamespace]),
+		Pod: string(m[signals.LabelPod]), Container: string(m[signals.LabelContainer]),
+		UUID: string(m[signals.LabelUUID]), GPUInstance: string(m[signals.LabelGPUInstance]),
 	}
 }
 
 func gpuKey(m model.Metric) GPUKey {
-	return GPUKey{Node: string(m[schema.LabelNode]), UUID: string(m[schema.LabelUUID])}
+	return GPUKey{Node: string(m[signals.LabelNode]), UUID: string(m[signals.LabelUUID])}
 }
 
 func (a *analysis) allocation(m model.Metric) *Allocation { return a.allocationOf(allocationKey(m)) }
@@ -232,7 +230,7 @@ type allocMode struct {
 }
 
 func (a *analysis) allocModeOf(s model.Metric) *allocMode {
-	k, sharing := allocationKey(s), string(s[schema.LabelSharing])
+	k, sharing := allocationKey(s), string(s[signals.LabelSharing])
 	if a.allocModes == nil {
 		a.allocModes = map[AllocationKey][]*allocMode{}
 	}
@@ -251,7 +249,7 @@ func (a *analysis) allocModeOf(s model.Metric) *allocMode {
 // value last seen.
 func (a *analysis) allocAttributes(s *model.Sample) {
 	m := a.allocModeOf(s.Metric)
-	m.share, m.model, m.profile = float64(s.Value), string(s.Metric[schema.LabelModel]), string(s.Metric[schema.LabelMIGProfile])
+	m.share, m.model, m.profile = float64(s.Value), string(s.Metric[signals.LabelModel]), string(s.Metric[signals.LabelMIGProfile])
 }
 
 // allocModeSteps reads how many steps each labelling held.
@@ -307,7 +305,7 @@ func (a *analysis) gpuSharing(s *model.Sample) {
 	if a.gpuSharingSteps[k] == nil {
 		a.gpuSharingSteps[k] = map[string]int{}
 	}
-	a.gpuSharingSteps[k][string(s.Metric[schema.LabelSharing])] += int(s.Value)
+	a.gpuSharingSteps[k][string(s.Metric[signals.LabelSharing])] += int(s.Value)
 }
 
 // finish derives hours and coverage, drops rows that only exist because a

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/native"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,13 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/storage"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
-	"github.com/gpulens/gpulens/analyzer/source"
 )
 
 // BenchmarkAnalyze runs the query set over 7 days (GPULENS_BENCH_DAYS) at
@@ -119,7 +119,7 @@ func BenchmarkAnalyze(b *testing.B) {
 					peak, start := measureRSS(b, func() {
 						for b.Loop() {
 							var err error
-							if res, n, err = analyzeClusters(context.Background(), f.src, schema.Native{}, w); err != nil {
+							if res, n, err = analyzeClusters(context.Background(), f.src, native.Schema{}, w); err != nil {
 								b.Fatal(err)
 							}
 						}
@@ -150,7 +150,7 @@ func BenchmarkAnalyze(b *testing.B) {
 					b.Fatal(err)
 				}
 				a := &analysis{w: ww, res: &Result{ExpectedSteps: ww.ExpectedSteps()}}
-				qs := a.passQueries(schema.Native{})
+				qs := a.passQueries(native.Schema{})
 				ng := bareEngine(opts)
 				queryable := storage.QueryableFunc(f.src.Querier)
 				peak := measurePeakRSS(b, func() {
@@ -169,7 +169,7 @@ func BenchmarkAnalyze(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				exprs := floorQueries(b, (&analysis{w: ww}).scanQueries(schema.Native{}), ww)
+				exprs := floorQueries(b, (&analysis{w: ww}).scanQueries(native.Schema{}), ww)
 				ng := bareEngine(opts)
 				queryable := storage.QueryableFunc(f.src.Querier)
 				peak := measurePeakRSS(b, func() {
@@ -194,7 +194,7 @@ func analyzerBench(f *fleet, w Window, gpus int) func(*testing.B) {
 		peak := measurePeakRSS(b, func() {
 			for b.Loop() {
 				var err error
-				if res, err = Analyze(context.Background(), f.src, schema.Native{}, w); err != nil {
+				if res, err = Analyze(context.Background(), f.src, native.Schema{}, w); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -213,7 +213,7 @@ func analyzerBench(f *fleet, w Window, gpus int) func(*testing.B) {
 // alone through a source scoped to its series, sharded within the default
 // sample budget, one at a time, and the results merged. It returns the
 // merged result and the number of clusters.
-func analyzeClusters(ctx context.Context, src source.Source, sch schema.Schema, w Window) (*Result, int, error) {
+func analyzeClusters(ctx context.Context, src source.Source, sch signals.Schema, w Window) (*Result, int, error) {
 	clusters, err := ClusterValues(ctx, src, sch, w, DefaultClusterLabel)
 	if err != nil {
 		return nil, 0, err

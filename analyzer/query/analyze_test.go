@@ -3,14 +3,15 @@ package query
 import (
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
-	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
 const (
@@ -40,7 +41,7 @@ type container struct {
 func (c container) write(t testing.TB, f *fleet, from, to int) {
 	f.series(t, containerLabels("gpulens_container_gpu_allocation_ratio", c.node, c.uuid, c.model, c.ns, c.pod, c.sharing, c.gi, c.profile), from, to, constant(c.share))
 	method := "device"
-	if c.sharing == schema.SharingMIG {
+	if c.sharing == signals.SharingMIG {
 		method = "mig-gpm"
 	}
 	if c.util != nil {
@@ -113,13 +114,13 @@ func buildFleet(t testing.TB) *fleet {
 }
 
 // dp is the path of every allocation without a claim.
-const dp = schema.AllocationPathDevicePlugin
+const dp = signals.AllocationPathDevicePlugin
 
 var window = Window{Start: t0, End: minute(240), Step: time.Minute}
 
 func TestAnalyzeNative(t *testing.T) {
 	f := buildFleet(t)
-	res, err := Analyze(context.Background(), f.src, schema.Native{}, window)
+	res, err := Analyze(context.Background(), f.src, native.Schema{}, window)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func TestQueryCountIsConstant(t *testing.T) {
 				util: constant(0.5), mem: constant(gib)}.write(t, f, 1, 60)
 		}
 		src := f.commit(t)
-		res, err := Analyze(context.Background(), src, schema.Native{}, Window{Start: t0, End: minute(60)})
+		res, err := Analyze(context.Background(), src, native.Schema{}, Window{Start: t0, End: minute(60)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,10 +274,10 @@ func TestQueryCountIsConstant(t *testing.T) {
 }
 
 // TestDCGMMatchesNative analyses the same fleet as reported by gpulens and
-// by dcgm-exporter (../schema/testdata) and expects the same figures per
+// by dcgm-exporter (signals/testdata) and expects the same figures per
 // allocation and per GPU.
 func TestDCGMMatchesNative(t *testing.T) {
-	analyze := func(file string, sch schema.Schema) *Result {
+	analyze := func(file string, sch signals.Schema) *Result {
 		f := newFleet(t)
 		// Scraped for the first 90 minutes of a 2h window, then gone.
 		f.scrape(t, file, 1, 90)
@@ -287,8 +288,8 @@ func TestDCGMMatchesNative(t *testing.T) {
 		}
 		return res
 	}
-	native := analyze("../schema/testdata/native.prom", schema.Native{})
-	dcgm := analyze("../schema/testdata/dcgm-exporter.prom", schema.DCGM{})
+	native := analyze("../../signals/testdata/native.prom", native.Schema{})
+	dcgm := analyze("../../signals/testdata/dcgm-exporter.prom", dcgm.Schema{})
 	if len(native.Allocations) != 8 || len(native.GPUs) != 5 {
 		t.Fatalf("native fixture: %d allocations, %d GPUs; want 8 and 5", len(native.Allocations), len(native.GPUs))
 	}
@@ -329,7 +330,7 @@ func TestAnalyzeRejectsBadWindows(t *testing.T) {
 		{Start: t0, End: t0.Add(time.Hour), Step: 1500 * time.Millisecond},
 		{Start: t0, End: t0.Add(30 * time.Second)},
 	} {
-		if _, err := Analyze(context.Background(), f.src, schema.Native{}, w); err == nil {
+		if _, err := Analyze(context.Background(), f.src, native.Schema{}, w); err == nil {
 			t.Errorf("Analyze(%+v) succeeded", w)
 		}
 	}
@@ -337,7 +338,7 @@ func TestAnalyzeRejectsBadWindows(t *testing.T) {
 
 func TestAnalyzeEmpty(t *testing.T) {
 	f := newFleet(t)
-	res, err := Analyze(context.Background(), f.src, schema.Native{}, window)
+	res, err := Analyze(context.Background(), f.src, native.Schema{}, window)
 	if err != nil {
 		t.Fatal(err)
 	}

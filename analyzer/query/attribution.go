@@ -5,28 +5,26 @@ import (
 	"math"
 	"time"
 
-	"github.com/prometheus/common/model"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/prometheus/common/model"
 )
 
 // attributionQueries read how each GPU's tenants were attributed
-// (schema.GPUAttribution): the highest code that lasted, the layout that
+// (signals.GPUAttribution): the highest code that lasted, the layout that
 // says least about the tenants being the one the figures must be read
 // under. With pass set (the source has range queries) a schema that gives
 // its per-step code is read as a pass and the sustain rule applied here
 // (sustainedMax), instead of the engine evaluating a subquery within a
 // subquery.
-func (a *analysis) attributionQueries(sch schema.Schema, pass bool) []namedQuery {
+func (a *analysis) attributionQueries(sch signals.Schema, pass bool) []namedQuery {
 	set := func(g *GPU, v float64) {
 		code := int(v)
-		g.Attribution = attributionNames[code%schema.AttributionRelabelled]
-		g.Relabelled = code >= schema.AttributionRelabelled
+		g.Attribution = attributionNames[code%signals.AttributionRelabelled]
+		g.Relabelled = code >= signals.AttributionRelabelled
 	}
 	if st, ok := sch.(stepAttributor); ok && pass {
 		return []namedQuery{{name: "gpu attribution", expr: st.StepAttribution(), series: func(mat model.Matrix) {
-			n := schema.SustainSteps(a.w.Step)
+			n := signals.SustainSteps(a.w.Step)
 			for _, s := range mat {
 				if v, ok := sustainedMax(s.Values, a.w.Step, n, a.w.End); ok {
 					set(a.gpuFor(s.Metric), v)
@@ -38,11 +36,11 @@ func (a *analysis) attributionQueries(sch schema.Schema, pass bool) []namedQuery
 }
 
 // stepAttributor is a schema whose attribution code varies by step and is
-// sustained over schema.SustainSteps (schema.DCGM).
+// sustained over signals.SustainSteps (dcgm.Schema).
 type stepAttributor interface{ StepAttribution() string }
 
 // sustainedMax is max_over_time(min_over_time(x[n steps])) over the
-// window, as schema.DCGM.GPUAttribution asks the engine for: at every
+// window, as dcgm.Schema.GPUAttribution asks the engine for: at every
 // step of the grid from pts' first point to n-1 steps past its last (and
 // not past end), the lowest value of the points in the n steps ending
 // there; the highest of those. A sliding-window minimum, so a week of
@@ -85,10 +83,10 @@ const (
 )
 
 var attributionNames = map[int]string{
-	schema.AttributionPerTenant:  AttributionPerTenant,
-	schema.AttributionPerProcess: AttributionPerProcess,
-	schema.AttributionCopies:     AttributionCopies,
-	schema.AttributionOneTenant:  AttributionOneTenant,
+	signals.AttributionPerTenant:  AttributionPerTenant,
+	signals.AttributionPerProcess: AttributionPerProcess,
+	signals.AttributionCopies:     AttributionCopies,
+	signals.AttributionOneTenant:  AttributionOneTenant,
 }
 
 // attributionNotes say, for the data-coverage section, which layouts were
@@ -107,7 +105,7 @@ func (a *analysis) attributionNotes() []string {
 	var notes []string
 	if relabelled > 0 {
 		notes = append(notes, fmt.Sprintf("%d GPUs' series were relabelled by a ServiceMonitor with honorLabels: false: their tenants were read from %s, %s and %s, and the exporter's own pod is no tenant", relabelled,
-			signals.Exported(schema.LabelPod), signals.Exported(schema.LabelNamespace), signals.Exported(schema.LabelContainer)))
+			signals.Exported(signals.LabelPod), signals.Exported(signals.LabelNamespace), signals.Exported(signals.LabelContainer)))
 	}
 	if n := counts[AttributionCopies]; n > 0 {
 		notes = append(notes, fmt.Sprintf("%d GPUs report the device's utilization and memory on every tenant (dcgm-exporter --kubernetes-virtual-gpus before 2025): device figures are right, which tenant used them is not known", n))

@@ -2,10 +2,9 @@ package query
 
 import (
 	"cmp"
+	"github.com/gpulens/gpulens/signals"
 
 	"github.com/prometheus/common/model"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
 )
 
 // ClaimRef names a Kubernetes DRA ResourceClaim (resource.k8s.io/v1).
@@ -19,7 +18,7 @@ func (c ClaimRef) String() string { return c.Namespace + "/" + c.Name }
 // window. It is keyed by allocation, so node shards run it like the
 // allocation pass. An allocation it does not name came from a device
 // plugin.
-func (a *analysis) claimQueries(sch schema.Schema) []namedQuery {
+func (a *analysis) claimQueries(sch signals.Schema) []namedQuery {
 	return []namedQuery{{name: "claims", expr: a.over("count_over_time", sch.Claims()), apply: a.claimSteps}}
 }
 
@@ -35,7 +34,7 @@ func (a *analysis) claimSteps(s *model.Sample) {
 		a.claims = map[AllocationKey][]claimSeen{}
 	}
 	k := allocationKey(s.Metric)
-	c := ClaimRef{Namespace: string(s.Metric[schema.LabelClaimNamespace]), Name: string(s.Metric[schema.LabelClaim])}
+	c := ClaimRef{Namespace: string(s.Metric[signals.LabelClaimNamespace]), Name: string(s.Metric[signals.LabelClaim])}
 	for i := range a.claims[k] {
 		if a.claims[k][i].claim == c {
 			a.claims[k][i].steps += int(s.Value)
@@ -53,7 +52,7 @@ func (a *analysis) claimSteps(s *model.Sample) {
 // lexically first claim, to be deterministic).
 func (a *analysis) settleAllocationPaths() {
 	for k, x := range a.allocs {
-		x.AllocationPath = schema.AllocationPathDevicePlugin
+		x.AllocationPath = signals.AllocationPathDevicePlugin
 		var best *claimSeen
 		for i, c := range a.claims[k] {
 			if best == nil || c.steps > best.steps || (c.steps == best.steps && cmp.Less(c.claim.String(), best.claim.String())) {
@@ -61,7 +60,7 @@ func (a *analysis) settleAllocationPaths() {
 			}
 		}
 		if best != nil {
-			x.AllocationPath, x.Claim = schema.AllocationPathDRA, best.claim
+			x.AllocationPath, x.Claim = signals.AllocationPathDRA, best.claim
 		}
 	}
 }

@@ -3,18 +3,19 @@ package query
 import (
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"os"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
-	"github.com/gpulens/gpulens/analyzer/source"
-	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
 // TestAllocationPaths analyses four hours of the DRA fleet of
-// analyzer/schema/testdata/*.dra.prom, as each exporter reports it, stored
+// signals/testdata/*.dra.prom, as each exporter reports it, stored
 // with staleness markers (a scrape) and without (a backfill): pod1 and
 // pod2 share the claim single-gpu on a GH200, a Deployment's pod holds an
 // A30's 1g.6gb instance through a claim, and on the mixed node trainer-0
@@ -29,7 +30,7 @@ type pathWant struct {
 
 func TestAllocationPaths(t *testing.T) {
 	const oldPod, newPod = "infer-7d9f8c6b5-x2k9q", "infer-7d9f8c6b5-p4z8n"
-	dra, dp := schema.AllocationPathDRA, schema.AllocationPathDevicePlugin
+	dra, dp := signals.AllocationPathDRA, signals.AllocationPathDevicePlugin
 	wantAllocs := map[string]pathWant{
 		"pod1":                {dra, "gpu-test3/single-gpu", "time-slicing", 0.5},
 		"pod2":                {dra, "gpu-test3/single-gpu", "time-slicing", 0.5},
@@ -45,9 +46,9 @@ func TestAllocationPaths(t *testing.T) {
 		{Kind: "StatefulSet", Namespace: "team-a", Name: "trainer", Container: "main"}: {dp, "[]", "none", 1},
 		{Kind: "Deployment", Namespace: "ml", Name: "infer", Container: "server"}:      {dra, "[ml/" + newPod + "-gpu-m4t7w ml/" + oldPod + "-gpu-m4t7w]", "none", 1},
 	}
-	for _, sch := range []schema.Schema{schema.Native{}, schema.DCGM{}} {
-		file := map[string]string{schema.NameNative: "native.dra.prom", schema.NameDCGM: "dcgm-exporter.dra.prom"}[sch.Name()]
-		data, err := os.ReadFile("../schema/testdata/" + file)
+	for _, sch := range []signals.Schema{native.Schema{}, dcgm.Schema{}} {
+		file := map[string]string{native.SchemaName: "native.dra.prom", dcgm.SchemaName: "dcgm-exporter.dra.prom"}[sch.Name()]
+		data, err := os.ReadFile("../../signals/testdata/" + file)
 		if err != nil {
 			t.Fatal(err)
 		}

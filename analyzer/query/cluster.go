@@ -4,17 +4,16 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
 	"math"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
-	"github.com/gpulens/gpulens/analyzer/source"
 )
 
 // DefaultClusterLabel is the label a store shared by several clusters
@@ -34,7 +33,7 @@ const DefaultClusterLabel = "cluster"
 // aligned instant may fall before it). Its peak is one tile's samples, a
 // thirtieth of the window's; its cost one pass over the schema's presence
 // metrics (gpulens_gpu_info for gpulens's series).
-func ClusterValues(ctx context.Context, src source.Source, sch schema.Schema, w Window, label string) ([]string, error) {
+func ClusterValues(ctx context.Context, src source.Source, sch signals.Schema, w Window, label string) ([]string, error) {
 	if !model.LabelName(label).IsValidLegacy() {
 		return nil, fmt.Errorf("cluster label %q is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)", label)
 	}

@@ -2,15 +2,14 @@ package query
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/signals/native"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/common/model"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/prometheus/common/model"
 )
 
 // recorder is a source that keeps the queries it is given.
@@ -81,7 +80,7 @@ func TestClusterValues(t *testing.T) {
 	}
 	src := f.commit(t)
 	w := Window{Start: t0, End: minute(60), Step: time.Minute}
-	got, err := ClusterValues(context.Background(), src, schema.Native{}, w, "cluster")
+	got, err := ClusterValues(context.Background(), src, native.Schema{}, w, "cluster")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,14 +95,14 @@ func TestClusterValues(t *testing.T) {
 	f.series(t, gpuLabels("gpulens_gpu_info", "n", "GPU-b", "m", "cluster", "brief"), 121, 122, constant(1))
 	f.series(t, gpuLabels("gpulens_gpu_info", "n", "GPU-c", "m", "cluster", "late"), 239, 240, constant(1))
 	w = Window{Start: t0, End: minute(240), Step: time.Minute}
-	got, err = ClusterValues(context.Background(), f.commit(t), schema.Native{}, w, "cluster")
+	got, err = ClusterValues(context.Background(), f.commit(t), native.Schema{}, w, "cluster")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"brief", "late", "steady"}; !slices.Equal(got, want) {
 		t.Errorf("values %q, want %q: a cluster between the probe's instants was missed", got, want)
 	}
-	if _, err := ClusterValues(context.Background(), src, schema.Native{}, w, "not a label"); err == nil || !strings.Contains(err.Error(), `"not a label"`) {
+	if _, err := ClusterValues(context.Background(), src, native.Schema{}, w, "not a label"); err == nil || !strings.Contains(err.Error(), `"not a label"`) {
 		t.Errorf("error %v, want one naming the label", err)
 	}
 }

@@ -2,14 +2,15 @@ package query
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"testing"
 	"time"
 
-	"github.com/prometheus/prometheus/promql"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 	simfleet "github.com/gpulens/gpulens/exporter/sim/fleet"
+	"github.com/prometheus/prometheus/promql"
 )
 
 // TestCostModelHolds: the shard planner sizes shards from perSeriesStep,
@@ -26,12 +27,12 @@ func TestCostModelHolds(t *testing.T) {
 	w := Window{Start: start, End: start.Add(3 * time.Hour), Step: time.Minute}
 	for _, m := range []struct {
 		name   string
-		sch    schema.Schema
+		sch    signals.Schema
 		layout simfleet.DCGMLayout
 	}{
-		{"native", schema.Native{}, 0},
-		{"dcgm/one-pod", schema.DCGM{}, simfleet.DCGMNoVirtualGPUs},
-		{"dcgm/per-process", schema.DCGM{}, simfleet.DCGMVirtualGPUs2025},
+		{"native", native.Schema{}, 0},
+		{"dcgm/one-pod", dcgm.Schema{}, simfleet.DCGMNoVirtualGPUs},
+		{"dcgm/per-process", dcgm.Schema{}, simfleet.DCGMVirtualGPUs2025},
 	} {
 		t.Run(m.name, func(t *testing.T) {
 			ctx := context.Background()

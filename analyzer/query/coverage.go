@@ -3,12 +3,11 @@ package query
 import (
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/signals"
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
-	"github.com/gpulens/gpulens/analyzer/source"
 )
 
 // missingSignals records which of the schema's optional signals have none
@@ -16,8 +15,8 @@ import (
 // on a stock GPU Operator install dcgm-exporter emits only its default
 // counters file, and a signal read from a field it leaves out is unknown,
 // not zero.
-func (a *analysis) missingSignals(ctx context.Context, src source.Source, sch schema.Schema) error {
-	opt, ok := sch.(schema.OptionalSignals)
+func (a *analysis) missingSignals(ctx context.Context, src source.Source, sch signals.Schema) error {
+	opt, ok := sch.(signals.OptionalSignals)
 	if !ok {
 		return nil
 	}

@@ -2,20 +2,19 @@ package query
 
 import (
 	"context"
-	"reflect"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/signals"
+	"reflect"
 )
 
 // AnalyzeScans and AnalyzePasses are Analyze with one query set or the
 // other, for TestScenarioPassesMatchScans (package query_test, which may
 // import the simulator).
-func AnalyzeScans(ctx context.Context, src source.Source, sch schema.Schema, w Window) (*Result, error) {
+func AnalyzeScans(ctx context.Context, src source.Source, sch signals.Schema, w Window) (*Result, error) {
 	return analyze(ctx, src, sch, w, (*analysis).scanQueries)
 }
 
-func AnalyzePasses(ctx context.Context, src source.Source, sch schema.Schema, w Window) (*Result, error) {
+func AnalyzePasses(ctx context.Context, src source.Source, sch signals.Schema, w Window) (*Result, error) {
 	return analyze(ctx, src, sch, w, (*analysis).passQueries)
 }
 

@@ -2,18 +2,17 @@ package query
 
 import (
 	"cmp"
+	"github.com/gpulens/gpulens/signals"
 	"math"
 	"slices"
 	"strconv"
 
 	"github.com/prometheus/common/model"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
 )
 
 // healthQueries are the GPU health queries; each schema issues the same
 // number, so that query counts compare across schemas.
-func (a *analysis) healthQueries(sch schema.Schema) []namedQuery {
+func (a *analysis) healthQueries(sch signals.Schema) []namedQuery {
 	h := sch.Health(a.window())
 	qs := []namedQuery{
 		{name: "gpu down steps", expr: a.over("sum_over_time", h.Down), apply: a.gpuValue(func(g *GPU, v float64) { g.DownSteps = int(v) })},
@@ -33,7 +32,7 @@ func xidApply(g *GPU, s *model.Sample) {
 		return
 	}
 	n, codes := &g.XIDErrors, &g.XIDCodes
-	if schema.ApplicationXID(code) {
+	if signals.ApplicationXID(code) {
 		n, codes = &g.WorkloadXIDErrors, &g.WorkloadXIDCodes
 	}
 	*n += v
@@ -74,12 +73,12 @@ const labelAt = "at"
 // holder (and one per event without one) with the allocation's key, the
 // code in xid and the step in at, from count_values at each step of the
 // window's subquery.
-func (a *analysis) xidHolders(sch schema.Schema, h schema.Health) string {
-	keys := by(schema.AllocationKeyLabels)
+func (a *analysis) xidHolders(sch signals.Schema, h signals.Health) string {
+	keys := by(signals.AllocationKeyLabels)
 	raised := "(" + h.XIDRaised + ")"
 	held := "group by " + keys + " (" + allocationPresence(sch) + ") * on (node, uuid) group_left () " + raised
 	codes := `count_values by ` + keys + ` ("xid", (` + held + `) or ` + raised + `)`
-	return a.over("count_over_time", `count_values by `+by(append(slices.Clone(schema.AllocationKeyLabels), "xid"))+` ("`+labelAt+`", 0 * `+codes+` + time())`)
+	return a.over("count_over_time", `count_values by `+by(append(slices.Clone(signals.AllocationKeyLabels), "xid"))+` ("`+labelAt+`", 0 * `+codes+` + time())`)
 }
 
 // xidHolder reads one of xidHolders' series.
@@ -126,7 +125,7 @@ func xidCode(v string) (string, bool) {
 		return "", false
 	}
 	code := strconv.FormatFloat(f, 'f', -1, 64)
-	return code, schema.ApplicationXID(code)
+	return code, signals.ApplicationXID(code)
 }
 
 // xidAt is the event of code raised on k at the step at.

@@ -2,24 +2,23 @@ package query
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/signals/dcgm"
 	"slices"
 	"testing"
 
 	"github.com/prometheus/prometheus/model/labels"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
 )
 
 // TestDCGMHealth reads dcgm-exporter's health fields: the last-XID gauge
 // (a code, not a counter: an event is a change of it within the window) and the clock-event bitmask, in both of the
 // names DCGM has used for it.
 func TestDCGMHealth(t *testing.T) {
-	dcgm := func(name, host, uuid string) labels.Labels {
+	dcgmSeries := func(name, host, uuid string) labels.Labels {
 		return labels.FromStrings("__name__", name, "Hostname", host, "UUID", uuid, "gpu", "0", "modelName", h100)
 	}
 	f := newFleet(t)
 	// GPU-x: XID 13 at minute 30, then 79 (fallen off the bus) from 181.
-	f.series(t, dcgm("DCGM_FI_DEV_XID_ERRORS", "node-1", "GPU-x"), 1, 240, func(i int) float64 {
+	f.series(t, dcgmSeries("DCGM_FI_DEV_XID_ERRORS", "node-1", "GPU-x"), 1, 240, func(i int) float64 {
 		switch {
 		case i > 180:
 			return 79
@@ -30,21 +29,21 @@ func TestDCGMHealth(t *testing.T) {
 	})
 	// 0x41: hw thermal slowdown and gpu idle, for the first hour; then
 	// 0x04 (sw power cap), not thermal.
-	f.series(t, dcgm("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "node-1", "GPU-x"), 1, 240, func(i int) float64 {
+	f.series(t, dcgmSeries("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "node-1", "GPU-x"), 1, 240, func(i int) float64 {
 		if i <= 60 {
 			return 0x41
 		}
 		return 0x04
 	})
 	// GPU-y: the newer field name, sw thermal slowdown (0x20) throughout.
-	f.series(t, dcgm("DCGM_FI_DEV_CLOCKS_EVENT_REASONS", "node-1", "GPU-y"), 1, 240, constant(0x20))
-	f.series(t, dcgm("DCGM_FI_DEV_XID_ERRORS", "node-1", "GPU-y"), 1, 240, constant(0))
+	f.series(t, dcgmSeries("DCGM_FI_DEV_CLOCKS_EVENT_REASONS", "node-1", "GPU-y"), 1, 240, constant(0x20))
+	f.series(t, dcgmSeries("DCGM_FI_DEV_XID_ERRORS", "node-1", "GPU-y"), 1, 240, constant(0))
 	// GPU-z: XID 48 (a double-bit ECC error) from before the window: the
 	// gauge never changes inside it, so no event of this window.
-	f.series(t, dcgm("DCGM_FI_DEV_XID_ERRORS", "node-1", "GPU-z"), -30, 240, constant(48))
+	f.series(t, dcgmSeries("DCGM_FI_DEV_XID_ERRORS", "node-1", "GPU-z"), -30, 240, constant(48))
 	// GPU-w: 31 at minute 10, back to 0, then 31 again at minute 100 and 48
 	// at 200: three changes to a code, two of them the application's.
-	f.series(t, dcgm("DCGM_FI_DEV_XID_ERRORS", "node-1", "GPU-w"), 1, 240, func(i int) float64 {
+	f.series(t, dcgmSeries("DCGM_FI_DEV_XID_ERRORS", "node-1", "GPU-w"), 1, 240, func(i int) float64 {
 		switch {
 		case i >= 200:
 			return 48
@@ -57,7 +56,7 @@ func TestDCGMHealth(t *testing.T) {
 	})
 	src := f.commit(t)
 
-	res, err := Analyze(context.Background(), src, schema.DCGM{}, window)
+	res, err := Analyze(context.Background(), src, dcgm.Schema{}, window)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,11 @@ package query
 
 import (
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
 	"regexp"
 
-	"github.com/prometheus/common/model"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/prometheus/common/model"
 )
 
 // exporterPod matches a node name that is a dcgm-exporter pod's.
@@ -20,8 +19,8 @@ var exporterPod = regexp.MustCompile("^(?:" + dcgm.ExporterPods + ")$")
 // (kube_pod_info), which is what the cluster and the other signals call
 // it. Only the dcgm-exporter schema needs it: gpulens-exporter takes its
 // node from the downward API and refuses to start without it.
-func (a *analysis) hostQueries(sch schema.Schema) []namedQuery {
-	if sch.Name() != schema.NameDCGM {
+func (a *analysis) hostQueries(sch signals.Schema) []namedQuery {
+	if sch.Name() != dcgm.SchemaName {
 		return nil
 	}
 	info := `kube_pod_info{pod=~"` + dcgm.ExporterPods + `", node!=""}`
@@ -29,7 +28,7 @@ func (a *analysis) hostQueries(sch schema.Schema) []namedQuery {
 		if a.exporterNodes == nil {
 			a.exporterNodes = map[string]string{}
 		}
-		a.exporterNodes[string(s.Metric["pod"])] = string(s.Metric[schema.LabelNode])
+		a.exporterNodes[string(s.Metric["pod"])] = string(s.Metric[signals.LabelNode])
 	}}}
 }
 

@@ -2,6 +2,7 @@ package query_test
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/signals/dcgm"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +10,6 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 )
@@ -51,7 +51,7 @@ func TestHostLabelHoldsExporterPod(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		res, err := query.Analyze(ctx, db, schema.DCGM{}, w)
+		res, err := query.Analyze(ctx, db, dcgm.Schema{}, w)
 		if err != nil {
 			t.Fatal(err)
 		}

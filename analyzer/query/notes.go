@@ -2,9 +2,8 @@ package query
 
 import (
 	"fmt"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/internal/mig"
+	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 )
 
@@ -79,7 +78,7 @@ func (a *analysis) notes() []string {
 func ampereSlicesWithUtilization(allocs []Allocation) int {
 	n := 0
 	for _, x := range allocs {
-		if m, ok := mig.Lookup(x.Model); ok && m.Ampere && x.Sharing == schema.SharingMIG && x.UtilizationSteps > 0 {
+		if m, ok := mig.Lookup(x.Model); ok && m.Ampere && x.Sharing == signals.SharingMIG && x.UtilizationSteps > 0 {
 			n++
 		}
 	}
@@ -89,7 +88,7 @@ func ampereSlicesWithUtilization(allocs []Allocation) int {
 func ampereSlicesWithoutUtilization(allocs []Allocation) int {
 	n := 0
 	for _, x := range allocs {
-		if m, ok := mig.Lookup(x.Model); ok && m.Ampere && x.Sharing == schema.SharingMIG && x.UtilizationSteps == 0 {
+		if m, ok := mig.Lookup(x.Model); ok && m.Ampere && x.Sharing == signals.SharingMIG && x.UtilizationSteps == 0 {
 			n++
 		}
 	}

@@ -2,12 +2,11 @@ package query
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/signals/native"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/prometheus/model/labels"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
 )
 
 // TestAmpereMIGNote: a slice of an A100 without utilization is said to be
@@ -20,7 +19,7 @@ func TestAmpereMIGNote(t *testing.T) {
 	f.series(t, containerLabels("gpulens_container_gpu_allocation_ratio", "node-1", "GPU-a", a100, "ml", "slice-a", "mig", "1", "3g.20gb"), 1, 240, constant(3.0/7))
 	f.series(t, gpuLabels("gpulens_gpu_info", "node-1", "GPU-h", h100), 1, 240, constant(1))
 	f.series(t, containerLabels("gpulens_container_gpu_allocation_ratio", "node-1", "GPU-h", h100, "ml", "slice-h", "mig", "1", "3g.40gb"), 1, 240, constant(3.0/7))
-	res, err := Analyze(context.Background(), f.commit(t), schema.Native{}, window)
+	res, err := Analyze(context.Background(), f.commit(t), native.Schema{}, window)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +40,7 @@ func TestAmpereMIGFromDCGM(t *testing.T) {
 	f.series(t, containerLabels("gpulens_container_gpu_allocation_ratio", "node-1", "GPU-a", a100, "ml", "slice-a", "mig", "1", "3g.20gb"), 1, 240, constant(3.0/7))
 	f.series(t, labels.FromStrings("__name__", "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gpu", "0", "UUID", "GPU-a", "modelName", a100, "Hostname", "node-1",
 		"GPU_I_ID", "1", "GPU_I_PROFILE", "3g.20gb", "namespace", "ml", "pod", "slice-a", "container", "main"), 1, 240, constant(0.7))
-	res, err := Analyze(context.Background(), f.commit(t), schema.Native{}, window)
+	res, err := Analyze(context.Background(), f.commit(t), native.Schema{}, window)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,10 @@ package query
 
 import (
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
 	"time"
 
 	"github.com/prometheus/common/model"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
 )
 
 // PodRef names a pod (or, in ReplicaSetOwners, a ReplicaSet).
@@ -33,14 +32,14 @@ const ownerStep = 5 * time.Minute
 // join, the pod owners are not restricted by a scan of the allocations in
 // the engine: the passes know the GPU pods (passState.gpuPods) and keep
 // only theirs.
-func (a *analysis) ownerQueries(sch schema.Schema, join bool) []namedQuery {
+func (a *analysis) ownerQueries(sch signals.Schema, join bool) []namedQuery {
 	step := max(ownerStep, a.w.Step)
 	over := func(expr string) string {
 		return fmt.Sprintf("max_over_time((%s)[%s:%s])", expr, a.w.SubqueryRange(), promDuration(step))
 	}
 	pods := "max by (namespace, pod, owner_kind, owner_name) (" + over(`kube_pod_owner{owner_kind!="<none>"}`) + ")"
 	if join {
-		pods += " and on (namespace, pod) group by (namespace, pod) (" + a.over("count_over_time", presence([]string{schema.LabelNamespace, schema.LabelPod}, allocationPresence(sch))) + ")"
+		pods += " and on (namespace, pod) group by (namespace, pod) (" + a.over("count_over_time", presence([]string{signals.LabelNamespace, signals.LabelPod}, allocationPresence(sch))) + ")"
 	}
 	return []namedQuery{
 		{name: "pod owners", expr: pods, apply: a.ownerApply(func(r PodRef, o Owner) { a.podOwners[r] = o }, "pod")},

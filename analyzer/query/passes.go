@@ -1,15 +1,14 @@
 package query
 
 import (
+	"github.com/gpulens/gpulens/signals"
 	"math"
 	"math/bits"
 	"regexp"
 
+	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/util/kahansum"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
-	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
 // passQueries is the query set that reads each signal once. scanQueries
@@ -22,7 +21,7 @@ import (
 // series (max by an allocation, sum by a GPU, max by a workload) the
 // subqueries asked the engine for. Signals with one figure stay instant
 // queries: a pass would only add the transfer of its points.
-func (a *analysis) passQueries(sch schema.Schema) []namedQuery {
+func (a *analysis) passQueries(sch signals.Schema) []namedQuery {
 	a.pass = passState{gpuPods: map[PodRef]bool{}, allocated: map[GPUKey]bitset{}, reported: map[GPUKey]bitset{}}
 	h := sch.Health(a.window())
 	var qs []namedQuery
@@ -37,8 +36,8 @@ func (a *analysis) passQueries(sch schema.Schema) []namedQuery {
 		{name: "memory", expr: sch.MemoryUsed(), series: a.memoryPass},
 		{name: "gpus", expr: sch.GPU(), series: a.gpuPass},
 		{name: "gpu utilization", expr: sch.GPUUtilization(), series: a.gpuUtilizationPass},
-		{name: "gpu memory total", expr: a.maxOverTime(schema.GPUKey, sch.GPUMemoryTotal()), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
-		{name: "gpu energy", expr: maxBy(schema.GPUKey, sch.GPUEnergy(a.w.rangeStr(), a.w.stepStr())), apply: a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
+		{name: "gpu memory total", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryTotal()), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
+		{name: "gpu energy", expr: maxBy(signals.GPUKey, sch.GPUEnergy(a.w.rangeStr(), a.w.stepStr())), apply: a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
 		{name: "gpu memory used", expr: sch.GPUMemoryUsed(), series: a.gpuMemoryPass},
 	}...)
 	if h.Down != "" {
@@ -70,7 +69,7 @@ func (a *analysis) allocationPass(mat model.Matrix) {
 		if len(s.Values) == 0 {
 			continue
 		}
-		a.pass.gpuPods[PodRef{Namespace: string(s.Metric[schema.LabelNamespace]), Name: string(s.Metric[schema.LabelPod])}] = true
+		a.pass.gpuPods[PodRef{Namespace: string(s.Metric[signals.LabelNamespace]), Name: string(s.Metric[signals.LabelPod])}] = true
 		// last_over_time and count_over_time per series, labels not of the
 		// key included.
 		if v := lastOverTime(s.Values); !math.IsNaN(v) {
@@ -99,7 +98,7 @@ func (a *analysis) allocationPass(mat model.Matrix) {
 		gpu     GPUKey
 		sharing string
 	}
-	for _, g := range countBy(a, mat, func(m model.Metric) sharingKey { return sharingKey{gpuKey(m), string(m[schema.LabelSharing])} }) {
+	for _, g := range countBy(a, mat, func(m model.Metric) sharingKey { return sharingKey{gpuKey(m), string(m[signals.LabelSharing])} }) {
 		if a.gpuSharingSteps == nil {
 			a.gpuSharingSteps = map[GPUKey]map[string]int{}
 		}
@@ -155,7 +154,7 @@ func (a *analysis) gpuPass(mat model.Matrix) {
 		gpu   GPUKey
 		model string
 	}
-	for _, g := range groupBy(a, mat, func(m model.Metric) modelKey { return modelKey{gpuKey(m), string(m[schema.LabelModel])} }, aggMax) {
+	for _, g := range groupBy(a, mat, func(m model.Metric) modelKey { return modelKey{gpuKey(m), string(m[signals.LabelModel])} }, aggMax) {
 		x := a.gpuOf(g.key.gpu)
 		x.Steps += len(g.pts)
 		if x.Model == "" {
@@ -236,8 +235,8 @@ func setUnlessNaN(v float64, set func(float64)) {
 // workloadKeyOfSeries is the key withWorkload and "max by (workload
 // labels)" give a series.
 func workloadKeyOfSeries(m model.Metric) WorkloadKey {
-	name, kind := inferWorkload(string(m[schema.LabelPod]))
-	return WorkloadKey{Ref: workload.Ref{Kind: kind, Namespace: string(m[schema.LabelNamespace]), Name: name, Container: string(m[schema.LabelContainer])}, Model: string(m[schema.LabelModel]), MIGProfile: string(m[schema.LabelMIGProfile])}
+	name, kind := inferWorkload(string(m[signals.LabelPod]))
+	return WorkloadKey{Ref: workload.Ref{Kind: kind, Namespace: string(m[signals.LabelNamespace]), Name: name, Container: string(m[signals.LabelContainer])}, Model: string(m[signals.LabelModel]), MIGProfile: string(m[signals.LabelMIGProfile])}
 }
 
 // workloadRegexps are workloadRules anchored as label_replace anchors them.

@@ -2,13 +2,15 @@ package query_test
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 )
@@ -25,13 +27,13 @@ func TestScenarioPassesMatchScans(t *testing.T) {
 	w := query.Window{Start: start, End: start.Add(24 * time.Hour), Step: 5 * time.Minute}
 	layouts := []struct {
 		name   string
-		sch    schema.Schema
+		sch    signals.Schema
 		layout fleet.DCGMLayout
 	}{
-		{"native", schema.Native{}, 0},
-		{"dcgm", schema.DCGM{}, fleet.DCGMNoVirtualGPUs},
-		{"dcgm-virtual-gpus", schema.DCGM{}, fleet.DCGMVirtualGPUs},
-		{"dcgm-virtual-gpus-2025", schema.DCGM{}, fleet.DCGMVirtualGPUs2025},
+		{"native", native.Schema{}, 0},
+		{"dcgm", dcgm.Schema{}, fleet.DCGMNoVirtualGPUs},
+		{"dcgm-virtual-gpus", dcgm.Schema{}, fleet.DCGMVirtualGPUs},
+		{"dcgm-virtual-gpus-2025", dcgm.Schema{}, fleet.DCGMVirtualGPUs2025},
 	}
 	files, err := filepath.Glob("../findings/testdata/scenarios/*.yaml")
 	more, _ := filepath.Glob("../findings/testdata/workloads/*.yaml")
@@ -54,7 +56,7 @@ func TestScenarioPassesMatchScans(t *testing.T) {
 			t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml")+"/"+l.name, func(t *testing.T) {
 				ctx := context.Background()
 				var wrap func(string, *fleet.TSDBSink) fleet.Sink
-				if l.sch.Name() == schema.NameDCGM {
+				if l.sch.Name() == dcgm.SchemaName {
 					wrap = func(_ string, tsdb *fleet.TSDBSink) fleet.Sink {
 						d := fleet.NewDCGMSink(tsdb)
 						d.Layout = l.layout
@@ -109,22 +111,22 @@ func TestRolloutWithoutStalenessPassesMatchScans(t *testing.T) {
 				d.Layout = l.layout
 				return d
 			})
-			scans, err := query.AnalyzeScans(ctx, db, schema.DCGM{}, w)
+			scans, err := query.AnalyzeScans(ctx, db, dcgm.Schema{}, w)
 			if err != nil {
 				t.Fatal(err)
 			}
-			passes, err := query.AnalyzePasses(ctx, db, schema.DCGM{}, w)
+			passes, err := query.AnalyzePasses(ctx, db, dcgm.Schema{}, w)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, d := range query.ResultDiff(scans, passes) {
 				t.Error(d)
 			}
-			if len(passes.GPUs) != 1 || passes.GPUs[0].Attribution != l.want || passes.GPUs[0].Sharing != schema.SharingNone {
+			if len(passes.GPUs) != 1 || passes.GPUs[0].Attribution != l.want || passes.GPUs[0].Sharing != signals.SharingNone {
 				t.Errorf("GPUs %+v: want one whole GPU attributed %s", passes.GPUs, l.want)
 			}
 			for _, a := range passes.Allocations {
-				if a.Sharing != schema.SharingNone || a.Share != 1 {
+				if a.Sharing != signals.SharingNone || a.Share != 1 {
 					t.Errorf("%s: %s share %v, want the whole GPU it held alone but for the lookback", a.Pod, a.Sharing, a.Share)
 				}
 			}

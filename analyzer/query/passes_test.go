@@ -3,16 +3,17 @@ package query
 import (
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"math"
 	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/prometheus/common/model"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/prometheus/common/model"
 )
 
 // TestPassesMatchScans analyses each fixture twice, with the subquery per
@@ -45,14 +46,14 @@ func TestPassesMatchScans(t *testing.T) {
 	cases := []struct {
 		name string
 		src  source.Source
-		sch  schema.Schema
+		sch  signals.Schema
 		w    Window
 	}{
-		{"native fleet", buildFleet(t).src, schema.Native{}, window},
-		{"methods and sharing change", methods.src, schema.Native{}, window},
-		{"methods and sharing change, 7m steps", methods.src, schema.Native{}, Window{Start: t0.Add(3 * time.Minute), End: minute(237), Step: 7 * time.Minute}},
-		{"native fixture", scraped("../schema/testdata/native.prom"), schema.Native{}, Window{Start: t0, End: minute(120)}},
-		{"dcgm-exporter fixture", scraped("../schema/testdata/dcgm-exporter.prom"), schema.DCGM{}, Window{Start: t0, End: minute(120)}},
+		{"native fleet", buildFleet(t).src, native.Schema{}, window},
+		{"methods and sharing change", methods.src, native.Schema{}, window},
+		{"methods and sharing change, 7m steps", methods.src, native.Schema{}, Window{Start: t0.Add(3 * time.Minute), End: minute(237), Step: 7 * time.Minute}},
+		{"native fixture", scraped("../../signals/testdata/native.prom"), native.Schema{}, Window{Start: t0, End: minute(120)}},
+		{"dcgm-exporter fixture", scraped("../../signals/testdata/dcgm-exporter.prom"), dcgm.Schema{}, Window{Start: t0, End: minute(120)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -139,12 +140,12 @@ func TestOneRangeQueryMatchesPieces(t *testing.T) {
 	f := newFleet(t)
 	generateFleet(t, f, gpus, minutes)
 	w := Window{Start: t0, End: minute(minutes), Step: time.Minute}
-	one, err := analyze(context.Background(), f.src, schema.Native{}, w, (*analysis).passQueries)
+	one, err := analyze(context.Background(), f.src, native.Schema{}, w, (*analysis).passQueries)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := piecedSource{Source: f.src, rq: f.src, queries: new(atomic.Int64)}
-	pieced, err := analyze(context.Background(), p, schema.Native{}, w, (*analysis).passQueries)
+	pieced, err := analyze(context.Background(), p, native.Schema{}, w, (*analysis).passQueries)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,11 @@
 package query
 
 import (
+	"github.com/gpulens/gpulens/signals"
 	"reflect"
 	"testing"
 
 	"github.com/prometheus/common/model"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
 )
 
 // TestAllocationKeyIsItsLabels: the struct the analysis keys allocations by
@@ -14,11 +13,11 @@ import (
 // the list sets one field, and there is no field the labels do not set but
 // Cluster, which a cluster's analysis leaves empty and MergeClusters sets.
 func TestAllocationKeyIsItsLabels(t *testing.T) {
-	if n := reflect.TypeFor[AllocationKey]().NumField(); n != len(schema.AllocationKeyLabels)+1 {
-		t.Fatalf("AllocationKey has %d fields, schema.AllocationKeyLabels %d labels and Cluster", n, len(schema.AllocationKeyLabels))
+	if n := reflect.TypeFor[AllocationKey]().NumField(); n != len(signals.AllocationKeyLabels)+1 {
+		t.Fatalf("AllocationKey has %d fields, signals.AllocationKeyLabels %d labels and Cluster", n, len(signals.AllocationKeyLabels))
 	}
 	seen := map[AllocationKey]string{}
-	for _, l := range schema.AllocationKeyLabels {
+	for _, l := range signals.AllocationKeyLabels {
 		k := allocationKey(model.Metric{model.LabelName(l): "x"})
 		if k == (AllocationKey{}) {
 			t.Errorf("label %s sets no field of AllocationKey", l)

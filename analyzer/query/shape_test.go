@@ -3,13 +3,14 @@ package query
 import (
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"reflect"
 	"sort"
 	"testing"
 	"time"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
-	"github.com/gpulens/gpulens/analyzer/source"
 )
 
 // TestShapesMatchPlainForms evaluates each shaped query next to the plain
@@ -38,14 +39,14 @@ func TestShapesMatchPlainForms(t *testing.T) {
 	cases := []struct {
 		name string
 		src  source.Source
-		sch  schema.Schema
+		sch  signals.Schema
 		w    Window
 	}{
-		{"native fleet", buildFleet(t).src, schema.Native{}, window},
-		{"method changes", methods.src, schema.Native{}, window},
-		{"method changes, 7m steps", methods.src, schema.Native{}, Window{Start: t0.Add(3 * time.Minute), End: minute(237), Step: 7 * time.Minute}},
-		{"native fixture", scraped("../schema/testdata/native.prom"), schema.Native{}, Window{Start: t0, End: minute(120)}},
-		{"dcgm-exporter fixture", scraped("../schema/testdata/dcgm-exporter.prom"), schema.DCGM{}, Window{Start: t0, End: minute(120)}},
+		{"native fleet", buildFleet(t).src, native.Schema{}, window},
+		{"method changes", methods.src, native.Schema{}, window},
+		{"method changes, 7m steps", methods.src, native.Schema{}, Window{Start: t0.Add(3 * time.Minute), End: minute(237), Step: 7 * time.Minute}},
+		{"native fixture", scraped("../../signals/testdata/native.prom"), native.Schema{}, Window{Start: t0, End: minute(120)}},
+		{"dcgm-exporter fixture", scraped("../../signals/testdata/dcgm-exporter.prom"), dcgm.Schema{}, Window{Start: t0, End: minute(120)}},
 	}
 	for _, c := range cases {
 		w, err := c.w.WithDefaults()
@@ -54,19 +55,19 @@ func TestShapesMatchPlainForms(t *testing.T) {
 		}
 		a := &analysis{w: w}
 		plainMax := func(labels []string, expr string) string { return "max by " + by(labels) + " (" + expr + ")" }
-		gpuKey := by(schema.GPUKey)
+		gpuKey := by(signals.GPUKey)
 		pairs := [][2]string{
-			{a.over("count_over_time", maxBy(schema.AllocationKeyLabels, c.sch.Allocation())), a.over("count_over_time", plainMax(schema.AllocationKeyLabels, c.sch.Allocation()))},
-			{a.over("avg_over_time", maxBy(schema.AllocationKeyLabels, c.sch.Utilization())), a.over("avg_over_time", plainMax(schema.AllocationKeyLabels, c.sch.Utilization()))},
-			{a.over("last_over_time", maxBy(schema.AllocationKeyLabels, c.sch.MemoryUsed())), a.over("last_over_time", plainMax(schema.AllocationKeyLabels, c.sch.MemoryUsed()))},
-			{a.over("count_over_time", maxBy(schema.GPULabels, c.sch.GPU())), a.over("count_over_time", plainMax(schema.GPULabels, c.sch.GPU()))},
-			{a.over("avg_over_time", maxBy(schema.GPUKey, c.sch.GPUUtilization())), a.over("avg_over_time", plainMax(schema.GPUKey, c.sch.GPUUtilization()))},
-			{maxBy(schema.GPUKey, c.sch.GPUEnergy(w.rangeStr(), w.stepStr())), plainMax(schema.GPUKey, c.sch.GPUEnergy(w.rangeStr(), w.stepStr()))},
-			{a.maxOverTime(schema.AllocationKeyLabels, c.sch.MemoryUsed()), a.over("max_over_time", plainMax(schema.AllocationKeyLabels, c.sch.MemoryUsed()))},
-			{a.maxOverTime(schema.GPUKey, c.sch.GPUMemoryTotal()), a.over("max_over_time", plainMax(schema.GPUKey, c.sch.GPUMemoryTotal()))},
+			{a.over("count_over_time", maxBy(signals.AllocationKeyLabels, c.sch.Allocation())), a.over("count_over_time", plainMax(signals.AllocationKeyLabels, c.sch.Allocation()))},
+			{a.over("avg_over_time", maxBy(signals.AllocationKeyLabels, c.sch.Utilization())), a.over("avg_over_time", plainMax(signals.AllocationKeyLabels, c.sch.Utilization()))},
+			{a.over("last_over_time", maxBy(signals.AllocationKeyLabels, c.sch.MemoryUsed())), a.over("last_over_time", plainMax(signals.AllocationKeyLabels, c.sch.MemoryUsed()))},
+			{a.over("count_over_time", maxBy(signals.GPULabels, c.sch.GPU())), a.over("count_over_time", plainMax(signals.GPULabels, c.sch.GPU()))},
+			{a.over("avg_over_time", maxBy(signals.GPUKey, c.sch.GPUUtilization())), a.over("avg_over_time", plainMax(signals.GPUKey, c.sch.GPUUtilization()))},
+			{maxBy(signals.GPUKey, c.sch.GPUEnergy(w.rangeStr(), w.stepStr())), plainMax(signals.GPUKey, c.sch.GPUEnergy(w.rangeStr(), w.stepStr()))},
+			{a.maxOverTime(signals.AllocationKeyLabels, c.sch.MemoryUsed()), a.over("max_over_time", plainMax(signals.AllocationKeyLabels, c.sch.MemoryUsed()))},
+			{a.maxOverTime(signals.GPUKey, c.sch.GPUMemoryTotal()), a.over("max_over_time", plainMax(signals.GPUKey, c.sch.GPUMemoryTotal()))},
 			{
-				a.over("count_over_time", maxBy(schema.GPUKey, c.sch.GPU())+" and on "+gpuKey+" "+presence(schema.GPUKey, c.sch.Allocation())),
-				a.over("count_over_time", plainMax(schema.GPUKey, c.sch.GPU())+" and on "+gpuKey+" ("+c.sch.Allocation()+")"),
+				a.over("count_over_time", maxBy(signals.GPUKey, c.sch.GPU())+" and on "+gpuKey+" "+presence(signals.GPUKey, c.sch.Allocation())),
+				a.over("count_over_time", plainMax(signals.GPUKey, c.sch.GPU())+" and on "+gpuKey+" ("+c.sch.Allocation()+")"),
 			},
 		}
 		for _, p := range pairs {

@@ -11,12 +11,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/common/model"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/prometheus/common/model"
 )
 
 // DefaultMaxSamples is the sample budget of one query when Sharding gives
@@ -45,8 +43,8 @@ const shardConcurrency = 2
 // room under the server's limit: a uniform 3 would shard a week of 1,000
 // GPUs that fits unsharded (30M of 50M), and a sharded run is the slower
 // one (its namespace shards repeat the workload scans).
-func perSeriesStep(sch schema.Schema) float64 {
-	if sch.Name() == schema.NameDCGM {
+func perSeriesStep(sch signals.Schema) float64 {
+	if sch.Name() == dcgm.SchemaName {
 		return 4
 	}
 	return 1.75
@@ -103,18 +101,18 @@ func (s Sharding) budget() int {
 // namespace queries changes nothing but which workloads they return: true
 // of gpulens's series, each of which carries its tenant. dcgm-exporter's
 // utilization reads the device's own series and counts a GPU's co-tenants
-// across namespaces (schema.DCGM.Utilization), so there the namespace
+// across namespaces (dcgm.Schema.Utilization), so there the namespace
 // queries run unsharded.
-func shardLabels(sch schema.Schema) (node, namespace []string, tenantExact bool) {
+func shardLabels(sch signals.Schema) (node, namespace []string, tenantExact bool) {
 	// The pod is read as the namespace is (podLabels).
-	if sch.Name() == schema.NameDCGM {
-		return dcgm.HostLabels, []string{signals.Exported(schema.LabelNamespace), schema.LabelNamespace}, false
+	if sch.Name() == dcgm.SchemaName {
+		return dcgm.HostLabels, []string{signals.Exported(signals.LabelNamespace), signals.LabelNamespace}, false
 	}
-	return []string{schema.LabelNode}, []string{signals.Exported(schema.LabelNamespace), schema.LabelNamespace}, true
+	return []string{signals.LabelNode}, []string{signals.Exported(signals.LabelNamespace), signals.LabelNamespace}, true
 }
 
 // podLabels are the raw labels of a tenant's pod, first non-empty wins.
-var podLabels = []string{signals.Exported(schema.LabelPod), schema.LabelPod}
+var podLabels = []string{signals.Exported(signals.LabelPod), signals.LabelPod}
 
 // namespaceQuery says a query's answer is keyed by workload or pod owner:
 // its per-step figures do not compose across nodes, since a workload's
@@ -162,7 +160,7 @@ func plan(units []unit, budget float64, maxUnits int, what, flag string) ([]keyR
 // workload and owner queries once per range of tenant namespaces, sized
 // from the allocations the node shards found; each shard's answers are
 // applied to one analysis, whose rows no two shards share.
-func AnalyzeSharded(ctx context.Context, src source.Source, sch schema.Schema, w Window, sh Sharding) (*Result, error) {
+func AnalyzeSharded(ctx context.Context, src source.Source, sch signals.Schema, w Window, sh Sharding) (*Result, error) {
 	w, err := w.WithDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("analysis window: %w", err)
@@ -262,7 +260,7 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch schema.Schema, w
 			case strings.HasPrefix(metric, "kube_"):
 				// Owner series name their object in their own label
 				// (pod, replicaset, job_name): only the namespace holds.
-				return []restriction{{raw: []string{schema.LabelNamespace}, r: r.ns}}
+				return []restriction{{raw: []string{signals.LabelNamespace}, r: r.ns}}
 			}
 			return []restriction{{raw: nsLabels, r: r.ns}, {raw: podLabels, r: r.pods}}
 		})
@@ -336,7 +334,7 @@ const probeSteps = 30
 // 1/300 of one analysis query's at a week of minutes. A node that exists
 // only between the probe's steps is missed here, and still analysed by
 // the shard whose range holds its name.
-func (a *analysis) probe(ctx context.Context, src source.Source, sch schema.Schema) ([]unit, error) {
+func (a *analysis) probe(ctx context.Context, src source.Source, sch signals.Schema) ([]unit, error) {
 	step := max(a.w.Step, (a.w.Duration() / probeSteps).Truncate(time.Second))
 	count := func(expr string) string {
 		return fmt.Sprintf("max_over_time((count by (node) (%s))[%s:%s])", expr, a.w.SubqueryRange(), promDuration(step))
@@ -350,7 +348,7 @@ func (a *analysis) probe(ctx context.Context, src source.Source, sch schema.Sche
 		a.res.QueryCount++
 		for _, s := range vec {
 			if !math.IsNaN(float64(s.Value)) {
-				perNode[string(s.Metric[schema.LabelNode])] += float64(s.Value)
+				perNode[string(s.Metric[signals.LabelNode])] += float64(s.Value)
 			}
 		}
 	}

@@ -2,17 +2,18 @@ package query
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/exporter/sim"
+	simfleet "github.com/gpulens/gpulens/exporter/sim/fleet"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
-	"github.com/gpulens/gpulens/analyzer/source"
-	"github.com/gpulens/gpulens/exporter/sim"
-	simfleet "github.com/gpulens/gpulens/exporter/sim/fleet"
 )
 
 // TestShardedEqualsUnsharded simulates the demo's fleet (sim.Default: five
@@ -34,7 +35,7 @@ func TestShardedEqualsUnsharded(t *testing.T) {
 	w := Window{Start: start, End: start.Add(3 * time.Hour), Step: time.Minute}
 	for _, m := range []struct {
 		name           string
-		sch            schema.Schema
+		sch            signals.Schema
 		serviceMonitor bool
 		layout         simfleet.DCGMLayout
 		// noBudget: the namespace queries, which dcgm-exporter's data
@@ -45,10 +46,10 @@ func TestShardedEqualsUnsharded(t *testing.T) {
 		// forced small shards are compared. Known limit: ARCHITECTURE.md.
 		noBudget bool
 	}{
-		{"native", schema.Native{}, false, 0, false},
-		{"native/honorLabels-false", schema.Native{}, true, 0, false},
-		{"dcgm/per-process", schema.DCGM{}, false, simfleet.DCGMVirtualGPUs2025, true},
-		{"dcgm/one-pod/honorLabels-false", schema.DCGM{}, true, simfleet.DCGMNoVirtualGPUs, true},
+		{"native", native.Schema{}, false, 0, false},
+		{"native/honorLabels-false", native.Schema{}, true, 0, false},
+		{"dcgm/per-process", dcgm.Schema{}, false, simfleet.DCGMVirtualGPUs2025, true},
+		{"dcgm/one-pod/honorLabels-false", dcgm.Schema{}, true, simfleet.DCGMNoVirtualGPUs, true},
 	} {
 		t.Run(m.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -119,7 +120,7 @@ func reopen(t *testing.T, dir string, maxSamples int) *source.Embedded {
 
 // peakSamples is the most samples one of the unsharded queries holds,
 // from the engine's own statistics.
-func peakSamples(t *testing.T, db *source.Embedded, sch schema.Schema, w Window) int {
+func peakSamples(t *testing.T, db *source.Embedded, sch signals.Schema, w Window) int {
 	t.Helper()
 	ww, err := w.WithDefaults()
 	if err != nil {
@@ -188,12 +189,12 @@ func checkDemoPaths(t *testing.T, res *Result) {
 	claims := map[string]string{}
 	n := 0
 	for _, x := range res.Allocations {
-		want := schema.AllocationPathDevicePlugin
+		want := signals.AllocationPathDevicePlugin
 		if dra[x.Node] {
-			want = schema.AllocationPathDRA
+			want = signals.AllocationPathDRA
 			n++
 		}
-		if x.AllocationPath != want || (want == schema.AllocationPathDRA) != (x.Claim != ClaimRef{}) {
+		if x.AllocationPath != want || (want == signals.AllocationPathDRA) != (x.Claim != ClaimRef{}) {
 			t.Errorf("%s/%s on %s: path %q, claim %v; want %s", x.Namespace, x.Pod, x.Node, x.AllocationPath, x.Claim, want)
 		}
 		claims[x.Pod] = x.Claim.String()
@@ -203,13 +204,13 @@ func checkDemoPaths(t *testing.T, res *Result) {
 	}
 }
 
-func simulateDemo(t *testing.T, db *source.Embedded, w Window, sch schema.Schema, layout simfleet.DCGMLayout, serviceMonitor bool) {
+func simulateDemo(t *testing.T, db *source.Embedded, w Window, sch signals.Schema, layout simfleet.DCGMLayout, serviceMonitor bool) {
 	t.Helper()
 	ctx := context.Background()
 	var n atomic.Int64
 	newSink := func(node string) simfleet.Sink {
 		var sink simfleet.Sink = simfleet.NewTSDBSink(ctx, db, &n)
-		dcgm := sch.Name() == schema.NameDCGM
+		dcgm := sch.Name() == dcgm.SchemaName
 		if serviceMonitor {
 			target := simfleet.ExporterTarget("gpulens", "gpulens-exporter", "exporter", "9845", node)
 			if dcgm {

@@ -3,15 +3,14 @@ package query
 import (
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/prometheus/common/model"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/prometheus/common/model"
 )
 
 // Timeline is each namespace's use of its allocations over the window, in
@@ -42,7 +41,7 @@ type NamespaceSeries struct {
 // subquery range is the window's (Window.SubqueryRange): on Prometheus 2
 // a range of exactly one bucket would count the step at its start twice,
 // once in each bucket.
-func ReadTimeline(ctx context.Context, rq source.RangeQuerier, sch schema.Schema, w Window, points int) (*Timeline, error) {
+func ReadTimeline(ctx context.Context, rq source.RangeQuerier, sch signals.Schema, w Window, points int) (*Timeline, error) {
 	w, err := w.WithDefaults()
 	if err != nil {
 		return nil, err
@@ -53,7 +52,7 @@ func ReadTimeline(ctx context.Context, rq source.RangeQuerier, sch schema.Schema
 	step := w.Step
 	bucket := w.Duration() / time.Duration(points)
 	bucket = max(step, (bucket+step-1)/step*step)
-	key := "(" + strings.Join(schema.AllocationKeyLabels, ", ") + ")"
+	key := "(" + strings.Join(signals.AllocationKeyLabels, ", ") + ")"
 	alloc := "max by " + key + " (" + sch.Allocation() + ")"
 	util := "clamp_max(max by " + key + " (" + sch.Utilization() + "), 1)"
 	start := w.Start.Add(bucket)
@@ -79,7 +78,7 @@ func ReadTimeline(ctx context.Context, rq source.RangeQuerier, sch schema.Schema
 			return nil, err
 		}
 		for _, s := range m {
-			ns := string(s.Metric[model.LabelName(schema.LabelNamespace)])
+			ns := string(s.Metric[model.LabelName(signals.LabelNamespace)])
 			x := byNS[ns]
 			if x == nil {
 				x = &NamespaceSeries{Namespace: ns, Measured: make([]float64, len(tl.Ends)), Used: make([]float64, len(tl.Ends))}

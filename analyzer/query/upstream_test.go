@@ -2,6 +2,8 @@ package query_test
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,7 +12,6 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -48,8 +49,8 @@ func upstreamWindow(t *testing.T, file string) (*source.Embedded, query.Window) 
 // says memory is unknown.
 func TestUpstreamH100MIGWithoutMemory(t *testing.T) {
 	db, w := upstreamWindow(t, "h100-mig-no-fb.prom")
-	sch, err := schema.Detect(context.Background(), db, w.Start, w.End)
-	if err != nil || sch.Name() != schema.NameDCGM {
+	sch, err := source.Detect(context.Background(), db, w.Start, w.End)
+	if err != nil || sch.Name() != dcgm.SchemaName {
 		t.Fatalf("detected %v, %v; want dcgm-exporter", sch, err)
 	}
 	res, err := query.Analyze(context.Background(), db, sch, w)
@@ -61,7 +62,7 @@ func TestUpstreamH100MIGWithoutMemory(t *testing.T) {
 		t.Fatalf("%d allocations, want %d: %+v", len(res.Allocations), len(wantPods), res.Allocations)
 	}
 	for i, a := range res.Allocations {
-		if a.Pod != wantPods[i] || a.Namespace != "team-a" || a.Sharing != schema.SharingMIG || a.MIGProfile != "1g.10gb" ||
+		if a.Pod != wantPods[i] || a.Namespace != "team-a" || a.Sharing != signals.SharingMIG || a.MIGProfile != "1g.10gb" ||
 			math.Abs(a.Share-1.0/7) > 1e-9 || a.AvgUtilization != 0 || a.Steps != w.ExpectedSteps() || a.Node != "h100-node-1" {
 			t.Errorf("allocation %+v: want %s on a 1g.10gb slice (1/7), idle, held every step, on h100-node-1", a, wantPods[i])
 		}
@@ -87,7 +88,7 @@ func TestUpstreamH100MIGWithoutMemory(t *testing.T) {
 // memory the sum of its instances' (4 and 2 instances of 3 MiB).
 func TestUpstreamA30MIGUnheld(t *testing.T) {
 	db, w := upstreamWindow(t, "a30-mig-unheld.prom")
-	res, err := query.Analyze(context.Background(), db, schema.DCGM{}, w)
+	res, err := query.Analyze(context.Background(), db, dcgm.Schema{}, w)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,11 @@ package query
 import (
 	"cmp"
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
 	"slices"
 
-	"github.com/prometheus/common/model"
-
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/prometheus/common/model"
 )
 
 // Labels the query set adds to allocation series: the workload a pod
@@ -59,10 +58,10 @@ func withWorkload(expr string) string {
 }
 
 // workloadLabels are the labels of WorkloadKey as the engine groups them.
-var workloadLabels = []string{schema.LabelNamespace, LabelWorkloadKind, LabelWorkload, schema.LabelContainer, schema.LabelModel, schema.LabelMIGProfile}
+var workloadLabels = []string{signals.LabelNamespace, LabelWorkloadKind, LabelWorkload, signals.LabelContainer, signals.LabelModel, signals.LabelMIGProfile}
 
 func workloadKeyOf(m model.Metric) WorkloadKey {
-	return WorkloadKey{Ref: workload.Ref{Kind: string(m[LabelWorkloadKind]), Namespace: string(m[schema.LabelNamespace]), Name: string(m[LabelWorkload]), Container: string(m[schema.LabelContainer])}, Model: string(m[schema.LabelModel]), MIGProfile: string(m[schema.LabelMIGProfile])}
+	return WorkloadKey{Ref: workload.Ref{Kind: string(m[LabelWorkloadKind]), Namespace: string(m[signals.LabelNamespace]), Name: string(m[LabelWorkload]), Container: string(m[signals.LabelContainer])}, Model: string(m[signals.LabelModel]), MIGProfile: string(m[signals.LabelMIGProfile])}
 }
 
 // workloadPerStep holds what only a per-step aggregation can tell: the
@@ -78,7 +77,7 @@ type workloadPerStep struct {
 // a workload (its allocation steps, GPU-hours, pooled average, sample
 // counts, peak) is a sum or maximum over its allocations' figures, which
 // workloads() composes exactly, so it costs no query of its own.
-func (a *analysis) workloadQueries(sch schema.Schema) []namedQuery {
+func (a *analysis) workloadQueries(sch signals.Schema) []namedQuery {
 	wk := by(workloadLabels)
 	perStep := func(agg, expr string) string { return agg + " by " + wk + " (" + withWorkload(expr) + ")" }
 	quantile := func(q float64, expr string) string {
@@ -184,7 +183,7 @@ func (a *analysis) workloads() []Workload {
 // allocationPresence is the schema's allocations where only which series
 // exist at each step matters: its AllocationPresence where it has a
 // cheaper expression for that, else its Allocation.
-func allocationPresence(sch schema.Schema) string {
+func allocationPresence(sch signals.Schema) string {
 	if p, ok := sch.(interface{ AllocationPresence() string }); ok {
 		return p.AllocationPresence()
 	}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/signals/native"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
@@ -99,7 +99,7 @@ func TestWorkloadAcrossPodGenerations(t *testing.T) {
 	container{node: "node-2", uuid: "GPU-2", model: a100, ns: "shop", pod: newPod, sharing: "none", share: 1,
 		util: constant(0.09), mem: constant(6 * gib)}.write(t, f, 91, 240)
 	src := f.commit(t)
-	res, err := Analyze(context.Background(), src, schema.Native{}, window)
+	res, err := Analyze(context.Background(), src, native.Schema{}, window)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestPodOwnersFromKubeStateMetrics(t *testing.T) {
 	f.series(t, ksm("kube_replicaset_owner", "replicaset", "web-7d9f8b6c4d", "owner_kind", "Deployment", "owner_name", "web", "owner_is_controller", "true"), 1, 100, constant(1))
 	f.series(t, ksm("kube_job_owner", "job_name", "nightly-29500000", "owner_kind", "CronJob", "owner_name", "nightly", "owner_is_controller", "true"), 1, 240, constant(1))
 	src := f.commit(t)
-	res, err := Analyze(context.Background(), src, schema.Native{}, window)
+	res, err := Analyze(context.Background(), src, native.Schema{}, window)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
 	"slices"
 	"strings"
 	"time"
@@ -11,7 +12,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/plan"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -192,7 +192,7 @@ func (s *Session) clusters(ctx context.Context, noData error, what string) ([]st
 // read once for the analysis, the plan and the quotas (a report makes an
 // analysis and a plan): reading them reads every sample of a series per
 // GPU.
-func (s *Session) clusterValues(ctx context.Context, sch schema.Schema) ([]string, error) {
+func (s *Session) clusterValues(ctx context.Context, sch signals.Schema) ([]string, error) {
 	if s.windowClusters == nil {
 		cs, err := query.ClusterValues(ctx, s.src, sch, s.window, s.cfg.ClusterLabel)
 		if err != nil {

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
 	"log/slog"
 	"os"
 	"slices"
@@ -12,7 +13,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -24,7 +24,7 @@ type Session struct {
 	src        source.Source
 	close      func() error
 	window     query.Window
-	schema     schema.Schema // nil until named or detected
+	schema     signals.Schema // nil until named or detected
 	thresholds criteria.Config
 	prices     *recommend.Prices
 	// members are the clusters Config.Contexts and AllContexts name; nil
@@ -94,7 +94,7 @@ func settle(cfg Config) (*Session, error) {
 	}
 	s.window = w
 	if cfg.Schema != "" && cfg.Schema != SchemaAuto {
-		if s.schema, err = schema.ByName(cfg.Schema); err != nil {
+		if s.schema, err = source.SchemaByName(cfg.Schema); err != nil {
 			return nil, &InputError{Input: InputSchema, Err: err}
 		}
 	}
@@ -218,11 +218,11 @@ func (s *Session) ClusterNotes() []string { return slices.Clone(s.clusterNotes) 
 
 // resolveSchema names the schema, detecting it once when the config left
 // it to the data.
-func (s *Session) resolveSchema(ctx context.Context) (schema.Schema, error) {
+func (s *Session) resolveSchema(ctx context.Context) (signals.Schema, error) {
 	if s.schema != nil {
 		return s.schema, nil
 	}
-	sch, err := schema.Detect(ctx, s.src, s.window.Start, s.window.End)
+	sch, err := source.Detect(ctx, s.src, s.window.Start, s.window.End)
 	if err != nil {
 		return nil, err
 	}

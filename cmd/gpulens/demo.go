@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/signals/native"
 	"io"
 	"os"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/analyzer/report"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/session"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/cmd/gpulens/internal/progress"
@@ -149,7 +149,7 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 		int(dur/o.step)+1, samples.Load(), time.Since(t0).Seconds())
 
 	t1 := time.Now()
-	s, err := session.New(ctx, db, session.Config{Schema: schema.NameNative, Start: start, End: end, Step: o.step,
+	s, err := session.New(ctx, db, session.Config{Schema: native.SchemaName, Start: start, End: end, Step: o.step,
 		NoKubernetes: "the demo simulates its fleet, with no cluster", Observer: newProgressLine(stderr, o.quiet)})
 	if err != nil {
 		return err

@@ -16,7 +16,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/plan"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/session"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
@@ -64,7 +63,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.remote.Timeout, "timeout", 2*time.Minute, "Timeout of one query")
 	fs.IntVar(&f.remote.Retries, "retries", 2, "Retries of a query after a network error, a 429 or a 5xx")
 	fs.IntVar(&f.maxSamples, "query.max-samples", 0, "The most samples one query may load: the analysis is split into shards of nodes and namespaces that each stay under it (0: 40M, under the 50M of Prometheus's --query.max-samples default; set it to the server's limit, e.g. VictoriaMetrics' -search.maxSamplesPerQuery). With --data-dir also the engine's own limit (0: 50M)")
-	fs.StringVar(&f.schema, "schema", session.SchemaAuto, "Metric schema: auto, "+strings.Join(schema.Names(), " or "))
+	fs.StringVar(&f.schema, "schema", session.SchemaAuto, "Metric schema: auto, "+strings.Join(source.SchemaNames(), " or "))
 	fs.StringVar(&f.since, "since", "7d", "Length of the window, ending at --until (e.g. 36h, 7d, 2w)")
 	fs.StringVar(&f.until, "until", "", "End of the window, RFC 3339 (default: now)")
 	fs.DurationVar(&f.step, "step", time.Minute, "Resolution the window is read at: the scrape interval, or longer")

@@ -16,7 +16,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/schema"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
 )
@@ -433,8 +432,8 @@ func TestDCGMSinkThroughTSDB(t *testing.T) {
 				}); err != nil {
 				t.Fatal(err)
 			}
-			sch, err := schema.Detect(ctx, db, dcgmStart, end)
-			if err != nil || sch.Name() != schema.NameDCGM {
+			sch, err := source.Detect(ctx, db, dcgmStart, end)
+			if err != nil || sch.Name() != dcgmfields.SchemaName {
 				t.Fatalf("detected %v, %v; want dcgm-exporter", sch, err)
 			}
 			res, err := query.Analyze(ctx, db, sch, query.Window{Start: dcgmStart, End: end})

@@ -1,6 +1,8 @@
-package schema
+package native
 
-import "github.com/gpulens/gpulens/signals"
+import (
+	"github.com/gpulens/gpulens/signals"
+)
 
 // Scraped through a prometheus-operator ServiceMonitor or PodMonitor with
 // honorLabels: false (the GPU Operator's default for dcgm-exporter),

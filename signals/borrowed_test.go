@@ -1,7 +1,9 @@
-package schema
+package signals_test
 
 import (
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/native"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,7 +20,7 @@ func TestNativeSliceUtilizationFromDCGM(t *testing.T) {
 		a100 = `node="n",gpu="0",uuid="GPU-a",model="NVIDIA A100-SXM4-80GB"`
 		h100 = `node="n",gpu="1",uuid="GPU-h",model="NVIDIA H100 80GB HBM3"`
 	)
-	native := "gpulens_gpu_info{" + a100 + `,mig_mode="true"} 1
+	nativeSrc := "gpulens_gpu_info{" + a100 + `,mig_mode="true"} 1
 gpulens_gpu_info{` + h100 + `,mig_mode="true"} 1
 gpulens_mig_compute_slices{` + a100 + `,gpu_instance="1",mig_profile="3g.40gb"} 3
 gpulens_mig_compute_slices{` + a100 + `,gpu_instance="2",mig_profile="1g.10gb"} 1
@@ -31,13 +33,13 @@ gpulens_container_gpu_utilization_ratio{` + h100 + `,namespace="team-c",pod="llm
 `
 	// dcgm-exporter's labels for the same instances (its pod mapping
 	// names the same tenants; the join never reads them).
-	dcgm := func(gpu, uuid, model, gi, profile, pod string, v float64) string {
+	dcgmSrc := func(gpu, uuid, model, gi, profile, pod string, v float64) string {
 		return fmt.Sprintf(`DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu=%q,UUID=%q,pci_bus_id="00000000:07:00.0",device="nvidia%s",modelName=%q,Hostname="n",GPU_I_PROFILE=%q,GPU_I_ID=%q,DCGM_FI_DRIVER_VERSION="535.104.12",container="main",namespace="x",pod=%q} %g`+"\n",
 			gpu, uuid, gpu, model, profile, gi, pod, v)
 	}
-	both := native + dcgm("0", "GPU-a", "NVIDIA A100-SXM4-80GB", "1", "3g.40gb", "ocr-0", 0.5) +
-		dcgm("0", "GPU-a", "NVIDIA A100-SXM4-80GB", "2", "1g.10gb", "asr-0", 0.9) +
-		dcgm("1", "GPU-h", "NVIDIA H100 80GB HBM3", "1", "3g.40gb", "llm-0", 0.2)
+	both := nativeSrc + dcgmSrc("0", "GPU-a", "NVIDIA A100-SXM4-80GB", "1", "3g.40gb", "ocr-0", 0.5) +
+		dcgmSrc("0", "GPU-a", "NVIDIA A100-SXM4-80GB", "2", "1g.10gb", "asr-0", 0.9) +
+		dcgmSrc("1", "GPU-h", "NVIDIA H100 80GB HBM3", "1", "3g.40gb", "llm-0", 0.2)
 
 	slice := func(ns, pod, uuid, model, gi, profile string) string {
 		return fmt.Sprintf("node=n,namespace=%s,pod=%s,container=main,uuid=%s,gpu_instance=%s,model=%s,mig_profile=%s", ns, pod, uuid, gi, model, profile)
@@ -48,7 +50,7 @@ gpulens_container_gpu_utilization_ratio{` + h100 + `,namespace="team-c",pod="llm
 		wantSlice []row
 		wantGPU   []row
 	}{
-		{"gpulens alone", native,
+		{"gpulens alone", nativeSrc,
 			[]row{{slice("team-c", "llm-0", "GPU-h", "NVIDIA H100 80GB HBM3", "1", "3g.40gb"), 0.6}},
 			[]row{{"node=n,uuid=GPU-h,model=NVIDIA H100 80GB HBM3", 0.6 * 3 / 7}}},
 		{"with dcgm-exporter", both,
@@ -68,10 +70,10 @@ gpulens_container_gpu_utilization_ratio{` + h100 + `,namespace="team-c",pod="llm
 				t.Fatal(err)
 			}
 			src := loadFixtures(t, f)
-			if got := query(t, src, Native{}.Utilization(), UsageLabels); !rowsNear(got, tt.wantSlice) {
+			if got := query(t, src, native.Schema{}.Utilization(), signals.UsageLabels); !rowsNear(got, tt.wantSlice) {
 				t.Errorf("slice utilization %v, want %v", got, tt.wantSlice)
 			}
-			if got := query(t, src, Native{}.GPUUtilization(), GPULabels); !rowsNear(got, tt.wantGPU) {
+			if got := query(t, src, native.Schema{}.GPUUtilization(), signals.GPULabels); !rowsNear(got, tt.wantGPU) {
 				t.Errorf("GPU utilization %v, want %v", got, tt.wantGPU)
 			}
 		})

@@ -1,44 +1,6 @@
-package schema
+package signals
 
-import (
-	"fmt"
-	"strings"
-
-	"github.com/gpulens/gpulens/signals"
-)
-
-// Label names of the normalised series every Schema produces.
-const (
-	LabelNode        = signals.LabelNode
-	LabelNamespace   = signals.LabelNamespace
-	LabelPod         = signals.LabelPod
-	LabelContainer   = signals.LabelContainer
-	LabelUUID        = signals.LabelUUID
-	LabelGPUInstance = signals.LabelGPUInstance
-	LabelModel       = signals.LabelModel
-	LabelMIGProfile  = signals.LabelMIGProfile
-	LabelSharing     = signals.LabelSharing
-)
-
-// Sharing modes, the values of the sharing label (signals').
-const (
-	SharingNone        = signals.SharingNone
-	SharingTimeSlicing = signals.SharingTimeSlicing
-	SharingMPS         = signals.SharingMPS
-	SharingMIG         = signals.SharingMIG
-)
-
-// Claim labels and allocation paths (signals').
-const (
-	LabelClaimNamespace = signals.LabelClaimNamespace
-	LabelClaim          = signals.LabelClaim
-	LabelDriver         = signals.LabelDriver
-	LabelPool           = signals.LabelPool
-	LabelDevice         = signals.LabelDevice
-
-	AllocationPathDevicePlugin = signals.AllocationPathDevicePlugin
-	AllocationPathDRA          = signals.AllocationPathDRA
-)
+import ()
 
 // AllocationKeyLabels identify one allocation: a container holding (a share of)
 // one physical GPU, or one MIG instance of it.
@@ -111,23 +73,6 @@ type Schema interface {
 	Identifying() []string
 }
 
-// Names lists the schemas ByName knows.
-func Names() []string { return []string{NameNative, NameDCGM} }
-
-// ByName returns the schema called name.
-func ByName(name string) (Schema, error) {
-	switch name {
-	case NameNative:
-		return Native{}, nil
-	case NameDCGM:
-		return DCGM{}, nil
-	default:
-		return nil, fmt.Errorf("unknown schema %q, want one of %s", name, strings.Join(Names(), ", "))
-	}
-}
-
-func by(labels []string) string { return signals.By(labels...) }
-
 // OptionalSignals is a schema whose exporter may be configured without
 // some fields: Optional names, by signal, the metric names any one of
 // which the signal needs. The analysis says which are missing.
@@ -135,7 +80,7 @@ type OptionalSignals interface {
 	Optional() map[string][]string
 }
 
-// Optional signals.
+// Optional
 const (
 	SignalThermal = "thermal"
 )

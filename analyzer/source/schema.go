@@ -1,4 +1,4 @@
-package schema
+package source
 
 import (
 	"context"
@@ -7,19 +7,37 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 )
+
+// SchemaNames lists the schemas SchemaByName knows, in --schema's words.
+func SchemaNames() []string { return []string{native.SchemaName, dcgm.SchemaName} }
+
+// SchemaByName returns the schema called name.
+func SchemaByName(name string) (signals.Schema, error) {
+	switch name {
+	case native.SchemaName:
+		return native.Schema{}, nil
+	case dcgm.SchemaName:
+		return dcgm.Schema{}, nil
+	default:
+		return nil, fmt.Errorf("unknown schema %q, want one of %s", name, strings.Join(SchemaNames(), ", "))
+	}
+}
 
 // Detect picks the schema of the data in [start, end] for --schema auto:
 // native when gpulens's series exist (preferred, as it attributes shared
 // GPUs precisely), otherwise dcgm-exporter. Schema.Name says which was
-// picked so the CLI can tell the user.
-func Detect(ctx context.Context, src source.Source, start, end time.Time) (Schema, error) {
+// picked so the CLI can tell the user. It lives beside the stores because
+// it is a question put to one: which exporter's series does it hold.
+func Detect(ctx context.Context, src Source, start, end time.Time) (signals.Schema, error) {
 	names, err := src.MetricNames(ctx, start, end)
 	if err != nil {
 		return nil, fmt.Errorf("detecting the metric schema: %w", err)
 	}
-	candidates := []Schema{Native{}, DCGM{}}
+	candidates := []signals.Schema{native.Schema{}, dcgm.Schema{}}
 	for _, s := range candidates {
 		for _, n := range s.Identifying() {
 			if slices.Contains(names, n) {

@@ -1,17 +1,22 @@
-package schema
+package signals_test
 
-import "testing"
+import (
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
+	"testing"
+)
 
 // TestQueriesFitVictoriaMetrics: VictoriaMetrics refuses a query longer
 // than -search.maxQueryLen, 16 KiB by default. Every expression the
 // analysis sends is checked here with the widest window wrapper it gets,
 // so that a schema change that outgrows the limit fails here rather than
-// against a user's store. `go test ./analyzer/schema -run FitVictoria -v`
+// against a user's store. `go test ./signals -run FitVictoria -v`
 // prints the lengths.
 func TestQueriesFitVictoriaMetrics(t *testing.T) {
 	const limit = 16 * 1024
-	o := Over{Range: "604800s", Step: "60s", Apply: func(fn, e string) string { return fn + "((" + e + ")[604799999ms:60s])" }}
-	for _, s := range []Schema{Native{}, DCGM{}} {
+	o := signals.Over{Range: "604800s", Step: "60s", Apply: func(fn, e string) string { return fn + "((" + e + ")[604799999ms:60s])" }}
+	for _, s := range []signals.Schema{native.Schema{}, dcgm.Schema{}} {
 		h := s.Health(o)
 		exprs := map[string]string{
 			"allocation": s.Allocation(), "utilization": s.Utilization(), "memory": s.MemoryUsed(), "gpu": s.GPU(),

@@ -1,18 +1,17 @@
-package schema
+package dcgm
 
 import (
 	"fmt"
 
 	"github.com/gpulens/gpulens/signals"
-	"github.com/gpulens/gpulens/signals/dcgm"
 )
 
-// NameDCGM is the schema of NVIDIA's dcgm-exporter.
-const NameDCGM = "dcgm-exporter"
+// SchemaName is the schema of NVIDIA's dcgm-exporter.
+const SchemaName = "dcgm-exporter"
 
 const mib = 1 << 20
 
-// DCGM reads dcgm-exporter's series, as deployed by the GPU Operator with
+// Schema reads dcgm-exporter's series, as deployed by the GPU Operator with
 // its Kubernetes pod mapping on (the pod, namespace and container labels).
 //
 // What dcgm-exporter cannot tell, and how this schema answers:
@@ -32,31 +31,31 @@ const mib = 1 << 20
 //     FB_RESERVED (FB_RESERVED only exists from DCGM 3.1 on, and counts as 0
 //     when absent). On MIG the GPU total is the sum of its instances, so
 //     memory not partitioned into any instance is not counted.
-type DCGM struct{}
+type Schema struct{}
 
-var _ Schema = DCGM{}
+var _ signals.Schema = Schema{}
 
-// Name implements Schema.
-func (DCGM) Name() string { return NameDCGM }
+// Name implements signals.Schema.
+func (Schema) Name() string { return SchemaName }
 
 // norm, union and setLabel are signals', named short: the expressions
 // below are dense.
 var (
-	norm     = dcgm.Norm
+	norm     = Norm
 	setLabel = signals.SetLabel
 )
 
 func union(exprs []string) string { return signals.Union(exprs...) }
 
-func dcgmTenants(field, matchers string) string { return dcgm.Tenants(dcgm.On(field, matchers)) }
+func dcgmTenants(field, matchers string) string { return Tenants(On(field, matchers)) }
 
 // dcgmHeld is dcgmTenants with the co-tenants a flapping pod label names
-// in turn (dcgm.Held).
+// in turn (Held).
 func dcgmHeld(field, matchers string) string {
-	return dcgm.Held(dcgm.On(field, matchers), dcgm.FlapWindow)
+	return Held(On(field, matchers), FlapWindow)
 }
 
-func dcgmDevice(field, matchers string) string { return dcgm.Device(dcgm.On(field, matchers)) }
+func dcgmDevice(field, matchers string) string { return Device(On(field, matchers)) }
 
 // migPresence selects, by metric name, the fields that say a MIG GPU
 // instance is there: FB_USED, or where DCGM reports no memory per instance
@@ -65,7 +64,7 @@ func dcgmDevice(field, matchers string) string { return dcgm.Device(dcgm.On(fiel
 // alone where the other is missing (no profiling module: #310). An
 // instance with both has two series: callers take a max before any
 // arithmetic, which would otherwise leave two series of one label set.
-var migPresence = `__name__=~"` + dcgm.FBUsed + `|` + dcgm.GREngineActive + `"`
+var migPresence = `__name__=~"` + FBUsed + `|` + GREngineActive + `"`
 
 // migTenants are the MIG instances' series that a pod holds (migPresence).
 func migTenants(matchers string) string { return dcgmTenants("", migPresence+", "+matchers) }
@@ -78,18 +77,18 @@ func migInstances(matchers string) string { return "{" + migPresence + ", " + ma
 func migSlices() string {
 	var parts []string
 	for _, g := range signals.SliceGroups {
-		parts = append(parts, fmt.Sprintf("0 * max by %s (%s) + %d", by(GPULabels), norm(migInstances(anyMIG+", "+signals.ModelIn(dcgm.LabelModel, g))), g.Total))
+		parts = append(parts, fmt.Sprintf("0 * max by %s (%s) + %d", by(signals.GPULabels), norm(migInstances(anyMIG+", "+signals.ModelIn(LabelModel, g))), g.Total))
 	}
 	return union(parts)
 }
 
 const (
-	wholeGPU = dcgm.WholeGPU
-	anyMIG   = dcgm.AnyMIG
+	wholeGPU = WholeGPU
+	anyMIG   = AnyMIG
 )
 
-// Allocation implements Schema.
-func (DCGM) Allocation() string {
+// Allocation implements signals.Schema.
+func (Schema) Allocation() string {
 	// A GPU instance's share is its profile's compute slices over its
 	// model's: one selection per slice count, all divided by the model's
 	// total, which keeps the expression within VictoriaMetrics' default
@@ -97,36 +96,36 @@ func (DCGM) Allocation() string {
 	// model group and slice count did not.
 	var slices []string
 	for _, n := range signals.AllSlices() {
-		slices = append(slices, fmt.Sprintf("0 * max by %s (%s) + %d", by(AllocationLabels), norm(migTenants(dcgm.Profile(n))), n))
+		slices = append(slices, fmt.Sprintf("0 * max by %s (%s) + %d", by(signals.AllocationLabels), norm(migTenants(Profile(n))), n))
 	}
-	parts := []string{setLabel("("+union(slices)+") / on (node, uuid) group_left () ("+migSlices()+")", LabelSharing, SharingMIG)}
+	parts := []string{setLabel("("+union(slices)+") / on (node, uuid) group_left () ("+migSlices()+")", signals.LabelSharing, signals.SharingMIG)}
 	// A model whose geometry the catalog lacks: an even split of the GPU's
 	// instances, as the native exporter estimates it, which still sums to
 	// at most 1.
-	unknown := anyMIG + ", " + signals.UnknownModel(dcgm.LabelModel)
+	unknown := anyMIG + ", " + signals.UnknownModel(LabelModel)
 	instances := "count by (node, uuid) (count by (node, uuid, gpu_instance) (" + norm(migInstances(unknown)) + "))"
-	parts = append(parts, setLabel("(0 * max by "+by(AllocationLabels)+" ("+norm(migTenants(unknown))+") + 1)"+
-		" / on (node, uuid) group_left () "+instances, LabelSharing, SharingMIG))
-	pods := norm(dcgmHeld(dcgm.FBUsed, wholeGPU))
-	share := "max by " + by(AllocationLabels) + " (0 * " + pods + " + 1)" +
+	parts = append(parts, setLabel("(0 * max by "+by(signals.AllocationLabels)+" ("+norm(migTenants(unknown))+") + 1)"+
+		" / on (node, uuid) group_left () "+instances, signals.LabelSharing, signals.SharingMIG))
+	pods := norm(dcgmHeld(FBUsed, wholeGPU))
+	share := "max by " + by(signals.AllocationLabels) + " (0 * " + pods + " + 1)" +
 		" / on (node, uuid) group_left () count by (node, uuid) (count by (node, uuid, namespace, pod) (" + pods + "))"
 	parts = append(parts,
-		setLabel("("+share+") == 1", LabelSharing, SharingNone),
-		setLabel("("+share+") < 1", LabelSharing, SharingTimeSlicing))
+		setLabel("("+share+") == 1", signals.LabelSharing, signals.SharingNone),
+		setLabel("("+share+") < 1", signals.LabelSharing, signals.SharingTimeSlicing))
 	return union(parts)
 }
 
 // AllocationPresence is Allocation's series, with its labels but the
 // sharing mode and no meaning in their values, for what reads only which
 // pods held a GPU when (a workload's steps, its pods' owners). It reads a
-// flapping pod label's co-tenants (dcgm.Held) once where the shares read
+// flapping pod label's co-tenants (Held) once where the shares read
 // them four times: on the demo fleet's one-pod layout "workload steps"
 // peaks at 28,858 samples where it took 38,894 (BENCHMARKS.md), and those
 // queries run unsharded.
-func (DCGM) AllocationPresence() string {
+func (Schema) AllocationPresence() string {
 	// A group per side: an instance with both presence fields, or a pod
 	// both labelled and seen around a step, is one series.
-	return "group by " + by(UsageLabels) + " (" + norm(migTenants(anyMIG)) + ") or group by " + by(UsageLabels) + " (" + norm(dcgmHeld(dcgm.FBUsed, wholeGPU)) + ")"
+	return "group by " + by(signals.UsageLabels) + " (" + norm(migTenants(anyMIG)) + ") or group by " + by(signals.UsageLabels) + " (" + norm(dcgmHeld(FBUsed, wholeGPU)) + ")"
 }
 
 // unmappedMiB is how much device memory must be in use, with every
@@ -141,71 +140,71 @@ const unmappedMiB = 1024
 // GPU Operator's default), so every tenant would read as idle. Such a GPU
 // is read as copies: the device's figures, the tenant unknown.
 func unmapped() string {
-	key := by(GPUKey)
-	return "((sum by " + key + " (" + norm(dcgmTenants(dcgm.FBUsed, wholeGPU)) + ") == 0) and on " + key +
-		" (max by " + key + " (" + norm(dcgmDevice(dcgm.FBUsed, wholeGPU)) + ") > " + itoa(unmappedMiB) + "))"
+	key := by(signals.GPUKey)
+	return "((sum by " + key + " (" + norm(dcgmTenants(FBUsed, wholeGPU)) + ") == 0) and on " + key +
+		" (max by " + key + " (" + norm(dcgmDevice(FBUsed, wholeGPU)) + ") > " + itoa(unmappedMiB) + "))"
 }
 
-// Utilization implements Schema. Where the device's GPU_UTIL series sits
+// Utilization implements signals.Schema. Where the device's GPU_UTIL series sits
 // beside per-pod ones (the 2025 per-process layout), a pod's value is its
 // own processes' percent of the GPU, made a fraction of its allocation as
 // gpulens's is (times the pods sharing it), unless the pod rows are
 // unmapped (all 0 beside a busy device: no hostPID), where every pod's
 // value is the device's; elsewhere every pod's value is the device's.
-func (DCGM) Utilization() string {
-	key := by(GPUKey)
-	util := "max by " + by(UsageLabels) + " (" + norm(dcgmTenants(dcgm.GPUUtil, wholeGPU)) + ") / 100"
-	device := "count by " + key + " (" + norm(dcgmDevice(dcgm.GPUUtil, wholeGPU)) + ")"
-	deviceUtil := "max by " + key + " (" + norm(dcgmDevice(dcgm.GPUUtil, wholeGPU)) + ") / 100"
-	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmTenants(dcgm.FBUsed, wholeGPU)) + "))"
+func (Schema) Utilization() string {
+	key := by(signals.GPUKey)
+	util := "max by " + by(signals.UsageLabels) + " (" + norm(dcgmTenants(GPUUtil, wholeGPU)) + ") / 100"
+	device := "count by " + key + " (" + norm(dcgmDevice(GPUUtil, wholeGPU)) + ")"
+	deviceUtil := "max by " + key + " (" + norm(dcgmDevice(GPUUtil, wholeGPU)) + ") / 100"
+	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmTenants(FBUsed, wholeGPU)) + "))"
 	return union([]string{
 		"((" + util + " and on " + key + " " + device + ") unless on " + key + " " + unmapped() + ") * on " + key + " group_left () " + pods,
 		"(0 * " + util + " + on " + key + " group_left () " + deviceUtil + ") and on " + key + " " + unmapped(),
 		// Without a device row every tenant's row is the device's, and
 		// the co-tenants a flapping pod label names in turn get the
 		// device's figure at every step.
-		"(" + deviceFigure(dcgm.GPUUtil) + ") / 100 unless on " + key + " " + device,
-		"max by " + by(UsageLabels) + " (" + norm(dcgmTenants(dcgm.GREngineActive, "")) + ")",
+		"(" + deviceFigure(GPUUtil) + ") / 100 unless on " + key + " " + device,
+		"max by " + by(signals.UsageLabels) + " (" + norm(dcgmTenants(GREngineActive, "")) + ")",
 	})
 }
 
-// MemoryUsed implements Schema.
-func (DCGM) MemoryUsed() string {
-	return fmt.Sprintf("(max by %s (%s) or %s) * %d", by(UsageLabels), norm(dcgmTenants(dcgm.FBUsed, "")), deviceFigure(dcgm.FBUsed), mib)
+// MemoryUsed implements signals.Schema.
+func (Schema) MemoryUsed() string {
+	return fmt.Sprintf("(max by %s (%s) or %s) * %d", by(signals.UsageLabels), norm(dcgmTenants(FBUsed, "")), deviceFigure(FBUsed), mib)
 }
 
 // deviceFigure is, per whole GPU's tenant (dcgmHeld), the highest value of
 // field among the GPU's tenant rows at that step: the device's own figure
 // where every row repeats it (the one-pod and copies layouts).
 func deviceFigure(field string) string {
-	return "0 * max by " + by(UsageLabels) + " (" + norm(dcgmHeld(field, wholeGPU)) + ") + on " + by(GPUKey) +
-		" group_left () max by " + by(GPUKey) + " (" + norm(dcgmTenants(field, wholeGPU)) + ")"
+	return "0 * max by " + by(signals.UsageLabels) + " (" + norm(dcgmHeld(field, wholeGPU)) + ") + on " + by(signals.GPUKey) +
+		" group_left () max by " + by(signals.GPUKey) + " (" + norm(dcgmTenants(field, wholeGPU)) + ")"
 }
 
-// GPU implements Schema. MIG instances and co-tenants' duplicates of the
+// GPU implements signals.Schema. MIG instances and co-tenants' duplicates of the
 // same device collapse onto the physical GPU.
-func (DCGM) GPU() string {
-	return "0 * max by " + by(GPULabels) + " (" + norm("("+dcgm.FBUsed+"{"+wholeGPU+"} or "+migInstances(anyMIG)+")") + ") + 1"
+func (Schema) GPU() string {
+	return "0 * max by " + by(signals.GPULabels) + " (" + norm("("+FBUsed+"{"+wholeGPU+"} or "+migInstances(anyMIG)+")") + ") + 1"
 }
 
-var gpuInstanceLabels = []string{LabelNode, LabelUUID, LabelModel, LabelGPUInstance}
+var gpuInstanceLabels = []string{signals.LabelNode, signals.LabelUUID, signals.LabelModel, signals.LabelGPUInstance}
 
-// GPUUtilization implements Schema.
-func (DCGM) GPUUtilization() string {
+// GPUUtilization implements signals.Schema.
+func (Schema) GPUUtilization() string {
 	var slices []string
 	for _, n := range signals.AllSlices() {
 		slices = append(slices, fmt.Sprintf("max by %s (%s) * %d",
-			by(gpuInstanceLabels), norm(dcgm.GREngineActive+"{"+dcgm.Profile(n)+"}"), n))
+			by(gpuInstanceLabels), norm(GREngineActive+"{"+Profile(n)+"}"), n))
 	}
 	return union([]string{
-		"max by " + by(GPULabels) + " (" + norm(dcgm.GPUUtil+"{"+wholeGPU+"}") + ") / 100",
-		"max by " + by(GPULabels) + " (" + norm(dcgm.GREngineActive+"{"+wholeGPU+"}") + ")",
-		"sum by " + by(GPULabels) + " (" + union(slices) + ") / on (node, uuid, model) group_left () " +
-			signals.MIGTotal(dcgm.GREngineActive, anyMIG+", ", dcgm.LabelModel, norm, GPULabels...),
+		"max by " + by(signals.GPULabels) + " (" + norm(GPUUtil+"{"+wholeGPU+"}") + ") / 100",
+		"max by " + by(signals.GPULabels) + " (" + norm(GREngineActive+"{"+wholeGPU+"}") + ")",
+		"sum by " + by(signals.GPULabels) + " (" + union(slices) + ") / on (node, uuid, model) group_left () " +
+			signals.MIGTotal(GREngineActive, anyMIG+", ", LabelModel, norm, signals.GPULabels...),
 	})
 }
 
-// GPUMemoryTotal implements Schema: FB_USED + FB_FREE + FB_RESERVED,
+// GPUMemoryTotal implements signals.Schema: FB_USED + FB_FREE + FB_RESERVED,
 // each field taken across the GPU's (or instance's) series apart: the
 // highest used, the lowest free. Under the 2025 per-process layout no two
 // fields of a held GPU share a label set (FB_USED is the device's row and
@@ -215,37 +214,41 @@ func (DCGM) GPUUtilization() string {
 // free memory then sits beside the new used memory, even within one label
 // set whose FB_FREE stopped. The lowest free belongs to the same moment as
 // the highest used, so the sum stays the device's.
-func (DCGM) GPUMemoryTotal() string {
+func (Schema) GPUMemoryTotal() string {
 	total := func(labels []string, m string) string {
 		field := func(agg, name string) string { return agg + " by " + by(labels) + " (" + norm(name+"{"+m+"}") + ")" }
-		return field("max", dcgm.FBUsed) + " + " + field("min", dcgm.FBFree) +
-			" + (" + field("max", dcgm.FBReserved) + " or 0 * " + field("max", dcgm.FBUsed) + ")"
+		return field("max", FBUsed) + " + " + field("min", FBFree) +
+			" + (" + field("max", FBReserved) + " or 0 * " + field("max", FBUsed) + ")"
 	}
 	return fmt.Sprintf("(%s) * %d", union([]string{
-		total(GPULabels, wholeGPU),
-		"sum by " + by(GPULabels) + " (" + total(gpuInstanceLabels, anyMIG) + ")",
+		total(signals.GPULabels, wholeGPU),
+		"sum by " + by(signals.GPULabels) + " (" + total(gpuInstanceLabels, anyMIG) + ")",
 	}), mib)
 }
 
-// GPUMemoryUsed implements Schema. Per-pod copies of a device series
+// GPUMemoryUsed implements signals.Schema. Per-pod copies of a device series
 // carry the device's value, so their maximum is the device's; MIG GPUs
 // sum their instances, which do not overlap.
-func (DCGM) GPUMemoryUsed() string {
+func (Schema) GPUMemoryUsed() string {
 	return fmt.Sprintf("(%s) * %d", union([]string{
-		"max by " + by(GPULabels) + " (" + norm(dcgm.FBUsed+"{"+wholeGPU+"}") + ")",
-		"sum by " + by(GPULabels) + " (max by " + by(gpuInstanceLabels) + " (" + norm(dcgm.FBUsed+"{"+anyMIG+"}") + "))",
+		"max by " + by(signals.GPULabels) + " (" + norm(FBUsed+"{"+wholeGPU+"}") + ")",
+		"sum by " + by(signals.GPULabels) + " (max by " + by(gpuInstanceLabels) + " (" + norm(FBUsed+"{"+anyMIG+"}") + "))",
 	}), mib)
 }
 
-// GPUEnergy implements Schema. DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION is in
+// GPUEnergy implements signals.Schema. DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION is in
 // millijoules. With the pod mapping on, the device counter is split across
 // series as pods come and go; taking increase() of the per-GPU maximum
 // (a subquery) keeps it one continuous counter.
-func (DCGM) GPUEnergy(rng, step string) string {
+func (Schema) GPUEnergy(rng, step string) string {
 	return fmt.Sprintf("increase((max by %s (%s))[%s:%s]) / 1000",
-		by(GPULabels), norm(dcgm.TotalEnergy), rng, step)
+		by(signals.GPULabels), norm(TotalEnergy), rng, step)
 }
 
-// Identifying implements Schema: FB_USED, or on a fleet of H100 GPUs in
+// Identifying implements signals.Schema: FB_USED, or on a fleet of H100 GPUs in
 // MIG mode, which has none, the profiling field.
-func (DCGM) Identifying() []string { return []string{dcgm.FBUsed, dcgm.GREngineActive} }
+func (Schema) Identifying() []string { return []string{FBUsed, GREngineActive} }
+
+func by(labels []string) string { return signals.By(labels...) }
+
+var itoa = signals.Itoa

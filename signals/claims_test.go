@@ -1,7 +1,10 @@
-package schema
+package signals_test
 
 import (
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"strings"
 	"testing"
 )
@@ -27,23 +30,23 @@ var draClaims = []string{
 // on a store without DRA series.
 func TestClaims(t *testing.T) {
 	for _, tt := range []struct {
-		schema Schema
+		schema signals.Schema
 		files  []string
 		want   []string
 	}{
-		{Native{}, []string{"testdata/native.dra.prom"}, draClaims},
-		{DCGM{}, []string{"testdata/dcgm-exporter.dra.prom"}, draClaims},
+		{native.Schema{}, []string{"testdata/native.dra.prom"}, draClaims},
+		{dcgm.Schema{}, []string{"testdata/dcgm-exporter.dra.prom"}, draClaims},
 		// Scraped through a ServiceMonitor with honorLabels: false
 		// (relabel.py): the tenant in exported_*, the dra_* labels as
 		// they were.
-		{Native{}, []string{"testdata/native.dra.servicemonitor.prom"}, draClaims},
-		{DCGM{}, []string{"testdata/dcgm-exporter.dra.servicemonitor.prom"}, draClaims},
-		{Native{}, []string{"testdata/native.prom"}, nil},
-		{DCGM{}, []string{"testdata/dcgm-exporter.prom"}, nil},
-		{DCGM{}, []string{"testdata/dcgm-exporter.virtual-gpus-2025.prom"}, nil},
+		{native.Schema{}, []string{"testdata/native.dra.servicemonitor.prom"}, draClaims},
+		{dcgm.Schema{}, []string{"testdata/dcgm-exporter.dra.servicemonitor.prom"}, draClaims},
+		{native.Schema{}, []string{"testdata/native.prom"}, nil},
+		{dcgm.Schema{}, []string{"testdata/dcgm-exporter.prom"}, nil},
+		{dcgm.Schema{}, []string{"testdata/dcgm-exporter.virtual-gpus-2025.prom"}, nil},
 	} {
 		t.Run(tt.schema.Name()+" "+strings.Join(tt.files, ","), func(t *testing.T) {
-			rows := query(t, loadFixtures(t, tt.files...), tt.schema.Claims(), ClaimLabels)
+			rows := query(t, loadFixtures(t, tt.files...), tt.schema.Claims(), signals.ClaimLabels)
 			var got []string
 			for _, r := range rows {
 				if r.value != 1 {
@@ -63,27 +66,27 @@ func TestClaims(t *testing.T) {
 // two tenants of half a GPU each, the A30's 1g.6gb instance as a quarter
 // (4 compute slices), the mixed node's GPUs as whole.
 func TestDRASchemasAgree(t *testing.T) {
-	native := loadFixtures(t, "testdata/native.dra.prom")
-	dcgm := loadFixtures(t, "testdata/dcgm-exporter.dra.prom")
+	nativeSrc := loadFixtures(t, "testdata/native.dra.prom")
+	dcgmSrc := loadFixtures(t, "testdata/dcgm-exporter.dra.prom")
 	for _, sig := range []struct {
 		name string
-		expr func(Schema) string
+		expr func(signals.Schema) string
 		keep []string
 	}{
-		{"allocation", Schema.Allocation, AllocationLabels},
-		{"utilization", Schema.Utilization, UsageLabels},
-		{"memory used", Schema.MemoryUsed, UsageLabels},
+		{"allocation", signals.Schema.Allocation, signals.AllocationLabels},
+		{"utilization", signals.Schema.Utilization, signals.UsageLabels},
+		{"memory used", signals.Schema.MemoryUsed, signals.UsageLabels},
 	} {
 		t.Run(sig.name, func(t *testing.T) {
-			n := query(t, native, sig.expr(Native{}), sig.keep)
-			d := query(t, dcgm, sig.expr(DCGM{}), sig.keep)
+			n := query(t, nativeSrc, sig.expr(native.Schema{}), sig.keep)
+			d := query(t, dcgmSrc, sig.expr(dcgm.Schema{}), sig.keep)
 			if len(n) != 5 || fmt.Sprint(n) != fmt.Sprint(d) {
 				t.Errorf("native %v\ndcgm   %v", n, d)
 			}
 		})
 	}
 	want := map[string]float64{"pod1": 0.5, "pod2": 0.5, "pod-c98945f5d-dnjs6": 0.25, "trainer-0": 1, "infer-7d9f8c6b5-x2k9q": 1}
-	for _, r := range query(t, dcgm, DCGM{}.Allocation(), AllocationLabels) {
+	for _, r := range query(t, dcgmSrc, dcgm.Schema{}.Allocation(), signals.AllocationLabels) {
 		for pod, share := range want {
 			if strings.Contains(r.labels, "pod="+pod+",") && r.value != share {
 				t.Errorf("%s: share %v, want %v", r.labels, r.value, share)

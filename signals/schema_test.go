@@ -1,8 +1,11 @@
-package schema
+package signals_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 	"math"
 	"os"
 	"path/filepath"
@@ -46,13 +49,13 @@ func loadFixtures(t *testing.T, files ...string) *source.Embedded {
 
 func TestByName(t *testing.T) {
 	for _, name := range []string{"native", "dcgm-exporter"} {
-		s, err := ByName(name)
+		s, err := source.SchemaByName(name)
 		if err != nil || s.Name() != name {
-			t.Errorf("ByName(%q) = %v, %v", name, s, err)
+			t.Errorf("source.SchemaByName(%q) = %v, %v", name, s, err)
 		}
 	}
-	if _, err := ByName("dcgm"); err == nil || !strings.Contains(err.Error(), "native, dcgm-exporter") {
-		t.Errorf("ByName(unknown) = %v, want an error listing the schemas", err)
+	if _, err := source.SchemaByName("dcgm"); err == nil || !strings.Contains(err.Error(), "native, dcgm-exporter") {
+		t.Errorf("source.SchemaByName(unknown) = %v, want an error listing the schemas", err)
 	}
 }
 
@@ -63,15 +66,15 @@ func TestDetect(t *testing.T) {
 		want    string
 		wantErr []string
 	}{
-		{"native", []string{"testdata/native.prom"}, NameNative, nil},
-		{"dcgm-exporter", []string{"testdata/dcgm-exporter.prom"}, NameDCGM, nil},
-		{"both prefers native", []string{"testdata/dcgm-exporter.prom", "testdata/native.prom"}, NameNative, nil},
+		{"native", []string{"testdata/native.prom"}, native.SchemaName, nil},
+		{"dcgm-exporter", []string{"testdata/dcgm-exporter.prom"}, dcgm.SchemaName, nil},
+		{"both prefers native", []string{"testdata/dcgm-exporter.prom", "testdata/native.prom"}, native.SchemaName, nil},
 		{"neither", nil, "", []string{"no GPU metrics in embedded TSDB at ", "gpulens_gpu_info", "DCGM_FI_DEV_FB_USED", "native", "dcgm-exporter"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			src := loadFixtures(t, tt.files...)
-			s, err := Detect(context.Background(), src, at.Add(-time.Hour), at.Add(time.Hour))
+			s, err := source.Detect(context.Background(), src, at.Add(-time.Hour), at.Add(time.Hour))
 			if tt.wantErr != nil {
 				if err == nil {
 					t.Fatalf("Detect = %s, want an error", s.Name())
@@ -91,11 +94,11 @@ func TestDetect(t *testing.T) {
 }
 
 // fixtureWindow is the last five minutes up to the fixtures' one scrape.
-var fixtureWindow = Over{Range: "5m", Step: "1m", Apply: func(fn, expr string) string {
+var fixtureWindow = signals.Over{Range: "5m", Step: "1m", Apply: func(fn, expr string) string {
 	return fn + "((" + expr + ")[5m:1m])"
 }}
 
-func expressions(s Schema) map[string]string {
+func expressions(s signals.Schema) map[string]string {
 	return map[string]string{
 		"Allocation": s.Allocation(), "Utilization": s.Utilization(), "MemoryUsed": s.MemoryUsed(),
 		"GPU": s.GPU(), "GPUUtilization": s.GPUUtilization(), "GPUMemoryTotal": s.GPUMemoryTotal(),
@@ -105,7 +108,7 @@ func expressions(s Schema) map[string]string {
 
 func TestExpressionsParse(t *testing.T) {
 	p := parser.NewParser(parser.Options{})
-	for _, s := range []Schema{Native{}, DCGM{}} {
+	for _, s := range []signals.Schema{native.Schema{}, dcgm.Schema{}} {
 		for name, expr := range expressions(s) {
 			e, err := p.ParseExpr(expr)
 			if err != nil {
@@ -151,24 +154,24 @@ func query(t *testing.T, src source.Source, expr string, keep []string) []row {
 // TestSchemasAgree evaluates both schemas over the same fleet, as each
 // exporter reports it, and expects identical normalised answers.
 func TestSchemasAgree(t *testing.T) {
-	native := loadFixtures(t, "testdata/native.prom")
-	dcgm := loadFixtures(t, "testdata/dcgm-exporter.prom")
+	nativeSrc := loadFixtures(t, "testdata/native.prom")
+	dcgmSrc := loadFixtures(t, "testdata/dcgm-exporter.prom")
 	signals := []struct {
 		name string
-		expr func(Schema) string
+		expr func(signals.Schema) string
 		keep []string
 	}{
-		{"allocation", Schema.Allocation, AllocationLabels},
-		{"utilization", Schema.Utilization, UsageLabels},
-		{"memory used", Schema.MemoryUsed, UsageLabels},
-		{"gpu", Schema.GPU, GPULabels},
-		{"gpu utilization", Schema.GPUUtilization, GPULabels},
-		{"gpu memory total", Schema.GPUMemoryTotal, GPULabels},
+		{"allocation", signals.Schema.Allocation, signals.AllocationLabels},
+		{"utilization", signals.Schema.Utilization, signals.UsageLabels},
+		{"memory used", signals.Schema.MemoryUsed, signals.UsageLabels},
+		{"gpu", signals.Schema.GPU, signals.GPULabels},
+		{"gpu utilization", signals.Schema.GPUUtilization, signals.GPULabels},
+		{"gpu memory total", signals.Schema.GPUMemoryTotal, signals.GPULabels},
 	}
 	for _, sig := range signals {
 		t.Run(sig.name, func(t *testing.T) {
-			n := query(t, native, sig.expr(Native{}), sig.keep)
-			d := query(t, dcgm, sig.expr(DCGM{}), sig.keep)
+			n := query(t, nativeSrc, sig.expr(native.Schema{}), sig.keep)
+			d := query(t, dcgmSrc, sig.expr(dcgm.Schema{}), sig.keep)
 			if len(n) == 0 || len(n) != len(d) {
 				t.Fatalf("native %d series, dcgm-exporter %d:\nnative: %v\ndcgm:   %v", len(n), len(d), n, d)
 			}
@@ -184,7 +187,7 @@ func TestSchemasAgree(t *testing.T) {
 func TestDCGMAllocation(t *testing.T) {
 	src := loadFixtures(t, "testdata/dcgm-exporter.prom")
 	got := map[string]row{}
-	for _, r := range query(t, src, DCGM{}.Allocation(), AllocationLabels) {
+	for _, r := range query(t, src, dcgm.Schema{}.Allocation(), signals.AllocationLabels) {
 		for _, part := range strings.Split(r.labels, ",") {
 			if pod, ok := strings.CutPrefix(part, "pod="); ok {
 				got[pod] = r
@@ -223,7 +226,7 @@ func TestDCGMAllocation(t *testing.T) {
 
 func TestDCGMHostnameSpellings(t *testing.T) {
 	src := loadFixtures(t, "testdata/dcgm-exporter.prom")
-	rows := query(t, src, DCGM{}.GPU(), GPULabels)
+	rows := query(t, src, dcgm.Schema{}.GPU(), signals.GPULabels)
 	var nodes []string
 	for _, r := range rows {
 		nodes = append(nodes, strings.Split(r.labels, ",")[0])
@@ -241,13 +244,13 @@ func TestDCGMHostnameSpellings(t *testing.T) {
 // plain scrape: no GPU is allocated to the exporter's own pod.
 func TestRelabelledAgree(t *testing.T) {
 	tests := []struct {
-		schema          Schema
+		schema          signals.Schema
 		plain, scraped  string
 		exporterPodName string
 	}{
-		{Native{}, "testdata/native.prom", "testdata/native.servicemonitor.prom", "gpulens-exporter"},
-		{DCGM{}, "testdata/dcgm-exporter.prom", "testdata/dcgm-exporter.servicemonitor.prom", "nvidia-dcgm-exporter"},
-		{DCGM{}, "testdata/dcgm-exporter.prom", "testdata/dcgm-exporter.honorlabels.prom", "nvidia-dcgm-exporter"},
+		{native.Schema{}, "testdata/native.prom", "testdata/native.servicemonitor.prom", "gpulens-exporter"},
+		{dcgm.Schema{}, "testdata/dcgm-exporter.prom", "testdata/dcgm-exporter.servicemonitor.prom", "nvidia-dcgm-exporter"},
+		{dcgm.Schema{}, "testdata/dcgm-exporter.prom", "testdata/dcgm-exporter.honorlabels.prom", "nvidia-dcgm-exporter"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.scraped, func(t *testing.T) {
@@ -256,21 +259,21 @@ func TestRelabelledAgree(t *testing.T) {
 				if name == "GPUEnergy" {
 					continue // increase() needs two scrapes; the fixtures are one
 				}
-				keep := GPULabels
+				keep := signals.GPULabels
 				switch name {
 				case "GPUAttribution":
-					keep = GPUKey
+					keep = signals.GPUKey
 				case "Allocation":
-					keep = AllocationLabels
+					keep = signals.AllocationLabels
 				case "Utilization", "MemoryUsed":
-					keep = UsageLabels
+					keep = signals.UsageLabels
 				}
 				want, got := query(t, plain, expr, keep), query(t, scraped, expr, keep)
 				if name == "GPUAttribution" && strings.Contains(tt.scraped, "servicemonitor") {
 					// The one intended difference: the relabelling is
 					// seen, on every GPU a tenant holds.
 					for i := range want {
-						want[i].value += AttributionRelabelled
+						want[i].value += signals.AttributionRelabelled
 					}
 				}
 				if len(want) == 0 || fmt.Sprint(want) != fmt.Sprint(got) {
@@ -301,13 +304,13 @@ func TestDCGMLayouts(t *testing.T) {
 		tenants     map[string]tenant
 	}{
 		// Only the last pod listed is mapped: the GPU reads as held whole.
-		{"testdata/dcgm-exporter.no-virtual-gpus.prom", AttributionOneTenant,
+		{"testdata/dcgm-exporter.no-virtual-gpus.prom", signals.AttributionOneTenant,
 			map[string]tenant{"inference-b": {1, 0.5, 20000 * mib}}},
 		// Copies: each tenant gets the device's figures.
-		{"testdata/dcgm-exporter.prom", AttributionCopies,
+		{"testdata/dcgm-exporter.prom", signals.AttributionCopies,
 			map[string]tenant{"inference-a": {0.5, 0.5, 20000 * mib}, "inference-b": {0.5, 0.5, 20000 * mib}}},
 		// Per process: each tenant's own, utilization of its half.
-		{"testdata/dcgm-exporter.virtual-gpus-2025.prom", AttributionPerProcess,
+		{"testdata/dcgm-exporter.virtual-gpus-2025.prom", signals.AttributionPerProcess,
 			map[string]tenant{"inference-a": {0.5, 0.6, 12000 * mib}, "inference-b": {0.5, 0.4, 8000 * mib}}},
 	}
 	for _, tt := range tests {
@@ -329,7 +332,7 @@ func TestDCGMLayouts(t *testing.T) {
 				}
 				return out
 			}
-			share, util, mem := values(DCGM{}.Allocation(), AllocationLabels), values(DCGM{}.Utilization(), UsageLabels), values(DCGM{}.MemoryUsed(), UsageLabels)
+			share, util, mem := values(dcgm.Schema{}.Allocation(), signals.AllocationLabels), values(dcgm.Schema{}.Utilization(), signals.UsageLabels), values(dcgm.Schema{}.MemoryUsed(), signals.UsageLabels)
 			if len(share) != len(tt.tenants) {
 				t.Errorf("tenants %v, want %v", share, tt.tenants)
 			}
@@ -338,14 +341,14 @@ func TestDCGMLayouts(t *testing.T) {
 					t.Errorf("%s: share %v, utilization %v, memory %v; want %+v", pod, share[pod], util[pod], mem[pod], w)
 				}
 			}
-			if got := values(DCGM{}.GPUAttribution(fixtureWindow), GPUKey)[""]; got != tt.attribution {
+			if got := values(dcgm.Schema{}.GPUAttribution(fixtureWindow), signals.GPUKey)[""]; got != tt.attribution {
 				t.Errorf("attribution %v, want %v", got, tt.attribution)
 			}
 			// Whatever the layout, the device's own figures.
-			if got := values(DCGM{}.GPUMemoryTotal(), GPULabels)[""]; got != (20000+60920+640)*mib {
+			if got := values(dcgm.Schema{}.GPUMemoryTotal(), signals.GPULabels)[""]; got != (20000+60920+640)*mib {
 				t.Errorf("memory total %v, want %v", got, (20000+60920+640)*mib)
 			}
-			if got := values(DCGM{}.GPUUtilization(), GPULabels)[""]; got != 0.5 {
+			if got := values(dcgm.Schema{}.GPUUtilization(), signals.GPULabels)[""]; got != 0.5 {
 				t.Errorf("GPU utilization %v, want 0.5", got)
 			}
 		})
@@ -374,10 +377,12 @@ gpulens_mig_sm_active_ratio{` + gpu + `,gpu_instance="1",mig_profile="2g.40gb"} 
 			if err := os.WriteFile(f, []byte(base+tt.extra), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			got := query(t, loadFixtures(t, f), Native{}.GPUUtilization(), GPULabels)
+			got := query(t, loadFixtures(t, f), native.Schema{}.GPUUtilization(), signals.GPULabels)
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Errorf("GPU utilization %v, want %v", got, tt.want)
 			}
 		})
 	}
 }
+
+const mib = 1 << 20

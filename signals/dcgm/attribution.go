@@ -1,0 +1,40 @@
+package dcgm
+
+import (
+	"fmt"
+
+	"github.com/gpulens/gpulens/signals"
+)
+
+// GPUAttribution implements signals.Schema. Per GPU and step, from FB_USED: a
+// device series beside per-pod ones is the 2025 per-process layout; two
+// pods or more without one are copies; one pod alone is one tenant. MIG
+// instances are each their tenant's own. The window's code is the highest
+// that lasted signals.SustainSteps steps in a row: where the data has no staleness
+// markers (a backfill, federation, a copy), a pod that ended stays visible
+// for the lookback beside the one that replaced it, and one such step must
+// not make a whole GPU's week read as copies.
+func (d Schema) GPUAttribution(o signals.Over) string {
+	return o.Apply("max_over_time", fmt.Sprintf("min_over_time((%s)[%s:%s])", d.StepAttribution(), signals.SustainRange(o.Step), o.Step))
+}
+
+// StepAttribution is the attribution code at one step, for readers that
+// apply the sustain rule themselves (query's passes, in Go).
+func (Schema) StepAttribution() string {
+	key := by(signals.GPUKey)
+	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmHeld(FBUsed, wholeGPU)) + "))"
+	device := "count by " + key + " (" + norm(dcgmDevice(FBUsed, wholeGPU)) + ")"
+	mig := "count by " + key + " (" + norm(migTenants(anyMIG)) + ")"
+	// Written so that each signal is read once (PromQL has no variables,
+	// and VictoriaMetrics refuses queries over 16 KiB by default): a held
+	// GPU with a device row is per-process, less one (copies) where its
+	// pod rows are unmapped; without one, one tenant, plus two (copies)
+	// where more than one pod holds it.
+	withDevice := fmt.Sprintf("(%d - ((0 * %s + %d) or 0 * %s)) and on %s %s", signals.AttributionPerProcess, unmapped(),
+		signals.AttributionPerProcess-signals.AttributionCopies, device, key, pods)
+	withoutDevice := fmt.Sprintf("%d + %d * clamp_max(%s - 1, 1)", signals.AttributionOneTenant, signals.AttributionCopies-signals.AttributionOneTenant, pods)
+	return signals.WithRelabelled(union([]string{
+		"(" + withDevice + ") or (" + withoutDevice + ")",
+		"0 * " + mig + " + " + itoa(signals.AttributionPerTenant),
+	}), FBUsed, norm)
+}

@@ -1,0 +1,39 @@
+package dcgm
+
+import (
+	"fmt"
+
+	"github.com/gpulens/gpulens/signals"
+)
+
+// Health implements signals.Schema.
+//
+// DCGM_FI_DEV_XID_ERRORS is a gauge holding the last XID seen, not a
+// counter. An event is a step at which it changed to a non-zero code; the
+// code it holds at the window's start happened before the window, and a
+// series that starts inside the window (an exporter restart, a new pod's
+// copy) carries an old code until it changes. Two events within one step
+// count as one: a lower bound.
+func (Schema) Health(o signals.Over) signals.Health {
+	xidAt := func(offset string) string {
+		return "max by " + by(signals.GPUKey) + " (" + norm(XIDErrors+offset) + ")"
+	}
+	xid := xidAt("")
+	changed := fmt.Sprintf("(%s != %s) > 0", xid, xidAt(" offset "+o.Step))
+	bits := norm(ThrottleReasons())
+	return signals.Health{
+		Down:      fmt.Sprintf("%s == bool %d", xid, XIDFallenOffBus),
+		XIDEvents: o.Apply("sum_over_time", `count_values by (node, uuid) ("xid", `+changed+`)`),
+		// The gauge holds one code at a time, the value the code: each
+		// step at which it changed, whatever the code, as XIDEvents
+		// counts them.
+		XIDRaised: changed,
+		Thermal:   fmt.Sprintf("max by %s (clamp_max(floor(%[2]s / 32) %% 2 + floor(%[2]s / 64) %% 2, 1))", by(signals.GPUKey), bits),
+	}
+}
+
+// Optional implements signals.OptionalSignals: the throttle reasons are outside
+// the GPU Operator's default counters file (dcp-metrics-included.csv).
+func (Schema) Optional() map[string][]string {
+	return map[string][]string{signals.SignalThermal: {ClocksEventReasons, ClockThrottleReasons}}
+}
