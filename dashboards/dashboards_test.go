@@ -23,7 +23,7 @@ const chartDir = "../deploy/helm/gpulens/files/dashboards"
 
 func TestCommittedDashboardsAreGenerated(t *testing.T) {
 	for _, s := range Schemas() {
-		files, err := Generate(s)
+		files, err := Generate(s, DefaultClusterLabel)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +32,7 @@ func TestCommittedDashboardsAreGenerated(t *testing.T) {
 				if err := os.RemoveAll(dir); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := Write(dir, s); err != nil {
+				if _, err := Write(dir, s, DefaultClusterLabel); err != nil {
 					t.Fatal(err)
 				}
 				continue

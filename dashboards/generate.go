@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/prometheus/common/model"
 )
 
 // Tags are on every dashboard, so Grafana lists them together.
@@ -33,12 +35,23 @@ var builders = []struct {
 	{"findings", findingsDashboard},
 }
 
-// Generate builds the dashboards of a schema (native or dcgm-exporter).
-func Generate(schema string) ([]File, error) {
-	s, ok := schemas[schema]
+// DefaultClusterLabel is the label the cluster variable reads unless told
+// otherwise: the external label of Thanos, Mimir and the Prometheus
+// Operator, and the analyzer's --cluster-label default.
+const DefaultClusterLabel = "cluster"
+
+// Generate builds the dashboards of a schema (native or dcgm-exporter) for
+// a store whose clusters are told apart by clusterLabel (the analyzer's
+// --cluster-label): the cluster variable lists its values.
+func Generate(schema, clusterLabel string) ([]File, error) {
+	sch, ok := schemas[schema]
 	if !ok {
 		return nil, fmt.Errorf("unknown schema %q: want one of %v", schema, Schemas())
 	}
+	if !model.LabelName(clusterLabel).IsValidLegacy() {
+		return nil, fmt.Errorf("cluster label %q is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)", clusterLabel)
+	}
+	s := newChart(sch, clusterLabel)
 	var out []File
 	for _, b := range builders {
 		d, err := b.build(s).build(append(slices.Clone(Tags), s.schema()))
@@ -58,8 +71,8 @@ func Generate(schema string) ([]File, error) {
 }
 
 // Write generates a schema's dashboards into dir, creating it.
-func Write(dir, schema string) ([]string, error) {
-	files, err := Generate(schema)
+func Write(dir, schema, clusterLabel string) ([]string, error) {
+	files, err := Generate(schema, clusterLabel)
 	if err != nil {
 		return nil, err
 	}

@@ -175,7 +175,7 @@ func generated(t *testing.T) map[string][]dashboard.Dashboard {
 	t.Helper()
 	out := map[string][]dashboard.Dashboard{}
 	for _, s := range Schemas() {
-		files, err := Generate(s)
+		files, err := Generate(s, DefaultClusterLabel)
 		if err != nil {
 			t.Fatal(err)
 		}

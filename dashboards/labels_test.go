@@ -2,6 +2,7 @@ package dashboards
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/signals/dcgm"
 	"sort"
 	"testing"
 	"time"
@@ -54,7 +55,7 @@ func TestDCGMLabelFallbacks(t *testing.T) {
 			want = append(want, "n1/"+l.wantPod)
 		}
 	}
-	vec, err := db.Query(context.Background(), substitute(dcgmSignals{}.alloc()), at)
+	vec, err := db.Query(context.Background(), substitute(newChart(dcgm.Schema{}, DefaultClusterLabel).alloc()), at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestDCGMLabelFallbacks(t *testing.T) {
 		}
 	}
 	// The free GPU is unallocated, not the exporter's.
-	vec, err = db.Query(context.Background(), substitute("count("+unallocatedGPUs(dcgmSignals{})+")"), at)
+	vec, err = db.Query(context.Background(), substitute("count("+unallocatedGPUs(newChart(dcgm.Schema{}, DefaultClusterLabel))+")"), at)
 	if err != nil || len(vec) != 1 || vec[0].Value != 1 {
 		t.Errorf("unallocated GPUs %v (%v), want 1", vec, err)
 	}

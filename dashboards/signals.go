@@ -4,150 +4,104 @@ import (
 	"fmt"
 
 	"github.com/gpulens/gpulens/signals"
-	metric "github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 )
 
-// chart are the series a dashboard charts, as PromQL over one schema's
-// metrics. Every expression returns the normalised labels node, gpu, uuid
-// and model (plus gpu_instance and mig_profile for MIG instances, and
-// namespace, pod, container and sharing for allocations), whatever the
-// schema calls them, so that the dashboards' legends and groupings are the
-// same on both. Expressions carry the dashboard variables in their
-// selectors ($cluster, $node, $namespace, $pod).
-type chart interface {
-	// schema is the --schema name, used in file names and uids.
-	schema() string
-	// clusterValues, nodeValues, namespaceValues and podValues are the
-	// variables' queries: label_values(), or query_result() of an
-	// expression with the normalised label (see queryVar).
-	clusterValues() string
-	nodeValues() string
-	namespaceValues() string
-	podValues() string
-	// note is a sentence for the description of a panel that reads the
-	// signal ("sm_active", "sm_occupancy", "throttle", "ecc"), where the
-	// exporter's default configuration does not emit it; else "".
-	note(signal string) string
-	// gpus is 1 per physical GPU that answers.
-	gpus() string
-	// gpuUtil is each physical GPU's load: the device's utilization, or on
-	// MIG the slices' activity weighted by their compute share.
-	gpuUtil() string
-	migUtil() string
-	// prof is a GPM/DCGM profiling ratio per GPU: sm_active,
-	// sm_occupancy, tensor_active, dram_active.
-	prof(field string) string
-	// migProf is the same ratio per MIG instance, of the instance.
-	migProf(field string) string
-	memUsed() string
-	memTotal() string
-	migMemUsed() string
-	migMemTotal() string
-	power() string
-	temperature() string
-	// clock has a clock label, sm or memory, in hertz.
-	clock() string
-	// throttle is 1 per GPU and active clocks-event reason (label reason).
-	throttle() string
-	// xidEvents is the number of XID events per GPU (label xid) in
-	// $__rate_interval.
-	xidEvents() string
-	// eccUncorrected is uncorrectable ECC errors per GPU in
-	// $__rate_interval.
-	eccUncorrected() string
-	remappedRows() string
-	remapFailed() string
-	// alloc is each container's share of the physical GPU it holds.
-	alloc() string
-	// used is alloc times the container's measured use of it: its fraction
-	// of the physical GPU.
-	used() string
-	// podMemUsed is the memory each container uses on its GPU.
-	podMemUsed() string
+// chart is one schema's signals (signals/) under the dashboards'
+// variables. It holds no PromQL of its own: every expression is the
+// schema's, the same the analysis and the rules evaluate, in a scope of
+// $cluster (on the store's cluster label) and $node, with the GPU's index
+// kept for legends; the per-pod signals also in $namespace and $pod. So a
+// dashboard and a report never show a team two utilisations.
+type chart struct {
+	// name is the --schema name, used in file names and uids.
+	name string
+	// gpu reads the device signals, pod the tenants', in podScope.
+	gpu, pod signals.Schema
+	podScope signals.Scope
+	// clusterLabel is the store's --cluster-label.
+	clusterLabel string
 }
 
-// Common labels of per-GPU results.
-const gpuBy = "node, gpu, uuid, model"
+// newChart scopes schema s for the dashboards on a store whose clusters
+// are told apart by clusterLabel.
+func newChart(s signals.Schema, clusterLabel string) chart {
+	sc := signals.Scope{Matchers: fmt.Sprintf("%s=~%q", clusterLabel, "$cluster"), Node: "$node", Keep: signals.LabelGPU}
+	pod := sc
+	pod.Namespace, pod.Pod = "$namespace", "$pod"
+	return chart{name: s.Name(), gpu: s.In(sc), pod: s.In(pod), podScope: pod, clusterLabel: clusterLabel}
+}
 
-// schemas are the two sets of dashboards, by --schema name.
-var schemas = map[string]chart{
-	"native":        native{},
-	"dcgm-exporter": dcgmSignals{},
+// withTeam keeps $team_label (namespace, or a team label relabelling put
+// on the series) through the per-pod signals, for the team dashboard.
+func (c chart) withTeam() chart {
+	c.podScope.KeepTenant = "$team_label"
+	c.pod = c.pod.In(c.podScope)
+	return c
+}
+
+// schemas are the two sets of dashboards' schemas, by --schema name.
+var schemas = map[string]signals.Schema{
+	native.SchemaName: native.Schema{},
+	dcgm.SchemaName:   dcgm.Schema{},
 }
 
 // Schemas lists the accepted --schema names.
-func Schemas() []string { return []string{"native", "dcgm-exporter"} }
+func Schemas() []string { return []string{native.SchemaName, dcgm.SchemaName} }
 
-type native struct{}
+func (c chart) schema() string { return c.name }
 
-const (
-	nativeDev = `cluster=~"$cluster", node=~"$node"`
-	nativePod = nativeDev + `, namespace=~"$namespace", pod=~"$pod"`
-)
+// The variables read the normalised labels through query_result(), so a
+// node variable lists dcgm-exporter's hostname and Hostname alike, and the
+// namespace and pod variables list tenants, not the exporter's own pod.
+func (c chart) clusterValues() string {
+	return "query_result(count by (" + c.clusterLabel + ") (" + c.gpu.In(signals.Scope{Keep: c.clusterLabel}).GPU() + "))"
+}
+func (c chart) nodeValues() string {
+	return "query_result(count by (node) (" + c.gpu.In(signals.Scope{Matchers: c.clusterMatcher()}).GPU() + "))"
+}
+func (c chart) namespaceValues() string {
+	return "query_result(count by (namespace) (" + c.gpu.In(signals.Scope{Matchers: c.clusterMatcher(), Node: "$node"}).MemoryUsed() + "))"
+}
+func (c chart) podValues() string {
+	return "query_result(count by (pod) (" + c.gpu.In(signals.Scope{Matchers: c.clusterMatcher(), Node: "$node", Namespace: "$namespace"}).MemoryUsed() + "))"
+}
+func (c chart) clusterMatcher() string { return fmt.Sprintf("%s=~%q", c.clusterLabel, "$cluster") }
 
-func ndev(metric string, extra ...string) string {
-	m := nativeDev
-	for _, e := range extra {
-		m += ", " + e
-	}
-	return metric + "{" + m + "}"
-}
+// note is a sentence for the description of a panel that reads the
+// signal, where the exporter's default configuration does not emit it.
+func (c chart) note(signal string) string { return c.gpu.Note(signal) }
 
-func npod(metric string) string { return metric + "{" + nativePod + "}" }
+// gpus is 1 per physical GPU that answers: a lost GPU is neither
+// allocated nor spare capacity.
+func (c chart) gpus() string { return signals.Answering(c.gpu) }
 
-func (native) schema() string        { return "native" }
-func (native) clusterValues() string { return "label_values(" + metric.GPUInfo + ", cluster)" }
-func (native) nodeValues() string {
-	return `label_values(` + metric.GPUInfo + `{cluster=~"$cluster"}, node)`
-}
-func (native) namespaceValues() string {
-	return `label_values(` + metric.ContainerGPUAllocationRatio + `{cluster=~"$cluster", node=~"$node"}, namespace)`
-}
-func (native) podValues() string {
-	return `label_values(` + metric.ContainerGPUAllocationRatio + `{cluster=~"$cluster", node=~"$node", namespace=~"$namespace"}, pod)`
-}
-func (native) note(string) string { return "" }
+// gpuUtil is each physical GPU's load: the device's utilization, or on
+// MIG the slices' activity weighted by their compute share.
+func (c chart) gpuUtil() string             { return c.gpu.GPUUtilization() }
+func (c chart) migUtil() string             { return c.gpu.MIGUtilization() }
+func (c chart) prof(ratio string) string    { return c.gpu.Profiling(ratio) }
+func (c chart) migProf(ratio string) string { return c.gpu.MIGProfiling(ratio) }
+func (c chart) memUsed() string             { return c.gpu.GPUMemoryUsed() }
+func (c chart) memTotal() string            { return c.gpu.GPUMemoryTotal() }
+func (c chart) migMemUsed() string          { return c.gpu.MIGMemoryUsed() }
+func (c chart) migMemTotal() string         { return c.gpu.MIGMemoryTotal() }
+func (c chart) power() string               { return c.gpu.Power() }
+func (c chart) temperature() string         { return c.gpu.Temperature() }
+func (c chart) clock() string               { return c.gpu.Clock() }
+func (c chart) throttle() string            { return c.gpu.Throttle() }
+func (c chart) xidEvents() string           { return c.gpu.XIDEventsIn("$__rate_interval") }
+func (c chart) eccUncorrected() string      { return c.gpu.ECCUncorrectedIn("$__rate_interval") }
+func (c chart) remappedRows() string        { return c.gpu.RemappedRows() }
+func (c chart) remapFailed() string         { return c.gpu.RemapFailed() }
 
-// gpus counts the GPUs that answer: a lost GPU is neither allocated nor
-// spare capacity, and dcgm-exporter drops its series altogether.
-func (native) gpus() string { return "max by (" + gpuBy + ") (" + ndev(metric.GPUUp) + " == 1)" }
+// alloc is each container's share of the physical GPU it holds.
+func (c chart) alloc() string { return c.pod.Allocation() }
 
-// gpuUtil divides a MIG GPU's weighted slices by its own total: as the
-// exporter read it from NVML, else (an older exporter) internal/mig's for
-// its model (7 on A100 and Hopper, 4 on A30), never a fixed 7.
-func (native) gpuUtil() string {
-	total := "max by (node, uuid) (" + ndev(metric.GPUMIGComputeSlices) + ") or " +
-		signals.MIGTotal(metric.GPUInfo, `cluster=~"$cluster", node=~"$node", mig_mode!="false", `, signals.LabelModel,
-			func(s string) string { return s }, signals.LabelNode, signals.LabelUUID)
-	return fmt.Sprintf("max by (%s) (%s) or sum by (%s) (%s * %s) / on (node, uuid) group_left () (%s)", gpuBy, ndev(metric.GPUUtilizationRatio),
-		gpuBy, ndev(metric.MIGSMActiveRatio), ndev(metric.MIGComputeSlices), total)
-}
-func (native) migUtil() string          { return ndev(metric.MIGSMActiveRatio) }
-func (native) prof(field string) string { return ndev("gpulens_gpu_" + field + "_ratio") }
-func (native) migProf(field string) string {
-	return ndev("gpulens_mig_" + field + "_ratio")
-}
-func (native) memUsed() string     { return ndev(metric.GPUMemoryUsedBytes) }
-func (native) memTotal() string    { return ndev(metric.GPUMemoryTotalBytes) }
-func (native) migMemUsed() string  { return ndev(metric.MIGMemoryUsedBytes) }
-func (native) migMemTotal() string { return ndev(metric.MIGMemoryTotalBytes) }
-func (native) power() string       { return ndev(metric.GPUPowerWatts) }
-func (native) temperature() string { return ndev(metric.GPUTemperatureCelsius) }
-func (native) clock() string       { return ndev(metric.GPUClockHertz) }
-func (native) throttle() string {
-	return ndev(metric.GPUThrottleActive, `reason!~"gpu_idle|applications_clocks_setting|display_clock_setting"`) + " == 1"
-}
-func (native) xidEvents() string {
-	return "increase(" + ndev(metric.GPUXIDErrorsTotal) + "[$__rate_interval])"
-}
-func (native) eccUncorrected() string {
-	return "increase(" + ndev(metric.GPUECCErrorsTotal, `type="uncorrected"`) + "[$__rate_interval])"
-}
-func (native) remappedRows() string { return ndev(metric.GPURemappedRows) }
-func (native) remapFailed() string  { return ndev(metric.GPURowRemapFailed) }
-func (native) alloc() string        { return npod(metric.ContainerGPUAllocationRatio) }
-func (native) used() string {
-	// One utilization series per allocation: method is the only extra label.
-	return npod(metric.ContainerGPUAllocationRatio) + " * ignoring (method) " + npod(metric.ContainerGPUUtilizationRatio)
-}
-func (native) podMemUsed() string { return npod(metric.ContainerGPUMemoryUsedBytes) }
+// used is alloc times the container's measured use of it: its fraction of
+// the physical GPU.
+func (c chart) used() string { return signals.Used(c.pod) }
+
+// podMemUsed is the memory each container uses on its GPU.
+func (c chart) podMemUsed() string { return c.pod.MemoryUsed() }

@@ -32,14 +32,6 @@ const (
 	AttributionRelabelled = 10
 )
 
-// WithRelabelled adds AttributionRelabelled to code, per GPU, where metric
-// (its labels normalised by rename) has series with exported_pod.
-func WithRelabelled(code, metric string, rename func(string) string) string {
-	key := By(GPUKey...)
-	relabelled := "clamp_max(count by " + key + " (" + rename(metric+`{exported_pod!=""}`) + "), 1) * " + Itoa(AttributionRelabelled)
-	return "(" + code + ") + on " + key + " (" + relabelled + " or 0 * (" + code + "))"
-}
-
 // Lookback is Prometheus's default lookback delta: how long a series with
 // no staleness marker stays visible after its last sample.
 const Lookback = 5 * time.Minute

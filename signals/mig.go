@@ -93,18 +93,18 @@ func UnknownModel(label string) string {
 	return label + "!~" + anyOf(all)
 }
 
-// MIGTotal is, per GPU (by), the compute slices of its model: of metric,
-// any series per GPU whose model label is named label, put through rename
-// to normalise its labels. A model the catalog lacks has no series: what
-// depends on it is unknown rather than divided by a guess. matchers, if
-// not empty, narrow metric further ("a=\"b\", "): the engine evaluates a
-// divisor at every step even where the dividend is empty, so leaving out
-// the GPUs known not to be in MIG mode keeps a fleet of whole GPUs from
-// paying for it.
-func MIGTotal(metric, matchers, label string, rename func(string) string, by ...string) string {
+// MIGTotal is, per GPU (by), the compute slices of its model: of the
+// series sel selects, normalised, with the extra matcher it is given (the
+// model's, on the exporter's label called label), any one per GPU. A model
+// the catalog lacks has no series: what depends on it is unknown rather
+// than divided by a guess. sel should narrow the selection to the GPUs
+// that may be in MIG mode: the engine evaluates a divisor at every step
+// even where the dividend is empty, so leaving out the GPUs known not to
+// be keeps a fleet of whole GPUs from paying for it.
+func MIGTotal(sel func(matchers string) string, label string, by ...string) string {
 	var parts []string
 	for _, g := range SliceGroups {
-		parts = append(parts, fmt.Sprintf("0 * %s + %d", rename(metric+"{"+matchers+ModelIn(label, g)+"}"), g.Total))
+		parts = append(parts, fmt.Sprintf("0 * %s + %d", sel(ModelIn(label, g)), g.Total))
 	}
 	return "max by " + By(by...) + " (" + Union(parts...) + ")"
 }

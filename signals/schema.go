@@ -71,6 +71,10 @@ type Schema interface {
 	// Identifying lists the metric names whose presence means the data
 	// came from this schema's exporter, in order of preference.
 	Identifying() []string
+	// In is the same schema with every expression in scope sc.
+	In(sc Scope) Schema
+	// Device is the GPU's own readings, in the same scope.
+	Device
 }
 
 // OptionalSignals is a schema whose exporter may be configured without
@@ -83,4 +87,53 @@ type OptionalSignals interface {
 // Optional
 const (
 	SignalThermal = "thermal"
+)
+
+// Device is what a GPU reports of itself beyond the analysis's signals:
+// the dashboards' panels and the rules read these. Each is per physical
+// GPU (GPULabels), or per MIG instance (GPULabels, gpu_instance and
+// mig_profile) where named so, with the labels said.
+type Device interface {
+	// MIGUtilization is each MIG instance's busy fraction, 0..1.
+	MIGUtilization() string
+	// Profiling is a whole GPU's profiling ratio, 0..1: ProfSMActive,
+	// ProfSMOccupancy, ProfTensorActive or ProfDRAMActive.
+	Profiling(ratio string) string
+	// MIGProfiling is the same ratio per MIG instance, of the instance.
+	MIGProfiling(ratio string) string
+	// MIGMemoryUsed and MIGMemoryTotal are per MIG instance, in bytes.
+	MIGMemoryUsed() string
+	MIGMemoryTotal() string
+	// Power is the board's draw in watts.
+	Power() string
+	// Temperature is the GPU's, in degrees Celsius.
+	Temperature() string
+	// Clock is the SM and memory clocks in hertz, label clock (sm, memory).
+	Clock() string
+	// Throttle is 1 per GPU and active clocks-event reason that costs
+	// performance, label reason (NVML's names: sw_power_cap, ...).
+	Throttle() string
+	// XIDEventsIn is the number of XID events in the trailing range rng,
+	// label xid (the code, or "any" where the exporter cannot tell).
+	XIDEventsIn(rng string) string
+	// ECCUncorrectedIn is the uncorrectable ECC errors in rng.
+	ECCUncorrectedIn(rng string) string
+	// RemappedRows is the rows remapped, label type (correctable,
+	// uncorrectable); RemapFailed is 1 where a remapping failed.
+	RemappedRows() string
+	RemapFailed() string
+	// Note is a sentence for a reader of signal (a Prof* ratio,
+	// NoteThrottle, NoteECC) where the exporter's default configuration
+	// does not emit it; else "".
+	Note(signal string) string
+}
+
+// Profiling ratios (Device.Profiling) and the notes' other signals.
+const (
+	ProfSMActive     = "sm_active"
+	ProfSMOccupancy  = "sm_occupancy"
+	ProfTensorActive = "tensor_active"
+	ProfDRAMActive   = "dram_active"
+	NoteThrottle     = "throttle"
+	NoteECC          = "ecc"
 )

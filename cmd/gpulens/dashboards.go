@@ -7,14 +7,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/prometheus/common/model"
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/dashboards"
 )
 
 type dashboardsOptions struct {
-	out    string
-	schema string
+	out, schema, clusterLabel string
 }
 
 func newDashboardsCmd() *cobra.Command {
@@ -29,12 +29,18 @@ load through its dashboard sidecar.
 Five dashboards: fleet overview, node and GPU detail, team efficiency, workload
 drill-down, and the findings of 'gpulens serve'. Each has a datasource variable
 and variables for cluster, node, namespace and pod. --schema dcgm-exporter charts
-the same things from dcgm-exporter's DCGM_FI_* fields.`,
+the same things from dcgm-exporter's DCGM_FI_* fields. Every panel's expression is
+the one the analyzer evaluates for the same signal, so a dashboard and a report
+show a team the same utilisation. The cluster variable lists the values of
+--cluster-label, the label the analyzer tells a shared store's clusters apart by.`,
 		Example: `  # Write the dashboards for gpulens-exporter's series
   gpulens dashboards --out ./dashboards
 
   # For a cluster that runs NVIDIA's dcgm-exporter
-  gpulens dashboards --out ./dashboards --schema dcgm-exporter`,
+  gpulens dashboards --out ./dashboards --schema dcgm-exporter
+
+  # For a Thanos whose clusters are told apart by a "k8s_cluster" external label
+  gpulens dashboards --out ./dashboards --cluster-label k8s_cluster`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runDashboards(o, c.OutOrStdout())
@@ -43,6 +49,7 @@ the same things from dcgm-exporter's DCGM_FI_* fields.`,
 	f := c.Flags()
 	f.StringVar(&o.out, "out", "", "Directory to write the dashboards to (created if missing)")
 	f.StringVar(&o.schema, "schema", "native", "Metrics the dashboards chart: "+strings.Join(dashboards.Schemas(), ", "))
+	f.StringVar(&o.clusterLabel, "cluster-label", dashboards.DefaultClusterLabel, "Label that names each series' cluster, whose values the cluster variable lists (as the analyzer's --cluster-label)")
 	return c
 }
 
@@ -53,7 +60,10 @@ func runDashboards(o *dashboardsOptions, stdout io.Writer) error {
 	if !slices.Contains(dashboards.Schemas(), o.schema) {
 		return usageError{fmt.Errorf("--schema: %q is not one of %s", o.schema, strings.Join(dashboards.Schemas(), ", "))}
 	}
-	paths, err := dashboards.Write(o.out, o.schema)
+	if !model.LabelName(o.clusterLabel).IsValidLegacy() {
+		return usageError{fmt.Errorf("--cluster-label: %q is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)", o.clusterLabel)}
+	}
+	paths, err := dashboards.Write(o.out, o.schema, o.clusterLabel)
 	if err != nil {
 		return err
 	}

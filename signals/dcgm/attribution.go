@@ -14,27 +14,35 @@ import (
 // markers (a backfill, federation, a copy), a pod that ended stays visible
 // for the lookback beside the one that replaced it, and one such step must
 // not make a whole GPU's week read as copies.
-func (d Schema) GPUAttribution(o signals.Over) string {
-	return o.Apply("max_over_time", fmt.Sprintf("min_over_time((%s)[%s:%s])", d.StepAttribution(), signals.SustainRange(o.Step), o.Step))
+func (s Schema) GPUAttribution(o signals.Over) string {
+	return o.Apply("max_over_time", fmt.Sprintf("min_over_time((%s)[%s:%s])", s.StepAttribution(), signals.SustainRange(o.Step), o.Step))
 }
 
 // StepAttribution is the attribution code at one step, for readers that
 // apply the sustain rule themselves (query's passes, in Go).
-func (Schema) StepAttribution() string {
-	key := by(signals.GPUKey)
-	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmHeld(FBUsed, wholeGPU)) + "))"
-	device := "count by " + key + " (" + norm(dcgmDevice(FBUsed, wholeGPU)) + ")"
-	mig := "count by " + key + " (" + norm(migTenants(anyMIG)) + ")"
+func (s Schema) StepAttribution() string {
+	key := s.by(signals.GPUKey)
+	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(s.held(FBUsed, wholeGPU)) + "))"
+	device := "count by " + key + " (" + norm(s.device(FBUsed, wholeGPU)) + ")"
+	mig := "count by " + key + " (" + norm(s.migTenants(anyMIG)) + ")"
 	// Written so that each signal is read once (PromQL has no variables,
 	// and VictoriaMetrics refuses queries over 16 KiB by default): a held
 	// GPU with a device row is per-process, less one (copies) where its
 	// pod rows are unmapped; without one, one tenant, plus two (copies)
 	// where more than one pod holds it.
-	withDevice := fmt.Sprintf("(%d - ((0 * %s + %d) or 0 * %s)) and on %s %s", signals.AttributionPerProcess, unmapped(),
+	withDevice := fmt.Sprintf("(%d - ((0 * %s + %d) or 0 * %s)) and on %s %s", signals.AttributionPerProcess, s.unmapped(),
 		signals.AttributionPerProcess-signals.AttributionCopies, device, key, pods)
 	withoutDevice := fmt.Sprintf("%d + %d * clamp_max(%s - 1, 1)", signals.AttributionOneTenant, signals.AttributionCopies-signals.AttributionOneTenant, pods)
-	return signals.WithRelabelled(union([]string{
+	return s.withRelabelled(union([]string{
 		"(" + withDevice + ") or (" + withoutDevice + ")",
 		"0 * " + mig + " + " + itoa(signals.AttributionPerTenant),
-	}), FBUsed, norm)
+	}))
+}
+
+// withRelabelled adds AttributionRelabelled to code, per GPU, where
+// FB_USED has series with exported_pod.
+func (s Schema) withRelabelled(code string) string {
+	key := s.by(signals.GPUKey)
+	relabelled := "clamp_max(count by " + key + " (" + Any(s.on(FBUsed, `exported_pod!=""`)) + "), 1) * " + itoa(signals.AttributionRelabelled)
+	return "(" + code + ") + on " + key + " (" + relabelled + " or 0 * (" + code + "))"
 }

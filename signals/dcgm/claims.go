@@ -18,10 +18,10 @@ var dcgmClaimLabels = [][2]string{
 // the fields that say a GPU or GPU instance is there (FB_USED, or on an
 // H100 in MIG mode, which reports no memory per instance, the instance's
 // activity), read as the allocation signal reads its tenants.
-func (Schema) Claims() string {
-	expr := norm(dcgmTenants("", migPresence+", "+LabelDRAClaimName+`!=""`))
+func (s Schema) Claims() string {
+	expr := norm(s.tenants("", migPresence+", "+LabelDRAClaimName+`!=""`))
 	for _, r := range dcgmClaimLabels {
 		expr = `label_replace(` + expr + `, "` + r[0] + `", "$1", "` + r[1] + `", "(.*)")`
 	}
-	return "group by " + by(signals.ClaimLabels) + " (" + expr + ")"
+	return "group by " + s.by(signals.ClaimLabels) + " (" + expr + ")"
 }

@@ -14,13 +14,15 @@ import (
 // series that starts inside the window (an exporter restart, a new pod's
 // copy) carries an old code until it changes. Two events within one step
 // count as one: a lower bound.
-func (Schema) Health(o signals.Over) signals.Health {
+func (s Schema) Health(o signals.Over) signals.Health {
 	xidAt := func(offset string) string {
-		return "max by " + by(signals.GPUKey) + " (" + norm(XIDErrors+offset) + ")"
+		sel := s.on(XIDErrors)
+		sel.Offset = offset
+		return "max by " + s.by(signals.GPUKey) + " (" + Any(sel) + ")"
 	}
 	xid := xidAt("")
-	changed := fmt.Sprintf("(%s != %s) > 0", xid, xidAt(" offset "+o.Step))
-	bits := norm(ThrottleReasons())
+	changed := fmt.Sprintf("(%s != %s) > 0", xid, xidAt(o.Step))
+	bits := norm(s.throttleReasons())
 	return signals.Health{
 		Down:      fmt.Sprintf("%s == bool %d", xid, XIDFallenOffBus),
 		XIDEvents: o.Apply("sum_over_time", `count_values by (node, uuid) ("xid", `+changed+`)`),
@@ -28,12 +30,12 @@ func (Schema) Health(o signals.Over) signals.Health {
 		// step at which it changed, whatever the code, as XIDEvents
 		// counts them.
 		XIDRaised: changed,
-		Thermal:   fmt.Sprintf("max by %s (clamp_max(floor(%[2]s / 32) %% 2 + floor(%[2]s / 64) %% 2, 1))", by(signals.GPUKey), bits),
+		Thermal:   fmt.Sprintf("max by %s (clamp_max(floor(%[2]s / 32) %% 2 + floor(%[2]s / 64) %% 2, 1))", s.by(signals.GPUKey), bits),
 	}
 }
 
 // Optional implements signals.OptionalSignals: the throttle reasons are outside
 // the GPU Operator's default counters file (dcp-metrics-included.csv).
-func (Schema) Optional() map[string][]string {
+func (s Schema) Optional() map[string][]string {
 	return map[string][]string{signals.SignalThermal: {ClocksEventReasons, ClockThrottleReasons}}
 }

@@ -2,6 +2,7 @@ package dcgm
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gpulens/gpulens/signals"
 )
@@ -31,12 +32,15 @@ const mib = 1 << 20
 //     FB_RESERVED (FB_RESERVED only exists from DCGM 3.1 on, and counts as 0
 //     when absent). On MIG the GPU total is the sum of its instances, so
 //     memory not partitioned into any instance is not counted.
-type Schema struct{}
+//
+// Scope narrows every selection (see signals.Scope); the zero Schema
+// reads every series.
+type Schema struct{ Scope signals.Scope }
 
 var _ signals.Schema = Schema{}
 
 // Name implements signals.Schema.
-func (Schema) Name() string { return SchemaName }
+func (s Schema) Name() string { return SchemaName }
 
 // norm, union and setLabel are signals', named short: the expressions
 // below are dense.
@@ -47,15 +51,25 @@ var (
 
 func union(exprs []string) string { return signals.Union(exprs...) }
 
-func dcgmTenants(field, matchers string) string { return Tenants(On(field, matchers)) }
+// on is field's selection in the scope, with raw matchers.
+func (s Schema) on(field string, matchers ...string) Sel {
+	sel := On(field, append([]string{s.Scope.Matchers}, matchers...)...)
+	sel.Node, sel.Namespace, sel.Pod = s.Scope.Node, s.Scope.Namespace, s.Scope.Pod
+	return sel
+}
+
+// by groups by labels and the scope's Keep.
+func (s Schema) by(labels []string) string { return s.Scope.By(labels...) }
+
+func (s Schema) tenants(field, matchers string) string { return Tenants(s.on(field, matchers)) }
 
 // dcgmHeld is dcgmTenants with the co-tenants a flapping pod label names
 // in turn (Held).
-func dcgmHeld(field, matchers string) string {
-	return Held(On(field, matchers), FlapWindow)
+func (s Schema) held(field, matchers string) string {
+	return Held(s.on(field, matchers), FlapWindow)
 }
 
-func dcgmDevice(field, matchers string) string { return Device(On(field, matchers)) }
+func (s Schema) device(field, matchers string) string { return Device(s.on(field, matchers)) }
 
 // migPresence selects, by metric name, the fields that say a MIG GPU
 // instance is there: FB_USED, or where DCGM reports no memory per instance
@@ -67,17 +81,19 @@ func dcgmDevice(field, matchers string) string { return Device(On(field, matcher
 var migPresence = `__name__=~"` + FBUsed + `|` + GREngineActive + `"`
 
 // migTenants are the MIG instances' series that a pod holds (migPresence).
-func migTenants(matchers string) string { return dcgmTenants("", migPresence+", "+matchers) }
+func (s Schema) migTenants(matchers string) string { return s.tenants("", migPresence+", "+matchers) }
 
 // migInstances are every series of the MIG instances (migPresence).
-func migInstances(matchers string) string { return "{" + migPresence + ", " + matchers + "}" }
+func (s Schema) migInstances(matchers string) string {
+	return s.on("", migPresence, matchers).selector()
+}
 
 // migSlices is, per GPU in MIG mode, its model's compute slices
 // (internal/mig), from migPresence; none for a model the catalog lacks.
-func migSlices() string {
+func (s Schema) migSlices() string {
 	var parts []string
 	for _, g := range signals.SliceGroups {
-		parts = append(parts, fmt.Sprintf("0 * max by %s (%s) + %d", by(signals.GPULabels), norm(migInstances(anyMIG+", "+signals.ModelIn(LabelModel, g))), g.Total))
+		parts = append(parts, fmt.Sprintf("0 * max by %s (%s) + %d", s.by(signals.GPULabels), Any(s.on("", migPresence, anyMIG, signals.ModelIn(LabelModel, g))), g.Total))
 	}
 	return union(parts)
 }
@@ -88,7 +104,7 @@ const (
 )
 
 // Allocation implements signals.Schema.
-func (Schema) Allocation() string {
+func (s Schema) Allocation() string {
 	// A GPU instance's share is its profile's compute slices over its
 	// model's: one selection per slice count, all divided by the model's
 	// total, which keeps the expression within VictoriaMetrics' default
@@ -96,18 +112,18 @@ func (Schema) Allocation() string {
 	// model group and slice count did not.
 	var slices []string
 	for _, n := range signals.AllSlices() {
-		slices = append(slices, fmt.Sprintf("0 * max by %s (%s) + %d", by(signals.AllocationLabels), norm(migTenants(Profile(n))), n))
+		slices = append(slices, fmt.Sprintf("0 * max by %s (%s) + %d", s.by(signals.AllocationLabels), norm(s.migTenants(Profile(n))), n))
 	}
-	parts := []string{setLabel("("+union(slices)+") / on (node, uuid) group_left () ("+migSlices()+")", signals.LabelSharing, signals.SharingMIG)}
+	parts := []string{setLabel("("+union(slices)+") / on (node, uuid) group_left () ("+s.migSlices()+")", signals.LabelSharing, signals.SharingMIG)}
 	// A model whose geometry the catalog lacks: an even split of the GPU's
 	// instances, as the native exporter estimates it, which still sums to
 	// at most 1.
 	unknown := anyMIG + ", " + signals.UnknownModel(LabelModel)
-	instances := "count by (node, uuid) (count by (node, uuid, gpu_instance) (" + norm(migInstances(unknown)) + "))"
-	parts = append(parts, setLabel("(0 * max by "+by(signals.AllocationLabels)+" ("+norm(migTenants(unknown))+") + 1)"+
+	instances := "count by (node, uuid) (count by (node, uuid, gpu_instance) (" + norm(s.migInstances(unknown)) + "))"
+	parts = append(parts, setLabel("(0 * max by "+s.by(signals.AllocationLabels)+" ("+norm(s.migTenants(unknown))+") + 1)"+
 		" / on (node, uuid) group_left () "+instances, signals.LabelSharing, signals.SharingMIG))
-	pods := norm(dcgmHeld(FBUsed, wholeGPU))
-	share := "max by " + by(signals.AllocationLabels) + " (0 * " + pods + " + 1)" +
+	pods := norm(s.held(FBUsed, wholeGPU))
+	share := "max by " + s.by(signals.AllocationLabels) + " (0 * " + pods + " + 1)" +
 		" / on (node, uuid) group_left () count by (node, uuid) (count by (node, uuid, namespace, pod) (" + pods + "))"
 	parts = append(parts,
 		setLabel("("+share+") == 1", signals.LabelSharing, signals.SharingNone),
@@ -122,10 +138,10 @@ func (Schema) Allocation() string {
 // them four times: on the demo fleet's one-pod layout "workload steps"
 // peaks at 28,858 samples where it took 38,894 (BENCHMARKS.md), and those
 // queries run unsharded.
-func (Schema) AllocationPresence() string {
+func (s Schema) AllocationPresence() string {
 	// A group per side: an instance with both presence fields, or a pod
 	// both labelled and seen around a step, is one series.
-	return "group by " + by(signals.UsageLabels) + " (" + norm(migTenants(anyMIG)) + ") or group by " + by(signals.UsageLabels) + " (" + norm(dcgmHeld(FBUsed, wholeGPU)) + ")"
+	return "group by " + s.by(signals.UsageLabels) + " (" + norm(s.migTenants(anyMIG)) + ") or group by " + s.by(signals.UsageLabels) + " (" + norm(s.held(FBUsed, wholeGPU)) + ")"
 }
 
 // unmappedMiB is how much device memory must be in use, with every
@@ -139,10 +155,10 @@ const unmappedMiB = 1024
 // (transformation/pidmapper.go), which it cannot read without hostPID (the
 // GPU Operator's default), so every tenant would read as idle. Such a GPU
 // is read as copies: the device's figures, the tenant unknown.
-func unmapped() string {
-	key := by(signals.GPUKey)
-	return "((sum by " + key + " (" + norm(dcgmTenants(FBUsed, wholeGPU)) + ") == 0) and on " + key +
-		" (max by " + key + " (" + norm(dcgmDevice(FBUsed, wholeGPU)) + ") > " + itoa(unmappedMiB) + "))"
+func (s Schema) unmapped() string {
+	key := s.by(signals.GPUKey)
+	return "((sum by " + key + " (" + norm(s.tenants(FBUsed, wholeGPU)) + ") == 0) and on " + key +
+		" (max by " + key + " (" + norm(s.device(FBUsed, wholeGPU)) + ") > " + itoa(unmappedMiB) + "))"
 }
 
 // Utilization implements signals.Schema. Where the device's GPU_UTIL series sits
@@ -151,56 +167,56 @@ func unmapped() string {
 // gpulens's is (times the pods sharing it), unless the pod rows are
 // unmapped (all 0 beside a busy device: no hostPID), where every pod's
 // value is the device's; elsewhere every pod's value is the device's.
-func (Schema) Utilization() string {
-	key := by(signals.GPUKey)
-	util := "max by " + by(signals.UsageLabels) + " (" + norm(dcgmTenants(GPUUtil, wholeGPU)) + ") / 100"
-	device := "count by " + key + " (" + norm(dcgmDevice(GPUUtil, wholeGPU)) + ")"
-	deviceUtil := "max by " + key + " (" + norm(dcgmDevice(GPUUtil, wholeGPU)) + ") / 100"
-	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(dcgmTenants(FBUsed, wholeGPU)) + "))"
+func (s Schema) Utilization() string {
+	key := s.by(signals.GPUKey)
+	util := "max by " + s.by(signals.UsageLabels) + " (" + norm(s.tenants(GPUUtil, wholeGPU)) + ") / 100"
+	device := "count by " + key + " (" + norm(s.device(GPUUtil, wholeGPU)) + ")"
+	deviceUtil := "max by " + key + " (" + norm(s.device(GPUUtil, wholeGPU)) + ") / 100"
+	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(s.tenants(FBUsed, wholeGPU)) + "))"
 	return union([]string{
-		"((" + util + " and on " + key + " " + device + ") unless on " + key + " " + unmapped() + ") * on " + key + " group_left () " + pods,
-		"(0 * " + util + " + on " + key + " group_left () " + deviceUtil + ") and on " + key + " " + unmapped(),
+		"((" + util + " and on " + key + " " + device + ") unless on " + key + " " + s.unmapped() + ") * on " + key + " group_left () " + pods,
+		"(0 * " + util + " + on " + key + " group_left () " + deviceUtil + ") and on " + key + " " + s.unmapped(),
 		// Without a device row every tenant's row is the device's, and
 		// the co-tenants a flapping pod label names in turn get the
 		// device's figure at every step.
-		"(" + deviceFigure(GPUUtil) + ") / 100 unless on " + key + " " + device,
-		"max by " + by(signals.UsageLabels) + " (" + norm(dcgmTenants(GREngineActive, "")) + ")",
+		"(" + s.deviceFigure(GPUUtil) + ") / 100 unless on " + key + " " + device,
+		"max by " + s.by(signals.UsageLabels) + " (" + norm(s.tenants(GREngineActive, "")) + ")",
 	})
 }
 
 // MemoryUsed implements signals.Schema.
-func (Schema) MemoryUsed() string {
-	return fmt.Sprintf("(max by %s (%s) or %s) * %d", by(signals.UsageLabels), norm(dcgmTenants(FBUsed, "")), deviceFigure(FBUsed), mib)
+func (s Schema) MemoryUsed() string {
+	return fmt.Sprintf("(max by %s (%s) or %s) * %d", s.by(signals.UsageLabels), norm(s.tenants(FBUsed, "")), s.deviceFigure(FBUsed), mib)
 }
 
 // deviceFigure is, per whole GPU's tenant (dcgmHeld), the highest value of
 // field among the GPU's tenant rows at that step: the device's own figure
 // where every row repeats it (the one-pod and copies layouts).
-func deviceFigure(field string) string {
-	return "0 * max by " + by(signals.UsageLabels) + " (" + norm(dcgmHeld(field, wholeGPU)) + ") + on " + by(signals.GPUKey) +
-		" group_left () max by " + by(signals.GPUKey) + " (" + norm(dcgmTenants(field, wholeGPU)) + ")"
+func (s Schema) deviceFigure(field string) string {
+	return "0 * max by " + s.by(signals.UsageLabels) + " (" + norm(s.held(field, wholeGPU)) + ") + on " + s.by(signals.GPUKey) +
+		" group_left () max by " + s.by(signals.GPUKey) + " (" + norm(s.tenants(field, wholeGPU)) + ")"
 }
 
 // GPU implements signals.Schema. MIG instances and co-tenants' duplicates of the
 // same device collapse onto the physical GPU.
-func (Schema) GPU() string {
-	return "0 * max by " + by(signals.GPULabels) + " (" + norm("("+FBUsed+"{"+wholeGPU+"} or "+migInstances(anyMIG)+")") + ") + 1"
+func (s Schema) GPU() string {
+	return "0 * max by " + s.by(signals.GPULabels) + " (" + norm("("+s.on(FBUsed, wholeGPU).selector()+" or "+s.migInstances(anyMIG)+")") + ") + 1"
 }
 
 var gpuInstanceLabels = []string{signals.LabelNode, signals.LabelUUID, signals.LabelModel, signals.LabelGPUInstance}
 
 // GPUUtilization implements signals.Schema.
-func (Schema) GPUUtilization() string {
+func (s Schema) GPUUtilization() string {
 	var slices []string
 	for _, n := range signals.AllSlices() {
 		slices = append(slices, fmt.Sprintf("max by %s (%s) * %d",
-			by(gpuInstanceLabels), norm(GREngineActive+"{"+Profile(n)+"}"), n))
+			s.by(gpuInstanceLabels), Any(s.on(GREngineActive, Profile(n))), n))
 	}
 	return union([]string{
-		"max by " + by(signals.GPULabels) + " (" + norm(GPUUtil+"{"+wholeGPU+"}") + ") / 100",
-		"max by " + by(signals.GPULabels) + " (" + norm(GREngineActive+"{"+wholeGPU+"}") + ")",
-		"sum by " + by(signals.GPULabels) + " (" + union(slices) + ") / on (node, uuid, model) group_left () " +
-			signals.MIGTotal(GREngineActive, anyMIG+", ", LabelModel, norm, signals.GPULabels...),
+		"max by " + s.by(signals.GPULabels) + " (" + Any(s.on(GPUUtil, wholeGPU)) + ") / 100",
+		"max by " + s.by(signals.GPULabels) + " (" + Any(s.on(GREngineActive, wholeGPU)) + ")",
+		"sum by " + s.by(signals.GPULabels) + " (" + union(slices) + ") / on (node, uuid, model) group_left () " +
+			signals.MIGTotal(func(m string) string { return Any(s.on(GREngineActive, anyMIG, m)) }, LabelModel, s.Scope.Labels(signals.GPULabels...)...),
 	})
 }
 
@@ -214,25 +230,25 @@ func (Schema) GPUUtilization() string {
 // free memory then sits beside the new used memory, even within one label
 // set whose FB_FREE stopped. The lowest free belongs to the same moment as
 // the highest used, so the sum stays the device's.
-func (Schema) GPUMemoryTotal() string {
+func (s Schema) GPUMemoryTotal() string {
 	total := func(labels []string, m string) string {
-		field := func(agg, name string) string { return agg + " by " + by(labels) + " (" + norm(name+"{"+m+"}") + ")" }
+		field := func(agg, name string) string { return agg + " by " + s.by(labels) + " (" + Any(s.on(name, m)) + ")" }
 		return field("max", FBUsed) + " + " + field("min", FBFree) +
 			" + (" + field("max", FBReserved) + " or 0 * " + field("max", FBUsed) + ")"
 	}
 	return fmt.Sprintf("(%s) * %d", union([]string{
 		total(signals.GPULabels, wholeGPU),
-		"sum by " + by(signals.GPULabels) + " (" + total(gpuInstanceLabels, anyMIG) + ")",
+		"sum by " + s.by(signals.GPULabels) + " (" + total(gpuInstanceLabels, anyMIG) + ")",
 	}), mib)
 }
 
 // GPUMemoryUsed implements signals.Schema. Per-pod copies of a device series
 // carry the device's value, so their maximum is the device's; MIG GPUs
 // sum their instances, which do not overlap.
-func (Schema) GPUMemoryUsed() string {
+func (s Schema) GPUMemoryUsed() string {
 	return fmt.Sprintf("(%s) * %d", union([]string{
-		"max by " + by(signals.GPULabels) + " (" + norm(FBUsed+"{"+wholeGPU+"}") + ")",
-		"sum by " + by(signals.GPULabels) + " (max by " + by(gpuInstanceLabels) + " (" + norm(FBUsed+"{"+anyMIG+"}") + "))",
+		"max by " + s.by(signals.GPULabels) + " (" + Any(s.on(FBUsed, wholeGPU)) + ")",
+		"sum by " + s.by(signals.GPULabels) + " (max by " + s.by(gpuInstanceLabels) + " (" + Any(s.on(FBUsed, anyMIG)) + "))",
 	}), mib)
 }
 
@@ -240,15 +256,33 @@ func (Schema) GPUMemoryUsed() string {
 // millijoules. With the pod mapping on, the device counter is split across
 // series as pods come and go; taking increase() of the per-GPU maximum
 // (a subquery) keeps it one continuous counter.
-func (Schema) GPUEnergy(rng, step string) string {
+func (s Schema) GPUEnergy(rng, step string) string {
 	return fmt.Sprintf("increase((max by %s (%s))[%s:%s]) / 1000",
-		by(signals.GPULabels), norm(TotalEnergy), rng, step)
+		s.by(signals.GPULabels), Any(s.on(TotalEnergy)), rng, step)
 }
 
 // Identifying implements signals.Schema: FB_USED, or on a fleet of H100 GPUs in
 // MIG mode, which has none, the profiling field.
-func (Schema) Identifying() []string { return []string{FBUsed, GREngineActive} }
-
-func by(labels []string) string { return signals.By(labels...) }
+func (s Schema) Identifying() []string { return []string{FBUsed, GREngineActive} }
 
 var itoa = signals.Itoa
+
+// SliceActivity is the graphics-engine activity per MIG GPU instance,
+// 0..1, by node, uuid and gpu_instance: the slice's own busy fraction,
+// which the native schema borrows for a slice gpulens cannot measure.
+func (s Schema) SliceActivity() string {
+	return "max by " + s.by([]string{signals.LabelNode, signals.LabelUUID, signals.LabelGPUInstance}) + " (" + Any(s.on(GREngineActive, LabelGPUInstance+`!=""`)) + ")"
+}
+
+// throttleReasons is the clocks-event bitmask under either field name in
+// the scope, not normalised; a node filter reads either host spelling.
+func (s Schema) throttleReasons() string {
+	if s.Scope.Node == "" {
+		return ThrottleReasons(s.Scope.Matchers)
+	}
+	var hosts []string
+	for _, h := range HostLabels {
+		hosts = append(hosts, ThrottleReasons(s.Scope.Matchers, fmt.Sprintf("%s=~%q", h, s.Scope.Node)))
+	}
+	return "(" + strings.Join(hosts, " or ") + ")"
+}

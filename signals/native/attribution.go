@@ -9,10 +9,10 @@ import (
 // selector over the window reads each sample once. (A per-step form, as
 // the DCGM schema needs, was the costliest query of a large fleet's
 // analysis.)
-func (Schema) GPUAttribution(o signals.Over) string {
-	held := func(matchers string) string {
-		return "max_over_time(" + ContainerGPUAllocationRatio + matchers + "[" + o.Range + "])"
+func (s Schema) GPUAttribution(o signals.Over) string {
+	held := func(matchers ...string) string {
+		return "max_over_time(" + s.sel(ContainerGPUAllocationRatio, matchers...) + "[" + o.Range + "])"
 	}
-	return "max by " + by(signals.GPUKey) + " (0 * " + held(`{exported_pod!=""}`) + " + " + itoa(signals.AttributionPerTenant+signals.AttributionRelabelled) +
-		" or 0 * " + held("") + " + " + itoa(signals.AttributionPerTenant) + ")"
+	return "max by " + s.by(signals.GPUKey) + " (0 * " + held(`exported_pod!=""`) + " + " + itoa(signals.AttributionPerTenant+signals.AttributionRelabelled) +
+		" or 0 * " + held() + " + " + itoa(signals.AttributionPerTenant) + ")"
 }

@@ -7,6 +7,6 @@ import (
 // Claims implements signals.Schema: gpulens-exporter's info family, one series
 // per container and device a ResourceClaim gave it, keyed like the
 // allocation series it joins.
-func (Schema) Claims() string {
-	return "group by " + by(signals.ClaimLabels) + " (" + unexport(ContainerGPUClaimInfo, tenantLabels...) + ")"
+func (s Schema) Claims() string {
+	return "group by " + s.by(signals.ClaimLabels) + " (" + unexport(s.tenant(ContainerGPUClaimInfo), tenantLabels...) + ")"
 }

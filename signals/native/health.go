@@ -19,19 +19,19 @@ import (
 // within the hour before it, so that a scrape gap shorter than that is no
 // new event. Only the application's codes are raised: XIDRaised exists to
 // name the tenant, and a GPU fault's codes are the GPU's.
-func (Schema) Health(o signals.Over) signals.Health {
-	const xid = GPUXIDErrorsTotal
+func (s Schema) Health(o signals.Over) signals.Health {
+	xid := s.sel(GPUXIDErrorsTotal)
 	var raised []string
 	for _, code := range signals.ApplicationXIDs {
-		now := xid + `{xid="` + code + `"}`
+		now := s.sel(GPUXIDErrorsTotal, `xid="`+code+`"`)
 		before := "last_over_time(" + now + "[1h] offset " + o.Step + ")"
-		raised = append(raised, fmt.Sprintf("0 * max by (node, uuid) ((%[1]s - %[2]s) > 0 or (%[1]s unless %[2]s)) + %[3]s", now, before, code))
+		raised = append(raised, fmt.Sprintf("0 * max by "+s.by(signals.GPUKey)+" ((%[1]s - %[2]s) > 0 or (%[1]s unless %[2]s)) + %[3]s", now, before, code))
 	}
 	return signals.Health{
-		Down: "min by " + by(signals.GPUKey) + " (" + GPUUp + ") == bool 0",
-		XIDEvents: fmt.Sprintf("sum by (node, uuid, xid) (clamp_min(max_over_time(%[1]s[%[2]s]) - (last_over_time(%[1]s[5m] offset %[2]s) or 0 * max_over_time(%[1]s[%[2]s])), 0))",
+		Down: "min by " + s.by(signals.GPUKey) + " (" + s.sel(GPUUp) + ") == bool 0",
+		XIDEvents: fmt.Sprintf("sum by "+s.by([]string{"node", "uuid", "xid"})+" (clamp_min(max_over_time(%[1]s[%[2]s]) - (last_over_time(%[1]s[5m] offset %[2]s) or 0 * max_over_time(%[1]s[%[2]s])), 0))",
 			xid, o.Range),
-		XIDRaised: "max by (node, uuid) (" + strings.Join(raised, " or ") + ")",
-		Thermal:   `max by ` + by(signals.GPUKey) + ` (` + GPUThrottleActive + `{reason=~".*thermal.*"})`,
+		XIDRaised: "max by " + s.by(signals.GPUKey) + " (" + strings.Join(raised, " or ") + ")",
+		Thermal:   `max by ` + s.by(signals.GPUKey) + ` (` + s.sel(GPUThrottleActive, `reason=~".*thermal.*"`) + `)`,
 	}
 }
