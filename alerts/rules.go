@@ -39,12 +39,12 @@ type File struct {
 	Groups []Group `yaml:"groups"`
 }
 
-// Prefix starts every alert name (monitoring-mixins: one common prefix).
-const Prefix = "GPULens"
-
-// RunbookBase is where runbook_url anchors point: docs/runbooks.md on the
-// repository's default branch.
-const RunbookBase = "https://github.com/gpulens/gpulens/blob/main/docs/runbooks.md"
+// Prefix and RunbookBase are criteria's: gpulens serve names its own
+// alerts and runbook links with them too.
+const (
+	Prefix      = criteria.AlertPrefix
+	RunbookBase = criteria.RunbookBase
+)
 
 // Files are the generated rule files by name.
 var Files = map[string]func(criteria.Config) File{

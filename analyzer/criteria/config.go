@@ -10,8 +10,6 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
 //go:embed defaults.yaml
@@ -49,7 +47,7 @@ type Config struct {
 	Quota struct {
 		Margin float64 `yaml:"margin" json:"margin"`
 	} `yaml:"quota" json:"quota"`
-	Recommend recommend.Policy `yaml:"recommend" json:"recommend"`
+	Recommend Policy `yaml:"recommend" json:"recommend"`
 }
 
 // DefaultConfig is defaults.yaml.
@@ -92,7 +90,7 @@ func parseConfig(c *Config, data []byte, file string) error {
 	// with it (that one has no line of its own).
 	slices.SortStableFunc(probs, func(a, b problem) int { return cmp.Compare(min(1, lines[b.key]), min(1, lines[a.key])) })
 	for _, p := range probs {
-		return &recommend.FileError{File: file, Line: lines[p.key], Key: p.key, Msg: p.msg}
+		return &FileError{File: file, Line: lines[p.key], Key: p.key, Msg: p.msg}
 	}
 	return nil
 }
@@ -101,14 +99,14 @@ func parseConfig(c *Config, data []byte, file string) error {
 // struct does not have and recording each key's line for validation.
 func decode(n *yaml.Node, v reflect.Value, path, file string, lines map[string]int) error {
 	if n.Kind != yaml.MappingNode {
-		return &recommend.FileError{File: file, Line: n.Line, Key: strings.TrimSuffix(path, "."), Msg: "want a mapping"}
+		return &FileError{File: file, Line: n.Line, Key: strings.TrimSuffix(path, "."), Msg: "want a mapping"}
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		key := path + k.Value
 		f, ok := field(v, k.Value)
 		if !ok {
-			return &recommend.FileError{File: file, Line: k.Line, Key: key, Msg: "unknown key"}
+			return &FileError{File: file, Line: k.Line, Key: key, Msg: "unknown key"}
 		}
 		lines[key] = val.Line
 		if f.Kind() == reflect.Struct {
@@ -118,10 +116,10 @@ func decode(n *yaml.Node, v reflect.Value, path, file string, lines map[string]i
 			continue
 		}
 		if val.Kind != yaml.ScalarNode {
-			return &recommend.FileError{File: file, Line: val.Line, Key: key, Msg: "want a single value"}
+			return &FileError{File: file, Line: val.Line, Key: key, Msg: "want a single value"}
 		}
 		if err := val.Decode(f.Addr().Interface()); err != nil {
-			return &recommend.FileError{File: file, Line: val.Line, Key: key, Msg: fmt.Sprintf("want a %s, got %q", f.Kind(), val.Value)}
+			return &FileError{File: file, Line: val.Line, Key: key, Msg: fmt.Sprintf("want a %s, got %q", f.Kind(), val.Value)}
 		}
 	}
 	return nil

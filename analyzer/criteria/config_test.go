@@ -3,15 +3,13 @@ package criteria
 import (
 	"strings"
 	"testing"
-
-	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
 func TestDefaultConfig(t *testing.T) {
 	c := DefaultConfig()
 	if c.MinCoverage != 0.5 || c.Idle.MaxAvgUtilization != 0.05 || c.Underused.MaxAvgUtilization != 0.6 ||
 		c.OOMRisk.WarningRatio != 0.9 || c.OOMRisk.CriticalRatio != 1 || c.Unallocated.MinRatio != 0.5 ||
-		c.Recommend != recommend.DefaultPolicy() {
+		c.Recommend != DefaultPolicy() {
 		t.Errorf("defaults: %+v", c)
 	}
 }
@@ -21,7 +19,7 @@ func TestLoadConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Idle.MaxAvgUtilization != 0.02 || c.Recommend.MIGShare != recommend.ShareMemory || c.Idle.MinHeldHours != 4 {
+	if c.Idle.MaxAvgUtilization != 0.02 || c.Recommend.MIGShare != ShareMemory || c.Idle.MinHeldHours != 4 {
 		t.Errorf("override: %+v", c)
 	}
 	tests := []struct{ file, want string }{

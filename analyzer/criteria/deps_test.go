@@ -13,6 +13,8 @@ func TestIsALeaf(t *testing.T) {
 		"github.com/gpulens/gpulens/analyzer/findings",
 		"github.com/gpulens/gpulens/analyzer/inventory",
 		"github.com/gpulens/gpulens/analyzer/query",
+		"github.com/gpulens/gpulens/analyzer/recommend",
+		"github.com/gpulens/gpulens/signals",
 		"github.com/gpulens/gpulens/analyzer/source",
 		"k8s.io/client-go",
 		"github.com/prometheus/prometheus",

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
 // FuzzParseConfig proves a findings config never panics the parser, that
@@ -34,7 +32,7 @@ func FuzzParseConfig(f *testing.F) {
 			if !strings.HasPrefix(err.Error(), "fuzz.yaml") {
 				t.Fatalf("error %q does not name the file", err)
 			}
-			var fe *recommend.FileError
+			var fe *FileError
 			if errors.As(err, &fe) && fe.Line < 0 {
 				t.Fatalf("error %q has a negative line", err)
 			}

@@ -2,6 +2,7 @@ package recommend
 
 import (
 	"encoding/json"
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"strings"
 	"testing"
 
@@ -42,7 +43,7 @@ func TestRightSizeThroughDRA(t *testing.T) {
 	// as for the device plugin (TestRightSize), but the change is a new
 	// claim template, not a limit.
 	u := Usage{Workload: detector, Model: h100, Sharing: "none", Share: 1, P95Utilization: 0.01, P99MemoryBytes: 2 * gibF, Claim: wholeGPUClaim(t)}
-	r := RightSize(u, DefaultPolicy())
+	r := RightSize(u, criteria.DefaultPolicy())
 	if r == nil || r.Action != ActionMIGProfile || r.RecommendedShare != 1.0/7 {
 		t.Fatalf("got %+v, want a 1g.10gb slice at 1/7", r)
 	}
@@ -183,7 +184,7 @@ func TestChangeClaim(t *testing.T) {
 }
 
 func TestDRARules(t *testing.T) {
-	p := DefaultPolicy()
+	p := criteria.DefaultPolicy()
 	w := workload.Ref{Kind: "Deployment", Namespace: "vision", Name: "x"}
 	claim := func(class, profile string) *dra.Claim {
 		r := dra.Request{Name: "gpu", DeviceClass: class, AllocationMode: dra.ModeExactCount, Count: 1, MIGProfile: profile}
@@ -240,9 +241,9 @@ func TestDRARules(t *testing.T) {
 func TestThroughDRAWithoutSpec(t *testing.T) {
 	w := workload.Ref{Kind: "Deployment", Namespace: "ml", Name: "infer"}
 	u := Usage{Workload: w, Model: "H100-80GB", Sharing: "none", Share: 1, P95Utilization: 0.01, P99MemoryBytes: 1 << 30}
-	plugin := RightSize(u, DefaultPolicy())
+	plugin := RightSize(u, criteria.DefaultPolicy())
 	u.ThroughDRA, u.ClaimNames = true, []string{"ml/infer-x2k9q-gpu"}
-	r := RightSize(u, DefaultPolicy())
+	r := RightSize(u, criteria.DefaultPolicy())
 	if plugin == nil || r == nil || plugin.To != "nvidia.com/mig-1g.10gb" {
 		t.Fatalf("device plugin %+v, DRA %+v", plugin, r)
 	}

@@ -1,7 +1,7 @@
 package recommend
 
 import (
-	"fmt"
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"math"
 
 	"github.com/gpulens/gpulens/signals"
@@ -10,29 +10,9 @@ import (
 // HoursPerMonth is the cloud billing convention: 8760 h / 12.
 const HoursPerMonth = 730
 
-// ShareMode is how a MIG slice's share of its GPU is counted.
-type ShareMode string
-
-const (
-	// ShareCompute counts compute slices, the default: what a slice
-	// denies to other tenants is mostly SMs.
-	ShareCompute ShareMode = "compute"
-	// ShareMemory counts memory slices, for fleets bound by memory.
-	ShareMemory ShareMode = "memory"
-)
-
-// Validate reports an unknown mode.
-func (m ShareMode) Validate() error {
-	switch m {
-	case ShareCompute, ShareMemory:
-		return nil
-	}
-	return fmt.Errorf("mig_share %q: want compute or memory", string(m))
-}
-
-// MIGShare is p's share of a GPU under m.
-func (m ShareMode) MIGShare(p MIGProfile) float64 {
-	if m == ShareMemory {
+// migShare is p's share of a GPU under m.
+func migShare(m criteria.ShareMode, p MIGProfile) float64 {
+	if m == criteria.ShareMemory {
 		return p.MemoryShare()
 	}
 	return p.ComputeShare()
@@ -42,11 +22,11 @@ func (m ShareMode) MIGShare(p MIGProfile) float64 {
 // a whole GPU, 1/replicas for time-slicing and MPS, and for MIG the
 // profile's share under mode. measured is the share the exporter reported;
 // it is used when the profile is not in the catalog.
-func Share(model, sharing, migProfile string, measured float64, mode ShareMode) float64 {
+func Share(model, sharing, migProfile string, measured float64, mode criteria.ShareMode) float64 {
 	if sharing == signals.SharingMIG {
 		if m, ok := LookupModel(model); ok {
 			if p, ok := m.Profile(migProfile); ok {
-				return mode.MIGShare(p)
+				return migShare(mode, p)
 			}
 		}
 	}

@@ -1,22 +1,25 @@
 package recommend
 
-import "testing"
+import (
+	"github.com/gpulens/gpulens/analyzer/criteria"
+	"testing"
+)
 
 func TestShareAndSavings(t *testing.T) {
 	tests := []struct {
 		name                         string
 		model, sharing, profile      string
 		measured                     float64
-		mode                         ShareMode
+		mode                         criteria.ShareMode
 		wantShare                    float64
 		price, recommended, wantSave float64
 	}{
-		{"whole GPU to 1g.10gb", "NVIDIA H100 80GB HBM3", "none", "", 1, ShareCompute, 1, 6.88, 1.0 / 7, 4304.91},
-		{"time-sliced 1/4 to 1/8", "NVIDIA L4", "time-slicing", "", 0.25, ShareCompute, 0.25, 0.80, 0.125, 73},
-		{"3g.40gb counted in sevenths", "NVIDIA A100-SXM4-80GB", "mig", "3g.40gb", 3.0 / 7, ShareCompute, 3.0 / 7, 3.43, 1.0 / 7, 715.4},
-		{"3g.40gb counted in eighths", "NVIDIA A100-SXM4-80GB", "mig", "3g.40gb", 3.0 / 7, ShareMemory, 0.5, 3.43, 0.25, 625.98},
-		{"unknown profile uses the measured share", "NVIDIA A100-SXM4-80GB", "mig", "9g.99gb", 2.0 / 7, ShareMemory, 2.0 / 7, 3.43, 2.0 / 7, 0},
-		{"shared to dedicated costs money", "NVIDIA A100-SXM4-80GB", "time-slicing", "", 0.25, ShareCompute, 0.25, 3.43, 1, -1877.93},
+		{"whole GPU to 1g.10gb", "NVIDIA H100 80GB HBM3", "none", "", 1, criteria.ShareCompute, 1, 6.88, 1.0 / 7, 4304.91},
+		{"time-sliced 1/4 to 1/8", "NVIDIA L4", "time-slicing", "", 0.25, criteria.ShareCompute, 0.25, 0.80, 0.125, 73},
+		{"3g.40gb counted in sevenths", "NVIDIA A100-SXM4-80GB", "mig", "3g.40gb", 3.0 / 7, criteria.ShareCompute, 3.0 / 7, 3.43, 1.0 / 7, 715.4},
+		{"3g.40gb counted in eighths", "NVIDIA A100-SXM4-80GB", "mig", "3g.40gb", 3.0 / 7, criteria.ShareMemory, 0.5, 3.43, 0.25, 625.98},
+		{"unknown profile uses the measured share", "NVIDIA A100-SXM4-80GB", "mig", "9g.99gb", 2.0 / 7, criteria.ShareMemory, 2.0 / 7, 3.43, 2.0 / 7, 0},
+		{"shared to dedicated costs money", "NVIDIA A100-SXM4-80GB", "time-slicing", "", 0.25, criteria.ShareCompute, 0.25, 3.43, 1, -1877.93},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"maps"
 	"os"
 	"slices"
@@ -179,7 +180,7 @@ func parsePrices(base *Prices, data []byte, file string) (*Prices, error) {
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, &FileError{file, root.Line, "", "want a mapping with date, currency, sources, prices, instances and discounts"}
+		return nil, &criteria.FileError{File: file, Line: root.Line, Key: "", Msg: "want a mapping with date, currency, sources, prices, instances and discounts"}
 	}
 	var sourcesSet bool
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -187,27 +188,27 @@ func parsePrices(base *Prices, data []byte, file string) (*Prices, error) {
 		switch k.Value {
 		case "date", "currency":
 			if v.Kind != yaml.ScalarNode || v.Value == "" {
-				return nil, &FileError{file, v.Line, k.Value, "want a string"}
+				return nil, &criteria.FileError{File: file, Line: v.Line, Key: k.Value, Msg: "want a string"}
 			}
 			if k.Value == "date" {
 				out.Date = v.Value
 			} else if v.Value != "USD" {
 				// Every figure downstream is in dollars; converting is the
 				// user's job, silently mixing currencies is not.
-				return nil, &FileError{file, v.Line, k.Value, fmt.Sprintf("only USD is supported, got %q", v.Value)}
+				return nil, &criteria.FileError{File: file, Line: v.Line, Key: k.Value, Msg: fmt.Sprintf("only USD is supported, got %q", v.Value)}
 			} else {
 				out.Currency = v.Value
 			}
 		case "sources":
 			if v.Kind != yaml.SequenceNode {
-				return nil, &FileError{file, v.Line, k.Value, "want a list of strings"}
+				return nil, &criteria.FileError{File: file, Line: v.Line, Key: k.Value, Msg: "want a list of strings"}
 			}
 			if !sourcesSet {
 				out.Sources, sourcesSet = nil, true
 			}
 			for _, s := range v.Content {
 				if s.Kind != yaml.ScalarNode {
-					return nil, &FileError{file, s.Line, k.Value, "want a list of strings"}
+					return nil, &criteria.FileError{File: file, Line: s.Line, Key: k.Value, Msg: "want a list of strings"}
 				}
 				out.Sources = append(out.Sources, s.Value)
 			}
@@ -234,7 +235,7 @@ func parsePrices(base *Prices, data []byte, file string) (*Prices, error) {
 				return nil, err
 			}
 		default:
-			return nil, &FileError{file, k.Line, k.Value, "unknown key (want date, currency, sources, prices, instances or discounts)"}
+			return nil, &criteria.FileError{File: file, Line: k.Line, Key: k.Value, Msg: "unknown key (want date, currency, sources, prices, instances or discounts)"}
 		}
 	}
 	return out, nil
@@ -246,16 +247,16 @@ func parsePrices(base *Prices, data []byte, file string) (*Prices, error) {
 // whose model NVML did not report.
 func modelValues(v *yaml.Node, file, section, what string, ok func(float64) bool, bad string, values map[string]float64, from map[string]string) error {
 	if v.Kind != yaml.MappingNode {
-		return &FileError{file, v.Line, section, "want a mapping of model to " + what}
+		return &criteria.FileError{File: file, Line: v.Line, Key: section, Msg: "want a mapping of model to " + what}
 	}
 	for j := 0; j+1 < len(v.Content); j += 2 {
 		mk, mv := v.Content[j], v.Content[j+1]
 		if mk.Kind != yaml.ScalarNode || strings.TrimSpace(mk.Value) == "" {
-			return &FileError{file, mk.Line, section, "want a GPU model or catalog key, got an empty or non-scalar key"}
+			return &criteria.FileError{File: file, Line: mk.Line, Key: section, Msg: "want a GPU model or catalog key, got an empty or non-scalar key"}
 		}
 		f, err := strconv.ParseFloat(mv.Value, 64)
 		if mv.Kind != yaml.ScalarNode || err != nil || !ok(f) {
-			return &FileError{file, mv.Line, section + "." + mk.Value, fmt.Sprintf("%s, got %q", bad, mv.Value)}
+			return &criteria.FileError{File: file, Line: mv.Line, Key: section + "." + mk.Value, Msg: fmt.Sprintf("%s, got %q", bad, mv.Value)}
 		}
 		key := strings.ToLower(strings.TrimSpace(mk.Value))
 		values[key], from[key] = f, file

@@ -2,6 +2,7 @@ package recommend
 
 import (
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"math"
 
 	"github.com/gpulens/gpulens/analyzer/dra"
@@ -10,7 +11,7 @@ import (
 
 // Release is the change for an idle allocation that cannot be made
 // smaller: give it back, which saves all it costs.
-func Release(u Usage, p Policy, holding string) *Recommendation {
+func Release(u Usage, p criteria.Policy, holding string) *Recommendation {
 	return &Recommendation{
 		Action:       ActionRelease,
 		Workload:     u.Workload,
@@ -24,7 +25,7 @@ func Release(u Usage, p Policy, holding string) *Recommendation {
 // nvidia.com/gpu, or through DRA the gpu.nvidia.com class, keeping the
 // claim's count. It usually costs more: Reliability is then set and the
 // savings are negative.
-func Dedicated(u Usage, p Policy, why string) *Recommendation {
+func Dedicated(u Usage, p criteria.Policy, why string) *Recommendation {
 	current := u.currentShare(p.MIGShare)
 	r := u.retarget(&Recommendation{
 		Action:       ActionDedicatedGPU,
@@ -41,12 +42,12 @@ func Dedicated(u Usage, p Policy, why string) *Recommendation {
 
 // Upsize is the smallest MIG profile that fits u when u's slice is too
 // small, or a dedicated GPU when no slice fits.
-func Upsize(u Usage, p Policy) *Recommendation {
+func Upsize(u Usage, p criteria.Policy) *Recommendation {
 	prof, ok := FitMIG(u, p)
 	if !ok || prof.Whole() {
 		return Dedicated(u, p, fmt.Sprintf("its p99 memory peak of %s and p95 load of %s of the GPU fit no smaller MIG slice with margin", gib(u.P99MemoryBytes), pct(u.Load())))
 	}
-	current, to := u.currentShare(p.MIGShare), p.MIGShare.MIGShare(prof)
+	current, to := u.currentShare(p.MIGShare), migShare(p.MIGShare, prof)
 	if prof.Name == u.MIGProfile || to < current {
 		return nil
 	}
@@ -74,7 +75,7 @@ type Tenant struct {
 // OOM into its own allocation failure; under time-slicing, which has no
 // memory limits, it moves to a GPU of its own. Either way the config's
 // replica count drops to what the device's memory can hold.
-func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Tenant, p Policy) *Recommendation {
+func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Tenant, p criteria.Policy) *Recommendation {
 	need := math.Max(heaviest.P99MemoryBytes, heaviest.ProjectedMemoryBytes) * (1 + p.MemoryMargin)
 	fewer := 0
 	if need > 0 && replicas > 1 {

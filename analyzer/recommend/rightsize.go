@@ -3,6 +3,7 @@ package recommend
 import (
 	"cmp"
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"slices"
 
 	"github.com/gpulens/gpulens/analyzer/dra"
@@ -14,7 +15,7 @@ import (
 // false when the model has no MIG or nothing but the whole GPU would fit
 // and even that does not. "Smallest" is by share under the policy's mode,
 // then by memory, then by compute.
-func FitMIG(u Usage, p Policy) (MIGProfile, bool) {
+func FitMIG(u Usage, p criteria.Policy) (MIGProfile, bool) {
 	m, ok := LookupModel(u.Model)
 	if !ok || len(m.MIG) == 0 {
 		return MIGProfile{}, false
@@ -23,7 +24,7 @@ func FitMIG(u Usage, p Policy) (MIGProfile, bool) {
 	// moved onto one to save money.
 	profiles := slices.DeleteFunc(slices.Clone(m.MIG), MIGProfile.MediaExtension)
 	slices.SortStableFunc(profiles, func(a, b MIGProfile) int {
-		return cmp.Or(cmp.Compare(p.MIGShare.MIGShare(a), p.MIGShare.MIGShare(b)),
+		return cmp.Or(cmp.Compare(migShare(p.MIGShare, a), migShare(p.MIGShare, b)),
 			cmp.Compare(a.MemoryBytes, b.MemoryBytes), cmp.Compare(a.ComputeSlices, b.ComputeSlices))
 	})
 	need, load := u.P99MemoryBytes*(1+p.MemoryMargin), u.Load()
@@ -50,10 +51,10 @@ func migNodeNote(model, profile string, throughDRA bool) string {
 // what u holds: a MIG profile on MIG-capable models, a time-slicing share
 // on the others. Nil when u already holds the smallest that fits, or its
 // model is unknown.
-func RightSize(u Usage, p Policy) *Recommendation {
+func RightSize(u Usage, p criteria.Policy) *Recommendation {
 	current := u.currentShare(p.MIGShare)
 	if prof, ok := FitMIG(u, p); ok {
-		to := p.MIGShare.MIGShare(prof)
+		to := migShare(p.MIGShare, prof)
 		if to >= current || (u.Sharing == signals.SharingMIG && prof.Name == u.MIGProfile) {
 			return nil
 		}
@@ -81,7 +82,7 @@ func RightSize(u Usage, p Policy) *Recommendation {
 
 // timeSlice is the largest replica count (2, 4, 8, ... up to the policy's
 // maximum) at which u's memory and load fit one replica's share.
-func timeSlice(u Usage, p Policy, current float64) *Recommendation {
+func timeSlice(u Usage, p criteria.Policy, current float64) *Recommendation {
 	dev := u.deviceMemory()
 	if dev == 0 {
 		return nil

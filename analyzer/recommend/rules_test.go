@@ -1,6 +1,7 @@
 package recommend
 
 import (
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"strings"
 	"testing"
 
@@ -20,7 +21,7 @@ func TestRightSize(t *testing.T) {
 	tests := []struct {
 		name   string
 		u      Usage
-		policy func(*Policy)
+		policy func(*criteria.Policy)
 		action Action
 		to     string
 		share  float64
@@ -33,7 +34,7 @@ func TestRightSize(t *testing.T) {
 			nil, ActionMIGProfile, "nvidia.com/mig-1g.20gb", 1.0 / 7},
 		{"under memory shares 1g.20gb costs more than 2g.20gb? no: equal eighths, fewer sevenths wins",
 			Usage{Workload: web, Model: h100, Sharing: "none", Share: 1, P95Utilization: 0.05, P99MemoryBytes: 12 * gibF},
-			func(p *Policy) { p.MIGShare = ShareMemory }, ActionMIGProfile, "nvidia.com/mig-1g.20gb", 2.0 / 8},
+			func(p *criteria.Policy) { p.MIGShare = criteria.ShareMemory }, ActionMIGProfile, "nvidia.com/mig-1g.20gb", 2.0 / 8},
 		{"p95 load 30% of the GPU needs 3 sevenths at 80%",
 			Usage{Workload: web, Model: h100, Sharing: "none", Share: 1, P95Utilization: 0.3, P99MemoryBytes: 5 * gibF},
 			nil, ActionMIGProfile, "nvidia.com/mig-3g.40gb", 3.0 / 7},
@@ -51,7 +52,7 @@ func TestRightSize(t *testing.T) {
 			nil, ActionTimeSlicing, "nvidia.com/gpu.shared", 0.25},
 		{"max replicas caps the split",
 			Usage{Workload: web, Model: l4, Sharing: "none", Share: 1, P95Utilization: 0.01, P99MemoryBytes: 1 * gibF},
-			func(p *Policy) { p.MaxReplicas = 2 }, ActionTimeSlicing, "nvidia.com/gpu.shared", 0.5},
+			func(p *criteria.Policy) { p.MaxReplicas = 2 }, ActionTimeSlicing, "nvidia.com/gpu.shared", 0.5},
 		{"an L4 tenant already at 1/4 with 4 GiB stays",
 			Usage{Workload: web, Model: l4, Sharing: "time-slicing", Share: 0.25, P95Utilization: 0.15, P99MemoryBytes: 4 * gibF},
 			nil, "", "", 0},
@@ -76,7 +77,7 @@ func TestRightSize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := DefaultPolicy()
+			p := criteria.DefaultPolicy()
 			if tt.policy != nil {
 				tt.policy(&p)
 			}
@@ -102,7 +103,7 @@ func TestRightSize(t *testing.T) {
 
 func TestPatchForDeployment(t *testing.T) {
 	u := Usage{Workload: web, Model: h100, Sharing: "none", Share: 1, P95Utilization: 0.01, P99MemoryBytes: gibF}
-	r := RightSize(u, DefaultPolicy())
+	r := RightSize(u, criteria.DefaultPolicy())
 	want := `spec:
     template:
         spec:
@@ -129,7 +130,7 @@ func TestPatchForDeployment(t *testing.T) {
 }
 
 func TestReliabilityRules(t *testing.T) {
-	p := DefaultPolicy()
+	p := criteria.DefaultPolicy()
 	shared := Usage{Workload: web, Model: "NVIDIA A100-SXM4-80GB", Sharing: "time-slicing", Share: 0.25, P95Utilization: 0.9, P99MemoryBytes: 30 * gibF,
 		Resources: map[string]int64{"nvidia.com/gpu.shared": 1, "cpu": 4}}
 	d := Dedicated(shared, p, "training-like load")
@@ -157,19 +158,19 @@ func TestReliabilityRules(t *testing.T) {
 }
 
 func TestPolicyValidate(t *testing.T) {
-	for _, bad := range []func(*Policy){
-		func(p *Policy) { p.MemoryMargin = -0.1 },
-		func(p *Policy) { p.ComputeTarget = 0 },
-		func(p *Policy) { p.MaxReplicas = 1 },
-		func(p *Policy) { p.MIGShare = "sms" },
+	for _, bad := range []func(*criteria.Policy){
+		func(p *criteria.Policy) { p.MemoryMargin = -0.1 },
+		func(p *criteria.Policy) { p.ComputeTarget = 0 },
+		func(p *criteria.Policy) { p.MaxReplicas = 1 },
+		func(p *criteria.Policy) { p.MIGShare = "sms" },
 	} {
-		p := DefaultPolicy()
+		p := criteria.DefaultPolicy()
 		bad(&p)
 		if p.Validate() == nil {
 			t.Errorf("%+v validated", p)
 		}
 	}
-	if err := DefaultPolicy().Validate(); err != nil {
+	if err := criteria.DefaultPolicy().Validate(); err != nil {
 		t.Error(err)
 	}
 }

@@ -2,6 +2,7 @@ package recommend
 
 import (
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/dra"
@@ -80,7 +81,7 @@ func (u Usage) deviceMemory() float64 {
 }
 
 // currentShare is what the allocation is billed for under mode.
-func (u Usage) currentShare(mode ShareMode) float64 {
+func (u Usage) currentShare(mode criteria.ShareMode) float64 {
 	return Share(u.Model, u.Sharing, u.MIGProfile, u.Share, mode)
 }
 

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ func draFindings(t *testing.T) []findings.Finding {
 	req := []dra.Request{{Name: "gpu", DeviceClass: dra.ClassGPU, AllocationMode: dra.ModeExactCount, Count: 1}}
 	idle := func(w workload.Ref, c *dra.Claim) findings.Finding {
 		u := recommend.Usage{Workload: w, Model: "NVIDIA H100 80GB HBM3", Sharing: "none", Share: 1, P95Utilization: 0.01, P99MemoryBytes: 1 << 30, Claim: c}
-		r := recommend.RightSize(u, recommend.DefaultPolicy())
+		r := recommend.RightSize(u, criteria.DefaultPolicy())
 		if r == nil {
 			t.Fatalf("%s: no recommendation", w)
 		}

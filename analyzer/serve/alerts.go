@@ -5,16 +5,16 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpulens/gpulens/alerts"
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/notify"
 )
 
 // AlertnamePrefix starts every alertname gpulens sends, the rule files'
-// prefix too (alerts.Prefix), so that routes and silences match all of
+// prefix too (criteria.AlertPrefix), so that routes and silences match all of
 // gpulens's alerts, from serve and from the rules, with
 // alertname=~"GPULens.*".
-const AlertnamePrefix = alerts.Prefix
+const AlertnamePrefix = criteria.AlertPrefix
 
 // Alertname is the alertname of a finding kind: the prefix, then the
 // kind's hyphen-separated words each with a capital first letter, e.g.
@@ -82,7 +82,7 @@ func alertsOf(fs []findings.Finding, reportURL string) []notify.Alert {
 		a := notify.Alert{Labels: identity(f), Annotations: map[string]string{"summary": f.Summary,
 			// As the rule files' alerts carry them: the section of
 			// docs/runbooks.md for the kind.
-			"runbook_url": alerts.RunbookBase + "#" + strings.ToLower(Alertname(f.Kind))}}
+			"runbook_url": criteria.RunbookBase + "#" + strings.ToLower(Alertname(f.Kind))}}
 		if g.n > 1 {
 			a.Annotations["summary"] = fmt.Sprintf("%s (and %d more like it)", f.Summary, g.n-1)
 		}

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"encoding/json"
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"os"
 	"path/filepath"
 	"strings"
@@ -223,14 +224,14 @@ func TestDRAAnalyzer(t *testing.T) {
 	}
 	idle := func(w workload.Ref, pods ...string) *recommend.Recommendation {
 		return recommend.RightSize(recommend.Usage{Workload: w, Model: h100, Sharing: "none", Share: 1, P95Utilization: 0.01, P99MemoryBytes: 2 << 30,
-			Resources: inv.Pods[inventory.PodKey{Namespace: ns, Name: pods[0]}].GPURequests, Claim: inv.GPUClaimFor(ns, pods, w.Container)}, recommend.DefaultPolicy())
+			Resources: inv.Pods[inventory.PodKey{Namespace: ns, Name: pods[0]}].GPURequests, Claim: inv.GPUClaimFor(ns, pods, w.Container)}, criteria.DefaultPolicy())
 	}
 	slice := recommend.Usage{Workload: ref("Job", "embed"), Model: h100, Sharing: "mig", MIGProfile: "3g.40gb", Share: 3.0 / 7,
 		P95Utilization: 0.2, P99MemoryBytes: 6 << 30, Claim: inv.GPUClaimFor(ns, []string{embed.Name}, "main")}
 	recs := map[string]*recommend.Recommendation{
 		"detector":   idle(ref("Deployment", "detector"), detector.Name),
-		"embed":      recommend.RightSize(slice, recommend.DefaultPolicy()),
-		"embed-gpu":  recommend.Dedicated(slice, recommend.DefaultPolicy(), "training-like load"),
+		"embed":      recommend.RightSize(slice, criteria.DefaultPolicy()),
+		"embed-gpu":  recommend.Dedicated(slice, criteria.DefaultPolicy(), "training-like load"),
 		"notebook-a": idle(ref("Pod", "notebook-a"), "notebook-a"),
 		"legacy":     idle(ref("Deployment", "legacy"), legacy.Name),
 	}
