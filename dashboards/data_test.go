@@ -122,6 +122,7 @@ func TestPanelsReturnData(t *testing.T) {
 	t.Run("mig", func(t *testing.T) { migNeverAddsParent(t, dbs) })
 	t.Run("figures", func(t *testing.T) { consistentFigures(t, dbs) })
 	t.Run("variables", func(t *testing.T) { variablesFindValues(t, dbs) })
+	t.Run("signals", func(t *testing.T) { signalsAgree(t, dbs) })
 	t.Run("dcgm-exporter stock install", func(t *testing.T) { stockInstallPanels(t, dbs[stockDB]) })
 	for schema, ds := range generated(t) {
 		t.Run(schema, func(t *testing.T) {

@@ -172,7 +172,7 @@ func (s Schema) Utilization() string {
 	util := "max by " + s.by(signals.UsageLabels) + " (" + norm(s.tenants(GPUUtil, wholeGPU)) + ") / 100"
 	device := "count by " + key + " (" + norm(s.device(GPUUtil, wholeGPU)) + ")"
 	deviceUtil := "max by " + key + " (" + norm(s.device(GPUUtil, wholeGPU)) + ") / 100"
-	pods := "count by " + key + " (count by (node, uuid, namespace, pod) (" + norm(s.tenants(FBUsed, wholeGPU)) + "))"
+	pods := "count by " + key + " (count by " + s.by(tenantKey) + " (" + norm(s.tenants(FBUsed, wholeGPU)) + "))"
 	return union([]string{
 		"((" + util + " and on " + key + " " + device + ") unless on " + key + " " + s.unmapped() + ") * on " + key + " group_left () " + pods,
 		"(0 * " + util + " + on " + key + " group_left () " + deviceUtil + ") and on " + key + " " + s.unmapped(),
@@ -286,3 +286,6 @@ func (s Schema) throttleReasons() string {
 	}
 	return "(" + strings.Join(hosts, " or ") + ")"
 }
+
+// tenantKey tells a whole GPU's tenants apart, to count them.
+var tenantKey = []string{signals.LabelNode, signals.LabelUUID, signals.LabelNamespace, signals.LabelPod}
