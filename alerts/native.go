@@ -8,9 +8,17 @@ import (
 	"github.com/gpulens/gpulens/signals/native"
 )
 
+// nat is the native schema with the GPU's index kept, which the alerts'
+// descriptions name (onGPU).
+var nat = native.Schema{Scope: signals.Scope{Keep: signals.LabelGPU}}
+
 // sharedGPU is 1 per physical GPU that time-slicing or MPS shares: there,
 // tenants' memory is not isolated and one tenant's growth OOMs the others.
-const sharedGPU = `max by (node, gpu, uuid) (` + native.ContainerGPUAllocationRatio + `{sharing=~"time-slicing|mps"})`
+var sharedGPU = `max by (node, gpu, uuid) (` +
+	native.Schema{Scope: signals.Scope{Matchers: `sharing=~"time-slicing|mps"`, Keep: signals.LabelGPU}}.Allocation() + `)`
+
+// health has no window: a stub keeps Health from needing one.
+var health = nat.Health(signals.Over{Range: "1h", Step: "1m", Apply: func(fn, e string) string { return fn + "((" + e + ")[1h:1m])" }})
 
 // Native is the rule file for gpulens-exporter's series (docs/METRICS.md).
 func Native(c criteria.Config) File {
@@ -23,9 +31,9 @@ func Native(c criteria.Config) File {
 			{Record: "namespace_pod:" + native.ContainerGPUUtilizationRatio + ":avg5m",
 				Expr: "avg_over_time(" + native.ContainerGPUUtilizationRatio + "[5m])"},
 			{Record: "namespace:" + native.ContainerGPUAllocationRatio + ":sum",
-				Expr: "sum by (namespace) (" + native.ContainerGPUAllocationRatio + ")"},
+				Expr: "sum by (namespace) (" + nat.Allocation() + ")"},
 			{Record: "namespace:gpulens_container_gpu_used_ratio:sum",
-				Expr: "sum by (namespace) (" + native.ContainerGPUAllocationRatio + " * ignoring (method) " + native.ContainerGPUUtilizationRatio + ")"},
+				Expr: "sum by (namespace) (" + signals.Used(nat) + ")"},
 		}},
 		{Name: "gpulens.gpu", Rules: []Rule{
 			alert("GPUAllocatedIdle", "warning",
@@ -35,8 +43,8 @@ func Native(c criteria.Config) File {
 				"A pod holds a GPU it does not use.",
 				byPod+" has used less than "+fmt.Sprintf("%.0f%%", idle*100)+" of its GPU allocation on "+onGPU+" for "+held+"."),
 			alert("SharedGPUMemoryNearlyFull", "warning",
-				fmt.Sprintf("max by (node, gpu, uuid) ("+native.GPUMemoryUsedBytes+" / "+native.GPUMemoryTotalBytes+") > %v and on (node, uuid) %s",
-					c.OOMRisk.WarningRatio, sharedGPU), "5m",
+				fmt.Sprintf("max by (node, gpu, uuid) (%s / %s) > %v and on (node, uuid) %s",
+					nat.GPUMemoryUsed(), nat.GPUMemoryTotal(), c.OOMRisk.WarningRatio, sharedGPU), "5m",
 				"A shared GPU is close to running out of memory.",
 				"Memory of the shared "+onGPU+" is {{ $value | humanizePercentage }} used: its tenants' next allocation may fail with out-of-memory."),
 			alert("SharedGPUMemoryGrowing", "warning",
@@ -44,7 +52,7 @@ func Native(c criteria.Config) File {
 					int(growthHorizon(c)*3600), sharedGPU), "15m",
 				"A shared GPU's memory grows toward exhaustion.",
 				"At the last hour's rate, memory of the shared "+onGPU+fmt.Sprintf(" runs out within %vh.", growthHorizon(c))),
-			alert("GPULost", "critical", native.GPUUp+" == 0", "5m",
+			alert("GPULost", "critical", health.Down+" == 1", "5m",
 				"A GPU stopped answering.",
 				onGPU+" has not answered NVML for 5 minutes (lost or hung); its pods are failing."),
 			alert("GPUXIDErrors", "warning",
@@ -52,7 +60,7 @@ func Native(c criteria.Config) File {
 				"A GPU reported XID errors.",
 				onGPU+" reported XID {{ $labels.xid }} in the last 10 minutes."),
 			alert("GPUThermalThrottling", "warning",
-				fmt.Sprintf(`max by (node, gpu, uuid) (avg_over_time(`+native.GPUThrottleActive+`{reason=~"sw_thermal_slowdown|hw_thermal_slowdown"}[1h])) > %v`, c.Thermal.MinRatio), "15m",
+				fmt.Sprintf("avg_over_time((%s)[1h:1m]) > %v", health.Thermal, c.Thermal.MinRatio), "15m",
 				"A GPU slows down because it is too hot.",
 				onGPU+" was thermally throttled {{ $value | humanizePercentage }} of the last hour."),
 			alert("GPUPowerThrottling", "info",
