@@ -71,11 +71,13 @@ func outsideCSV(fields ...string) string {
 // DCGM is the rule file for NVIDIA dcgm-exporter's series.
 func DCGM(c criteria.Config) File {
 	sch := dcgm.Schema{}
+	// dev reads the device's own readings per GPU, its index kept for the
+	// descriptions (onGPU).
+	dev := dcgm.Schema{Scope: signals.Scope{Keep: signals.LabelGPU}}
 	idle, heldFor := c.Idle.MaxAvgUtilization, hours(c.Idle.MinHeldHours)
 	// host names every series' node as the cluster does (dcgm.ResolveHost).
 	host := dcgm.ResolveHost
 	gpu := func(expr string) string { return host("max by " + signals.By(dcgmGPUBy...) + " (" + expr + ")") }
-	field := func(f string, m ...string) string { return dcgm.Any(dcgm.On(f, m...)) }
 	rangeOf := func(fn, f, rng string) string { return dcgm.Norm(fn + "(" + f + "[" + rng + "])") }
 	// shared is 1 per whole GPU more than one pod held within sharedWindow.
 	shared := fmt.Sprintf("count by (node, uuid) (max_over_time(%s[%s])) > 1", recTenant, sharedWindow)
@@ -129,10 +131,10 @@ func DCGM(c criteria.Config) File {
 				fmt.Sprintf("avg_over_time((%s > bool 0)[1h:1m]) > %v", throttled(dcgm.ThrottleHWSlowdown, dcgm.ThrottleHWPowerBrake), c.Thermal.MinRatio), "15m",
 				"A GPU slows down for a hardware power limit.",
 				onGPU+" was slowed down by the hardware (power brake or slowdown) {{ $value | humanizePercentage }} of the last hour."+outsideCSV(dcgm.ClocksEventReasons, dcgm.ClockThrottleReasons)),
-			alert("GPUECCUncorrectable", "critical", gpu(rangeOf("increase", dcgm.ECCDBEVolTotal, "10m"))+" > 0", "",
+			alert("GPUECCUncorrectable", "critical", host(dev.ECCUncorrectedIn("10m"))+" > 0", "",
 				"A GPU had uncorrectable ECC errors.",
 				onGPU+" had uncorrectable ECC errors in the last 10 minutes."+outsideCSV(dcgm.ECCDBEVolTotal)),
-			alert("GPURowRemapFailed", "critical", gpu(field(dcgm.RowRemapFailure))+" > 0", "",
+			alert("GPURowRemapFailed", "critical", host(dev.RemapFailed())+" > 0", "",
 				"A GPU could not remap a failing memory row.",
 				"A row remap failed on "+onGPU+": the GPU should be replaced."+outsideCSV(dcgm.RowRemapFailure)),
 		}},
