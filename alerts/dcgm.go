@@ -11,7 +11,7 @@ import (
 )
 
 // The rules for dcgm-exporter's series take every name, label spelling
-// and layout rule from describe/dcgm, and the per-allocation and per-GPU
+// and layout rule from signals/dcgm, and the per-allocation and per-GPU
 // figures from the analyzer's dcgm-exporter schema, so that they read a
 // stock GPU Operator install as the analyzer does: both host label
 // spellings (hostname, Hostname), tenants in exported_* under the GPU

@@ -38,7 +38,7 @@ type Finding struct {
 	Pods           []string `json:",omitempty"`
 	GPUs           []string `json:",omitempty"`
 	// AllocationPath is how a workload's pods were given their GPUs, as
-	// the exporter's series say: describe.AllocationPathDevicePlugin, or
+	// the exporter's series say: signals.AllocationPathDevicePlugin, or
 	// AllocationPathDRA through Claims (namespace/name, sorted). Empty on
 	// findings about a GPU, a node or a namespace.
 	AllocationPath string   `json:",omitempty"`

@@ -33,7 +33,7 @@ type Result struct {
 	GPUs      []GPU
 	// Notes say where data is partial, in words for reports and logs.
 	Notes []string
-	// Missing are the schema's optional signals (schema.OptionalSignals)
+	// Missing are the schema's optional signals (signals.OptionalSignals)
 	// whose fields have no series in the window, with those fields: a
 	// stock GPU Operator install leaves some of dcgm-exporter's out.
 	Missing map[string][]string `json:",omitempty"`

@@ -94,7 +94,7 @@ func (s Sharding) budget() int {
 // their tenant's namespace in, first non-empty wins, as the schemas read
 // them: dcgm-exporter's norm lets hostname override Hostname, and both
 // schemas read a relabelled tenant (honorLabels: false) from
-// exported_namespace (schema/relabel.go). kube-state-metrics' series keep
+// exported_namespace (signals/native/relabel.go). kube-state-metrics' series keep
 // their own namespace label, as ownerQueries read it.
 //
 // tenantExact says a namespace matcher on every selector of the

@@ -730,7 +730,7 @@ type DCGMInstall struct {
 	// collector/xid_errors.go:20 (d5e5f51).
 	XIDLabels bool
 	// DefaultCSV emits only the fields of the GPU Operator's default
-	// counters file, etc/dcp-metrics-included.csv (describe/dcgm); otherwise
+	// counters file, etc/dcp-metrics-included.csv (signals/dcgm); otherwise
 	// every field is emitted. The binary's own default is
 	// etc/default-counters.csv (pkg/cmd/app.go:123-129, d5e5f51).
 	DefaultCSV bool

@@ -468,7 +468,7 @@ func TestDCGMSinkThroughTSDB(t *testing.T) {
 }
 
 // TestDCGMSinkStockInstall: what a current GPU Operator install writes
-// beyond the layout, as dcgm-exporter's code writes it (describe/dcgm):
+// beyond the layout, as dcgm-exporter's code writes it (signals/dcgm):
 // hostname, err_code and err_msg on the XID field, DCGM 3.3's
 // CLOCKS_EVENT_REASONS, the default layout's pod label moving between a
 // time-sliced GPU's co-tenants, and only the fields of
