@@ -17,6 +17,10 @@ var nat = native.Schema{Scope: signals.Scope{Keep: signals.LabelGPU}}
 var sharedGPU = `max by (node, gpu, uuid) (` +
 	native.Schema{Scope: signals.Scope{Matchers: `sharing=~"time-slicing|mps"`, Keep: signals.LabelGPU}}.Allocation() + `)`
 
+// over is fn_over_time of a signal's expression over rng, at the rules'
+// one-minute resolution.
+func over(fn, rng, expr string) string { return fn + "_over_time((" + expr + ")[" + rng + ":1m])" }
+
 // health has no window: a stub keeps Health from needing one.
 var health = nat.Health(signals.Over{Range: "1h", Step: "1m", Apply: func(fn, e string) string { return fn + "((" + e + ")[1h:1m])" }})
 
@@ -25,11 +29,11 @@ func Native(c criteria.Config) File {
 	idle, held := c.Idle.MaxAvgUtilization, hours(c.Idle.MinHeldHours)
 	return File{Groups: []Group{
 		{Name: "gpulens.recording", Rules: []Rule{
-			{Record: "node_gpu:" + native.GPUUtilizationRatio + ":avg5m", Expr: "avg_over_time(" + native.GPUUtilizationRatio + "[5m])"},
+			{Record: "node_gpu:" + native.GPUUtilizationRatio + ":avg5m", Expr: over("avg", "5m", nat.GPUUtilization())},
 			{Record: "node_gpu:gpulens_gpu_memory_used_ratio:max5m",
-				Expr: "max_over_time(" + native.GPUMemoryUsedBytes + "[5m]) / " + native.GPUMemoryTotalBytes},
+				Expr: over("max", "5m", nat.GPUMemoryUsed()) + " / " + nat.GPUMemoryTotal()},
 			{Record: "namespace_pod:" + native.ContainerGPUUtilizationRatio + ":avg5m",
-				Expr: "avg_over_time(" + native.ContainerGPUUtilizationRatio + "[5m])"},
+				Expr: over("avg", "5m", nat.Utilization())},
 			{Record: "namespace:" + native.ContainerGPUAllocationRatio + ":sum",
 				Expr: "sum by (namespace) (" + nat.Allocation() + ")"},
 			{Record: "namespace:gpulens_container_gpu_used_ratio:sum",
@@ -39,7 +43,10 @@ func Native(c criteria.Config) File {
 			alert("GPUAllocatedIdle", "warning",
 				// Under honorLabels: false the tenant is in exported_*; the
 				// description names it, not the exporter's pod.
-				signals.Unexport("max without (method) (avg_over_time("+native.ContainerGPUUtilizationRatio+"[1h]))", signals.TenantLabels...)+fmt.Sprintf(" < %v", idle), held,
+				// The sharing mode joins from the allocation, for routes and
+				// for the reader: an idle tenant of a shared GPU costs less.
+				fmt.Sprintf("(%s < %v) + on %s group_left (%s) (0 * %s)", over("avg", "1h", nat.Utilization()), idle,
+					signals.By(append(signals.AllocationKeyLabels, signals.LabelGPU)...), signals.LabelSharing, nat.Allocation()), held,
 				"A pod holds a GPU it does not use.",
 				byPod+" has used less than "+fmt.Sprintf("%.0f%%", idle*100)+" of its GPU allocation on "+onGPU+" for "+held+"."),
 			alert("SharedGPUMemoryNearlyFull", "warning",
@@ -48,8 +55,8 @@ func Native(c criteria.Config) File {
 				"A shared GPU is close to running out of memory.",
 				"Memory of the shared "+onGPU+" is {{ $value | humanizePercentage }} used: its tenants' next allocation may fail with out-of-memory."),
 			alert("SharedGPUMemoryGrowing", "warning",
-				fmt.Sprintf("max by (node, gpu, uuid) (predict_linear("+native.GPUMemoryUsedBytes+"[1h], %d) - "+native.GPUMemoryTotalBytes+") > 0 and on (node, uuid) %s",
-					int(growthHorizon(c)*3600), sharedGPU), "15m",
+				fmt.Sprintf("max by (node, gpu, uuid) (predict_linear((%s)[1h:1m], %d) - %s) > 0 and on (node, uuid) %s",
+					nat.GPUMemoryUsed(), int(growthHorizon(c)*3600), nat.GPUMemoryTotal(), sharedGPU), "15m",
 				"A shared GPU's memory grows toward exhaustion.",
 				"At the last hour's rate, memory of the shared "+onGPU+fmt.Sprintf(" runs out within %vh.", growthHorizon(c))),
 			alert("GPULost", "critical", health.Down+" == 1", "5m",
