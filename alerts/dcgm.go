@@ -81,13 +81,6 @@ func DCGM(c criteria.Config) File {
 	rangeOf := func(fn, f, rng string) string { return dcgm.Norm(fn + "(" + f + "[" + rng + "])") }
 	// shared is 1 per whole GPU more than one pod held within sharedWindow.
 	shared := fmt.Sprintf("count by (node, uuid) (max_over_time(%s[%s])) > 1", recTenant, sharedWindow)
-	throttled := func(bits ...int) string {
-		var parts []string
-		for _, b := range bits {
-			parts = append(parts, fmt.Sprintf("floor(%s / %d) %% 2", gpu(dcgm.Norm(dcgm.ThrottleReasons())), b))
-		}
-		return strings.Join(parts, " + ")
-	}
 	// Thermal needs no window: a stub Apply keeps Health from calling nil.
 	health := sch.Health(signals.Over{Range: "1h", Step: "1m", Apply: func(fn, e string) string { return fn + "((" + e + ")[1h:1m])" }})
 	return File{Groups: []Group{
@@ -128,7 +121,7 @@ func DCGM(c criteria.Config) File {
 				"A GPU slows down because it is too hot.",
 				onGPU+" was thermally throttled {{ $value | humanizePercentage }} of the last hour."+outsideCSV(dcgm.ClocksEventReasons, dcgm.ClockThrottleReasons)),
 			alert("GPUPowerThrottling", "info",
-				fmt.Sprintf("avg_over_time((%s > bool 0)[1h:1m]) > %v", throttled(dcgm.ThrottleHWSlowdown, dcgm.ThrottleHWPowerBrake), c.Thermal.MinRatio), "15m",
+				fmt.Sprintf("avg_over_time((%s)[1h:1m]) > %v", host(dev.ThrottledBy(signals.ThrottleHWSlowdown, signals.ThrottleHWPowerBrakeSlowdown)), c.Thermal.MinRatio), "15m",
 				"A GPU slows down for a hardware power limit.",
 				onGPU+" was slowed down by the hardware (power brake or slowdown) {{ $value | humanizePercentage }} of the last hour."+outsideCSV(dcgm.ClocksEventReasons, dcgm.ClockThrottleReasons)),
 			alert("GPUECCUncorrectable", "critical", host(dev.ECCUncorrectedIn("10m"))+" > 0", "",

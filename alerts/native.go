@@ -71,7 +71,7 @@ func Native(c criteria.Config) File {
 				"A GPU slows down because it is too hot.",
 				onGPU+" was thermally throttled {{ $value | humanizePercentage }} of the last hour."),
 			alert("GPUPowerThrottling", "info",
-				fmt.Sprintf(`max by (node, gpu, uuid) (avg_over_time(`+native.GPUThrottleActive+`{reason=~"hw_slowdown|hw_power_brake_slowdown"}[1h])) > %v`, c.Thermal.MinRatio), "15m",
+				fmt.Sprintf("%s > %v", over("avg", "1h", nat.ThrottledBy(signals.ThrottleHWSlowdown, signals.ThrottleHWPowerBrakeSlowdown)), c.Thermal.MinRatio), "15m",
 				"A GPU slows down for a hardware power limit.",
 				onGPU+" was slowed down by the hardware (power brake or slowdown) {{ $value | humanizePercentage }} of the last hour."),
 			alert("GPUECCUncorrectable", "critical",

@@ -113,6 +113,9 @@ type Device interface {
 	// Throttle is 1 per GPU and active clocks-event reason that costs
 	// performance, label reason (NVML's names: sw_power_cap, ...).
 	Throttle() string
+	// ThrottledBy is, per GPU, 1 while any of reasons (Throttle's names)
+	// is active, else 0.
+	ThrottledBy(reasons ...string) string
 	// XIDEventsIn is the number of XID events in the trailing range rng,
 	// label xid (the code, or "any" where the exporter cannot tell).
 	XIDEventsIn(rng string) string
@@ -127,6 +130,15 @@ type Device interface {
 	// does not emit it; else "".
 	Note(signal string) string
 }
+
+// Clocks-event reasons that cost performance, NVML's names.
+const (
+	ThrottleSWPowerCap           = "sw_power_cap"
+	ThrottleHWSlowdown           = "hw_slowdown"
+	ThrottleSWThermalSlowdown    = "sw_thermal_slowdown"
+	ThrottleHWThermalSlowdown    = "hw_thermal_slowdown"
+	ThrottleHWPowerBrakeSlowdown = "hw_power_brake_slowdown"
+)
 
 // Profiling ratios (Device.Profiling) and the notes' other signals.
 const (

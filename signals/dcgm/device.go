@@ -2,6 +2,7 @@ package dcgm
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpulens/gpulens/signals"
@@ -75,8 +76,9 @@ var throttleBits = []struct {
 	reason string
 	bit    int
 }{
-	{"sw_power_cap", ThrottleSWPowerCap}, {"hw_slowdown", ThrottleHWSlowdown}, {"sw_thermal_slowdown", ThrottleSWThermal},
-	{"hw_thermal_slowdown", ThrottleHWThermal}, {"hw_power_brake_slowdown", ThrottleHWPowerBrake},
+	{signals.ThrottleSWPowerCap, ThrottleSWPowerCap}, {signals.ThrottleHWSlowdown, ThrottleHWSlowdown},
+	{signals.ThrottleSWThermalSlowdown, ThrottleSWThermal}, {signals.ThrottleHWThermalSlowdown, ThrottleHWThermal},
+	{signals.ThrottleHWPowerBrakeSlowdown, ThrottleHWPowerBrake},
 }
 
 // Throttle implements signals.Device: one bit of the bitmask a reason.
@@ -87,6 +89,19 @@ func (s Schema) Throttle() string {
 		parts = append(parts, fmt.Sprintf(`label_replace(floor(%s / %d) %% 2 == 1, "reason", %q, "", "")`, bits, b.bit, b.reason))
 	}
 	return strings.Join(parts, " or ")
+}
+
+// ThrottledBy implements signals.Device: the reasons' bits of the
+// bitmask, any of them set.
+func (s Schema) ThrottledBy(reasons ...string) string {
+	bits := s.maxGPU(Norm(s.throttleReasons()))
+	var parts []string
+	for _, b := range throttleBits {
+		if slices.Contains(reasons, b.reason) {
+			parts = append(parts, fmt.Sprintf("floor(%s / %d) %% 2", bits, b.bit))
+		}
+	}
+	return "clamp_max(" + strings.Join(parts, " + ") + ", 1)"
 }
 
 // XIDEventsIn implements signals.Device: the XID field is the last code

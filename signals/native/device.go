@@ -2,6 +2,7 @@ package native
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gpulens/gpulens/signals"
 )
@@ -56,6 +57,11 @@ const idleReasons = "gpu_idle|applications_clocks_setting|display_clock_setting"
 // Throttle implements signals.Device.
 func (s Schema) Throttle() string {
 	return s.gpu(GPUThrottleActive, []string{"reason"}, `reason!~"`+idleReasons+`"`) + " == 1"
+}
+
+// ThrottledBy implements signals.Device.
+func (s Schema) ThrottledBy(reasons ...string) string {
+	return s.gpu(GPUThrottleActive, nil, `reason=~"`+strings.Join(reasons, "|")+`"`)
 }
 
 // XIDEventsIn implements signals.Device: the counter per code.
