@@ -101,14 +101,7 @@ func (s Sel) selector(m ...string) string {
 }
 
 func (s Sel) tenant(prefix string) []string {
-	var m []string
-	if s.Namespace != "" {
-		m = append(m, fmt.Sprintf("%s=~%q", prefix+LabelNamespace, s.Namespace))
-	}
-	if s.Pod != "" {
-		m = append(m, fmt.Sprintf("%s=~%q", prefix+LabelPod, s.Pod))
-	}
-	return m
+	return signals.Scope{Namespace: s.Namespace, Pod: s.Pod}.TenantMatchers(prefix)
 }
 
 // Any is every series of the selection, normalised.
