@@ -21,6 +21,10 @@ func TestDashboardsCommand(t *testing.T) {
 		{"dcgm", []string{"--schema", "dcgm-exporter"}, exitOK, "", 5, "dcgm-exporter"},
 		{"default schema", nil, exitOK, "", 5, "native"},
 		{"unknown schema", []string{"--schema", "dcgm"}, exitUsage, `--schema: "dcgm" is not one of native, dcgm-exporter`, 0, ""},
+		// The cluster variable reads the store's cluster label; schema ""
+		// marks files that differ from the committed ones.
+		{"cluster label", []string{"--cluster-label", "k8s_cluster"}, exitOK, "", 5, ""},
+		{"cluster label not a label", []string{"--cluster-label", "9bad"}, exitUsage, `--cluster-label: "9bad" is not a label name`, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
@@ -32,6 +36,15 @@ func TestDashboardsCommand(t *testing.T) {
 			entries, _ := os.ReadDir(dir)
 			if len(entries) != tc.files || strings.Count(stdout.String(), "\n") != tc.files {
 				t.Errorf("%d files, stdout %q; want %d", len(entries), stdout.String(), tc.files)
+			}
+			if tc.schema == "" {
+				for _, e := range entries {
+					got, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+					if e.Name() != "findings.json" && (!bytes.Contains(got, []byte(`k8s_cluster=~\"$cluster\"`)) || bytes.Contains(got, []byte(`{cluster=~`))) {
+						t.Errorf("%s: the panels do not select k8s_cluster", e.Name())
+					}
+				}
+				return
 			}
 			// What it writes is what the repository commits.
 			for _, e := range entries {
