@@ -82,6 +82,7 @@ func DCGM(c criteria.Config) File {
 	// shared is 1 per whole GPU more than one pod held within sharedWindow.
 	shared := fmt.Sprintf("count by (node, uuid) (max_over_time(%s[%s])) > 1", recTenant, sharedWindow)
 	// Thermal needs no window: a stub Apply keeps Health from calling nil.
+	devHealth := dev.Health(signals.Over{Range: "1h", Step: "1m", Apply: func(fn, e string) string { return fn + "((" + e + ")[1h:1m])" }})
 	health := sch.Health(signals.Over{Range: "1h", Step: "1m", Apply: func(fn, e string) string { return fn + "((" + e + ")[1h:1m])" }})
 	return File{Groups: []Group{
 		{Name: "gpulens-dcgm.recording", Rules: slices.Concat(
@@ -107,7 +108,7 @@ func DCGM(c criteria.Config) File {
 				"A shared GPU's memory grows toward exhaustion.",
 				"At the last hour's rate, memory of the shared "+onGPU+fmt.Sprintf(" runs out within %vh.", growthHorizon(c))),
 			// DCGM has no "up" per GPU; XID 79 is the GPU falling off the bus.
-			alert("GPULost", "critical", fmt.Sprintf("%s == %d", dcgm.XID(dcgm.On(dcgm.XIDErrors), dcgmGPUBy...), dcgm.XIDFallenOffBus), "",
+			alert("GPULost", "critical", devHealth.Down+" == 1", "",
 				"A GPU fell off the bus.",
 				onGPU+fmt.Sprintf(" reported XID %d (fallen off the bus); its pods are failing.", dcgm.XIDFallenOffBus)),
 			// The XID field is a gauge of the last code, one series per code

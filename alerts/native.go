@@ -63,7 +63,7 @@ func Native(c criteria.Config) File {
 				"A GPU stopped answering.",
 				onGPU+" has not answered NVML for 5 minutes (lost or hung); its pods are failing."),
 			alert("GPUXIDErrors", "warning",
-				"("+native.GPUXIDErrorsTotal+" - "+native.GPUXIDErrorsTotal+" offset 10m) > 0 or ("+native.GPUXIDErrorsTotal+" unless "+native.GPUXIDErrorsTotal+" offset 10m)", "",
+				nat.XIDEventsIn("10m")+" > 0", "",
 				"A GPU reported XID errors.",
 				onGPU+" reported XID {{ $labels.xid }} in the last 10 minutes."),
 			alert("GPUThermalThrottling", "warning",

@@ -15,17 +15,13 @@ import (
 // copy) carries an old code until it changes. Two events within one step
 // count as one: a lower bound.
 func (s Schema) Health(o signals.Over) signals.Health {
-	xidAt := func(offset string) string {
-		sel := s.on(XIDErrors)
-		sel.Offset = offset
-		return "max by " + s.by(signals.GPUKey) + " (" + Any(sel) + ")"
-	}
-	xid := xidAt("")
-	changed := fmt.Sprintf("(%s != %s) > 0", xid, xidAt(o.Step))
+	key := s.Scope.Labels(signals.GPUKey...)
+	xid := XID(s.on(XIDErrors), key...)
+	changed := XIDChanged(s.on(XIDErrors), o.Step, key...)
 	bits := norm(s.throttleReasons())
 	return signals.Health{
 		Down:      fmt.Sprintf("%s == bool %d", xid, XIDFallenOffBus),
-		XIDEvents: o.Apply("sum_over_time", `count_values by (node, uuid) ("xid", `+changed+`)`),
+		XIDEvents: o.Apply("sum_over_time", `count_values by `+s.by(signals.GPUKey)+` ("xid", `+changed+`)`),
 		// The gauge holds one code at a time, the value the code: each
 		// step at which it changed, whatever the code, as XIDEvents
 		// counts them.

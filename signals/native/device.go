@@ -64,9 +64,14 @@ func (s Schema) ThrottledBy(reasons ...string) string {
 	return s.gpu(GPUThrottleActive, nil, `reason=~"`+strings.Join(reasons, "|")+`"`)
 }
 
-// XIDEventsIn implements signals.Device: the counter per code.
+// XIDEventsIn implements signals.Device: the counter per code, by how
+// much it grew since rng ago. The exporter creates a code's series with
+// its first event, which increase() would miss: a series that is new
+// within rng counts all of its events.
 func (s Schema) XIDEventsIn(rng string) string {
-	return fmt.Sprintf("sum by %s (increase(%s[%s]))", s.by(append(append([]string{}, signals.GPULabels...), "xid")), s.sel(GPUXIDErrorsTotal), rng)
+	x := s.sel(GPUXIDErrorsTotal)
+	return fmt.Sprintf("sum by %s ((%[2]s - %[2]s offset %[3]s) > 0 or (%[2]s unless %[2]s offset %[3]s))",
+		s.by(append(append([]string{}, signals.GPULabels...), "xid")), x, rng)
 }
 
 // ECCUncorrectedIn implements signals.Device.
