@@ -67,10 +67,11 @@ func (s Schema) ThrottledBy(reasons ...string) string {
 // XIDEventsIn implements signals.Device: the counter per code, by how
 // much it grew since rng ago. The exporter creates a code's series with
 // its first event, which increase() would miss: a series that is new
-// within rng counts all of its events.
+// within rng counts all of its events. A counter that went down (the
+// exporter restarted) counts none; one that did not move counts 0.
 func (s Schema) XIDEventsIn(rng string) string {
 	x := s.sel(GPUXIDErrorsTotal)
-	return fmt.Sprintf("sum by %s ((%[2]s - %[2]s offset %[3]s) > 0 or (%[2]s unless %[2]s offset %[3]s))",
+	return fmt.Sprintf("sum by %s ((%[2]s - %[2]s offset %[3]s) >= 0 or (%[2]s unless %[2]s offset %[3]s))",
 		s.by(append(append([]string{}, signals.GPULabels...), "xid")), x, rng)
 }
 
