@@ -1,8 +1,6 @@
 package signals
 
-import (
-	"slices"
-)
+import "slices"
 
 // Health is one schema's per-GPU health signals, each with GPUKey labels.
 // An empty expression means the exporter has no such signal.

@@ -1,7 +1,5 @@
 package signals
 
-import ()
-
 // AllocationKeyLabels identify one allocation: a container holding (a share of)
 // one physical GPU, or one MIG instance of it.
 var AllocationKeyLabels = []string{LabelNode, LabelNamespace, LabelPod, LabelContainer, LabelUUID, LabelGPUInstance}
