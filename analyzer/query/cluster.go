@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/prometheus/prometheus/storage"
 )
 
 // DefaultClusterLabel is the label a store shared by several clusters
@@ -177,6 +178,7 @@ func MergeClusters(parts []Clustered) *Result {
 		r := p.Result
 		r.SetCluster(p.Cluster)
 		out.QueryCount += r.QueryCount
+		out.RawPasses += r.RawPasses
 		out.Shards += r.Shards
 		out.Allocations = append(out.Allocations, r.Allocations...)
 		out.Workloads = append(out.Workloads, r.Workloads...)
@@ -238,4 +240,33 @@ func (r *Result) OfCluster(cluster string) *Result {
 		}
 	}
 	return out
+}
+
+// RawSamples are src's raw samples of the one cluster: every Select gets
+// the matcher, as scope gives it to every selector of a query.
+func (s scoped) RawSamples() (storage.Queryable, time.Duration, bool) {
+	rr, ok := s.Source.(source.RawReader)
+	if !ok {
+		return nil, 0, false
+	}
+	q, lookback, ok := rr.RawSamples()
+	if !ok {
+		return nil, 0, false
+	}
+	return storage.QueryableFunc(func(mint, maxt int64) (storage.Querier, error) {
+		inner, err := q.Querier(mint, maxt)
+		if err != nil {
+			return nil, err
+		}
+		return scopedQuerier{Querier: inner, m: s.m}, nil
+	}), lookback, true
+}
+
+type scopedQuerier struct {
+	storage.Querier
+	m *labels.Matcher
+}
+
+func (q scopedQuerier) Select(ctx context.Context, sorted bool, hints *storage.SelectHints, ms ...*labels.Matcher) storage.SeriesSet {
+	return q.Querier.Select(ctx, sorted, hints, append(slices.Clip(ms), q.m)...)
 }

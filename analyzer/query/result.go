@@ -15,6 +15,10 @@ type Result struct {
 	// QueryCount is the number of PromQL queries issued; it is the same for
 	// every fleet size.
 	QueryCount int
+	// RawPasses is how many of those queries were passes read from the
+	// store's raw samples (analyzer/scan) rather than evaluated by its
+	// PromQL engine: zero where the store serves no raw reads.
+	RawPasses int `json:",omitempty"`
 	// Shards is how many parts the fleet was split into to keep each
 	// query within the sample budget (AnalyzeSharded); 1 when unsplit.
 	Shards int

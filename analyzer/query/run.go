@@ -2,10 +2,13 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/prometheus/common/model"
 
+	"github.com/gpulens/gpulens/analyzer/scan"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -19,17 +22,19 @@ const queryConcurrency = 2
 
 // runQueries evaluates qs, at most queryConcurrency at a time: an instant
 // query at w.End, or a pass (namedQuery.series) at every step of w. It
-// hands each answer to use in the order of qs, so the result does not
+// hands each answer to use, with whether it was read from raw samples
+// (passWindow), in the order of qs, so the result does not
 // depend on which query finished first. An answer is released as soon as
 // it has been used. The first failure in the order of qs is returned and
 // cancels the queries still running; a query that fails is not cancelled
 // early by another's failure, so the error reported is always the real one.
-func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Window, use func(namedQuery, model.Vector, model.Matrix)) error {
+func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Window, use func(namedQuery, model.Vector, model.Matrix, bool)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type answer struct {
 		vec model.Vector
 		mat model.Matrix
+		raw bool
 		err error
 	}
 	answers := make([]chan answer, len(qs))
@@ -55,13 +60,8 @@ func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Windo
 					answers[i] <- answer{vec: vec, err: err}
 					return
 				}
-				rq, err := rangeQuerier(src)
-				if err != nil {
-					answers[i] <- answer{err: err}
-					return
-				}
-				mat, err := queryWindow(ctx, rq, q.expr, w)
-				answers[i] <- answer{mat: mat, err: err}
+				mat, raw, err := passWindow(ctx, src, q, w)
+				answers[i] <- answer{mat: mat, raw: raw, err: err}
 			}()
 		}
 	}()
@@ -70,8 +70,34 @@ func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Windo
 		if ans.err != nil {
 			return fmt.Errorf("analysis query %q: %w", q.name, ans.err)
 		}
-		use(q, ans.vec, ans.mat)
+		use(q, ans.vec, ans.mat, ans.raw)
 		answers[i] = nil
 	}
 	return nil
+}
+
+// passWindow is a pass's points: read from the store's raw samples
+// (scan.Range) where src serves them and the expression is one the scan
+// evaluates the engine's way, or from range queries (queryWindow). raw
+// says which.
+func passWindow(ctx context.Context, src source.Source, q namedQuery, w Window) (model.Matrix, bool, error) {
+	if rr, ok := src.(source.RawReader); ok {
+		if store, lookback, ok := rr.RawSamples(); ok {
+			g := scan.Grid{Start: w.firstStep(), Step: w.Step.Milliseconds(), N: w.ExpectedSteps()}
+			mat, _, err := scan.Range(ctx, store, q.expr, g, lookback)
+			if err == nil {
+				return mat, true, nil
+			}
+			if !errors.Is(err, scan.ErrUnsupported) {
+				return nil, false, err
+			}
+			slog.Debug("analysis pass read through PromQL", "pass", q.name, "reason", err)
+		}
+	}
+	rq, err := rangeQuerier(src)
+	if err != nil {
+		return nil, false, err
+	}
+	mat, err := queryWindow(ctx, rq, q.expr, w)
+	return mat, false, err
 }

@@ -362,12 +362,15 @@ func (a *analysis) probe(ctx context.Context, src source.Source, sch signals.Sch
 // run evaluates qs and applies their answers; mu, when set, serialises
 // the applying with the other shards'.
 func (a *analysis) run(ctx context.Context, src source.Source, qs []namedQuery, w Window, mu *sync.Mutex) error {
-	return runQueries(ctx, src, qs, w, func(q namedQuery, vec model.Vector, mat model.Matrix) {
+	return runQueries(ctx, src, qs, w, func(q namedQuery, vec model.Vector, mat model.Matrix, raw bool) {
 		if mu != nil {
 			mu.Lock()
 			defer mu.Unlock()
 		}
 		a.res.QueryCount++
+		if raw {
+			a.res.RawPasses++
+		}
 		if q.series != nil {
 			q.series(mat)
 			return

@@ -1,0 +1,129 @@
+package scan
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/prometheus/model/value"
+	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/prometheus/prometheus/storage"
+	"github.com/prometheus/prometheus/tsdb/chunkenc"
+)
+
+// reader reads selectors' raw samples onto the grid, each selector once
+// per evaluation.
+type reader struct {
+	ctx      context.Context
+	q        storage.Queryable
+	g        Grid
+	lookback int64
+	cache    map[string][]*series
+	// samples counts the raw samples decoded, for the caller's figures.
+	samples int64
+}
+
+// instant is vs evaluated at every step: the latest sample at or before
+// the step (less the offset), if it is within the lookback and is not a
+// stale marker. The window is left-open, as Prometheus 3's.
+func (r *reader) instant(vs *parser.VectorSelector) ([]*series, error) {
+	return r.read(vs, r.lookback, false)
+}
+
+// lastOverTime is last_over_time(vs[rng]) at every step: the latest sample
+// that is not a stale marker in (step - offset - rng, step - offset].
+func (r *reader) lastOverTime(vs *parser.VectorSelector, rng time.Duration) ([]*series, error) {
+	return r.read(vs, rng.Milliseconds(), true)
+}
+
+func (r *reader) read(vs *parser.VectorSelector, window int64, skipStale bool) ([]*series, error) {
+	if vs.Timestamp != nil || vs.StartOrEnd != 0 || vs.Anchored || vs.Smoothed || vs.BypassEmptyMatcherCheck {
+		return nil, unsupported("selector modifiers in %s", vs)
+	}
+	key := vs.String()
+	if skipStale {
+		key = "last_over_time " + key + " " + time.Duration(window*int64(time.Millisecond)).String()
+	}
+	if s, ok := r.cache[key]; ok {
+		return s, nil
+	}
+	off := vs.OriginalOffset.Milliseconds()
+	mint, maxt := r.g.Start-off-window, r.g.End()-off
+	q, err := r.q.Querier(mint, maxt)
+	if err != nil {
+		return nil, err
+	}
+	defer q.Close()
+	set := q.Select(r.ctx, false, &storage.SelectHints{Start: mint, End: maxt, Step: r.g.Step}, vs.LabelMatchers...)
+	var out []*series
+	var it chunkenc.Iterator
+	for set.Next() {
+		if err := r.ctx.Err(); err != nil {
+			return nil, err
+		}
+		s := set.At()
+		it = s.Iterator(it)
+		v, n, err := r.fill(it, off, window, skipStale)
+		r.samples += n
+		if err != nil {
+			return nil, err
+		}
+		if v != nil {
+			out = append(out, &series{lset: s.Labels(), v: v})
+		}
+	}
+	if err := set.Err(); err != nil {
+		return nil, err
+	}
+	if r.cache == nil {
+		r.cache = map[string][]*series{}
+	}
+	r.cache[key] = out
+	return out, nil
+}
+
+// fill walks one series' samples once, in time order, and gives each step
+// the sample that was latest at it. It returns nil when no step has a
+// value, and the number of samples read.
+func (r *reader) fill(it chunkenc.Iterator, off, window int64, skipStale bool) ([]float64, int64, error) {
+	g := r.g
+	var out []float64
+	var n int64
+	i := 0
+	have := false
+	var ct int64
+	var cv float64
+	put := func(i int) {
+		ref := g.At(i) - off
+		if !have || ct <= ref-window || value.IsStaleNaN(cv) {
+			return
+		}
+		if out == nil {
+			out = newValues(g.N)
+		}
+		out[i] = cv
+	}
+	for vt := it.Next(); vt != chunkenc.ValNone; vt = it.Next() {
+		if vt != chunkenc.ValFloat {
+			return nil, n, unsupported("native histogram samples")
+		}
+		t, v := it.At()
+		n++
+		if skipStale && value.IsStaleNaN(v) {
+			continue
+		}
+		for ; i < g.N && g.At(i)-off < t; i++ {
+			put(i)
+		}
+		if i == g.N {
+			break
+		}
+		have, ct, cv = true, t, v
+	}
+	if err := it.Err(); err != nil {
+		return nil, n, err
+	}
+	for ; i < g.N; i++ {
+		put(i)
+	}
+	return out, n, nil
+}
