@@ -244,22 +244,24 @@ func (r *Result) OfCluster(cluster string) *Result {
 
 // RawSamples are src's raw samples of the one cluster: every Select gets
 // the matcher, as scope gives it to every selector of a query.
-func (s scoped) RawSamples() (storage.Queryable, time.Duration, bool) {
+func (s scoped) RawSamples() (source.RawStore, bool) {
 	rr, ok := s.Source.(source.RawReader)
 	if !ok {
-		return nil, 0, false
+		return source.RawStore{}, false
 	}
-	q, lookback, ok := rr.RawSamples()
+	st, ok := rr.RawSamples()
 	if !ok {
-		return nil, 0, false
+		return st, false
 	}
-	return storage.QueryableFunc(func(mint, maxt int64) (storage.Querier, error) {
+	q := st.Queryable
+	st.Queryable = storage.QueryableFunc(func(mint, maxt int64) (storage.Querier, error) {
 		inner, err := q.Querier(mint, maxt)
 		if err != nil {
 			return nil, err
 		}
 		return scopedQuerier{Querier: inner, m: s.m}, nil
-	}), lookback, true
+	})
+	return st, true
 }
 
 type scopedQuerier struct {

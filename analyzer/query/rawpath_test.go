@@ -113,7 +113,7 @@ func TestRawPathMatchesEngine(t *testing.T) {
 // the stale markers.
 func withoutStaleMarkers(t *testing.T, src source.Source) source.Source {
 	t.Helper()
-	q, _, ok := src.(source.RawReader).RawSamples()
+	q, ok := src.(source.RawReader).RawSamples()
 	if !ok {
 		t.Fatal("no raw samples")
 	}

@@ -82,9 +82,9 @@ func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Windo
 // says which.
 func passWindow(ctx context.Context, src source.Source, q namedQuery, w Window) (model.Matrix, bool, error) {
 	if rr, ok := src.(source.RawReader); ok {
-		if store, lookback, ok := rr.RawSamples(); ok {
+		if store, ok := rr.RawSamples(); ok {
 			g := scan.Grid{Start: w.firstStep(), Step: w.Step.Milliseconds(), N: w.ExpectedSteps()}
-			mat, _, err := scan.Range(ctx, store, q.expr, g, lookback)
+			mat, _, err := scan.Range(ctx, store, q.expr, g, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed})
 			if err == nil {
 				return mat, true, nil
 			}

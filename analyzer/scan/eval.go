@@ -21,11 +21,20 @@ type Stats struct {
 	Samples int64
 }
 
-// Range evaluates expr at every step of g from q's raw samples, with the
-// engine's lookback delta for instant selectors, and answers as the
-// engine's range query does: the series with a value at one step at least,
-// each with its values at the steps it has one, sorted by labels.
-func Range(ctx context.Context, q storage.Queryable, expr string, g Grid, lookback time.Duration) (model.Matrix, Stats, error) {
+// Rules are the engine's rules for reading samples.
+type Rules struct {
+	// Lookback is the lookback delta of instant selectors.
+	Lookback time.Duration
+	// LeftClosed makes lookback and range windows include their start, as
+	// Prometheus 2's did; Prometheus 3's are left-open.
+	LeftClosed bool
+}
+
+// Range evaluates expr at every step of g from q's raw samples, by the
+// engine's rules, and answers as the engine's range query does: the
+// series with a value at one step at least, each with its values at the
+// steps it has one, sorted by labels.
+func Range(ctx context.Context, q storage.Queryable, expr string, g Grid, rules Rules) (model.Matrix, Stats, error) {
 	e, err := promqlParser.ParseExpr(expr)
 	if err != nil {
 		return nil, Stats{}, err
@@ -33,7 +42,7 @@ func Range(ctx context.Context, q storage.Queryable, expr string, g Grid, lookba
 	if e.Type() != parser.ValueTypeVector {
 		return nil, Stats{}, unsupported("a %s expression", e.Type())
 	}
-	ev := &evaluator{r: &reader{ctx: ctx, q: q, g: g, lookback: lookback.Milliseconds()}}
+	ev := &evaluator{r: &reader{ctx: ctx, q: q, g: g, lookback: rules.Lookback.Milliseconds(), leftClosed: rules.LeftClosed}}
 	v, err := ev.eval(e)
 	st := Stats{Samples: ev.r.samples}
 	if err != nil {

@@ -17,7 +17,9 @@ type reader struct {
 	q        storage.Queryable
 	g        Grid
 	lookback int64
-	cache    map[string][]*series
+	// leftClosed keeps a sample at a window's very start (Prometheus 2).
+	leftClosed bool
+	cache      map[string][]*series
 	// samples counts the raw samples decoded, for the caller's figures.
 	samples int64
 }
@@ -94,7 +96,8 @@ func (r *reader) fill(it chunkenc.Iterator, off, window int64, skipStale bool) (
 	var cv float64
 	put := func(i int) {
 		ref := g.At(i) - off
-		if !have || ct <= ref-window || value.IsStaleNaN(cv) {
+		inside := ct > ref-window || (r.leftClosed && ct == ref-window)
+		if !have || !inside || value.IsStaleNaN(cv) {
 			return
 		}
 		if out == nil {

@@ -10,15 +10,26 @@ import (
 // series by series from their chunks, instead of asking its PromQL engine
 // to evaluate each pass at every step (analyzer/scan).
 type RawReader interface {
-	// RawSamples is the store's samples and the lookback delta its engine
-	// gives instant selectors; ok is false where the source cannot serve
-	// them (a remote store without remote read).
-	RawSamples() (q storage.Queryable, lookback time.Duration, ok bool)
+	// RawSamples is the store's samples, with the rules its engine reads
+	// them by; ok is false where the source cannot serve them (a remote
+	// store without remote read).
+	RawSamples() (s RawStore, ok bool)
+}
+
+// RawStore is a store's raw samples and its engine's rules for them.
+type RawStore struct {
+	storage.Queryable
+	// Lookback is the engine's lookback delta for instant selectors.
+	Lookback time.Duration
+	// LeftClosed is Prometheus 2's rule: a lookback or range window
+	// includes a sample at its very start ([t-5m, t]); Prometheus 3's
+	// windows are left-open ((t-5m, t]).
+	LeftClosed bool
 }
 
 var _ RawReader = (*Embedded)(nil)
 
 // RawSamples reads the TSDB's chunks.
-func (e *Embedded) RawSamples() (storage.Queryable, time.Duration, bool) {
-	return e.queryable, lookbackDelta, true
+func (e *Embedded) RawSamples() (RawStore, bool) {
+	return RawStore{Queryable: e.queryable, Lookback: lookbackDelta}, true
 }

@@ -66,6 +66,9 @@ type Remote struct {
 	logger   *slog.Logger
 	redact   *redactor
 	client   *http.Client
+	// read is the store's remote-read endpoint, probed on first use
+	// (RawSamples).
+	read remoteRead
 }
 
 var _ Source = (*Remote)(nil)
@@ -107,6 +110,7 @@ func NewRemote(o RemoteOptions) (*Remote, error) {
 		logger:   o.Logger,
 		redact:   &redactor{files: []string{o.BearerTokenFile, o.BasicAuthPasswordFile}, user: o.BasicAuthUser, passwordFile: o.BasicAuthPasswordFile},
 		client:   hc,
+		read:     remoteRead{url: u.JoinPath("api", "v1", "read")},
 	}
 	if r.timeout == 0 {
 		r.timeout = defaultRemoteTimeout

@@ -1,0 +1,259 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/value"
+	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/storage"
+	"github.com/prometheus/prometheus/tsdb"
+)
+
+const minute = int64(60_000)
+
+// store is a TSDB with series that exercise the engine's rules: gaps
+// shorter and longer than the lookback, stale markers, NaN values, a
+// series that ends without a marker, and label sets that collide under
+// label_replace at different times.
+func store(t *testing.T, stale bool) storage.Queryable {
+	t.Helper()
+	db, err := tsdb.Open(t.TempDir(), nil, nil, tsdb.DefaultOptions(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	app := db.Appender(context.Background())
+	add := func(l labels.Labels, from, to int, v func(i int) float64) {
+		for i := from; i <= to; i++ {
+			if _, err := app.Append(0, l, int64(i)*minute, v(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if stale {
+			if _, err := app.Append(0, l, int64(to+1)*minute, math.Float64frombits(value.StaleNaN)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	lbl := labels.FromStrings
+	add(lbl("__name__", "alloc", "node", "n1", "uuid", "g1", "pod", "a", "sharing", "none"), 0, 40, func(int) float64 { return 1 })
+	add(lbl("__name__", "alloc", "node", "n1", "uuid", "g2", "pod", "b", "sharing", "ts"), 10, 30, func(int) float64 { return 0.5 })
+	add(lbl("__name__", "alloc", "node", "n1", "uuid", "g2", "pod", "c", "sharing", "ts"), 20, 59, func(int) float64 { return 0.5 })
+	add(lbl("__name__", "alloc", "node", "n2", "uuid", "g3", "exported_pod", "d", "sharing", "none"), 5, 50, func(int) float64 { return 1 })
+	// A gap of three minutes (within the lookback) and one of ten.
+	add(lbl("__name__", "util", "node", "n1", "uuid", "g1"), 0, 12, func(i int) float64 { return float64(i%7) / 7 })
+	add(lbl("__name__", "util", "node", "n1", "uuid", "g1"), 16, 20, func(i int) float64 { return float64(i%5) / 5 })
+	add(lbl("__name__", "util", "node", "n1", "uuid", "g1"), 31, 59, func(i int) float64 { return float64(i%3) / 3 })
+	add(lbl("__name__", "util", "node", "n1", "uuid", "g2"), 0, 59, func(i int) float64 {
+		if i%11 == 0 {
+			return math.NaN()
+		}
+		return float64(i) / 60
+	})
+	add(lbl("__name__", "util", "node", "n2", "uuid", "g3"), 0, 59, func(i int) float64 { return 0.25 })
+	add(lbl("__name__", "slices", "node", "n1", "uuid", "g2"), 0, 59, func(int) float64 { return 7 })
+	add(lbl("__name__", "errs", "node", "n1", "uuid", "g1", "xid", "13"), 0, 59, func(i int) float64 { return float64(i / 10) })
+	add(lbl("__name__", "errs", "node", "n1", "uuid", "g2", "xid", "31"), 25, 59, func(i int) float64 { return float64(i / 20) })
+	// Two series that become one under label_replace("pod", ..., "exported_pod"),
+	// one after the other.
+	add(lbl("__name__", "mem", "node", "n1", "pod", "e"), 0, 20, func(i int) float64 { return float64(i) })
+	add(lbl("__name__", "mem", "node", "n1", "exported_pod", "e"), 40, 59, func(i int) float64 { return float64(2 * i) })
+	if err := app.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// cases are expressions of every node kind the scan evaluates, in the
+// shapes the signals use them.
+var cases = []string{
+	`alloc`,
+	`alloc{sharing="ts"}`,
+	`max by (node, uuid) (alloc)`,
+	`sum by (node, uuid) (alloc)`,
+	`count by (node, uuid) (alloc)`,
+	`group by (node) (alloc)`,
+	`min without (pod) (alloc)`,
+	`sum(util)`,
+	`max by (node, uuid) (util)`,
+	`util * 100`,
+	`100 * util`,
+	`util > 0.5`,
+	`0.5 < util`,
+	`util > bool 0.5`,
+	`-2 * util + 1`,
+	`floor(util * 10) / 10`,
+	`clamp_max(util * 2, 1)`,
+	`clamp_min(util - 0.5, 0)`,
+	`util % 0.3`,
+	`util and on (node, uuid) alloc`,
+	`util unless on (node, uuid) alloc`,
+	`util or on (node, uuid) alloc`,
+	`alloc or util`,
+	`alloc and alloc{sharing="ts"}`,
+	`util == bool util`,
+	`util != util`,
+	`max by (node, uuid) (util) / on (node, uuid) group_left () sum by (node, uuid) (alloc)`,
+	`sum by (node, uuid) (alloc) * on (node, uuid) group_right () max by (node, uuid, pod) (alloc)`,
+	`alloc * on (node, uuid) group_left () slices`,
+	`alloc / ignoring (pod, sharing) group_left util`,
+	`alloc > ignoring (pod, sharing) group_left (node) util`,
+	`max by (node, uuid) (util) + max by (node, uuid) (alloc)`,
+	`label_replace(alloc, "pod", "$1", "exported_pod", "(.+)")`,
+	`max by (node, pod) (label_replace(mem, "pod", "$1", "exported_pod", "(.+)"))`,
+	`label_replace(util, "gpu", "x-$1", "uuid", "g(.*)")`,
+	`last_over_time(util[10m])`,
+	`last_over_time(errs[1h] offset 1m)`,
+	`errs - last_over_time(errs[1h] offset 1m) > 0`,
+	`(errs - last_over_time(errs[1h] offset 1m)) > 0 or (errs unless last_over_time(errs[1h] offset 1m))`,
+	`util offset 5m`,
+	`max by (node, uuid) (0 * max by (node, uuid) (errs{xid="13"} > 1) + 13 or 0 * max by (node, uuid) (errs{xid="31"} > 0) + 31)`,
+	`nothing_here`,
+	`sum(nothing_here)`,
+}
+
+func TestRangeMatchesEngine(t *testing.T) {
+	ng := promql.NewEngine(promql.EngineOpts{MaxSamples: 1e8, Timeout: time.Minute, LookbackDelta: 5 * time.Minute})
+	for _, stale := range []bool{true, false} {
+		q := store(t, stale)
+		name := "stale markers"
+		if !stale {
+			name = "no stale markers"
+		}
+		t.Run(name, func(t *testing.T) {
+			for _, steps := range []struct{ start, end, step time.Duration }{
+				{0, 70 * time.Minute, time.Minute},
+				{3 * time.Minute, 67 * time.Minute, 7 * time.Minute},
+				{30 * time.Second, 65 * time.Minute, 90 * time.Second},
+			} {
+				start, end := time.UnixMilli(int64(steps.start/time.Millisecond)), time.UnixMilli(int64(steps.end/time.Millisecond))
+				g, err := NewGrid(start, end, steps.step)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, expr := range cases {
+					qry, err := ng.NewRangeQuery(context.Background(), q, nil, expr, start, end, steps.step)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res := qry.Exec(context.Background())
+					if res.Err != nil {
+						t.Fatalf("%s: engine: %v", expr, res.Err)
+					}
+					want := engineMatrix(t, res.Value.(promql.Matrix))
+					qry.Close()
+					got, _, err := Range(context.Background(), q, expr, g, Rules{Lookback: 5 * time.Minute})
+					if err != nil {
+						t.Errorf("%s (step %s): %v", expr, steps.step, err)
+						continue
+					}
+					diffMatrix(t, expr+" step "+steps.step.String(), want, got)
+				}
+			}
+		})
+	}
+}
+
+func engineMatrix(t *testing.T, m promql.Matrix) model.Matrix {
+	t.Helper()
+	out := make(model.Matrix, 0, len(m))
+	for _, s := range m {
+		mm := model.Metric{}
+		s.Metric.Range(func(l labels.Label) { mm[model.LabelName(l.Name)] = model.LabelValue(l.Value) })
+		ss := &model.SampleStream{Metric: mm}
+		for _, p := range s.Floats {
+			ss.Values = append(ss.Values, model.SamplePair{Timestamp: model.Time(p.T), Value: model.SampleValue(p.F)})
+		}
+		out = append(out, ss)
+	}
+	return out
+}
+
+func diffMatrix(t *testing.T, what string, want, got model.Matrix) {
+	t.Helper()
+	if len(want) != len(got) {
+		t.Errorf("%s: %d series, engine %d:\n got %v\nwant %v", what, len(got), len(want), got, want)
+		return
+	}
+	for i := range want {
+		if !want[i].Metric.Equal(got[i].Metric) {
+			t.Errorf("%s: series %d is %s, engine %s", what, i, got[i].Metric, want[i].Metric)
+			continue
+		}
+		w, g := want[i].Values, got[i].Values
+		if len(w) != len(g) {
+			t.Errorf("%s: %s has %d points, engine %d", what, want[i].Metric, len(g), len(w))
+			continue
+		}
+		for j := range w {
+			wv, gv := float64(w[j].Value), float64(g[j].Value)
+			same := wv == gv || (math.IsNaN(wv) && math.IsNaN(gv)) || math.Abs(wv-gv) <= 1e-12*math.Max(math.Abs(wv), math.Abs(gv))
+			if w[j].Timestamp != g[j].Timestamp || !same {
+				t.Errorf("%s: %s point %d is %v, engine %v", what, want[i].Metric, j, g[j], w[j])
+				break
+			}
+		}
+	}
+}
+
+// TestRangeLeftClosed pins Prometheus 2's rule, which no engine here
+// runs: a sample exactly a lookback before a step is still seen there.
+func TestRangeLeftClosed(t *testing.T) {
+	q := store(t, false)
+	// n2/g3's alloc has its last sample at minute 50 and no marker.
+	g, err := NewGrid(time.UnixMilli(54*minute), time.UnixMilli(56*minute), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		closed bool
+		want   int // points at minutes 54, 55, 56
+	}{{false, 1}, {true, 2}} {
+		m, _, err := Range(context.Background(), q, `alloc{node="n2"}`, g, Rules{Lookback: 5 * time.Minute, LeftClosed: c.closed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m) != 1 || len(m[0].Values) != c.want {
+			t.Errorf("left-closed %v: %v, want %d points", c.closed, m, c.want)
+		}
+	}
+}
+
+// TestRangeUnsupported: what the scan does not evaluate the engine's way
+// is ErrUnsupported, for the caller to ask the engine, including the
+// cases where the engine itself fails.
+func TestRangeUnsupported(t *testing.T) {
+	q := store(t, true)
+	g, err := NewGrid(time.UnixMilli(0), time.UnixMilli(60*minute), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, expr := range []string{
+		`rate(errs[5m])`,
+		`topk(1, util)`,
+		`quantile(0.5, util)`,
+		`avg(util)`,
+		`util @ 100`,
+		`-util`,
+		`sum_over_time(util[5m:1m])`,
+		// Many-to-many: two alloc series of g2 at one step.
+		`util * on (node, uuid) alloc`,
+		// Duplicate series after label_replace at one step.
+		`label_replace(alloc, "pod", "x", "uuid", "g2")`,
+		`time()`,
+	} {
+		_, _, err := Range(context.Background(), q, expr, g, Rules{Lookback: 5 * time.Minute})
+		if !errors.Is(err, ErrUnsupported) {
+			t.Errorf("%s: %v, want ErrUnsupported", expr, err)
+		}
+	}
+	if _, _, err := Range(context.Background(), q, `sum(`, g, Rules{Lookback: 5 * time.Minute}); err == nil || errors.Is(err, ErrUnsupported) {
+		t.Errorf("a parse error is %v, want a plain error", err)
+	}
+}
