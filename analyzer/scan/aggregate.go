@@ -25,9 +25,12 @@ func (ev *evaluator) aggregate(e *parser.AggregateExpr) (val, error) {
 	if err != nil {
 		return val{}, err
 	}
-	n := ev.r.g.N
+	// The groups first: a group of one series is that series' values
+	// under the group's labels (the max, min or sum of one value is the
+	// value), shared rather than copied, which is most groups of the
+	// passes (max by an allocation's labels).
 	var out []*series
-	var comp [][]float64 // Kahan compensation of sums, per group
+	var members [][]*series
 	groups := map[uint64][]int{}
 	lb := labels.NewBuilder(labels.EmptyLabels())
 	for _, s := range in {
@@ -49,19 +52,36 @@ func (ev *evaluator) aggregate(e *parser.AggregateExpr) (val, error) {
 		if gi < 0 {
 			gi = len(out)
 			groups[h] = append(groups[h], gi)
-			out = append(out, &series{lset: gl, v: newValues(n)})
-			if e.Op == parser.SUM {
-				comp = append(comp, make([]float64, n))
-			}
+			out = append(out, &series{lset: gl})
+			members = append(members, nil)
 		}
-		acc := out[gi].v
+		members[gi] = append(members[gi], s)
+	}
+	for gi, g := range out {
+		if len(members[gi]) == 1 && (e.Op == parser.MAX || e.Op == parser.MIN || e.Op == parser.SUM) {
+			g.v = members[gi][0].v
+			continue
+		}
+		g.v = fold(e.Op, members[gi], ev.r.g.N)
+	}
+	return val{vec: out}, nil
+}
+
+// fold is one group's aggregation, step by step in the members' order.
+func fold(op parser.ItemType, members []*series, n int) []float64 {
+	acc := newValues(n)
+	var comp []float64 // Kahan compensation of a sum
+	if op == parser.SUM {
+		comp = make([]float64, n)
+	}
+	for _, s := range members {
 		for i, f := range s.v {
 			if isAbsent(f) {
 				continue
 			}
 			cur := acc[i]
 			if isAbsent(cur) {
-				switch e.Op {
+				switch op {
 				case parser.COUNT, parser.GROUP:
 					acc[i] = 1
 				default:
@@ -69,9 +89,9 @@ func (ev *evaluator) aggregate(e *parser.AggregateExpr) (val, error) {
 				}
 				continue
 			}
-			switch e.Op {
+			switch op {
 			case parser.SUM:
-				acc[i], comp[gi][i] = kahansum.Inc(f, cur, comp[gi][i])
+				acc[i], comp[i] = kahansum.Inc(f, cur, comp[i])
 			case parser.MAX:
 				if cur < f || math.IsNaN(cur) {
 					acc[i] = f
@@ -85,14 +105,10 @@ func (ev *evaluator) aggregate(e *parser.AggregateExpr) (val, error) {
 			}
 		}
 	}
-	if e.Op == parser.SUM {
-		for gi, s := range out {
-			for i, c := range comp[gi] {
-				if !isAbsent(s.v[i]) {
-					s.v[i] += c
-				}
-			}
+	for i, c := range comp {
+		if !isAbsent(acc[i]) {
+			acc[i] += c
 		}
 	}
-	return val{vec: out}, nil
+	return acc
 }
