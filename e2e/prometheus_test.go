@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/internal/testenv"
 )
 
@@ -78,7 +79,26 @@ func TestPrometheusBackfill(t *testing.T) {
 		"--storage.tsdb.retention.time=100y",
 	)
 	src := remote(t, httpURL(addr, ""))
+	promql, err := source.NewRemote(source.RemoteOptions{URL: httpURL(addr, ""), Timeout: time.Minute, DisableRemoteRead: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = promql.Close() })
 	for _, w := range []query.Window{fullWindow, liveWindow} {
-		t.Run(describe(w), func(t *testing.T) { compare(t, f, src, w, prometheus2) })
+		t.Run(describe(w), func(t *testing.T) {
+			// Through remote read (streamed XOR chunks), the passes
+			// evaluated here by Prometheus 2's rules; then through its
+			// engine alone. Both must give the server's figures.
+			res := analyze(t, src, w)
+			if res.RawPasses == 0 || res.RawPasses != res.Passes {
+				t.Errorf("%d of %d passes read through remote read, want all", res.RawPasses, res.Passes)
+			}
+			compareResult(t, f, res, w, prometheus2)
+			res = analyze(t, promql, w)
+			if res.RawPasses != 0 {
+				t.Errorf("%d passes read through remote read with it disabled", res.RawPasses)
+			}
+			compareResult(t, f, res, w, prometheus2)
+		})
 	}
 }

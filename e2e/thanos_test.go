@@ -152,6 +152,17 @@ func TestThanosQuery(t *testing.T) {
 	ra := analyze(t, remote(t, promA0), w)
 	rb := analyze(t, remote(t, promB), w)
 	rq := analyze(t, remote(t, thanosURL), w)
+	// The Prometheus servers serve remote read, and add their external
+	// labels (cluster, replica) to what it sends, which the analysis
+	// takes off again; Thanos Query serves none (StoreAPI only), so every
+	// figure through it comes from its engine. The comparisons below hold
+	// the two paths to each other.
+	if ra.RawPasses == 0 || ra.RawPasses != ra.Passes || rb.RawPasses != rb.Passes {
+		t.Errorf("raw passes through the clusters' Prometheus: a %d of %d, b %d of %d; want all", ra.RawPasses, ra.Passes, rb.RawPasses, rb.Passes)
+	}
+	if rq.RawPasses != 0 {
+		t.Errorf("%d passes read from raw samples through Thanos Query, which serves no remote read", rq.RawPasses)
+	}
 	sumA, sumB, sumQ := gpuHours(ra), gpuHours(rb), gpuHours(rq)
 	t.Logf("allocated GPU-hours: cluster a %.4f + cluster b %.4f = %.4f; through Thanos Query %.4f", sumA.allocated, sumB.allocated, sumA.allocated+sumB.allocated, sumQ.allocated)
 	if sumA.allocated <= 0 || sumB.allocated <= 0 || len(ra.GPUs) == 0 || len(rb.GPUs) == 0 {

@@ -179,6 +179,7 @@ func MergeClusters(parts []Clustered) *Result {
 		r.SetCluster(p.Cluster)
 		out.QueryCount += r.QueryCount
 		out.RawPasses += r.RawPasses
+		out.Passes += r.Passes
 		out.Shards += r.Shards
 		out.Allocations = append(out.Allocations, r.Allocations...)
 		out.Workloads = append(out.Workloads, r.Workloads...)

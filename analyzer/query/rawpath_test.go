@@ -57,18 +57,8 @@ func checkRawPath(t *testing.T, c rawPathCase, shard Sharding) {
 	if len(engine.Allocations) == 0 || len(engine.GPUs) == 0 {
 		t.Fatalf("the engine found %d allocations and %d GPUs: the fixture proves nothing", len(engine.Allocations), len(engine.GPUs))
 	}
-	passes := 0
-	w, err := c.w.WithDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range newAnalysis(c.sch, w).passQueries(c.sch) {
-		if q.series != nil {
-			passes++
-		}
-	}
-	if want := passes * raw.Shards; raw.RawPasses != want {
-		t.Errorf("%d passes read from raw samples, want all %d (-v shows the fallbacks' reasons in debug logs)", raw.RawPasses, want)
+	if raw.Passes == 0 || raw.RawPasses != raw.Passes {
+		t.Errorf("%d of %d passes read from raw samples, want all (-v shows the fallbacks' reasons in debug logs)", raw.RawPasses, raw.Passes)
 	}
 	raw.RawPasses = 0
 	for _, d := range resultDiff("Result", reflect.ValueOf(*engine), reflect.ValueOf(*raw)) {

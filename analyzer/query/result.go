@@ -19,6 +19,8 @@ type Result struct {
 	// store's raw samples (analyzer/scan) rather than evaluated by its
 	// PromQL engine: zero where the store serves no raw reads.
 	RawPasses int `json:",omitempty"`
+	// Passes is how many of those queries were passes, read either way.
+	Passes int `json:",omitempty"`
 	// Shards is how many parts the fleet was split into to keep each
 	// query within the sample budget (AnalyzeSharded); 1 when unsplit.
 	Shards int

@@ -368,6 +368,9 @@ func (a *analysis) run(ctx context.Context, src source.Source, qs []namedQuery, 
 			defer mu.Unlock()
 		}
 		a.res.QueryCount++
+		if q.series != nil {
+			a.res.Passes++
+		}
 		if raw {
 			a.res.RawPasses++
 		}

@@ -94,14 +94,24 @@ func (r *reader) fill(it chunkenc.Iterator, off, window int64, skipStale bool) (
 	have := false
 	var ct int64
 	var cv float64
+	// Every step is put once, in order, so the values are written in one
+	// sweep, absent or not, instead of being filled with absent first;
+	// steps before the first value cost nothing for a series that has
+	// none.
 	put := func(i int) {
 		ref := g.At(i) - off
 		inside := ct > ref-window || (r.leftClosed && ct == ref-window)
 		if !have || !inside || value.IsStaleNaN(cv) {
+			if out != nil {
+				out[i] = absent
+			}
 			return
 		}
 		if out == nil {
-			out = newValues(g.N)
+			out = make([]float64, g.N)
+			for j := range i {
+				out[j] = absent
+			}
 		}
 		out[i] = cv
 	}

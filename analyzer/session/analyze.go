@@ -32,6 +32,18 @@ func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis
 	if s.schema == nil {
 		s.schema = a.Schema
 	}
+	// Which path read the data: raw samples evaluated here (analyzer/scan),
+	// or the store's PromQL engine (a store without remote read, or an
+	// expression the scan does not evaluate).
+	path := "raw samples"
+	switch {
+	case a.Current.RawPasses == 0:
+		path = "PromQL"
+	case a.Current.RawPasses < a.Current.Passes:
+		path = "raw samples and PromQL"
+	}
+	s.cfg.Logger.Info("analysis read", "source", a.Source, "path", path, "passes", a.Current.Passes,
+		"raw passes", a.Current.RawPasses, "queries", a.Current.QueryCount)
 	if a.Clusters == nil {
 		// One cluster's series: what several contexts read is joined
 		// with the primary's inventory, and the notes say why.

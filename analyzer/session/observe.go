@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/storage"
 
 	"github.com/gpulens/gpulens/analyzer/source"
 )
@@ -39,4 +40,23 @@ type observedRangeSource struct {
 func (c observedRangeSource) QueryRange(ctx context.Context, q string, start, end time.Time, step time.Duration) (model.Matrix, error) {
 	defer c.obs.Query()
 	return c.rq.QueryRange(ctx, q, start, end, step)
+}
+
+// RawSamples keeps the source's raw reads, which the analysis prefers to
+// its PromQL engine; each read of a selector counts as a query.
+func (c observedSource) RawSamples() (source.RawStore, bool) {
+	rr, ok := c.Source.(source.RawReader)
+	if !ok {
+		return source.RawStore{}, false
+	}
+	st, ok := rr.RawSamples()
+	if !ok {
+		return st, false
+	}
+	q := st.Queryable
+	st.Queryable = storage.QueryableFunc(func(mint, maxt int64) (storage.Querier, error) {
+		c.obs.Query()
+		return q.Querier(mint, maxt)
+	})
+	return st, true
 }

@@ -52,6 +52,10 @@ type RemoteOptions struct {
 	// one up to 30s. Zero means 500ms.
 	Backoff time.Duration
 
+	// DisableRemoteRead keeps the analysis off the remote-read endpoint:
+	// every figure is then asked of the server's PromQL engine.
+	DisableRemoteRead bool
+
 	// Logger receives API warnings and retries. Nil discards them.
 	Logger *slog.Logger
 }
@@ -110,7 +114,7 @@ func NewRemote(o RemoteOptions) (*Remote, error) {
 		logger:   o.Logger,
 		redact:   &redactor{files: []string{o.BearerTokenFile, o.BasicAuthPasswordFile}, user: o.BasicAuthUser, passwordFile: o.BasicAuthPasswordFile},
 		client:   hc,
-		read:     remoteRead{url: u.JoinPath("api", "v1", "read")},
+		read:     remoteRead{url: u.JoinPath("api", "v1", "read"), disabled: o.DisableRemoteRead},
 	}
 	if r.timeout == 0 {
 		r.timeout = defaultRemoteTimeout

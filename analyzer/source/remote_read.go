@@ -39,6 +39,8 @@ type remoteRead struct {
 	ext map[string]string
 	// leftClosed: the server is a Prometheus 2 (RawStore.LeftClosed).
 	leftClosed bool
+	// disabled is RemoteOptions.DisableRemoteRead.
+	disabled bool
 }
 
 // maxFrame bounds one frame of a streamed answer; Prometheus sends 1 MiB
@@ -56,6 +58,11 @@ var _ RawReader = (*Remote)(nil)
 // --query.lookback-delta answers its own PromQL with that one.
 func (r *Remote) RawSamples() (RawStore, bool) {
 	r.read.once.Do(func() {
+		if r.read.disabled {
+			r.read.err = errors.New("remote read disabled")
+			r.logger.Info("remote read disabled: the analysis's passes go through PromQL", "source", r.describe)
+			return
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
 		defer cancel()
 		now := time.Now().UnixMilli()

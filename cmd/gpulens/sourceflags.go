@@ -61,6 +61,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.remote.InsecureSkipVerify, "insecure-skip-tls-verify", false, "Do not verify the server's certificate (insecure)")
 	fs.StringArrayVar(&f.headers, "header", nil, "HTTP header K=V sent with every query, e.g. X-Scope-OrgID=team-a (repeatable)")
 	fs.DurationVar(&f.remote.Timeout, "timeout", 2*time.Minute, "Timeout of one query")
+	fs.BoolVar(&f.remote.DisableRemoteRead, "no-remote-read", false, "Ask the server's PromQL engine for every figure, instead of reading raw samples through its remote-read endpoint (Prometheus, Mimir, Cortex) where it serves one")
 	fs.IntVar(&f.remote.Retries, "retries", 2, "Retries of a query after a network error, a 429 or a 5xx")
 	fs.IntVar(&f.maxSamples, "query.max-samples", 0, "The most samples one query may load: the analysis is split into shards of nodes and namespaces that each stay under it (0: 40M, under the 50M of Prometheus's --query.max-samples default; set it to the server's limit, e.g. VictoriaMetrics' -search.maxSamplesPerQuery). With --data-dir also the engine's own limit (0: 50M)")
 	fs.StringVar(&f.schema, "schema", session.SchemaAuto, "Metric schema: auto, "+strings.Join(source.SchemaNames(), " or "))
