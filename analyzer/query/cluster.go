@@ -180,6 +180,7 @@ func MergeClusters(parts []Clustered) *Result {
 		out.QueryCount += r.QueryCount
 		out.RawPasses += r.RawPasses
 		out.Passes += r.Passes
+		out.RawQueries += r.RawQueries
 		out.Shards += r.Shards
 		out.Allocations = append(out.Allocations, r.Allocations...)
 		out.Workloads = append(out.Workloads, r.Workloads...)

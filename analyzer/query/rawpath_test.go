@@ -60,7 +60,8 @@ func checkRawPath(t *testing.T, c rawPathCase, shard Sharding) {
 	if raw.Passes == 0 || raw.RawPasses != raw.Passes {
 		t.Errorf("%d of %d passes read from raw samples, want all (-v shows the fallbacks' reasons in debug logs)", raw.RawPasses, raw.Passes)
 	}
-	raw.RawPasses = 0
+	t.Logf("%d of %d queries answered from raw samples", raw.RawQueries, raw.QueryCount)
+	raw.RawPasses, raw.RawQueries = 0, 0
 	for _, d := range resultDiff("Result", reflect.ValueOf(*engine), reflect.ValueOf(*raw)) {
 		t.Error(d)
 	}

@@ -21,6 +21,9 @@ type Result struct {
 	RawPasses int `json:",omitempty"`
 	// Passes is how many of those queries were passes, read either way.
 	Passes int `json:",omitempty"`
+	// RawQueries is how many queries, passes or not, were answered from
+	// raw samples.
+	RawQueries int `json:",omitempty"`
 	// Shards is how many parts the fleet was split into to keep each
 	// query within the sample budget (AnalyzeSharded); 1 when unsplit.
 	Shards int

@@ -56,8 +56,8 @@ func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Windo
 			go func() {
 				defer func() { <-sem }()
 				if q.series == nil {
-					vec, err := src.Query(ctx, q.expr, w.End)
-					answers[i] <- answer{vec: vec, err: err}
+					vec, raw, err := instantQuery(ctx, src, q, w)
+					answers[i] <- answer{vec: vec, raw: raw, err: err}
 					return
 				}
 				mat, raw, err := passWindow(ctx, src, q, w)
@@ -100,4 +100,24 @@ func passWindow(ctx context.Context, src source.Source, q namedQuery, w Window) 
 	}
 	mat, err := queryWindow(ctx, rq, q.expr, w)
 	return mat, false, err
+}
+
+// instantQuery is an instant query's answer at the window's end: from the
+// store's raw samples where it serves them and the scan evaluates the
+// expression the engine's way (scan.Instant), or from the store's engine.
+func instantQuery(ctx context.Context, src source.Source, q namedQuery, w Window) (model.Vector, bool, error) {
+	if rr, ok := src.(source.RawReader); ok {
+		if store, ok := rr.RawSamples(); ok {
+			vec, _, err := scan.Instant(ctx, store, q.expr, w.End, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed})
+			if err == nil {
+				return vec, true, nil
+			}
+			if !errors.Is(err, scan.ErrUnsupported) {
+				return nil, false, err
+			}
+			slog.Debug("analysis query read through PromQL", "query", q.name, "reason", err)
+		}
+	}
+	vec, err := src.Query(ctx, q.expr, w.End)
+	return vec, false, err
 }

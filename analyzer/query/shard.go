@@ -368,11 +368,14 @@ func (a *analysis) run(ctx context.Context, src source.Source, qs []namedQuery, 
 			defer mu.Unlock()
 		}
 		a.res.QueryCount++
+		if raw {
+			a.res.RawQueries++
+		}
 		if q.series != nil {
 			a.res.Passes++
-		}
-		if raw {
-			a.res.RawPasses++
+			if raw {
+				a.res.RawPasses++
+			}
 		}
 		if q.series != nil {
 			q.series(mat)

@@ -62,7 +62,7 @@ func (ev *evaluator) aggregate(e *parser.AggregateExpr) (val, error) {
 			g.v = members[gi][0].v
 			continue
 		}
-		g.v = fold(e.Op, members[gi], ev.r.g.N)
+		g.v = fold(e.Op, members[gi], ev.g.N)
 	}
 	return val{vec: out}, nil
 }

@@ -173,7 +173,7 @@ func presence(in []*series, sig func(labels.Labels) string, n int) map[string][]
 // VectorUnless: the signatures present on one side at a step decide
 // which series of the other are kept at it.
 func (ev *evaluator) setOp(op parser.ItemType, m *parser.VectorMatching, lhs, rhs []*series) (val, error) {
-	n := ev.r.g.N
+	n := ev.g.N
 	sig := signature(m)
 	mask := func(in []*series, by map[string][]bool, keepWhere bool) []*series {
 		out := make([]*series, 0, len(in))
@@ -215,7 +215,7 @@ func (ev *evaluator) setOp(op parser.ItemType, m *parser.VectorMatching, lhs, rh
 // series, or (one-to-one) two "many" series, matched at one step, or two
 // results with the same labels at one step.
 func (ev *evaluator) vectorBinop(e *parser.BinaryExpr, m *parser.VectorMatching, lhs, rhs []*series) (val, error) {
-	n := ev.r.g.N
+	n := ev.g.N
 	swapped := m.Card == parser.CardOneToMany
 	if swapped {
 		lhs, rhs = rhs, lhs

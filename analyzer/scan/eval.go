@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/storage"
+	"github.com/prometheus/prometheus/util/kahansum"
 )
 
 var promqlParser = parser.NewParser(parser.Options{})
@@ -42,7 +43,7 @@ func Range(ctx context.Context, q storage.Queryable, expr string, g Grid, rules 
 	if e.Type() != parser.ValueTypeVector {
 		return nil, Stats{}, unsupported("a %s expression", e.Type())
 	}
-	ev := &evaluator{r: &reader{ctx: ctx, q: q, g: g, lookback: rules.Lookback.Milliseconds(), leftClosed: rules.LeftClosed}}
+	ev := &evaluator{r: &reader{ctx: ctx, q: q, lookback: rules.Lookback.Milliseconds(), leftClosed: rules.LeftClosed}, g: g}
 	v, err := ev.eval(e)
 	st := Stats{Samples: ev.r.samples}
 	if err != nil {
@@ -51,8 +52,36 @@ func Range(ctx context.Context, q storage.Queryable, expr string, g Grid, rules 
 	return toMatrix(v.vec, g), st, nil
 }
 
+// Instant evaluates expr at t from q's raw samples, by the engine's
+// rules, as an instant query: range functions over the raw samples of
+// their window, subqueries evaluated a series at a time at their own
+// steps.
+func Instant(ctx context.Context, q storage.Queryable, expr string, t time.Time, rules Rules) (model.Vector, Stats, error) {
+	e, err := promqlParser.ParseExpr(expr)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	if e.Type() != parser.ValueTypeVector {
+		return nil, Stats{}, unsupported("a %s expression", e.Type())
+	}
+	g := Grid{Start: t.UnixMilli(), Step: 1, N: 1}
+	ev := &evaluator{r: &reader{ctx: ctx, q: q, lookback: rules.Lookback.Milliseconds(), leftClosed: rules.LeftClosed}, g: g}
+	v, err := ev.eval(e)
+	st := Stats{Samples: ev.r.samples}
+	if err != nil {
+		return nil, st, err
+	}
+	out := make(model.Vector, 0, len(v.vec))
+	for _, s := range toMatrix(v.vec, g) {
+		out = append(out, &model.Sample{Metric: s.Metric, Value: s.Values[0].Value, Timestamp: s.Values[0].Timestamp})
+	}
+	return out, st, nil
+}
+
+// evaluator evaluates expressions at the steps of g.
 type evaluator struct {
 	r *reader
+	g Grid
 }
 
 // val is an expression's value: a number, or a vector at every step.
@@ -78,7 +107,7 @@ func (ev *evaluator) eval(e parser.Expr) (val, error) {
 		}
 		return val{scalar: true, f: -x.f}, nil
 	case *parser.VectorSelector:
-		s, err := ev.r.instant(e)
+		s, err := ev.r.instant(e, ev.g)
 		return val{vec: s}, err
 	case *parser.Call:
 		return ev.call(e)
@@ -116,17 +145,8 @@ func (ev *evaluator) call(e *parser.Call) (val, error) {
 	switch e.Func.Name {
 	case "label_replace":
 		return ev.labelReplace(e.Args)
-	case "last_over_time":
-		ms, ok := e.Args[0].(*parser.MatrixSelector)
-		if !ok || ms.RangeExpr != nil {
-			return val{}, unsupported("last_over_time of %s", e.Args[0])
-		}
-		vs, ok := ms.VectorSelector.(*parser.VectorSelector)
-		if !ok {
-			return val{}, unsupported("last_over_time of %s", e.Args[0])
-		}
-		s, err := ev.r.lastOverTime(vs, ms.Range)
-		return val{vec: s}, err
+	case "last_over_time", "max_over_time", "min_over_time", "sum_over_time", "count_over_time":
+		return ev.overTime(e.Func.Name, e.Args[0])
 	case "clamp_max", "clamp_min":
 		in, err := ev.vector(e.Args[0])
 		if err != nil {
@@ -280,4 +300,133 @@ func toMatrix(in []*series, g Grid) model.Matrix {
 		out = append(out, &model.SampleStream{Metric: m, Values: pts})
 	}
 	return out
+}
+
+// overTimeFolds are the _over_time functions the scan evaluates, over a
+// series' values in time order, as promql/functions.go does for floats.
+var overTimeFolds = map[string]func([]float64) float64{
+	"last_over_time":  func(v []float64) float64 { return v[len(v)-1] },
+	"count_over_time": func(v []float64) float64 { return float64(len(v)) },
+	"max_over_time": func(v []float64) float64 {
+		m := v[0]
+		for _, f := range v {
+			if f > m || math.IsNaN(m) {
+				m = f
+			}
+		}
+		return m
+	},
+	"min_over_time": func(v []float64) float64 {
+		m := v[0]
+		for _, f := range v {
+			if f < m || math.IsNaN(m) {
+				m = f
+			}
+		}
+		return m
+	},
+	"sum_over_time": func(v []float64) float64 {
+		var sum, c float64
+		for _, f := range v {
+			sum, c = kahansum.Inc(f, sum, c)
+		}
+		if math.IsInf(sum, 0) {
+			return sum
+		}
+		return sum + c
+	},
+}
+
+// overTime is fn over a range selector or a subquery. last_over_time of a
+// selector is read at every step in one sweep (reader.lastOverTime); the
+// others, and subqueries, only at one instant (an instant query's), where
+// each series' window is folded once.
+func (ev *evaluator) overTime(fn string, arg parser.Expr) (val, error) {
+	fold := overTimeFolds[fn]
+	// last_over_time keeps the metric name; the others drop it.
+	name := func(l labels.Labels) labels.Labels {
+		if fn == "last_over_time" {
+			return l
+		}
+		return dropName(l)
+	}
+	switch a := arg.(type) {
+	case *parser.MatrixSelector:
+		vs, ok := a.VectorSelector.(*parser.VectorSelector)
+		if !ok || a.RangeExpr != nil {
+			return val{}, unsupported("%s of %s", fn, arg)
+		}
+		if fn == "last_over_time" {
+			s, err := ev.r.lastOverTime(vs, ev.g, a.Range)
+			return val{vec: s}, err
+		}
+		if ev.g.N != 1 {
+			return val{}, unsupported("%s at several steps", fn)
+		}
+		lsets, values, err := ev.r.window(vs, ev.g.Start, a.Range)
+		if err != nil {
+			return val{}, err
+		}
+		out := make([]*series, len(lsets))
+		for i, l := range lsets {
+			out[i] = &series{lset: name(l), v: []float64{fold(values[i])}}
+		}
+		m, err := merge(out)
+		return val{vec: m}, err
+	case *parser.SubqueryExpr:
+		if ev.g.N != 1 || a.RangeExpr != nil || a.StepExpr != nil || a.OriginalOffsetExpr != nil || a.Timestamp != nil || a.StartOrEnd != 0 || a.Step <= 0 {
+			return val{}, unsupported("%s of %s", fn, arg)
+		}
+		inner, ok := ev.subqueryGrid(a)
+		if !ok {
+			return val{}, nil
+		}
+		sub := &evaluator{r: ev.r, g: inner}
+		in, err := sub.vector(a.Expr)
+		if err != nil {
+			return val{}, err
+		}
+		out := make([]*series, 0, len(in))
+		buf := make([]float64, 0, inner.N)
+		for _, s := range in {
+			buf = buf[:0]
+			for _, f := range s.v {
+				if !isAbsent(f) {
+					buf = append(buf, f)
+				}
+			}
+			if len(buf) > 0 {
+				out = append(out, &series{lset: name(s.lset), v: []float64{fold(buf)}})
+			}
+		}
+		m, err := merge(out)
+		return val{vec: m}, err
+	}
+	return val{}, unsupported("%s of %s", fn, arg)
+}
+
+// subqueryGrid is the steps a subquery is evaluated at from the instant
+// t: the multiples of its step in (t - offset - range, t - offset], or,
+// by Prometheus 2's rule, [t - offset - range, t - offset]; ok is false
+// when there is none.
+func (ev *evaluator) subqueryGrid(s *parser.SubqueryExpr) (Grid, bool) {
+	step, rng, off := s.Step.Milliseconds(), s.Range.Milliseconds(), s.OriginalOffset.Milliseconds()
+	end := ev.g.Start - off
+	from := end - rng
+	start := floorDiv(from, step) * step
+	if start < from || (start == from && !ev.r.leftClosed) {
+		start += step
+	}
+	if start > end {
+		return Grid{}, false
+	}
+	return Grid{Start: start, Step: step, N: int((end-start)/step) + 1}, true
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
 }

@@ -3,7 +3,10 @@ package scan
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -255,5 +258,61 @@ func TestRangeUnsupported(t *testing.T) {
 	}
 	if _, _, err := Range(context.Background(), q, `sum(`, g, Rules{Lookback: 5 * time.Minute}); err == nil || errors.Is(err, ErrUnsupported) {
 		t.Errorf("a parse error is %v, want a plain error", err)
+	}
+}
+
+// instantCases are the analysis's instant-query shapes: range functions
+// over a window's raw samples and over subqueries, under aggregations.
+var instantCases = []string{
+	`max_over_time(util[30m])`,
+	`min_over_time(util[1h])`,
+	`sum_over_time(alloc[1h])`,
+	`count_over_time(alloc[17m])`,
+	`last_over_time(util[5m] offset 30m)`,
+	`max by (node, uuid) (max_over_time((util)[59m59s999ms:1m]))`,
+	`sum_over_time((min by (node, uuid) (util) > bool 0.3)[1h:1m])`,
+	`count_over_time((group by (node, uuid, pod) (label_replace(alloc, "pod", "$1", "exported_pod", "(.+)")))[1h:1m])`,
+	`max by (node, pod) (max_over_time((alloc{sharing="ts"})[1h:5m]))`,
+	`sum_over_time((util)[20m:7m] offset 3m)`,
+	`clamp_min(max_over_time(errs[1h]) - (last_over_time(errs[5m] offset 1h) or 0 * max_over_time(errs[1h])), 0)`,
+	`max by (node, uuid) (0 * max_over_time(alloc{exported_pod!=""}[1h]) + 12 or 0 * max_over_time(alloc[1h]) + 2)`,
+	`util`,
+	`max by (node) (alloc)`,
+}
+
+func TestInstantMatchesEngine(t *testing.T) {
+	ng := promql.NewEngine(promql.EngineOpts{MaxSamples: 1e8, Timeout: time.Minute, LookbackDelta: 5 * time.Minute})
+	for _, stale := range []bool{true, false} {
+		q := store(t, stale)
+		for _, at := range []int64{30 * minute, 45*minute + 30_000, 62 * minute, 70 * minute} {
+			ts := time.UnixMilli(at)
+			for _, expr := range instantCases {
+				qry, err := ng.NewInstantQuery(context.Background(), q, nil, expr, ts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res := qry.Exec(context.Background())
+				if res.Err != nil {
+					t.Fatalf("%s: engine: %v", expr, res.Err)
+				}
+				var want model.Matrix
+				for _, s := range res.Value.(promql.Vector) {
+					want = append(want, engineMatrix(t, promql.Matrix{{Metric: s.Metric, Floats: []promql.FPoint{{T: s.T, F: s.F}}}})...)
+				}
+				qry.Close()
+				vec, _, err := Instant(context.Background(), q, expr, ts, Rules{Lookback: 5 * time.Minute})
+				if err != nil {
+					t.Errorf("%s at %s: %v", expr, ts, err)
+					continue
+				}
+				var got model.Matrix
+				for _, s := range vec {
+					got = append(got, &model.SampleStream{Metric: s.Metric, Values: []model.SamplePair{{Timestamp: s.Timestamp, Value: s.Value}}})
+				}
+				slices.SortFunc(want, func(a, b *model.SampleStream) int { return strings.Compare(a.Metric.String(), b.Metric.String()) })
+				slices.SortFunc(got, func(a, b *model.SampleStream) int { return strings.Compare(a.Metric.String(), b.Metric.String()) })
+				diffMatrix(t, fmt.Sprintf("%s at %dms (stale markers %v)", expr, at, stale), want, got)
+			}
+		}
 	}
 }

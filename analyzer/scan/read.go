@@ -2,8 +2,10 @@ package scan
 
 import (
 	"context"
+	"fmt"
 	"time"
 
+	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/value"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/storage"
@@ -15,7 +17,6 @@ import (
 type reader struct {
 	ctx      context.Context
 	q        storage.Queryable
-	g        Grid
 	lookback int64
 	// leftClosed keeps a sample at a window's very start (Prometheus 2).
 	leftClosed bool
@@ -27,21 +28,21 @@ type reader struct {
 // instant is vs evaluated at every step: the latest sample at or before
 // the step (less the offset), if it is within the lookback and is not a
 // stale marker. The window is left-open, as Prometheus 3's.
-func (r *reader) instant(vs *parser.VectorSelector) ([]*series, error) {
-	return r.read(vs, r.lookback, false)
+func (r *reader) instant(vs *parser.VectorSelector, g Grid) ([]*series, error) {
+	return r.read(vs, g, r.lookback, false)
 }
 
 // lastOverTime is last_over_time(vs[rng]) at every step: the latest sample
 // that is not a stale marker in (step - offset - rng, step - offset].
-func (r *reader) lastOverTime(vs *parser.VectorSelector, rng time.Duration) ([]*series, error) {
-	return r.read(vs, rng.Milliseconds(), true)
+func (r *reader) lastOverTime(vs *parser.VectorSelector, g Grid, rng time.Duration) ([]*series, error) {
+	return r.read(vs, g, rng.Milliseconds(), true)
 }
 
-func (r *reader) read(vs *parser.VectorSelector, window int64, skipStale bool) ([]*series, error) {
+func (r *reader) read(vs *parser.VectorSelector, g Grid, window int64, skipStale bool) ([]*series, error) {
 	if vs.Timestamp != nil || vs.StartOrEnd != 0 || vs.Anchored || vs.Smoothed || vs.BypassEmptyMatcherCheck {
 		return nil, unsupported("selector modifiers in %s", vs)
 	}
-	key := vs.String()
+	key := fmt.Sprintf("%d/%d/%d %s", g.Start, g.Step, g.N, vs)
 	if skipStale {
 		key = "last_over_time " + key + " " + time.Duration(window*int64(time.Millisecond)).String()
 	}
@@ -49,13 +50,13 @@ func (r *reader) read(vs *parser.VectorSelector, window int64, skipStale bool) (
 		return s, nil
 	}
 	off := vs.OriginalOffset.Milliseconds()
-	mint, maxt := r.g.Start-off-window, r.g.End()-off
+	mint, maxt := g.Start-off-window, g.End()-off
 	q, err := r.q.Querier(mint, maxt)
 	if err != nil {
 		return nil, err
 	}
 	defer q.Close()
-	set := q.Select(r.ctx, false, &storage.SelectHints{Start: mint, End: maxt, Step: r.g.Step}, vs.LabelMatchers...)
+	set := q.Select(r.ctx, false, &storage.SelectHints{Start: mint, End: maxt, Step: g.Step}, vs.LabelMatchers...)
 	var out []*series
 	var it chunkenc.Iterator
 	for set.Next() {
@@ -64,7 +65,7 @@ func (r *reader) read(vs *parser.VectorSelector, window int64, skipStale bool) (
 		}
 		s := set.At()
 		it = s.Iterator(it)
-		v, n, err := r.fill(it, off, window, skipStale)
+		v, n, err := r.fill(it, g, off, window, skipStale)
 		r.samples += n
 		if err != nil {
 			return nil, err
@@ -86,8 +87,7 @@ func (r *reader) read(vs *parser.VectorSelector, window int64, skipStale bool) (
 // fill walks one series' samples once, in time order, and gives each step
 // the sample that was latest at it. It returns nil when no step has a
 // value, and the number of samples read.
-func (r *reader) fill(it chunkenc.Iterator, off, window int64, skipStale bool) ([]float64, int64, error) {
-	g := r.g
+func (r *reader) fill(it chunkenc.Iterator, g Grid, off, window int64, skipStale bool) ([]float64, int64, error) {
 	var out []float64
 	var n int64
 	i := 0
@@ -139,4 +139,55 @@ func (r *reader) fill(it chunkenc.Iterator, off, window int64, skipStale bool) (
 		put(i)
 	}
 	return out, n, nil
+}
+
+// window is the samples of each series that vs selects in the range
+// window of one instant t: (t - offset - rng, t - offset], left-closed by
+// Prometheus 2's rule, stale markers left out, in time order; series
+// without any are left out.
+func (r *reader) window(vs *parser.VectorSelector, t int64, rng time.Duration) ([]labels.Labels, [][]float64, error) {
+	if vs.Timestamp != nil || vs.StartOrEnd != 0 || vs.Anchored || vs.Smoothed || vs.BypassEmptyMatcherCheck {
+		return nil, nil, unsupported("selector modifiers in %s", vs)
+	}
+	maxt := t - vs.OriginalOffset.Milliseconds()
+	mint := maxt - rng.Milliseconds()
+	q, err := r.q.Querier(mint, maxt)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer q.Close()
+	set := q.Select(r.ctx, false, &storage.SelectHints{Start: mint, End: maxt, Range: rng.Milliseconds()}, vs.LabelMatchers...)
+	var lsets []labels.Labels
+	var values [][]float64
+	var it chunkenc.Iterator
+	for set.Next() {
+		if err := r.ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		s := set.At()
+		it = s.Iterator(it)
+		var v []float64
+		for vt := it.Seek(mint); vt != chunkenc.ValNone; vt = it.Next() {
+			if vt != chunkenc.ValFloat {
+				return nil, nil, unsupported("native histogram samples")
+			}
+			ts, f := it.At()
+			r.samples++
+			if ts > maxt {
+				break
+			}
+			if ts < mint || (ts == mint && !r.leftClosed) || value.IsStaleNaN(f) {
+				continue
+			}
+			v = append(v, f)
+		}
+		if err := it.Err(); err != nil {
+			return nil, nil, err
+		}
+		if len(v) > 0 {
+			lsets = append(lsets, s.Labels())
+			values = append(values, v)
+		}
+	}
+	return lsets, values, set.Err()
 }
