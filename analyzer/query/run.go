@@ -84,7 +84,7 @@ func passWindow(ctx context.Context, src source.Source, q namedQuery, w Window) 
 	if rr, ok := src.(source.RawReader); ok {
 		if store, ok := rr.RawSamples(); ok {
 			g := scan.Grid{Start: w.firstStep(), Step: w.Step.Milliseconds(), N: w.ExpectedSteps()}
-			mat, _, err := scan.Range(ctx, store, q.expr, g, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed})
+			mat, _, err := scan.Range(ctx, store, q.expr, g, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
 			if err == nil {
 				return mat, true, nil
 			}
@@ -108,7 +108,7 @@ func passWindow(ctx context.Context, src source.Source, q namedQuery, w Window) 
 func instantQuery(ctx context.Context, src source.Source, q namedQuery, w Window) (model.Vector, bool, error) {
 	if rr, ok := src.(source.RawReader); ok {
 		if store, ok := rr.RawSamples(); ok {
-			vec, _, err := scan.Instant(ctx, store, q.expr, w.End, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed})
+			vec, _, err := scan.Instant(ctx, store, q.expr, w.End, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
 			if err == nil {
 				return vec, true, nil
 			}

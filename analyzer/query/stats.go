@@ -2,6 +2,7 @@ package query
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -99,7 +100,15 @@ func quantileOverTime(q float64, pts []model.SamplePair) float64 {
 		values = append(values, float64(p.Value))
 	}
 	*buf = values
-	sort.Sort(values)
+	// Without NaNs every sort gives the same order of values, and the
+	// generic one is about three times the interface's speed; with NaNs
+	// (which byValue does not order strictly) only the engine's own sort
+	// puts them where it does.
+	if slices.ContainsFunc(values, math.IsNaN) {
+		sort.Sort(values)
+	} else {
+		slices.Sort(values)
+	}
 	n := float64(len(values))
 	rank := q * (n - 1)
 	lowerIndex := math.Max(0, math.Floor(rank))

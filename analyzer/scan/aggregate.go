@@ -62,17 +62,18 @@ func (ev *evaluator) aggregate(e *parser.AggregateExpr) (val, error) {
 			g.v = members[gi][0].v
 			continue
 		}
-		g.v = fold(e.Op, members[gi], ev.g.N)
+		g.v = fold(e.Op, members[gi], ev.g.N, ev.r)
 	}
 	return val{vec: out}, nil
 }
 
 // fold is one group's aggregation, step by step in the members' order.
-func fold(op parser.ItemType, members []*series, n int) []float64 {
-	acc := newValues(n)
+func fold(op parser.ItemType, members []*series, n int, r *reader) []float64 {
+	acc := r.newValues(n)
 	var comp []float64 // Kahan compensation of a sum
 	if op == parser.SUM {
 		comp = make([]float64, n)
+		r.held += int64(n)
 	}
 	for _, s := range members {
 		for i, f := range s.v {

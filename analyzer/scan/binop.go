@@ -99,7 +99,7 @@ func (ev *evaluator) vectorScalar(e *parser.BinaryExpr, in []*series, x float64,
 	drop := changesMetricSchema(e.Op) || e.ReturnBool
 	out := make([]*series, 0, len(in))
 	for _, s := range in {
-		v := newValues(len(s.v))
+		v := ev.r.newValues(len(s.v))
 		for i, f := range s.v {
 			if isAbsent(f) {
 				continue
@@ -185,7 +185,7 @@ func (ev *evaluator) setOp(op parser.ItemType, m *parser.VectorMatching, lhs, rh
 				}
 				continue
 			}
-			v := newValues(n)
+			v := ev.r.newValues(n)
 			for i, x := range s.v {
 				if at[i] == keepWhere {
 					v[i] = x
@@ -268,7 +268,7 @@ func (ev *evaluator) vectorBinop(e *parser.BinaryExpr, m *parser.VectorMatching,
 				seen = make([]bool, n)
 				matched[group] = seen
 			}
-			v := newValues(n)
+			v := ev.r.newValues(n)
 			for i, lf := range ls.v {
 				rf := rs.v[i]
 				if isAbsent(lf) || isAbsent(rf) {

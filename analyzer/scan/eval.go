@@ -29,6 +29,11 @@ type Rules struct {
 	// LeftClosed makes lookback and range windows include their start, as
 	// Prometheus 2's did; Prometheus 3's are left-open.
 	LeftClosed bool
+	// MaxSamples bounds the step values one evaluation holds, as the
+	// engine's --query.max-samples bounds the samples a query loads: over
+	// it, the evaluation is ErrUnsupported and the engine decides. Zero
+	// means no bound.
+	MaxSamples int
 }
 
 // Range evaluates expr at every step of g from q's raw samples, by the
@@ -43,7 +48,7 @@ func Range(ctx context.Context, q storage.Queryable, expr string, g Grid, rules 
 	if e.Type() != parser.ValueTypeVector {
 		return nil, Stats{}, unsupported("a %s expression", e.Type())
 	}
-	ev := &evaluator{r: &reader{ctx: ctx, q: q, lookback: rules.Lookback.Milliseconds(), leftClosed: rules.LeftClosed}, g: g}
+	ev := &evaluator{r: &reader{ctx: ctx, q: q, lookback: rules.Lookback.Milliseconds(), leftClosed: rules.LeftClosed, maxHeld: int64(rules.MaxSamples)}, g: g}
 	v, err := ev.eval(e)
 	st := Stats{Samples: ev.r.samples}
 	if err != nil {
@@ -65,7 +70,7 @@ func Instant(ctx context.Context, q storage.Queryable, expr string, t time.Time,
 		return nil, Stats{}, unsupported("a %s expression", e.Type())
 	}
 	g := Grid{Start: t.UnixMilli(), Step: 1, N: 1}
-	ev := &evaluator{r: &reader{ctx: ctx, q: q, lookback: rules.Lookback.Milliseconds(), leftClosed: rules.LeftClosed}, g: g}
+	ev := &evaluator{r: &reader{ctx: ctx, q: q, lookback: rules.Lookback.Milliseconds(), leftClosed: rules.LeftClosed, maxHeld: int64(rules.MaxSamples)}, g: g}
 	v, err := ev.eval(e)
 	st := Stats{Samples: ev.r.samples}
 	if err != nil {
@@ -92,6 +97,14 @@ type val struct {
 }
 
 func (ev *evaluator) eval(e parser.Expr) (val, error) {
+	v, err := ev.node(e)
+	if err == nil {
+		err = ev.r.overBudget()
+	}
+	return v, err
+}
+
+func (ev *evaluator) node(e parser.Expr) (val, error) {
 	switch e := e.(type) {
 	case *parser.ParenExpr:
 		return ev.eval(e.Expr)
@@ -176,7 +189,7 @@ func (ev *evaluator) call(e *parser.Call) (val, error) {
 func (ev *evaluator) perValue(in []*series, fn func(float64) float64) (val, error) {
 	out := make([]*series, 0, len(in))
 	for _, s := range in {
-		v := make([]float64, len(s.v))
+		v := ev.r.newValues(len(s.v))
 		for i, x := range s.v {
 			if isAbsent(x) {
 				v[i] = absent

@@ -256,6 +256,13 @@ func TestRangeUnsupported(t *testing.T) {
 			t.Errorf("%s: %v, want ErrUnsupported", expr, err)
 		}
 	}
+	// Over the store's sample limit, the engine decides.
+	if _, _, err := Range(context.Background(), q, `alloc`, g, Rules{Lookback: 5 * time.Minute, MaxSamples: 2 * g.N}); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("alloc (4 series) within %d samples: %v, want ErrUnsupported", 2*g.N, err)
+	}
+	if _, _, err := Range(context.Background(), q, `alloc`, g, Rules{Lookback: 5 * time.Minute, MaxSamples: 4 * g.N}); err != nil {
+		t.Errorf("alloc (4 series) within %d samples: %v", 4*g.N, err)
+	}
 	if _, _, err := Range(context.Background(), q, `sum(`, g, Rules{Lookback: 5 * time.Minute}); err == nil || errors.Is(err, ErrUnsupported) {
 		t.Errorf("a parse error is %v, want a plain error", err)
 	}

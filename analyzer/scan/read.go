@@ -23,6 +23,9 @@ type reader struct {
 	cache      map[string][]*series
 	// samples counts the raw samples decoded, for the caller's figures.
 	samples int64
+	// held counts the step values allocated, which stay in memory until
+	// the expression is answered; maxHeld bounds them (0: no bound).
+	held, maxHeld int64
 }
 
 // instant is vs evaluated at every step: the latest sample at or before
@@ -85,36 +88,14 @@ func (r *reader) read(vs *parser.VectorSelector, g Grid, window int64, skipStale
 }
 
 // fill walks one series' samples once, in time order, and gives each step
-// the sample that was latest at it. It returns nil when no step has a
-// value, and the number of samples read.
+// the sample that was latest at it, if that is within the window and not a
+// stale marker. It returns nil when no step has a value, and the number of
+// samples read. The steps a sample stands for are found by arithmetic and
+// written in runs, not tested one by one: at a week of minutes this is
+// the loop every sample of the analysis goes through.
 func (r *reader) fill(it chunkenc.Iterator, g Grid, off, window int64, skipStale bool) ([]float64, int64, error) {
-	var out []float64
+	f := filler{g: g, base: g.Start - off, window: window, closed: r.leftClosed, held: &r.held}
 	var n int64
-	i := 0
-	have := false
-	var ct int64
-	var cv float64
-	// Every step is put once, in order, so the values are written in one
-	// sweep, absent or not, instead of being filled with absent first;
-	// steps before the first value cost nothing for a series that has
-	// none.
-	put := func(i int) {
-		ref := g.At(i) - off
-		inside := ct > ref-window || (r.leftClosed && ct == ref-window)
-		if !have || !inside || value.IsStaleNaN(cv) {
-			if out != nil {
-				out[i] = absent
-			}
-			return
-		}
-		if out == nil {
-			out = make([]float64, g.N)
-			for j := range i {
-				out[j] = absent
-			}
-		}
-		out[i] = cv
-	}
 	for vt := it.Next(); vt != chunkenc.ValNone; vt = it.Next() {
 		if vt != chunkenc.ValFloat {
 			return nil, n, unsupported("native histogram samples")
@@ -124,21 +105,75 @@ func (r *reader) fill(it chunkenc.Iterator, g Grid, off, window int64, skipStale
 		if skipStale && value.IsStaleNaN(v) {
 			continue
 		}
-		for ; i < g.N && g.At(i)-off < t; i++ {
-			put(i)
-		}
-		if i == g.N {
+		// The steps before t take the previous sample.
+		f.upTo(f.firstAtOrAfter(t))
+		if f.i == g.N {
 			break
 		}
-		have, ct, cv = true, t, v
+		f.have, f.ct, f.cv = true, t, v
 	}
 	if err := it.Err(); err != nil {
 		return nil, n, err
 	}
-	for ; i < g.N; i++ {
-		put(i)
+	f.upTo(g.N)
+	return f.out, n, nil
+}
+
+// filler is fill's state: the steps before i are written.
+type filler struct {
+	g            Grid
+	base, window int64 // step i's reference time is base + i*Step
+	closed       bool
+	i            int
+	out          []float64
+	held         *int64
+	have         bool
+	ct           int64
+	cv           float64
+}
+
+// firstAtOrAfter is the first step whose reference time is t or later.
+func (f *filler) firstAtOrAfter(t int64) int {
+	if t <= f.base {
+		return 0
 	}
-	return out, n, nil
+	k := (t - f.base + f.g.Step - 1) / f.g.Step
+	return int(min(k, int64(f.g.N)))
+}
+
+// upTo writes the steps [i, stop) from the current sample: those whose
+// window still holds it get its value, the rest are absent.
+func (f *filler) upTo(stop int) {
+	if stop <= f.i {
+		return
+	}
+	k := f.i
+	if f.have && !value.IsStaleNaN(f.cv) {
+		// The sample leaves the window at the first step whose reference
+		// time is ct + window or later (left-open), or later than it
+		// (left-closed).
+		limit := f.ct + f.window
+		if f.closed {
+			limit++
+		}
+		k = max(f.i, min(stop, f.firstAtOrAfter(limit)))
+	}
+	if k > f.i && f.out == nil {
+		f.out = make([]float64, f.g.N)
+		*f.held += int64(f.g.N)
+		for j := range f.i {
+			f.out[j] = absent
+		}
+	}
+	if f.out != nil {
+		for j := f.i; j < k; j++ {
+			f.out[j] = f.cv
+		}
+		for j := k; j < stop; j++ {
+			f.out[j] = absent
+		}
+	}
+	f.i = stop
 }
 
 // window is the samples of each series that vs selects in the range
@@ -190,4 +225,20 @@ func (r *reader) window(vs *parser.VectorSelector, t int64, rng time.Duration) (
 		}
 	}
 	return lsets, values, set.Err()
+}
+
+// newValues is a series' values, all absent, counted against the bound.
+func (r *reader) newValues(n int) []float64 {
+	r.held += int64(n)
+	return newValues(n)
+}
+
+// overBudget says whether the evaluation holds more step values than the
+// store's engine would let a query load: the engine then decides, and
+// answers or fails with its own limit error.
+func (r *reader) overBudget() error {
+	if r.maxHeld > 0 && r.held > r.maxHeld {
+		return unsupported("%d step values held, over the limit of %d samples", r.held, r.maxHeld)
+	}
+	return nil
 }

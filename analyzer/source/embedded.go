@@ -55,6 +55,8 @@ type Embedded struct {
 	roClose   sync.Once
 	roErr     error
 	queryable storage.Queryable
+	// maxSamples is the engine's limit, which raw reads keep to too.
+	maxSamples int
 	engine    *promql.Engine
 	logger    *slog.Logger
 	retention time.Duration
@@ -103,6 +105,7 @@ func OpenEmbedded(dir string, o EmbeddedOptions) (*Embedded, error) {
 	if timeout == 0 {
 		timeout = defaultTimeout
 	}
+	e.maxSamples = maxSamples
 	e.engine = promql.NewEngine(promql.EngineOpts{
 		Logger:               logger,
 		MaxSamples:           maxSamples,

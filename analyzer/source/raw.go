@@ -25,11 +25,16 @@ type RawStore struct {
 	// includes a sample at its very start ([t-5m, t]); Prometheus 3's
 	// windows are left-open ((t-5m, t]).
 	LeftClosed bool
+	// MaxSamples is the engine's limit on the samples one query loads,
+	// which the analysis's own reads keep to; zero where it has none of
+	// its own to keep to (a remote store's raw reads, bounded by the
+	// analysis's sharding).
+	MaxSamples int
 }
 
 var _ RawReader = (*Embedded)(nil)
 
 // RawSamples reads the TSDB's chunks.
 func (e *Embedded) RawSamples() (RawStore, bool) {
-	return RawStore{Queryable: e.queryable, Lookback: lookbackDelta}, true
+	return RawStore{Queryable: e.queryable, Lookback: lookbackDelta, MaxSamples: e.maxSamples}, true
 }
