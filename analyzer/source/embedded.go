@@ -57,9 +57,9 @@ type Embedded struct {
 	queryable storage.Queryable
 	// maxSamples is the engine's limit, which raw reads keep to too.
 	maxSamples int
-	engine    *promql.Engine
-	logger    *slog.Logger
-	retention time.Duration
+	engine     *promql.Engine
+	logger     *slog.Logger
+	retention  time.Duration
 }
 
 var _ Source = (*Embedded)(nil)
