@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/prometheus/prometheus/model/labels"
@@ -90,90 +91,70 @@ func (r *reader) read(vs *parser.VectorSelector, g Grid, window int64, skipStale
 // fill walks one series' samples once, in time order, and gives each step
 // the sample that was latest at it, if that is within the window and not a
 // stale marker. It returns nil when no step has a value, and the number of
-// samples read. The steps a sample stands for are found by arithmetic and
-// written in runs, not tested one by one: at a week of minutes this is
-// the loop every sample of the analysis goes through.
+// samples read. At a week of minutes this is the loop every sample of the
+// analysis goes through, so it keeps to plain comparisons: a sample's
+// window end is computed once, and steps are walked by adding the step.
 func (r *reader) fill(it chunkenc.Iterator, g Grid, off, window int64, skipStale bool) ([]float64, int64, error) {
-	f := filler{g: g, base: g.Start - off, window: window, closed: r.leftClosed, held: &r.held}
-	var n int64
-	for vt := it.Next(); vt != chunkenc.ValNone; vt = it.Next() {
-		if vt != chunkenc.ValFloat {
+	var (
+		out   []float64
+		n     int64
+		i     int
+		ref   = g.Start - off // step i's reference time
+		valid bool            // the current sample is a value
+		cv    float64
+		// A step sees the current sample while its reference time is
+		// before limit: ct + window, or one later where windows are
+		// left-closed.
+		limit int64
+	)
+	extra := int64(0)
+	if r.leftClosed {
+		extra = 1
+	}
+	// Steps are written up to (not including) the first whose reference
+	// time is the next sample's, the end of the series' samples giving
+	// way to the end of the grid. The loop is written out rather than
+	// called: a closure's captured variables cost a memory access a step.
+	more := true
+	for more {
+		t := int64(math.MaxInt64)
+		var v float64
+		vt := it.Next()
+		switch vt {
+		case chunkenc.ValNone:
+			more = false
+		case chunkenc.ValFloat:
+			t, v = it.At()
+			n++
+			if skipStale && value.IsStaleNaN(v) {
+				continue
+			}
+		default:
 			return nil, n, unsupported("native histogram samples")
 		}
-		t, v := it.At()
-		n++
-		if skipStale && value.IsStaleNaN(v) {
-			continue
+		for ; i < g.N && ref < t; i, ref = i+1, ref+g.Step {
+			if valid && ref < limit {
+				if out == nil {
+					out = make([]float64, g.N)
+					r.held += int64(g.N)
+					for j := range i {
+						out[j] = absent
+					}
+				}
+				out[i] = cv
+			} else if out != nil {
+				out[i] = absent
+			}
 		}
-		// The steps before t take the previous sample.
-		f.upTo(f.firstAtOrAfter(t))
-		if f.i == g.N {
+		if i == g.N {
 			break
 		}
-		f.have, f.ct, f.cv = true, t, v
+		valid, cv, limit = !value.IsStaleNaN(v), v, t+window+extra
 	}
 	if err := it.Err(); err != nil {
 		return nil, n, err
 	}
-	f.upTo(g.N)
-	return f.out, n, nil
-}
-
-// filler is fill's state: the steps before i are written.
-type filler struct {
-	g            Grid
-	base, window int64 // step i's reference time is base + i*Step
-	closed       bool
-	i            int
-	out          []float64
-	held         *int64
-	have         bool
-	ct           int64
-	cv           float64
-}
-
-// firstAtOrAfter is the first step whose reference time is t or later.
-func (f *filler) firstAtOrAfter(t int64) int {
-	if t <= f.base {
-		return 0
-	}
-	k := (t - f.base + f.g.Step - 1) / f.g.Step
-	return int(min(k, int64(f.g.N)))
-}
-
-// upTo writes the steps [i, stop) from the current sample: those whose
-// window still holds it get its value, the rest are absent.
-func (f *filler) upTo(stop int) {
-	if stop <= f.i {
-		return
-	}
-	k := f.i
-	if f.have && !value.IsStaleNaN(f.cv) {
-		// The sample leaves the window at the first step whose reference
-		// time is ct + window or later (left-open), or later than it
-		// (left-closed).
-		limit := f.ct + f.window
-		if f.closed {
-			limit++
-		}
-		k = max(f.i, min(stop, f.firstAtOrAfter(limit)))
-	}
-	if k > f.i && f.out == nil {
-		f.out = make([]float64, f.g.N)
-		*f.held += int64(f.g.N)
-		for j := range f.i {
-			f.out[j] = absent
-		}
-	}
-	if f.out != nil {
-		for j := f.i; j < k; j++ {
-			f.out[j] = f.cv
-		}
-		for j := k; j < stop; j++ {
-			f.out[j] = absent
-		}
-	}
-	f.i = stop
+	return out, n, nil
 }
 
 // window is the samples of each series that vs selects in the range
