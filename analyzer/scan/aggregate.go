@@ -72,8 +72,8 @@ func fold(op parser.ItemType, members []*series, n int, r *reader) []float64 {
 	acc := r.newValues(n)
 	var comp []float64 // Kahan compensation of a sum
 	if op == parser.SUM {
-		comp = make([]float64, n)
-		r.held += int64(n)
+		comp = r.buffer(n)
+		clear(comp)
 	}
 	for _, s := range members {
 		for i, f := range s.v {

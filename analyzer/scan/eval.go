@@ -49,6 +49,7 @@ func Range(ctx context.Context, q storage.Queryable, expr string, g Grid, rules 
 		return nil, Stats{}, unsupported("a %s expression", e.Type())
 	}
 	ev := &evaluator{r: &reader{ctx: ctx, q: q, lookback: rules.Lookback.Milliseconds(), leftClosed: rules.LeftClosed, maxHeld: int64(rules.MaxSamples)}, g: g}
+	defer ev.r.release()
 	v, err := ev.eval(e)
 	st := Stats{Samples: ev.r.samples}
 	if err != nil {
@@ -71,6 +72,7 @@ func Instant(ctx context.Context, q storage.Queryable, expr string, t time.Time,
 	}
 	g := Grid{Start: t.UnixMilli(), Step: 1, N: 1}
 	ev := &evaluator{r: &reader{ctx: ctx, q: q, lookback: rules.Lookback.Milliseconds(), leftClosed: rules.LeftClosed, maxHeld: int64(rules.MaxSamples)}, g: g}
+	defer ev.r.release()
 	v, err := ev.eval(e)
 	st := Stats{Samples: ev.r.samples}
 	if err != nil {
@@ -189,7 +191,7 @@ func (ev *evaluator) call(e *parser.Call) (val, error) {
 func (ev *evaluator) perValue(in []*series, fn func(float64) float64) (val, error) {
 	out := make([]*series, 0, len(in))
 	for _, s := range in {
-		v := ev.r.newValues(len(s.v))
+		v := ev.r.buffer(len(s.v))
 		for i, x := range s.v {
 			if isAbsent(x) {
 				v[i] = absent

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/prometheus/prometheus/model/labels"
@@ -55,8 +56,14 @@ type series struct {
 
 func newValues(n int) []float64 {
 	v := make([]float64, n)
+	fillAbsent(v)
+	return v
+}
+
+func fillAbsent(v []float64) {
+	n := len(v)
 	if n == 0 {
-		return v
+		return
 	}
 	// Doubling copies run at memmove's speed; a loop of stores is several
 	// times slower, and every node of every pass starts with one.
@@ -64,7 +71,24 @@ func newValues(n int) []float64 {
 	for i := 1; i < n; i *= 2 {
 		copy(v[i:], v[:i])
 	}
-	return v
+}
+
+// pools hold released values by length: the passes of one window all
+// have the same number of steps.
+var pools sync.Map // int -> *sync.Pool of *[]float64
+
+func getValues(n int) []float64 {
+	if p, ok := pools.Load(n); ok {
+		if v, ok := p.(*sync.Pool).Get().(*[]float64); ok {
+			return *v
+		}
+	}
+	return make([]float64, n)
+}
+
+func putValues(v []float64) {
+	p, _ := pools.LoadOrStore(len(v), new(sync.Pool))
+	p.(*sync.Pool).Put(&v)
 }
 
 // empty says whether s has no value at any step.

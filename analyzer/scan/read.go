@@ -27,6 +27,8 @@ type reader struct {
 	// held counts the step values allocated, which stay in memory until
 	// the expression is answered; maxHeld bounds them (0: no bound).
 	held, maxHeld int64
+	// buffers are the values allocated, released when the answer is out.
+	buffers [][]float64
 }
 
 // instant is vs evaluated at every step: the latest sample at or before
@@ -135,8 +137,7 @@ func (r *reader) fill(it chunkenc.Iterator, g Grid, off, window int64, skipStale
 		for ; i < g.N && ref < t; i, ref = i+1, ref+g.Step {
 			if valid && ref < limit {
 				if out == nil {
-					out = make([]float64, g.N)
-					r.held += int64(g.N)
+					out = r.buffer(g.N)
 					for j := range i {
 						out[j] = absent
 					}
@@ -210,8 +211,29 @@ func (r *reader) window(vs *parser.VectorSelector, t int64, rng time.Duration) (
 
 // newValues is a series' values, all absent, counted against the bound.
 func (r *reader) newValues(n int) []float64 {
+	v := r.buffer(n)
+	fillAbsent(v)
+	return v
+}
+
+// buffer is n values to be written, counted against the bound and kept
+// for release.
+func (r *reader) buffer(n int) []float64 {
 	r.held += int64(n)
-	return newValues(n)
+	v := getValues(n)
+	r.buffers = append(r.buffers, v)
+	return v
+}
+
+// release gives the evaluation's values back for the next one, once its
+// answer is copied out: a week of minutes is 80 kB a series, and fresh
+// memory for every series of every pass costs more in page faults and
+// collection than the evaluation itself.
+func (r *reader) release() {
+	for _, v := range r.buffers {
+		putValues(v)
+	}
+	r.buffers, r.cache = nil, nil
 }
 
 // overBudget says whether the evaluation holds more step values than the
