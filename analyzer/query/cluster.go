@@ -49,7 +49,7 @@ func ClusterValues(ctx context.Context, src source.Source, sch signals.Schema, w
 	}
 	tile := fmt.Sprintf(`count by (%s) (last_over_time({__name__=~%q}[%s]))`, label, strings.Join(names, "|"), step)
 	q := fmt.Sprintf(`max_over_time((%s)[%s:%s]) or %s`, tile, w.SubqueryRange(), step, tile)
-	vec, err := src.Query(ctx, q, w.End)
+	vec, _, err := instantQuery(ctx, src, "clusters", q, w.End)
 	if err != nil {
 		return nil, fmt.Errorf("analysis query \"clusters\": %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/prometheus/common/model"
 
@@ -56,7 +57,7 @@ func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Windo
 			go func() {
 				defer func() { <-sem }()
 				if q.series == nil {
-					vec, raw, err := instantQuery(ctx, src, q, w)
+					vec, raw, err := instantQuery(ctx, src, q.name, q.expr, w.End)
 					answers[i] <- answer{vec: vec, raw: raw, err: err}
 					return
 				}
@@ -102,22 +103,22 @@ func passWindow(ctx context.Context, src source.Source, q namedQuery, w Window) 
 	return mat, false, err
 }
 
-// instantQuery is an instant query's answer at the window's end: from the
-// store's raw samples where it serves them and the scan evaluates the
-// expression the engine's way (scan.Instant), or from the store's engine.
-func instantQuery(ctx context.Context, src source.Source, q namedQuery, w Window) (model.Vector, bool, error) {
+// instantQuery is an instant query's answer at t: from the store's raw
+// samples where it serves them and the scan evaluates the expression the
+// engine's way (scan.Instant), or from the store's engine.
+func instantQuery(ctx context.Context, src source.Source, name, expr string, t time.Time) (model.Vector, bool, error) {
 	if rr, ok := src.(source.RawReader); ok {
 		if store, ok := rr.RawSamples(); ok {
-			vec, _, err := scan.Instant(ctx, store, q.expr, w.End, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
+			vec, _, err := scan.Instant(ctx, store, expr, t, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
 			if err == nil {
 				return vec, true, nil
 			}
 			if !errors.Is(err, scan.ErrUnsupported) {
 				return nil, false, err
 			}
-			slog.Debug("analysis query read through PromQL", "query", q.name, "reason", err)
+			slog.Debug("analysis query read through PromQL", "query", name, "reason", err)
 		}
 	}
-	vec, err := src.Query(ctx, q.expr, w.End)
+	vec, err := src.Query(ctx, expr, t)
 	return vec, false, err
 }

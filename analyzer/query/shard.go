@@ -341,9 +341,12 @@ func (a *analysis) probe(ctx context.Context, src source.Source, sch signals.Sch
 	}
 	perNode := map[string]float64{}
 	for _, q := range []string{count(sch.GPU()), count(sch.Allocation())} {
-		vec, err := src.Query(ctx, q, a.w.End)
+		vec, raw, err := instantQuery(ctx, src, "shard probe", q, a.w.End)
 		if err != nil {
 			return nil, fmt.Errorf("analysis query \"shard probe\": %w", err)
+		}
+		if raw {
+			a.res.RawQueries++
 		}
 		a.res.QueryCount++
 		for _, s := range vec {

@@ -285,6 +285,10 @@ var instantCases = []string{
 	`max by (node, uuid) (0 * max_over_time(alloc{exported_pod!=""}[1h]) + 12 or 0 * max_over_time(alloc[1h]) + 2)`,
 	`util`,
 	`max by (node) (alloc)`,
+	// query.ClusterValues' shape: tiles of last_over_time at a coarse step.
+	`max_over_time((count by (node) (last_over_time({__name__=~"alloc|util"}[7m])))[59m59s999ms:7m]) or count by (node) (last_over_time({__name__=~"alloc|util"}[7m]))`,
+	// The shard probe's.
+	`max_over_time((count by (node) (max by (node, uuid) (alloc)))[1h:7m])`,
 }
 
 func TestInstantMatchesEngine(t *testing.T) {
