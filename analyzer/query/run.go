@@ -37,8 +37,6 @@ func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Windo
 		mat model.Matrix
 		raw bool
 		err error
-		// release gives a raw answer's points back once used.
-		release func()
 	}
 	answers := make([]chan answer, len(qs))
 	for i := range answers {
@@ -63,8 +61,8 @@ func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Windo
 					answers[i] <- answer{vec: vec, raw: raw, err: err}
 					return
 				}
-				mat, release, err := passWindow(ctx, src, q, w)
-				answers[i] <- answer{mat: mat, raw: release != nil, err: err, release: release}
+				mat, raw, err := passWindow(ctx, src, q, w)
+				answers[i] <- answer{mat: mat, raw: raw, err: err}
 			}()
 		}
 	}()
@@ -74,10 +72,6 @@ func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Windo
 			return fmt.Errorf("analysis query %q: %w", q.name, ans.err)
 		}
 		use(q, ans.vec, ans.mat, ans.raw)
-		if ans.release != nil {
-			// The passes keep nothing of the points they are given.
-			ans.release()
-		}
 		answers[i] = nil
 	}
 	return nil
@@ -86,28 +80,27 @@ func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Windo
 // passWindow is a pass's points: read from the store's raw samples
 // (scan.Range) where src serves them and the expression is one the scan
 // evaluates the engine's way, or from range queries (queryWindow).
-// release is set when they were read from raw samples, to give their
-// memory back once used.
-func passWindow(ctx context.Context, src source.Source, q namedQuery, w Window) (mat model.Matrix, release func(), err error) {
+// raw says they were read from raw samples.
+func passWindow(ctx context.Context, src source.Source, q namedQuery, w Window) (mat model.Matrix, raw bool, err error) {
 	if rr, ok := src.(source.RawReader); ok {
 		if store, ok := rr.RawSamples(); ok {
 			g := scan.Grid{Start: w.firstStep(), Step: w.Step.Milliseconds(), N: w.ExpectedSteps()}
-			mat, st, err := scan.Range(ctx, store, q.expr, g, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
+			mat, _, err := scan.Range(ctx, store, q.expr, g, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
 			if err == nil {
-				return mat, st.Release, nil
+				return mat, true, nil
 			}
 			if !errors.Is(err, scan.ErrUnsupported) {
-				return nil, nil, err
+				return nil, false, err
 			}
 			slog.Debug("analysis pass read through PromQL", "pass", q.name, "reason", err)
 		}
 	}
 	rq, err := rangeQuerier(src)
 	if err != nil {
-		return nil, nil, err
+		return nil, false, err
 	}
 	mat, err = queryWindow(ctx, rq, q.expr, w)
-	return mat, nil, err
+	return mat, false, err
 }
 
 // instantQuery is an instant query's answer at t: from the store's raw
