@@ -164,6 +164,8 @@ func (ev *evaluator) call(e *parser.Call) (val, error) {
 		return ev.labelReplace(e.Args)
 	case "last_over_time", "max_over_time", "min_over_time", "sum_over_time", "count_over_time":
 		return ev.overTime(e.Func.Name, e.Args[0])
+	case "increase", "rate":
+		return ev.increase(e.Func.Name == "rate", e.Args[0])
 	case "clamp_max", "clamp_min":
 		in, err := ev.vector(e.Args[0])
 		if err != nil {
@@ -404,7 +406,7 @@ func (ev *evaluator) overTime(fn string, arg parser.Expr) (val, error) {
 		if ev.g.N != 1 {
 			return val{}, unsupported("%s at several steps", fn)
 		}
-		lsets, values, err := ev.r.window(vs, ev.g.Start, a.Range)
+		lsets, values, _, err := ev.r.window(vs, ev.g.Start, a.Range)
 		if err != nil {
 			return val{}, err
 		}
@@ -470,4 +472,70 @@ func floorDiv(a, b int64) int64 {
 		q--
 	}
 	return q
+}
+
+// increase is increase() or rate() of a range selector at one instant,
+// as the engine's extrapolatedRate computes it for floats without start
+// timestamps (promql/functions.go, v0.316.0): the last value less the
+// first, plus every value before a reset, extrapolated towards the
+// window's ends by at most half the average interval, and not below the
+// counter's zero. Prometheus 2's differs in details, so its stores are
+// left to their engine.
+func (ev *evaluator) increase(isRate bool, arg parser.Expr) (val, error) {
+	ms, ok := arg.(*parser.MatrixSelector)
+	if !ok || ms.RangeExpr != nil || ev.g.N != 1 || ev.r.leftClosed {
+		return val{}, unsupported("increase of %s here", arg)
+	}
+	vs, ok := ms.VectorSelector.(*parser.VectorSelector)
+	if !ok {
+		return val{}, unsupported("increase of %s", arg)
+	}
+	lsets, values, times, err := ev.r.window(vs, ev.g.Start, ms.Range)
+	if err != nil {
+		return val{}, err
+	}
+	rangeEnd := ev.g.Start - vs.OriginalOffset.Milliseconds()
+	rangeStart := rangeEnd - ms.Range.Milliseconds()
+	out := make([]*series, 0, len(lsets))
+	for i, l := range lsets {
+		v, ts := values[i], times[i]
+		if len(v) < 2 {
+			continue
+		}
+		result := v[len(v)-1] - v[0]
+		for j := 1; j < len(v); j++ {
+			if v[j] < v[j-1] {
+				result += v[j-1]
+			}
+		}
+		firstT, lastT := ts[0], ts[len(ts)-1]
+		durationToStart := float64(firstT-rangeStart) / 1000
+		durationToEnd := float64(rangeEnd-lastT) / 1000
+		sampledInterval := float64(lastT-firstT) / 1000
+		avg := sampledInterval / float64(len(v)-1)
+		threshold := avg * 1.1
+		if durationToStart >= threshold {
+			durationToStart = avg / 2
+		}
+		durationToZero := durationToStart
+		if result > 0 && v[0] >= 0 {
+			durationToZero = sampledInterval * (v[0] / result)
+		}
+		if durationToZero < durationToStart {
+			durationToStart = durationToZero
+		}
+		if durationToEnd >= threshold {
+			durationToEnd = avg / 2
+		}
+		factor := 1.0
+		if sampledInterval != 0 {
+			factor = (sampledInterval + durationToStart + durationToEnd) / sampledInterval
+		}
+		if isRate {
+			factor /= ms.Range.Seconds()
+		}
+		out = append(out, &series{lset: dropName(l), v: []float64{result * factor}})
+	}
+	m, err := merge(out)
+	return val{vec: m}, err
 }

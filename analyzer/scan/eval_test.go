@@ -238,7 +238,7 @@ func TestRangeUnsupported(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, expr := range []string{
-		`rate(errs[5m])`,
+		`delta(errs[5m])`,
 		`topk(1, util)`,
 		`quantile(0.5, util)`,
 		`avg(util)`,
@@ -285,6 +285,10 @@ var instantCases = []string{
 	`max by (node, uuid) (0 * max_over_time(alloc{exported_pod!=""}[1h]) + 12 or 0 * max_over_time(alloc[1h]) + 2)`,
 	`util`,
 	`max by (node) (alloc)`,
+	`increase(errs[1h])`,
+	`increase(errs[17m] offset 3m)`,
+	`rate(util[10m])`,
+	`max by (node, uuid) ((increase(errs[20m])))`,
 	// query.ClusterValues' shape: tiles of last_over_time at a coarse step.
 	`max_over_time((count by (node) (last_over_time({__name__=~"alloc|util"}[7m])))[59m59s999ms:7m]) or count by (node) (last_over_time({__name__=~"alloc|util"}[7m]))`,
 	// The shard probe's.

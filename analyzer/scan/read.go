@@ -162,51 +162,55 @@ func (r *reader) fill(it chunkenc.Iterator, g Grid, off, window int64, skipStale
 // window of one instant t: (t - offset - rng, t - offset], left-closed by
 // Prometheus 2's rule, stale markers left out, in time order; series
 // without any are left out.
-func (r *reader) window(vs *parser.VectorSelector, t int64, rng time.Duration) ([]labels.Labels, [][]float64, error) {
+func (r *reader) window(vs *parser.VectorSelector, t int64, rng time.Duration) ([]labels.Labels, [][]float64, [][]int64, error) {
 	if vs.Timestamp != nil || vs.StartOrEnd != 0 || vs.Anchored || vs.Smoothed || vs.BypassEmptyMatcherCheck {
-		return nil, nil, unsupported("selector modifiers in %s", vs)
+		return nil, nil, nil, unsupported("selector modifiers in %s", vs)
 	}
 	maxt := t - vs.OriginalOffset.Milliseconds()
 	mint := maxt - rng.Milliseconds()
 	q, err := r.q.Querier(mint, maxt)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer q.Close()
 	set := q.Select(r.ctx, false, &storage.SelectHints{Start: mint, End: maxt, Range: rng.Milliseconds()}, vs.LabelMatchers...)
 	var lsets []labels.Labels
 	var values [][]float64
+	var times [][]int64
 	var it chunkenc.Iterator
 	for set.Next() {
 		if err := r.ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		s := set.At()
 		it = s.Iterator(it)
 		var v []float64
+		var ts []int64
 		for vt := it.Seek(mint); vt != chunkenc.ValNone; vt = it.Next() {
 			if vt != chunkenc.ValFloat {
-				return nil, nil, unsupported("native histogram samples")
+				return nil, nil, nil, unsupported("native histogram samples")
 			}
-			ts, f := it.At()
+			at, f := it.At()
 			r.samples++
-			if ts > maxt {
+			if at > maxt {
 				break
 			}
-			if ts < mint || (ts == mint && !r.leftClosed) || value.IsStaleNaN(f) {
+			if at < mint || (at == mint && !r.leftClosed) || value.IsStaleNaN(f) {
 				continue
 			}
 			v = append(v, f)
+			ts = append(ts, at)
 		}
 		if err := it.Err(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if len(v) > 0 {
 			lsets = append(lsets, s.Labels())
 			values = append(values, v)
+			times = append(times, ts)
 		}
 	}
-	return lsets, values, set.Err()
+	return lsets, values, times, set.Err()
 }
 
 // newValues is a series' values, all absent, counted against the bound.
