@@ -406,13 +406,11 @@ func (ev *evaluator) overTime(fn string, arg parser.Expr) (val, error) {
 		if ev.g.N != 1 {
 			return val{}, unsupported("%s at several steps", fn)
 		}
-		lsets, values, _, err := ev.r.window(vs, ev.g.Start, a.Range)
-		if err != nil {
+		var out []*series
+		if err := ev.r.window(vs, ev.g.Start, a.Range, func(l labels.Labels, v []float64, _ []int64) {
+			out = append(out, &series{lset: name(l), v: []float64{fold(v)}})
+		}); err != nil {
 			return val{}, err
-		}
-		out := make([]*series, len(lsets))
-		for i, l := range lsets {
-			out[i] = &series{lset: name(l), v: []float64{fold(values[i])}}
 		}
 		m, err := merge(out)
 		return val{vec: m}, err
@@ -490,17 +488,12 @@ func (ev *evaluator) increase(isRate bool, arg parser.Expr) (val, error) {
 	if !ok {
 		return val{}, unsupported("increase of %s", arg)
 	}
-	lsets, values, times, err := ev.r.window(vs, ev.g.Start, ms.Range)
-	if err != nil {
-		return val{}, err
-	}
 	rangeEnd := ev.g.Start - vs.OriginalOffset.Milliseconds()
 	rangeStart := rangeEnd - ms.Range.Milliseconds()
-	out := make([]*series, 0, len(lsets))
-	for i, l := range lsets {
-		v, ts := values[i], times[i]
+	var out []*series
+	if err := ev.r.window(vs, ev.g.Start, ms.Range, func(l labels.Labels, v []float64, ts []int64) {
 		if len(v) < 2 {
-			continue
+			return
 		}
 		result := v[len(v)-1] - v[0]
 		for j := 1; j < len(v); j++ {
@@ -535,6 +528,8 @@ func (ev *evaluator) increase(isRate bool, arg parser.Expr) (val, error) {
 			factor /= ms.Range.Seconds()
 		}
 		out = append(out, &series{lset: dropName(l), v: []float64{result * factor}})
+	}); err != nil {
+		return val{}, err
 	}
 	m, err := merge(out)
 	return val{vec: m}, err

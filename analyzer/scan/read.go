@@ -158,37 +158,37 @@ func (r *reader) fill(it chunkenc.Iterator, g Grid, off, window int64, skipStale
 	return out, n, nil
 }
 
-// window is the samples of each series that vs selects in the range
+// window hands each series that vs selects its samples in the range
 // window of one instant t: (t - offset - rng, t - offset], left-closed by
 // Prometheus 2's rule, stale markers left out, in time order; series
-// without any are left out.
-func (r *reader) window(vs *parser.VectorSelector, t int64, rng time.Duration) ([]labels.Labels, [][]float64, [][]int64, error) {
+// without any are left out. The slices are reused from series to series:
+// at a week's range they are 10,080 samples, and growing fresh ones for
+// every series cost more than the decoding.
+func (r *reader) window(vs *parser.VectorSelector, t int64, rng time.Duration, each func(labels.Labels, []float64, []int64)) error {
 	if vs.Timestamp != nil || vs.StartOrEnd != 0 || vs.Anchored || vs.Smoothed || vs.BypassEmptyMatcherCheck {
-		return nil, nil, nil, unsupported("selector modifiers in %s", vs)
+		return unsupported("selector modifiers in %s", vs)
 	}
 	maxt := t - vs.OriginalOffset.Milliseconds()
 	mint := maxt - rng.Milliseconds()
 	q, err := r.q.Querier(mint, maxt)
 	if err != nil {
-		return nil, nil, nil, err
+		return err
 	}
 	defer q.Close()
 	set := q.Select(r.ctx, false, &storage.SelectHints{Start: mint, End: maxt, Range: rng.Milliseconds()}, vs.LabelMatchers...)
-	var lsets []labels.Labels
-	var values [][]float64
-	var times [][]int64
 	var it chunkenc.Iterator
+	var v []float64
+	var ts []int64
 	for set.Next() {
 		if err := r.ctx.Err(); err != nil {
-			return nil, nil, nil, err
+			return err
 		}
 		s := set.At()
 		it = s.Iterator(it)
-		var v []float64
-		var ts []int64
+		v, ts = v[:0], ts[:0]
 		for vt := it.Seek(mint); vt != chunkenc.ValNone; vt = it.Next() {
 			if vt != chunkenc.ValFloat {
-				return nil, nil, nil, unsupported("native histogram samples")
+				return unsupported("native histogram samples")
 			}
 			at, f := it.At()
 			r.samples++
@@ -202,15 +202,13 @@ func (r *reader) window(vs *parser.VectorSelector, t int64, rng time.Duration) (
 			ts = append(ts, at)
 		}
 		if err := it.Err(); err != nil {
-			return nil, nil, nil, err
+			return err
 		}
 		if len(v) > 0 {
-			lsets = append(lsets, s.Labels())
-			values = append(values, v)
-			times = append(times, ts)
+			each(s.Labels(), v, ts)
 		}
 	}
-	return lsets, values, times, set.Err()
+	return set.Err()
 }
 
 // newValues is a series' values, all absent, counted against the bound.
