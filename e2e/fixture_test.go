@@ -149,6 +149,18 @@ func analyze(t *testing.T, src source.Source, w query.Window) *query.Result {
 	return res
 }
 
+// remoteEngine is a source for a Prometheus-compatible API at url that
+// asks its engine for every figure, remote read or not.
+func remoteEngine(t *testing.T, url string) source.Source {
+	t.Helper()
+	src, err := source.NewRemote(source.RemoteOptions{URL: url, Timeout: time.Minute, DisableRemoteRead: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	return src
+}
+
 // remote is a source for a Prometheus-compatible API at url.
 func remote(t *testing.T, url string) source.Source {
 	t.Helper()

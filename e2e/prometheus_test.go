@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/internal/testenv"
 )
 
@@ -79,11 +78,7 @@ func TestPrometheusBackfill(t *testing.T) {
 		"--storage.tsdb.retention.time=100y",
 	)
 	src := remote(t, httpURL(addr, ""))
-	promql, err := source.NewRemote(source.RemoteOptions{URL: httpURL(addr, ""), Timeout: time.Minute, DisableRemoteRead: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = promql.Close() })
+	promql := remoteEngine(t, httpURL(addr, ""))
 	for _, w := range []query.Window{fullWindow, liveWindow} {
 		t.Run(describe(w), func(t *testing.T) {
 			// Through remote read (streamed XOR chunks), the passes
