@@ -128,8 +128,33 @@ func (r *Remote) externalLabels(ctx context.Context) map[string]string {
 }
 
 // readChunks asks for the series that ms select in [mint, maxt] and reads
-// the whole streamed answer.
+// the whole streamed answer, retried as the API's calls are (Remote.do): a
+// network error, a 429 or a 5xx, or an answer cut off mid-stream.
 func (r *Remote) readChunks(ctx context.Context, mint, maxt int64, ms []*labels.Matcher) ([]storage.Series, error) {
+	for try := 0; ; try++ {
+		a := &attempt{}
+		series, err := r.readChunksOnce(ctx, a, mint, maxt, ms)
+		if err == nil {
+			return series, nil
+		}
+		if try >= r.retries || !retryable(ctx, a, err) {
+			return nil, err
+		}
+		wait := r.wait(try, a.retryAfter)
+		r.logger.Warn("retrying remote read", "source", r.describe, "err", err, "attempt", try+1, "wait", wait)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("%w (gave up retrying: %w)", err, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// readChunksOnce is one attempt; a records the answer's status, none where
+// the connection failed or the answer was cut off.
+func (r *Remote) readChunksOnce(ctx context.Context, a *attempt, mint, maxt int64, ms []*labels.Matcher) ([]storage.Series, error) {
 	q := &prompb.Query{StartTimestampMs: mint, EndTimestampMs: maxt}
 	for _, m := range ms {
 		var t prompb.LabelMatcher_Type
@@ -164,6 +189,8 @@ func (r *Remote) readChunks(ctx context.Context, mint, maxt int64, ms []*labels.
 		return nil, fmt.Errorf("%s: remote read: %s", r.describe, r.redact.apply(err.Error()))
 	}
 	defer resp.Body.Close()
+	a.status, a.statusText = resp.StatusCode, resp.Status
+	a.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxDetail))
 		return nil, fmt.Errorf("%s: remote read: %s: %s", r.describe, resp.Status, r.redact.apply(strings.TrimSpace(string(body))))
@@ -171,8 +198,15 @@ func (r *Remote) readChunks(ctx context.Context, mint, maxt int64, ms []*labels.
 	if ct := resp.Header.Get("Content-Type"); ct != streamedChunks {
 		return nil, fmt.Errorf("%s: remote read answered %q, not streamed chunks", r.describe, ct)
 	}
-	return r.decodeFrames(bufio.NewReader(resp.Body))
+	series, err := r.decodeFrames(bufio.NewReader(resp.Body))
+	if errors.Is(err, errCutOff) {
+		a.status = 0 // the network's failure, not the server's answer
+	}
+	return series, err
 }
+
+// errCutOff marks an answer whose stream ended or broke mid-frame.
+var errCutOff = errors.New("answer cut off")
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -188,18 +222,18 @@ func (r *Remote) decodeFrames(br *bufio.Reader) ([]storage.Series, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: remote read frame: %w", r.describe, err)
+			return nil, fmt.Errorf("%s: remote read frame: %w: %w", r.describe, errCutOff, err)
 		}
 		if size > maxFrame {
 			return nil, fmt.Errorf("%s: remote read frame of %d bytes, over %d", r.describe, size, maxFrame)
 		}
 		var sum uint32
 		if err := binary.Read(br, binary.BigEndian, &sum); err != nil {
-			return nil, fmt.Errorf("%s: remote read frame: %w", r.describe, err)
+			return nil, fmt.Errorf("%s: remote read frame: %w: %w", r.describe, errCutOff, err)
 		}
 		data := make([]byte, size)
 		if _, err := io.ReadFull(br, data); err != nil {
-			return nil, fmt.Errorf("%s: remote read frame: %w", r.describe, err)
+			return nil, fmt.Errorf("%s: remote read frame: %w: %w", r.describe, errCutOff, err)
 		}
 		if crc32.Checksum(data, castagnoli) != sum {
 			return nil, fmt.Errorf("%s: remote read frame: checksum mismatch", r.describe)

@@ -212,3 +212,45 @@ func FuzzRemoteReadFrames(f *testing.F) {
 		}
 	})
 }
+
+// TestRemoteReadRetried: a 502 from an overloaded front, and an answer cut
+// off mid-frame, are retried as the API's calls are.
+func TestRemoteReadRetried(t *testing.T) {
+	calls := 0
+	full := frame(t, &prompb.ChunkedSeries{Labels: []prompb.Label{{Name: "__name__", Value: "x"}}, Chunks: []prompb.Chunk{xorChunk(t, 0, 3)}})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/v1/read" {
+			http.NotFound(w, r)
+			return
+		}
+		calls++
+		switch calls {
+		case 2: // the first read after the probe
+			http.Error(w, "upstream overloaded", http.StatusBadGateway)
+		case 3:
+			w.Header().Set("Content-Type", streamedChunks)
+			_, _ = w.Write(full[:len(full)-3])
+		default:
+			w.Header().Set("Content-Type", streamedChunks)
+			_, _ = w.Write(full)
+		}
+	}))
+	defer srv.Close()
+	r, err := NewRemote(RemoteOptions{URL: srv.URL, Timeout: time.Minute, Retries: 2, Backoff: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ok := r.RawSamples()
+	if !ok {
+		t.Fatal("remote read refused")
+	}
+	q, _ := st.Querier(0, 1)
+	set := q.Select(context.Background(), false, nil, labels.MustNewMatcher(labels.MatchEqual, "__name__", "x"))
+	n := 0
+	for set.Next() {
+		n++
+	}
+	if err := set.Err(); err != nil || n != 1 || calls != 4 {
+		t.Errorf("after a 502 and a cut-off answer: %d series, %d calls, %v; want 1 series on the third try", n, calls, err)
+	}
+}
