@@ -247,23 +247,7 @@ func (r *Result) OfCluster(cluster string) *Result {
 // RawSamples are src's raw samples of the one cluster: every Select gets
 // the matcher, as scope gives it to every selector of a query.
 func (s scoped) RawSamples() (source.RawStore, bool) {
-	rr, ok := s.Source.(source.RawReader)
-	if !ok {
-		return source.RawStore{}, false
-	}
-	st, ok := rr.RawSamples()
-	if !ok {
-		return st, false
-	}
-	q := st.Queryable
-	st.Queryable = storage.QueryableFunc(func(mint, maxt int64) (storage.Querier, error) {
-		inner, err := q.Querier(mint, maxt)
-		if err != nil {
-			return nil, err
-		}
-		return scopedQuerier{Querier: inner, m: s.m}, nil
-	})
-	return st, true
+	return source.WrapRawSamples(s.Source, func(q storage.Querier) storage.Querier { return scopedQuerier{Querier: q, m: s.m} })
 }
 
 type scopedQuerier struct {

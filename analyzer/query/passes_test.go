@@ -24,19 +24,7 @@ import (
 // several series (a method or a sharing mode that changes), MIG, time
 // slicing, gaps, both schemas, and a step that does not divide the window.
 func TestPassesMatchScans(t *testing.T) {
-	methods := newFleet(t)
-	nativeGPU(t, methods, "node-1", "GPU-a", a100, 1, 240, 0.5)
-	methods.series(t, containerLabels("gpulens_container_gpu_allocation_ratio", "node-1", "GPU-a", a100, "ns", "p-0", "none", "", ""), 1, 200, constant(1))
-	methods.series(t, containerLabels("gpulens_container_gpu_allocation_ratio", "node-1", "GPU-a", a100, "ns", "p-0", "time-slicing", "", ""), 150, 240, constant(0.5))
-	methods.series(t, containerLabels("gpulens_container_gpu_allocation_ratio", "node-1", "GPU-a", a100, "ns", "p-1", "time-slicing", "", ""), 150, 240, constant(1.0/3))
-	methods.series(t, containerLabels("gpulens_container_gpu_utilization_ratio", "node-1", "GPU-a", a100, "ns", "p-0", "none", "", "", "method", "device"), 1, 100, func(i int) float64 { return float64(i%7) / 7 })
-	methods.series(t, containerLabels("gpulens_container_gpu_utilization_ratio", "node-1", "GPU-a", a100, "ns", "p-0", "none", "", "", "method", "nvml"), 90, 200, func(i int) float64 { return float64(i%5) / 5 })
-	methods.series(t, containerLabels("gpulens_container_gpu_utilization_ratio", "node-1", "GPU-a", a100, "ns", "p-1", "none", "", "", "method", "nvml"), 150, 240, func(i int) float64 { return float64(i%3) / 3 })
-	methods.series(t, containerLabels("gpulens_container_gpu_memory_used_bytes", "node-1", "GPU-a", a100, "ns", "p-0", "none", "", "", "method", "device"), 1, 100, func(i int) float64 { return float64(i) * mib })
-	methods.series(t, containerLabels("gpulens_container_gpu_memory_used_bytes", "node-1", "GPU-a", a100, "ns", "p-0", "none", "", "", "method", "nvml"), 50, 220, func(i int) float64 { return float64(300-i) * mib })
-	methods.series(t, containerLabels("gpulens_container_gpu_memory_used_bytes", "node-1", "GPU-a", a100, "ns", "p-1", "none", "", "", "method", "nvml"), 150, 240, func(i int) float64 { return float64(i*i) * mib })
-	methods.series(t, gpuLabels("gpulens_gpu_memory_used_bytes", "node-1", "GPU-a", a100), 1, 240, func(i int) float64 { return float64(i%50) * gib })
-	methods.commit(t)
+	methods := methodsFleet(t)
 
 	scraped := func(file string) source.Source {
 		f := newFleet(t)
@@ -167,4 +155,25 @@ func TestOneRangeQueryMatchesPieces(t *testing.T) {
 	if !reflect.DeepEqual(one, pieced) {
 		t.Errorf("one range query:\n%+v\npieces:\n%+v", one, pieced)
 	}
+}
+
+// methodsFleet is one GPU whose allocations, utilization and memory come
+// in several series over the window: a measurement method and a sharing
+// mode that change, a second tenant, gaps.
+func methodsFleet(t *testing.T) *fleet {
+	t.Helper()
+	methods := newFleet(t)
+	nativeGPU(t, methods, "node-1", "GPU-a", a100, 1, 240, 0.5)
+	methods.series(t, containerLabels("gpulens_container_gpu_allocation_ratio", "node-1", "GPU-a", a100, "ns", "p-0", "none", "", ""), 1, 200, constant(1))
+	methods.series(t, containerLabels("gpulens_container_gpu_allocation_ratio", "node-1", "GPU-a", a100, "ns", "p-0", "time-slicing", "", ""), 150, 240, constant(0.5))
+	methods.series(t, containerLabels("gpulens_container_gpu_allocation_ratio", "node-1", "GPU-a", a100, "ns", "p-1", "time-slicing", "", ""), 150, 240, constant(1.0/3))
+	methods.series(t, containerLabels("gpulens_container_gpu_utilization_ratio", "node-1", "GPU-a", a100, "ns", "p-0", "none", "", "", "method", "device"), 1, 100, func(i int) float64 { return float64(i%7) / 7 })
+	methods.series(t, containerLabels("gpulens_container_gpu_utilization_ratio", "node-1", "GPU-a", a100, "ns", "p-0", "none", "", "", "method", "nvml"), 90, 200, func(i int) float64 { return float64(i%5) / 5 })
+	methods.series(t, containerLabels("gpulens_container_gpu_utilization_ratio", "node-1", "GPU-a", a100, "ns", "p-1", "none", "", "", "method", "nvml"), 150, 240, func(i int) float64 { return float64(i%3) / 3 })
+	methods.series(t, containerLabels("gpulens_container_gpu_memory_used_bytes", "node-1", "GPU-a", a100, "ns", "p-0", "none", "", "", "method", "device"), 1, 100, func(i int) float64 { return float64(i) * mib })
+	methods.series(t, containerLabels("gpulens_container_gpu_memory_used_bytes", "node-1", "GPU-a", a100, "ns", "p-0", "none", "", "", "method", "nvml"), 50, 220, func(i int) float64 { return float64(300-i) * mib })
+	methods.series(t, containerLabels("gpulens_container_gpu_memory_used_bytes", "node-1", "GPU-a", a100, "ns", "p-1", "none", "", "", "method", "nvml"), 150, 240, func(i int) float64 { return float64(i*i) * mib })
+	methods.series(t, gpuLabels("gpulens_gpu_memory_used_bytes", "node-1", "GPU-a", a100), 1, 240, func(i int) float64 { return float64(i%50) * gib })
+	methods.commit(t)
+	return methods
 }

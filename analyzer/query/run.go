@@ -85,7 +85,7 @@ func passWindow(ctx context.Context, src source.Source, q namedQuery, w Window) 
 	if rr, ok := src.(source.RawReader); ok {
 		if store, ok := rr.RawSamples(); ok {
 			g := scan.Grid{Start: w.firstStep(), Step: w.Step.Milliseconds(), N: w.ExpectedSteps()}
-			mat, _, err := scan.Range(ctx, store, q.expr, g, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
+			mat, err := scan.Range(ctx, store, q.expr, g, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
 			if err == nil {
 				return mat, true, nil
 			}
@@ -109,7 +109,7 @@ func passWindow(ctx context.Context, src source.Source, q namedQuery, w Window) 
 func instantQuery(ctx context.Context, src source.Source, name, expr string, t time.Time) (model.Vector, bool, error) {
 	if rr, ok := src.(source.RawReader); ok {
 		if store, ok := rr.RawSamples(); ok {
-			vec, _, err := scan.Instant(ctx, store, expr, t, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
+			vec, err := scan.Instant(ctx, store, expr, t, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
 			if err == nil {
 				return vec, true, nil
 			}

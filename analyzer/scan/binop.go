@@ -31,6 +31,11 @@ func (ev *evaluator) binary(e *parser.BinaryExpr) (val, error) {
 			}
 		}
 		return val{scalar: true, f: f}, nil
+	}
+	if _, _, ok := elemBinop(e.Op, 0, 0); !ok && !e.Op.IsSetOperator() {
+		return val{}, unsupported("operator %s", e.Op)
+	}
+	switch {
 	case r.scalar:
 		return ev.vectorScalar(e, l.vec, r.f, false)
 	case l.scalar:
@@ -85,6 +90,20 @@ func elemBinop(op parser.ItemType, lhs, rhs float64) (float64, bool, bool) {
 	return 0, false, false
 }
 
+// result is one step's value of e from its operands' values, and whether
+// it is kept: a comparison without bool filters, with bool it is 0 or 1.
+// The operator is known to be one elemBinop handles.
+func result(e *parser.BinaryExpr, lf, rf float64) (float64, bool) {
+	r, keep, _ := elemBinop(e.Op, lf, rf)
+	if e.ReturnBool {
+		if keep {
+			return 1, true
+		}
+		return 0, true
+	}
+	return r, keep
+}
+
 func changesMetricSchema(op parser.ItemType) bool {
 	switch op {
 	case parser.ADD, parser.SUB, parser.DIV, parser.MUL, parser.POW, parser.MOD, parser.ATAN2:
@@ -108,19 +127,9 @@ func (ev *evaluator) vectorScalar(e *parser.BinaryExpr, in []*series, x float64,
 			if swap {
 				lf, rf = x, f
 			}
-			r, keep, ok := elemBinop(e.Op, lf, rf)
-			if !ok {
-				return val{}, unsupported("operator %s", e.Op)
-			}
-			if e.Op.IsComparisonOperator() && swap {
+			r, keep := result(e, lf, rf)
+			if keep && e.Op.IsComparisonOperator() && swap && !e.ReturnBool {
 				r = rf
-			}
-			if e.ReturnBool {
-				r = 0
-				if keep {
-					r = 1
-				}
-				keep = true
 			}
 			if keep {
 				v[i] = r
@@ -281,18 +290,7 @@ func (ev *evaluator) vectorBinop(e *parser.BinaryExpr, m *parser.VectorMatching,
 				if swapped {
 					lf, rf = rf, lf
 				}
-				r, keep, ok := elemBinop(e.Op, lf, rf)
-				if !ok {
-					return val{}, unsupported("operator %s", e.Op)
-				}
-				if e.ReturnBool {
-					r = 0
-					if keep {
-						r = 1
-					}
-					keep = true
-				}
-				if keep {
+				if r, keep := result(e, lf, rf); keep {
 					v[i] = r
 				}
 			}

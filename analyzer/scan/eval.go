@@ -16,12 +16,6 @@ import (
 
 var promqlParser = parser.NewParser(parser.Options{})
 
-// Stats is what one evaluation read.
-type Stats struct {
-	// Samples is the number of raw samples decoded.
-	Samples int64
-}
-
 // Rules are the engine's rules for reading samples.
 type Rules struct {
 	// Lookback is the lookback delta of instant selectors.
@@ -40,51 +34,53 @@ type Rules struct {
 // engine's rules, and answers as the engine's range query does: the
 // series with a value at one step at least, each with its values at the
 // steps it has one, sorted by labels.
-func Range(ctx context.Context, q storage.Queryable, expr string, g Grid, rules Rules) (model.Matrix, Stats, error) {
-	e, err := promqlParser.ParseExpr(expr)
+func Range(ctx context.Context, q storage.Queryable, expr string, g Grid, rules Rules) (model.Matrix, error) {
+	ev, e, err := newEvaluator(ctx, q, expr, g, rules)
 	if err != nil {
-		return nil, Stats{}, err
+		return nil, err
 	}
-	if e.Type() != parser.ValueTypeVector {
-		return nil, Stats{}, unsupported("a %s expression", e.Type())
-	}
-	ev := &evaluator{r: &reader{ctx: ctx, q: q, lookback: rules.Lookback.Milliseconds(), leftClosed: rules.LeftClosed, maxHeld: int64(rules.MaxSamples)}, g: g}
 	defer ev.r.release()
 	v, err := ev.eval(e)
-	st := Stats{Samples: ev.r.samples}
 	if err != nil {
-		return nil, st, err
+		return nil, err
 	}
-	m, _ := toMatrix(v.vec, g)
-	return m, st, nil
+	return toMatrix(v.vec, g), nil
 }
 
 // Instant evaluates expr at t from q's raw samples, by the engine's
 // rules, as an instant query: range functions over the raw samples of
 // their window, subqueries evaluated a series at a time at their own
 // steps.
-func Instant(ctx context.Context, q storage.Queryable, expr string, t time.Time, rules Rules) (model.Vector, Stats, error) {
-	e, err := promqlParser.ParseExpr(expr)
-	if err != nil {
-		return nil, Stats{}, err
-	}
-	if e.Type() != parser.ValueTypeVector {
-		return nil, Stats{}, unsupported("a %s expression", e.Type())
-	}
+func Instant(ctx context.Context, q storage.Queryable, expr string, t time.Time, rules Rules) (model.Vector, error) {
 	g := Grid{Start: t.UnixMilli(), Step: 1, N: 1}
-	ev := &evaluator{r: &reader{ctx: ctx, q: q, lookback: rules.Lookback.Milliseconds(), leftClosed: rules.LeftClosed, maxHeld: int64(rules.MaxSamples)}, g: g}
+	ev, e, err := newEvaluator(ctx, q, expr, g, rules)
+	if err != nil {
+		return nil, err
+	}
 	defer ev.r.release()
 	v, err := ev.eval(e)
-	st := Stats{Samples: ev.r.samples}
 	if err != nil {
-		return nil, st, err
+		return nil, err
 	}
-	out := make(model.Vector, 0, len(v.vec))
-	m, _ := toMatrix(v.vec, g)
+	m := toMatrix(v.vec, g)
+	out := make(model.Vector, 0, len(m))
 	for _, s := range m {
 		out = append(out, &model.Sample{Metric: s.Metric, Value: s.Values[0].Value, Timestamp: s.Values[0].Timestamp})
 	}
-	return out, st, nil
+	return out, nil
+}
+
+// newEvaluator parses expr, which must be a vector, for evaluation at g.
+func newEvaluator(ctx context.Context, q storage.Queryable, expr string, g Grid, rules Rules) (*evaluator, parser.Expr, error) {
+	e, err := promqlParser.ParseExpr(expr)
+	if err != nil {
+		return nil, nil, err
+	}
+	if e.Type() != parser.ValueTypeVector {
+		return nil, nil, unsupported("a %s expression", e.Type())
+	}
+	r := &reader{ctx: ctx, q: q, lookback: rules.Lookback.Milliseconds(), leftClosed: rules.LeftClosed, maxHeld: int64(rules.MaxSamples)}
+	return &evaluator{r: r, g: g}, e, nil
 }
 
 // evaluator evaluates expressions at the steps of g.
@@ -299,7 +295,7 @@ func merge(in []*series) ([]*series, error) {
 // allocation, not one a series. (Pooling these arrays across passes was
 // measured and dropped: a pool holds arrays of every pass's size, and the
 // 10,000-GPU week's peak grew by 1.3 GiB for no CPU saved.)
-func toMatrix(in []*series, g Grid) (model.Matrix, *[]model.SamplePair) {
+func toMatrix(in []*series, g Grid) model.Matrix {
 	slices.SortFunc(in, func(a, b *series) int { return labels.Compare(a.lset, b.lset) })
 	counts := make([]int, len(in))
 	total := 0
@@ -311,8 +307,7 @@ func toMatrix(in []*series, g Grid) (model.Matrix, *[]model.SamplePair) {
 		}
 		total += counts[j]
 	}
-	backing := getPairs(total)
-	all := (*backing)[:total]
+	all := make([]model.SamplePair, total)
 	out := make(model.Matrix, 0, len(in))
 	off := 0
 	for j, s := range in {
@@ -337,12 +332,7 @@ func toMatrix(in []*series, g Grid) (model.Matrix, *[]model.SamplePair) {
 		off += n
 		out = append(out, &model.SampleStream{Metric: m, Values: pts})
 	}
-	return out, backing
-}
-
-func getPairs(n int) *[]model.SamplePair {
-	p := make([]model.SamplePair, n)
-	return &p
+	return out
 }
 
 // overTimeFolds are the _over_time functions the scan evaluates, over a

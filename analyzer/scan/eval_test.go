@@ -151,7 +151,7 @@ func TestRangeMatchesEngine(t *testing.T) {
 					}
 					want := engineMatrix(t, res.Value.(promql.Matrix))
 					qry.Close()
-					got, _, err := Range(context.Background(), q, expr, g, Rules{Lookback: 5 * time.Minute})
+					got, err := Range(context.Background(), q, expr, g, Rules{Lookback: 5 * time.Minute})
 					if err != nil {
 						t.Errorf("%s (step %s): %v", expr, steps.step, err)
 						continue
@@ -218,7 +218,7 @@ func TestRangeLeftClosed(t *testing.T) {
 		closed bool
 		want   int // points at minutes 54, 55, 56
 	}{{false, 1}, {true, 2}} {
-		m, _, err := Range(context.Background(), q, `alloc{node="n2"}`, g, Rules{Lookback: 5 * time.Minute, LeftClosed: c.closed})
+		m, err := Range(context.Background(), q, `alloc{node="n2"}`, g, Rules{Lookback: 5 * time.Minute, LeftClosed: c.closed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,19 +251,19 @@ func TestRangeUnsupported(t *testing.T) {
 		`label_replace(alloc, "pod", "x", "uuid", "g2")`,
 		`time()`,
 	} {
-		_, _, err := Range(context.Background(), q, expr, g, Rules{Lookback: 5 * time.Minute})
+		_, err := Range(context.Background(), q, expr, g, Rules{Lookback: 5 * time.Minute})
 		if !errors.Is(err, ErrUnsupported) {
 			t.Errorf("%s: %v, want ErrUnsupported", expr, err)
 		}
 	}
 	// Over the store's sample limit, the engine decides.
-	if _, _, err := Range(context.Background(), q, `alloc`, g, Rules{Lookback: 5 * time.Minute, MaxSamples: 2 * g.N}); !errors.Is(err, ErrUnsupported) {
+	if _, err := Range(context.Background(), q, `alloc`, g, Rules{Lookback: 5 * time.Minute, MaxSamples: 2 * g.N}); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("alloc (4 series) within %d samples: %v, want ErrUnsupported", 2*g.N, err)
 	}
-	if _, _, err := Range(context.Background(), q, `alloc`, g, Rules{Lookback: 5 * time.Minute, MaxSamples: 4 * g.N}); err != nil {
+	if _, err := Range(context.Background(), q, `alloc`, g, Rules{Lookback: 5 * time.Minute, MaxSamples: 4 * g.N}); err != nil {
 		t.Errorf("alloc (4 series) within %d samples: %v", 4*g.N, err)
 	}
-	if _, _, err := Range(context.Background(), q, `sum(`, g, Rules{Lookback: 5 * time.Minute}); err == nil || errors.Is(err, ErrUnsupported) {
+	if _, err := Range(context.Background(), q, `sum(`, g, Rules{Lookback: 5 * time.Minute}); err == nil || errors.Is(err, ErrUnsupported) {
 		t.Errorf("a parse error is %v, want a plain error", err)
 	}
 }
@@ -315,7 +315,7 @@ func TestInstantMatchesEngine(t *testing.T) {
 					want = append(want, engineMatrix(t, promql.Matrix{{Metric: s.Metric, Floats: []promql.FPoint{{T: s.T, F: s.F}}}})...)
 				}
 				qry.Close()
-				vec, _, err := Instant(context.Background(), q, expr, ts, Rules{Lookback: 5 * time.Minute})
+				vec, err := Instant(context.Background(), q, expr, ts, Rules{Lookback: 5 * time.Minute})
 				if err != nil {
 					t.Errorf("%s at %s: %v", expr, ts, err)
 					continue

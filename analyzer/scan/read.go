@@ -22,8 +22,6 @@ type reader struct {
 	// leftClosed keeps a sample at a window's very start (Prometheus 2).
 	leftClosed bool
 	cache      map[string][]*series
-	// samples counts the raw samples decoded, for the caller's figures.
-	samples int64
 	// held counts the step values allocated, which stay in memory until
 	// the expression is answered; maxHeld bounds them (0: no bound).
 	held, maxHeld int64
@@ -71,8 +69,7 @@ func (r *reader) read(vs *parser.VectorSelector, g Grid, window int64, skipStale
 		}
 		s := set.At()
 		it = s.Iterator(it)
-		v, n, err := r.fill(it, g, off, window, skipStale)
-		r.samples += n
+		v, err := r.fill(it, g, off, window, skipStale)
 		if err != nil {
 			return nil, err
 		}
@@ -92,14 +89,12 @@ func (r *reader) read(vs *parser.VectorSelector, g Grid, window int64, skipStale
 
 // fill walks one series' samples once, in time order, and gives each step
 // the sample that was latest at it, if that is within the window and not a
-// stale marker. It returns nil when no step has a value, and the number of
-// samples read. At a week of minutes this is the loop every sample of the
+// stale marker. It returns nil when no step has a value. At a week of minutes this is the loop every sample of the
 // analysis goes through, so it keeps to plain comparisons: a sample's
 // window end is computed once, and steps are walked by adding the step.
-func (r *reader) fill(it chunkenc.Iterator, g Grid, off, window int64, skipStale bool) ([]float64, int64, error) {
+func (r *reader) fill(it chunkenc.Iterator, g Grid, off, window int64, skipStale bool) ([]float64, error) {
 	var (
 		out   []float64
-		n     int64
 		i     int
 		ref   = g.Start - off // step i's reference time
 		valid bool            // the current sample is a value
@@ -127,12 +122,11 @@ func (r *reader) fill(it chunkenc.Iterator, g Grid, off, window int64, skipStale
 			more = false
 		case chunkenc.ValFloat:
 			t, v = it.At()
-			n++
 			if skipStale && value.IsStaleNaN(v) {
 				continue
 			}
 		default:
-			return nil, n, unsupported("native histogram samples")
+			return nil, unsupported("native histogram samples")
 		}
 		for ; i < g.N && ref < t; i, ref = i+1, ref+g.Step {
 			if valid && ref < limit {
@@ -153,9 +147,9 @@ func (r *reader) fill(it chunkenc.Iterator, g Grid, off, window int64, skipStale
 		valid, cv, limit = !value.IsStaleNaN(v), v, t+window+extra
 	}
 	if err := it.Err(); err != nil {
-		return nil, n, err
+		return nil, err
 	}
-	return out, n, nil
+	return out, nil
 }
 
 // window hands each series that vs selects its samples in the range
@@ -191,7 +185,6 @@ func (r *reader) window(vs *parser.VectorSelector, t int64, rng time.Duration, e
 				return unsupported("native histogram samples")
 			}
 			at, f := it.At()
-			r.samples++
 			if at > maxt {
 				break
 			}

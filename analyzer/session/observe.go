@@ -45,18 +45,8 @@ func (c observedRangeSource) QueryRange(ctx context.Context, q string, start, en
 // RawSamples keeps the source's raw reads, which the analysis prefers to
 // its PromQL engine; each read of a selector counts as a query.
 func (c observedSource) RawSamples() (source.RawStore, bool) {
-	rr, ok := c.Source.(source.RawReader)
-	if !ok {
-		return source.RawStore{}, false
-	}
-	st, ok := rr.RawSamples()
-	if !ok {
-		return st, false
-	}
-	q := st.Queryable
-	st.Queryable = storage.QueryableFunc(func(mint, maxt int64) (storage.Querier, error) {
+	return source.WrapRawSamples(c.Source, func(q storage.Querier) storage.Querier {
 		c.obs.Query()
-		return q.Querier(mint, maxt)
+		return q
 	})
-	return st, true
 }

@@ -38,3 +38,26 @@ var _ RawReader = (*Embedded)(nil)
 func (e *Embedded) RawSamples() (RawStore, bool) {
 	return RawStore{Queryable: e.queryable, Lookback: lookbackDelta, MaxSamples: e.maxSamples}, true
 }
+
+// WrapRawSamples is src's raw samples with every querier passed through
+// wrap, for a source that wraps another (a cluster's scope, an observer);
+// ok is false where src serves none.
+func WrapRawSamples(src Source, wrap func(storage.Querier) storage.Querier) (RawStore, bool) {
+	rr, ok := src.(RawReader)
+	if !ok {
+		return RawStore{}, false
+	}
+	st, ok := rr.RawSamples()
+	if !ok {
+		return st, false
+	}
+	q := st.Queryable
+	st.Queryable = storage.QueryableFunc(func(mint, maxt int64) (storage.Querier, error) {
+		inner, err := q.Querier(mint, maxt)
+		if err != nil {
+			return nil, err
+		}
+		return wrap(inner), nil
+	})
+	return st, true
+}

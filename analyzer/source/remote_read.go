@@ -282,22 +282,13 @@ func (s *rawSeries) Iterator(chunkenc.Iterator) chunkenc.Iterator {
 	return storage.ChainSampleIteratorFromIterators(nil, its)
 }
 
-// decodeChunks reads a frame's chunks of one series.
+// decodeChunks reads a frame's chunks of one series. prompb's encodings
+// are chunkenc's own numbers, which Prometheus's remote-read codec casts
+// as they are; FromData refuses an unknown one.
 func decodeChunks(in []prompb.Chunk) ([]chunkenc.Chunk, error) {
 	out := make([]chunkenc.Chunk, 0, len(in))
 	for _, c := range in {
-		var enc chunkenc.Encoding
-		switch c.Type {
-		case prompb.Chunk_XOR:
-			enc = chunkenc.EncXOR
-		case prompb.Chunk_HISTOGRAM:
-			enc = chunkenc.EncHistogram
-		case prompb.Chunk_FLOAT_HISTOGRAM:
-			enc = chunkenc.EncFloatHistogram
-		default:
-			return nil, fmt.Errorf("chunk encoding %s", c.Type)
-		}
-		ch, err := chunkenc.FromData(enc, c.Data)
+		ch, err := chunkenc.FromData(chunkenc.Encoding(c.Type), c.Data)
 		if err != nil {
 			return nil, err
 		}
