@@ -66,7 +66,7 @@ type namedQuery struct {
 	// set instead, makes the query a pass: expr is evaluated at every
 	// step of the window and series takes the whole matrix.
 	apply  func(*model.Sample)
-	series func(model.Matrix)
+	series func([]stepSeries)
 }
 
 type analysis struct {

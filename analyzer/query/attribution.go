@@ -23,11 +23,11 @@ func (a *analysis) attributionQueries(sch signals.Schema, pass bool) []namedQuer
 		g.Relabelled = code >= signals.AttributionRelabelled
 	}
 	if st, ok := sch.(stepAttributor); ok && pass {
-		return []namedQuery{{name: "gpu attribution", expr: st.StepAttribution(), series: func(mat model.Matrix) {
+		return []namedQuery{{name: "gpu attribution", expr: st.StepAttribution(), series: func(ans []stepSeries) {
 			n := signals.SustainSteps(a.w.Step)
-			for _, s := range mat {
-				if v, ok := sustainedMax(s.Values, a.w.Step, n, a.w.End); ok {
-					set(a.gpuFor(s.Metric), v)
+			for _, s := range ans {
+				if v, ok := sustainedMax(a.points(s.v), a.w.Step, n, a.w.End); ok {
+					set(a.gpuFor(s.metric), v)
 				}
 			}
 		}}}

@@ -2,12 +2,14 @@ package query
 
 import (
 	"cmp"
-	"github.com/gpulens/gpulens/signals"
 	"math"
 	"slices"
 	"strconv"
 
 	"github.com/prometheus/common/model"
+
+	"github.com/gpulens/gpulens/analyzer/scan"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // healthQueries are the GPU health queries; each schema issues the same
@@ -95,24 +97,30 @@ func (a *analysis) xidHolder(s *model.Sample) {
 }
 
 // xidRaisedPass reads XIDRaised at every step, for the passes.
-func (a *analysis) xidRaisedPass(mat model.Matrix) {
-	for _, s := range mat {
-		k := gpuKey(s.Metric)
-		for _, p := range s.Values {
-			if code, ok := xidCode(strconv.FormatFloat(float64(p.Value), 'f', -1, 64)); ok {
-				a.xidAt(k, p.Timestamp, code)
+func (a *analysis) xidRaisedPass(ans []stepSeries) {
+	for _, s := range ans {
+		k := gpuKey(s.metric)
+		for i, f := range s.v {
+			if scan.IsAbsent(f) {
+				continue
+			}
+			if code, ok := xidCode(strconv.FormatFloat(f, 'f', -1, 64)); ok {
+				a.xidAt(k, a.stepTime(i), code)
 			}
 		}
 	}
 }
 
-// xidHeld adds the allocation k, seen at the steps pts, to the holders of
-// each application XID raised on its GPU at one of them.
-func (a *analysis) xidHeld(k AllocationKey, pts []model.SamplePair) {
+// xidHeld adds the allocation k, with values v at the window's steps, to
+// the holders of each application XID raised on its GPU at one of them.
+func (a *analysis) xidHeld(k AllocationKey, v []float64) {
+	first, step := a.w.firstStep(), a.w.Step.Milliseconds()
 	for _, e := range a.xids[GPUKey{Node: k.Node, UUID: k.UUID}] {
-		if _, ok := slices.BinarySearchFunc(pts, e.at, func(p model.SamplePair, t model.Time) int { return cmp.Compare(p.Timestamp, t) }); ok {
-			e.holders = append(e.holders, XIDHolder{Namespace: k.Namespace, Pod: k.Pod, Container: k.Container, GPUInstance: k.GPUInstance})
+		d := int64(e.at) - first
+		if d < 0 || d%step != 0 || d/step >= int64(len(v)) || scan.IsAbsent(v[d/step]) {
+			continue
 		}
+		e.holders = append(e.holders, XIDHolder{Namespace: k.Namespace, Pod: k.Pod, Container: k.Container, GPUInstance: k.GPUInstance})
 	}
 }
 

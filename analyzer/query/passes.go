@@ -1,14 +1,16 @@
 package query
 
 import (
-	"github.com/gpulens/gpulens/signals"
 	"math"
 	"math/bits"
 	"regexp"
 
-	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/util/kahansum"
+
+	"github.com/gpulens/gpulens/analyzer/scan"
+	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // passQueries is the query set that reads each signal once. scanQueries
@@ -64,31 +66,28 @@ type passState struct {
 }
 
 // allocationPass: every figure of the allocation signal.
-func (a *analysis) allocationPass(mat model.Matrix) {
-	for _, s := range mat {
-		if len(s.Values) == 0 {
-			continue
-		}
-		a.pass.gpuPods[PodRef{Namespace: string(s.Metric[signals.LabelNamespace]), Name: string(s.Metric[signals.LabelPod])}] = true
+func (a *analysis) allocationPass(ans []stepSeries) {
+	for _, s := range ans {
+		a.pass.gpuPods[PodRef{Namespace: string(s.metric[signals.LabelNamespace]), Name: string(s.metric[signals.LabelPod])}] = true
 		// last_over_time and count_over_time per series, labels not of the
 		// key included.
-		if v := lastOverTime(s.Values); !math.IsNaN(v) {
-			a.allocAttributes(&model.Sample{Metric: s.Metric, Value: model.SampleValue(v)})
+		if v := lastOverTime(s.v); !math.IsNaN(v) {
+			a.allocAttributes(&model.Sample{Metric: s.metric, Value: model.SampleValue(v)})
 		}
-		a.allocModeOf(s.Metric).steps += len(s.Values)
+		a.allocModeOf(s.metric).steps += present(s.v)
 	}
-	allocs := groupBy(a, mat, allocationKey, aggMax)
+	allocs := groupBy(a, ans, allocationKey, aggMax)
 	for _, g := range allocs {
 		x := a.allocationOf(g.key)
-		x.Steps = len(g.pts)
-		x.SinceLastSeen = a.w.sinceLastStep(int64(g.pts[len(g.pts)-1].Timestamp))
+		x.Steps = present(g.v)
+		x.SinceLastSeen = a.w.sinceLastStep(int64(a.stepTime(lastStep(g.v))))
 		x.Workload, x.WorkloadKind = inferWorkload(g.key.Pod)
-		setUnlessNaN(sumOverTime(g.pts), func(v float64) { x.AllocatedGPUHours = a.w.hours(v) })
-		a.xidHeld(g.key, g.pts)
+		setUnlessNaN(sumOverTime(g.v), func(v float64) { x.AllocatedGPUHours = a.w.hours(v) })
+		a.xidHeld(g.key, g.v)
 	}
-	for _, g := range groupBy(a, mat, gpuKey, aggSum) {
-		setUnlessNaN(sumOverTime(g.pts), func(v float64) { a.gpuOf(g.key).AllocatedGPUHours = a.w.hours(v) })
-		a.pass.allocated[g.key] = a.pass.allocated[g.key].or(a.stepsOf(g.pts))
+	for _, g := range groupBy(a, ans, gpuKey, aggSum) {
+		setUnlessNaN(sumOverTime(g.v), func(v float64) { a.gpuOf(g.key).AllocatedGPUHours = a.w.hours(v) })
+		a.pass.allocated[g.key] = a.pass.allocated[g.key].or(stepsOf(g.v))
 	}
 	// The co-tenants are the allocations present at a step, at most.
 	for _, g := range countGroups(a, allocs, func(k AllocationKey) GPUKey { return GPUKey{Node: k.Node, UUID: k.UUID} }) {
@@ -98,7 +97,7 @@ func (a *analysis) allocationPass(mat model.Matrix) {
 		gpu     GPUKey
 		sharing string
 	}
-	for _, g := range countBy(a, mat, func(m model.Metric) sharingKey { return sharingKey{gpuKey(m), string(m[signals.LabelSharing])} }) {
+	for _, g := range countBy(a, ans, func(m model.Metric) sharingKey { return sharingKey{gpuKey(m), string(m[signals.LabelSharing])} }) {
 		if a.gpuSharingSteps == nil {
 			a.gpuSharingSteps = map[GPUKey]map[string]int{}
 		}
@@ -107,93 +106,90 @@ func (a *analysis) allocationPass(mat model.Matrix) {
 		}
 		a.gpuSharingSteps[g.key.gpu][g.key.sharing] += g.steps
 	}
-	for _, g := range countBy(a, mat, workloadKeyOfSeries) {
+	for _, g := range countBy(a, ans, workloadKeyOfSeries) {
 		a.workloadOf(g.key).steps = g.steps
 	}
 }
 
 // utilizationPass: each allocation's average, p95 and steps, and each
 // workload's p95 over its busiest allocation at each step.
-func (a *analysis) utilizationPass(mat model.Matrix) {
-	for _, g := range groupBy(a, mat, allocationKey, aggMax) {
+func (a *analysis) utilizationPass(ans []stepSeries) {
+	for _, g := range groupBy(a, ans, allocationKey, aggMax) {
 		x := a.allocationOf(g.key)
-		setUnlessNaN(avgOverTime(g.pts), func(v float64) { x.AvgUtilization = v })
-		setUnlessNaN(quantileOverTime(0.95, g.pts), func(v float64) { x.P95Utilization = v })
-		x.UtilizationSteps = len(g.pts)
+		setUnlessNaN(avgOverTime(g.v), func(v float64) { x.AvgUtilization = v })
+		setUnlessNaN(quantileOverTime(0.95, g.v), func(v float64) { x.P95Utilization = v })
+		x.UtilizationSteps = present(g.v)
 	}
-	for _, g := range groupBy(a, mat, workloadKeyOfSeries, aggMax) {
-		setUnlessNaN(quantileOverTime(0.95, g.pts), func(v float64) { a.workloadOf(g.key).p95Utilization = v })
+	for _, g := range groupBy(a, ans, workloadKeyOfSeries, aggMax) {
+		setUnlessNaN(quantileOverTime(0.95, g.v), func(v float64) { a.workloadOf(g.key).p95Utilization = v })
 	}
 }
 
 // memoryPass: each allocation's peak, p99, steps, last and growth, the
 // tenants' memory summed per GPU and step, and each workload's p99.
-func (a *analysis) memoryPass(mat model.Matrix) {
-	allocs := groupBy(a, mat, allocationKey, aggMax)
+func (a *analysis) memoryPass(ans []stepSeries) {
+	allocs := groupBy(a, ans, allocationKey, aggMax)
 	for _, g := range allocs {
 		x := a.allocationOf(g.key)
-		setUnlessNaN(maxOverTime(g.pts), func(v float64) { x.PeakMemoryBytes = v })
-		setUnlessNaN(quantileOverTime(0.99, g.pts), func(v float64) { x.P99MemoryBytes = v })
-		x.MemorySteps = len(g.pts)
-		setUnlessNaN(lastOverTime(g.pts), func(v float64) { x.LastMemoryBytes = v })
-		if v, ok := deriv(g.pts); ok {
+		setUnlessNaN(maxOverTime(g.v), func(v float64) { x.PeakMemoryBytes = v })
+		setUnlessNaN(quantileOverTime(0.99, g.v), func(v float64) { x.P99MemoryBytes = v })
+		x.MemorySteps = present(g.v)
+		setUnlessNaN(lastOverTime(g.v), func(v float64) { x.LastMemoryBytes = v })
+		if v, ok := deriv(g.v, a.w.Step.Milliseconds()); ok {
 			setUnlessNaN(v, func(v float64) { x.MemoryGrowthBytesPerHour = v * 3600 })
 		}
 	}
 	for _, g := range groupGroups(a, allocs, func(k AllocationKey) GPUKey { return GPUKey{Node: k.Node, UUID: k.UUID} }, aggSum) {
-		setUnlessNaN(quantileOverTime(0.99, g.pts), func(v float64) { a.gpuOf(g.key).TenantsMemoryP99Bytes = v })
+		setUnlessNaN(quantileOverTime(0.99, g.v), func(v float64) { a.gpuOf(g.key).TenantsMemoryP99Bytes = v })
 	}
-	for _, g := range groupBy(a, mat, workloadKeyOfSeries, aggMax) {
-		setUnlessNaN(quantileOverTime(0.99, g.pts), func(v float64) { a.workloadOf(g.key).p99Memory = v })
+	for _, g := range groupBy(a, ans, workloadKeyOfSeries, aggMax) {
+		setUnlessNaN(quantileOverTime(0.99, g.v), func(v float64) { a.workloadOf(g.key).p99Memory = v })
 	}
 }
 
 // gpuPass: the steps each GPU reported, and its model.
-func (a *analysis) gpuPass(mat model.Matrix) {
+func (a *analysis) gpuPass(ans []stepSeries) {
 	type modelKey struct {
 		gpu   GPUKey
 		model string
 	}
-	for _, g := range groupBy(a, mat, func(m model.Metric) modelKey { return modelKey{gpuKey(m), string(m[signals.LabelModel])} }, aggMax) {
+	for _, g := range groupBy(a, ans, func(m model.Metric) modelKey { return modelKey{gpuKey(m), string(m[signals.LabelModel])} }, aggMax) {
 		x := a.gpuOf(g.key.gpu)
-		x.Steps += len(g.pts)
+		x.Steps += present(g.v)
 		if x.Model == "" {
 			x.Model = g.key.model
 		}
-		a.pass.reported[g.key.gpu] = a.pass.reported[g.key.gpu].or(a.stepsOf(g.pts))
+		a.pass.reported[g.key.gpu] = a.pass.reported[g.key.gpu].or(stepsOf(g.v))
 	}
 }
 
-func (a *analysis) gpuUtilizationPass(mat model.Matrix) {
-	for _, g := range groupBy(a, mat, gpuKey, aggMax) {
+func (a *analysis) gpuUtilizationPass(ans []stepSeries) {
+	for _, g := range groupBy(a, ans, gpuKey, aggMax) {
 		x := a.gpuOf(g.key)
-		setUnlessNaN(avgOverTime(g.pts), func(v float64) { x.AvgUtilization = v })
-		x.UtilizationSteps = len(g.pts)
+		setUnlessNaN(avgOverTime(g.v), func(v float64) { x.AvgUtilization = v })
+		x.UtilizationSteps = present(g.v)
 	}
 }
 
-func (a *analysis) gpuMemoryPass(mat model.Matrix) {
-	for _, g := range groupBy(a, mat, gpuKey, aggMax) {
+func (a *analysis) gpuMemoryPass(ans []stepSeries) {
+	for _, g := range groupBy(a, ans, gpuKey, aggMax) {
 		x := a.gpuOf(g.key)
-		setUnlessNaN(quantileOverTime(0.99, g.pts), func(v float64) { x.MemoryUsedP99Bytes = v })
-		setUnlessNaN(maxOverTime(g.pts), func(v float64) { x.MemoryUsedPeakBytes = v })
-		x.MemoryUsedSteps = len(g.pts)
-		setUnlessNaN(lastOverTime(g.pts), func(v float64) { x.MemoryUsedLastBytes = v })
-		if v, ok := deriv(g.pts); ok {
+		setUnlessNaN(quantileOverTime(0.99, g.v), func(v float64) { x.MemoryUsedP99Bytes = v })
+		setUnlessNaN(maxOverTime(g.v), func(v float64) { x.MemoryUsedPeakBytes = v })
+		x.MemoryUsedSteps = present(g.v)
+		setUnlessNaN(lastOverTime(g.v), func(v float64) { x.MemoryUsedLastBytes = v })
+		if v, ok := deriv(g.v, a.w.Step.Milliseconds()); ok {
 			setUnlessNaN(v, func(v float64) { x.MemoryUsedGrowthBytesPerHour = v * 3600 })
 		}
 	}
 }
 
 // thermalPass reads the schema's thermal series as they are, one per GPU.
-func (a *analysis) thermalPass(mat model.Matrix) {
-	for _, s := range mat {
-		if len(s.Values) == 0 {
-			continue
-		}
-		x := a.gpuFor(s.Metric)
-		setUnlessNaN(avgOverTime(s.Values), func(v float64) { x.ThermalThrottleRatio = v })
-		x.ThrottleSteps = len(s.Values)
+func (a *analysis) thermalPass(ans []stepSeries) {
+	for _, s := range ans {
+		x := a.gpuFor(s.metric)
+		setUnlessNaN(avgOverTime(s.v), func(v float64) { x.ThermalThrottleRatio = v })
+		x.ThrottleSteps = present(s.v)
 	}
 }
 
@@ -273,27 +269,27 @@ const (
 	aggSum
 )
 
-// group is one output series of an aggregation "by key": its points at
-// the window's steps.
+// group is one output series of an aggregation "by key": its value at
+// every step of the window, absent where no member has one.
 type group[K comparable] struct {
 	key K
-	pts []model.SamplePair
+	v   []float64
 }
 
 // counted is one output series of "count by key", as the passes use it:
-// at how many steps it has a point (its count_over_time) and its largest
-// value (its max_over_time), without its points.
+// at how many steps it has a value (its count_over_time) and its largest
+// value (its max_over_time), without its values.
 type counted[K comparable] struct {
 	key         K
 	steps, peak int
 }
 
-// members gathers the point slices of each key, the keys in the order of
+// members gathers the step arrays of each key, the keys in the order of
 // their first member.
-func members[T any, K comparable](items []T, key func(T) K, pts func(T) []model.SamplePair) ([]K, [][][]model.SamplePair) {
+func members[T any, K comparable](items []T, key func(T) K, steps func(T) []float64) ([]K, [][][]float64) {
 	index := map[K]int{}
 	var keys []K
-	var out [][][]model.SamplePair
+	var out [][][]float64
 	for _, it := range items {
 		k := key(it)
 		i, ok := index[k]
@@ -303,59 +299,55 @@ func members[T any, K comparable](items []T, key func(T) K, pts func(T) []model.
 			keys = append(keys, k)
 			out = append(out, nil)
 		}
-		out[i] = append(out[i], pts(it))
+		out[i] = append(out[i], steps(it))
 	}
 	return keys, out
 }
 
-// nonEmpty is mat without its series that have no points.
-func nonEmpty(mat model.Matrix) model.Matrix {
-	out := make(model.Matrix, 0, len(mat))
-	for _, s := range mat {
-		if len(s.Values) > 0 {
-			out = append(out, s)
-		}
-	}
-	return out
+func seriesKey[K comparable](key func(model.Metric) K) func(stepSeries) K {
+	return func(s stepSeries) K { return key(s.metric) }
 }
 
-// groupBy aggregates the series of mat by key at every step, the groups
+func seriesSteps(s stepSeries) []float64 { return s.v }
+
+func groupSteps[K comparable](g group[K]) []float64 { return g.v }
+
+// groupBy aggregates the series of ans by key at every step, the groups
 // in the order of their first series.
-func groupBy[K comparable](a *analysis, mat model.Matrix, key func(model.Metric) K, agg aggregation) []group[K] {
-	keys, ms := members(nonEmpty(mat), func(s *model.SampleStream) K { return key(s.Metric) }, func(s *model.SampleStream) []model.SamplePair { return s.Values })
-	c := a.combiner()
-	out := make([]group[K], len(keys))
-	for i, k := range keys {
-		out[i] = group[K]{key: k, pts: c.combine(ms[i], agg)}
-	}
-	return out
+func groupBy[K comparable](a *analysis, ans []stepSeries, key func(model.Metric) K, agg aggregation) []group[K] {
+	keys, ms := members(ans, seriesKey(key), seriesSteps)
+	return combineMembers(a, keys, ms, agg)
 }
 
 // groupGroups aggregates groups again, by a coarser key.
 func groupGroups[K1, K2 comparable](a *analysis, groups []group[K1], key func(K1) K2, agg aggregation) []group[K2] {
-	keys, ms := members(groups, func(g group[K1]) K2 { return key(g.key) }, func(g group[K1]) []model.SamplePair { return g.pts })
+	keys, ms := members(groups, func(g group[K1]) K2 { return key(g.key) }, groupSteps[K1])
+	return combineMembers(a, keys, ms, agg)
+}
+
+func combineMembers[K comparable](a *analysis, keys []K, ms [][][]float64, agg aggregation) []group[K] {
 	c := a.combiner()
-	out := make([]group[K2], len(keys))
+	out := make([]group[K], len(keys))
 	for i, k := range keys {
-		out[i] = group[K2]{key: k, pts: c.combine(ms[i], agg)}
+		out[i] = group[K]{key: k, v: c.combine(ms[i], agg)}
 	}
 	return out
 }
 
-// countBy is "count by key" of the series of mat, as counted.
-func countBy[K comparable](a *analysis, mat model.Matrix, key func(model.Metric) K) []counted[K] {
-	keys, ms := members(nonEmpty(mat), func(s *model.SampleStream) K { return key(s.Metric) }, func(s *model.SampleStream) []model.SamplePair { return s.Values })
+// countBy is "count by key" of the series of ans, as counted.
+func countBy[K comparable](a *analysis, ans []stepSeries, key func(model.Metric) K) []counted[K] {
+	keys, ms := members(ans, seriesKey(key), seriesSteps)
 	return countMembers(a, keys, ms)
 }
 
 // countGroups is "count by key" of groups, by a coarser key, as counted.
 func countGroups[K1, K2 comparable](a *analysis, groups []group[K1], key func(K1) K2) []counted[K2] {
-	keys, ms := members(groups, func(g group[K1]) K2 { return key(g.key) }, func(g group[K1]) []model.SamplePair { return g.pts })
+	keys, ms := members(groups, func(g group[K1]) K2 { return key(g.key) }, groupSteps[K1])
 	return countMembers(a, keys, ms)
 }
 
 // countMembers counts each key's members step by step, in one combiner.
-func countMembers[K comparable](a *analysis, keys []K, ms [][][]model.SamplePair) []counted[K] {
+func countMembers[K comparable](a *analysis, keys []K, ms [][][]float64) []counted[K] {
 	c := a.combiner()
 	out := make([]counted[K], len(keys))
 	for i, k := range keys {
@@ -365,90 +357,77 @@ func countMembers[K comparable](a *analysis, keys []K, ms [][][]model.SamplePair
 	return out
 }
 
-// combiner aggregates series step by step. Their points lie on the
-// window's steps (queryWindow), so a step's index is its offset from the
-// first step. Its buffers, one value per step, are made once and cleared
-// for each group: fresh ones for each of a thousand groups cost more than
-// the aggregation.
+// combiner aggregates series step by step, on the window's steps. Its
+// buffers, one value per step, are made once and cleared for each group:
+// fresh ones for each of a thousand groups cost more than the aggregation.
 type combiner struct {
-	first, step int64
-	n           int
-	vals, comp  []float64
-	seen        []bool
-	counts      []int32
+	n      int
+	comp   []float64
+	counts []int32
 }
 
 func (a *analysis) combiner() *combiner {
-	return &combiner{first: a.w.firstStep(), step: a.w.Step.Milliseconds(), n: a.res.ExpectedSteps}
+	return &combiner{n: a.res.ExpectedSteps}
 }
 
-// index is the step of a point, false outside the window.
-func (c *combiner) index(p model.SamplePair) (int64, bool) {
-	i := (int64(p.Timestamp) - c.first) / c.step
-	return i, i >= 0 && i < int64(c.n)
-}
-
-// combine is max or sum by at every step of series.
-func (c *combiner) combine(series [][]model.SamplePair, agg aggregation) []model.SamplePair {
+// combine is max or sum by at every step of series. A group of one is
+// that series' own array.
+func (c *combiner) combine(series [][]float64, agg aggregation) []float64 {
 	if len(series) == 1 {
 		return series[0]
 	}
-	if c.vals == nil {
-		c.vals, c.comp, c.seen = make([]float64, c.n), make([]float64, c.n), make([]bool, c.n)
-	} else {
-		clear(c.vals)
-		clear(c.comp)
-		clear(c.seen)
+	out := make([]float64, c.n)
+	copy(out, series[0])
+	if agg == aggSum {
+		if c.comp == nil {
+			c.comp = make([]float64, c.n)
+		} else {
+			clear(c.comp)
+		}
 	}
-	vals, comp, seen := c.vals, c.comp, c.seen
-	present := 0
-	for _, pts := range series {
-		for _, p := range pts {
-			i, ok := c.index(p)
-			if !ok {
-				continue
-			}
-			f := float64(p.Value)
-			if !seen[i] {
-				seen[i], present = true, present+1
-				vals[i] = f
-				continue
-			}
-			switch agg {
-			case aggMax:
-				if vals[i] < f || math.IsNaN(vals[i]) {
-					vals[i] = f
+	comp := c.comp
+	for _, v := range series[1:] {
+		for i, f := range v[:len(out)] {
+			switch {
+			case scan.IsAbsent(f):
+			case scan.IsAbsent(out[i]):
+				out[i] = f
+			case agg == aggMax:
+				if out[i] < f || math.IsNaN(out[i]) {
+					out[i] = f
 				}
-			case aggSum:
-				vals[i], comp[i] = kahansum.Inc(f, vals[i], comp[i])
+			default:
+				out[i], comp[i] = kahansum.Inc(f, out[i], comp[i])
 			}
 		}
 	}
-	out := make([]model.SamplePair, 0, present)
-	for i, ok := range seen {
-		if ok {
-			out = append(out, model.SamplePair{Timestamp: model.Time(c.first + int64(i)*c.step), Value: model.SampleValue(vals[i] + comp[i])})
+	if agg == aggSum {
+		for i, f := range out {
+			if !scan.IsAbsent(f) {
+				out[i] = f + comp[i]
+			}
 		}
 	}
 	return out
 }
 
 // count is count by at every step of series, reduced to the number of
-// steps with a point and the largest count.
-func (c *combiner) count(series [][]model.SamplePair) (steps, peak int) {
+// steps with a value and the largest count.
+func (c *combiner) count(series [][]float64) (steps, peak int) {
 	if c.counts == nil {
 		c.counts = make([]int32, c.n)
 	} else {
 		clear(c.counts)
 	}
-	for _, pts := range series {
-		for _, p := range pts {
-			if i, ok := c.index(p); ok {
-				if c.counts[i]++; c.counts[i] == 1 {
-					steps++
-				}
-				peak = max(peak, int(c.counts[i]))
+	for _, v := range series {
+		for i, f := range v[:min(len(v), c.n)] {
+			if scan.IsAbsent(f) {
+				continue
 			}
+			if c.counts[i]++; c.counts[i] == 1 {
+				steps++
+			}
+			peak = max(peak, int(c.counts[i]))
 		}
 	}
 	return steps, peak
@@ -457,12 +436,11 @@ func (c *combiner) count(series [][]model.SamplePair) (steps, peak int) {
 // bitset is a set of step indexes.
 type bitset []uint64
 
-// stepsOf is the set of steps at which pts has a point.
-func (a *analysis) stepsOf(pts []model.SamplePair) bitset {
-	first, step := a.w.firstStep(), a.w.Step.Milliseconds()
-	b := make(bitset, (a.res.ExpectedSteps+63)/64)
-	for _, p := range pts {
-		if i := (int64(p.Timestamp) - first) / step; i >= 0 && i < int64(a.res.ExpectedSteps) {
+// stepsOf is the set of steps at which v has a value.
+func stepsOf(v []float64) bitset {
+	b := make(bitset, (len(v)+63)/64)
+	for i, f := range v {
+		if !scan.IsAbsent(f) {
 			b[i/64] |= 1 << (i % 64)
 		}
 	}

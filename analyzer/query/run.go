@@ -29,14 +29,14 @@ const queryConcurrency = 2
 // it has been used. The first failure in the order of qs is returned and
 // cancels the queries still running; a query that fails is not cancelled
 // early by another's failure, so the error reported is always the real one.
-func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Window, use func(namedQuery, model.Vector, model.Matrix, bool)) error {
+func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Window, use func(namedQuery, model.Vector, passAnswer, bool)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type answer struct {
-		vec model.Vector
-		mat model.Matrix
-		raw bool
-		err error
+		vec  model.Vector
+		pass passAnswer
+		raw  bool
+		err  error
 	}
 	answers := make([]chan answer, len(qs))
 	for i := range answers {
@@ -61,8 +61,8 @@ func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Windo
 					answers[i] <- answer{vec: vec, raw: raw, err: err}
 					return
 				}
-				mat, raw, err := passWindow(ctx, src, q, w)
-				answers[i] <- answer{mat: mat, raw: raw, err: err}
+				pass, raw, err := passWindow(ctx, src, q, w)
+				answers[i] <- answer{pass: pass, raw: raw, err: err}
 			}()
 		}
 	}()
@@ -71,36 +71,43 @@ func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Windo
 		if ans.err != nil {
 			return fmt.Errorf("analysis query %q: %w", q.name, ans.err)
 		}
-		use(q, ans.vec, ans.mat, ans.raw)
+		use(q, ans.vec, ans.pass, ans.raw)
+		if ans.pass.release != nil {
+			ans.pass.release()
+		}
 		answers[i] = nil
 	}
 	return nil
 }
 
-// passWindow is a pass's points: read from the store's raw samples
-// (scan.Range) where src serves them and the expression is one the scan
+// passWindow is a pass's series at the window's steps: read from the
+// store's raw samples (scan.RangeSteps, its arrays lent until the answer's
+// release) where src serves them and the expression is one the scan
 // evaluates the engine's way, or from range queries (queryWindow).
 // raw says they were read from raw samples.
-func passWindow(ctx context.Context, src source.Source, q namedQuery, w Window) (mat model.Matrix, raw bool, err error) {
+func passWindow(ctx context.Context, src source.Source, q namedQuery, w Window) (ans passAnswer, raw bool, err error) {
 	if rr, ok := src.(source.RawReader); ok {
 		if store, ok := rr.RawSamples(); ok {
 			g := scan.Grid{Start: w.firstStep(), Step: w.Step.Milliseconds(), N: w.ExpectedSteps()}
-			mat, err := scan.Range(ctx, store, q.expr, g, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
+			st, err := scan.RangeSteps(ctx, store, q.expr, g, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
 			if err == nil {
-				return mat, true, nil
+				return stepsOfScan(st), true, nil
 			}
 			if !errors.Is(err, scan.ErrUnsupported) {
-				return nil, false, err
+				return passAnswer{}, false, err
 			}
 			slog.Debug("analysis pass read through PromQL", "pass", q.name, "reason", err)
 		}
 	}
 	rq, err := rangeQuerier(src)
 	if err != nil {
-		return nil, false, err
+		return passAnswer{}, false, err
 	}
-	mat, err = queryWindow(ctx, rq, q.expr, w)
-	return mat, false, err
+	mat, err := queryWindow(ctx, rq, q.expr, w)
+	if err != nil {
+		return passAnswer{}, false, err
+	}
+	return stepsOfMatrix(mat, w), false, nil
 }
 
 // instantQuery is an instant query's answer at t: from the store's raw

@@ -365,7 +365,7 @@ func (a *analysis) probe(ctx context.Context, src source.Source, sch signals.Sch
 // run evaluates qs and applies their answers; mu, when set, serialises
 // the applying with the other shards'.
 func (a *analysis) run(ctx context.Context, src source.Source, qs []namedQuery, w Window, mu *sync.Mutex) error {
-	return runQueries(ctx, src, qs, w, func(q namedQuery, vec model.Vector, mat model.Matrix, raw bool) {
+	return runQueries(ctx, src, qs, w, func(q namedQuery, vec model.Vector, pass passAnswer, raw bool) {
 		if mu != nil {
 			mu.Lock()
 			defer mu.Unlock()
@@ -381,7 +381,7 @@ func (a *analysis) run(ctx context.Context, src source.Source, qs []namedQuery, 
 			}
 		}
 		if q.series != nil {
-			q.series(mat)
+			q.series(pass.series)
 			return
 		}
 		for _, s := range vec {

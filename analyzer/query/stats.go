@@ -6,23 +6,27 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/util/kahansum"
+
+	"github.com/gpulens/gpulens/analyzer/scan"
 )
 
 // The *_over_time functions of PromQL (promql/functions.go and
 // promql/quantile.go of the prometheus module in go.mod), computed here
-// over the points of one range-query series, so that a signal read once
-// gives every statistic the findings use. Each one does what the engine
-// does, in the same order and with the same Kahan summation, so the
-// figures are those of the subquery they replace: TestPassesMatchScans
-// holds the two together. Every function expects at least one point.
+// over one pass's series at the window's steps (stepSeries: a step without
+// a value is skipped), so that a signal read once gives every statistic
+// the findings use. Each one does what the engine does, in the same order
+// and with the same Kahan summation, so the figures are those of the
+// subquery they replace: TestPassesMatchScans holds the two together.
+// Every function expects a value at one step at least.
 
 // sumOverTime is sum_over_time.
-func sumOverTime(pts []model.SamplePair) float64 {
+func sumOverTime(v []float64) float64 {
 	var sum, c float64
-	for _, p := range pts {
-		sum, c = kahansum.Inc(float64(p.Value), sum, c)
+	for _, f := range v {
+		if !scan.IsAbsent(f) {
+			sum, c = kahansum.Inc(f, sum, c)
+		}
 	}
 	if math.IsInf(sum, 0) {
 		return sum
@@ -32,13 +36,17 @@ func sumOverTime(pts []model.SamplePair) float64 {
 
 // avgOverTime is avg_over_time: a Kahan sum divided by the count, switching
 // to an incremental mean where the sum would overflow.
-func avgOverTime(pts []model.SamplePair) float64 {
-	sum, count := float64(pts[0].Value), 1.
-	var mean, kahanC float64
+func avgOverTime(v []float64) float64 {
+	var sum, count, mean, kahanC float64
 	incrementalMean := false
-	for i, p := range pts[1:] {
-		f := float64(p.Value)
-		count = float64(i + 2)
+	for _, f := range v {
+		if scan.IsAbsent(f) {
+			continue
+		}
+		if count++; count == 1 {
+			sum = f
+			continue
+		}
 		if !incrementalMean {
 			newSum, newC := kahansum.Inc(f, sum, kahanC)
 			if !math.IsInf(newSum, 0) {
@@ -58,19 +66,27 @@ func avgOverTime(pts []model.SamplePair) float64 {
 	return sum/count + kahanC/count
 }
 
-// maxOverTime is max_over_time: NaN only when every point is.
-func maxOverTime(pts []model.SamplePair) float64 {
-	m := float64(pts[0].Value)
-	for _, p := range pts {
-		if f := float64(p.Value); f > m || math.IsNaN(m) {
-			m = f
+// maxOverTime is max_over_time: NaN only when every value is.
+func maxOverTime(v []float64) float64 {
+	m, first := math.NaN(), true
+	for _, f := range v {
+		if scan.IsAbsent(f) {
+			continue
+		}
+		if first || f > m || math.IsNaN(m) {
+			m, first = f, false
 		}
 	}
 	return m
 }
 
 // lastOverTime is last_over_time.
-func lastOverTime(pts []model.SamplePair) float64 { return float64(pts[len(pts)-1].Value) }
+func lastOverTime(v []float64) float64 {
+	if i := lastStep(v); i >= 0 {
+		return v[i]
+	}
+	return math.NaN()
+}
 
 // byValue sorts as promql's vectorByValueHeap does, NaN first, with the
 // same sort.Sort, so ties and NaNs land where the engine puts them.
@@ -92,14 +108,19 @@ var quantileBuffers = sync.Pool{New: func() any { return new(byValue) }}
 
 // quantileOverTime is quantile_over_time(q, ...) for 0 <= q <= 1: the
 // values sorted and the two around rank q × (n - 1) interpolated.
-func quantileOverTime(q float64, pts []model.SamplePair) float64 {
+func quantileOverTime(q float64, v []float64) float64 {
 	buf := quantileBuffers.Get().(*byValue)
 	defer quantileBuffers.Put(buf)
 	values := (*buf)[:0]
-	for _, p := range pts {
-		values = append(values, float64(p.Value))
+	for _, f := range v {
+		if !scan.IsAbsent(f) {
+			values = append(values, f)
+		}
 	}
 	*buf = values
+	if len(values) == 0 {
+		return math.NaN()
+	}
 	// Without NaNs every sort gives the same order of values, and the
 	// generic one is about three times the interface's speed; with NaNs
 	// (which byValue does not order strictly) only the engine's own sort
@@ -121,27 +142,32 @@ func quantileOverTime(q float64, pts []model.SamplePair) float64 {
 }
 
 // deriv is deriv(): the slope per second of the least-squares line through
-// the points, with time measured in seconds from the first point. ok is
-// false where the engine returns no sample (fewer than two points).
-func deriv(pts []model.SamplePair) (slope float64, ok bool) {
-	if len(pts) < 2 {
-		return 0, false
-	}
+// the values, with time measured in seconds from the first value's step
+// (step is the window's step in milliseconds). ok is false where the
+// engine returns no sample (fewer than two values).
+func deriv(v []float64, step int64) (slope float64, ok bool) {
 	var n, sumX, cX, sumY, cY, sumXY, cXY, sumX2, cX2 float64
-	initY, constY := float64(pts[0].Value), true
-	// The engine measures time from the first point, to keep x small.
-	interceptTime := int64(pts[0].Timestamp)
-	for i, p := range pts {
-		f := float64(p.Value)
-		if constY && i > 0 && f != initY {
+	var initY float64
+	constY, intercept := true, -1
+	for i, f := range v {
+		if scan.IsAbsent(f) {
+			continue
+		}
+		if intercept < 0 {
+			// The engine measures time from the first point, to keep x small.
+			intercept, initY = i, f
+		} else if constY && f != initY {
 			constY = false
 		}
 		n += 1.0
-		x := float64(int64(p.Timestamp)-interceptTime) / 1e3
+		x := float64(int64(i-intercept)*step) / 1e3
 		sumX, cX = kahansum.Inc(x, sumX, cX)
 		sumY, cY = kahansum.Inc(f, sumY, cY)
 		sumXY, cXY = kahansum.Inc(x*f, sumXY, cXY)
 		sumX2, cX2 = kahansum.Inc(x*x, sumX2, cX2)
+	}
+	if n < 2 {
+		return 0, false
 	}
 	if constY {
 		if math.IsInf(initY, 0) {

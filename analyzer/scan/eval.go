@@ -35,16 +35,12 @@ type Rules struct {
 // series with a value at one step at least, each with its values at the
 // steps it has one, sorted by labels.
 func Range(ctx context.Context, q storage.Queryable, expr string, g Grid, rules Rules) (model.Matrix, error) {
-	ev, e, err := newEvaluator(ctx, q, expr, g, rules)
+	st, err := RangeSteps(ctx, q, expr, g, rules)
 	if err != nil {
 		return nil, err
 	}
-	defer ev.r.release()
-	v, err := ev.eval(e)
-	if err != nil {
-		return nil, err
-	}
-	return toMatrix(v.vec, g), nil
+	defer st.Release()
+	return st.matrix(), nil
 }
 
 // Instant evaluates expr at t from q's raw samples, by the engine's
@@ -52,17 +48,12 @@ func Range(ctx context.Context, q storage.Queryable, expr string, g Grid, rules 
 // their window, subqueries evaluated a series at a time at their own
 // steps.
 func Instant(ctx context.Context, q storage.Queryable, expr string, t time.Time, rules Rules) (model.Vector, error) {
-	g := Grid{Start: t.UnixMilli(), Step: 1, N: 1}
-	ev, e, err := newEvaluator(ctx, q, expr, g, rules)
+	st, err := RangeSteps(ctx, q, expr, Grid{Start: t.UnixMilli(), Step: 1, N: 1}, rules)
 	if err != nil {
 		return nil, err
 	}
-	defer ev.r.release()
-	v, err := ev.eval(e)
-	if err != nil {
-		return nil, err
-	}
-	m := toMatrix(v.vec, g)
+	defer st.Release()
+	m := st.matrix()
 	out := make(model.Vector, 0, len(m))
 	for _, s := range m {
 		out = append(out, &model.Sample{Metric: s.Metric, Value: s.Values[0].Value, Timestamp: s.Values[0].Timestamp})
@@ -290,17 +281,15 @@ func merge(in []*series) ([]*series, error) {
 	return out, nil
 }
 
-// toMatrix is the answer in the engine's range-query shape.
+// matrix is the answer in the engine's range-query shape.
 // The points of every series of an answer are cut from one array: one
-// allocation, not one a series. (Pooling these arrays across passes was
-// measured and dropped: a pool holds arrays of every pass's size, and the
-// 10,000-GPU week's peak grew by 1.3 GiB for no CPU saved.)
-func toMatrix(in []*series, g Grid) model.Matrix {
-	slices.SortFunc(in, func(a, b *series) int { return labels.Compare(a.lset, b.lset) })
-	counts := make([]int, len(in))
+// allocation, not one a series.
+func (st *Steps) matrix() model.Matrix {
+	g := st.Grid
+	counts := make([]int, len(st.Series))
 	total := 0
-	for j, s := range in {
-		for _, v := range s.v {
+	for j, s := range st.Series {
+		for _, v := range s.V {
 			if !isAbsent(v) {
 				counts[j]++
 			}
@@ -308,21 +297,18 @@ func toMatrix(in []*series, g Grid) model.Matrix {
 		total += counts[j]
 	}
 	all := make([]model.SamplePair, total)
-	out := make(model.Matrix, 0, len(in))
+	out := make(model.Matrix, 0, len(st.Series))
 	off := 0
-	for j, s := range in {
+	for j, s := range st.Series {
 		n := counts[j]
-		if n == 0 {
-			continue
-		}
-		m := make(model.Metric, s.lset.Len())
-		s.lset.Range(func(l labels.Label) { m[model.LabelName(l.Name)] = model.LabelValue(l.Value) })
+		m := make(model.Metric, s.Labels.Len())
+		s.Labels.Range(func(l labels.Label) { m[model.LabelName(l.Name)] = model.LabelValue(l.Value) })
 		// Capped, so that an append to one series cannot write over the
 		// next.
 		pts := all[off : off+n : off+n]
 		k := 0
 		ts := g.Start
-		for _, v := range s.v {
+		for _, v := range s.V {
 			if !isAbsent(v) {
 				pts[k] = model.SamplePair{Timestamp: model.Time(ts), Value: model.SampleValue(v)}
 				k++
