@@ -24,7 +24,9 @@
 #   ANALYZER_ONLY  set to 1 to skip "engine" and "floor" (they run the
 #            passes unsharded: a 10,000-GPU week needs about 20 GiB for them)
 # With CLUSTERS or ANALYZER_ONLY set the table has a clusters column and
-# leaves out what was not run; without them it is as before.
+# the analysis's peak anonymous and file-backed resident memory (each its
+# own peak, polled every 20 ms: file-backed is the store's blocks mapped
+# in), and leaves out what was not run; without them it is as before.
 #
 # Each size runs in its own process (the test binary, under /usr/bin/time
 # -v), which first writes 7 days of one-minute samples for the fleet and
@@ -71,8 +73,8 @@ echo "date: $(date -u +%Y-%m-%dT%H:%MZ); go: $(go version | awk '{print $3}'); c
 	"window: $DAYS days at 1 minute${CLUSTERS:+; clusters: $CLUSTERS}${ANALYZER_ONLY:+; analyzer only}"
 echo
 if [ -n "$extended" ]; then
-	echo "| GPUs | clusters | analysis wall (s) | analysis CPU (s) | peak RSS, analysis (MiB) | RSS at its start (MiB) | queries | shards | bare engine wall (s) | bare engine CPU (s) | floor wall (s) | floor CPU (s) | analysis / floor, CPU | process peak RSS incl. setup, polled each second (MiB) | whole run (s) |"
-	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| GPUs | clusters | analysis wall (s) | analysis CPU (s) | peak RSS, analysis (MiB) | RSS at its start (MiB) | peak anonymous (MiB) | peak file-backed (MiB) | queries | shards | bare engine wall (s) | bare engine CPU (s) | floor wall (s) | floor CPU (s) | analysis / floor, CPU | process peak RSS incl. setup, polled each second (MiB) | whole run (s) |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 else
 echo "| GPUs | analyzer wall (s) | analyzer CPU (s) | peak RSS, analysis (MiB) | queries | shards | bare engine wall (s) | bare engine CPU (s) | analyzer / engine, wall | analyzer / engine, CPU | floor wall (s) | floor CPU (s) | analyzer / floor, wall | analyzer / floor, CPU | process peak RSS incl. setup, polled each second (MiB) | whole run (s) |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -116,22 +118,24 @@ for n in "${sizes[@]}"; do
 			if [ -z "$an" ] || { [ -z "$ANALYZER_ONLY" ] && { [ -z "$en" ] || [ -z "$fl" ]; }; }; then
 				why=${killed:-"exit status $rc"}
 				[ "$rc" = 124 ] && why="timed out after $TIMEOUT"
-				echo "| $n | ${CLUSTERS:-1} | did not finish: $why | | | | | | | | | | | ${maxrss:-?} | $secs |"
+				echo "| $n | ${CLUSTERS:-1} | did not finish: $why | | | | | | | | | | | | | ${maxrss:-?} | $secs |"
 				grep -E '^\s+\S+_test\.go:[0-9]+:|^panic:|^--- FAIL' "$log" | head -5 >&2 || true
 				tail -5 "$log" >&2
 				continue
 			fi
 			awk -v n="$n" -v cl="$(field "$an" clusters/op)" -v ans="$(field "$an" ns/op)" -v acpu="$(field "$an" cpu-s/op)" \
-				-v arss="$(field "$an" peak-RSS-MiB)" -v srss="$(field "$an" start-RSS-MiB)" -v q="$(field "$an" queries/op)" -v sh="$(field "$an" shards/op)" \
+				-v arss="$(field "$an" peak-RSS-MiB)" -v srss="$(field "$an" start-RSS-MiB)" \
+				-v panon="$(field "$an" peak-anon-MiB)" -v pfile="$(field "$an" peak-file-MiB)" -v q="$(field "$an" queries/op)" -v sh="$(field "$an" shards/op)" \
 				-v ens="$(field "$en" ns/op)" -v ecpu="$(field "$en" cpu-s/op)" -v fns="$(field "$fl" ns/op)" -v fcpu="$(field "$fl" cpu-s/op)" \
 				-v maxrss="$maxrss" -v secs="$secs" 'BEGIN {
 				if (cl == "") cl = 1
-				e = "–"; ew = e; ec = e; fw = e; fc = e; r = e; sr = e
+				e = "–"; ew = e; ec = e; fw = e; fc = e; r = e; sr = e; pa = e; pf = e
 				if (srss != "") sr = sprintf("%.0f", srss)
+				if (panon != "") { pa = sprintf("%.0f", panon); pf = sprintf("%.0f", pfile) }
 				if (ens != "") { ew = sprintf("%.1f", ens/1e9); ec = sprintf("%.1f", ecpu) }
 				if (fns != "") { fw = sprintf("%.1f", fns/1e9); fc = sprintf("%.1f", fcpu); r = sprintf("%.2f", acpu/fcpu) }
-				printf "| %d | %d | %.1f | %.1f | %.0f | %s | %d | %d | %s | %s | %s | %s | %s | %s | %d |\n",
-					n, cl, ans/1e9, acpu, arss, sr, q, sh, ew, ec, fw, fc, r, maxrss, secs
+				printf "| %d | %d | %.1f | %.1f | %.0f | %s | %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %d |\n",
+					n, cl, ans/1e9, acpu, arss, sr, pa, pf, q, sh, ew, ec, fw, fc, r, maxrss, secs
 			}'
 			continue
 		fi

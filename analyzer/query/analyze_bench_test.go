@@ -13,6 +13,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -372,16 +373,57 @@ func measureRSS(b *testing.B, fn func()) (peak, start int64) {
 	// "5" resets the VmHWM high-water mark to the current RSS (Linux 4.0+).
 	reset := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 	start = procStatus("VmRSS:")
+	startAnon := procStatus("RssAnon:")
+	anon, file, done := pollRSS()
 	cpu0 := cpuTime()
 	fn()
 	b.StopTimer()
 	cpu := cpuTime() - cpu0
+	close(done)
 	stop()
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+	if startAnon >= 0 {
+		b.ReportMetric(float64(startAnon)/(1<<20), "start-anon-MiB")
+		b.ReportMetric(float64(anon.Load())/(1<<20), "peak-anon-MiB")
+		b.ReportMetric(float64(file.Load())/(1<<20), "peak-file-MiB")
+	}
 	if reset != nil {
 		return -1, start
 	}
 	return procStatus("VmHWM:"), start
+}
+
+// pollRSS samples the process's anonymous and file-backed resident
+// memory (RssAnon, RssFile) every 20 ms until done is closed, keeping the
+// highest of each: the kernel keeps no high-water mark of either, and the
+// two are different costs. Anonymous memory is the analysis's own;
+// file-backed is the store's blocks mapped in, clean page-cache pages
+// the kernel can drop under pressure (and in the store's process, not
+// the analyzer's, when the store is a remote Prometheus).
+func pollRSS() (anon, file *atomic.Int64, done chan struct{}) {
+	anon, file, done = new(atomic.Int64), new(atomic.Int64), make(chan struct{})
+	sample := func() {
+		if v := procStatus("RssAnon:"); v > anon.Load() {
+			anon.Store(v)
+		}
+		if v := procStatus("RssFile:"); v > file.Load() {
+			file.Store(v)
+		}
+	}
+	sample()
+	go func() {
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				sample()
+			}
+		}
+	}()
+	return anon, file, done
 }
 
 // procStatus is field of /proc/self/status in bytes, or -1.

@@ -53,7 +53,7 @@ func xidApply(g *GPU, s *model.Sample) {
 // step it was first seen) joined, step by step, with the allocations seen
 // at that step. The passes read XIDRaised at every step (xidRaisedPass,
 // before the allocations, whose pass then looks each event's step up in
-// its allocations' points: no second read of them); the scans ask the
+// its allocations' steps: no second read of them); the scans ask the
 // engine for the same join (xidHolders). Either way the holders are the
 // schema's own allocations at that step, as the rest of the analysis sees
 // them: relabelled tenants, a flapping pod label's co-tenants (dcgm.Held),

@@ -18,7 +18,7 @@ import (
 // read three times (average, p95, steps), memory five; here each
 // signal with several figures is one pass: its expression evaluated once
 // at every step of the window (a range query at exactly the subquery's
-// steps), and every figure computed from those points in Go (stats.go,
+// steps), and every figure computed from those values in Go (stats.go,
 // the engine's own arithmetic), as are the per-step aggregations across
 // series (max by an allocation, sum by a GPU, max by a workload) the
 // subqueries asked the engine for. Signals with one figure stay instant
@@ -29,7 +29,7 @@ func (a *analysis) passQueries(sch signals.Schema) []namedQuery {
 	var qs []namedQuery
 	if h.Down != "" && h.XIDRaised != "" {
 		// Before the allocations, whose pass looks each XID's step up in
-		// its allocations' points (xidHeld); answers are applied in order.
+		// its allocations' steps (xidHeld); answers are applied in order.
 		qs = append(qs, namedQuery{name: "gpu xid raised", expr: h.XIDRaised, series: a.xidRaisedPass})
 	}
 	qs = append(qs, []namedQuery{
