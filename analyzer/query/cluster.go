@@ -14,7 +14,6 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
-	"github.com/prometheus/prometheus/storage"
 )
 
 // DefaultClusterLabel is the label a store shared by several clusters
@@ -247,14 +246,5 @@ func (r *Result) OfCluster(cluster string) *Result {
 // RawSamples are src's raw samples of the one cluster: every Select gets
 // the matcher, as scope gives it to every selector of a query.
 func (s scoped) RawSamples() (source.RawStore, bool) {
-	return source.WrapRawSamples(s.Source, func(q storage.Querier) storage.Querier { return scopedQuerier{Querier: q, m: s.m} })
-}
-
-type scopedQuerier struct {
-	storage.Querier
-	m *labels.Matcher
-}
-
-func (q scopedQuerier) Select(ctx context.Context, sorted bool, hints *storage.SelectHints, ms ...*labels.Matcher) storage.SeriesSet {
-	return q.Querier.Select(ctx, sorted, hints, append(slices.Clip(ms), q.m)...)
+	return source.WrapRawSamples(s.Source, []*labels.Matcher{s.m}, nil)
 }

@@ -89,7 +89,7 @@ func passWindow(ctx context.Context, src source.Source, q namedQuery, w Window) 
 	if rr, ok := src.(source.RawReader); ok {
 		if store, ok := rr.RawSamples(); ok {
 			g := scan.Grid{Start: w.firstStep(), Step: w.Step.Milliseconds(), N: w.ExpectedSteps()}
-			st, err := scan.RangeSteps(ctx, store, q.expr, g, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
+			st, err := scan.RangeSteps(ctx, store.Queryable, q.expr, g, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
 			if err == nil {
 				return stepsOfScan(st), true, nil
 			}
@@ -116,7 +116,7 @@ func passWindow(ctx context.Context, src source.Source, q namedQuery, w Window) 
 func instantQuery(ctx context.Context, src source.Source, name, expr string, t time.Time) (model.Vector, bool, error) {
 	if rr, ok := src.(source.RawReader); ok {
 		if store, ok := rr.RawSamples(); ok {
-			vec, err := scan.Instant(ctx, store, expr, t, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
+			vec, err := scan.Instant(ctx, store.Queryable, expr, t, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
 			if err == nil {
 				return vec, true, nil
 			}

@@ -151,12 +151,18 @@ func TestRangeMatchesEngine(t *testing.T) {
 					}
 					want := engineMatrix(t, res.Value.(promql.Matrix))
 					qry.Close()
-					got, err := Range(context.Background(), q, expr, g, Rules{Lookback: 5 * time.Minute})
-					if err != nil {
-						t.Errorf("%s (step %s): %v", expr, steps.step, err)
-						continue
+					// The TSDB's chunks (decoded here), and its samples.
+					for _, r := range []struct {
+						name string
+						q    storage.Queryable
+					}{{"chunks", q}, {"samples", samplesOnly(q)}} {
+						got, err := Range(context.Background(), r.q, expr, g, Rules{Lookback: 5 * time.Minute})
+						if err != nil {
+							t.Errorf("%s (step %s, %s): %v", expr, steps.step, r.name, err)
+							continue
+						}
+						diffMatrix(t, expr+" step "+steps.step.String()+" from "+r.name, want, got)
 					}
-					diffMatrix(t, expr+" step "+steps.step.String(), want, got)
 				}
 			}
 		})

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/tsdb/chunkenc"
+	"github.com/prometheus/prometheus/tsdb/chunks"
 )
 
 // reader reads selectors' raw samples onto the grid, each selector once
@@ -55,29 +56,20 @@ func (r *reader) read(vs *parser.VectorSelector, g Grid, window int64, skipStale
 	}
 	off := vs.OriginalOffset.Milliseconds()
 	mint, maxt := g.Start-off-window, g.End()-off
-	q, err := r.q.Querier(mint, maxt)
-	if err != nil {
-		return nil, err
-	}
-	defer q.Close()
-	set := q.Select(r.ctx, false, &storage.SelectHints{Start: mint, End: maxt, Step: g.Step}, vs.LabelMatchers...)
+	hints := &storage.SelectHints{Start: mint, End: maxt, Step: g.Step}
 	var out []*series
-	var it chunkenc.Iterator
-	for set.Next() {
-		if err := r.ctx.Err(); err != nil {
-			return nil, err
-		}
-		s := set.At()
-		it = s.Iterator(it)
-		v, err := r.fill(it, g, off, window, skipStale)
-		if err != nil {
-			return nil, err
-		}
+	add := func(lset labels.Labels, v []float64) {
 		if v != nil {
-			out = append(out, &series{lset: s.Labels(), v: v})
+			out = append(out, &series{lset: lset, v: v})
 		}
 	}
-	if err := set.Err(); err != nil {
+	var err error
+	if cq, ok := r.q.(storage.ChunkQueryable); ok {
+		err = r.readChunks(cq, vs.LabelMatchers, hints, g, off, window, skipStale, add)
+	} else {
+		err = r.readSamples(vs.LabelMatchers, hints, g, off, window, skipStale, add)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if r.cache == nil {
@@ -87,12 +79,98 @@ func (r *reader) read(vs *parser.VectorSelector, g Grid, window int64, skipStale
 	return out, nil
 }
 
+// readSamples reads each series through the querier's sample iterator.
+func (r *reader) readSamples(ms []*labels.Matcher, hints *storage.SelectHints, g Grid, off, window int64, skipStale bool, add func(labels.Labels, []float64)) error {
+	q, err := r.q.Querier(hints.Start, hints.End)
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	set := q.Select(r.ctx, false, hints, ms...)
+	var it chunkenc.Iterator
+	for set.Next() {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		s := set.At()
+		it = s.Iterator(it)
+		v, err := r.fill(it, nil, g, off, window, skipStale)
+		if err != nil {
+			return err
+		}
+		add(s.Labels(), v)
+	}
+	return set.Err()
+}
+
+// readChunks reads each series' chunks and decodes them itself: the
+// sample querier's iterator merges a series' blocks and applies deletions
+// sample by sample, through three interfaces a sample, which cost as much
+// as the decoding. A series whose chunks overlap (out-of-order data,
+// overlapping blocks) is read through the same merge as the querier's.
+func (r *reader) readChunks(cq storage.ChunkQueryable, ms []*labels.Matcher, hints *storage.SelectHints, g Grid, off, window int64, skipStale bool, add func(labels.Labels, []float64)) error {
+	q, err := cq.ChunkQuerier(hints.Start, hints.End)
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	// Whole chunks: fill gives a step only the samples its window holds,
+	// so those outside change nothing, and trimming them would re-encode
+	// the first and last chunk of every series.
+	h := *hints
+	h.DisableTrimming = true
+	set := q.Select(r.ctx, false, &h, ms...)
+	var (
+		cit   chunks.Iterator
+		it    chunkenc.Iterator
+		metas []chunks.Meta
+	)
+	for set.Next() {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		s := set.At()
+		cit = s.Iterator(cit)
+		metas = metas[:0]
+		overlap := false
+		for cit.Next() {
+			m := cit.At()
+			if len(metas) > 0 && m.MinTime <= metas[len(metas)-1].MaxTime {
+				overlap = true
+			}
+			metas = append(metas, m)
+		}
+		if err := cit.Err(); err != nil {
+			return err
+		}
+		var v []float64
+		if overlap {
+			iterables := make([]chunkenc.Iterable, len(metas))
+			for i, m := range metas {
+				iterables[i] = m.Chunk
+			}
+			v, err = r.fill(storage.ChainSampleIteratorFromIterables(nil, iterables), nil, g, off, window, skipStale)
+		} else if len(metas) > 0 {
+			it = metas[0].Chunk.Iterator(it)
+			v, err = r.fill(it, metas[1:], g, off, window, skipStale)
+		}
+		if err != nil {
+			return err
+		}
+		add(s.Labels(), v)
+	}
+	return set.Err()
+}
+
 // fill walks one series' samples once, in time order, and gives each step
 // the sample that was latest at it, if that is within the window and not a
-// stale marker. It returns nil when no step has a value. At a week of minutes this is the loop every sample of the
-// analysis goes through, so it keeps to plain comparisons: a sample's
-// window end is computed once, and steps are walked by adding the step.
-func (r *reader) fill(it chunkenc.Iterator, g Grid, off, window int64, skipStale bool) ([]float64, error) {
+// stale marker. It returns nil when no step has a value. The samples are
+// it's, then those of each chunk of more in turn (chunks in time order
+// that do not overlap). At a week of minutes this is the loop every
+// sample of the analysis goes through, so it keeps to plain comparisons:
+// a sample's window end is computed once, and steps are walked by adding
+// the step.
+func (r *reader) fill(it chunkenc.Iterator, more []chunks.Meta, g Grid, off, window int64, skipStale bool) ([]float64, error) {
 	var (
 		out   []float64
 		i     int
@@ -112,14 +190,20 @@ func (r *reader) fill(it chunkenc.Iterator, g Grid, off, window int64, skipStale
 	// time is the next sample's, the end of the series' samples giving
 	// way to the end of the grid. The loop is written out rather than
 	// called: a closure's captured variables cost a memory access a step.
-	more := true
-	for more {
+	for samples := true; samples; {
 		t := int64(math.MaxInt64)
 		var v float64
 		vt := it.Next()
 		switch vt {
 		case chunkenc.ValNone:
-			more = false
+			if err := it.Err(); err != nil {
+				return nil, err
+			}
+			if len(more) > 0 {
+				it, more = more[0].Chunk.Iterator(it), more[1:]
+				continue
+			}
+			samples = false
 		case chunkenc.ValFloat:
 			t, v = it.At()
 			if skipStale && value.IsStaleNaN(v) {

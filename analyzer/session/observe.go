@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/prometheus/common/model"
-	"github.com/prometheus/prometheus/storage"
 
 	"github.com/gpulens/gpulens/analyzer/source"
 )
@@ -45,8 +44,5 @@ func (c observedRangeSource) QueryRange(ctx context.Context, q string, start, en
 // RawSamples keeps the source's raw reads, which the analysis prefers to
 // its PromQL engine; each read of a selector counts as a query.
 func (c observedSource) RawSamples() (source.RawStore, bool) {
-	return source.WrapRawSamples(c.Source, func(q storage.Querier) storage.Querier {
-		c.obs.Query()
-		return q
-	})
+	return source.WrapRawSamples(c.Source, nil, c.obs.Query)
 }

@@ -1,8 +1,11 @@
 package source
 
 import (
+	"context"
+	"slices"
 	"time"
 
+	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/storage"
 )
 
@@ -34,15 +37,19 @@ type RawStore struct {
 
 var _ RawReader = (*Embedded)(nil)
 
-// RawSamples reads the TSDB's chunks.
+// RawSamples reads the TSDB's chunks: its queryable serves them as chunks
+// too (storage.ChunkQueryable), which the scan decodes itself.
 func (e *Embedded) RawSamples() (RawStore, bool) {
 	return RawStore{Queryable: e.queryable, Lookback: lookbackDelta, MaxSamples: e.maxSamples}, true
 }
 
-// WrapRawSamples is src's raw samples with every querier passed through
-// wrap, for a source that wraps another (a cluster's scope, an observer);
-// ok is false where src serves none.
-func WrapRawSamples(src Source, wrap func(storage.Querier) storage.Querier) (RawStore, bool) {
+// WrapRawSamples is src's raw samples as a source that wraps src reads
+// them: every Select gets the matchers extra too (a cluster's scope), and
+// opened, when not nil, is called as each querier opens (an observer's
+// count). The store's chunks stay readable where src serves them
+// (storage.ChunkQueryable), wrapped alike. ok is false where src serves
+// no raw samples.
+func WrapRawSamples(src Source, extra []*labels.Matcher, opened func()) (RawStore, bool) {
 	rr, ok := src.(RawReader)
 	if !ok {
 		return RawStore{}, false
@@ -51,13 +58,62 @@ func WrapRawSamples(src Source, wrap func(storage.Querier) storage.Querier) (Raw
 	if !ok {
 		return st, false
 	}
-	q := st.Queryable
-	st.Queryable = storage.QueryableFunc(func(mint, maxt int64) (storage.Querier, error) {
-		inner, err := q.Querier(mint, maxt)
-		if err != nil {
-			return nil, err
-		}
-		return wrap(inner), nil
-	})
+	w := wrapped{q: st.Queryable, extra: extra, opened: opened}
+	if cq, ok := st.Queryable.(storage.ChunkQueryable); ok {
+		st.Queryable = wrappedChunks{wrapped: w, cq: cq}
+	} else {
+		st.Queryable = w
+	}
 	return st, true
+}
+
+type wrapped struct {
+	q      storage.Queryable
+	extra  []*labels.Matcher
+	opened func()
+}
+
+func (w wrapped) Querier(mint, maxt int64) (storage.Querier, error) {
+	q, err := w.q.Querier(mint, maxt)
+	if err != nil {
+		return nil, err
+	}
+	if w.opened != nil {
+		w.opened()
+	}
+	return wrappedQuerier{Querier: q, extra: w.extra}, nil
+}
+
+type wrappedQuerier struct {
+	storage.Querier
+	extra []*labels.Matcher
+}
+
+func (q wrappedQuerier) Select(ctx context.Context, sorted bool, hints *storage.SelectHints, ms ...*labels.Matcher) storage.SeriesSet {
+	return q.Querier.Select(ctx, sorted, hints, append(slices.Clip(ms), q.extra...)...)
+}
+
+type wrappedChunks struct {
+	wrapped
+	cq storage.ChunkQueryable
+}
+
+func (w wrappedChunks) ChunkQuerier(mint, maxt int64) (storage.ChunkQuerier, error) {
+	q, err := w.cq.ChunkQuerier(mint, maxt)
+	if err != nil {
+		return nil, err
+	}
+	if w.opened != nil {
+		w.opened()
+	}
+	return wrappedChunkQuerier{ChunkQuerier: q, extra: w.extra}, nil
+}
+
+type wrappedChunkQuerier struct {
+	storage.ChunkQuerier
+	extra []*labels.Matcher
+}
+
+func (q wrappedChunkQuerier) Select(ctx context.Context, sorted bool, hints *storage.SelectHints, ms ...*labels.Matcher) storage.ChunkSeriesSet {
+	return q.ChunkQuerier.Select(ctx, sorted, hints, append(slices.Clip(ms), q.extra...)...)
 }
