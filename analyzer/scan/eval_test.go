@@ -321,18 +321,23 @@ func TestInstantMatchesEngine(t *testing.T) {
 					want = append(want, engineMatrix(t, promql.Matrix{{Metric: s.Metric, Floats: []promql.FPoint{{T: s.T, F: s.F}}}})...)
 				}
 				qry.Close()
-				vec, err := Instant(context.Background(), q, expr, ts, Rules{Lookback: 5 * time.Minute})
-				if err != nil {
-					t.Errorf("%s at %s: %v", expr, ts, err)
-					continue
-				}
-				var got model.Matrix
-				for _, s := range vec {
-					got = append(got, &model.SampleStream{Metric: s.Metric, Values: []model.SamplePair{{Timestamp: s.Timestamp, Value: s.Value}}})
-				}
 				slices.SortFunc(want, func(a, b *model.SampleStream) int { return strings.Compare(a.Metric.String(), b.Metric.String()) })
-				slices.SortFunc(got, func(a, b *model.SampleStream) int { return strings.Compare(a.Metric.String(), b.Metric.String()) })
-				diffMatrix(t, fmt.Sprintf("%s at %dms (stale markers %v)", expr, at, stale), want, got)
+				for _, r := range []struct {
+					name string
+					q    storage.Queryable
+				}{{"chunks", q}, {"samples", samplesOnly(q)}} {
+					vec, err := Instant(context.Background(), r.q, expr, ts, Rules{Lookback: 5 * time.Minute})
+					if err != nil {
+						t.Errorf("%s at %s (%s): %v", expr, ts, r.name, err)
+						continue
+					}
+					var got model.Matrix
+					for _, s := range vec {
+						got = append(got, &model.SampleStream{Metric: s.Metric, Values: []model.SamplePair{{Timestamp: s.Timestamp, Value: s.Value}}})
+					}
+					slices.SortFunc(got, func(a, b *model.SampleStream) int { return strings.Compare(a.Metric.String(), b.Metric.String()) })
+					diffMatrix(t, fmt.Sprintf("%s at %dms (stale markers %v, %s)", expr, at, stale, r.name), want, got)
+				}
 			}
 		}
 	}

@@ -58,17 +58,13 @@ func (r *reader) read(vs *parser.VectorSelector, g Grid, window int64, skipStale
 	mint, maxt := g.Start-off-window, g.End()-off
 	hints := &storage.SelectHints{Start: mint, End: maxt, Step: g.Step}
 	var out []*series
-	add := func(lset labels.Labels, v []float64) {
+	err := r.eachSeries(vs.LabelMatchers, hints, func(lset labels.Labels, it chunkenc.Iterator, more []chunks.Meta) error {
+		v, err := r.fill(it, more, g, off, window, skipStale)
 		if v != nil {
 			out = append(out, &series{lset: lset, v: v})
 		}
-	}
-	var err error
-	if cq, ok := r.q.(storage.ChunkQueryable); ok {
-		err = r.readChunks(cq, vs.LabelMatchers, hints, g, off, window, skipStale, add)
-	} else {
-		err = r.readSamples(vs.LabelMatchers, hints, g, off, window, skipStale, add)
-	}
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -79,44 +75,44 @@ func (r *reader) read(vs *parser.VectorSelector, g Grid, window int64, skipStale
 	return out, nil
 }
 
-// readSamples reads each series through the querier's sample iterator.
-func (r *reader) readSamples(ms []*labels.Matcher, hints *storage.SelectHints, g Grid, off, window int64, skipStale bool, add func(labels.Labels, []float64)) error {
-	q, err := r.q.Querier(hints.Start, hints.End)
-	if err != nil {
-		return err
-	}
-	defer q.Close()
-	set := q.Select(r.ctx, false, hints, ms...)
-	var it chunkenc.Iterator
-	for set.Next() {
-		if err := r.ctx.Err(); err != nil {
-			return err
-		}
-		s := set.At()
-		it = s.Iterator(it)
-		v, err := r.fill(it, nil, g, off, window, skipStale)
+// eachSeries hands each series the selection matches its samples in time
+// order: it's, then those of each chunk of more in turn. Where the store
+// serves chunks (storage.ChunkQueryable), they are decoded here: the
+// sample querier's iterator merges a series' blocks and applies deletions
+// sample by sample, through three interfaces a sample, which cost as much
+// as the decoding. A series whose chunks overlap (the interface allows
+// it; the TSDB merges them first) is read through Prometheus's own merge.
+// it is reused from series to series.
+func (r *reader) eachSeries(ms []*labels.Matcher, hints *storage.SelectHints, fn func(labels.Labels, chunkenc.Iterator, []chunks.Meta) error) error {
+	cq, ok := r.q.(storage.ChunkQueryable)
+	if !ok {
+		q, err := r.q.Querier(hints.Start, hints.End)
 		if err != nil {
 			return err
 		}
-		add(s.Labels(), v)
+		defer q.Close()
+		set := q.Select(r.ctx, false, hints, ms...)
+		var it chunkenc.Iterator
+		for set.Next() {
+			if err := r.ctx.Err(); err != nil {
+				return err
+			}
+			s := set.At()
+			it = s.Iterator(it)
+			if err := fn(s.Labels(), it, nil); err != nil {
+				return err
+			}
+		}
+		return set.Err()
 	}
-	return set.Err()
-}
-
-// readChunks reads each series' chunks and decodes them itself: the
-// sample querier's iterator merges a series' blocks and applies deletions
-// sample by sample, through three interfaces a sample, which cost as much
-// as the decoding. A series whose chunks overlap (out-of-order data,
-// overlapping blocks) is read through the same merge as the querier's.
-func (r *reader) readChunks(cq storage.ChunkQueryable, ms []*labels.Matcher, hints *storage.SelectHints, g Grid, off, window int64, skipStale bool, add func(labels.Labels, []float64)) error {
 	q, err := cq.ChunkQuerier(hints.Start, hints.End)
 	if err != nil {
 		return err
 	}
 	defer q.Close()
-	// Whole chunks: fill gives a step only the samples its window holds,
-	// so those outside change nothing, and trimming them would re-encode
-	// the first and last chunk of every series.
+	// Whole chunks: the readers skip the samples outside their windows
+	// themselves, and trimming them would re-encode the first and last
+	// chunk of every series.
 	h := *hints
 	h.DisableTrimming = true
 	set := q.Select(r.ctx, false, &h, ms...)
@@ -143,21 +139,22 @@ func (r *reader) readChunks(cq storage.ChunkQueryable, ms []*labels.Matcher, hin
 		if err := cit.Err(); err != nil {
 			return err
 		}
-		var v []float64
-		if overlap {
+		switch {
+		case len(metas) == 0:
+			continue
+		case overlap:
 			iterables := make([]chunkenc.Iterable, len(metas))
 			for i, m := range metas {
 				iterables[i] = m.Chunk
 			}
-			v, err = r.fill(storage.ChainSampleIteratorFromIterables(nil, iterables), nil, g, off, window, skipStale)
-		} else if len(metas) > 0 {
+			err = fn(s.Labels(), storage.ChainSampleIteratorFromIterables(nil, iterables), nil)
+		default:
 			it = metas[0].Chunk.Iterator(it)
-			v, err = r.fill(it, metas[1:], g, off, window, skipStale)
+			err = fn(s.Labels(), it, metas[1:])
 		}
 		if err != nil {
 			return err
 		}
-		add(s.Labels(), v)
 	}
 	return set.Err()
 }
@@ -248,23 +245,22 @@ func (r *reader) window(vs *parser.VectorSelector, t int64, rng time.Duration, e
 	}
 	maxt := t - vs.OriginalOffset.Milliseconds()
 	mint := maxt - rng.Milliseconds()
-	q, err := r.q.Querier(mint, maxt)
-	if err != nil {
-		return err
-	}
-	defer q.Close()
-	set := q.Select(r.ctx, false, &storage.SelectHints{Start: mint, End: maxt, Range: rng.Milliseconds()}, vs.LabelMatchers...)
-	var it chunkenc.Iterator
 	var v []float64
 	var ts []int64
-	for set.Next() {
-		if err := r.ctx.Err(); err != nil {
-			return err
-		}
-		s := set.At()
-		it = s.Iterator(it)
+	return r.eachSeries(vs.LabelMatchers, &storage.SelectHints{Start: mint, End: maxt, Range: rng.Milliseconds()}, func(lset labels.Labels, it chunkenc.Iterator, more []chunks.Meta) error {
 		v, ts = v[:0], ts[:0]
-		for vt := it.Seek(mint); vt != chunkenc.ValNone; vt = it.Next() {
+		for {
+			vt := it.Next()
+			if vt == chunkenc.ValNone {
+				if err := it.Err(); err != nil {
+					return err
+				}
+				if len(more) == 0 {
+					break
+				}
+				it, more = more[0].Chunk.Iterator(it), more[1:]
+				continue
+			}
 			if vt != chunkenc.ValFloat {
 				return unsupported("native histogram samples")
 			}
@@ -278,14 +274,11 @@ func (r *reader) window(vs *parser.VectorSelector, t int64, rng time.Duration, e
 			v = append(v, f)
 			ts = append(ts, at)
 		}
-		if err := it.Err(); err != nil {
-			return err
-		}
 		if len(v) > 0 {
-			each(s.Labels(), v, ts)
+			each(lset, v, ts)
 		}
-	}
-	return set.Err()
+		return nil
+	})
 }
 
 // newValues is a series' values, all absent, counted against the bound.

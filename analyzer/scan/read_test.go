@@ -2,10 +2,14 @@ package scan
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/histogram"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/value"
@@ -110,6 +114,43 @@ func TestRangeReadsChunks(t *testing.T) {
 			}
 		}
 	}
+	// Range functions at one instant read the samples of their window.
+	for _, at := range []int64{205 * minute, 400 * minute, end * minute} {
+		for _, expr := range []string{`count_over_time(x[5h])`, `sum_over_time(x[10h])`, `max_over_time(x[7m])`, `min_over_time(x[1h] offset 2h)`} {
+			for _, q := range []storage.Queryable{db, samplesOnly(db)} {
+				diffInstant(t, ng, q, expr, time.UnixMilli(at))
+			}
+		}
+	}
+}
+
+// diffInstant holds Instant to the engine's instant query over q.
+func diffInstant(t *testing.T, ng *promql.Engine, q storage.Queryable, expr string, ts time.Time) {
+	t.Helper()
+	qry, err := ng.NewInstantQuery(context.Background(), q, nil, expr, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer qry.Close()
+	res := qry.Exec(context.Background())
+	if res.Err != nil {
+		t.Fatalf("%s: engine: %v", expr, res.Err)
+	}
+	var want, got model.Matrix
+	for _, s := range res.Value.(promql.Vector) {
+		want = append(want, engineMatrix(t, promql.Matrix{{Metric: s.Metric, Floats: []promql.FPoint{{T: s.T, F: s.F}}}})...)
+	}
+	vec, err := Instant(context.Background(), q, expr, ts, Rules{Lookback: 5 * time.Minute})
+	if err != nil {
+		t.Fatalf("%s: %v", expr, err)
+	}
+	for _, s := range vec {
+		got = append(got, &model.SampleStream{Metric: s.Metric, Values: []model.SamplePair{{Timestamp: s.Timestamp, Value: s.Value}}})
+	}
+	byMetric := func(a, b *model.SampleStream) int { return strings.Compare(a.Metric.String(), b.Metric.String()) }
+	slices.SortFunc(want, byMetric)
+	slices.SortFunc(got, byMetric)
+	diffMatrix(t, fmt.Sprintf("%s at %s", expr, ts.UTC().Format(time.TimeOnly)), want, got)
 }
 
 // TestRangeOverlappingChunks: a ChunkQuerier may hand a series' chunks
@@ -151,6 +192,11 @@ func TestRangeOverlappingChunks(t *testing.T) {
 			t.Fatal(err)
 		}
 		diffMatrix(t, expr, want, got)
+	}
+	for _, at := range []int64{45 * minute, 95 * minute} {
+		for _, expr := range []string{`count_over_time(x[1h])`, `sum_over_time(x[30m])`, `max_over_time(x[2h])`} {
+			diffInstant(t, ng, q, expr, time.UnixMilli(at))
+		}
 	}
 }
 
