@@ -23,6 +23,13 @@
 #            default sample budget, one at a time, results merged)
 #   ANALYZER_ONLY  set to 1 to skip "engine" and "floor" (they run the
 #            passes unsharded: a 10,000-GPU week needs about 20 GiB for them)
+#   MEMCG_LIMIT_GIB  a number G (root, Linux cgroup v1 or v2 memory
+#            controller): each run is put in a memory cgroup of its own,
+#            which is limited to G GiB just before the timed loop (after the
+#            setup, which needs more), as a Kubernetes memory limit limits
+#            a pod: the kernel then reclaims the store's mapped block pages
+#            as it needs to, and a run whose own memory does not fit is
+#            killed by the OOM killer ("did not finish")
 # With CLUSTERS or ANALYZER_ONLY set the table has a clusters column and
 # the analysis's peak anonymous and file-backed resident memory (each its
 # own peak, polled every 20 ms: file-backed is the store's blocks mapped
@@ -49,6 +56,7 @@ DAYS="${DAYS:-7}"
 PROFILE="${PROFILE:-}"
 CLUSTERS="${CLUSTERS:-}"
 ANALYZER_ONLY="${ANALYZER_ONLY:-}"
+MEMCG_LIMIT_GIB="${MEMCG_LIMIT_GIB:-}"
 [ "$ANALYZER_ONLY" = 0 ] && ANALYZER_ONLY=""
 # The table of the cluster / analyzer-only runs.
 extended=""
@@ -61,7 +69,29 @@ sizes=("$@")
 [ "${#sizes[@]}" -gt 0 ] || sizes=(100 1000 10000)
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+memcg=""
+cleanup() {
+	rm -rf "$work"
+	[ -z "$memcg" ] || rmdir "$memcg" 2>/dev/null || true
+}
+trap cleanup EXIT
+# memcg_limit_file is the file that limits the memory of cgroup $memcg.
+memcg_limit_file=""
+if [ -n "$MEMCG_LIMIT_GIB" ]; then
+	if grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+		memcg=/sys/fs/cgroup/gpulens-bench-$$
+		memcg_limit_file=$memcg/memory.max
+		memcg_unlimited=max
+	elif [ -d /sys/fs/cgroup/memory ]; then
+		memcg=/sys/fs/cgroup/memory/gpulens-bench-$$
+		memcg_limit_file=$memcg/memory.limit_in_bytes
+		memcg_unlimited=-1
+	else
+		echo "MEMCG_LIMIT_GIB: no cgroup memory controller under /sys/fs/cgroup" >&2
+		exit 2
+	fi
+	mkdir "$memcg" || { echo "MEMCG_LIMIT_GIB: cannot create $memcg (root is needed)" >&2; exit 2; }
+fi
 go test -c -o "$work/query.test" ./analyzer/query/
 
 # field LINE UNIT prints the value before UNIT on a benchmark line.
@@ -70,7 +100,7 @@ field() { awk -v u="$2" '{for (i = 2; i <= NF; i++) if ($i == u) print $(i-1)}' 
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); go: $(go version | awk '{print $3}'); cpus: $(nproc);" \
 	"cpu: $(awk -F': ' '/model name/{print $2; exit}' /proc/cpuinfo);" \
 	"memory: $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo); load: $(cut -d' ' -f1-3 /proc/loadavg);" \
-	"window: $DAYS days at 1 minute${CLUSTERS:+; clusters: $CLUSTERS}${ANALYZER_ONLY:+; analyzer only}"
+	"window: $DAYS days at 1 minute${CLUSTERS:+; clusters: $CLUSTERS}${ANALYZER_ONLY:+; analyzer only}${MEMCG_LIMIT_GIB:+; memory cgroup limit for the timed loop: $MEMCG_LIMIT_GIB GiB}"
 echo
 if [ -n "$extended" ]; then
 	echo "| GPUs | clusters | analysis wall (s) | analysis CPU (s) | peak RSS, analysis (MiB) | RSS at its start (MiB) | peak anonymous (MiB) | peak file-backed (MiB) | queries | shards | bare engine wall (s) | bare engine CPU (s) | floor wall (s) | floor CPU (s) | analysis / floor, CPU | process peak RSS incl. setup, polled each second (MiB) | whole run (s) |"
@@ -83,7 +113,11 @@ for n in "${sizes[@]}"; do
 	for rep in $(seq 1 "$COUNT"); do
 		log="$work/gpus-$n-$rep.log"
 		start=$(date +%s)
-		(cd analyzer/query && GPULENS_BENCH_GPUS="$n" GPULENS_BENCH_DAYS="$DAYS" GPULENS_BENCH_PROFILE="$PROFILE" \
+		# The setup runs unlimited; the benchmark sets the limit itself.
+		[ -z "$memcg" ] || echo "$memcg_unlimited" >"$memcg_limit_file"
+		(cd analyzer/query && { [ -z "$memcg" ] || echo "$BASHPID" >"$memcg/cgroup.procs"; } &&
+			GPULENS_BENCH_GPUS="$n" GPULENS_BENCH_DAYS="$DAYS" GPULENS_BENCH_PROFILE="$PROFILE" \
+			GPULENS_BENCH_MEMCG_LIMIT_FILE="$memcg_limit_file" GPULENS_BENCH_MEMCG_LIMIT_GIB="$MEMCG_LIMIT_GIB" \
 			GPULENS_BENCH_CLUSTERS="$CLUSTERS" GPULENS_BENCH_ANALYZER_ONLY="$ANALYZER_ONLY" exec timeout "$TIMEOUT" /usr/bin/time -v "$work/query.test" \
 			-test.run '^$' -test.bench '^BenchmarkAnalyze$' -test.benchtime=1x -test.benchmem) >"$log" 2>&1 &
 		pid=$!
@@ -103,6 +137,7 @@ for n in "${sizes[@]}"; do
 		done
 		rc=0
 		wait "$pid" || rc=$?
+		[ -n "$memcg" ] && [ "$rc" = 137 ] && killed="killed in its ${MEMCG_LIMIT_GIB} GiB memory cgroup (the OOM killer)"
 		secs=$(($(date +%s) - start))
 		grep -E "^Benchmark" "$log" >&2 || true
 		an=$(grep -E "^BenchmarkAnalyze/gpus=$n/analyzer" "$log" || true)

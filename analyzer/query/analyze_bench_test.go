@@ -369,6 +369,7 @@ func measurePeakRSS(b *testing.B, fn func()) int64 {
 func measureRSS(b *testing.B, fn func()) (peak, start int64) {
 	runtime.GC()
 	debug.FreeOSMemory()
+	limit := limitMemory(b)
 	stop := startProfiles(b)
 	// "5" resets the VmHWM high-water mark to the current RSS (Linux 4.0+).
 	reset := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
@@ -382,6 +383,9 @@ func measureRSS(b *testing.B, fn func()) (peak, start int64) {
 	close(done)
 	stop()
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+	if limit > 0 {
+		b.ReportMetric(limit*1024, "memcg-limit-MiB")
+	}
 	if startAnon >= 0 {
 		b.ReportMetric(float64(startAnon)/(1<<20), "start-anon-MiB")
 		b.ReportMetric(float64(anon.Load())/(1<<20), "peak-anon-MiB")
@@ -391,6 +395,26 @@ func measureRSS(b *testing.B, fn func()) (peak, start int64) {
 		return -1, start
 	}
 	return procStatus("VmHWM:"), start
+}
+
+// limitMemory limits the memory cgroup the process runs in, where
+// scripts/bench-analyze.sh put it in one (MEMCG_LIMIT_GIB): the setup has
+// run unlimited, and from here the kernel reclaims the store's mapped
+// pages when the process needs the memory, as under a pod's limit.
+// It returns the limit in GiB, 0 for none.
+func limitMemory(b *testing.B) float64 {
+	file := os.Getenv("GPULENS_BENCH_MEMCG_LIMIT_FILE")
+	if file == "" {
+		return 0
+	}
+	gib, err := strconv.ParseFloat(os.Getenv("GPULENS_BENCH_MEMCG_LIMIT_GIB"), 64)
+	if err != nil || gib <= 0 {
+		b.Fatalf("GPULENS_BENCH_MEMCG_LIMIT_GIB: want a number of GiB above 0, got %q", os.Getenv("GPULENS_BENCH_MEMCG_LIMIT_GIB"))
+	}
+	if err := os.WriteFile(file, []byte(strconv.FormatInt(int64(gib*(1<<30)), 10)), 0); err != nil {
+		b.Fatalf("limiting the memory cgroup: %v", err)
+	}
+	return gib
 }
 
 // pollRSS samples the process's anonymous and file-backed resident
