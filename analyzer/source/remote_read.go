@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/prometheus/prompb"
 	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/tsdb/chunkenc"
+	"github.com/prometheus/prometheus/tsdb/chunks"
 	"github.com/prometheus/prometheus/util/annotations"
 	"gopkg.in/yaml.v3"
 )
@@ -83,9 +84,7 @@ func (r *Remote) RawSamples() (RawStore, bool) {
 		return RawStore{}, false
 	}
 	return RawStore{
-		Queryable: storage.QueryableFunc(func(mint, maxt int64) (storage.Querier, error) {
-			return &readQuerier{r: r, mint: mint, maxt: maxt}, nil
-		}),
+		Queryable:  readQueryable{r},
 		Lookback:   lookbackDelta,
 		LeftClosed: r.read.leftClosed,
 	}, true
@@ -130,7 +129,7 @@ func (r *Remote) externalLabels(ctx context.Context) map[string]string {
 // readChunks asks for the series that ms select in [mint, maxt] and reads
 // the whole streamed answer, retried as the API's calls are (Remote.do): a
 // network error, a 429 or a 5xx, or an answer cut off mid-stream.
-func (r *Remote) readChunks(ctx context.Context, mint, maxt int64, ms []*labels.Matcher) ([]storage.Series, error) {
+func (r *Remote) readChunks(ctx context.Context, mint, maxt int64, ms []*labels.Matcher) ([]*rawSeries, error) {
 	for try := 0; ; try++ {
 		a := &attempt{}
 		series, err := r.readChunksOnce(ctx, a, mint, maxt, ms)
@@ -154,7 +153,7 @@ func (r *Remote) readChunks(ctx context.Context, mint, maxt int64, ms []*labels.
 
 // readChunksOnce is one attempt; a records the answer's status, none where
 // the connection failed or the answer was cut off.
-func (r *Remote) readChunksOnce(ctx context.Context, a *attempt, mint, maxt int64, ms []*labels.Matcher) ([]storage.Series, error) {
+func (r *Remote) readChunksOnce(ctx context.Context, a *attempt, mint, maxt int64, ms []*labels.Matcher) ([]*rawSeries, error) {
 	q := &prompb.Query{StartTimestampMs: mint, EndTimestampMs: maxt}
 	for _, m := range ms {
 		var t prompb.LabelMatcher_Type
@@ -213,8 +212,8 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // decodeFrames reads the frames of a streamed answer: each a uvarint
 // length, a big-endian CRC-32C and a ChunkedReadResponse. A series whose
 // chunks exceed a frame continues in the next one.
-func (r *Remote) decodeFrames(br *bufio.Reader) ([]storage.Series, error) {
-	var out []storage.Series
+func (r *Remote) decodeFrames(br *bufio.Reader) ([]*rawSeries, error) {
+	var out []*rawSeries
 	var last *rawSeries
 	for {
 		size, err := binary.ReadUvarint(br)
@@ -252,15 +251,15 @@ func (r *Remote) decodeFrames(br *bufio.Reader) ([]storage.Series, error) {
 			}
 			b.Sort()
 			lset := b.Labels()
-			chunks, err := decodeChunks(cs.Chunks)
+			metas, err := decodeChunks(cs.Chunks)
 			if err != nil {
 				return nil, fmt.Errorf("%s: remote read of %s: %w", r.describe, lset, err)
 			}
 			if last != nil && labels.Equal(last.lset, lset) {
-				last.chunks = append(last.chunks, chunks...)
+				last.metas = append(last.metas, metas...)
 				continue
 			}
-			last = &rawSeries{lset: lset, chunks: chunks}
+			last = &rawSeries{lset: lset, metas: metas}
 			out = append(out, last)
 		}
 	}
@@ -268,52 +267,80 @@ func (r *Remote) decodeFrames(br *bufio.Reader) ([]storage.Series, error) {
 
 // rawSeries is one series' chunks as remote read sent them, in time order.
 type rawSeries struct {
-	lset   labels.Labels
-	chunks []chunkenc.Chunk
+	lset  labels.Labels
+	metas []chunks.Meta
 }
 
 func (s *rawSeries) Labels() labels.Labels { return s.lset }
 
+// Iterator is the series' samples, its chunks merged as Prometheus merges
+// a series' chunks.
 func (s *rawSeries) Iterator(chunkenc.Iterator) chunkenc.Iterator {
-	its := make([]chunkenc.Iterator, len(s.chunks))
-	for i, c := range s.chunks {
-		its[i] = c.Iterator(nil)
+	its := make([]chunkenc.Iterator, len(s.metas))
+	for i, m := range s.metas {
+		its[i] = m.Chunk.Iterator(nil)
 	}
 	return storage.ChainSampleIteratorFromIterators(nil, its)
+}
+
+// rawChunks is a rawSeries as its chunks, which the scan decodes itself.
+type rawChunks struct{ *rawSeries }
+
+func (s rawChunks) Iterator(chunks.Iterator) chunks.Iterator {
+	return storage.NewListChunkSeriesIterator(s.metas...)
 }
 
 // decodeChunks reads a frame's chunks of one series. prompb's encodings
 // are chunkenc's own numbers, which Prometheus's remote-read codec casts
 // as they are; FromData refuses an unknown one.
-func decodeChunks(in []prompb.Chunk) ([]chunkenc.Chunk, error) {
-	out := make([]chunkenc.Chunk, 0, len(in))
+func decodeChunks(in []prompb.Chunk) ([]chunks.Meta, error) {
+	out := make([]chunks.Meta, 0, len(in))
 	for _, c := range in {
 		ch, err := chunkenc.FromData(chunkenc.Encoding(c.Type), c.Data)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, ch)
+		out = append(out, chunks.Meta{Chunk: ch, MinTime: c.MinTimeMs, MaxTime: c.MaxTimeMs})
 	}
 	return out, nil
 }
 
-// readQuerier is remote read as a storage.Querier, for the scan: Select
-// only.
+// readQueryable is remote read as a storage.Queryable and
+// storage.ChunkQueryable, for the scan.
+type readQueryable struct{ r *Remote }
+
+func (q readQueryable) Querier(mint, maxt int64) (storage.Querier, error) {
+	return &readQuerier{r: q.r, mint: mint, maxt: maxt}, nil
+}
+
+func (q readQueryable) ChunkQuerier(mint, maxt int64) (storage.ChunkQuerier, error) {
+	return readChunkQuerier{&readQuerier{r: q.r, mint: mint, maxt: maxt}}, nil
+}
+
+// readQuerier is remote read as a storage.Querier: Select only.
 type readQuerier struct {
 	r          *Remote
 	mint, maxt int64
 }
 
-func (q *readQuerier) Select(ctx context.Context, _ bool, hints *storage.SelectHints, ms ...*labels.Matcher) storage.SeriesSet {
+func (q *readQuerier) read(ctx context.Context, hints *storage.SelectHints, ms []*labels.Matcher) ([]*rawSeries, error) {
 	mint, maxt := q.mint, q.maxt
 	if hints != nil {
 		mint, maxt = max(mint, hints.Start), min(maxt, hints.End)
 	}
-	series, err := q.r.readChunks(ctx, mint, maxt, ms)
+	return q.r.readChunks(ctx, mint, maxt, ms)
+}
+
+func (q *readQuerier) Select(ctx context.Context, _ bool, hints *storage.SelectHints, ms ...*labels.Matcher) storage.SeriesSet {
+	series, err := q.read(ctx, hints, ms)
 	if err != nil {
 		return storage.ErrSeriesSet(err)
 	}
-	return &listSet{series: series, i: -1}
+	out := make([]storage.Series, len(series))
+	for i, s := range series {
+		out[i] = s
+	}
+	return &listSet{series: out, i: -1}
 }
 
 func (*readQuerier) LabelValues(context.Context, string, *storage.LabelHints, ...*labels.Matcher) ([]string, annotations.Annotations, error) {
@@ -325,6 +352,27 @@ func (*readQuerier) LabelNames(context.Context, *storage.LabelHints, ...*labels.
 }
 
 func (*readQuerier) Close() error { return nil }
+
+// readChunkQuerier is remote read as a storage.ChunkQuerier.
+type readChunkQuerier struct{ *readQuerier }
+
+func (q readChunkQuerier) Select(ctx context.Context, _ bool, hints *storage.SelectHints, ms ...*labels.Matcher) storage.ChunkSeriesSet {
+	series, err := q.read(ctx, hints, ms)
+	if err != nil {
+		return storage.ErrChunkSeriesSet(err)
+	}
+	return &listChunkSet{series: series, i: -1}
+}
+
+type listChunkSet struct {
+	series []*rawSeries
+	i      int
+}
+
+func (s *listChunkSet) Next() bool                      { s.i++; return s.i < len(s.series) }
+func (s *listChunkSet) At() storage.ChunkSeries         { return rawChunks{s.series[s.i]} }
+func (*listChunkSet) Err() error                        { return nil }
+func (*listChunkSet) Warnings() annotations.Annotations { return nil }
 
 type listSet struct {
 	series []storage.Series

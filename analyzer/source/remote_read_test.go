@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"github.com/golang/snappy"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/prompb"
+	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/tsdb/chunkenc"
 )
 
@@ -122,6 +124,33 @@ func TestRemoteReadSeries(t *testing.T) {
 	// The external label is taken off: the server's PromQL does not show it.
 	if strings.Join(got, " ") != `{__name__="gpulens_gpu_info", uuid="GPU-1"}` || n != 20 {
 		t.Errorf("series %v with %d samples, want one without the cluster label and 20", got, n)
+	}
+
+	// The same series as chunks, which the scan decodes itself: both
+	// frames' chunks, with the times the frames gave them.
+	cq, ok := st.Queryable.(storage.ChunkQueryable)
+	if !ok {
+		t.Fatal("remote read serves no chunks")
+	}
+	c, err := cq.ChunkQuerier(0, 20*60_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cset := c.Select(context.Background(), false, nil, labels.MustNewMatcher(labels.MatchEqual, "__name__", "gpulens_gpu_info"))
+	var spans []string
+	for cset.Next() {
+		s := cset.At()
+		spans = append(spans, s.Labels().String())
+		for it := s.Iterator(nil); it.Next(); {
+			m := it.At()
+			spans = append(spans, fmt.Sprintf("%d-%d:%d", m.MinTime/60_000, m.MaxTime/60_000, m.Chunk.NumSamples()))
+		}
+	}
+	if err := cset.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if want := `{__name__="gpulens_gpu_info", uuid="GPU-1"} 0-9:10 10-19:10`; strings.Join(spans, " ") != want {
+		t.Errorf("chunks %q, want %q", strings.Join(spans, " "), want)
 	}
 }
 
