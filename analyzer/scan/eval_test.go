@@ -135,37 +135,89 @@ func TestRangeMatchesEngine(t *testing.T) {
 				{3 * time.Minute, 67 * time.Minute, 7 * time.Minute},
 				{30 * time.Second, 65 * time.Minute, 90 * time.Second},
 			} {
-				start, end := time.UnixMilli(int64(steps.start/time.Millisecond)), time.UnixMilli(int64(steps.end/time.Millisecond))
-				g, err := NewGrid(start, end, steps.step)
-				if err != nil {
-					t.Fatal(err)
-				}
 				for _, expr := range cases {
-					qry, err := ng.NewRangeQuery(context.Background(), q, nil, expr, start, end, steps.step)
-					if err != nil {
-						t.Fatal(err)
-					}
-					res := qry.Exec(context.Background())
-					if res.Err != nil {
-						t.Fatalf("%s: engine: %v", expr, res.Err)
-					}
-					want := engineMatrix(t, res.Value.(promql.Matrix))
-					qry.Close()
-					// The TSDB's chunks (decoded here), and its samples.
-					for _, r := range []struct {
-						name string
-						q    storage.Queryable
-					}{{"chunks", q}, {"samples", samplesOnly(q)}} {
-						got, err := Range(context.Background(), r.q, expr, g, Rules{Lookback: 5 * time.Minute})
-						if err != nil {
-							t.Errorf("%s (step %s, %s): %v", expr, steps.step, r.name, err)
-							continue
-						}
-						diffMatrix(t, expr+" step "+steps.step.String()+" from "+r.name, want, got)
-					}
+					diffRange(t, ng, q, expr, time.UnixMilli(steps.start.Milliseconds()), time.UnixMilli(steps.end.Milliseconds()), steps.step)
 				}
 			}
 		})
+	}
+}
+
+// readers are the two ways the scan reads q: its chunks, decoded by the
+// scan, where q serves them, and its samples.
+func readers(q storage.Queryable) []struct {
+	name string
+	q    storage.Queryable
+} {
+	return []struct {
+		name string
+		q    storage.Queryable
+	}{{"chunks", q}, {"samples", samplesOnly(q)}}
+}
+
+// samplesOnly is q without its chunks: the scan reads it through the
+// sample querier.
+func samplesOnly(q storage.Queryable) storage.Queryable { return storage.QueryableFunc(q.Querier) }
+
+// diffRange holds Range to the engine's range query over q, reading q
+// both ways.
+func diffRange(t *testing.T, ng *promql.Engine, q storage.Queryable, expr string, start, end time.Time, step time.Duration) {
+	t.Helper()
+	g, err := NewGrid(start, end, step)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qry, err := ng.NewRangeQuery(context.Background(), q, nil, expr, start, end, step)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer qry.Close()
+	res := qry.Exec(context.Background())
+	if res.Err != nil {
+		t.Fatalf("%s: engine: %v", expr, res.Err)
+	}
+	want := engineMatrix(t, res.Value.(promql.Matrix))
+	for _, r := range readers(q) {
+		got, err := Range(context.Background(), r.q, expr, g, Rules{Lookback: 5 * time.Minute})
+		if err != nil {
+			t.Errorf("%s (step %s, %s): %v", expr, step, r.name, err)
+			continue
+		}
+		diffMatrix(t, fmt.Sprintf("%s step %s from %s", expr, step, r.name), want, got)
+	}
+}
+
+// diffInstant holds Instant to the engine's instant query over q, reading
+// q both ways.
+func diffInstant(t *testing.T, ng *promql.Engine, q storage.Queryable, expr string, ts time.Time) {
+	t.Helper()
+	qry, err := ng.NewInstantQuery(context.Background(), q, nil, expr, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer qry.Close()
+	res := qry.Exec(context.Background())
+	if res.Err != nil {
+		t.Fatalf("%s: engine: %v", expr, res.Err)
+	}
+	byMetric := func(a, b *model.SampleStream) int { return strings.Compare(a.Metric.String(), b.Metric.String()) }
+	var want model.Matrix
+	for _, s := range res.Value.(promql.Vector) {
+		want = append(want, engineMatrix(t, promql.Matrix{{Metric: s.Metric, Floats: []promql.FPoint{{T: s.T, F: s.F}}}})...)
+	}
+	slices.SortFunc(want, byMetric)
+	for _, r := range readers(q) {
+		vec, err := Instant(context.Background(), r.q, expr, ts, Rules{Lookback: 5 * time.Minute})
+		if err != nil {
+			t.Errorf("%s at %s (%s): %v", expr, ts, r.name, err)
+			continue
+		}
+		var got model.Matrix
+		for _, s := range vec {
+			got = append(got, &model.SampleStream{Metric: s.Metric, Values: []model.SamplePair{{Timestamp: s.Timestamp, Value: s.Value}}})
+		}
+		slices.SortFunc(got, byMetric)
+		diffMatrix(t, fmt.Sprintf("%s at %dms from %s", expr, ts.UnixMilli(), r.name), want, got)
 	}
 }
 
@@ -305,40 +357,12 @@ func TestInstantMatchesEngine(t *testing.T) {
 	ng := promql.NewEngine(promql.EngineOpts{MaxSamples: 1e8, Timeout: time.Minute, LookbackDelta: 5 * time.Minute})
 	for _, stale := range []bool{true, false} {
 		q := store(t, stale)
-		for _, at := range []int64{30 * minute, 45*minute + 30_000, 62 * minute, 70 * minute} {
-			ts := time.UnixMilli(at)
-			for _, expr := range instantCases {
-				qry, err := ng.NewInstantQuery(context.Background(), q, nil, expr, ts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res := qry.Exec(context.Background())
-				if res.Err != nil {
-					t.Fatalf("%s: engine: %v", expr, res.Err)
-				}
-				var want model.Matrix
-				for _, s := range res.Value.(promql.Vector) {
-					want = append(want, engineMatrix(t, promql.Matrix{{Metric: s.Metric, Floats: []promql.FPoint{{T: s.T, F: s.F}}}})...)
-				}
-				qry.Close()
-				slices.SortFunc(want, func(a, b *model.SampleStream) int { return strings.Compare(a.Metric.String(), b.Metric.String()) })
-				for _, r := range []struct {
-					name string
-					q    storage.Queryable
-				}{{"chunks", q}, {"samples", samplesOnly(q)}} {
-					vec, err := Instant(context.Background(), r.q, expr, ts, Rules{Lookback: 5 * time.Minute})
-					if err != nil {
-						t.Errorf("%s at %s (%s): %v", expr, ts, r.name, err)
-						continue
-					}
-					var got model.Matrix
-					for _, s := range vec {
-						got = append(got, &model.SampleStream{Metric: s.Metric, Values: []model.SamplePair{{Timestamp: s.Timestamp, Value: s.Value}}})
-					}
-					slices.SortFunc(got, func(a, b *model.SampleStream) int { return strings.Compare(a.Metric.String(), b.Metric.String()) })
-					diffMatrix(t, fmt.Sprintf("%s at %dms (stale markers %v, %s)", expr, at, stale, r.name), want, got)
+		t.Run(fmt.Sprintf("stale markers %v", stale), func(t *testing.T) {
+			for _, at := range []int64{30 * minute, 45*minute + 30_000, 62 * minute, 70 * minute} {
+				for _, expr := range instantCases {
+					diffInstant(t, ng, q, expr, time.UnixMilli(at))
 				}
 			}
-		}
+		})
 	}
 }

@@ -2,14 +2,10 @@ package scan
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/histogram"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/value"
@@ -20,10 +16,6 @@ import (
 	"github.com/prometheus/prometheus/tsdb/chunks"
 	"github.com/prometheus/prometheus/util/annotations"
 )
-
-// samplesOnly is q without its chunks: the scan reads it through the
-// sample querier.
-func samplesOnly(q storage.Queryable) storage.Queryable { return storage.QueryableFunc(q.Querier) }
 
 // TestRangeReadsChunks holds the scan's reads to the engine's over what a
 // TSDB makes of ten hours of minutes: chunks of 120 samples, blocks cut
@@ -85,72 +77,16 @@ func TestRangeReadsChunks(t *testing.T) {
 		{90 * time.Second, end * time.Minute, 7 * time.Minute},
 		{195 * time.Minute, 215 * time.Minute, time.Minute},
 	} {
-		start, stop := time.UnixMilli(steps.start.Milliseconds()), time.UnixMilli(steps.end.Milliseconds())
-		g, err := NewGrid(start, stop, steps.step)
-		if err != nil {
-			t.Fatal(err)
-		}
 		for _, expr := range []string{`x`, `sum(x)`, `last_over_time(x[10m])`, `x offset 3m`} {
-			qry, err := ng.NewRangeQuery(context.Background(), db, nil, expr, start, stop, steps.step)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := qry.Exec(context.Background())
-			if res.Err != nil {
-				t.Fatalf("%s: engine: %v", expr, res.Err)
-			}
-			want := engineMatrix(t, res.Value.(promql.Matrix))
-			qry.Close()
-			for _, r := range []struct {
-				name string
-				q    storage.Queryable
-			}{{"chunks", db}, {"samples", samplesOnly(db)}} {
-				got, err := Range(context.Background(), r.q, expr, g, Rules{Lookback: 5 * time.Minute})
-				if err != nil {
-					t.Errorf("%s (%s): %v", expr, r.name, err)
-					continue
-				}
-				diffMatrix(t, expr+" step "+steps.step.String()+" from "+r.name, want, got)
-			}
+			diffRange(t, ng, db, expr, time.UnixMilli(steps.start.Milliseconds()), time.UnixMilli(steps.end.Milliseconds()), steps.step)
 		}
 	}
 	// Range functions at one instant read the samples of their window.
 	for _, at := range []int64{205 * minute, 400 * minute, end * minute} {
 		for _, expr := range []string{`count_over_time(x[5h])`, `sum_over_time(x[10h])`, `max_over_time(x[7m])`, `min_over_time(x[1h] offset 2h)`} {
-			for _, q := range []storage.Queryable{db, samplesOnly(db)} {
-				diffInstant(t, ng, q, expr, time.UnixMilli(at))
-			}
+			diffInstant(t, ng, db, expr, time.UnixMilli(at))
 		}
 	}
-}
-
-// diffInstant holds Instant to the engine's instant query over q.
-func diffInstant(t *testing.T, ng *promql.Engine, q storage.Queryable, expr string, ts time.Time) {
-	t.Helper()
-	qry, err := ng.NewInstantQuery(context.Background(), q, nil, expr, ts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer qry.Close()
-	res := qry.Exec(context.Background())
-	if res.Err != nil {
-		t.Fatalf("%s: engine: %v", expr, res.Err)
-	}
-	var want, got model.Matrix
-	for _, s := range res.Value.(promql.Vector) {
-		want = append(want, engineMatrix(t, promql.Matrix{{Metric: s.Metric, Floats: []promql.FPoint{{T: s.T, F: s.F}}}})...)
-	}
-	vec, err := Instant(context.Background(), q, expr, ts, Rules{Lookback: 5 * time.Minute})
-	if err != nil {
-		t.Fatalf("%s: %v", expr, err)
-	}
-	for _, s := range vec {
-		got = append(got, &model.SampleStream{Metric: s.Metric, Values: []model.SamplePair{{Timestamp: s.Timestamp, Value: s.Value}}})
-	}
-	byMetric := func(a, b *model.SampleStream) int { return strings.Compare(a.Metric.String(), b.Metric.String()) }
-	slices.SortFunc(want, byMetric)
-	slices.SortFunc(got, byMetric)
-	diffMatrix(t, fmt.Sprintf("%s at %s", expr, ts.UTC().Format(time.TimeOnly)), want, got)
 }
 
 // TestRangeOverlappingChunks: a ChunkQuerier may hand a series' chunks
@@ -171,27 +107,8 @@ func TestRangeOverlappingChunks(t *testing.T) {
 		storage.NewListChunkSeriesFromSamples(labels.FromStrings("__name__", "x", "s", "sequential"), run(0, 40, 1, 0), run(47, 90, 1, 500)),
 	}
 	ng := promql.NewEngine(promql.EngineOpts{MaxSamples: 1e8, Timeout: time.Minute, LookbackDelta: 5 * time.Minute})
-	start, stop := time.UnixMilli(0), time.UnixMilli(100*minute)
-	g, err := NewGrid(start, stop, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, expr := range []string{`x`, `last_over_time(x[3m])`} {
-		qry, err := ng.NewRangeQuery(context.Background(), q, nil, expr, start, stop, time.Minute)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res := qry.Exec(context.Background())
-		if res.Err != nil {
-			t.Fatalf("%s: engine: %v", expr, res.Err)
-		}
-		want := engineMatrix(t, res.Value.(promql.Matrix))
-		qry.Close()
-		got, err := Range(context.Background(), q, expr, g, Rules{Lookback: 5 * time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
-		diffMatrix(t, expr, want, got)
+		diffRange(t, ng, q, expr, time.UnixMilli(0), time.UnixMilli(100*minute), time.Minute)
 	}
 	for _, at := range []int64{45 * minute, 95 * minute} {
 		for _, expr := range []string{`count_over_time(x[1h])`, `sum_over_time(x[30m])`, `max_over_time(x[2h])`} {
