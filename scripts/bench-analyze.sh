@@ -137,7 +137,8 @@ for n in "${sizes[@]}"; do
 		done
 		rc=0
 		wait "$pid" || rc=$?
-		[ -n "$memcg" ] && [ "$rc" = 137 ] && killed="killed in its ${MEMCG_LIMIT_GIB} GiB memory cgroup (the OOM killer)"
+		# SIGKILL, not by the watch above: the cgroup's OOM killer.
+		[ -n "$memcg" ] && [ -z "$killed" ] && [ "$rc" = 137 ] && killed="killed in its ${MEMCG_LIMIT_GIB} GiB memory cgroup (the OOM killer)"
 		secs=$(($(date +%s) - start))
 		grep -E "^Benchmark" "$log" >&2 || true
 		an=$(grep -E "^BenchmarkAnalyze/gpus=$n/analyzer" "$log" || true)

@@ -68,13 +68,10 @@ func avgOverTime(v []float64) float64 {
 
 // maxOverTime is max_over_time: NaN only when every value is.
 func maxOverTime(v []float64) float64 {
-	m, first := math.NaN(), true
+	m := math.NaN()
 	for _, f := range v {
-		if scan.IsAbsent(f) {
-			continue
-		}
-		if first || f > m || math.IsNaN(m) {
-			m, first = f, false
+		if !scan.IsAbsent(f) && (f > m || math.IsNaN(m)) {
+			m = f
 		}
 	}
 	return m

@@ -2,7 +2,6 @@ package query
 
 import (
 	"github.com/prometheus/common/model"
-	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/gpulens/gpulens/analyzer/scan"
 )
@@ -18,8 +17,8 @@ type stepSeries struct {
 }
 
 // passAnswer is a pass's series, each with a value at one step at least,
-// sorted by labels as a range query's; release gives arrays the scan lent
-// back, once the pass has folded them.
+// sorted by labels as a range query's; release, where the scan lent the
+// arrays, gives them back once the pass has folded them.
 type passAnswer struct {
 	series  []stepSeries
 	release func()
@@ -29,15 +28,9 @@ type passAnswer struct {
 func stepsOfScan(st *scan.Steps) passAnswer {
 	out := make([]stepSeries, len(st.Series))
 	for i, s := range st.Series {
-		out[i] = stepSeries{metric: metricOf(s.Labels), v: s.V}
+		out[i] = stepSeries{metric: s.Metric(), v: s.V}
 	}
 	return passAnswer{series: out, release: st.Release}
-}
-
-func metricOf(ls labels.Labels) model.Metric {
-	m := make(model.Metric, ls.Len())
-	ls.Range(func(l labels.Label) { m[model.LabelName(l.Name)] = model.LabelValue(l.Value) })
-	return m
 }
 
 // stepsOfMatrix places a range query's points on the window's steps; a
@@ -63,7 +56,7 @@ func stepsOfMatrix(mat model.Matrix, w Window) passAnswer {
 			out = append(out, stepSeries{metric: s.Metric, v: v})
 		}
 	}
-	return passAnswer{series: out, release: func() {}}
+	return passAnswer{series: out}
 }
 
 // present is the number of steps with a value.

@@ -301,8 +301,6 @@ func (st *Steps) matrix() model.Matrix {
 	off := 0
 	for j, s := range st.Series {
 		n := counts[j]
-		m := make(model.Metric, s.Labels.Len())
-		s.Labels.Range(func(l labels.Label) { m[model.LabelName(l.Name)] = model.LabelValue(l.Value) })
 		// Capped, so that an append to one series cannot write over the
 		// next.
 		pts := all[off : off+n : off+n]
@@ -316,7 +314,7 @@ func (st *Steps) matrix() model.Matrix {
 			ts += g.Step
 		}
 		off += n
-		out = append(out, &model.SampleStream{Metric: m, Values: pts})
+		out = append(out, &model.SampleStream{Metric: s.Metric(), Values: pts})
 	}
 	return out
 }

@@ -75,14 +75,14 @@ func (r *reader) read(vs *parser.VectorSelector, g Grid, window int64, skipStale
 	return out, nil
 }
 
-// eachSeries hands each series the selection matches its samples in time
-// order: it's, then those of each chunk of more in turn. Where the store
+// eachSeries hands fn each series the selection matches, its samples in
+// time order: those of the iterator, then those of each chunk of more in
+// turn; the iterator is reused from series to series. Where the store
 // serves chunks (storage.ChunkQueryable), they are decoded here: the
 // sample querier's iterator merges a series' blocks and applies deletions
 // sample by sample, through three interfaces a sample, which cost as much
 // as the decoding. A series whose chunks overlap (the interface allows
 // it; the TSDB merges them first) is read through Prometheus's own merge.
-// it is reused from series to series.
 func (r *reader) eachSeries(ms []*labels.Matcher, hints *storage.SelectHints, fn func(labels.Labels, chunkenc.Iterator, []chunks.Meta) error) error {
 	cq, ok := r.q.(storage.ChunkQueryable)
 	if !ok {
@@ -162,7 +162,7 @@ func (r *reader) eachSeries(ms []*labels.Matcher, hints *storage.SelectHints, fn
 // fill walks one series' samples once, in time order, and gives each step
 // the sample that was latest at it, if that is within the window and not a
 // stale marker. It returns nil when no step has a value. The samples are
-// it's, then those of each chunk of more in turn (chunks in time order
+// those of it, then those of each chunk of more in turn (chunks in time order
 // that do not overlap). At a week of minutes this is the loop every
 // sample of the analysis goes through, so it keeps to plain comparisons:
 // a sample's window end is computed once, and steps are walked by adding

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/storage"
 )
@@ -24,6 +25,13 @@ type Steps struct {
 type StepSeries struct {
 	Labels labels.Labels
 	V      []float64
+}
+
+// Metric is the series' labels as an answer of the engine's API names them.
+func (s StepSeries) Metric() model.Metric {
+	m := make(model.Metric, s.Labels.Len())
+	s.Labels.Range(func(l labels.Label) { m[model.LabelName(l.Name)] = model.LabelValue(l.Value) })
+	return m
 }
 
 // Release gives the answer's arrays back for the next evaluation; the

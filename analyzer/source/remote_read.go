@@ -336,11 +336,7 @@ func (q *readQuerier) Select(ctx context.Context, _ bool, hints *storage.SelectH
 	if err != nil {
 		return storage.ErrSeriesSet(err)
 	}
-	out := make([]storage.Series, len(series))
-	for i, s := range series {
-		out[i] = s
-	}
-	return &listSet{series: out, i: -1}
+	return &listSet{series: series, i: -1}
 }
 
 func (*readQuerier) LabelValues(context.Context, string, *storage.LabelHints, ...*labels.Matcher) ([]string, annotations.Annotations, error) {
@@ -375,7 +371,7 @@ func (*listChunkSet) Err() error                        { return nil }
 func (*listChunkSet) Warnings() annotations.Annotations { return nil }
 
 type listSet struct {
-	series []storage.Series
+	series []*rawSeries
 	i      int
 }
 
