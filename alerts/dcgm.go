@@ -78,7 +78,7 @@ func DCGM(c criteria.Config) File {
 	// host names every series' node as the cluster does (dcgm.ResolveHost).
 	host := dcgm.ResolveHost
 	gpu := func(expr string) string { return host("max by " + signals.By(dcgmGPUBy...) + " (" + expr + ")") }
-	rangeOf := func(fn, f, rng string) string { return dcgm.Norm(fn + "(" + f + "[" + rng + "])") }
+	rangeOf := func(fn, f, rng string) string { return dcgm.Norm(dcgm.RangeOf(fn, f, rng)) }
 	// shared is 1 per whole GPU more than one pod held within sharedWindow.
 	shared := fmt.Sprintf("count by (node, uuid) (max_over_time(%s[%s])) > 1", recTenant, sharedWindow)
 	// Thermal needs no window: a stub Apply keeps Health from calling nil.
@@ -88,7 +88,7 @@ func DCGM(c criteria.Config) File {
 		{Name: "gpulens-dcgm.recording", Rules: slices.Concat(
 			resolved(recAllocation, sch.Allocation()),
 			resolved(recAllocUtil, sch.Utilization()),
-			resolved(recTenant, "0 * max by (node, uuid, namespace, pod) ("+dcgm.Norm(dcgm.Tenants(dcgm.On(dcgm.FBUsed, dcgm.WholeGPU)))+") + 1"),
+			resolved(recTenant, "0 * max by (node, uuid, namespace, pod) ("+dcgm.Norm(dcgm.Tenants(dcgm.Presence(dcgm.FBUsed, dcgm.WholeGPU)))+") + 1"),
 			resolved(recGPUUtil, sch.GPUUtilization()),
 			resolved(recGPUMemUsed, sch.GPUMemoryUsed()),
 			resolved(recGPUMemTotal, sch.GPUMemoryTotal()),
@@ -134,7 +134,7 @@ func DCGM(c criteria.Config) File {
 		}},
 		{Name: "gpulens-dcgm.exporter", Rules: []Rule{
 			alert("ExporterDown", "critical",
-				`up{job=~".*dcgm.*"} == 0 or (up == 0 and on (job, instance) last_over_time(`+dcgm.XIDErrors+`[1h]))`, "5m",
+				`up{job=~".*dcgm.*"} == 0 or (up == 0 and on (job, instance) `+dcgm.RangeOf("last_over_time", dcgm.XIDErrors, "1h")+`)`, "5m",
 				"Prometheus cannot scrape dcgm-exporter.",
 				"{{ $labels.instance }} of job {{ $labels.job }} has been down for 5 minutes: its node's GPUs are not monitored."),
 			// dcgm-exporter keeps serving its last values when DCGM stops

@@ -53,7 +53,15 @@ var layouts = func() []mode {
 		stockNoMIG.noMIGMemory = true
 		renamed := stock
 		renamed.renamedShared = true
-		out = append(out, l, stock, legacy, legacyRelabelled, bare, stockNoMIG, renamed)
+		// dcgm-exporter 4.9 (DCGM 4.7's names and base units) as is, 4.10
+		// as the GPU Operator installs it, and a fleet mid-upgrade.
+		era49 := l
+		era49.era = dcgm.Era49
+		era410 := stock
+		era410.era = dcgm.Era410
+		upgrading := stock
+		upgrading.era, upgrading.upgrading = dcgm.Era410, true
+		out = append(out, l, stock, legacy, legacyRelabelled, bare, stockNoMIG, renamed, era49, era410, upgrading)
 	}
 	return out
 }()

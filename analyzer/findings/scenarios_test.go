@@ -189,6 +189,12 @@ type mode struct {
 	// dcgm-exporter that does not map nvidia.com/gpu.shared: time-sliced
 	// GPUs carry no pod (fleet.DCGMInstall.RenamedSharedResource).
 	renamedShared bool
+	// era is dcgm-exporter's naming era (fleet.DCGMInstall.Era): 4.9's
+	// DCGM 4.7 names and base units, 4.10's; zero is the names before.
+	era dcgm.Era
+	// upgrading is a fleet mid-upgrade to era: gpu-l4-1 stays on the old
+	// names, every other node switches to era half-way through the window.
+	upgrading bool
 }
 
 func (m mode) String() string {
@@ -223,6 +229,12 @@ func (m mode) String() string {
 	if m.renamedShared {
 		s += "/gpu.shared-unmapped"
 	}
+	if m.era >= dcgm.Era49 {
+		s += "/" + strings.ReplaceAll(m.era.String(), " ", "-")
+	}
+	if m.upgrading {
+		s += "/upgrading"
+	}
 	return s
 }
 
@@ -249,10 +261,17 @@ var (
 	// dcgmStock is a week as a stock GPU Operator install writes it: the
 	// one-pod layout with its flapping label, the default counters file,
 	// through the operator's ServiceMonitor (honorLabels: false).
-	dcgmStock    = mode{schema: dcgm.Schema{}, layout: fleet.DCGMNoVirtualGPUs, flapping: true, serviceMonitor: true, defaultCSV: true}
-	dcgmCopies   = mode{schema: dcgm.Schema{}, layout: fleet.DCGMVirtualGPUs}
-	dcgmPerProc  = mode{schema: dcgm.Schema{}, layout: fleet.DCGMVirtualGPUs2025}
-	modes        = []mode{nativeMode, dcgmOnePod, dcgmFlapping, dcgmStock, dcgmCopies, dcgmPerProc}
+	dcgmStock   = mode{schema: dcgm.Schema{}, layout: fleet.DCGMNoVirtualGPUs, flapping: true, serviceMonitor: true, defaultCSV: true}
+	dcgmCopies  = mode{schema: dcgm.Schema{}, layout: fleet.DCGMVirtualGPUs}
+	dcgmPerProc = mode{schema: dcgm.Schema{}, layout: fleet.DCGMVirtualGPUs2025}
+	modes       = []mode{nativeMode, dcgmOnePod, dcgmFlapping, dcgmStock, dcgmCopies, dcgmPerProc}
+	renamedOf   = map[mode]mode{
+		{schema: dcgm.Schema{}, layout: fleet.DCGMNoVirtualGPUs, era: dcgm.Era49}:   dcgmOnePod,
+		{schema: dcgm.Schema{}, layout: fleet.DCGMVirtualGPUs2025, era: dcgm.Era49}: dcgmPerProc,
+		{schema: dcgm.Schema{}, layout: fleet.DCGMVirtualGPUs, era: dcgm.Era410}:    dcgmCopies,
+		withEra(dcgmStock, dcgm.Era410, false):                                      dcgmStock,
+		withEra(dcgmStock, dcgm.Era410, true):                                       dcgmStock,
+	}
 	relabelledOf = map[mode]mode{
 		{schema: native.Schema{}, serviceMonitor: true}:                                  nativeMode,
 		{schema: dcgm.Schema{}, layout: fleet.DCGMNoVirtualGPUs, serviceMonitor: true}:   dcgmOnePod,
@@ -315,12 +334,16 @@ func TestScenarios(t *testing.T) {
 				}
 			}
 			// A week scraped through a ServiceMonitor gives the same
-			// findings as the same week scraped directly.
-			for relabelled, base := range relabelledOf {
-				got, _ := json.Marshal(runScenario(t, s, relabelled, inv))
-				want, _ := json.Marshal(reports[base])
-				if string(got) != string(want) {
-					t.Errorf("%s differs from %s:\n%s\nwant\n%s", relabelled, base, got, want)
+			// findings as the same week scraped directly; the same week
+			// in dcgm-exporter 4.9's or 4.10's names and units, or on a
+			// fleet mid-upgrade, as under the old names (issue 42).
+			for _, of := range []map[mode]mode{relabelledOf, renamedOf} {
+				for relabelled, base := range of {
+					got, _ := json.Marshal(runScenario(t, s, relabelled, inv))
+					want, _ := json.Marshal(reports[base])
+					if string(got) != string(want) {
+						t.Errorf("%s differs from %s:\n%s\nwant\n%s", relabelled, base, got, want)
+					}
 				}
 			}
 		})
@@ -388,6 +411,10 @@ func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scena
 			d.Install.RenamedSharedResource = m.renamedShared
 			d.Install.NoHostPID = m.noHostPID
 			d.Install.DefaultCSV = m.defaultCSV
+			d.Install.Era = m.era
+			if m.upgrading {
+				d.Install.EraOf = upgradeAt(m.era, scenarioStart.Add(scenarioEnd.Sub(scenarioStart)/2))
+			}
 			sink = d
 		}
 		return sink
@@ -404,6 +431,22 @@ func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scena
 		t.Fatal(err)
 	}
 	return res
+}
+
+func withEra(m mode, e dcgm.Era, upgrading bool) mode {
+	m.era, m.upgrading = e, upgrading
+	return m
+}
+
+// upgradeAt is a fleet's upgrade to era: gpu-l4-1 keeps the old names,
+// every other node moves to era at t.
+func upgradeAt(era dcgm.Era, t time.Time) func(string, time.Time) dcgm.Era {
+	return func(node string, ts time.Time) dcgm.Era {
+		if node == "gpu-l4-1" || ts.Before(t) {
+			return dcgm.EraLegacy
+		}
+		return era
+	}
 }
 
 func compareGolden(t *testing.T, path string, report *Result) {

@@ -50,13 +50,13 @@ func (s Schema) MIGProfiling(ratio string) string {
 
 // MIGMemoryUsed implements signals.Device.
 func (s Schema) MIGMemoryUsed() string {
-	return fmt.Sprintf("%s * %d", s.maxMIG(Any(s.on(FBUsed, AnyMIG))), mib)
+	return s.maxMIG(Any(s.on(FBUsed, AnyMIG)))
 }
 
 // MIGMemoryTotal implements signals.Device: used plus free, the lowest
 // free of the same moment (see GPUMemoryTotal).
 func (s Schema) MIGMemoryTotal() string {
-	return fmt.Sprintf("(%s + min by %s (%s)) * %d", s.maxMIG(Any(s.on(FBUsed, AnyMIG))), s.by(migLabels), Any(s.on(FBFree, AnyMIG)), mib)
+	return fmt.Sprintf("%s + min by %s (%s)", s.maxMIG(Any(s.on(FBUsed, AnyMIG))), s.by(migLabels), Any(s.on(FBFree, AnyMIG)))
 }
 
 // Power implements signals.Device.
@@ -65,9 +65,9 @@ func (s Schema) Power() string { return s.maxGPU(Any(s.on(PowerUsage))) }
 // Temperature implements signals.Device.
 func (s Schema) Temperature() string { return s.maxGPU(Any(s.on(GPUTemp))) }
 
-// Clock implements signals.Device: DCGM's clocks are in MHz.
+// Clock implements signals.Device, in hertz in every era (MHz before 4.9).
 func (s Schema) Clock() string {
-	return fmt.Sprintf(`label_replace(%s, "clock", "sm", "", "") * 1e6 or label_replace(%s, "clock", "memory", "", "") * 1e6`,
+	return fmt.Sprintf(`label_replace(%s, "clock", "sm", "", "") or label_replace(%s, "clock", "memory", "", "")`,
 		s.maxGPU(Any(s.on(SMClock))), s.maxGPU(Any(s.on(MemClock))))
 }
 

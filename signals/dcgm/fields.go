@@ -17,7 +17,9 @@ package dcgm
 
 import "slices"
 
-// Fields the project reads. A field's unit is dcgm-exporter's.
+// Fields the project reads, by their names before DCGM 4.7: each is the
+// Key of a Field (eras.go), which lists its names in every era. A unit
+// here is this name's; every selection normalises to the base unit.
 const (
 	FBUsed     = "DCGM_FI_DEV_FB_USED"     // MiB
 	FBFree     = "DCGM_FI_DEV_FB_FREE"     // MiB
@@ -49,6 +51,10 @@ const (
 	RowRemapFailure           = "DCGM_FI_DEV_ROW_REMAP_FAILURE"
 	// DriverVersion is a label field: it becomes a label of every series.
 	DriverVersion = "DCGM_FI_DRIVER_VERSION"
+	MemoryTemp    = "DCGM_FI_DEV_MEMORY_TEMP"         // °C
+	PCIeReplay    = "DCGM_FI_DEV_PCIE_REPLAY_COUNTER" // a counter
+	PCIeTXBytes   = "DCGM_FI_PROF_PCIE_TX_BYTES"      // bytes per second
+	PCIeRXBytes   = "DCGM_FI_PROF_PCIE_RX_BYTES"      // bytes per second
 )
 
 // Label names dcgm-exporter writes.
@@ -105,15 +111,21 @@ var HostLabels = []string{LabelHostname, LabelHostnameOld}
 // defaultCSV is etc/dcp-metrics-included.csv, the counters file the GPU
 // Operator mounts by default: what a stock install emits.
 var defaultCSV = []string{
-	SMClock, MemClock, "DCGM_FI_DEV_MEMORY_TEMP", GPUTemp, PowerUsage, TotalEnergy,
-	"DCGM_FI_DEV_PCIE_REPLAY_COUNTER", GPUUtil, "DCGM_FI_DEV_MEM_COPY_UTIL", "DCGM_FI_DEV_ENC_UTIL",
+	SMClock, MemClock, MemoryTemp, GPUTemp, PowerUsage, TotalEnergy,
+	PCIeReplay, GPUUtil, "DCGM_FI_DEV_MEM_COPY_UTIL", "DCGM_FI_DEV_ENC_UTIL",
 	"DCGM_FI_DEV_DEC_UTIL", XIDErrors, FBFree, FBUsed, FBReserved, "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL",
 	"DCGM_FI_DEV_VGPU_LICENSE_STATUS", UncorrectableRemappedRows, CorrectableRemappedRows, RowRemapFailure,
-	DriverVersion, GREngineActive, TensorActive, DRAMActive, "DCGM_FI_PROF_PCIE_TX_BYTES", "DCGM_FI_PROF_PCIE_RX_BYTES",
+	DriverVersion, GREngineActive, TensorActive, DRAMActive, PCIeTXBytes, PCIeRXBytes,
 }
 
-// InDefaultCSV says whether a stock GPU Operator install emits field.
-func InDefaultCSV(field string) bool { return slices.Contains(defaultCSV, field) }
+// InDefaultCSV says whether a stock GPU Operator install emits field,
+// named in any era.
+func InDefaultCSV(field string) bool {
+	if f, ok := FieldOf(field); ok {
+		field = f.Key
+	}
+	return slices.Contains(defaultCSV, field)
+}
 
 // XIDFallenOffBus is XID 79, the GPU has fallen off the bus: in
 // dcgm-exporter, which has no up signal, the closest thing to up 0.
@@ -126,5 +138,4 @@ const (
 	ThrottleSWThermal       = 0x20
 	ThrottleHWThermal       = 0x40
 	ThrottleHWPowerBrake    = 0x80
-	throttleReasonsSelector = `{__name__=~"` + ClockThrottleReasons + `|` + ClocksEventReasons + `"}`
 )

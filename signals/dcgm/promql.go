@@ -2,6 +2,8 @@ package dcgm
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/gpulens/gpulens/signals"
@@ -41,7 +43,8 @@ const (
 // Profile matches the GPU instances of n compute slices.
 func Profile(n int) string { return signals.ProfileSlices(LabelMIGProfile, n) }
 
-// Sel selects one field's series. Matchers are raw, in dcgm-exporter's
+// Sel selects one field's series, under every name the field had
+// (eras.go), in its base unit. Matchers are raw, in dcgm-exporter's
 // label names or the store's ("cluster=~\"$cluster\""), comma-separated;
 // Node, Namespace and Pod are regexes on the normalised labels, empty for
 // any (a dashboard's variables).
@@ -54,11 +57,22 @@ type Sel struct {
 	// within Around before and within Around after the evaluation
 	// (Held), at their last sample before it; Offset is ignored.
 	Around string
+	// Presence selects every name in one selector, unscaled, for a reader
+	// of which series exist and not of their values: shorter, which keeps
+	// the allocation within VictoriaMetrics' query length.
+	Presence bool
 }
 
 // On is a Sel of field with raw matchers.
 func On(field string, matchers ...string) Sel {
 	return Sel{Field: field, Matchers: strings.Join(nonEmpty(matchers), ", ")}
+}
+
+// Presence is a presence Sel (Sel.Presence) of field.
+func Presence(field string, matchers ...string) Sel {
+	s := On(field, matchers...)
+	s.Presence = true
+	return s
 }
 
 func nonEmpty(s []string) []string {
@@ -71,24 +85,45 @@ func nonEmpty(s []string) []string {
 	return out
 }
 
-// selector is the field's selector with the extra matcher m; a node
-// filter reads either host label spelling, so it is a union of one
-// selector per spelling.
+// selector is the field's selector with the extra matcher m. A field of
+// several names is a union, newest first, each scaled to the base unit
+// (the union keeps one series where a node upgraded inside the lookback
+// reports both, as `or` ignores the metric name); a presence selector
+// matches the names by a regex. A node filter reads either host label
+// spelling, so it is a union of one selector per spelling.
 func (s Sel) selector(m ...string) string {
 	base := nonEmpty(append([]string{s.Matchers}, m...))
+	spell := spellings(s.Field)
+	if s.Field == "" {
+		spell = []Spelling{{Scale: 1}}
+	}
 	one := func(extra ...string) string {
-		out := s.Field
-		if m := append(append([]string{}, base...), extra...); len(m) > 0 {
-			out += "{" + strings.Join(m, ", ") + "}"
+		matchers := append(append([]string{}, base...), extra...)
+		var alts []string
+		pick := func(name string, matchers []string) string {
+			out := name
+			if len(matchers) > 0 {
+				out += "{" + strings.Join(matchers, ", ") + "}"
+			}
+			if s.Around != "" {
+				r := "[" + s.Around + "]"
+				return "(last_over_time(" + out + r + ") and last_over_time(" + out + r + " offset -" + s.Around + "))"
+			}
+			if s.Offset != "" {
+				out += " offset " + s.Offset
+			}
+			return out
 		}
-		if s.Around != "" {
-			r := "[" + s.Around + "]"
-			return "(last_over_time(" + out + r + ") and last_over_time(" + out + r + " offset -" + s.Around + "))"
+		if s.Presence && len(spell) > 1 {
+			return pick("", append([]string{`__name__=~"` + namesRegex(s.Field) + `"`}, matchers...))
 		}
-		if s.Offset != "" {
-			out += " offset " + s.Offset
+		for _, sp := range spell {
+			alts = append(alts, pick(sp.Name, matchers)+scaled(sp.Scale))
 		}
-		return out
+		if len(alts) == 1 {
+			return alts[0]
+		}
+		return "(" + strings.Join(alts, " or ") + ")"
 	}
 	if s.Node == "" {
 		return one()
@@ -100,8 +135,35 @@ func (s Sel) selector(m ...string) string {
 	return "(" + strings.Join(alts, " or ") + ")"
 }
 
+// scaled is the operation that turns a spelling's values into the base
+// unit: a division where the factor is a whole fraction, so that a
+// percent reads exactly as the division by 100 it always was.
+func scaled(f float64) string {
+	switch {
+	case f == 1:
+		return ""
+	case f < 1 && 1/f == math.Trunc(1/f):
+		return " / " + strconv.FormatFloat(1/f, 'f', -1, 64)
+	}
+	return " * " + strconv.FormatFloat(f, 'f', -1, 64)
+}
+
 func (s Sel) tenant(prefix string) []string {
 	return signals.Scope{Namespace: s.Namespace, Pod: s.Pod}.TenantMatchers(prefix)
+}
+
+// RangeOf is fn over the trailing range rng of field, under each of its
+// names, unscaled: for a function whose answer does not depend on the
+// unit (changes, last_over_time read for presence). Not normalised.
+func RangeOf(fn, field, rng string) string {
+	var alts []string
+	for _, n := range Names(field) {
+		alts = append(alts, fn+"("+n+"["+rng+"])")
+	}
+	if len(alts) == 1 {
+		return alts[0]
+	}
+	return "(" + strings.Join(alts, " or ") + ")"
 }
 
 // Any is every series of the selection, normalised.
@@ -185,13 +247,9 @@ func Device(s Sel) string {
 		s.selector(signals.Exported(LabelPod)+`=""`, LabelPod+`!=""`) + ` and on (instance, job, namespace, pod) up{pod!=""}))`
 }
 
-// ThrottleReasons is the clocks-event bitmask under either field name.
+// ThrottleReasons is the clocks-event bitmask under any of its names.
 func ThrottleReasons(matchers ...string) string {
-	m := nonEmpty(matchers)
-	if len(m) == 0 {
-		return throttleReasonsSelector
-	}
-	return throttleReasonsSelector[:len(throttleReasonsSelector)-1] + ", " + strings.Join(m, ", ") + "}"
+	return Presence(ClockThrottleReasons, matchers...).selector()
 }
 
 // XID is, per group (normalised labels), the last XID code. Since

@@ -10,8 +10,6 @@ import (
 // SchemaName is the schema of NVIDIA's dcgm-exporter.
 const SchemaName = "dcgm-exporter"
 
-const mib = 1 << 20
-
 // Schema reads dcgm-exporter's series, as deployed by the GPU Operator with
 // its Kubernetes pod mapping on (the pod, namespace and container labels).
 //
@@ -28,7 +26,8 @@ const mib = 1 << 20
 //     DCGM has no per-process figures, so every co-tenant sees the same
 //     values. On MIG, DCGM_FI_PROF_GR_ENGINE_ACTIVE of the GPU instance is
 //     the per-slice signal (DCGM_FI_DEV_GPU_UTIL is absent there).
-//   - Memory is in MiB and converted to bytes; total is FB_USED + FB_FREE +
+//   - Every field is read under each era's name and in its base unit
+//     (eras.go: memory in bytes, utilisation 0..1); total is FB_USED + FB_FREE +
 //     FB_RESERVED (FB_RESERVED only exists from DCGM 3.1 on, and counts as 0
 //     when absent). On MIG the GPU total is the sum of its instances, so
 //     memory not partitioned into any instance is not counted.
@@ -63,10 +62,20 @@ func (s Schema) by(labels []string) string { return s.Scope.By(labels...) }
 
 func (s Schema) tenants(field, matchers string) string { return Tenants(s.on(field, matchers)) }
 
-// dcgmHeld is dcgmTenants with the co-tenants a flapping pod label names
-// in turn (Held).
+// present is tenants for a reader of which tenants there are, not of
+// their values (Sel.Presence).
+func (s Schema) present(field, matchers string) string {
+	sel := s.on(field, matchers)
+	sel.Presence = true
+	return Tenants(sel)
+}
+
+// held is tenants with the co-tenants a flapping pod label names in turn
+// (Held), for presence only.
 func (s Schema) held(field, matchers string) string {
-	return Held(s.on(field, matchers), FlapWindow)
+	sel := s.on(field, matchers)
+	sel.Presence = true
+	return Held(sel, FlapWindow)
 }
 
 func (s Schema) device(field, matchers string) string { return Device(s.on(field, matchers)) }
@@ -78,7 +87,7 @@ func (s Schema) device(field, matchers string) string { return Device(s.on(field
 // alone where the other is missing (no profiling module: #310). An
 // instance with both has two series: callers take a max before any
 // arithmetic, which would otherwise leave two series of one label set.
-var migPresence = `__name__=~"` + FBUsed + `|` + GREngineActive + `"`
+var migPresence = `__name__=~"` + namesRegex(FBUsed, GREngineActive) + `"`
 
 // migTenants are the MIG instances' series that a pod holds (migPresence).
 func (s Schema) migTenants(matchers string) string { return s.tenants("", migPresence+", "+matchers) }
@@ -144,10 +153,10 @@ func (s Schema) AllocationPresence() string {
 	return "group by " + s.by(signals.UsageLabels) + " (" + norm(s.migTenants(anyMIG)) + ") or group by " + s.by(signals.UsageLabels) + " (" + norm(s.held(FBUsed, wholeGPU)) + ")"
 }
 
-// unmappedMiB is how much device memory must be in use, with every
+// unmappedBytes is how much device memory must be in use, with every
 // per-process pod row at 0, for the rows to read as unmapped rather than
-// as idle tenants: more than a driver's and an idle context's own.
-const unmappedMiB = 1024
+// as idle tenants: more than a driver's and an idle context's own (1 GiB).
+const unmappedBytes = 1 << 30
 
 // unmapped is 1 per whole GPU and step where the 2025 per-process layout's
 // pod rows are all 0 while the device's own row holds memory: dcgm-exporter
@@ -158,7 +167,7 @@ const unmappedMiB = 1024
 func (s Schema) unmapped() string {
 	key := s.by(signals.GPUKey)
 	return "((sum by " + key + " (" + norm(s.tenants(FBUsed, wholeGPU)) + ") == 0) and on " + key +
-		" (max by " + key + " (" + norm(s.device(FBUsed, wholeGPU)) + ") > " + itoa(unmappedMiB) + "))"
+		" (max by " + key + " (" + norm(s.device(FBUsed, wholeGPU)) + ") > " + itoa(unmappedBytes) + "))"
 }
 
 // Utilization implements signals.Schema. Where the device's GPU_UTIL series sits
@@ -169,24 +178,24 @@ func (s Schema) unmapped() string {
 // value is the device's; elsewhere every pod's value is the device's.
 func (s Schema) Utilization() string {
 	key := s.by(signals.GPUKey)
-	util := "max by " + s.by(signals.UsageLabels) + " (" + norm(s.tenants(GPUUtil, wholeGPU)) + ") / 100"
+	util := "max by " + s.by(signals.UsageLabels) + " (" + norm(s.tenants(GPUUtil, wholeGPU)) + ")"
 	device := "count by " + key + " (" + norm(s.device(GPUUtil, wholeGPU)) + ")"
-	deviceUtil := "max by " + key + " (" + norm(s.device(GPUUtil, wholeGPU)) + ") / 100"
-	pods := "count by " + key + " (count by " + s.by(tenantKey) + " (" + norm(s.tenants(FBUsed, wholeGPU)) + "))"
+	deviceUtil := "max by " + key + " (" + norm(s.device(GPUUtil, wholeGPU)) + ")"
+	pods := "count by " + key + " (count by " + s.by(tenantKey) + " (" + norm(s.present(FBUsed, wholeGPU)) + "))"
 	return union([]string{
 		"((" + util + " and on " + key + " " + device + ") unless on " + key + " " + s.unmapped() + ") * on " + key + " group_left () " + pods,
 		"(0 * " + util + " + on " + key + " group_left () " + deviceUtil + ") and on " + key + " " + s.unmapped(),
 		// Without a device row every tenant's row is the device's, and
 		// the co-tenants a flapping pod label names in turn get the
 		// device's figure at every step.
-		"(" + s.deviceFigure(GPUUtil) + ") / 100 unless on " + key + " " + device,
+		"(" + s.deviceFigure(GPUUtil) + ") unless on " + key + " " + device,
 		"max by " + s.by(signals.UsageLabels) + " (" + norm(s.tenants(GREngineActive, "")) + ")",
 	})
 }
 
 // MemoryUsed implements signals.Schema.
 func (s Schema) MemoryUsed() string {
-	return fmt.Sprintf("(max by %s (%s) or %s) * %d", s.by(signals.UsageLabels), norm(s.tenants(FBUsed, "")), s.deviceFigure(FBUsed), mib)
+	return fmt.Sprintf("max by %s (%s) or %s", s.by(signals.UsageLabels), norm(s.tenants(FBUsed, "")), s.deviceFigure(FBUsed))
 }
 
 // deviceFigure is, per whole GPU's tenant (dcgmHeld), the highest value of
@@ -200,7 +209,9 @@ func (s Schema) deviceFigure(field string) string {
 // GPU implements signals.Schema. MIG instances and co-tenants' duplicates of the
 // same device collapse onto the physical GPU.
 func (s Schema) GPU() string {
-	return "0 * max by " + s.by(signals.GPULabels) + " (" + norm("("+s.on(FBUsed, wholeGPU).selector()+" or "+s.migInstances(anyMIG)+")") + ") + 1"
+	sel := s.on(FBUsed, wholeGPU)
+	sel.Presence = true
+	return "0 * max by " + s.by(signals.GPULabels) + " (" + norm("("+sel.selector()+" or "+s.migInstances(anyMIG)+")") + ") + 1"
 }
 
 var gpuInstanceLabels = []string{signals.LabelNode, signals.LabelUUID, signals.LabelModel, signals.LabelGPUInstance}
@@ -213,7 +224,7 @@ func (s Schema) GPUUtilization() string {
 			s.by(gpuInstanceLabels), Any(s.on(GREngineActive, Profile(n))), n))
 	}
 	return union([]string{
-		"max by " + s.by(signals.GPULabels) + " (" + Any(s.on(GPUUtil, wholeGPU)) + ") / 100",
+		"max by " + s.by(signals.GPULabels) + " (" + Any(s.on(GPUUtil, wholeGPU)) + ")",
 		"max by " + s.by(signals.GPULabels) + " (" + Any(s.on(GREngineActive, wholeGPU)) + ")",
 		"sum by " + s.by(signals.GPULabels) + " (" + union(slices) + ") / on (node, uuid, model) group_left () " +
 			signals.MIGTotal(func(m string) string { return Any(s.on(GREngineActive, anyMIG, m)) }, LabelModel, s.Scope.Labels(signals.GPULabels...)...),
@@ -236,34 +247,34 @@ func (s Schema) GPUMemoryTotal() string {
 		return field("max", FBUsed) + " + " + field("min", FBFree) +
 			" + (" + field("max", FBReserved) + " or 0 * " + field("max", FBUsed) + ")"
 	}
-	return fmt.Sprintf("(%s) * %d", union([]string{
+	return union([]string{
 		total(signals.GPULabels, wholeGPU),
 		"sum by " + s.by(signals.GPULabels) + " (" + total(gpuInstanceLabels, anyMIG) + ")",
-	}), mib)
+	})
 }
 
 // GPUMemoryUsed implements signals.Schema. Per-pod copies of a device series
 // carry the device's value, so their maximum is the device's; MIG GPUs
 // sum their instances, which do not overlap.
 func (s Schema) GPUMemoryUsed() string {
-	return fmt.Sprintf("(%s) * %d", union([]string{
+	return union([]string{
 		"max by " + s.by(signals.GPULabels) + " (" + Any(s.on(FBUsed, wholeGPU)) + ")",
 		"sum by " + s.by(signals.GPULabels) + " (max by " + s.by(gpuInstanceLabels) + " (" + Any(s.on(FBUsed, anyMIG)) + "))",
-	}), mib)
+	})
 }
 
-// GPUEnergy implements signals.Schema. DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION is in
-// millijoules. With the pod mapping on, the device counter is split across
+// GPUEnergy implements signals.Schema. The energy counter is read in
+// joules in every era (millijoules before 4.9). With the pod mapping on, the device counter is split across
 // series as pods come and go; taking increase() of the per-GPU maximum
 // (a subquery) keeps it one continuous counter.
 func (s Schema) GPUEnergy(rng, step string) string {
-	return fmt.Sprintf("increase((max by %s (%s))[%s:%s]) / 1000",
+	return fmt.Sprintf("increase((max by %s (%s))[%s:%s])",
 		s.by(signals.GPULabels), Any(s.on(TotalEnergy)), rng, step)
 }
 
 // Identifying implements signals.Schema: FB_USED, or on a fleet of H100 GPUs in
-// MIG mode, which has none, the profiling field.
-func (s Schema) Identifying() []string { return []string{FBUsed, GREngineActive} }
+// MIG mode, which has none, the profiling field, in every era's name.
+func (s Schema) Identifying() []string { return append(Names(FBUsed), Names(GREngineActive)...) }
 
 var itoa = signals.Itoa
 

@@ -95,7 +95,8 @@ type DCGMSink struct {
 	// the pod mapping (see DCGMInstall); NewDCGMSink sets Stock's.
 	Install DCGMInstall
 
-	steps int // EndStep calls so far: a flapping pod label alternates by step
+	steps int      // EndStep calls so far: a flapping pod label alternates by step
+	era   dcgm.Era // the GPU's node's at this step (DCGMInstall.EraOf)
 
 	step map[string]*dcgmGPU // by UUID, this step's readings
 	// Kept across steps: the XID counters' last values (a new event is a
@@ -348,6 +349,7 @@ func (s *DCGMSink) updateXID(g *dcgmGPU) float64 {
 }
 
 func (s *DCGMSink) emitGPU(ts time.Time, g *dcgmGPU) error {
+	s.era = s.Install.eraAt(g.node, ts)
 	xid := s.updateXID(g)
 	// Entities: the GPU, or its GPU instances in MIG mode (flex mode).
 	type entity struct {
@@ -514,6 +516,11 @@ func (s *DCGMSink) emitRow(ts time.Time, g *dcgmGPU, xid float64, in *dcgmInstan
 		if name == dcgm.XIDErrors && s.Install.XIDLabels {
 			lbls = s.xidLabels(lbls, v)
 		}
+		if s.era >= dcgm.Era49 {
+			// The release's own name and unit for the field, from the
+			// legacy ones every value above is computed in.
+			name, v = dcgm.Emitted(name, v, s.era)
+		}
 		return s.inner.Append(ts, name, lbls, v)
 	}
 	// The XID gauge is a field like any other to the pod mapper: it
@@ -647,7 +654,11 @@ func (s *DCGMSink) labels(g *dcgmGPU, in *dcgmInstance, r row) []*dto.LabelPair 
 		add(s.Install.HostLabel, g.node)
 	}
 	add(dcgm.LabelPCIBusID, g.pciBusID)
-	add(dcgm.DriverVersion, g.driver)
+	if s.era >= dcgm.Era49 {
+		add(dcgm.DriverVersionLabels[0], g.driver)
+	} else {
+		add(dcgm.DriverVersion, g.driver)
+	}
 	if in != nil {
 		add(dcgm.LabelMIGProfile, in.profile)
 		add(dcgm.LabelGPUInstance, in.id)
@@ -778,6 +789,22 @@ type DCGMInstall struct {
 	// d5e5f51; dcgm-exporter #151), so a shared GPU's series carry no pod
 	// however busy its tenants are.
 	RenamedSharedResource bool
+	// Era is the release's naming era (signals/dcgm eras.go): from 4.9 on
+	// every field the release renamed under its DCGM 4.7 name and in its
+	// base unit, and the driver label DCGM_FI_SYSTEM_DRIVER_VERSION. An
+	// era before 4.9 writes the names above (the zero value).
+	Era dcgm.Era
+	// EraOf, where set, is each node's era at each step instead: a fleet
+	// upgraded node by node, a node upgraded inside the window.
+	EraOf func(node string, ts time.Time) dcgm.Era
+}
+
+// eraAt is node's era at ts.
+func (i DCGMInstall) eraAt(node string, ts time.Time) dcgm.Era {
+	if i.EraOf != nil {
+		return i.EraOf(node, ts)
+	}
+	return i.Era
 }
 
 func (i DCGMInstall) migMemory(v float64) float64 {
