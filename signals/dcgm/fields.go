@@ -133,9 +133,9 @@ const XIDFallenOffBus = 79
 
 // Throttle reason bits of ClockThrottleReasons, NVML's.
 const (
-	ThrottleSWPowerCap      = 0x4
-	ThrottleHWSlowdown      = 0x8
-	ThrottleSWThermal       = 0x20
-	ThrottleHWThermal       = 0x40
-	ThrottleHWPowerBrake    = 0x80
+	ThrottleSWPowerCap   = 0x4
+	ThrottleHWSlowdown   = 0x8
+	ThrottleSWThermal    = 0x20
+	ThrottleHWThermal    = 0x40
+	ThrottleHWPowerBrake = 0x80
 )
