@@ -2,6 +2,7 @@ package signals_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
@@ -49,12 +50,12 @@ func loadFixtures(t *testing.T, files ...string) *source.Embedded {
 
 func TestByName(t *testing.T) {
 	for _, name := range []string{"native", "dcgm-exporter"} {
-		s, err := source.SchemaByName(name)
+		s, err := source.SchemaByName(name, nil)
 		if err != nil || s.Name() != name {
 			t.Errorf("source.SchemaByName(%q) = %v, %v", name, s, err)
 		}
 	}
-	if _, err := source.SchemaByName("dcgm"); err == nil || !strings.Contains(err.Error(), "native, dcgm-exporter") {
+	if _, err := source.SchemaByName("dcgm", nil); err == nil || !strings.Contains(err.Error(), "native, dcgm-exporter") {
 		t.Errorf("source.SchemaByName(unknown) = %v, want an error listing the schemas", err)
 	}
 }
@@ -74,7 +75,7 @@ func TestDetect(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			src := loadFixtures(t, tt.files...)
-			s, err := source.Detect(context.Background(), src, at.Add(-time.Hour), at.Add(time.Hour))
+			s, err := source.Detect(context.Background(), src, at.Add(-time.Hour), at.Add(time.Hour), nil)
 			if tt.wantErr != nil {
 				if err == nil {
 					t.Fatalf("Detect = %s, want an error", s.Name())
@@ -386,3 +387,84 @@ gpulens_mig_sm_active_ratio{` + gpu + `,gpu_instance="1",mig_profile="2g.40gb"} 
 }
 
 const mib = 1 << 20
+
+// TestErasAgree: the same fleet as dcgm-exporter 4.9 writes it (DCGM 4.7's
+// names and base units, testdata/eras.py), and with one node upgraded and
+// the others not, reads as under the names before: every expression,
+// same series, same values. Values compared to 1e-9 relative: a percent
+// read as a ratio is the same float (x/100 either way), bytes are MiB
+// times 2^20.
+func TestErasAgree(t *testing.T) {
+	legacy := loadFixtures(t, "testdata/dcgm-exporter.prom")
+	for _, file := range []string{"testdata/dcgm-exporter.4.9.prom", "testdata/dcgm-exporter.upgrading.prom"} {
+		t.Run(file, func(t *testing.T) {
+			renamed := loadFixtures(t, file)
+			for name, expr := range expressions(dcgm.Schema{}) {
+				if name == "GPUEnergy" {
+					continue // increase() needs two scrapes; the fixtures are one
+				}
+				keep := []string{"node", "uuid", "model", "namespace", "pod", "container", "gpu_instance", "mig_profile", "sharing"}
+				want, got := query(t, legacy, expr, keep), query(t, renamed, expr, keep)
+				if len(want) == 0 || len(got) != len(want) {
+					t.Fatalf("%s: %d series, want %d:\ngot  %v\nwant %v", name, len(got), len(want), got, want)
+				}
+				for i := range want {
+					if got[i].labels != want[i].labels || math.Abs(got[i].value-want[i].value) > 1e-9*math.Max(1, math.Abs(want[i].value)) {
+						t.Errorf("%s: %v, want %v", name, got[i], want[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestDetectUnreadNames: a store whose dcgm-exporter series are under
+// other names is not "an exporter not scraped": the refusal names what
+// it saw and the --dcgm-fields lines that would read it; with that map
+// the same store reads as the names before (issue 42, case 6).
+func TestDetectUnreadNames(t *testing.T) {
+	tests := []struct {
+		file    string
+		wantErr []string
+	}{
+		{"testdata/dcgm-exporter.1.x.prom", []string{"no GPU metrics gpulens can read in", "5 metric families that look like dcgm-exporter's",
+			"dcgm_fb_used", "--use-old-namespace", "--dcgm-fields FILE", "DCGM_FI_DEV_FB_USED: dcgm_fb_used", "DCGM_FI_DEV_GPU_UTIL: dcgm_gpu_utilization"}},
+		{"testdata/dcgm-exporter.lowercase.prom", []string{"6 metric families", "DCGM_FI_DEV_FB_USED: dcgm_fi_dev_fb_used", "DCGM_FI_DEV_FB_RESERVED: dcgm_fi_dev_fb_reserved"}},
+	}
+	for _, tt := range tests {
+		src := loadFixtures(t, tt.file)
+		_, err := source.Detect(context.Background(), src, at.Add(-time.Hour), at.Add(time.Hour), nil)
+		var unread *source.UnreadNamesError
+		if !errors.As(err, &unread) {
+			t.Fatalf("%s: Detect error %v, want an UnreadNamesError", tt.file, err)
+		}
+		for _, w := range tt.wantErr {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not say %q", tt.file, err, w)
+			}
+		}
+		if strings.Contains(err.Error(), "is the exporter scraped") {
+			t.Errorf("%s: error blames the scrape: %v", tt.file, err)
+		}
+	}
+
+	fields, err := dcgm.LoadFieldMap("testdata/lowercase.fields.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed, legacy := loadFixtures(t, "testdata/dcgm-exporter.lowercase.prom"), loadFixtures(t, "testdata/dcgm-exporter.prom")
+	s, err := source.Detect(context.Background(), renamed, at.Add(-time.Hour), at.Add(time.Hour), fields)
+	if err != nil || s.Name() != dcgm.SchemaName {
+		t.Fatalf("Detect with the map = %v, %v", s, err)
+	}
+	for name, expr := range expressions(s) {
+		if name == "GPUEnergy" {
+			continue
+		}
+		keep := []string{"node", "uuid", "model", "namespace", "pod", "container", "gpu_instance", "mig_profile", "sharing"}
+		want, got := query(t, legacy, expressions(dcgm.Schema{})[name], keep), query(t, renamed, expr, keep)
+		if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s through the map:\ngot  %v\nwant %v", name, got, want)
+		}
+	}
+}

@@ -423,7 +423,7 @@ func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scena
 		t.Fatal(err)
 	}
 	// The data must read as the schema it was written in.
-	if got, err := source.Detect(ctx, db, scenarioStart, scenarioEnd); err != nil || got.Name() != m.schema.Name() {
+	if got, err := source.Detect(ctx, db, scenarioStart, scenarioEnd, nil); err != nil || got.Name() != m.schema.Name() {
 		t.Fatalf("schema detected as %v (%v), want %s", got, err, m.schema.Name())
 	}
 	res, err := query.Analyze(ctx, db, m.schema, query.Window{Start: scenarioStart, End: scenarioEnd, Step: scenarioStep})

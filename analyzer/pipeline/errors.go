@@ -23,9 +23,16 @@ type NoDataError struct {
 	Metrics [][]string
 	// Detail is the schema detection's own explanation, when it failed.
 	Detail string
+	// Unread, where set, is the whole message: the store holds
+	// dcgm-exporter's series under names gpulens does not read
+	// (source.UnreadNamesError), which is not a scrape problem.
+	Unread string
 }
 
 func (e *NoDataError) Error() string {
+	if e.Unread != "" {
+		return e.Unread
+	}
 	looked := make([]string, len(e.Schemas))
 	for i, s := range e.Schemas {
 		looked[i] = fmt.Sprintf("%s schema (%s)", s, strings.Join(e.Metrics[i], ", "))

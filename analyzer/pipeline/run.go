@@ -23,6 +23,9 @@ type Options struct {
 	// Schema is the schema to read; nil detects it from the metric names
 	// present.
 	Schema signals.Schema
+	// DCGMFields maps dcgm-exporter's fields onto the store's own names
+	// (--dcgm-fields) for a detected schema; nil reads every era's names.
+	DCGMFields *dcgm.FieldMap
 	// Start and End bound the window (Start, End]. The previous window is
 	// the same length, ending at Start.
 	Start, End time.Time
@@ -215,17 +218,22 @@ func pickSchema(ctx context.Context, o Options) (signals.Schema, bool, error) {
 	if o.Schema != nil {
 		return o.Schema, false, nil
 	}
-	sch, err := source.Detect(ctx, o.Source, o.Start, o.End)
+	sch, err := source.Detect(ctx, o.Source, o.Start, o.End, o.DCGMFields)
 	if err != nil {
 		if errors.Unwrap(err) != nil {
 			return nil, false, err
 		}
-		return nil, false, noData(o, []signals.Schema{native.Schema{}, dcgm.Schema{}}, err.Error())
+		e := noData(o, []signals.Schema{native.Schema{}, dcgm.Schema{Fields: o.DCGMFields}}, err.Error())
+		var unread *source.UnreadNamesError
+		if errors.As(err, &unread) {
+			e.Unread = unread.Error()
+		}
+		return nil, false, e
 	}
 	return sch, true, nil
 }
 
-func noData(o Options, tried []signals.Schema, detail string) error {
+func noData(o Options, tried []signals.Schema, detail string) *NoDataError {
 	e := &NoDataError{Source: o.Source.Describe(), Start: o.Start, End: o.End, Detail: detail}
 	for _, s := range tried {
 		e.Schemas = append(e.Schemas, s.Name())

@@ -49,7 +49,7 @@ func upstreamWindow(t *testing.T, file string) (*source.Embedded, query.Window) 
 // says memory is unknown.
 func TestUpstreamH100MIGWithoutMemory(t *testing.T) {
 	db, w := upstreamWindow(t, "h100-mig-no-fb.prom")
-	sch, err := source.Detect(context.Background(), db, w.Start, w.End)
+	sch, err := source.Detect(context.Background(), db, w.Start, w.End, nil)
 	if err != nil || sch.Name() != dcgm.SchemaName {
 		t.Fatalf("detected %v, %v; want dcgm-exporter", sch, err)
 	}

@@ -21,7 +21,7 @@ func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis
 	s.obs.Begin("analyzing")
 	defer s.obs.End()
 	a, err := pipeline.Run(ctx, pipeline.Options{
-		Source: s.src, Schema: s.schema, Start: s.window.Start, End: s.window.End, Step: s.window.Step,
+		Source: s.src, Schema: s.schema, DCGMFields: s.dcgmFields, Start: s.window.Start, End: s.window.End, Step: s.window.Step,
 		Inventory: s.inv, Findings: &s.thresholds, Prices: s.prices, TimelinePoints: timeline, Progress: s.obs.Progress,
 		Sharding:     query.Sharding{MaxSamples: s.cfg.MaxSamples, Flag: maxSamplesFlag, Progress: s.obs.Shards},
 		ClusterLabel: s.cfg.ClusterLabel, Fleet: s.fleet, CurrentClusters: s.clusterValues,

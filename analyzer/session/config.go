@@ -32,6 +32,9 @@ type Config struct {
 	// ConfigFile and PricesFile are YAML files over the default thresholds
 	// and prices; empty means the defaults.
 	ConfigFile, PricesFile string
+	// DCGMFieldsFile maps dcgm-exporter's fields onto a store's own
+	// names (signals/dcgm.FieldMap); empty reads every era's names.
+	DCGMFieldsFile string
 	// Kubernetes says how to read the cluster. NoKubernetes, when set,
 	// says why the cluster is not read: the analysis then works from metric
 	// labels alone.

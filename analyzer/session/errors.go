@@ -11,18 +11,20 @@ var (
 // Inputs that an InputError may name: the Config fields a user sets, by
 // the names of gpulens's flags for them.
 const (
-	InputSource   = "source"
-	InputDataDir  = "data-dir"
-	InputURL      = "prometheus-url"
-	InputSchema   = "schema"
-	InputConfig   = "config"
-	InputPrices   = "prices"
-	InputWindow   = "since"
-	InputModel    = "model"
-	InputReplica  = "max-replicas"
-	InputNodeGPUs = "node-gpus"
-	InputContext  = "context"
-	InputAllCtx   = "all-contexts"
+	InputSource  = "source"
+	InputDataDir = "data-dir"
+	InputURL     = "prometheus-url"
+	InputSchema  = "schema"
+	// InputDCGMFields is the dcgm-exporter field map's file.
+	InputDCGMFields = "dcgm-fields"
+	InputConfig     = "config"
+	InputPrices     = "prices"
+	InputWindow     = "since"
+	InputModel      = "model"
+	InputReplica    = "max-replicas"
+	InputNodeGPUs   = "node-gpus"
+	InputContext    = "context"
+	InputAllCtx     = "all-contexts"
 )
 
 // InputError is a mistake in what the user gave: a flag's value or a file.

@@ -14,6 +14,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/signals/dcgm"
 )
 
 // Session is one open analyzer session. It is not safe for concurrent use:
@@ -25,6 +26,7 @@ type Session struct {
 	close      func() error
 	window     query.Window
 	schema     signals.Schema // nil until named or detected
+	dcgmFields *dcgm.FieldMap // --dcgm-fields; nil for none
 	thresholds criteria.Config
 	prices     *recommend.Prices
 	// members are the clusters Config.Contexts and AllContexts name; nil
@@ -93,8 +95,11 @@ func settle(cfg Config) (*Session, error) {
 		return nil, &InputError{Input: InputWindow, Err: err}
 	}
 	s.window = w
+	if s.dcgmFields, err = dcgm.LoadFieldMap(cfg.DCGMFieldsFile); err != nil {
+		return nil, &InputError{Input: InputDCGMFields, Err: err}
+	}
 	if cfg.Schema != "" && cfg.Schema != SchemaAuto {
-		if s.schema, err = source.SchemaByName(cfg.Schema); err != nil {
+		if s.schema, err = source.SchemaByName(cfg.Schema, s.dcgmFields); err != nil {
 			return nil, &InputError{Input: InputSchema, Err: err}
 		}
 	}
@@ -222,7 +227,7 @@ func (s *Session) resolveSchema(ctx context.Context) (signals.Schema, error) {
 	if s.schema != nil {
 		return s.schema, nil
 	}
-	sch, err := source.Detect(ctx, s.src, s.window.Start, s.window.End)
+	sch, err := source.Detect(ctx, s.src, s.window.Start, s.window.End, s.dcgmFields)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,7 @@ var dcgmClaimLabels = [][2]string{
 // H100 in MIG mode, which reports no memory per instance, the instance's
 // activity), read as the allocation signal reads its tenants.
 func (s Schema) Claims() string {
-	expr := norm(s.tenants("", migPresence+", "+LabelDRAClaimName+`!=""`))
+	expr := norm(s.tenants("", s.migPresence()+", "+LabelDRAClaimName+`!=""`))
 	for _, r := range dcgmClaimLabels {
 		expr = `label_replace(` + expr + `, "` + r[0] + `", "$1", "` + r[1] + `", "(.*)")`
 	}

@@ -14,7 +14,7 @@ import (
 // max, never the sum.
 
 // In implements signals.Schema.
-func (s Schema) In(sc signals.Scope) signals.Schema { return Schema{Scope: sc} }
+func (s Schema) In(sc signals.Scope) signals.Schema { return Schema{Scope: sc, Fields: s.Fields} }
 
 var migLabels = []string{signals.LabelNode, signals.LabelUUID, signals.LabelModel, signals.LabelGPUInstance, signals.LabelMIGProfile}
 

@@ -217,10 +217,10 @@ func Names(field string) []string {
 // the names' common prefix once, then the rest as alternatives, which
 // keeps the allocation's many presence selectors within
 // VictoriaMetrics' query length.
-func namesRegex(fields ...string) string {
+func namesRegex(m *FieldMap, fields ...string) string {
 	var all []string
 	for _, f := range fields {
-		all = append(all, Names(f)...)
+		all = append(all, m.namesOf(f)...)
 	}
 	if len(all) == 1 {
 		return all[0]
@@ -248,3 +248,52 @@ var DriverVersionLabels = []string{"DCGM_FI_SYSTEM_DRIVER_VERSION", DriverVersio
 // confirms it). gpulens does not need it: used + free + reserved is the
 // same figure in every era.
 const FBCapacityBytes = "DCGM_FI_DEV_FB_CAPACITY_BYTES"
+
+// compat1x is dcgm-exporter's 1.x-compatible names (--use-old-namespace,
+// -o) of the fields gpulens reads, in the same units as the fields' names
+// before DCGM 4.7: NVIDIA/dcgm-exporter d5e5f51,
+// etc/1.x-compatibility-metrics.csv (the names) and go-dcgm b7fa315
+// pkg/dcgm/const_fields.go legacyDCGMFields (each name's field ID). The
+// 4.9.0 release deprecates that file. Those series name the GPU's UUID
+// "uuid", not "UUID" (gpu_collector.go:316-319), which a field map does
+// not rename: gpulens says so rather than map them by itself.
+var compat1x = map[string]string{
+	"dcgm_sm_clock": SMClock, "dcgm_memory_clock": MemClock, "dcgm_memory_temp": MemoryTemp,
+	"dcgm_gpu_temp": GPUTemp, "dcgm_power_usage": PowerUsage, "dcgm_total_energy_consumption": TotalEnergy,
+	"dcgm_pcie_replay_counter": PCIeReplay, "dcgm_gpu_utilization": GPUUtil, "dcgm_xid_errors": XIDErrors,
+	"dcgm_fb_free": FBFree, "dcgm_fb_used": FBUsed, "dcgm_fi_prof_gr_engine_active": GREngineActive,
+	"dcgm_fi_prof_pipe_tensor_active": TensorActive, "dcgm_fi_prof_dram_active": DRAMActive,
+	"dcgm_fi_prof_pcie_tx_bytes": PCIeTXBytes, "dcgm_fi_prof_pcie_rx_bytes": PCIeRXBytes,
+	"dcgm_ecc_dbe_volatile_total": ECCDBEVolTotal, "dcgm_ecc_sbe_volatile_total": ECCSBEVolTotal,
+}
+
+// Lookalike says whether a metric name looks like a dcgm-exporter field
+// gpulens could read under another name, and if so the field map line
+// that would read it ("DCGM_FI_DEV_FB_USED: dcgm_fb_used"), or "" where
+// the field is not known: a 1.x-compatible name, a field's name in
+// another case, or one with a prefix or suffix a pipeline added.
+func Lookalike(name string) (looks bool, mapLine string) {
+	lower := strings.ToLower(name)
+	if !strings.Contains(lower, "dcgm") {
+		return false, ""
+	}
+	if f, ok := compat1x[lower]; ok {
+		return true, f + ": " + name
+	}
+	for _, f := range fields {
+		for _, sp := range f.Spellings {
+			if sp.Name != name && strings.Contains(lower, strings.ToLower(sp.Name)) {
+				// The longest spelling contained wins: FB_USED_BYTES
+				// over FB_USED.
+				best := sp.Name
+				for _, other := range f.Spellings {
+					if len(other.Name) > len(best) && strings.Contains(lower, strings.ToLower(other.Name)) {
+						best = other.Name
+					}
+				}
+				return true, best + ": " + name
+			}
+		}
+	}
+	return true, ""
+}

@@ -61,6 +61,8 @@ type Sel struct {
 	// of which series exist and not of their values: shorter, which keeps
 	// the allocation within VictoriaMetrics' query length.
 	Presence bool
+	// Fields adds the names a --dcgm-fields map gives the field.
+	Fields *FieldMap
 }
 
 // On is a Sel of field with raw matchers.
@@ -93,7 +95,7 @@ func nonEmpty(s []string) []string {
 // spelling, so it is a union of one selector per spelling.
 func (s Sel) selector(m ...string) string {
 	base := nonEmpty(append([]string{s.Matchers}, m...))
-	spell := spellings(s.Field)
+	spell := s.Fields.spellingsOf(s.Field)
 	if s.Field == "" {
 		spell = []Spelling{{Scale: 1}}
 	}
@@ -115,7 +117,7 @@ func (s Sel) selector(m ...string) string {
 			return out
 		}
 		if s.Presence && len(spell) > 1 {
-			return pick("", append([]string{`__name__=~"` + namesRegex(s.Field) + `"`}, matchers...))
+			return pick("", append([]string{`__name__=~"` + namesRegex(s.Fields, s.Field) + `"`}, matchers...))
 		}
 		for _, sp := range spell {
 			alts = append(alts, pick(sp.Name, matchers)+scaled(sp.Scale))
@@ -247,9 +249,12 @@ func Device(s Sel) string {
 		s.selector(signals.Exported(LabelPod)+`=""`, LabelPod+`!=""`) + ` and on (instance, job, namespace, pod) up{pod!=""}))`
 }
 
-// ThrottleReasons is the clocks-event bitmask under any of its names.
-func ThrottleReasons(matchers ...string) string {
-	return Presence(ClockThrottleReasons, matchers...).selector()
+// ThrottleReasons is the clocks-event bitmask under any of its names
+// (those of m too).
+func ThrottleReasons(m *FieldMap, matchers ...string) string {
+	sel := Presence(ClockThrottleReasons, matchers...)
+	sel.Fields = m
+	return sel.selector()
 }
 
 // XID is, per group (normalised labels), the last XID code. Since

@@ -34,7 +34,12 @@ const SchemaName = "dcgm-exporter"
 //
 // Scope narrows every selection (see signals.Scope); the zero Schema
 // reads every series.
-type Schema struct{ Scope signals.Scope }
+type Schema struct {
+	Scope signals.Scope
+	// Fields maps fields onto a store's own names (--dcgm-fields); nil
+	// reads dcgm-exporter's names of every era.
+	Fields *FieldMap
+}
 
 var _ signals.Schema = Schema{}
 
@@ -54,6 +59,7 @@ func union(exprs []string) string { return signals.Union(exprs...) }
 func (s Schema) on(field string, matchers ...string) Sel {
 	sel := On(field, append([]string{s.Scope.Matchers}, matchers...)...)
 	sel.Node, sel.Namespace, sel.Pod = s.Scope.Node, s.Scope.Namespace, s.Scope.Pod
+	sel.Fields = s.Fields
 	return sel
 }
 
@@ -87,14 +93,18 @@ func (s Schema) device(field, matchers string) string { return Device(s.on(field
 // alone where the other is missing (no profiling module: #310). An
 // instance with both has two series: callers take a max before any
 // arithmetic, which would otherwise leave two series of one label set.
-var migPresence = `__name__=~"` + namesRegex(FBUsed, GREngineActive) + `"`
+func (s Schema) migPresence() string {
+	return `__name__=~"` + namesRegex(s.Fields, FBUsed, GREngineActive) + `"`
+}
 
 // migTenants are the MIG instances' series that a pod holds (migPresence).
-func (s Schema) migTenants(matchers string) string { return s.tenants("", migPresence+", "+matchers) }
+func (s Schema) migTenants(matchers string) string {
+	return s.tenants("", s.migPresence()+", "+matchers)
+}
 
 // migInstances are every series of the MIG instances (migPresence).
 func (s Schema) migInstances(matchers string) string {
-	return s.on("", migPresence, matchers).selector()
+	return s.on("", s.migPresence(), matchers).selector()
 }
 
 // migSlices is, per GPU in MIG mode, its model's compute slices
@@ -102,7 +112,7 @@ func (s Schema) migInstances(matchers string) string {
 func (s Schema) migSlices() string {
 	var parts []string
 	for _, g := range signals.SliceGroups {
-		parts = append(parts, fmt.Sprintf("0 * max by %s (%s) + %d", s.by(signals.GPULabels), Any(s.on("", migPresence, anyMIG, signals.ModelIn(LabelModel, g))), g.Total))
+		parts = append(parts, fmt.Sprintf("0 * max by %s (%s) + %d", s.by(signals.GPULabels), Any(s.on("", s.migPresence(), anyMIG, signals.ModelIn(LabelModel, g))), g.Total))
 	}
 	return union(parts)
 }
@@ -274,7 +284,9 @@ func (s Schema) GPUEnergy(rng, step string) string {
 
 // Identifying implements signals.Schema: FB_USED, or on a fleet of H100 GPUs in
 // MIG mode, which has none, the profiling field, in every era's name.
-func (s Schema) Identifying() []string { return append(Names(FBUsed), Names(GREngineActive)...) }
+func (s Schema) Identifying() []string {
+	return append(s.Fields.namesOf(FBUsed), s.Fields.namesOf(GREngineActive)...)
+}
 
 var itoa = signals.Itoa
 
@@ -289,11 +301,11 @@ func (s Schema) SliceActivity() string {
 // the scope, not normalised; a node filter reads either host spelling.
 func (s Schema) throttleReasons() string {
 	if s.Scope.Node == "" {
-		return ThrottleReasons(s.Scope.Matchers)
+		return ThrottleReasons(s.Fields, s.Scope.Matchers)
 	}
 	var hosts []string
 	for _, h := range HostLabels {
-		hosts = append(hosts, ThrottleReasons(s.Scope.Matchers, fmt.Sprintf("%s=~%q", h, s.Scope.Node)))
+		hosts = append(hosts, ThrottleReasons(s.Fields, s.Scope.Matchers, fmt.Sprintf("%s=~%q", h, s.Scope.Node)))
 	}
 	return "(" + strings.Join(hosts, " or ") + ")"
 }

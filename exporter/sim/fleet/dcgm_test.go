@@ -432,7 +432,7 @@ func TestDCGMSinkThroughTSDB(t *testing.T) {
 				}); err != nil {
 				t.Fatal(err)
 			}
-			sch, err := source.Detect(ctx, db, dcgmStart, end)
+			sch, err := source.Detect(ctx, db, dcgmStart, end, nil)
 			if err != nil || sch.Name() != dcgmfields.SchemaName {
 				t.Fatalf("detected %v, %v; want dcgm-exporter", sch, err)
 			}
