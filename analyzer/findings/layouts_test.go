@@ -146,9 +146,10 @@ func TestBusyGPUWithoutPodIsNotFree(t *testing.T) {
 // --kubernetes-enable-dra (fleet.LegacyInstall) maps no pod to a GPU
 // allocated through a ResourceClaim, so testdata/layouts/dra-node.yaml's
 // three GPUs all read as held by no pod. The trainer's GPU is busy
-// (TestBusyGPUWithoutPodIsNotFree), and with it the other two cannot be
-// called free or the node scaled down: they are info, saying the
-// exporter does not map every tenant here. With the DRA mapping on, the
+// (TestBusyGPUWithoutPodIsNotFree) and the notebook's holds its memory,
+// so neither is free, and with them the free GPU cannot be called free
+// or the node scaled down: all are info, the last saying the exporter
+// does not map every tenant here. With the DRA mapping on, the
 // free GPU 2 is a warning beside the GPUs held now.
 func TestUnmappedTenantsMakeNoNodeFree(t *testing.T) {
 	s, err := sim.Load(filepath.Join("testdata", "layouts", "dra-node.yaml"))
@@ -163,11 +164,15 @@ func TestUnmappedTenantsMakeNoNodeFree(t *testing.T) {
 			t.Errorf("%s %s on %s: %s", f.Severity, f.Kind, f.GPUUUID, f.Summary)
 		}
 	}
-	for _, i := range []int{1, 2} {
-		f := match(r, want{criteria.KindUnallocated, "", i, Info}, uuids)
-		if f == nil || !strings.Contains(f.Summary, "busy with no pod seen") || f.Recommendation != nil {
-			t.Errorf("GPU %d: want info that the node's tenants are not all mapped:\n%s", i, summaries(r))
-		}
+	// The notebook's GPU holds its 10 GiB with no pod seen: in use itself
+	// (issue 42, memory is a tenant the data cannot name, as load is).
+	if f := match(r, want{criteria.KindUnallocated, "", 1, Info}, uuids); f == nil || !strings.Contains(f.Summary, "in use, not free capacity") ||
+		f.Evidence["device_memory_used_p99_bytes"] < 9<<30 || f.Recommendation != nil {
+		t.Errorf("GPU 1: want info that its memory is held by a tenant the data does not name:\n%s", summaries(r))
+	}
+	if f := match(r, want{criteria.KindUnallocated, "", 2, Info}, uuids); f == nil || !strings.Contains(f.Summary, "busy with no pod seen") ||
+		f.Evidence["node_gpus_busy_without_pod"] != 2 || f.Recommendation != nil {
+		t.Errorf("GPU 2: want info that the node's tenants are not all mapped:\n%s", summaries(r))
 	}
 
 	mapped := unmapped

@@ -38,22 +38,32 @@ func (d *detector) unallocatedCapacity(g query.GPU, base func(string, Severity) 
 	}
 	subject := fmt.Sprintf("%s %s on %s", shortModel(g.Model), g.UUID, g.Node)
 	ratio := g.UnallocatedHours / g.ReportedHours
-	if free, ok := d.loadWhileFree(g); ok {
-		// Busy while no pod is seen on it: the GPU is used, and the data
-		// only fails to say by whom. dcgm-exporter maps no pod to a GPU
-		// advertised under a resource it does not read (the device
-		// plugin's renameByDefault, nvidia.com/gpu.shared, without
-		// --nvidia-resource-names: dcgm-exporter #151), and a process
-		// outside Kubernetes holds no pod either. Scaling it down would
-		// take a busy GPU away.
+	if use := UnnamedUseOf(g, d.cfg); use.InUse() {
+		// Used while no pod is seen on it: the data only fails to say by
+		// whom. dcgm-exporter maps no pod to a GPU advertised under a
+		// resource it does not read (the device plugin's renameByDefault,
+		// nvidia.com/gpu.shared, without --nvidia-resource-names:
+		// dcgm-exporter #151), and a process outside Kubernetes holds no
+		// pod either. Scaling it down would take a GPU in use away.
 		f := base(criteria.KindUnallocated, Info)
 		f.Evidence["unallocated_hours"], f.Evidence["unallocated_ratio"] = g.UnallocatedHours, ratio
-		f.Evidence["avg_utilization"], f.Evidence["min_utilization_while_unallocated"] = g.AvgUtilization, free
 		f.Confidence = confidence(g.Coverage, 0.5)
-		f.Summary = fmt.Sprintf("%s showed no pod for %s (%s of the time it reported) yet averaged %s load (at least %s while no pod was seen): "+
+		var how string
+		if use.Load > 0 {
+			f.Evidence["avg_utilization"], f.Evidence["min_utilization_while_unallocated"] = g.AvgUtilization, use.Load
+			how = fmt.Sprintf("averaged %s load (at least %s while no pod was seen)", pct(g.AvgUtilization), pct(use.Load))
+		}
+		if use.MemoryBytes > 0 {
+			f.Evidence["device_memory_used_p99_bytes"] = use.MemoryBytes
+			if how != "" {
+				how += " and "
+			}
+			how += fmt.Sprintf("held %s of device memory at its p99 with no pod on it in the whole window", gib(use.MemoryBytes))
+		}
+		f.Summary = fmt.Sprintf("%s showed no pod for %s (%s of the time it reported) yet %s: "+
 			"it is in use, not free capacity, and who uses it is not in the data (an exporter that maps no pod to the GPU's resource, "+
 			"e.g. dcgm-exporter without --nvidia-resource-names for a renamed time-slicing resource, or a process outside Kubernetes)",
-			subject, hoursOf(g.UnallocatedHours), pct(ratio), pct(g.AvgUtilization), pct(free))
+			subject, hoursOf(g.UnallocatedHours), pct(ratio), how)
 		d.cost(&f, g.Model, 1, nil)
 		d.add(f)
 		return
@@ -74,7 +84,7 @@ func (d *detector) unallocatedCapacity(g query.GPU, base func(string, Severity) 
 		var why []string
 		if use.unseen > 0 {
 			f.Evidence["node_gpus_busy_without_pod"] = float64(use.unseen)
-			why = append(why, fmt.Sprintf("%d GPU(s) of %s are busy with no pod seen on them", use.unseen, g.Node))
+			why = append(why, fmt.Sprintf("%d GPU(s) of %s are busy with no pod seen on them (load or memory)", use.unseen, g.Node))
 		}
 		if len(use.clusterPods) > 0 {
 			f.Evidence["cluster_gpu_pods_not_in_data"] = float64(len(use.clusterPods))
@@ -113,20 +123,6 @@ func (d *detector) unallocatedCapacity(g query.GPU, base func(string, Severity) 
 	d.add(f)
 }
 
-// loadWhileFree is the least average utilization g must have had while
-// no pod was seen on it, when that is above idle: its average over the
-// window is at most its allocated fraction (at full load) plus the rest at
-// the load while free, so an average above the allocated fraction is load
-// no allocation explains.
-func (d *detector) loadWhileFree(g query.GPU) (float64, bool) {
-	if g.UtilizationSteps < d.cfg.MinSamples || g.UnallocatedHours <= 0 {
-		return 0, false
-	}
-	freeRatio := g.UnallocatedHours / g.ReportedHours
-	free := (g.AvgUtilization - (1 - freeRatio)) / freeRatio
-	return free, free > d.cfg.Idle.MaxAvgUtilization
-}
-
 // unallocated says g sat unallocated for enough of the time it reported
 // to be let go.
 func (d *detector) unallocated(g query.GPU) bool {
@@ -144,8 +140,8 @@ type nodeUse struct {
 	// busy says one of its GPUs was held for most of the window (is not
 	// unallocated enough to be let go), whether or not it is held now.
 	busy bool
-	// unseen is how many of its GPUs are busy while no pod is seen on
-	// them (loadWhileFree).
+	// unseen is how many of its GPUs are in use while no pod is seen on
+	// them (UnnamedUseOf).
 	unseen int
 	// clusterPods are the pods the cluster lists on the node, running
 	// and holding a device of their own (a GPU ResourceClaim, or a
@@ -174,7 +170,7 @@ func (d *detector) nodeUse(node string) nodeUse {
 			u := d.nodes[g.Node]
 			if !d.unallocated(g) {
 				u.busy = true
-			} else if _, busy := d.loadWhileFree(g); busy {
+			} else if UnnamedUseOf(g, d.cfg).InUse() {
 				u.unseen++
 			}
 			d.nodes[g.Node] = u

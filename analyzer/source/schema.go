@@ -48,6 +48,9 @@ func Detect(ctx context.Context, src Source, start, end time.Time, fields *dcgm.
 	for _, s := range candidates {
 		for _, n := range s.Identifying() {
 			if slices.Contains(names, n) {
+				if d, ok := s.(dcgm.Schema); ok {
+					return d.Fit(names), nil
+				}
 				return s, nil
 			}
 		}

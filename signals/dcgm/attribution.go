@@ -22,7 +22,7 @@ func (s Schema) GPUAttribution(o signals.Over) string {
 // apply the sustain rule themselves (query's passes, in Go).
 func (s Schema) StepAttribution() string {
 	key := s.by(signals.GPUKey)
-	pods := "count by " + key + " (count by " + s.by(tenantKey) + " (" + norm(s.held(FBUsed, wholeGPU)) + "))"
+	pods := "count by " + key + " (count by " + s.by(tenantKey) + " (" + norm(s.wholeTenants()) + "))"
 	device := "count by " + key + " (" + norm(s.device(FBUsed, wholeGPU)) + ")"
 	mig := "count by " + key + " (" + norm(s.migTenants(anyMIG)) + ")"
 	// Written so that each signal is read once (PromQL has no variables,

@@ -14,7 +14,9 @@ import (
 // max, never the sum.
 
 // In implements signals.Schema.
-func (s Schema) In(sc signals.Scope) signals.Schema { return Schema{Scope: sc, Fields: s.Fields} }
+func (s Schema) In(sc signals.Scope) signals.Schema {
+	return Schema{Scope: sc, Fields: s.Fields, TenantField: s.TenantField}
+}
 
 var migLabels = []string{signals.LabelNode, signals.LabelUUID, signals.LabelModel, signals.LabelGPUInstance, signals.LabelMIGProfile}
 

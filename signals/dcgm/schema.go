@@ -1,7 +1,9 @@
 package dcgm
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpulens/gpulens/signals"
@@ -39,6 +41,9 @@ type Schema struct {
 	// Fields maps fields onto a store's own names (--dcgm-fields); nil
 	// reads dcgm-exporter's names of every era.
 	Fields *FieldMap
+	// TenantField is the field whose series name a whole GPU's tenants:
+	// FB_USED when empty (see Fit).
+	TenantField string
 }
 
 var _ signals.Schema = Schema{}
@@ -83,6 +88,36 @@ func (s Schema) held(field, matchers string) string {
 	sel.Presence = true
 	return Held(sel, FlapWindow)
 }
+
+// wholeTenants are a whole GPU's tenants (held), from TenantField.
+func (s Schema) wholeTenants() string { return s.held(s.tenantField(), wholeGPU) }
+
+func (s Schema) tenantField() string { return cmp.Or(s.TenantField, FBUsed) }
+
+// Fit is the schema for a store holding the metric names names: where
+// none of FB_USED's names is there (a counters file without it), the
+// tenants are read from GPU_UTIL, which every pod mapping labels per
+// tenant as it does FB_USED. A union of both per GPU would say the same
+// but makes the allocation's expression longer than VictoriaMetrics
+// accepts (-search.maxQueryLen, 16 KiB), and a counters file is the
+// same on every node of a GPU Operator install.
+func (s Schema) Fit(names []string) Schema {
+	for _, n := range s.Fields.namesOf(FBUsed) {
+		if slices.Contains(names, n) {
+			return s
+		}
+	}
+	for _, n := range s.Fields.namesOf(GPUUtil) {
+		if slices.Contains(names, n) {
+			s.TenantField = GPUUtil
+		}
+	}
+	return s
+}
+
+// presenceFields say a whole GPU reports: any one of them, so that a
+// counters file without FB_USED still has its GPUs counted.
+var presenceFields = []string{FBUsed, GPUUtil, GREngineActive, PowerUsage}
 
 func (s Schema) device(field, matchers string) string { return Device(s.on(field, matchers)) }
 
@@ -141,7 +176,7 @@ func (s Schema) Allocation() string {
 	instances := "count by (node, uuid) (count by (node, uuid, gpu_instance) (" + norm(s.migInstances(unknown)) + "))"
 	parts = append(parts, setLabel("(0 * max by "+s.by(signals.AllocationLabels)+" ("+norm(s.migTenants(unknown))+") + 1)"+
 		" / on (node, uuid) group_left () "+instances, signals.LabelSharing, signals.SharingMIG))
-	pods := norm(s.held(FBUsed, wholeGPU))
+	pods := norm(s.wholeTenants())
 	share := "max by " + s.by(signals.AllocationLabels) + " (0 * " + pods + " + 1)" +
 		" / on (node, uuid) group_left () count by (node, uuid) (count by (node, uuid, namespace, pod) (" + pods + "))"
 	parts = append(parts,
@@ -160,7 +195,7 @@ func (s Schema) Allocation() string {
 func (s Schema) AllocationPresence() string {
 	// A group per side: an instance with both presence fields, or a pod
 	// both labelled and seen around a step, is one series.
-	return "group by " + s.by(signals.UsageLabels) + " (" + norm(s.migTenants(anyMIG)) + ") or group by " + s.by(signals.UsageLabels) + " (" + norm(s.held(FBUsed, wholeGPU)) + ")"
+	return "group by " + s.by(signals.UsageLabels) + " (" + norm(s.migTenants(anyMIG)) + ") or group by " + s.by(signals.UsageLabels) + " (" + norm(s.wholeTenants()) + ")"
 }
 
 // unmappedBytes is how much device memory must be in use, with every
@@ -191,7 +226,7 @@ func (s Schema) Utilization() string {
 	util := "max by " + s.by(signals.UsageLabels) + " (" + norm(s.tenants(GPUUtil, wholeGPU)) + ")"
 	device := "count by " + key + " (" + norm(s.device(GPUUtil, wholeGPU)) + ")"
 	deviceUtil := "max by " + key + " (" + norm(s.device(GPUUtil, wholeGPU)) + ")"
-	pods := "count by " + key + " (count by " + s.by(tenantKey) + " (" + norm(s.present(FBUsed, wholeGPU)) + "))"
+	pods := "count by " + key + " (count by " + s.by(tenantKey) + " (" + norm(s.present(s.tenantField(), wholeGPU)) + "))"
 	return union([]string{
 		"((" + util + " and on " + key + " " + device + ") unless on " + key + " " + s.unmapped() + ") * on " + key + " group_left () " + pods,
 		"(0 * " + util + " + on " + key + " group_left () " + deviceUtil + ") and on " + key + " " + s.unmapped(),
@@ -219,8 +254,7 @@ func (s Schema) deviceFigure(field string) string {
 // GPU implements signals.Schema. MIG instances and co-tenants' duplicates of the
 // same device collapse onto the physical GPU.
 func (s Schema) GPU() string {
-	sel := s.on(FBUsed, wholeGPU)
-	sel.Presence = true
+	sel := s.on("", `__name__=~"`+namesRegex(s.Fields, presenceFields...)+`"`, wholeGPU)
 	return "0 * max by " + s.by(signals.GPULabels) + " (" + norm("("+sel.selector()+" or "+s.migInstances(anyMIG)+")") + ") + 1"
 }
 
@@ -283,9 +317,10 @@ func (s Schema) GPUEnergy(rng, step string) string {
 }
 
 // Identifying implements signals.Schema: FB_USED, or on a fleet of H100 GPUs in
-// MIG mode, which has none, the profiling field, in every era's name.
+// MIG mode, which has none, the profiling field, or for a counters file
+// without either GPU_UTIL, in every era's name.
 func (s Schema) Identifying() []string {
-	return append(s.Fields.namesOf(FBUsed), s.Fields.namesOf(GREngineActive)...)
+	return slices.Concat(s.Fields.namesOf(FBUsed), s.Fields.namesOf(GREngineActive), s.Fields.namesOf(GPUUtil))
 }
 
 var itoa = signals.Itoa
