@@ -70,14 +70,21 @@ func (d *detector) gpu(g query.GPU) {
 // the device's own figure where the exporter reports it, whoever holds the
 // memory, and otherwise the tenants present at each step, summed. Both are
 // taken at the p99 over steps, and grown along the device's trend over the
-// horizon. Tenants that take turns never add up: a sum of peaks reached at
-// different times measures nothing. fromCluster says the sharing mode is
-// the cluster's (cluster), as the data shows the GPU held whole.
+// horizon, up to the device's size: past it the GPU is out of memory, and
+// the finding says when. Tenants that take turns never add up: a sum of
+// peaks reached at different times measures nothing, and neither does a
+// sum of copies of the device's figure (query.AttributionCopies): where
+// every tenant reports the device's memory, the split between them is
+// unknown and the device's figure is given once. fromCluster says the
+// sharing mode is the cluster's (cluster), as the data shows the GPU held
+// whole. A GPU several pods use through one ResourceClaim is its own mode
+// (sharedClaimOf), advised through the claim.
 func (d *detector) oomRisk(g query.GPU, sharing string, cluster inventory.NodeSharing, fromCluster bool, base func(string, Severity) Finding) {
 	horizon := d.cfg.OOMRisk.GrowthHorizonHours
 	if horizon == 0 {
 		horizon = d.res.Window.Duration().Hours()
 	}
+	copies := d.copied(g.Node, g.UUID)
 	var tenants, unmeasured []recommend.Tenant
 	var minShare, tenantsGrowth float64
 	var pods []string
@@ -119,14 +126,24 @@ func (d *detector) oomRisk(g query.GPU, sharing string, cluster inventory.NodeSh
 		return
 	}
 	// Without the device's own series, the tenants' per-step sum stands
-	// in, growing at their growth rates added up.
+	// in, growing at their growth rates added up; never a sum of copies.
 	inUse, measure := g.TenantsMemoryP99Bytes, "the tenants' summed memory"
 	last, growth := g.TenantsMemoryP99Bytes, tenantsGrowth
 	if g.MemoryUsedSteps >= d.cfg.MinSamples {
 		inUse, measure = g.MemoryUsedP99Bytes, "device memory"
 		last, growth = g.MemoryUsedLastBytes, g.MemoryUsedGrowthBytesPerHour
+	} else if copies {
+		return
 	}
 	projected := math.Max(inUse, last+math.Max(0, growth)*horizon)
+	// A projection past the device is an OOM before the horizon: it is
+	// said as the time to it, and no figure exceeds the device.
+	toFull := -1.0
+	if projected >= dev && growth > 0 {
+		toFull = math.Max(0, (dev-last)/growth)
+	}
+	projected = math.Min(projected, dev)
+	inUse = math.Min(inUse, dev)
 	ratio, projRatio := inUse/dev, projected/dev
 	var sev Severity
 	switch {
@@ -140,21 +157,38 @@ func (d *detector) oomRisk(g query.GPU, sharing string, cluster inventory.NodeSh
 	heaviest := slices.MaxFunc(tenants, func(a, b recommend.Tenant) int {
 		return cmp.Or(cmp.Compare(a.ProjectedMemoryBytes, b.ProjectedMemoryBytes), cmp.Compare(b.Workload.Name, a.Workload.Name))
 	})
-	if blind {
-		// What the unknown tenant needs is at most what the device holds.
-		heaviest.ProjectedMemoryBytes, heaviest.P99MemoryBytes = projected, inUse
+	if blind || copies {
+		// What the unknown tenant holds is at most what the device holds:
+		// the device's figure, once.
+		heaviest.ProjectedMemoryBytes, heaviest.P99MemoryBytes, heaviest.MemoryUnknown = projected, inUse, true
 	}
 	f := base(criteria.KindTimesliceOOMRisk, sev)
+	f.Sharing = sharing
 	f.Evidence["memory_in_use_p99_bytes"], f.Evidence["device_memory_bytes"], f.Evidence["memory_ratio"] = inUse, dev, ratio
 	f.Evidence["device_memory_used_p99_bytes"], f.Evidence["device_memory_used_last_bytes"] = g.MemoryUsedP99Bytes, g.MemoryUsedLastBytes
-	f.Evidence["device_memory_growth_bytes_per_hour"], f.Evidence["tenants_memory_p99_bytes"] = g.MemoryUsedGrowthBytesPerHour, g.TenantsMemoryP99Bytes
+	f.Evidence["device_memory_growth_bytes_per_hour"] = g.MemoryUsedGrowthBytesPerHour
+	if copies {
+		// Each tenant's series is a copy of the device's: their sum
+		// counts the device once per tenant.
+		f.Evidence["tenant_memory_unknown"] = 1
+	} else {
+		f.Evidence["tenants_memory_p99_bytes"] = g.TenantsMemoryP99Bytes
+	}
 	f.Evidence["projected_memory_bytes"], f.Evidence["horizon_hours"] = projected, horizon
+	if toFull >= 0 {
+		f.Evidence["hours_to_full"] = toFull
+	}
 	f.Evidence["tenants"], f.Evidence["peak_tenants"] = float64(len(pods)), float64(g.CoTenants)
 	f.Namespace, f.Workload, f.WorkloadKind, f.Pod = heaviest.Workload.Namespace, heaviest.Workload.Name, heaviest.Workload.Kind, ""
 	slices.Sort(pods)
+	pods = slices.Compact(pods)
 	f.Pods = pods
 	if fromCluster {
-		d.oomRiskUnseen(&f, g, cluster, measure, inUse, dev, ratio, projRatio, growth, horizon)
+		d.oomRiskUnseen(&f, g, cluster, measure, inUse, dev, ratio, projRatio, growth, horizon, toFull)
+		return
+	}
+	if claim, ok := d.sharedClaimOf(g); ok && len(pods) > 1 {
+		d.sharedClaimOOM(&f, g, claim, heaviest, measure, inUse, dev, ratio, projRatio, growth, horizon, toFull, projected, blind, copies)
 		return
 	}
 	replicas := 0
@@ -164,13 +198,12 @@ func (d *detector) oomRisk(g query.GPU, sharing string, cluster inventory.NodeSh
 	f.Recommendation = recommend.RelieveOOM(sharing, replicas, dev, heaviest, d.cfg.Recommend)
 	f.Summary = fmt.Sprintf("%s %s GPU %s: %s at its p99 is %s of its %s (%s; %d tenants, at most %d at once)", sharing, shortModel(g.Model), g.UUID,
 		measure, gib(inUse), gib(dev), pct(ratio), len(pods), g.CoTenants)
-	f.Summary += growthClause(projRatio, ratio, growth, horizon)
+	f.Summary += growthClause(projRatio, ratio, growth, horizon, toFull)
 	f.Summary += ": " + f.Recommendation.Summary
-	if d.copied(g.Node, g.UUID) {
+	if copies {
 		// The device's memory is right, but which tenant holds or grows
 		// it is unknown when every tenant reports the device's figures,
-		// so the tenant named (and the memory it is said to need) is a
-		// guess.
+		// so the tenant named is a guess.
 		f.Confidence = confidence(f.Confidence, 0.5)
 		f.Summary += " (dcgm-exporter reports the whole device's memory for every tenant: the tenant named is a guess)"
 	}
@@ -183,9 +216,14 @@ func (d *detector) oomRisk(g query.GPU, sharing string, cluster inventory.NodeSh
 	d.add(f)
 }
 
-// growthClause is the projection's part of an OOM summary, when it grows.
-func growthClause(projRatio, ratio, growth, horizon float64) string {
-	if projRatio > ratio && growth > 0 {
+// growthClause is the projection's part of an OOM summary, when it grows:
+// the share of the device it reaches within the horizon, or, where it
+// reaches the whole device (toFull ≥ 0), when it runs out.
+func growthClause(projRatio, ratio, growth, horizon, toFull float64) string {
+	switch {
+	case toFull >= 0:
+		return fmt.Sprintf(", and at its trend of +%s/h it runs out within %s", gib(growth), hoursOf(toFull))
+	case projRatio > ratio && growth > 0:
 		return fmt.Sprintf(", and %s within %s at its trend of +%s/h", pct(projRatio), hoursOf(horizon), gib(growth))
 	}
 	return ""
@@ -196,7 +234,7 @@ func growthClause(projRatio, ratio, growth, horizon float64) string {
 // it as on any shared GPU, but the tenants are not seen, so none is named
 // and no tenant is patched. The GPU's whole cost is at risk: an OOM takes
 // every tenant down.
-func (d *detector) oomRiskUnseen(f *Finding, g query.GPU, cluster inventory.NodeSharing, measure string, inUse, dev, ratio, projRatio, growth, horizon float64) {
+func (d *detector) oomRiskUnseen(f *Finding, g query.GPU, cluster inventory.NodeSharing, measure string, inUse, dev, ratio, projRatio, growth, horizon, toFull float64) {
 	f.Namespace, f.Workload, f.WorkloadKind = "", "", ""
 	f.Evidence["sharing_from_cluster"], f.Evidence["cluster_replicas"] = 1, float64(cluster.Replicas)
 	f.Evidence["tenant_memory_unknown"] = 1
@@ -207,7 +245,7 @@ func (d *detector) oomRiskUnseen(f *Finding, g query.GPU, cluster inventory.Node
 	}
 	f.Summary = fmt.Sprintf("%s %s GPU %s (%s per %s): %s at its p99 is %s of its %s (%s)", cluster.Strategy, shortModel(g.Model), g.UUID,
 		replicas, cluster.Source, measure, gib(inUse), gib(dev), pct(ratio))
-	f.Summary += growthClause(projRatio, ratio, growth, horizon)
+	f.Summary += growthClause(projRatio, ratio, growth, horizon, toFull)
 	f.Summary += fmt.Sprintf(": find the tenant whose memory grows before the GPU runs out (the exporter shows one pod per GPU, %s, with the device's figures: "+
 		"the other tenants, and which of them holds the memory, are not in the data; dcgm-exporter --kubernetes-virtual-gpus (2025 releases) or gpulens-exporter measure each tenant)",
 		strings.Join(f.Pods, ", "))

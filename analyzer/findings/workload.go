@@ -315,13 +315,18 @@ func (d *detector) deviceMemory(w query.Workload) float64 {
 
 // holdingOf says what each of a workload's allocations holds, for
 // sentences: "a whole H100-80GB", "a 1/4 time-sliced L4", "a 3g.40gb slice
-// of an A100-80GB".
+// of an A100-80GB", "a H100-80GB through shared ResourceClaim ns/name".
 func holdingOf(w query.Workload) string {
 	m := shortModel(w.Model)
 	switch w.Sharing {
 	case signals.SharingMIG:
 		return fmt.Sprintf("a %s slice of a %s", w.MIGProfile, m)
 	case signals.SharingTimeSlicing, signals.SharingMPS:
+		if w.AllocationPath == signals.AllocationPathDRA && len(w.Claims) == 1 {
+			// Pods sharing one ResourceClaim: no device plugin time-slices
+			// the GPU (SharingSharedClaim).
+			return fmt.Sprintf("a %s through shared ResourceClaim %s", m, w.Claims[0])
+		}
 		if w.Share > 0 {
 			return fmt.Sprintf("a 1/%.0f %s share of a %s", 1/w.Share, w.Sharing, m)
 		}

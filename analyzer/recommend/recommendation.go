@@ -14,6 +14,9 @@ const (
 	ActionDedicatedGPU   Action = "use-dedicated-gpu"
 	ActionFewerReplicas  Action = "reduce-replicas"
 	ActionMPSMemoryLimit Action = "set-mps-memory-limit"
+	// ActionClaimPerPod gives each pod of a ResourceClaim several pods
+	// share a claim of its own, from a ResourceClaimTemplate.
+	ActionClaimPerPod Action = "use-claim-per-pod"
 	// ActionScaleDown lets the node pool's autoscaler remove capacity
 	// nobody holds; there is no workload to patch.
 	ActionScaleDown Action = "scale-down-node-pool"

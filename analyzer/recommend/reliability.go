@@ -67,6 +67,11 @@ type Tenant struct {
 	// ProjectedMemoryBytes is its memory at the end of the projection
 	// horizon (the p99 peak when not growing).
 	ProjectedMemoryBytes float64
+	// MemoryUnknown says the tenant's own memory is not known: every
+	// tenant's series carries the device's (dcgm-exporter's copies), or
+	// none has one (allocation-only). Its memory figures are then the
+	// device's, given once, and no tenant's need is derived from them.
+	MemoryUnknown bool
 }
 
 // RelieveOOM answers memory pressure on a time-sliced or MPS GPU. The
@@ -77,6 +82,14 @@ type Tenant struct {
 // replica count drops to what the device's memory can hold.
 func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Tenant, p criteria.Policy) *Recommendation {
 	need := math.Max(heaviest.P99MemoryBytes, heaviest.ProjectedMemoryBytes) * (1 + p.MemoryMargin)
+	if heaviest.MemoryUnknown && sharing != signals.SharingMPS {
+		// The split of the device's memory between the tenants is not in
+		// the data: no tenant's need, and no replica count, follows from
+		// it. The device's figure is said once.
+		r := Dedicated(heaviest.Usage, p, fmt.Sprintf("which co-tenant holds the %s in use of the %s its time-sliced GPU has is not known, and time-slicing cannot limit memory",
+			gib(heaviest.P99MemoryBytes), gib(deviceMemory)))
+		return r
+	}
 	fewer := 0
 	if need > 0 && replicas > 1 {
 		fewer = min(replicas-1, int(deviceMemory/need))
@@ -102,8 +115,14 @@ func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Ten
 			Notes:              notes,
 		}
 	}
-	r := Dedicated(heaviest.Usage, p, fmt.Sprintf("it needs %s of the %s the co-tenants of its time-sliced GPU share, and time-slicing cannot limit memory",
-		gib(need), gib(deviceMemory)))
+	why := fmt.Sprintf("it needs %s of the %s the co-tenants of its time-sliced GPU share, and time-slicing cannot limit memory", gib(need), gib(deviceMemory))
+	if need > deviceMemory {
+		// No figure above the device it describes: the need is said as
+		// more than all of it.
+		why = fmt.Sprintf("with %s margin it needs more than all %s the co-tenants of its time-sliced GPU share, and time-slicing cannot limit memory",
+			pct(p.MemoryMargin), gib(deviceMemory))
+	}
+	r := Dedicated(heaviest.Usage, p, why)
 	r.DevicePluginConfig = cfg
 	r.Notes = append(notes, r.Notes...)
 	return r
