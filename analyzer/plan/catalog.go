@@ -30,6 +30,13 @@ func lookupModel(name string) (Model, bool) {
 	return out, true
 }
 
+// vgpuType is the vGPU type of a product name ("GRID A100-10C":
+// "A100-10C"); false for a whole GPU.
+func vgpuType(name string) (string, bool) {
+	v, ok := recommend.ParseVGPU(name)
+	return v.Type(), ok
+}
+
 // profileNamed finds a MIG profile of the pool's model by name, the
 // media-extension profiles (+me) that the packer never targets included:
 // today's layout may hold them.

@@ -140,6 +140,13 @@ func Fetch(ctx context.Context, src source.Source, sch signals.Schema, o FetchOp
 	for _, product := range slices.Sorted(maps.Keys(pools)) {
 		p := pools[product]
 		m, ok := lookupModel(product)
+		if typ, vgpu := vgpuType(product); vgpu {
+			// A VM's slice of a board: its layout (MIG, or the number of
+			// VMs a board holds) is the hypervisor's, not the cluster's.
+			d.Notes = append(d.Notes, fmt.Sprintf("GPU model %q is a vGPU (type %s): its %d GPUs are not planned, since MIG layouts and the vGPUs a board holds are set up on the hypervisor host, not in the cluster",
+				product, typ, p.GPUsToday))
+			continue
+		}
 		if !ok {
 			d.Notes = append(d.Notes, fmt.Sprintf("GPU model %q is not in the catalog: its %d GPUs are not planned", product, p.GPUsToday))
 			continue

@@ -60,8 +60,14 @@ var catalog = []struct {
 
 // LookupModel finds the catalog entry of an NVML product name or a
 // dcgm-exporter modelName ("NVIDIA A100-SXM4-80GB", "NVIDIA H100 NVL",
-// "Tesla T4"), or of a catalog key ("H100-80GB").
+// "Tesla T4"), or of a catalog key ("H100-80GB"). A vGPU ("GRID
+// A100-10C") is not a model of the catalog: it holds a slice of its board
+// (ParseVGPU), whose memory, MIG profiles and price would all be wrong
+// for it.
 func LookupModel(name string) (Model, bool) {
+	if _, ok := ParseVGPU(name); ok {
+		return Model{}, false
+	}
 	if m, ok := mig.Lookup(name); ok {
 		return withMIG(m.Key), true
 	}

@@ -1,6 +1,7 @@
 package recommend
 
 import (
+	"cmp"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -80,35 +81,54 @@ var ErrNoPrice = errors.New("no price")
 // PerHour is the price of one whole GPU of model for an hour, less its
 // pool's discount. A product name priced by its exact name wins over its
 // catalog key, so an override can tell apart variants the catalog lumps
-// together.
+// together. A vGPU (ParseVGPU) not priced by its own name is its share of
+// its board's price (VGPU.Share): "GRID A100-10C" is 10/40 of an
+// A100-40GB's; where the board or its price is not known, the vGPU's
+// price is unknown, never the whole board's.
 func (p *Prices) PerHour(model string) (float64, error) {
-	var key string
-	ok := p != nil
-	if ok {
-		key, ok = tableKey(model, p.perHour)
-	}
-	if !ok {
-		if model == "" {
-			return 0, fmt.Errorf("%w for a GPU of unknown model", ErrNoPrice)
-		}
-		return 0, fmt.Errorf("%w for model %q: add it to a --prices file", ErrNoPrice, model)
-	}
-	v, _ := p.discounted(model, p.perHour[key])
-	return v, nil
+	v, _, err := p.priceOf(model)
+	return v, err
 }
 
-// Source says where model's price comes from: the file and its date, and
-// the discount taken off it and where that was set; empty without a price.
-func (p *Prices) Source(model string) string {
+// priceOf is PerHour with the price's source in words.
+func (p *Prices) priceOf(model string) (float64, string, error) {
 	if p == nil {
+		return 0, "", fmt.Errorf("%w: no price table", ErrNoPrice)
+	}
+	if key, ok := tableKey(model, p.perHour); ok {
+		v, discount := p.discounted(model, p.perHour[key])
+		return v, p.fileSource(p.from[key]) + discount, nil
+	}
+	if g, ok := ParseVGPU(model); ok {
+		b, share, ok := g.Share()
+		if !ok {
+			return 0, "", fmt.Errorf("%w for vGPU %q: the framebuffer of its board (%s) is not known, so its share of the board cannot be priced: add %q to a --prices file",
+				ErrNoPrice, model, g.Board, model)
+		}
+		key := strings.ToLower(b.Key)
+		if _, priced := p.perHour[key]; b.Key == "" || !priced {
+			return 0, "", fmt.Errorf("%w for vGPU %q: its board, the %s, has no price: add %q (or the board, %s) to a --prices file",
+				ErrNoPrice, model, b.Product, model, cmp.Or(b.Key, "by its catalog key"))
+		}
+		v, discount := p.discounted(model, share*p.perHour[key])
+		return v, fmt.Sprintf("%d/%d of the %s's price (vGPU %s's framebuffer over the board's) in %s%s",
+			g.FramebufferGB, b.FramebufferGB, b.Key, g.Type(), p.fileSource(p.from[key]), discount), nil
+	}
+	if model == "" {
+		return 0, "", fmt.Errorf("%w for a GPU of unknown model", ErrNoPrice)
+	}
+	return 0, "", fmt.Errorf("%w for model %q: add it to a --prices file", ErrNoPrice, model)
+}
+
+// Source says where model's price comes from: the file and its date, a
+// vGPU's share of its board, and the discount taken off it and where that
+// was set; empty without a price.
+func (p *Prices) Source(model string) string {
+	_, src, err := p.priceOf(model)
+	if err != nil {
 		return ""
 	}
-	key, ok := tableKey(model, p.perHour)
-	if !ok {
-		return ""
-	}
-	_, discount := p.discounted(model, 0)
-	return p.fileSource(p.from[key]) + discount
+	return src
 }
 
 // PerNodeHour is the price of a node of instance type instance for an
@@ -131,6 +151,13 @@ func (p *Prices) PerNodeHour(instance, model string) (price float64, source stri
 // words (", less 30% from FILE"); v and "" without one.
 func (p *Prices) discounted(model string, v float64) (float64, string) {
 	dk, ok := tableKey(model, p.discount)
+	if g, vgpu := ParseVGPU(model); !ok && vgpu {
+		// A vGPU not discounted by its own name takes its board's
+		// discount: it is part of the board.
+		if b, known := LookupVGPUBoard(g.Board); known && b.Key != "" {
+			dk, ok = tableKey(b.Key, p.discount)
+		}
+	}
 	if !ok {
 		return v, ""
 	}

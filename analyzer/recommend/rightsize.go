@@ -77,7 +77,13 @@ func RightSize(u Usage, p criteria.Policy) *Recommendation {
 		// the slice does not have (Unsizable says why).
 		return nil
 	}
-	return timeSlice(u, p, current)
+	r := timeSlice(u, p, current)
+	if v, ok := ParseVGPU(u.Model); ok && r != nil {
+		// The device plugin time-slices a vGPU inside its guest as it
+		// does a GPU; MIG it cannot.
+		r.Notes = append(r.Notes, vgpuNoMIG(u.Model, v))
+	}
+	return r
 }
 
 // timeSlice is the largest replica count (2, 4, 8, ... up to the policy's
@@ -128,8 +134,11 @@ func timeSlice(u Usage, p criteria.Policy, current float64) *Recommendation {
 
 // Unsizable says why u gets no right-sizing at all when the reason is the
 // catalog's, not u's usage: a MIG slice of a model whose profiles are not
-// known. Empty otherwise.
+// known, or a vGPU, which MIG advice cannot reach. Empty otherwise.
 func Unsizable(u Usage) string {
+	if v, ok := ParseVGPU(u.Model); ok {
+		return vgpuNoMIG(u.Model, v)
+	}
 	if u.Sharing != signals.SharingMIG {
 		return ""
 	}

@@ -63,9 +63,10 @@ func Build(a Input, prices *recommend.Prices) *Report {
 	r.Cluster = summary(a.Current, prev, r.Teams, pr, func(string) bool { return true })
 	r.Fleet = fleet(a.Current, pr)
 	var savings map[string]float64
-	r.Recommendations, r.Findings, savings = findingsOf(a, teamOf)
+	var unpricedSavings map[string]*Unpriced
+	r.Recommendations, r.Findings, savings, unpricedSavings = findingsOf(a, teamOf)
 	for _, c := range clustersOf(a.Current) {
-		r.Clusters = append(r.Clusters, ClusterSummary{Name: c, MonthlySavings: savings[c],
+		r.Clusters = append(r.Clusters, ClusterSummary{Name: c, MonthlySavings: savings[c], SavingsUnpriced: unpricedSavings[c],
 			Cluster: summary(a.Current, prev, r.Teams, pr, func(x string) bool { return x == c })})
 	}
 	r.Coverage = coverage(a)
@@ -99,6 +100,37 @@ func (p *pricer) perHour(model string) (float64, bool) {
 	return v, true
 }
 
+// addUnpriced is u with a model's GPUs, GPU-hours or findings added to
+// what has no price; a copy, so that adding to one figure never changes
+// another that shared u.
+func addUnpriced(u *Unpriced, model string, gpus int, hours float64, findings int) *Unpriced {
+	out := &Unpriced{}
+	if u != nil {
+		*out = *u
+		out.Models = slices.Clone(u.Models)
+	}
+	out.GPUs += gpus
+	out.GPUHours += hours
+	out.Findings += findings
+	if model = cmp.Or(model, "GPUs of unknown model"); !slices.Contains(out.Models, model) {
+		out.Models = append(out.Models, model)
+		slices.Sort(out.Models)
+	}
+	return out
+}
+
+// mergeUnpriced is a and b's unpriced parts together, a copy.
+func mergeUnpriced(a, b *Unpriced) *Unpriced {
+	if b == nil {
+		return a
+	}
+	out := addUnpriced(a, b.Models[0], b.GPUs, b.GPUHours, b.Findings)
+	for _, m := range b.Models[1:] {
+		out = addUnpriced(out, m, 0, 0, 0)
+	}
+	return out
+}
+
 func (p *pricer) unpriced() []string {
 	out := make([]string, 0, len(p.missing))
 	for m := range p.missing {
@@ -113,7 +145,10 @@ func (p *pricer) unpriced() []string {
 // but nobody uses more than they hold.
 func (u *GPUHours) add(x query.Allocation, pr *pricer) {
 	u.AllocatedGPUHours += x.AllocatedGPUHours
-	price, _ := pr.perHour(x.Model)
+	price, ok := pr.perHour(x.Model)
+	if !ok {
+		u.Unpriced = addUnpriced(u.Unpriced, x.Model, 0, x.AllocatedGPUHours, 0)
+	}
 	u.Cost += x.AllocatedGPUHours * price
 	if x.UtilizationSteps == 0 {
 		u.UnmeasuredGPUHours += x.AllocatedGPUHours
@@ -132,9 +167,16 @@ func (u *GPUHours) sum(o GPUHours) {
 	u.UnmeasuredGPUHours += o.UnmeasuredGPUHours
 	u.Cost += o.Cost
 	u.Waste += o.Waste
+	u.Unpriced = mergeUnpriced(u.Unpriced, o.Unpriced)
 }
 
-func (u *GPUHours) finish() {
+// finish computes the efficiency, and whether the money is known: a
+// price table, and a price for every hour.
+func (u *GPUHours) finish(pr *pricer) {
+	u.CostKnown = pr.p != nil && u.Unpriced == nil
+	if u.Unpriced != nil {
+		u.Unpriced.Partial = pr.p != nil && u.AllocatedGPUHours-u.Unpriced.GPUHours > 1e-9
+	}
 	if measured := u.AllocatedGPUHours - u.UnmeasuredGPUHours; measured > 0 {
 		e := u.UsedGPUHours / measured
 		u.Efficiency = &e
@@ -150,6 +192,7 @@ func change(cur GPUHours, prev *GPUHours) *Change {
 		UsedGPUHours:      cur.UsedGPUHours - prev.UsedGPUHours,
 		Cost:              cur.Cost - prev.Cost,
 		Waste:             cur.Waste - prev.Waste,
+		CostKnown:         cur.CostKnown && prev.CostKnown,
 	}
 	if cur.Efficiency != nil && prev.Efficiency != nil {
 		p := 100 * (*cur.Efficiency - *prev.Efficiency)
@@ -202,9 +245,9 @@ func teams(cur, prev *query.Result, teamOf func(cluster, namespace string) strin
 			t.Previous = &GPUHours{} // it held nothing last week: a known zero
 		}
 		slices.Sort(t.Namespaces)
-		t.finish()
+		t.finish(pr)
 		if t.Previous != nil {
-			t.Previous.finish()
+			t.Previous.finish(pr)
 		}
 		t.Change = change(t.GPUHours, t.Previous)
 		out = append(out, *t)
@@ -245,7 +288,7 @@ func summary(cur, prev *query.Result, teams []Team, pr *pricer, in func(cluster 
 			c.sum(t.GPUHours)
 		}
 	}
-	c.finish()
+	c.finish(pr)
 	held := heldByGPU(cur)
 	var utilSum float64
 	var utilSteps int
@@ -253,7 +296,10 @@ func summary(cur, prev *query.Result, teams []Team, pr *pricer, in func(cluster 
 		if !in(g.Cluster) {
 			continue
 		}
-		price, _ := pr.perHour(g.Model)
+		price, ok := pr.perHour(g.Model)
+		if !ok {
+			c.CapacityUnpriced = addUnpriced(c.CapacityUnpriced, g.Model, 1, g.ReportedHours, 0)
+		}
 		free := max(0, g.ReportedHours-held[g.GPUKey])
 		c.GPUs++
 		c.CapacityGPUHours += g.ReportedHours
@@ -267,6 +313,10 @@ func summary(cur, prev *query.Result, teams []Team, pr *pricer, in func(cluster 
 		c.AvgUtilization = utilSum / float64(utilSteps)
 	}
 	c.EstimatedWaste = c.Waste + c.UnallocatedCost
+	c.CapacityCostKnown = pr.p != nil && c.CapacityUnpriced == nil
+	if c.CapacityUnpriced != nil {
+		c.CapacityUnpriced.Partial = pr.p != nil && c.CapacityGPUHours-c.CapacityUnpriced.GPUHours > 1e-9
+	}
 	if slices.ContainsFunc(prev.GPUs, func(g query.GPU) bool { return in(g.Cluster) }) {
 		p := &GPUHours{}
 		for _, x := range prev.Allocations {
@@ -274,7 +324,7 @@ func summary(cur, prev *query.Result, teams []Team, pr *pricer, in func(cluster 
 				p.add(x, pr)
 			}
 		}
-		p.finish()
+		p.finish(pr)
 		c.Previous = p
 		c.Change = change(c.GPUHours, p)
 	}
@@ -304,7 +354,7 @@ func fleet(cur *query.Result, pr *pricer) []ModelFleet {
 		if m == nil {
 			m = &ModelFleet{Model: g.Model, Cluster: g.Cluster}
 			if price, ok := pr.perHour(g.Model); ok {
-				m.PricePerHour, m.PriceSource = &price, pr.p.Source(g.Model)
+				m.PricePerHour, m.PriceSource, m.CostKnown = &price, pr.p.Source(g.Model), true
 			}
 			byModel[k] = m
 		}

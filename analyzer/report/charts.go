@@ -166,17 +166,17 @@ func (r *Report) allocatedUsedChart() chart {
 // and the capacity nobody held; in GPU-hours when there are no prices.
 func (r *Report) wasteChart() chart {
 	var rows []barRow
-	add := func(label string, cost, hours float64) {
+	add := func(label string, cost, hours float64, u *Unpriced) {
 		if r.CostKnown {
-			rows = append(rows, barRow{Label: label, Values: []float64{cost}, Texts: []string{r.money(cost)}})
+			rows = append(rows, barRow{Label: label, Values: []float64{cost}, Texts: []string{r.moneyOf(cost, u)}})
 		} else {
 			rows = append(rows, barRow{Label: label, Values: []float64{hours}, Texts: []string{gpuHours(hours) + " GPU-h"}})
 		}
 	}
 	for _, t := range r.Teams {
-		add(r.teamLabel(t)+" (idle)", t.Waste, t.IdleGPUHours)
+		add(r.teamLabel(t)+" (idle)", t.Waste, t.IdleGPUHours, t.Unpriced)
 	}
-	add("Unallocated capacity", r.Cluster.UnallocatedCost, r.Cluster.UnallocatedGPUHours)
+	add("Unallocated capacity", r.Cluster.UnallocatedCost, r.Cluster.UnallocatedGPUHours, r.Cluster.CapacityUnpriced)
 	title := "Estimated waste"
 	if !r.CostKnown {
 		title += " (GPU-hours, no prices)"

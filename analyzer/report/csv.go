@@ -75,13 +75,15 @@ func (r *Report) csvRow(scope, team, namespaces string, allocs int, u GPUHours, 
 }
 
 // csvUsage is allocated, used, idle, unmeasured, efficiency, cost, waste.
-// cost and waste are empty when unknown.
+// cost and waste are empty when unknown: without a price table, or when
+// any of the row's hours had no price (a partial sum would read as the
+// whole; the JSON format has the priced part and what is unpriced).
 func (r *Report) csvUsage(u *GPUHours) []string {
 	if u == nil {
 		return make([]string, 7)
 	}
 	money := func(v float64) string {
-		if !r.CostKnown {
+		if !r.CostKnown || u.Unpriced != nil {
 			return ""
 		}
 		return num(v)

@@ -15,13 +15,23 @@ var severityRank = map[findings.Severity]int{findings.Critical: 0, findings.Warn
 // (Reliability) is a finding's remedy, not a saving, so it is not ranked.
 // savingsByCluster are the findings' monthly savings per cluster, which
 // sum to their MonthlySavings.
-func findingsOf(a Input, teamOf func(cluster, namespace string) string) (recs []Recommendation, fs Findings, savingsByCluster map[string]float64) {
+//
+// A change that saves GPU time of a model without a price is listed too,
+// after those that save money, with its savings unknown (CostKnown
+// false), and counted in Findings.SavingsUnpriced (per cluster in
+// unpricedByCluster): the sum of the savings leaves it out and says so,
+// never counting it as $0.
+func findingsOf(a Input, teamOf func(cluster, namespace string) string) (recs []Recommendation, fs Findings, savingsByCluster map[string]float64,
+	unpricedByCluster map[string]*Unpriced) {
 	fs = Findings{Items: []Finding{}, Skipped: []string{}}
 	recs = []Recommendation{}
 	savingsByCluster = map[string]float64{}
+	unpricedByCluster = map[string]*Unpriced{}
 	if a.Findings == nil {
-		return recs, fs, savingsByCluster
+		return recs, fs, savingsByCluster, unpricedByCluster
 	}
+	priced := map[string]int{} // findings with known savings, per cluster
+	pricedAll := 0
 	fs.Skipped = append(fs.Skipped, a.Findings.Skipped...)
 	for _, f := range a.Findings.Findings {
 		team := f.Team
@@ -39,13 +49,26 @@ func findingsOf(a Input, teamOf func(cluster, namespace string) string) (recs []
 		fs.Items = append(fs.Items, Finding{
 			Cluster: f.Cluster, Severity: string(f.Severity), Kind: f.Kind, Team: team, Namespace: f.Namespace, Subject: subject(f),
 			AllocationPath: f.AllocationPath, Claims: f.Claims, Summary: f.Summary, Confidence: f.Confidence, MonthlyCost: f.MonthlyCostUSD, MonthlySavings: f.MonthlySavingsUSD,
+			CostKnown: f.CostKnown,
 		})
 		rec := f.Recommendation
-		if rec == nil || !f.CostKnown || f.MonthlySavingsUSD <= 0 {
+		if rec == nil {
 			continue
 		}
-		fs.MonthlySavings += f.MonthlySavingsUSD
-		savingsByCluster[f.Cluster] += f.MonthlySavingsUSD
+		if !f.CostKnown {
+			if rec.Reliability || rec.RecommendedShare >= rec.CurrentShare {
+				continue // saves no GPU time: nothing unknown to count
+			}
+			fs.SavingsUnpriced = addUnpriced(fs.SavingsUnpriced, f.Model, 0, 0, 1)
+			unpricedByCluster[f.Cluster] = addUnpriced(unpricedByCluster[f.Cluster], f.Model, 0, 0, 1)
+		} else if f.MonthlySavingsUSD <= 0 {
+			continue
+		} else {
+			fs.MonthlySavings += f.MonthlySavingsUSD
+			savingsByCluster[f.Cluster] += f.MonthlySavingsUSD
+			priced[f.Cluster]++
+			pricedAll++
+		}
 		subjectOf := rec.Workload.String()
 		if rec.Workload.Name == "" {
 			// A node's capacity, not a workload's.
@@ -54,7 +77,14 @@ func findingsOf(a Input, teamOf func(cluster, namespace string) string) (recs []
 		recs = append(recs, Recommendation{
 			Cluster: f.Cluster, Team: team, Namespace: f.Namespace, Workload: subjectOf, Kind: f.Kind, Action: string(rec.Action),
 			From: rec.From, To: rec.To, Allocation: rec.Allocation, Claim: rec.Claim, Summary: rec.Summary, MonthlySavings: f.MonthlySavingsUSD, MonthlyCurrentUSD: f.MonthlyCostUSD,
+			CostKnown: f.CostKnown, Model: f.Model,
 		})
+	}
+	if u := fs.SavingsUnpriced; u != nil {
+		u.Partial = pricedAll > 0
+	}
+	for c, u := range unpricedByCluster {
+		u.Partial = priced[c] > 0
 	}
 	slices.SortStableFunc(fs.Items, func(x, y Finding) int {
 		return cmp.Or(cmp.Compare(severityRank[findings.Severity(x.Severity)], severityRank[findings.Severity(y.Severity)]),
@@ -62,13 +92,25 @@ func findingsOf(a Input, teamOf func(cluster, namespace string) string) (recs []
 			strings.Compare(x.Subject, y.Subject), strings.Compare(x.Cluster, y.Cluster), strings.Compare(x.Summary, y.Summary))
 	})
 	slices.SortStableFunc(recs, func(x, y Recommendation) int {
-		return cmp.Or(cmp.Compare(y.MonthlySavings, x.MonthlySavings), strings.Compare(x.Workload, y.Workload),
+		// Known savings first, largest first; unknown ones after them.
+		return cmp.Or(-boolCompare(x.CostKnown, y.CostKnown), cmp.Compare(y.MonthlySavings, x.MonthlySavings), strings.Compare(x.Workload, y.Workload),
 			strings.Compare(x.Cluster, y.Cluster), strings.Compare(x.Summary, y.Summary))
 	})
 	if len(recs) > TopRecommendations {
 		recs = recs[:TopRecommendations]
 	}
-	return recs, fs, savingsByCluster
+	return recs, fs, savingsByCluster, unpricedByCluster
+}
+
+// boolCompare orders false before true.
+func boolCompare(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
 }
 
 // subject names what a finding is about, most specific first.

@@ -112,3 +112,45 @@ func (r *Report) price(p *float64) string {
 	}
 	return r.moneyDigits(*p, 2)
 }
+
+// moneyOf is a figure some of whose GPU time may have no price: the
+// figure where u is nil; "unknown (no price for M; add it to the price
+// file)" where nothing of it was priced; "$1,234 + unknown for 3 GPUs of
+// M" where part was. An unknown never reads as $0.
+func (r *Report) moneyOf(v float64, u *Unpriced) string {
+	if !r.CostKnown || u == nil {
+		return r.money(v)
+	}
+	if !u.Partial {
+		return unknownMoney(u.Models)
+	}
+	return r.money(v) + " + unknown for " + u.what()
+}
+
+// unknownMoney is a wholly unknown figure, naming the models to price.
+func unknownMoney(models []string) string {
+	if len(models) == 0 {
+		return "unknown (no price; add the model to the price file)"
+	}
+	return "unknown (no price for " + strings.Join(models, ", ") + "; add it to the price file)"
+}
+
+// what says what an Unpriced counts: "3 GPUs of GRID A100-10C",
+// "24.0 GPU-h of GRID A100-10C", "2 findings on GRID A100-10C".
+func (u *Unpriced) what() string {
+	models := strings.Join(u.Models, ", ")
+	switch {
+	case u.GPUs > 0:
+		return fmt.Sprintf("%d %s of %s", u.GPUs, plural(u.GPUs, "GPU", "GPUs"), models)
+	case u.Findings > 0:
+		return fmt.Sprintf("%d %s on %s", u.Findings, plural(u.Findings, "finding", "findings"), models)
+	}
+	return gpuHours(u.GPUHours) + " GPU-h of " + models
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -9,7 +9,9 @@ type Report struct {
 	Schema   string `json:"schema"`
 	// Currency and PricesDate describe the price table; CostKnown is false
 	// without one, and UnpricedModels lists models it has no price for
-	// (their hours count, their dollars do not).
+	// (their hours count, their dollars do not: every money figure that
+	// holds some of them has its own cost_known false and says what is
+	// unpriced, so an unknown reads as unknown, never as $0).
 	Currency       string   `json:"currency"`
 	PricesDate     string   `json:"prices_date,omitempty"`
 	CostKnown      bool     `json:"cost_known"`
@@ -46,8 +48,26 @@ type GPUHours struct {
 	IdleGPUHours       float64  `json:"idle_gpu_hours"`
 	UnmeasuredGPUHours float64  `json:"unmeasured_gpu_hours"`
 	Efficiency         *float64 `json:"efficiency"` // used / measured; nil when nothing was measured
-	Cost               float64  `json:"cost"`
-	Waste              float64  `json:"waste"`
+	// Cost and Waste are of the priced hours. CostKnown is false when
+	// any allocated hour had no price: Unpriced then says which, and Cost
+	// and Waste leave them out (a lower bound when Unpriced.Partial, else
+	// unknown, not zero).
+	Cost      float64   `json:"cost"`
+	Waste     float64   `json:"waste"`
+	CostKnown bool      `json:"cost_known"`
+	Unpriced  *Unpriced `json:"unpriced,omitempty"`
+}
+
+// Unpriced is the part of a money figure that has no price: the GPUs or
+// GPU-hours of models the price table lacks, or the findings whose savings
+// are unknown. Partial says some of the figure was priced, and the figure
+// is that part; without it the figure is unknown.
+type Unpriced struct {
+	GPUs     int      `json:"gpus,omitempty"`
+	GPUHours float64  `json:"gpu_hours,omitempty"`
+	Findings int      `json:"findings,omitempty"`
+	Models   []string `json:"models"`
+	Partial  bool     `json:"partial"`
 }
 
 // Change is the current window minus the previous one.
@@ -57,8 +77,11 @@ type Change struct {
 	// EfficiencyPoints is in percentage points; nil when either window
 	// has no measured use.
 	EfficiencyPoints *float64 `json:"efficiency_points"`
-	Cost             float64  `json:"cost"`
-	Waste            float64  `json:"waste"`
+	// Cost and Waste are known (CostKnown) only where both windows'
+	// are: a difference with an unknown side is unknown.
+	Cost      float64 `json:"cost"`
+	Waste     float64 `json:"waste"`
+	CostKnown bool    `json:"cost_known"`
 }
 
 // Cluster sums the fleet. Its GPUHours are that of all allocations; the rest
@@ -72,6 +95,11 @@ type Cluster struct {
 	AvgUtilization  float64 `json:"avg_utilization"`
 	CapacityCost    float64 `json:"capacity_cost"`
 	UnallocatedCost float64 `json:"unallocated_cost"`
+	// CapacityCostKnown is false when a GPU had no price:
+	// CapacityUnpriced then says which, and CapacityCost,
+	// UnallocatedCost and EstimatedWaste leave them out.
+	CapacityCostKnown bool      `json:"capacity_cost_known"`
+	CapacityUnpriced  *Unpriced `json:"capacity_unpriced,omitempty"`
 	// EstimatedWaste is idle allocations plus unallocated capacity.
 	EstimatedWaste float64   `json:"estimated_waste"`
 	Previous       *GPUHours `json:"previous"`
@@ -87,8 +115,10 @@ type ClusterSummary struct {
 	Name string `json:"cluster"`
 	Cluster
 	// MonthlySavings is what acting on the cluster's findings banks a
-	// month (as Findings.MonthlySavings, of which it is a part).
-	MonthlySavings float64 `json:"monthly_savings"`
+	// month (as Findings.MonthlySavings, of which it is a part), and
+	// SavingsUnpriced the findings whose savings have no price.
+	MonthlySavings  float64   `json:"monthly_savings"`
+	SavingsUnpriced *Unpriced `json:"savings_unpriced,omitempty"`
 }
 
 // ModelFleet is the part of the fleet of one GPU model (of one cluster,
@@ -106,6 +136,8 @@ type ModelFleet struct {
 	// date, and a discount and where it was set.
 	PriceSource string  `json:"price_source,omitempty"`
 	Cost        float64 `json:"cost"`
+	// CostKnown is false without a price: Cost is then unknown, not 0.
+	CostKnown bool `json:"cost_known"`
 }
 
 // Team is one team's allocations: a namespace's team label, or the
@@ -141,6 +173,10 @@ type Recommendation struct {
 	Summary           string  `json:"summary"`
 	MonthlySavings    float64 `json:"monthly_savings"`
 	MonthlyCurrentUSD float64 `json:"monthly_cost"`
+	// CostKnown is false where the GPU (Model) has no price: the change
+	// saves GPU time, and its dollars are unknown, not 0.
+	CostKnown bool   `json:"cost_known"`
+	Model     string `json:"model,omitempty"`
 }
 
 // Findings are the analysis's findings, counted and listed most severe
@@ -155,6 +191,9 @@ type Findings struct {
 	// out), beside the window's waste: waste is paid and not used, savings
 	// are what acting takes off the bill.
 	MonthlySavings float64 `json:"monthly_savings"`
+	// SavingsUnpriced are the findings whose change saves GPU time of a
+	// model without a price: MonthlySavings leaves them out.
+	SavingsUnpriced *Unpriced `json:"savings_unpriced,omitempty"`
 	// Skipped are the kinds that could not be checked, and why.
 	Skipped []string `json:"skipped"`
 }
@@ -178,6 +217,9 @@ type Finding struct {
 	Confidence     float64  `json:"confidence"`
 	MonthlyCost    float64  `json:"monthly_cost"`
 	MonthlySavings float64  `json:"monthly_savings"`
+	// CostKnown is false where the finding's GPU has no price: its
+	// cost and savings are then unknown, not 0.
+	CostKnown bool `json:"cost_known"`
 }
 
 // Coverage is how much of the window the data covers.

@@ -85,9 +85,9 @@ func (r *Report) summarySection() section {
 		{"Used by allocations", gpuHours(c.UsedGPUHours) + " GPU-h"},
 		{"Allocation efficiency", efficiency(c.Efficiency)},
 		{"Average GPU utilization", percent(c.AvgUtilization)},
-		{"Cost of the fleet", r.money(c.CapacityCost)},
-		{"Waste in the window", r.money(c.EstimatedWaste) + " (idle allocations " + r.money(c.Waste) + ", unallocated " + r.money(c.UnallocatedCost) + ")"},
-		{"Savings by acting, a month", r.money(r.Findings.MonthlySavings)},
+		{"Cost of the fleet", r.moneyOf(c.CapacityCost, c.CapacityUnpriced)},
+		{"Waste in the window", r.waste(c)},
+		{"Savings by acting, a month", r.moneyOf(r.Findings.MonthlySavings, r.Findings.SavingsUnpriced)},
 	}
 	if c.Change != nil {
 		rows = append(rows, []string{"Allocated vs previous window", delta(c.Change.AllocatedGPUHours, c.Previous.AllocatedGPUHours, 1, " GPU-h")},
@@ -101,6 +101,24 @@ func (r *Report) summarySection() section {
 		Intro: "Waste is what the window's GPU time cost and nobody used: idle allocations and unallocated GPUs. " +
 			"Savings are what acting on the findings takes off the bill each month: smaller or released allocations, and nodes the autoscaler can remove; " +
 			"free GPUs on nodes that stay save nothing until a node goes."}
+}
+
+// waste is the window's waste, idle allocations and unallocated capacity,
+// each known, partial or unknown as its prices are.
+func (r *Report) waste(c Cluster) string {
+	if u := c.CapacityUnpriced; r.CostKnown && u != nil && !u.Partial {
+		return unknownMoney(u.Models) // no part of it known: said once
+	}
+	return r.moneyOf(c.EstimatedWaste, c.CapacityUnpriced) + " (idle allocations " + r.moneyOf(c.Waste, c.Unpriced) +
+		", unallocated " + r.moneyOf(c.UnallocatedCost, c.CapacityUnpriced) + ")"
+}
+
+// fleetCost is a model's cost, unknown without its price.
+func (r *Report) fleetCost(m ModelFleet) string {
+	if r.CostKnown && !m.CostKnown {
+		return unknownMoney([]string{m.Model})
+	}
+	return r.money(m.Cost)
 }
 
 // clustersSection is the summary of each cluster, beside the fleet's:
@@ -117,7 +135,7 @@ func (r *Report) clustersSection() section {
 		}
 		s.Rows = append(s.Rows, []string{clusterCell(c.Name), strconv.Itoa(c.GPUs), gpuHours(c.CapacityGPUHours), gpuHours(c.AllocatedGPUHours),
 			gpuHours(c.UnallocatedGPUHours), gpuHours(c.UsedGPUHours), efficiency(c.Efficiency), percent(c.AvgUtilization),
-			r.money(c.CapacityCost), r.money(c.EstimatedWaste), r.money(c.MonthlySavings), dAlloc, dEff})
+			r.moneyOf(c.CapacityCost, c.CapacityUnpriced), r.moneyOf(c.EstimatedWaste, c.CapacityUnpriced), r.moneyOf(c.MonthlySavings, c.SavingsUnpriced), dAlloc, dEff})
 	}
 	return s
 }
@@ -126,7 +144,7 @@ func (r *Report) fleetSection() section {
 	s := section{ID: "fleet", Title: "Fleet by GPU model", Header: r.withCluster("Cluster", []string{"Model", "GPUs", "Capacity GPU-h", "Allocated GPU-h", "Unallocated GPU-h", "Avg util", "Price/GPU-h", "Cost", "Price source"})}
 	for _, m := range r.Fleet {
 		s.Rows = append(s.Rows, r.withCluster(clusterCell(m.Cluster), []string{m.Model, strconv.Itoa(m.GPUs), gpuHours(m.CapacityGPUHours), gpuHours(m.AllocatedGPUHours),
-			gpuHours(m.UnallocatedGPUHours), percent(m.AvgUtilization), r.price(m.PricePerHour), r.money(m.Cost), cmp.Or(m.PriceSource, "-")}))
+			gpuHours(m.UnallocatedGPUHours), percent(m.AvgUtilization), r.price(m.PricePerHour), r.fleetCost(m), cmp.Or(m.PriceSource, "-")}))
 	}
 	return s
 }
@@ -141,7 +159,7 @@ func (r *Report) teamSection() section {
 			dAlloc, dEff = delta(t.Change.AllocatedGPUHours, t.Previous.AllocatedGPUHours, 1, ""), points(t.Change.EfficiencyPoints)
 		}
 		s.Rows = append(s.Rows, r.withCluster(clusterCell(t.Cluster), []string{t.Team, strings.Join(t.Namespaces, ", "), gpuHours(t.AllocatedGPUHours), gpuHours(t.UsedGPUHours),
-			efficiency(t.Efficiency), gpuHours(t.IdleGPUHours), gpuHours(t.UnmeasuredGPUHours), r.money(t.Cost), r.money(t.Waste), dAlloc, dEff}))
+			efficiency(t.Efficiency), gpuHours(t.IdleGPUHours), gpuHours(t.UnmeasuredGPUHours), r.moneyOf(t.Cost, t.Unpriced), r.moneyOf(t.Waste, t.Unpriced), dAlloc, dEff}))
 	}
 	return s
 }
@@ -157,7 +175,11 @@ func (r *Report) recommendationSection() section {
 			// Made in the claim, not the container's limits.
 			change += " (" + cmp.Or(x.Claim, "DRA claim") + ")"
 		}
-		row := []string{strconv.Itoa(i + 1), x.Team, x.Workload, change, r.money(x.MonthlySavings), x.Summary}
+		savings := r.money(x.MonthlySavings)
+		if !x.CostKnown && r.CostKnown {
+			savings = unknownMoney([]string{cmp.Or(x.Model, "its GPU")})
+		}
+		row := []string{strconv.Itoa(i + 1), x.Team, x.Workload, change, savings, x.Summary}
 		if r.clustered() {
 			row = append(row[:1:1], append([]string{clusterCell(x.Cluster)}, row[1:]...)...)
 		}

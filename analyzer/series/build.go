@@ -93,7 +93,9 @@ func Build(in Input) *metrics.Set {
 		constant(s, team("gpulens_team_gpu_seconds", "state", "allocated"), t.AllocatedGPUHours*3600)
 		constant(s, team("gpulens_team_gpu_seconds", "state", "used"), t.UsedGPUHours*3600)
 		constant(s, team("gpulens_team_gpu_seconds", "state", "idle"), t.IdleGPUHours*3600)
-		if in.CostKnown && in.WindowHours > 0 {
+		if in.CostKnown && t.CostKnown && in.WindowHours > 0 {
+			// A team holding a GPU without a price has no series: its
+			// cost is unknown, and a partial sum would read as all of it.
 			constant(s, team("gpulens_team_monthly_cost_usd"), t.Cost/in.WindowHours*HoursPerMonth)
 		}
 		if t.Efficiency != nil {

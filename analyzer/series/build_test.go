@@ -26,8 +26,8 @@ func fixture() Input {
 				Node: "n2", GPUUUID: "GPU-2", Summary: "memory at \"94%\"\nof the GPU"},
 		},
 		Teams: []report.Team{
-			{Team: "ml", GPUHours: report.GPUHours{AllocatedGPUHours: 168, UsedGPUHours: 84, IdleGPUHours: 60, Cost: 168, Efficiency: ptr(0.5)}},
-			{Team: "équipe", GPUHours: report.GPUHours{AllocatedGPUHours: 24, Cost: 336}},
+			{Team: "ml", GPUHours: report.GPUHours{AllocatedGPUHours: 168, UsedGPUHours: 84, IdleGPUHours: 60, Cost: 168, CostKnown: true, Efficiency: ptr(0.5)}},
+			{Team: "équipe", GPUHours: report.GPUHours{AllocatedGPUHours: 24, Cost: 336, CostKnown: true}},
 		},
 		CostKnown:   true,
 		WindowHours: 168,
