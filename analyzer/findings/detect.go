@@ -31,6 +31,12 @@ func Detect(res *query.Result, inv *inventory.Inventory, cfg criteria.Config, pr
 			d.workload(w)
 		}
 		for _, g := range res.GPUs {
+			if UnnamedUseOf(g, cfg).InUse() {
+				if d.report.unnamed == nil {
+					d.report.unnamed = map[query.GPUKey]bool{}
+				}
+				d.report.unnamed[g.GPUKey] = true
+			}
 			d.gpu(g)
 			d.sharedLoadUnknowable(g)
 		}

@@ -60,14 +60,14 @@ func Build(a Input, prices *recommend.Prices) *Report {
 		prev = &query.Result{Window: a.Previous.Window}
 	}
 	r.Teams = teams(a.Current, prev, teamOf, pr)
-	r.Cluster = summary(a.Current, prev, r.Teams, pr, func(string) bool { return true })
-	r.Fleet = fleet(a.Current, pr)
+	r.Cluster = summary(a.Current, prev, r.Teams, pr, a.Findings.UsedWithoutPod, func(string) bool { return true })
+	r.Fleet = fleet(a.Current, pr, a.Findings.UsedWithoutPod)
 	var savings map[string]float64
 	var unpricedSavings map[string]*Unpriced
 	r.Recommendations, r.Findings, savings, unpricedSavings = findingsOf(a, teamOf)
 	for _, c := range clustersOf(a.Current) {
 		r.Clusters = append(r.Clusters, ClusterSummary{Name: c, MonthlySavings: savings[c], SavingsUnpriced: unpricedSavings[c],
-			Cluster: summary(a.Current, prev, r.Teams, pr, func(x string) bool { return x == c })})
+			Cluster: summary(a.Current, prev, r.Teams, pr, a.Findings.UsedWithoutPod, func(x string) bool { return x == c })})
 	}
 	r.Coverage = coverage(a)
 	r.Timeline = teamTimeline(a.Timeline, teamOf)
@@ -281,7 +281,11 @@ func clustersOf(res *query.Result) []string {
 // for the fleet-wide summary, one cluster for a ClusterSummary. The
 // allocated figures are those of the teams (teams never span clusters),
 // so the teams add up to the summary exactly.
-func summary(cur, prev *query.Result, teams []Team, pr *pricer, in func(cluster string) bool) Cluster {
+//
+// A GPU used while no pod held it (findings.Result.UsedWithoutPod) has a
+// tenant the data cannot name: its time without an allocation is
+// counted as unattributed, not as unallocated waste.
+func summary(cur, prev *query.Result, teams []Team, pr *pricer, usedWithoutPod func(query.GPUKey) bool, in func(cluster string) bool) Cluster {
 	c := Cluster{}
 	for _, t := range teams {
 		if in(t.Cluster) {
@@ -303,9 +307,14 @@ func summary(cur, prev *query.Result, teams []Team, pr *pricer, in func(cluster 
 		free := max(0, g.ReportedHours-held[g.GPUKey])
 		c.GPUs++
 		c.CapacityGPUHours += g.ReportedHours
-		c.UnallocatedGPUHours += free
 		c.CapacityCost += g.ReportedHours * price
-		c.UnallocatedCost += free * price
+		if usedWithoutPod(g.GPUKey) {
+			c.UnattributedGPUHours += free
+			c.UnattributedCost += free * price
+		} else {
+			c.UnallocatedGPUHours += free
+			c.UnallocatedCost += free * price
+		}
 		utilSum += min(1, g.AvgUtilization) * float64(g.UtilizationSteps)
 		utilSteps += g.UtilizationSteps
 	}
@@ -342,7 +351,7 @@ func heldByGPU(res *query.Result) map[query.GPUKey]float64 {
 	return held
 }
 
-func fleet(cur *query.Result, pr *pricer) []ModelFleet {
+func fleet(cur *query.Result, pr *pricer, usedWithoutPod func(query.GPUKey) bool) []ModelFleet {
 	held := heldByGPU(cur)
 	// A model's GPUs in two clusters are two rows.
 	type modelKey struct{ cluster, model string }
@@ -361,7 +370,11 @@ func fleet(cur *query.Result, pr *pricer) []ModelFleet {
 		m.GPUs++
 		m.CapacityGPUHours += g.ReportedHours
 		m.AllocatedGPUHours += min(g.ReportedHours, held[g.GPUKey])
-		m.UnallocatedGPUHours += max(0, g.ReportedHours-held[g.GPUKey])
+		if usedWithoutPod(g.GPUKey) {
+			m.UnattributedGPUHours += max(0, g.ReportedHours-held[g.GPUKey])
+		} else {
+			m.UnallocatedGPUHours += max(0, g.ReportedHours-held[g.GPUKey])
+		}
 		m.AvgUtilization += min(1, g.AvgUtilization) * float64(g.UtilizationSteps)
 		steps[k] += g.UtilizationSteps
 		if m.PricePerHour != nil {

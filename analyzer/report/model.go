@@ -91,6 +91,12 @@ type Cluster struct {
 	GPUs                int     `json:"gpus"`
 	CapacityGPUHours    float64 `json:"capacity_gpu_hours"`
 	UnallocatedGPUHours float64 `json:"unallocated_gpu_hours"`
+	// UnattributedGPUHours and UnattributedCost are the capacity no
+	// allocation held that was in use all the same, by a tenant the data
+	// cannot name (findings.Result.UsedWithoutPod): neither allocated nor
+	// free, and not in EstimatedWaste.
+	UnattributedGPUHours float64 `json:"unattributed_gpu_hours"`
+	UnattributedCost     float64 `json:"unattributed_cost"`
 	// AvgUtilization is the physical GPUs' busy fraction.
 	AvgUtilization  float64 `json:"avg_utilization"`
 	CapacityCost    float64 `json:"capacity_cost"`
@@ -124,14 +130,16 @@ type ClusterSummary struct {
 // ModelFleet is the part of the fleet of one GPU model (of one cluster,
 // where the store holds several).
 type ModelFleet struct {
-	Cluster             string   `json:"cluster,omitempty"`
-	Model               string   `json:"model"`
-	GPUs                int      `json:"gpus"`
-	CapacityGPUHours    float64  `json:"capacity_gpu_hours"`
-	AllocatedGPUHours   float64  `json:"allocated_gpu_hours"`
-	UnallocatedGPUHours float64  `json:"unallocated_gpu_hours"`
-	AvgUtilization      float64  `json:"avg_utilization"`
-	PricePerHour        *float64 `json:"price_per_hour"`
+	Cluster             string  `json:"cluster,omitempty"`
+	Model               string  `json:"model"`
+	GPUs                int     `json:"gpus"`
+	CapacityGPUHours    float64 `json:"capacity_gpu_hours"`
+	AllocatedGPUHours   float64 `json:"allocated_gpu_hours"`
+	UnallocatedGPUHours float64 `json:"unallocated_gpu_hours"`
+	// UnattributedGPUHours is as Cluster's.
+	UnattributedGPUHours float64  `json:"unattributed_gpu_hours"`
+	AvgUtilization       float64  `json:"avg_utilization"`
+	PricePerHour         *float64 `json:"price_per_hour"`
 	// PriceSource says where the price comes from: the table's file and
 	// date, and a discount and where it was set.
 	PriceSource string  `json:"price_source,omitempty"`

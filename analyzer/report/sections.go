@@ -82,13 +82,19 @@ func (r *Report) summarySection() section {
 		{"Capacity", gpuHours(c.CapacityGPUHours) + " GPU-h"},
 		{"Allocated", gpuHours(c.AllocatedGPUHours) + " GPU-h"},
 		{"Unallocated", gpuHours(c.UnallocatedGPUHours) + " GPU-h"},
+	}
+	if c.UnattributedGPUHours > 0 {
+		// In use with no pod seen: neither free capacity nor a team's.
+		rows = append(rows, []string{"In use, tenant not in the data", gpuHours(c.UnattributedGPUHours) + " GPU-h (" + r.money(c.UnattributedCost) + ", not counted as waste)"})
+	}
+	rows = append(rows, [][]string{
 		{"Used by allocations", gpuHours(c.UsedGPUHours) + " GPU-h"},
 		{"Allocation efficiency", efficiency(c.Efficiency)},
 		{"Average GPU utilization", percent(c.AvgUtilization)},
 		{"Cost of the fleet", r.moneyOf(c.CapacityCost, c.CapacityUnpriced)},
 		{"Waste in the window", r.waste(c)},
 		{"Savings by acting, a month", r.moneyOf(r.Findings.MonthlySavings, r.Findings.SavingsUnpriced)},
-	}
+	}...)
 	if c.Change != nil {
 		rows = append(rows, []string{"Allocated vs previous window", delta(c.Change.AllocatedGPUHours, c.Previous.AllocatedGPUHours, 1, " GPU-h")},
 			[]string{"Efficiency vs previous window", points(c.Change.EfficiencyPoints)})

@@ -19,8 +19,14 @@ import (
 // scraped once a minute for a day into an embedded store, analysed and
 // reported with prices.
 func vgpuDay(t *testing.T, prices *recommend.Prices) *Report {
+	return scrapeDay(t, "testdata/vgpu-vks.prom", prices)
+}
+
+// scrapeDay is a real scrape (file) repeated every minute for a day and
+// the day before, analysed and reported with prices.
+func scrapeDay(t *testing.T, file string, prices *recommend.Prices) *Report {
 	t.Helper()
-	data, err := os.ReadFile("testdata/vgpu-vks.prom")
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
