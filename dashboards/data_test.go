@@ -95,7 +95,7 @@ func demoFleet(t *testing.T) map[string]*source.Embedded {
 				native: fleet.NewTSDBSink(ctx, dbs["native"], &n).WithTarget("gpulens-exporter", node+":9845"),
 				dcgm: tee{
 					native: full,
-					dcgm:   dcgmSink(fleet.NewTSDBSink(ctx, dbs[stockDB], &n).WithTarget("dcgm-exporter", node+":9400")),
+					dcgm:   upgraded(dcgmSink(fleet.NewTSDBSink(ctx, dbs[stockDB], &n).WithTarget("dcgm-exporter", node+":9400"))),
 				},
 			}
 		})
@@ -204,8 +204,23 @@ func dcgmSink(inner fleet.Sink) *fleet.DCGMSink {
 	return d
 }
 
+// upgraded is d upgraded to dcgm-exporter 4.10 half-way through the
+// last window: its names and units before, DCGM 4.7's after (issue 42),
+// so the stock install's panels are read at the end in 4.10's names.
+func upgraded(d *fleet.DCGMSink) *fleet.DCGMSink {
+	at := dataEnd.Add(-dataWindow / 2)
+	d.Install.EraOf = func(_ string, ts time.Time) dcgm.Era {
+		if ts.Before(at) {
+			return dcgm.EraLegacy
+		}
+		return dcgm.Era410
+	}
+	return d
+}
+
 // stockDB is the key of demoFleet's dcgm-exporter data as a stock GPU
-// Operator install writes it: the default counters file only.
+// Operator install writes it: the default counters file only, upgraded
+// to 4.10 in the window (upgraded).
 const stockDB = "dcgm-exporter stock"
 
 // stockInstallPanels: on a stock install's data every dcgm-exporter panel

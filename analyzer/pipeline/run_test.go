@@ -160,7 +160,7 @@ func TestRunErrors(t *testing.T) {
 	}{
 		{name: "auto on an empty window", o: Options{Source: src, Start: long, End: long.Add(time.Hour)}, wantNoData: true,
 			wantErr: []string{"no GPU series in embedded TSDB at", "native schema (gpulens_container_gpu_allocation_ratio, gpulens_gpu_info)",
-				"dcgm-exporter schema (DCGM_FI_DEV_FB_USED, DCGM_FI_PROF_GR_ENGINE_ACTIVE)"}},
+				"dcgm-exporter schema (DCGM_FI_DEV_FB_USED_BYTES, DCGM_FI_DEV_FB_USED, DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO, DCGM_FI_PROF_GR_ENGINE_ACTIVE, DCGM_FI_DEV_GPU_UTIL_RATIO, DCGM_FI_DEV_GPU_UTIL)"}},
 		{name: "explicit schema without its series", o: Options{Source: src, Schema: dcgm.Schema{}, Start: weekStart, End: weekEnd}, wantNoData: true,
 			wantErr: []string{"looked for the dcgm-exporter schema", "2026-03-09T00:00:00Z and 2026-03-16T00:00:00Z"}},
 		{name: "failing source is not no data", o: Options{Source: failing{src, boom}, Start: weekStart, End: weekEnd}, wantErr: []string{"connection refused"}},

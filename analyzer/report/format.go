@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -132,13 +133,23 @@ func unknownMoney(models []string) string {
 	if len(models) == 0 {
 		return "unknown (no price; add the model to the price file)"
 	}
-	return "unknown (no price for " + strings.Join(models, ", ") + "; add it to the price file)"
+	return "unknown (no price for " + modelNames(models) + "; add it to the price file)"
+}
+
+// modelNames lists models, a GPU without a model label (an exporter
+// before modelName, gpu-monitoring-tools#138) said as such.
+func modelNames(models []string) string {
+	out := make([]string, len(models))
+	for i, m := range models {
+		out[i] = cmp.Or(m, "a GPU without a model label")
+	}
+	return strings.Join(out, ", ")
 }
 
 // what says what an Unpriced counts: "3 GPUs of GRID A100-10C",
 // "24.0 GPU-h of GRID A100-10C", "2 findings on GRID A100-10C".
 func (u *Unpriced) what() string {
-	models := strings.Join(u.Models, ", ")
+	models := modelNames(u.Models)
 	switch {
 	case u.GPUs > 0:
 		return fmt.Sprintf("%d %s of %s", u.GPUs, plural(u.GPUs, "GPU", "GPUs"), models)

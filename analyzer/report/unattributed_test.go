@@ -30,6 +30,11 @@ func TestBusyGPUWithoutPodIsNotWaste(t *testing.T) {
 	if err := Render(&md, r, "markdown"); err != nil {
 		t.Fatal(err)
 	}
+	// Issue 42 case 5 on the same real scrape: a 2020 exporter wrote no
+	// modelName, so no price applies; the cost is unknown, never $0.
+	if c.CapacityCostKnown || !strings.Contains(md.String(), "unknown (no price for a GPU without a model label") || strings.Contains(md.String(), "| Cost of the fleet | $0") {
+		t.Errorf("an unpriced GPU's cost must read as unknown:\n%s", md.String())
+	}
 	if !strings.Contains(md.String(), "In use, tenant not in the data") {
 		t.Errorf("the markdown report does not say the GPU is in use by a tenant the data does not name:\n%s", md.String())
 	}
