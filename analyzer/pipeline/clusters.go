@@ -9,7 +9,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/source"
 )
 
 // analyzeClusters analyses a store of several clusters one cluster at a
@@ -21,6 +20,7 @@ import (
 // not the fleet.
 func (a *Analysis) analyzeClusters(ctx context.Context, o Options, sch signals.Schema, clusters []string, cur, prevW query.Window, progress func()) error {
 	a.Clusters = clusters
+	a.timelines = map[string]*query.Timeline{}
 	a.Inventory = nil
 	a.inventories = map[string]*inventory.Inventory{}
 	var resParts, prevParts []query.Clustered
@@ -28,10 +28,11 @@ func (a *Analysis) analyzeClusters(ctx context.Context, o Options, sch signals.S
 	gpus := 0
 	for _, c := range clusters {
 		src := query.Scoped(o.Source, o.ClusterLabel, c)
-		res, err := query.AnalyzeSharded(ctx, src, sch, cur, o.Sharding)
+		res, err := query.AnalyzeSharded(ctx, src, sch, cur, o.currentSharding())
 		if err != nil {
 			return fmt.Errorf("%s: %w", query.ClusterName(c), err)
 		}
+		a.timelines[c] = res.Timeline
 		prev, err := query.AnalyzeSharded(ctx, src, sch, prevW, o.Sharding)
 		if err != nil {
 			return fmt.Errorf("%s: previous window: %w", query.ClusterName(c), err)
@@ -74,22 +75,22 @@ func (a *Analysis) InventoryOf(cluster string) *inventory.Inventory {
 	return a.Inventory
 }
 
-// readTimeline reads the utilization over time, of each cluster through
-// its scoped source where the store holds several: the engine keys a
-// namespace's series by its pods' labels, which two clusters may share.
-func (a *Analysis) readTimeline(ctx context.Context, o Options, sch signals.Schema) (*query.Timeline, error) {
+// timeline is the utilization over time the analysis folded, of each
+// cluster apart where the store holds several (a namespace's series are
+// keyed by its name, which two clusters may share); nil where the passes
+// did not run (a source without range queries).
+func (a *Analysis) timeline() *query.Timeline {
 	if a.Clusters == nil {
-		return query.ReadTimeline(ctx, o.Source.(source.RangeQuerier), sch, a.Current.Window, o.TimelinePoints)
+		return a.timelines[""]
 	}
 	parts := map[string]*query.Timeline{}
-	for _, c := range a.Clusters {
-		tl, err := query.ReadTimeline(ctx, query.Scoped(o.Source, o.ClusterLabel, c).(source.RangeQuerier), sch, a.Current.Window, o.TimelinePoints)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", query.ClusterName(c), err)
+	for c, tl := range a.timelines {
+		if tl == nil {
+			return nil
 		}
 		parts[c] = tl
 	}
-	return query.MergeTimelines(parts), nil
+	return query.MergeTimelines(parts)
 }
 
 // clustersOf are the clusters of either window: a cluster that reported

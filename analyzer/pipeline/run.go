@@ -89,6 +89,9 @@ type Analysis struct {
 	inventories map[string]*inventory.Inventory
 	// inventoryNotes say what of the clusters could not be read.
 	inventoryNotes []string
+	// timelines are the utilization over time each cluster's analysis
+	// folded ("" where the store holds one cluster).
+	timelines map[string]*query.Timeline
 	// Timeline is nil unless asked for and the source could provide it.
 	Timeline *query.Timeline
 	// Notes say what the run had to leave out, in words.
@@ -152,11 +155,7 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 		a.Notes = append(a.Notes, fmt.Sprintf("the previous %s has data for only %.0f%% of its time: week-over-week change is not shown", signals.Duration(length), 100*cov))
 	}
 	if o.TimelinePoints > 0 {
-		if _, ok := o.Source.(source.RangeQuerier); ok {
-			if a.Timeline, err = a.readTimeline(ctx, o, sch); err != nil {
-				return nil, fmt.Errorf("utilization over time: %w", err)
-			}
-		} else {
+		if a.Timeline = a.timeline(); a.Timeline == nil {
 			a.Notes = append(a.Notes, o.Source.Describe()+" cannot run range queries: no utilization-over-time charts")
 		}
 	}
@@ -170,10 +169,11 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 // analyzeOne analyses a store of one cluster: both windows, and the
 // findings joined with Options.Inventory.
 func (a *Analysis) analyzeOne(ctx context.Context, o Options, sch signals.Schema, cur, prevW query.Window, progress func()) error {
-	res, err := query.AnalyzeSharded(ctx, o.Source, sch, cur, o.Sharding)
+	res, err := query.AnalyzeSharded(ctx, o.Source, sch, cur, o.currentSharding())
 	if err != nil {
 		return err
 	}
+	a.timelines = map[string]*query.Timeline{"": res.Timeline}
 	if len(res.GPUs) == 0 {
 		return noData(o, []signals.Schema{sch}, "")
 	}
@@ -187,6 +187,15 @@ func (a *Analysis) analyzeOne(ctx context.Context, o Options, sch signals.Schema
 	a.Findings = findings.Detect(res, o.Inventory, o.findingsConfig(), o.Prices)
 	a.inventoryNotes = inventoryNotes(o.Inventory, "")
 	return nil
+}
+
+// currentSharding is the current window's: it also folds the utilization
+// over time out of the analysis's own passes (query.Sharding.
+// TimelinePoints), so that the report's charts read nothing again.
+func (o Options) currentSharding() query.Sharding {
+	sh := o.Sharding
+	sh.TimelinePoints = o.TimelinePoints
+	return sh
 }
 
 func (o Options) findingsConfig() criteria.Config {

@@ -99,6 +99,9 @@ type analysis struct {
 	// pass is what the passes (passQueries) carry from one signal to
 	// another.
 	pass passState
+	// timeline folds the utilization over time out of the passes, where
+	// Sharding.TimelinePoints asks for it.
+	timeline *timelineFold
 	// xids are the application XIDs raised on each GPU, with the
 	// allocations that held it then (health.go).
 	xids map[GPUKey][]*xidRaised
@@ -312,6 +315,7 @@ func (a *analysis) gpuSharing(s *model.Sample) {
 // usage series outlived its allocation, sorts, and writes the notes.
 func (a *analysis) finish() {
 	a.finishPasses()
+	a.res.Timeline = a.timeline.result()
 	a.finishXIDs()
 	a.settleAllocModes()
 	a.settleAllocationPaths()

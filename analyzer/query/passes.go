@@ -78,6 +78,7 @@ func (a *analysis) allocationPass(ans []stepSeries) {
 	}
 	allocs := groupBy(a, ans, allocationKey, aggMax)
 	for _, g := range allocs {
+		a.timeline.keep(g.key, g.v)
 		x := a.allocationOf(g.key)
 		x.Steps = present(g.v)
 		x.SinceLastSeen = a.w.sinceLastStep(int64(a.stepTime(lastStep(g.v))))
@@ -115,6 +116,7 @@ func (a *analysis) allocationPass(ans []stepSeries) {
 // workload's p95 over its busiest allocation at each step.
 func (a *analysis) utilizationPass(ans []stepSeries) {
 	for _, g := range groupBy(a, ans, allocationKey, aggMax) {
+		a.timeline.fold(g.key, g.v)
 		x := a.allocationOf(g.key)
 		setUnlessNaN(avgOverTime(g.v), func(v float64) { x.AvgUtilization = v })
 		setUnlessNaN(quantileOverTime(0.95, g.v), func(v float64) { x.P95Utilization = v })
@@ -130,6 +132,7 @@ func (a *analysis) utilizationPass(ans []stepSeries) {
 func (a *analysis) memoryPass(ans []stepSeries) {
 	allocs := groupBy(a, ans, allocationKey, aggMax)
 	for _, g := range allocs {
+		a.timeline.keep(g.key, g.v)
 		x := a.allocationOf(g.key)
 		setUnlessNaN(maxOverTime(g.v), func(v float64) { x.PeakMemoryBytes = v })
 		setUnlessNaN(quantileOverTime(0.99, g.v), func(v float64) { x.P99MemoryBytes = v })

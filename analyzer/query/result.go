@@ -46,6 +46,9 @@ type Result struct {
 	// whose fields have no series in the window, with those fields: a
 	// stock GPU Operator install leaves some of dcgm-exporter's out.
 	Missing map[string][]string `json:",omitempty"`
+	// Timeline is each namespace's use over the window, where
+	// Sharding.TimelinePoints asked for it and the passes ran.
+	Timeline *Timeline `json:"-"`
 }
 
 // AllocationKey identifies an allocation.

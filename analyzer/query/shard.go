@@ -79,6 +79,11 @@ type Sharding struct {
 	// Flag names the setting that raises MaxSamples, for ErrBudget's
 	// message (the CLI's flag); empty means "Sharding.MaxSamples".
 	Flag string
+	// TimelinePoints, when positive, also folds each namespace's use over
+	// time, in about that many buckets, into Result.Timeline, from the
+	// passes' own values (timelineFold): no read of its own. Only the
+	// passes give it; a source without range queries has none.
+	TimelinePoints int
 }
 
 func (s Sharding) flag() string { return cmp.Or(s.Flag, "Sharding.MaxSamples") }
@@ -166,6 +171,9 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch signals.Schema, 
 		return nil, fmt.Errorf("analysis window: %w", err)
 	}
 	a := newAnalysis(sch, w)
+	if _, ok := src.(source.RangeQuerier); ok {
+		a.timeline = newTimelineFold(w, sh.TimelinePoints)
+	}
 	if err := a.missingSignals(ctx, src, sch); err != nil {
 		return nil, err
 	}
