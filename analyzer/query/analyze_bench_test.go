@@ -270,7 +270,7 @@ func floorQueries(b *testing.B, qs []namedQuery, w Window) []namedQuery {
 
 // benchDays is the window's length in days: 7 unless GPULENS_BENCH_DAYS
 // says otherwise, for fleets whose week cannot be written here.
-func benchDays(b *testing.B) int {
+func benchDays(b testing.TB) int {
 	env := os.Getenv("GPULENS_BENCH_DAYS")
 	if env == "" {
 		return 7
@@ -282,7 +282,7 @@ func benchDays(b *testing.B) int {
 	return n
 }
 
-func benchSizes(b *testing.B) []int {
+func benchSizes(b testing.TB) []int {
 	env := os.Getenv("GPULENS_BENCH_GPUS")
 	if env == "" {
 		return []int{100, 1000}
