@@ -2,9 +2,6 @@ package query
 
 import (
 	"math"
-	"slices"
-	"sort"
-	"sync"
 
 	"github.com/prometheus/prometheus/util/kahansum"
 
@@ -85,58 +82,9 @@ func lastOverTime(v []float64) float64 {
 	return math.NaN()
 }
 
-// byValue sorts as promql's vectorByValueHeap does, NaN first, with the
-// same sort.Sort, so ties and NaNs land where the engine puts them.
-type byValue []float64
-
-func (s byValue) Len() int { return len(s) }
-func (s byValue) Less(i, j int) bool {
-	if math.IsNaN(s[i]) {
-		return true
-	}
-	return s[i] < s[j]
-}
-func (s byValue) Swap(i, j int) { s[i], s[j] = s[j], s[i] }
-
-// quantileBuffers hold the values quantileOverTime sorts, one step's worth
-// a series: a fresh buffer for each of thousands of series costs about
-// what the sort does.
-var quantileBuffers = sync.Pool{New: func() any { return new(byValue) }}
-
-// quantileOverTime is quantile_over_time(q, ...) for 0 <= q <= 1: the
-// values sorted and the two around rank q × (n - 1) interpolated.
-func quantileOverTime(q float64, v []float64) float64 {
-	buf := quantileBuffers.Get().(*byValue)
-	defer quantileBuffers.Put(buf)
-	values := (*buf)[:0]
-	for _, f := range v {
-		if !scan.IsAbsent(f) {
-			values = append(values, f)
-		}
-	}
-	*buf = values
-	if len(values) == 0 {
-		return math.NaN()
-	}
-	// Without NaNs every sort gives the same order of values, and the
-	// generic one is about three times the interface's speed; with NaNs
-	// (which byValue does not order strictly) only the engine's own sort
-	// puts them where it does.
-	if slices.ContainsFunc(values, math.IsNaN) {
-		sort.Sort(values)
-	} else {
-		slices.Sort(values)
-	}
-	n := float64(len(values))
-	rank := q * (n - 1)
-	lowerIndex := math.Max(0, math.Floor(rank))
-	upperIndex := math.Min(n-1, lowerIndex+1)
-	weight := rank - math.Floor(rank)
-	if weight == 0 {
-		return values[int(lowerIndex)]
-	}
-	return values[int(lowerIndex)]*(1-weight) + values[int(upperIndex)]*weight
-}
+// quantileOverTime is quantile_over_time(q, ...): scan's, the one
+// implementation.
+func quantileOverTime(q float64, v []float64) float64 { return scan.Quantile(q, v) }
 
 // deriv is deriv(): the slope per second of the least-squares line through
 // the values, with time measured in seconds from the first value's step

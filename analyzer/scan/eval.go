@@ -150,7 +150,13 @@ func (ev *evaluator) call(e *parser.Call) (val, error) {
 	case "label_replace":
 		return ev.labelReplace(e.Args)
 	case "last_over_time", "max_over_time", "min_over_time", "sum_over_time", "count_over_time":
-		return ev.overTime(e.Func.Name, e.Args[0])
+		return ev.overTime(e.Func.Name, overTimeFolds[e.Func.Name], e.Args[0])
+	case "quantile_over_time":
+		q, err := ev.number(e.Args[0])
+		if err != nil {
+			return val{}, err
+		}
+		return ev.overTime(e.Func.Name, func(v []float64) float64 { return Quantile(q, v) }, e.Args[1])
 	case "increase", "rate":
 		return ev.increase(e.Func.Name == "rate", e.Args[0])
 	case "clamp_max", "clamp_min":
@@ -358,8 +364,7 @@ var overTimeFolds = map[string]func([]float64) float64{
 // selector is read at every step in one sweep (reader.lastOverTime); the
 // others, and subqueries, only at one instant (an instant query's), where
 // each series' window is folded once.
-func (ev *evaluator) overTime(fn string, arg parser.Expr) (val, error) {
-	fold := overTimeFolds[fn]
+func (ev *evaluator) overTime(fn string, fold func([]float64) float64, arg parser.Expr) (val, error) {
 	// last_over_time keeps the metric name; the others drop it.
 	name := func(l labels.Labels) labels.Labels {
 		if fn == "last_over_time" {

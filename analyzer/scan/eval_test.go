@@ -334,6 +334,15 @@ var instantCases = []string{
 	`sum_over_time(alloc[1h])`,
 	`count_over_time(alloc[17m])`,
 	`last_over_time(util[5m] offset 30m)`,
+	// The analysis's per-figure quantiles (issue 43: sharded runs fell
+	// back to the engine for them), and the engine's edge cases.
+	`quantile_over_time(0.95, (max by (node, uuid, pod) (util))[59m59s999ms:1m])`,
+	`quantile_over_time(0.99, (sum by (node, uuid) (alloc))[1h:1m])`,
+	`quantile_over_time(0.5, util[30m])`,
+	`quantile_over_time(0, util[1h])`,
+	`quantile_over_time(1, (util)[20m:7m] offset 3m)`,
+	`quantile_over_time(1.5, util[1h])`,
+	`quantile_over_time(-1, util[1h])`,
 	`max by (node, uuid) (max_over_time((util)[59m59s999ms:1m]))`,
 	`sum_over_time((min by (node, uuid) (util) > bool 0.3)[1h:1m])`,
 	`count_over_time((group by (node, uuid, pod) (label_replace(alloc, "pod", "$1", "exported_pod", "(.+)")))[1h:1m])`,
