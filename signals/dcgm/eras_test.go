@@ -58,7 +58,8 @@ func TestSelectorReadsEveryEra(t *testing.T) {
 		{On(TotalEnergy), `(DCGM_FI_DEV_GPU_ENERGY_JOULES_TOTAL or DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION / 1000)`},
 		{On(SMClock), `(DCGM_FI_DEV_SM_CLOCK_HERTZ or DCGM_FI_DEV_SM_CLOCK * 1000000)`},
 		{On(ECCDBEVolTotal), `DCGM_FI_DEV_ECC_DBE_VOL_TOTAL`},
-		{Sel{Field: XIDErrors, Offset: "1m"}, `(DCGM_FI_DEV_XID_ERROR offset 1m or DCGM_FI_DEV_XID_ERRORS offset 1m)`},
+		// Every name of the XID gauge holds the code: one regex.
+		{Sel{Field: XIDErrors, Offset: "1m"}, `{__name__=~"DCGM_FI_DEV_XID_ERROR(|S)"} offset 1m`},
 		{Presence(FBUsed, WholeGPU), `{__name__=~"DCGM_FI_DEV_FB_USED(_BYTES|)", GPU_I_PROFILE=""}`},
 	}
 	p := parser.NewParser(parser.Options{})

@@ -116,7 +116,7 @@ func (s Sel) selector(m ...string) string {
 			}
 			return out
 		}
-		if s.Presence && len(spell) > 1 {
+		if (s.Presence || sameScale(spell)) && len(spell) > 1 {
 			return pick("", append([]string{`__name__=~"` + namesRegex(s.Fields, s.Field) + `"`}, matchers...))
 		}
 		for _, sp := range spell {
@@ -135,6 +135,19 @@ func (s Sel) selector(m ...string) string {
 		alts = append(alts, one(fmt.Sprintf("%s=~%q", h, s.Node)))
 	}
 	return "(" + strings.Join(alts, " or ") + ")"
+}
+
+// sameScale says every spelling is in the base unit already: one regex
+// over the names reads the same values as their union, shorter. The
+// readers aggregate per GPU or tenant (max), which takes one of two
+// series a node upgraded without staleness markers shows for a lookback.
+func sameScale(spell []Spelling) bool {
+	for _, sp := range spell {
+		if sp.Scale != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // scaled is the operation that turns a spelling's values into the base

@@ -115,9 +115,12 @@ func (s Schema) Fit(names []string) Schema {
 	return s
 }
 
-// presenceFields say a whole GPU reports: any one of them, so that a
-// counters file without FB_USED still has its GPUs counted.
-var presenceFields = []string{FBUsed, GPUUtil, GREngineActive, PowerUsage}
+// devicePresent is device for a reader of which series exist.
+func (s Schema) devicePresent(field, matchers string) string {
+	sel := s.on(field, matchers)
+	sel.Presence = true
+	return Device(sel)
+}
 
 func (s Schema) device(field, matchers string) string { return Device(s.on(field, matchers)) }
 
@@ -211,7 +214,9 @@ const unmappedBytes = 1 << 30
 // is read as copies: the device's figures, the tenant unknown.
 func (s Schema) unmapped() string {
 	key := s.by(signals.GPUKey)
-	return "((sum by " + key + " (" + norm(s.tenants(FBUsed, wholeGPU)) + ") == 0) and on " + key +
+	// A sum of 0 is 0 in any unit: the rows are read by presence, one
+	// regex instead of a union of scaled names (the query's length).
+	return "((sum by " + key + " (" + norm(s.present(FBUsed, wholeGPU)) + ") == 0) and on " + key +
 		" (max by " + key + " (" + norm(s.device(FBUsed, wholeGPU)) + ") > " + itoa(unmappedBytes) + "))"
 }
 
@@ -224,17 +229,25 @@ func (s Schema) unmapped() string {
 func (s Schema) Utilization() string {
 	key := s.by(signals.GPUKey)
 	util := "max by " + s.by(signals.UsageLabels) + " (" + norm(s.tenants(GPUUtil, wholeGPU)) + ")"
-	device := "count by " + key + " (" + norm(s.device(GPUUtil, wholeGPU)) + ")"
+	// Where only which series exist counts, they are read by presence:
+	// one regex over the names, not a union of scaled selectors, which
+	// keeps the expression, restricted to a shard, within
+	// VictoriaMetrics' -search.maxQueryLen.
+	tenantsThere := "max by " + s.by(signals.UsageLabels) + " (" + norm(s.present(GPUUtil, wholeGPU)) + ")"
+	device := "count by " + key + " (" + norm(s.devicePresent(GPUUtil, wholeGPU)) + ")"
 	deviceUtil := "max by " + key + " (" + norm(s.device(GPUUtil, wholeGPU)) + ")"
 	pods := "count by " + key + " (count by " + s.by(tenantKey) + " (" + norm(s.present(s.tenantField(), wholeGPU)) + "))"
 	return union([]string{
 		"((" + util + " and on " + key + " " + device + ") unless on " + key + " " + s.unmapped() + ") * on " + key + " group_left () " + pods,
-		"(0 * " + util + " + on " + key + " group_left () " + deviceUtil + ") and on " + key + " " + s.unmapped(),
+		"(0 * " + tenantsThere + " + on " + key + " group_left () " + deviceUtil + ") and on " + key + " " + s.unmapped(),
 		// Without a device row every tenant's row is the device's, and
 		// the co-tenants a flapping pod label names in turn get the
 		// device's figure at every step.
 		"(" + s.deviceFigure(GPUUtil) + ") unless on " + key + " " + device,
-		"max by " + s.by(signals.UsageLabels) + " (" + norm(s.tenants(GREngineActive, "")) + ")",
+		// Every name of GR_ENGINE_ACTIVE is a 0..1 ratio: read by
+		// presence, its values need no scaling, and the max takes one
+		// where an upgrade shows two.
+		"max by " + s.by(signals.UsageLabels) + " (" + norm(s.present(GREngineActive, "")) + ")",
 	})
 }
 
@@ -254,7 +267,11 @@ func (s Schema) deviceFigure(field string) string {
 // GPU implements signals.Schema. MIG instances and co-tenants' duplicates of the
 // same device collapse onto the physical GPU.
 func (s Schema) GPU() string {
-	sel := s.on("", `__name__=~"`+namesRegex(s.Fields, presenceFields...)+`"`, wholeGPU)
+	// From the tenants' field (Fit: GPU_UTIL where a counters file has no
+	// FB_USED), which every layout writes for a GPU no pod holds too; more
+	// fields would only add series for the engine to hold.
+	sel := s.on(s.tenantField(), wholeGPU)
+	sel.Presence = true
 	return "0 * max by " + s.by(signals.GPULabels) + " (" + norm("("+sel.selector()+" or "+s.migInstances(anyMIG)+")") + ") + 1"
 }
 
