@@ -204,6 +204,32 @@ func dcgmSink(inner fleet.Sink) *fleet.DCGMSink {
 	return d
 }
 
+// nameRegex is a selection of metric names by a regex (a field's names
+// in every era: signals/dcgm).
+var nameRegex = regexp.MustCompile(`__name__=~"([^"]+)"`)
+
+// dcgmFieldsOf are the dcgm-exporter fields expr reads, whether named or
+// matched by a regex over their names.
+func dcgmFieldsOf(expr string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`\bDCGM_FI_[A-Z0-9_]+\b`).FindAllString(expr, -1) {
+		if f, ok := dcgm.FieldOf(m); ok {
+			out = append(out, f.Key)
+		}
+	}
+	for _, m := range nameRegex.FindAllStringSubmatch(expr, -1) {
+		re := regexp.MustCompile("^(?:" + m[1] + ")$")
+		for _, f := range dcgm.Fields() {
+			for _, sp := range f.Spellings {
+				if re.MatchString(sp.Name) {
+					out = append(out, f.Key)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // upgraded is d upgraded to dcgm-exporter 4.10 half-way through the
 // last window: its names and units before, DCGM 4.7's after (issue 42),
 // so the stock install's panels are read at the end in 4.10's names.
@@ -235,8 +261,8 @@ func stockInstallPanels(t *testing.T, db *source.Embedded) {
 			}
 			where := q.dashboard + " / " + q.panel + " / " + q.ref
 			inCSV := true
-			for _, f := range gpuSeries.FindAllString(q.expr, -1) {
-				inCSV = inCSV && (!strings.HasPrefix(f, "DCGM_FI_") || dcgm.InDefaultCSV(f))
+			for _, f := range dcgmFieldsOf(q.expr) {
+				inCSV = inCSV && dcgm.InDefaultCSV(f)
 			}
 			vec, err := db.Query(context.Background(), substitute(q.expr), dataEnd)
 			if err != nil {
