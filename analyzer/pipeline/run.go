@@ -224,6 +224,15 @@ func inventoryNotes(inv *inventory.Inventory, prefix string) []string {
 // listing the metric names fails, and returns a bare error when the names
 // match no schema: only the latter is ErrNoData.
 func pickSchema(ctx context.Context, o Options) (signals.Schema, bool, error) {
+	if d, ok := o.Schema.(dcgm.Schema); ok {
+		// Named, it still fits the store's names as a detected one does
+		// (a counters file without FB_USED: dcgm.Schema.Fit).
+		names, err := o.Source.MetricNames(ctx, o.Start, o.End)
+		if err != nil {
+			return nil, false, fmt.Errorf("reading the metric names: %w", err)
+		}
+		return d.Fit(names), false, nil
+	}
 	if o.Schema != nil {
 		return o.Schema, false, nil
 	}

@@ -55,20 +55,33 @@ func writeCSV(w io.Writer, r *Report) error {
 	allocs := map[string]int{}
 	for _, t := range r.Teams {
 		allocs[t.Cluster] += t.Allocations
-		_ = cw.Write(append(r.csvRow("team", t.Team, strings.Join(t.Namespaces, " "), t.Allocations, t.GPUHours, t.Previous), t.Cluster))
+		_ = cw.Write(append(r.csvRow("team", t.Team, strings.Join(t.Namespaces, " "), t.Allocations, t.GPUHours, t.Previous), csvText(t.Cluster)))
 	}
 	total := 0
 	for _, c := range r.Clusters {
 		total += allocs[c.Name]
-		_ = cw.Write(append(r.csvRow("cluster", "", "", allocs[c.Name], c.GPUHours, c.Previous), c.Name))
+		_ = cw.Write(append(r.csvRow("cluster", "", "", allocs[c.Name], c.GPUHours, c.Previous), csvText(c.Name)))
 	}
 	_ = cw.Write(append(r.csvRow("fleet", "", "", total, r.Cluster.GPUHours, r.Cluster.Previous), ""))
 	cw.Flush()
 	return cw.Error()
 }
 
+// csvText is a cell of text from the data (a team, namespaces, a
+// cluster: label values anyone who can label a namespace or write to the
+// store chooses), kept from being read as a formula by a spreadsheet: one
+// starting with =, +, -, @, a tab or a carriage return gets a leading
+// apostrophe, as OWASP's "CSV Injection" advises. Numbers are written by
+// num and never pass here.
+func csvText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
 func (r *Report) csvRow(scope, team, namespaces string, allocs int, u GPUHours, prev *GPUHours) []string {
-	row := []string{scope, team, namespaces, strconv.Itoa(allocs)}
+	row := []string{scope, csvText(team), csvText(namespaces), strconv.Itoa(allocs)}
 	row = append(row, r.csvUsage(&u)...)
 	row = append(row, r.csvUsage(prev)...)
 	return append(row, r.Window.Start.Format(time.RFC3339), r.Window.End.Format(time.RFC3339), r.currency())
