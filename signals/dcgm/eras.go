@@ -54,9 +54,6 @@ const (
 	Era410
 )
 
-// Eras lists every era, oldest first.
-var Eras = []Era{EraDCGM3, EraLegacy, Era49, Era410}
-
 func (e Era) String() string {
 	switch e {
 	case EraDCGM3:
@@ -243,11 +240,9 @@ func namesRegex(m *FieldMap, fields ...string) string {
 // DCGM_FI_SYSTEM_DRIVER_VERSION (dcgm_fields.h at 72fa3fe, line 3605).
 var DriverVersionLabels = []string{"DCGM_FI_SYSTEM_DRIVER_VERSION", DriverVersion}
 
-// FBCapacityBytes is the framebuffer's size, which dcgm-exporter 4.9
-// collects by default (named in issue 42's upgrade notes; no public file
-// confirms it). gpulens does not need it: used + free + reserved is the
-// same figure in every era.
-const FBCapacityBytes = "DCGM_FI_DEV_FB_CAPACITY_BYTES"
+// dcgm-exporter 4.9 also collects DCGM_FI_DEV_FB_CAPACITY_BYTES by default
+// (its release notes); gpulens does not read it: used + free + reserved
+// is the same figure in every era.
 
 // compat1x is dcgm-exporter's 1.x-compatible names (--use-old-namespace,
 // -o) of the fields gpulens reads, in the same units as the fields' names
