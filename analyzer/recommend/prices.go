@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/internal/suggest"
 	"maps"
 	"os"
 	"slices"
@@ -243,13 +244,13 @@ func parsePrices(base *Prices, data []byte, file string) (*Prices, error) {
 			// Zero is refused too: a $0 GPU would make every saving
 			// vanish; leave a model out to mark its cost unknown.
 			err := modelValues(v, file, k.Value, "USD per GPU-hour", func(f float64) bool { return f > 0 && f <= 1e4 },
-				"want a positive number of USD per GPU-hour", out.perHour, out.from)
+				"want a positive number of USD per GPU-hour", unknownModel, out.perHour, out.from)
 			if err != nil {
 				return nil, err
 			}
 		case "instances":
 			err := modelValues(v, file, k.Value, "USD per node-hour", func(f float64) bool { return f > 0 && f <= 1e5 },
-				"want a positive number of USD per node-hour", out.perNode, out.nodeFrom)
+				"want a positive number of USD per node-hour", nil, out.perNode, out.nodeFrom)
 			if err != nil {
 				return nil, err
 			}
@@ -257,7 +258,7 @@ func parsePrices(base *Prices, data []byte, file string) (*Prices, error) {
 			// 1 or more would make the pool free, and every saving on it
 			// vanish: a price of its own says that better.
 			err := modelValues(v, file, k.Value, "the part taken off its price, e.g. 0.3 for 30%", func(f float64) bool { return f >= 0 && f < 1 },
-				"want the part taken off the price, at least 0 and under 1 (0.3 for 30%)", out.discount, out.discountFrom)
+				"want the part taken off the price, at least 0 and under 1 (0.3 for 30%)", unknownModel, out.discount, out.discountFrom)
 			if err != nil {
 				return nil, err
 			}
@@ -272,7 +273,7 @@ func parsePrices(base *Prices, data []byte, file string) (*Prices, error) {
 // number into values, recording file as each one's source. An empty name
 // (a bare anchor, a list as key) is refused: it would match every GPU
 // whose model NVML did not report.
-func modelValues(v *yaml.Node, file, section, what string, ok func(float64) bool, bad string, values map[string]float64, from map[string]string) error {
+func modelValues(v *yaml.Node, file, section, what string, ok func(float64) bool, bad string, known func(string) string, values map[string]float64, from map[string]string) error {
 	if v.Kind != yaml.MappingNode {
 		return &criteria.FileError{File: file, Line: v.Line, Key: section, Msg: "want a mapping of model to " + what}
 	}
@@ -285,8 +286,38 @@ func modelValues(v *yaml.Node, file, section, what string, ok func(float64) bool
 		if mv.Kind != yaml.ScalarNode || err != nil || !ok(f) {
 			return &criteria.FileError{File: file, Line: mv.Line, Key: section + "." + mk.Value, Msg: fmt.Sprintf("%s, got %q", bad, mv.Value)}
 		}
+		if known != nil {
+			if msg := known(strings.TrimSpace(mk.Value)); msg != "" {
+				return &criteria.FileError{File: file, Line: mk.Line, Key: section + "." + mk.Value, Msg: msg}
+			}
+		}
 		key := strings.ToLower(strings.TrimSpace(mk.Value))
 		values[key], from[key] = f, file
 	}
 	return nil
+}
+
+// unknownModel says why key cannot name a GPU model, or "" when it can. A
+// key without a space must be a catalog key or a vGPU type: NVML's product
+// names all have spaces ("NVIDIA H100 80GB HBM3", "Tesla T4"), so a
+// spaceless key that is not one of ours is a typo, which would otherwise
+// pass and leave the price it meant to change as it was. A product name
+// outside the catalog is taken as written: it prices GPUs that report it.
+func unknownModel(key string) string {
+	if strings.ContainsAny(key, " \t") {
+		return ""
+	}
+	if _, ok := ParseVGPU(key); ok {
+		return ""
+	}
+	keys := ModelKeys()
+	for _, k := range keys {
+		if strings.EqualFold(k, key) {
+			return ""
+		}
+	}
+	if near, ok := suggest.Nearest(key, keys); ok {
+		return fmt.Sprintf("unknown model %q: did you mean %s? (a catalog key, or an NVML product name such as \"NVIDIA H100 80GB HBM3\")", key, near)
+	}
+	return fmt.Sprintf("unknown model %q: want a catalog key (%s) or an NVML product name such as \"NVIDIA H100 80GB HBM3\"", key, strings.Join(keys, ", "))
 }

@@ -73,6 +73,8 @@ func TestPriceFileErrors(t *testing.T) {
 		{"currency.yaml", `testdata/prices/currency.yaml:1: currency: only USD is supported`},
 		{"bad-discount.yaml", `testdata/prices/bad-discount.yaml:2: discounts.H100-80GB: want the part taken off the price, at least 0 and under 1`},
 		{"missing.yaml", "no such file"},
+		{"typo.yaml", `testdata/prices/typo.yaml:5: prices.H100-80G: unknown model "H100-80G": did you mean H100-80GB?`},
+		{"typo-discount.yaml", `testdata/prices/typo-discount.yaml:2: discounts.A100-80BG: unknown model "A100-80BG": did you mean A100-80GB?`},
 	}
 	for _, tt := range tests {
 		_, err := LoadPrices("testdata/prices/" + tt.file)
@@ -139,5 +141,17 @@ func TestInstancePrices(t *testing.T) {
 	}
 	if _, _, ok := base.PerNodeHour("x9.unknown", h100); ok {
 		t.Error("an unknown instance type has a price")
+	}
+}
+
+func TestPriceFileTakesProductNames(t *testing.T) {
+	p, err := LoadPrices("testdata/prices/product-names.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for model, want := range map[string]float64{"NVIDIA RTX PRO 6000 Blackwell Server Edition": 3.10, "GRID A100-10C": 0.70} {
+		if got, err := p.PerHour(model); err != nil || got != want {
+			t.Errorf("PerHour(%q) = %v, %v; want %v", model, got, err, want)
+		}
 	}
 }

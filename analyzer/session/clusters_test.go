@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"github.com/prometheus/common/model"
 
 	"context"
@@ -307,9 +308,9 @@ func TestPlanClustersNoKubernetes(t *testing.T) {
 			}
 		}
 	}
-	advice, notes, err := s.Quotas(ctx)
-	if err != nil || len(advice) != 0 || len(notes) != 1 || !strings.HasPrefix(notes[0], "no cluster access: the quotas are not known (--no-kubernetes") {
-		t.Errorf("quotas %+v, notes %q, %v: want none, for want of cluster access", advice, notes, err)
+	advice, _, err := s.Quotas(ctx)
+	if !errors.Is(err, ErrNoCluster) || len(advice) != 0 || !strings.Contains(err.Error(), "no cluster access: the quotas are not known (--no-kubernetes") {
+		t.Errorf("quotas %+v, %v: want none, and ErrNoCluster saying why", advice, err)
 	}
 }
 

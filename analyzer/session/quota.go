@@ -13,6 +13,11 @@ import (
 	"github.com/gpulens/gpulens/analyzer/quota"
 )
 
+// ErrNoCluster: the command's answer lives in the API server, and no
+// cluster could be read. quota fails with it rather than print "no
+// patches", which would read as every quota fitting.
+var ErrNoCluster = errors.New("no cluster access")
+
 // Quotas compares every GPU quota of the cluster (Kueue ClusterQueues,
 // namespaces' ResourceQuotas) with the GPUs its namespaces held at each
 // step of the window, and advises each. A store of several clusters is
@@ -27,7 +32,7 @@ func (s *Session) Quotas(ctx context.Context) ([]quota.Advice, []string, error) 
 		if len(s.clusterNotes) > 0 {
 			why = []string{"no cluster could be read"}
 		}
-		return nil, append(slices.Clone(s.clusterNotes), "no cluster access: the quotas are not known ("+strings.Join(why, "; ")+")"), nil
+		return nil, slices.Clone(s.clusterNotes), fmt.Errorf("%w: the quotas are not known (%s)", ErrNoCluster, strings.Join(why, "; "))
 	}
 	s.obs.Begin("reading usage")
 	defer s.obs.End()
@@ -52,14 +57,16 @@ func (s *Session) Quotas(ctx context.Context) ([]quota.Advice, []string, error) 
 // could not be read is said in the notes, naming it.
 func (s *Session) quotaClusters(ctx context.Context, clusters []string) ([]quota.Advice, []string, error) {
 	var (
-		out   []quota.Advice
-		notes []string
+		out    []quota.Advice
+		notes  []string
+		unread int
 	)
 	for _, c := range clusters {
 		prefix := query.ClusterName(c) + ": "
 		inv := s.fleet.Of(c, len(clusters))
 		if !inv.Available {
 			notes = append(notes, prefix+"no cluster access: the quotas are not known ("+strings.Join(inv.Skipped, "; ")+")")
+			unread++
 			continue
 		}
 		notes = append(notes, quotaInventoryNotes(inv, prefix)...)
@@ -78,6 +85,9 @@ func (s *Session) quotaClusters(ctx context.Context, clusters []string) ([]quota
 		for _, n := range data.Notes {
 			notes = append(notes, prefix+n)
 		}
+	}
+	if unread == len(clusters) {
+		return nil, notes, fmt.Errorf("%w: no cluster's quotas could be read", ErrNoCluster)
 	}
 	return out, append(notes, s.absentClusters(clusters)...), nil
 }

@@ -101,6 +101,13 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 	}
 
 	dir := o.dataDir
+	if dir != "" {
+		// A second week written over the first would interleave two
+		// simulations in one store; refuse rather than mix or delete.
+		if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
+			return usageError{fmt.Errorf("--data-dir: %s is not empty (a TSDB from an earlier run?); remove it or name a new directory", dir)}
+		}
+	}
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "gpulens-demo-"); err != nil {
 			return err

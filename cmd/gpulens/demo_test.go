@@ -62,6 +62,15 @@ func TestDemoRunsThePipeline(t *testing.T) {
 func TestDemoBadInput(t *testing.T) {
 	broken := filepath.Join(t.TempDir(), "broken.yaml")
 	os.WriteFile(broken, []byte("seed: 1\nnodes:\n  - name: n\n    system: dgx-z9000\n"), 0o644)
+	// An earlier week's directory: refused, and left as it was.
+	used := t.TempDir()
+	kept := filepath.Join(used, "wal")
+	os.WriteFile(kept, []byte("earlier week"), 0o644)
+	defer func() {
+		if b, err := os.ReadFile(kept); err != nil || string(b) != "earlier week" {
+			t.Errorf("the earlier run's file was changed: %q, %v", b, err)
+		}
+	}()
 	for _, c := range []struct {
 		args []string
 		code int
@@ -72,6 +81,7 @@ func TestDemoBadInput(t *testing.T) {
 		{[]string{"demo", "--format", "pdf"}, exitUsage, "pdf"},
 		{[]string{"demo", "--scenario", broken}, exitUsage, "broken.yaml:4"},
 		{[]string{"demo", "--step", "0s"}, exitUsage, "--step"},
+		{[]string{"demo", "--data-dir", used}, exitUsage, "not empty"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := execute(c.args, &stdout, &stderr); code != c.code || !strings.Contains(stderr.String(), c.want) {

@@ -46,7 +46,8 @@ a merge patch for a ResourceQuota, with the kubectl command that applies it).
 Needs cluster access: the quotas are read from the API server.
 
 Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
-4 no GPU series in the window, 5 the data directory is not a usable TSDB.`,
+4 no GPU series in the window, 5 the data directory is not a usable TSDB, 6 no cluster
+could be read (so no quota is known; with several clusters, only when none could).`,
 		Example: `  # Last week's quota advice, from Prometheus and the current kubeconfig context
   gpulens quota --prometheus-url http://prometheus:9090 --since 7d
 

@@ -22,6 +22,9 @@ const (
 	exitNoData = 4
 	// exitData: the data directory is not a TSDB, or is unusable.
 	exitData = 5
+	// exitNoCluster: the command's answer is in the API server (quota),
+	// and no cluster could be read.
+	exitNoCluster = 6
 )
 
 // usageError marks errors in flags or arguments.

@@ -186,6 +186,8 @@ func (f *sourceFlags) exit(err error) error {
 		return exitError{code: exitFailure, err: fmt.Errorf("%w; no plan is printed", err)}
 	case errors.As(err, &re):
 		return exitError{code: exitUnreachable, err: err}
+	case errors.Is(err, session.ErrNoCluster):
+		return exitError{code: exitNoCluster, err: err}
 	case f.dataDir != "" && strings.Contains(err.Error(), "too many samples"):
 		// The engine's words do not say which knob raises the limit.
 		return exitError{code: exitData, err: fmt.Errorf("%w (raise --query.max-samples, or shorten --since)", err)}
