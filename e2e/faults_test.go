@@ -193,7 +193,7 @@ func TestReportWhenPrometheusDies(t *testing.T) {
 			// a query or so.
 			cmd := exec.Command(bin, "report", "--prometheus-url", "http://"+proxy.ln.Addr().String(), "--no-remote-read",
 				"--until", simEnd.Format(time.RFC3339), "--since", "6h", "--no-kubernetes",
-				"--retries", "2", "--timeout", "30s", "--format", "html", "--output", out)
+				"--retries", "2", "--timeout", "30s", "-o", "html", "--output-file", out)
 			cmd.Stderr = &stderr
 			start := time.Now()
 			err := cmd.Run()

@@ -180,7 +180,7 @@ type nodeGroup struct {
 
 // writeYAML writes one document per node group with the device plugin's
 // sharing config (or mig-parted's geometry), then one strategic-merge
-// patch per workload, as 'recommend --format yaml' does.
+// patch per workload, as 'recommend -o yaml' does.
 func writeYAML(w io.Writer, p *Plan) error {
 	n := 0
 	doc := func() {
@@ -323,7 +323,7 @@ func writeDRAAssignment(w io.Writer, model string, a Assignment) {
 	fmt.Fprintf(w, "# %s: %s through DRA (%s) → %s (%s GPU %d)\n", a.Workload, a.From, strings.Join(a.Claims, ", "), want, model, a.GPU)
 	fmt.Fprintf(w, "# No limits patch: its pods get the GPU from a ResourceClaim. Request %s in a new ResourceClaimTemplate "+
 		"(a template's spec is immutable) and point the pod template's resourceClaims at it, or, for a claim its pods share by name, "+
-		"in a new ResourceClaim; 'gpulens recommend --format yaml' writes the template and the patch where it can read the claims.\n", want)
+		"in a new ResourceClaim; 'gpulens recommend -o yaml' writes the template and the patch where it can read the claims.\n", want)
 }
 
 func writeYAMLDoc(w io.Writer, v any) {

@@ -16,8 +16,9 @@ import (
 
 // RecommendFormats are the formats of 'gpulens recommend': table for
 // people, json for scripts (every finding, the form /api/v1/findings
-// serves), yaml for the patches alone, one YAML document per workload.
-var RecommendFormats = []string{"table", "json", "yaml"}
+// serves), yaml for the patches alone, one YAML document per workload, csv
+// for spreadsheets (one row per finding).
+var RecommendFormats = []string{"table", "json", "yaml", "csv"}
 
 // WriteRecommendations writes findings in one of RecommendFormats.
 func WriteRecommendations(w io.Writer, fs []findings.Finding, format string) error {
@@ -28,6 +29,8 @@ func WriteRecommendations(w io.Writer, fs []findings.Finding, format string) err
 		return writePatches(w, fs)
 	case "table":
 		return writeRecommendTable(w, fs)
+	case "csv":
+		return writeRecommendCSV(w, fs)
 	}
 	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(RecommendFormats, ", "))
 }
@@ -35,11 +38,17 @@ func WriteRecommendations(w io.Writer, fs []findings.Finding, format string) err
 // SelectFindings keeps every warning and critical finding, and every
 // finding with savings or a recommended change, patch or not: "let the
 // node pool scale down" is an action, and often the largest sum. all adds
-// the rest (info findings without either). The biggest monthly sum comes
+// the rest (info findings without either); namespaces, when given, keeps
+// only those namespaces' findings. The biggest monthly sum comes
 // first, then the most severe.
-func SelectFindings(in []findings.Finding, all bool) []findings.Finding {
+func SelectFindings(in []findings.Finding, all bool, namespaces ...string) []findings.Finding {
 	out := make([]findings.Finding, 0, len(in))
 	for _, f := range in {
+		if len(namespaces) > 0 && !slices.Contains(namespaces, f.Namespace) {
+			// kubectl's -n: a node's or the fleet's finding belongs to
+			// no namespace, so it is not listed.
+			continue
+		}
 		if all || f.Severity != findings.Info || f.Recommendation != nil || (f.CostKnown && f.MonthlySavingsUSD != 0) {
 			out = append(out, f)
 		}

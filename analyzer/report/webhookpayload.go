@@ -20,7 +20,7 @@ const MaxWebhookBytes = 24 << 10
 const maxWebhookTeams = 15
 
 // webhookCutNote ends a message that had to be cut.
-const webhookCutNote = "\n\n… cut to fit the webhook's size limit: `gpulens report --format markdown` prints the whole report."
+const webhookCutNote = "\n\n… cut to fit the webhook's size limit: `gpulens report -o markdown` prints the whole report."
 
 // WebhookText is the Markdown a webhook message carries: the report's,
 // with the teams table cut to the maxWebhookTeams that held the most

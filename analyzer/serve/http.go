@@ -52,7 +52,7 @@ func (s *Service) Handler() http.Handler {
 }
 
 // findingsResponse wraps the findings with when they were computed; the
-// report keeps the exact form of 'gpulens report --format json', so its
+// report keeps the exact form of 'gpulens report -o json', so its
 // staleness travels in headers instead.
 type findingsResponse struct {
 	GeneratedAt time.Time       `json:"generated_at"`

@@ -39,7 +39,7 @@ func TestReportAndRecommendClusters(t *testing.T) {
 	dir := twoClusterStore(t)
 	args := []string{"--data-dir", dir, "--since", "7d", "--until", "2026-03-16T00:00:00Z", "--no-kubernetes", "--quiet"}
 	var stdout, stderr bytes.Buffer
-	if code := execute(append([]string{"report", "--format", "json"}, args...), &stdout, &stderr); code != exitOK {
+	if code := execute(append([]string{"report", "-o", "json"}, args...), &stdout, &stderr); code != exitOK {
 		t.Fatalf("report: exit %d: %s", code, stderr.String())
 	}
 	type figures struct {
@@ -76,7 +76,7 @@ func TestReportAndRecommendClusters(t *testing.T) {
 	}
 
 	stdout.Reset()
-	if code := execute(append([]string{"recommend", "--format", "json", "--all"}, args...), &stdout, &stderr); code != exitOK {
+	if code := execute(append([]string{"recommend", "-o", "json", "--all"}, args...), &stdout, &stderr); code != exitOK {
 		t.Fatalf("recommend: exit %d: %s", code, stderr.String())
 	}
 	var fs []map[string]any
@@ -92,7 +92,7 @@ func TestReportAndRecommendClusters(t *testing.T) {
 	}
 
 	stdout.Reset()
-	if code := execute(append([]string{"report", "--format", "json", "--cluster-label", ""}, args...), &stdout, &stderr); code != exitOK {
+	if code := execute(append([]string{"report", "-o", "json", "--cluster-label", ""}, args...), &stdout, &stderr); code != exitOK {
 		t.Fatalf("report --cluster-label '': exit %d: %s", code, stderr.String())
 	}
 	r.Clusters = nil
@@ -128,7 +128,7 @@ func TestRecommendTableClusters(t *testing.T) {
 		t.Errorf("the table has no cluster column naming eu and us:\n%s", out)
 	}
 	stdout.Reset()
-	if code := execute(append(args, "--format", "yaml"), &stdout, &stderr); code != exitOK {
+	if code := execute(append(args, "-o", "yaml"), &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	if out := stdout.String(); !strings.Contains(out, "# cluster: eu\n") || !strings.Contains(out, "# cluster: us\n") {

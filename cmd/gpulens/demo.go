@@ -7,7 +7,6 @@ import (
 	"github.com/gpulens/gpulens/signals/native"
 	"io"
 	"os"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -28,8 +27,7 @@ type demoOptions struct {
 	step        time.Duration
 	dataDir     string
 	openMetrics string
-	format      string
-	output      string
+	out         outputFlags
 	quiet       bool
 }
 
@@ -57,7 +55,7 @@ The simulated week ends now, unless --end says otherwise, so a later
   gpulens demo --data-dir ./demo-data --export-openmetrics week.om
 
   # Your own fleet, as an HTML report
-  gpulens demo --scenario my-fleet.yaml --format html -o week.html`,
+  gpulens demo --scenario my-fleet.yaml -o html --output-file week.html`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runDemo(c.Context(), o, c.OutOrStdout(), c.ErrOrStderr())
@@ -70,14 +68,13 @@ The simulated week ends now, unless --end says otherwise, so a later
 	f.DurationVar(&o.step, "step", time.Minute, "Sampling resolution of the simulation (the scrape interval)")
 	f.StringVar(&o.dataDir, "data-dir", "", "Keep the TSDB in this directory (default: a temporary one, removed afterwards)")
 	f.StringVar(&o.openMetrics, "export-openmetrics", "", "Also write the simulated samples as OpenMetrics to this file")
-	f.StringVar(&o.format, "format", "table", "Report format: "+strings.Join(report.Formats, ", "))
-	f.StringVarP(&o.output, "output", "o", "", "Write the report to this file instead of stdout (atomically)")
+	o.out.register(f, report.Formats, "table")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "No progress line on a terminal (there is none when standard error is not a terminal)")
 	return c
 }
 
 func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) error {
-	if err := checkFormat(o.format, report.Formats); err != nil {
+	if err := o.out.resolve(stderr); err != nil {
 		return err
 	}
 	dur, err := parseWindow(o.duration)
@@ -172,8 +169,8 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stderr, "The TSDB is kept in %s: gpulens report --data-dir %s --since %s\n", o.dataDir, o.dataDir, o.duration)
 	}
 	var buf bytes.Buffer
-	if err := report.Render(&buf, r, o.format); err != nil {
+	if err := report.Render(&buf, r, o.out.format); err != nil {
 		return err
 	}
-	return writeOutput(stdout, o.output, buf.Bytes())
+	return writeOutput(stdout, o.out.file, buf.Bytes())
 }

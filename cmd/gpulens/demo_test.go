@@ -13,7 +13,7 @@ func TestDemoRunsThePipeline(t *testing.T) {
 	dir := t.TempDir()
 	om := filepath.Join(dir, "week.om")
 	var stdout, stderr bytes.Buffer
-	code := execute([]string{"demo", "--duration", "3h", "--end", "2026-01-05T14:00:00Z", "--format", "json",
+	code := execute([]string{"demo", "--duration", "3h", "--end", "2026-01-05T14:00:00Z", "-o", "json",
 		"--data-dir", filepath.Join(dir, "tsdb"), "--export-openmetrics", om}, &stdout, &stderr)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
@@ -53,7 +53,7 @@ func TestDemoRunsThePipeline(t *testing.T) {
 	stdout.Reset()
 	stderr.Reset()
 	code = execute([]string{"report", "--data-dir", filepath.Join(dir, "tsdb"), "--since", "3h", "--until", "2026-01-05T14:00:00Z",
-		"--no-kubernetes", "--format", "csv"}, &stdout, &stderr)
+		"--no-kubernetes", "-o", "csv"}, &stdout, &stderr)
 	if code != exitOK || !strings.Contains(stdout.String(), "team-nlp") {
 		t.Errorf("report over the demo's TSDB: exit %d\n%s\n%.300s", code, stderr.String(), stdout.String())
 	}
@@ -78,7 +78,7 @@ func TestDemoBadInput(t *testing.T) {
 	}{
 		{[]string{"demo", "--duration", "7 days"}, exitUsage, "--duration"},
 		{[]string{"demo", "--end", "yesterday"}, exitUsage, "RFC 3339"},
-		{[]string{"demo", "--format", "pdf"}, exitUsage, "pdf"},
+		{[]string{"demo", "-o", "pdf"}, exitUsage, "pdf"},
 		{[]string{"demo", "--scenario", broken}, exitUsage, "broken.yaml:4"},
 		{[]string{"demo", "--step", "0s"}, exitUsage, "--step"},
 		{[]string{"demo", "--data-dir", used}, exitUsage, "not empty"},

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,8 +14,7 @@ import (
 
 type planOptions struct {
 	src      sourceFlags
-	format   string
-	file     string
+	out      outputFlags
 	models   []string
 	replicas int
 	nodeGPUs int
@@ -64,7 +62,7 @@ Before it is printed, the measured window is replayed on the layout: a plan with
 which memory in use exceeds a GPU's or a slice's capacity is an error, not a plan. The
 replay also counts the contended steps of each shared GPU (summed load above the GPU).
 
-Formats (--format): table for people (nodes and GPUs today and needed per model, headroom and
+Formats (-o): table for people (nodes and GPUs today and needed per model, headroom and
 the monthly saving, the layout by node, the replay, where each workload goes), json, yaml (the
 labels of each node, the device plugin's time-slicing configs and each node's MIG geometry,
 then each workload's new GPU request as a strategic-merge patch).
@@ -76,10 +74,10 @@ directory is not a usable TSDB.`,
   gpulens plan --prometheus-url http://prometheus:9090 --since 7d
 
   # From the TSDB 'gpulens demo --data-dir' kept, the A100 pool only, as JSON
-  gpulens plan --data-dir ./demo-data --model A100-80GB --format json
+  gpulens plan --data-dir ./demo-data --model A100-80GB -o json
 
   # The device plugin configs and the patches, ready to review
-  gpulens plan --prometheus-url http://prometheus:9090 --format yaml -o plan.yaml`,
+  gpulens plan --prometheus-url http://prometheus:9090 -o yaml --output-file plan.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runPlan(c.Context(), o, c.OutOrStdout(), c.ErrOrStderr())
@@ -87,8 +85,7 @@ directory is not a usable TSDB.`,
 	}
 	f := c.Flags()
 	o.src.register(f)
-	f.StringVar(&o.format, "format", "table", "Output format: "+strings.Join(plan.Formats, ", "))
-	f.StringVarP(&o.file, "output", "o", "", "Write to this file (atomically) instead of standard output")
+	o.out.register(f, plan.Formats, "table")
 	f.StringSliceVar(&o.models, "model", nil, "Plan only these GPU models (catalog key or product name; repeatable)")
 	f.IntVar(&o.nodeGPUs, "node-gpus", 0, "GPUs per node, for pools whose series carry no node label (default: counted from the series)")
 	f.IntVar(&o.replicas, "max-replicas", 0, "Most time-slicing replicas per GPU (default: recommend.max_replicas of --config)")
@@ -99,7 +96,7 @@ func runPlan(ctx context.Context, o *planOptions, stdout, stderr io.Writer) erro
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := checkFormat(o.format, plan.Formats); err != nil {
+	if err := o.out.resolve(stderr); err != nil {
 		return err
 	}
 	s, err := o.src.open(ctx, o.now(), stderr)
@@ -112,8 +109,8 @@ func runPlan(ctx context.Context, o *planOptions, stdout, stderr io.Writer) erro
 		return o.src.exit(err)
 	}
 	var buf bytes.Buffer
-	if err := plan.Write(&buf, p, o.format); err != nil {
+	if err := plan.Write(&buf, p, o.out.format); err != nil {
 		return err
 	}
-	return writeOutput(stdout, o.file, buf.Bytes())
+	return writeOutput(stdout, o.out.file, buf.Bytes())
 }

@@ -19,7 +19,7 @@ func TestPlanOutputs(t *testing.T) {
 	dir := demoTSDB(t)
 
 	var stdout, stderr bytes.Buffer
-	if code := execute(planArgs(dir, "--format", "json"), &stdout, &stderr); code != exitOK {
+	if code := execute(planArgs(dir, "-o", "json"), &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	var p struct {
@@ -63,7 +63,7 @@ func TestPlanOutputs(t *testing.T) {
 	// -o writes the file, and nothing to standard output.
 	file := filepath.Join(t.TempDir(), "plan.json")
 	stdout.Reset()
-	if code := execute(planArgs(dir, "--format", "json", "-o", file), &stdout, &stderr); code != exitOK || stdout.Len() != 0 {
+	if code := execute(planArgs(dir, "-o", "json", "--output-file", file), &stdout, &stderr); code != exitOK || stdout.Len() != 0 {
 		t.Fatalf("-o: exit %d, stdout %q: %s", code, stdout.String(), stderr.String())
 	}
 	if data, err := os.ReadFile(file); err != nil || !json.Valid(data) {
@@ -81,7 +81,7 @@ func TestPlanOutputs(t *testing.T) {
 	}
 
 	stdout.Reset()
-	if code := execute(planArgs(dir, "--format", "yaml"), &stdout, &stderr); code != exitOK {
+	if code := execute(planArgs(dir, "-o", "yaml"), &stdout, &stderr); code != exitOK {
 		t.Fatalf("yaml: exit %d: %s", code, stderr.String())
 	}
 	dec := yaml.NewDecoder(strings.NewReader(stdout.String()))
@@ -114,7 +114,7 @@ func TestPlanBadInput(t *testing.T) {
 	}{
 		{"empty window", []string{"plan", "--data-dir", dir, "--since", "6h", "--until", "2025-01-05T14:00:00Z", "--no-kubernetes"}, exitNoData, "no GPU series to plan from: no GPU metrics in"},
 		{"unknown model", planArgs(dir, "--model", "V100"), exitUsage, `no GPUs of model "V100" in the window (models there: `},
-		{"unknown format", planArgs(dir, "--format", "csv"), exitUsage, `unknown format "csv"`},
+		{"unknown format", planArgs(dir, "-o", "csv"), exitUsage, `unknown output format "csv"`},
 		{"bad step", planArgs(dir, "--step", "0s"), exitUsage, "--step"},
 		{"bad replicas", planArgs(dir, "--max-replicas", "1"), exitUsage, "--max-replicas"},
 		{"no source", []string{"plan"}, exitUsage, "no metrics source"},
@@ -138,7 +138,7 @@ func TestPlanHelp(t *testing.T) {
 	if code := execute([]string{"plan", "--help"}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"Usage:", "Examples:", "--format string", "-o, --output string", "--data-dir", "--prometheus-url", "replay"} {
+	for _, want := range []string{"Usage:", "Examples:", "-o, --output string", "--output-file string", "--data-dir", "--prometheus-url", "replay"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("help has no %q", want)
 		}
@@ -152,7 +152,7 @@ func TestPlanClusters(t *testing.T) {
 	dir := twoClusterStore(t)
 	args := []string{"plan", "--data-dir", dir, "--since", "6h", "--until", "2026-03-16T00:00:00Z", "--no-kubernetes"}
 	var stdout, stderr bytes.Buffer
-	if code := execute(append(args, "--format", "table"), &stdout, &stderr); code != exitOK {
+	if code := execute(append(args, "-o", "table"), &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	table := stdout.String()
@@ -162,7 +162,7 @@ func TestPlanClusters(t *testing.T) {
 		}
 	}
 	stdout.Reset()
-	if code := execute(append(args, "--format", "json"), &stdout, &stderr); code != exitOK {
+	if code := execute(append(args, "-o", "json"), &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	var p struct {

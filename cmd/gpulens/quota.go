@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,10 +12,9 @@ import (
 )
 
 type quotaOptions struct {
-	src    sourceFlags
-	format string
-	output string
-	now    func() time.Time
+	src sourceFlags
+	out outputFlags
+	now func() time.Time
 }
 
 func newQuotaCmd() *cobra.Command {
@@ -40,7 +38,7 @@ by cluster: each cluster's quotas, read through its own context (--context CONTE
 what its own namespaces held; each quota names its cluster, and a cluster that could not be read
 is said in the notes.
 
-Formats (--format): table, json, yaml (each change as a patch: a JSON patch for a ClusterQueue,
+Formats (-o): table, json, yaml (each change as a patch: a JSON patch for a ClusterQueue,
 a merge patch for a ResourceQuota, with the kubectl command that applies it).
 
 Needs cluster access: the quotas are read from the API server.
@@ -52,7 +50,7 @@ could be read (so no quota is known; with several clusters, only when none could
   gpulens quota --prometheus-url http://prometheus:9090 --since 7d
 
   # The patches, ready to review and apply
-  gpulens quota --prometheus-url http://prometheus:9090 --format yaml -o quotas.yaml`,
+  gpulens quota --prometheus-url http://prometheus:9090 -o yaml --output-file quotas.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runQuota(c.Context(), o, c.OutOrStdout(), c.ErrOrStderr())
@@ -60,8 +58,7 @@ could be read (so no quota is known; with several clusters, only when none could
 	}
 	f := c.Flags()
 	o.src.register(f)
-	f.StringVar(&o.format, "format", "table", "Output format: "+strings.Join(quota.Formats, ", "))
-	f.StringVarP(&o.output, "output", "o", "", "Write to this file (atomically) instead of standard output")
+	o.out.register(f, quota.Formats, "table")
 	return c
 }
 
@@ -69,7 +66,7 @@ func runQuota(ctx context.Context, o *quotaOptions, stdout, stderr io.Writer) er
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := checkFormat(o.format, quota.Formats); err != nil {
+	if err := o.out.resolve(stderr); err != nil {
 		return err
 	}
 	s, err := o.src.open(ctx, o.now(), stderr)
@@ -82,8 +79,8 @@ func runQuota(ctx context.Context, o *quotaOptions, stdout, stderr io.Writer) er
 		return o.src.exit(err)
 	}
 	var buf bytes.Buffer
-	if err := quota.Write(&buf, advice, notes, o.format); err != nil {
+	if err := quota.Write(&buf, advice, notes, o.out.format); err != nil {
 		return err
 	}
-	return writeOutput(stdout, o.output, buf.Bytes())
+	return writeOutput(stdout, o.out.file, buf.Bytes())
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,11 +13,11 @@ import (
 )
 
 type recommendOptions struct {
-	src    sourceFlags
-	format string
-	output string
-	all    bool
-	now    func() time.Time
+	src        sourceFlags
+	out        outputFlags
+	all        bool
+	namespaces []string
+	now        func() time.Time
 }
 
 func newRecommendCmd() *cobra.Command {
@@ -36,7 +35,9 @@ NVIDIA device plugin sharing config to roll out. Savings are
 
 Formats: table (the default) for people, json for scripts (every finding with kind, severity,
 namespace, workload, pod, node, gpu_uuid, evidence, recommendation, monthly_savings_usd and
-confidence), yaml for the patches alone, one YAML document per workload.
+confidence), yaml for the patches alone, one YAML document per workload, csv for spreadsheets
+(one row per finding; text cells that a spreadsheet would run as formulas are written as text).
+-n/--namespace keeps one or more namespaces' findings, as kubectl's does.
 
 Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
 4 no GPU series in the window, 5 the data directory is not a usable TSDB.`,
@@ -44,10 +45,13 @@ Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
   gpulens recommend --prometheus-url http://prometheus:9090 --since 7d
 
   # Every finding as JSON, from the TSDB 'gpulens demo --data-dir' kept
-  gpulens recommend --data-dir ./demo-data --format json --all
+  gpulens recommend --data-dir ./demo-data -o json --all
+
+  # One team's findings, for a spreadsheet
+  gpulens recommend --data-dir ./demo-data -n team-vision -o csv --output-file vision.csv
 
   # The patches, ready to review and apply
-  gpulens recommend --prometheus-url http://prometheus:9090 --format yaml > patches.yaml`,
+  gpulens recommend --prometheus-url http://prometheus:9090 -o yaml > patches.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runRecommend(c.Context(), o, c.OutOrStdout(), c.ErrOrStderr())
@@ -55,8 +59,8 @@ Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
 	}
 	f := c.Flags()
 	o.src.register(f)
-	f.StringVar(&o.format, "format", "table", "Output format: "+strings.Join(report.RecommendFormats, ", "))
-	f.StringVarP(&o.output, "output", "o", "", "Write to this file (atomically) instead of standard output")
+	o.out.register(f, report.RecommendFormats, "table")
+	f.StringSliceVarP(&o.namespaces, "namespace", "n", nil, "Only these namespaces' findings (repeatable or comma-separated; a node's or the fleet's finding is in none)")
 	f.BoolVar(&o.all, "all", false, "Also list info findings that carry no change and no savings (table and json)")
 	return c
 }
@@ -65,7 +69,7 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := checkFormat(o.format, report.RecommendFormats); err != nil {
+	if err := o.out.resolve(stderr); err != nil {
 		return err
 	}
 	a, err := o.src.analyze(ctx, o.now(), stderr)
@@ -76,8 +80,8 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 		fmt.Fprintf(stderr, "skipped: %s\n", s)
 	}
 	var buf bytes.Buffer
-	if err := report.WriteRecommendations(&buf, report.SelectFindings(a.Findings.Findings, o.all), o.format); err != nil {
+	if err := report.WriteRecommendations(&buf, report.SelectFindings(a.Findings.Findings, o.all, o.namespaces...), o.out.format); err != nil {
 		return err
 	}
-	return writeOutput(stdout, o.output, buf.Bytes())
+	return writeOutput(stdout, o.out.file, buf.Bytes())
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ func demoTSDB(t *testing.T) string {
 		demoTSDBDir = filepath.Join(dir, "tsdb")
 		var stdout, stderr bytes.Buffer
 		if code := execute([]string{"demo", "--duration", "6h", "--end", "2026-01-05T14:00:00Z", "--step", "2m",
-			"--data-dir", demoTSDBDir, "--format", "json"}, &stdout, &stderr); code != exitOK {
+			"--data-dir", demoTSDBDir, "-o", "json"}, &stdout, &stderr); code != exitOK {
 			demoTSDBErr = stderr.String()
 		}
 		demoTSDBJSON = stdout.Bytes()
@@ -59,7 +60,7 @@ func recommendArgs(dir string, extra ...string) []string {
 func TestRecommendJSON(t *testing.T) {
 	dir := demoTSDB(t)
 	var stdout, stderr bytes.Buffer
-	if code := execute(recommendArgs(dir, "--format", "json", "--all"), &stdout, &stderr); code != exitOK {
+	if code := execute(recommendArgs(dir, "-o", "json", "--all"), &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	var out []map[string]any
@@ -91,7 +92,7 @@ func TestRecommendJSON(t *testing.T) {
 func TestRecommendYAMLPatchesParse(t *testing.T) {
 	dir := demoTSDB(t)
 	var stdout, stderr bytes.Buffer
-	if code := execute(recommendArgs(dir, "--format", "yaml"), &stdout, &stderr); code != exitOK {
+	if code := execute(recommendArgs(dir, "-o", "yaml"), &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(stdout.Bytes()))
@@ -118,7 +119,53 @@ func TestRecommendYAMLPatchesParse(t *testing.T) {
 
 func TestRecommendBadFormat(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := execute([]string{"recommend", "--data-dir", t.TempDir(), "--format", "xml"}, &stdout, &stderr); code != exitUsage {
+	if code := execute([]string{"recommend", "--data-dir", t.TempDir(), "-o", "xml"}, &stdout, &stderr); code != exitUsage {
 		t.Errorf("exit %d, want %d: %s", code, exitUsage, stderr.String())
+	}
+}
+
+// TestRecommendCSVNamespace: -n keeps one namespace's findings, as
+// kubectl's does, and -o csv writes them one per row with the JSON form's
+// column names; the demo's fleet-wide findings (unallocated capacity)
+// belong to no namespace and leave.
+func TestRecommendCSVNamespace(t *testing.T) {
+	dir := demoTSDB(t)
+	var all, one, stderr bytes.Buffer
+	if code := execute(recommendArgs(dir, "-o", "json", "--all"), &all, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var every []struct {
+		Namespace string `json:"namespace"`
+	}
+	if err := json.Unmarshal(all.Bytes(), &every); err != nil {
+		t.Fatal(err)
+	}
+	byNS := map[string]int{}
+	for _, f := range every {
+		byNS[f.Namespace]++
+	}
+	if byNS[""] == 0 || len(byNS) < 3 {
+		t.Fatalf("the demo's findings by namespace %v: want fleet-wide ones and several namespaces", byNS)
+	}
+	ns := ""
+	for n := range byNS {
+		if n != "" && (ns == "" || n < ns) {
+			ns = n
+		}
+	}
+	if code := execute(recommendArgs(dir, "-o", "csv", "--all", "-n", ns), &one, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	rows, err := csv.NewReader(&one).ReadAll()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, one.String())
+	}
+	if len(rows) != 1+byNS[ns] || rows[0][3] != "namespace" {
+		t.Fatalf("%d rows (header %v), want a header and %s's %d findings", len(rows), rows[0], ns, byNS[ns])
+	}
+	for _, r := range rows[1:] {
+		if r[3] != ns {
+			t.Errorf("row of namespace %q under -n %s", r[3], ns)
+		}
 	}
 }

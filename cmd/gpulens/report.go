@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,8 +15,7 @@ import (
 
 type reportOptions struct {
 	src     sourceFlags
-	format  string
-	output  string
+	out     outputFlags
 	webhook string
 	// webhookFile holds the webhook URL; getenv reads $GPULENS_WEBHOOK_URL.
 	webhookFile string
@@ -59,11 +57,11 @@ Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
   gpulens report --prometheus-url http://prometheus:9090 --since 7d
 
   # From the TSDB 'gpulens demo --data-dir' kept
-  gpulens report --data-dir ./demo-data --format markdown
+  gpulens report --data-dir ./demo-data -o markdown
 
   # An HTML page with charts, for a given week, teams from the namespace label "owner"
   gpulens report --prometheus-url http://prometheus:9090 --until 2026-03-16T00:00:00Z \
-    --team-label owner --format html --output week-11.html
+    --team-label owner -o html --output-file week-11.html
 
   # Mimir with a tenant header and a token, posted to Slack
   gpulens report --prometheus-url https://mimir/prometheus --header X-Scope-OrgID=gpu \
@@ -75,8 +73,7 @@ Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
 	}
 	f := c.Flags()
 	o.src.register(f)
-	f.StringVar(&o.format, "format", "table", "Output format: "+strings.Join(report.Formats, ", "))
-	f.StringVarP(&o.output, "output", "o", "", "Write the report to this file (atomically) instead of standard output")
+	o.out.register(f, report.Formats, "table")
 	f.StringVar(&o.webhook, "send-webhook", "", "Also post the Markdown report to this Slack-compatible incoming webhook URL (shown by ps: prefer --send-webhook-file or $"+webhookEnv+")")
 	f.StringVar(&o.webhookFile, "send-webhook-file", "", "File holding the incoming webhook URL to post the Markdown report to (default: $"+webhookEnv+" if set)")
 	return c
@@ -86,7 +83,7 @@ func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := checkFormat(o.format, report.Formats); err != nil {
+	if err := o.out.resolve(stderr); err != nil {
 		return err
 	}
 	// Checked before the analysis, which may take minutes.
@@ -106,10 +103,10 @@ func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) 
 	sayDetected(stderr, a)
 
 	var buf bytes.Buffer
-	if err := report.Render(&buf, r, o.format); err != nil {
+	if err := report.Render(&buf, r, o.out.format); err != nil {
 		return err
 	}
-	if err := writeOutput(stdout, o.output, buf.Bytes()); err != nil {
+	if err := writeOutput(stdout, o.out.file, buf.Bytes()); err != nil {
 		return err
 	}
 

@@ -92,8 +92,8 @@ func TestReportCommand(t *testing.T) {
 	}{
 		{name: "table", args: base, wantStdout: []string{"GPU UTILIZATION REPORT", "alice-jupyter", "TOP RECOMMENDATIONS"},
 			wantStderr: []string{"Using the native schema (detected)."}},
-		{name: "json", args: append(base, "--format", "json"), wantStdout: []string{`"teams": [`, `"team": "training"`}},
-		{name: "html to a file", args: append(base, "--format", "html", "--output", out), check: func(t *testing.T) {
+		{name: "json", args: append(base, "-o", "json"), wantStdout: []string{`"teams": [`, `"team": "training"`}},
+		{name: "html to a file", args: append(base, "-o", "html", "--output-file", out), check: func(t *testing.T) {
 			b, err := os.ReadFile(out)
 			if err != nil || !strings.Contains(string(b), `id="chart-waste"`) {
 				t.Errorf("output file: %v, %d bytes", err, len(b))
@@ -121,10 +121,10 @@ func TestReportCommand(t *testing.T) {
 			wantStderr: []string{"--send-webhook-file: " + schemelessFile + ": not an http(s) URL with a host"}},
 		{name: "environment without a URL", args: base, env: "hooks.slack.com/services/T0/B0/sch3mel3ss-s3cret", wantCode: exitUsage,
 			wantStderr: []string{"$GPULENS_WEBHOOK_URL: not an http(s) URL with a host"}},
-		{name: "unknown format", args: append(base, "--format", "pdf"), wantCode: exitUsage, wantStderr: []string{`unknown format "pdf" (want table, markdown, html, json, csv)`}},
+		{name: "unknown format", args: append(base, "-o", "pdf"), wantCode: exitUsage, wantStderr: []string{`unknown output format "pdf" (want table, markdown, html, json, csv; to write to a file, --output-file FILE)`}},
 		{name: "malformed since", args: append(base, "--since", "a week"), wantCode: exitUsage, wantStderr: []string{`--since: "a week" is not a duration`}},
 		{name: "malformed until", args: []string{"report", "--data-dir", dir, "--until", "monday"}, wantCode: exitUsage, wantStderr: []string{"--until"}},
-		{name: "unwritable output", args: append(base, "--output", filepath.Join(dir, "no", "such", "dir", "r.txt")), wantCode: 1,
+		{name: "unwritable output", args: append(base, "--output-file", filepath.Join(dir, "no", "such", "dir", "r.txt")), wantCode: 1,
 			wantStderr: []string{"writing " + filepath.Join(dir, "no", "such", "dir", "r.txt")}},
 		{name: "empty window", args: []string{"report", "--data-dir", dir, "--until", "2025-01-01T00:00:00Z", "--no-kubernetes"}, wantCode: exitNoData,
 			wantStderr: []string{"no GPU series in embedded TSDB", "gpulens_gpu_info", "DCGM_FI_DEV_FB_USED"}},

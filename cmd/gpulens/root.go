@@ -61,6 +61,9 @@ risk on shared GPUs, and right-sizing recommendations with their monthly savings
 		&cobra.Group{ID: "other", Title: "Other Commands:"})
 	for _, c := range []*cobra.Command{newDemoCmd(), newReportCmd(), newRecommendCmd(), newPlanCmd(), newQuotaCmd(), newServeCmd(), newDashboardsCmd(), newVersionCmd()} {
 		root.AddCommand(c)
+		// pflag writes a deprecated flag's warning to its own output,
+		// os.Stderr unless told: the command's stderr, like its errors.
+		c.Flags().SetOutput(stderr)
 	}
 	root.SetHelpCommandGroupID("other")
 	root.SetCompletionCommandGroupID("other")

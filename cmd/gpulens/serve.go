@@ -58,8 +58,8 @@ func newServeCmd() *cobra.Command {
 
   /metrics           findings and team figures as series (gpulens_finding, gpulens_team_gpu_seconds, ...)
                      and the service's own health (docs/METRICS.md)
-  /api/v1/report     the report, the same JSON as 'gpulens report --format json'
-  /api/v1/findings   the findings, in the form of 'gpulens recommend --format json --all'
+  /api/v1/report     the report, the same JSON as 'gpulens report -o json'
+  /api/v1/findings   the findings, in the form of 'gpulens recommend -o json --all'
   /healthz, /readyz  the process; a successful analysis within three intervals
 
 With --alertmanager.url, every finding is an alert (alertname GPULens<Kind in CamelCase>, the rule

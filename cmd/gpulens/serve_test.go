@@ -155,7 +155,7 @@ func TestServeEndToEnd(t *testing.T) {
 	// one the demo printed as it wrote the TSDB: one session, one report.
 	var stdout, stderr bytes.Buffer
 	if code := execute([]string{"report", "--data-dir", serveDemo(t), "--since", serveDemoSince, "--until", serveDemoEnd,
-		"--step", serveDemoStep, "--no-kubernetes", "--format", "json"}, &stdout, &stderr); code != exitOK {
+		"--step", serveDemoStep, "--no-kubernetes", "-o", "json"}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("report: exit %d\n%s", code, stderr.String())
 	}
 	report, served, demo := sameReport(t, stdout.Bytes()), sameReport(t, []byte(httpGet(t, base+"/api/v1/report"))), sameReport(t, demoTSDBJSON)
