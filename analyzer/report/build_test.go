@@ -141,8 +141,8 @@ func TestCSVAgreesWithJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != len(parsed.Teams)+2 {
-		t.Fatalf("%d CSV rows for %d teams, want header + teams + cluster", len(rows), len(parsed.Teams))
+	if len(rows) != len(parsed.Teams)+3 {
+		t.Fatalf("%d CSV rows for %d teams, want header + teams + unallocated + cluster", len(rows), len(parsed.Teams))
 	}
 	col := map[string]int{}
 	for i, h := range rows[0] {
@@ -175,9 +175,27 @@ func TestCSVAgreesWithJSON(t *testing.T) {
 		}
 		check(row, team.Team, team.GPUHours, team.Previous)
 	}
+	free := rows[len(rows)-2]
+	if free[col["scope"]] != "unallocated" {
+		t.Fatalf("row %v, want the unallocated capacity", free)
+	}
 	last := rows[len(rows)-1]
 	if last[col["scope"]] != "cluster" {
 		t.Fatalf("last row %v, want the cluster", last)
 	}
-	check(last, "cluster", parsed.Cluster.GPUHours, parsed.Cluster.Previous)
+	// The cluster row is every row above it summed: the teams and the
+	// free GPUs, at what the fleet cost (the JSON's capacity cost).
+	c := parsed.Cluster
+	whole := c.GPUHours
+	whole.IdleGPUHours += c.UnallocatedGPUHours
+	whole.Cost, whole.Waste = c.CapacityCost, c.EstimatedWaste
+	check(last, "cluster", whole, c.Previous)
+	var teamCost float64
+	for _, team := range parsed.Teams {
+		teamCost += team.Cost
+	}
+	freeCost, _ := strconv.ParseFloat(free[col["cost"]], 64)
+	if !near(teamCost+freeCost, c.CapacityCost) || c.UnallocatedCost == 0 {
+		t.Errorf("teams $%g + unallocated $%g, want the fleet's $%g (unallocated $%g)", teamCost, freeCost, c.CapacityCost, c.UnallocatedCost)
+	}
 }

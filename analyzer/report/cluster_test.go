@@ -288,8 +288,8 @@ func TestClusterCSV(t *testing.T) {
 	if !slices.Equal(rows[0], append(slices.Clone(CSVHeader), "cluster")) {
 		t.Fatalf("header %q, want CSVHeader and cluster", rows[0])
 	}
-	if len(rows) != 1+len(parsed.Teams)+len(parsed.Clusters)+1 {
-		t.Fatalf("%d rows for %d teams and %d clusters, want header + teams + clusters + fleet", len(rows), len(parsed.Teams), len(parsed.Clusters))
+	if len(rows) != 1+len(parsed.Teams)+2*len(parsed.Clusters)+1 {
+		t.Fatalf("%d rows for %d teams and %d clusters, want header + teams + each cluster's unallocated and total + fleet", len(rows), len(parsed.Teams), len(parsed.Clusters))
 	}
 	col := map[string]int{}
 	for i, h := range rows[0] {
@@ -306,11 +306,11 @@ func TestClusterCSV(t *testing.T) {
 		}
 		for _, f := range figures {
 			v, err := strconv.ParseFloat(row[col[f]], 64)
-			if err != nil {
+			if err != nil && !(scope == "unallocated" && row[col[f]] == "") {
 				t.Fatalf("%s %s: %v", scope, f, err)
 			}
 			sums[scope][f] += v
-			if scope == "team" {
+			if scope == "team" || scope == "unallocated" {
 				if perCluster[cluster] == nil {
 					perCluster[cluster] = map[string]float64{}
 				}
@@ -323,6 +323,9 @@ func TestClusterCSV(t *testing.T) {
 			if got, _ := strconv.ParseFloat(row[col["allocated_gpu_hours"]], 64); got != c.AllocatedGPUHours {
 				t.Errorf("cluster %s: CSV allocated %v, JSON %v", cluster, got, c.AllocatedGPUHours)
 			}
+			if got, _ := strconv.ParseFloat(row[col["cost"]], 64); !near(got, c.CapacityCost) {
+				t.Errorf("cluster %s: CSV cost %v, the JSON's capacity cost %v", cluster, got, c.CapacityCost)
+			}
 			for _, f := range figures {
 				if v, _ := strconv.ParseFloat(row[col[f]], 64); !near(v, perCluster[cluster][f]) {
 					t.Errorf("cluster %s %s: %v, its teams' %v", cluster, f, v, perCluster[cluster][f])
@@ -330,6 +333,7 @@ func TestClusterCSV(t *testing.T) {
 			}
 		case "fleet":
 			fleet = row
+		case "unallocated":
 		case "team":
 			if cluster != "eu" && cluster != "us" {
 				t.Errorf("team row %q names cluster %q", row[col["team"]], cluster)
@@ -343,12 +347,15 @@ func TestClusterCSV(t *testing.T) {
 	}
 	for _, f := range figures {
 		v, _ := strconv.ParseFloat(fleet[col[f]], 64)
-		if !near(sums["team"][f], v) || !near(sums["cluster"][f], v) {
-			t.Errorf("%s: teams %v, clusters %v, fleet %v", f, sums["team"][f], sums["cluster"][f], v)
+		if !near(sums["team"][f]+sums["unallocated"][f], v) || !near(sums["cluster"][f], v) {
+			t.Errorf("%s: teams %v + unallocated %v, clusters %v, fleet %v", f, sums["team"][f], sums["unallocated"][f], sums["cluster"][f], v)
 		}
 	}
 	if v, _ := strconv.ParseFloat(fleet[col["allocated_gpu_hours"]], 64); v != parsed.Cluster.AllocatedGPUHours {
 		t.Errorf("fleet allocated: CSV %v, JSON %v", v, parsed.Cluster.AllocatedGPUHours)
+	}
+	if v, _ := strconv.ParseFloat(fleet[col["cost"]], 64); !near(v, parsed.Cluster.CapacityCost) {
+		t.Errorf("fleet cost: CSV %v, the JSON's capacity cost %v", v, parsed.Cluster.CapacityCost)
 	}
 }
 

@@ -9,23 +9,32 @@ import (
 	"time"
 )
 
-// CSVHeader is the CSV format's columns: one row per team, then one row
-// with scope "cluster" holding the sum of the teams. Numbers are unrounded
-// and unitless (hours, ratios 0..1, the report's currency), for
-// spreadsheets; an empty cell is unknown.
+// CSVHeader is the CSV format's columns: one row per team, then the
+// capacity no team held — a row with scope "unallocated" (its GPU-hours
+// in idle_gpu_hours, its price in cost and waste) and, where GPUs were
+// busy with no pod in the data, one with scope "unattributed" (in
+// used_gpu_hours and cost) — and last one row with scope "cluster", the
+// sum of every row above it: its cost is the fleet's, what the GPUs cost
+// whoever held them. Numbers are unrounded and unitless (hours, ratios
+// 0..1, the report's currency), for spreadsheets; an empty cell is
+// unknown. The efficiency of the "cluster" row is the teams' (used over
+// measured allocated hours), and its previous_* columns are the previous
+// window's teams summed: the previous window's free capacity is not kept.
 //
 // Where the store holds several clusters the columns are CSVHeader and
 // then one more, "cluster" (CSVClusterColumn), the row's cluster label
 // value: a reader that goes by position reads the same columns as before,
 // and one that goes by name finds the cluster. A team row is then a team
-// of one cluster; the "cluster" rows are one per cluster, each the sum of
-// its teams, just as the one "cluster" row of a single cluster's report
-// is; and a last row, scope "fleet" with an empty cluster, sums them all.
-// So in either shape, the "team" rows add up to the "cluster" rows, and
-// the "cluster" rows to the whole fleet: a reader that sums a scope never
-// counts anything twice, and a reader that knows nothing of clusters gets
-// the fleet by adding up the "cluster" rows. The "fleet" row is there for
-// readers that want the total without summing.
+// of one cluster, each cluster has its own "unallocated" (and
+// "unattributed") row, the "cluster" rows are one per cluster, each the
+// sum of its rows, just as the one "cluster" row of a single cluster's
+// report is; and a last row, scope "fleet" with an empty cluster, sums
+// them all. So in either shape, team + unallocated + unattributed rows add
+// up to the "cluster" rows, and the "cluster" rows to the whole fleet: a
+// reader that sums a scope never counts anything twice, and a reader that
+// knows nothing of clusters gets the fleet by adding up the "cluster"
+// rows. The "fleet" row is there for readers that want the total without
+// summing.
 var CSVHeader = []string{
 	"scope", "team", "namespaces", "allocations",
 	"allocated_gpu_hours", "used_gpu_hours", "idle_gpu_hours", "unmeasured_gpu_hours", "efficiency", "cost", "waste",
@@ -47,7 +56,10 @@ func writeCSV(w io.Writer, r *Report) error {
 			allocs += t.Allocations
 			_ = cw.Write(r.csvRow("team", t.Team, strings.Join(t.Namespaces, " "), t.Allocations, t.GPUHours, t.Previous))
 		}
-		_ = cw.Write(r.csvRow("cluster", "", "", allocs, r.Cluster.GPUHours, r.Cluster.Previous))
+		for _, row := range r.csvCapacityRows(r.Cluster) {
+			_ = cw.Write(row)
+		}
+		_ = cw.Write(r.csvRow("cluster", "", "", allocs, r.Cluster.whole(), r.Cluster.Previous))
 		cw.Flush()
 		return cw.Error()
 	}
@@ -60,9 +72,12 @@ func writeCSV(w io.Writer, r *Report) error {
 	total := 0
 	for _, c := range r.Clusters {
 		total += allocs[c.Name]
-		_ = cw.Write(append(r.csvRow("cluster", "", "", allocs[c.Name], c.GPUHours, c.Previous), csvText(c.Name)))
+		for _, row := range r.csvCapacityRows(c.Cluster) {
+			_ = cw.Write(append(row, csvText(c.Name)))
+		}
+		_ = cw.Write(append(r.csvRow("cluster", "", "", allocs[c.Name], c.Cluster.whole(), c.Previous), csvText(c.Name)))
 	}
-	_ = cw.Write(append(r.csvRow("fleet", "", "", total, r.Cluster.GPUHours, r.Cluster.Previous), ""))
+	_ = cw.Write(append(r.csvRow("fleet", "", "", total, r.Cluster.whole(), r.Cluster.Previous), ""))
 	cw.Flush()
 	return cw.Error()
 }
@@ -118,3 +133,34 @@ func (r *Report) currency() string {
 // num prints the shortest text that parses back to v, as encoding/json
 // does, so CSV and JSON agree exactly.
 func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// csvCapacityRows are the capacity no team held: unallocated GPUs (idle,
+// and waste at their price) and, where there was any, GPUs in use by a
+// tenant the data does not name (used, not waste).
+func (r *Report) csvCapacityRows(c Cluster) [][]string {
+	priced := c.CapacityUnpriced == nil
+	free := GPUHours{IdleGPUHours: c.UnallocatedGPUHours, Cost: c.UnallocatedCost, Waste: c.UnallocatedCost, CostKnown: priced}
+	if !priced {
+		free.Unpriced = c.CapacityUnpriced
+	}
+	rows := [][]string{r.csvRow("unallocated", "", "", 0, free, nil)}
+	if c.UnattributedGPUHours > 0 {
+		used := GPUHours{UsedGPUHours: c.UnattributedGPUHours, Cost: c.UnattributedCost, CostKnown: priced, Unpriced: free.Unpriced}
+		rows = append(rows, r.csvRow("unattributed", "", "", 0, used, nil))
+	}
+	return rows
+}
+
+// whole is the cluster's row: its teams' hours with the capacity no team
+// held added (csvCapacityRows), costing what the fleet cost. A cost with
+// an unpriced part is unknown, as each row's is.
+func (c Cluster) whole() GPUHours {
+	w := c.GPUHours
+	w.IdleGPUHours += c.UnallocatedGPUHours
+	w.UsedGPUHours += c.UnattributedGPUHours
+	w.Cost, w.Waste = c.CapacityCost, c.EstimatedWaste
+	if c.CapacityUnpriced != nil && w.Unpriced == nil {
+		w.Unpriced = c.CapacityUnpriced
+	}
+	return w
+}

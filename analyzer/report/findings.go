@@ -62,6 +62,7 @@ func findingsOf(a Input, teamOf func(cluster, namespace string) string) (recs []
 			fs.SavingsUnpriced = addUnpriced(fs.SavingsUnpriced, f.Model, 0, 0, 1)
 			unpricedByCluster[f.Cluster] = addUnpriced(unpricedByCluster[f.Cluster], f.Model, 0, 0, 1)
 		} else if f.MonthlySavingsUSD <= 0 {
+			fs.ReliabilityMonthlyCost -= f.MonthlySavingsUSD
 			continue
 		} else {
 			fs.MonthlySavings += f.MonthlySavingsUSD

@@ -202,6 +202,11 @@ type Findings struct {
 	// SavingsUnpriced are the findings whose change saves GPU time of a
 	// model without a price: MonthlySavings leaves them out.
 	SavingsUnpriced *Unpriced `json:"savings_unpriced,omitempty"`
+	// ReliabilityMonthlyCost is what the changes made for reliability
+	// (a dedicated GPU for a workload at risk of OOM on a shared one) add
+	// to the bill each month, priced ones only: MonthlySavings minus it is
+	// what acting on every priced recommendation nets.
+	ReliabilityMonthlyCost float64 `json:"reliability_monthly_cost"`
 	// Skipped are the kinds that could not be checked, and why.
 	Skipped []string `json:"skipped"`
 }

@@ -93,8 +93,11 @@ func (r *Report) summarySection() section {
 		{"Average GPU utilization", percent(c.AvgUtilization)},
 		{"Cost of the fleet", r.moneyOf(c.CapacityCost, c.CapacityUnpriced)},
 		{"Waste in the window", r.waste(c)},
-		{"Savings by acting, a month", r.moneyOf(r.Findings.MonthlySavings, r.Findings.SavingsUnpriced)},
+		{"Savings by acting, a month", r.moneyOf(r.Findings.MonthlySavings, r.Findings.SavingsUnpriced) + r.offTheBill()},
 	}...)
+	if v := r.Findings.ReliabilityMonthlyCost; v > 0 && r.CostKnown {
+		rows = append(rows, []string{"Reliability changes, a month", r.money(v) + " more (a GPU of its own where sharing risks running out of memory)"})
+	}
 	if c.Change != nil {
 		rows = append(rows, []string{"Allocated vs previous window", delta(c.Change.AllocatedGPUHours, c.Previous.AllocatedGPUHours, 1, " GPU-h")},
 			[]string{"Efficiency vs previous window", points(c.Change.EfficiencyPoints)})
@@ -298,4 +301,22 @@ func workloadSources(c Coverage) string {
 		s += "; " + strings.Join(parts, ", ")
 	}
 	return s
+}
+
+// offTheBill says how much of the savings leaves the bill now, from the
+// consolidation plan: GPU time freed on nodes that stay is paid for all
+// the same until a node goes, so the plan's freed nodes are the part that
+// is banked at once. Empty without a plan.
+func (r *Report) offTheBill() string {
+	c := r.Consolidation
+	if c == nil || c.Unavailable != "" || c.NodesToday == 0 || !r.CostKnown {
+		return ""
+	}
+	if c.NodesNeeded >= c.NodesToday {
+		return fmt.Sprintf(" of GPU time freed; none off the bill until a node goes (the consolidation keeps all %d nodes)", c.NodesToday)
+	}
+	if !c.SavingKnown {
+		return fmt.Sprintf(" of GPU time freed; %d of %d nodes can go, at an unknown price", c.NodesToday-c.NodesNeeded, c.NodesToday)
+	}
+	return fmt.Sprintf(" of GPU time freed, of which %s off the bill now (%d of %d nodes can go)", r.money(c.MonthlySaving), c.NodesToday-c.NodesNeeded, c.NodesToday)
 }
