@@ -10,7 +10,9 @@ import (
 // (pkg/device/devices.go:451-484, devices_test.go:258,1060-1070,1763-1764
 // at 4707fb02) and values users pasted in HAMi's issues.
 func TestParseDevicesAllocated(t *testing.T) {
-	a := func(uuid string, mem, cores int64) Device { return Device{UUID: uuid, Type: "NVIDIA", MemoryMiB: mem, Cores: cores} }
+	a := func(uuid string, mem, cores int64) Device {
+		return Device{UUID: uuid, Type: "NVIDIA", MemoryMiB: mem, Cores: cores}
+	}
 	tests := []struct {
 		name, in string
 		want     [][]Device
