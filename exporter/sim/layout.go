@@ -13,6 +13,7 @@ type gpuLayout struct {
 	replicas  int
 	rename    bool
 	instances []placedInstance // MIG geometry, in scenario order
+	hami      bool             // shared by HAMi, seen as time-slicing
 }
 
 // reporter receives layout problems; nil discards them (NewNode works on
@@ -36,7 +37,19 @@ func buildLayout(n *Node, sys *system, count int, path string, report reporter) 
 		sp := fmt.Sprintf("%s.sharing[%d]", path, si)
 		var geometry []placedInstance
 		valid := true
+		mode, replicas := sh.Mode, sh.Replicas
 		switch sh.Mode {
+		case ModeHAMi:
+			// The node's exporter sees HAMi's splits as time-slicing's
+			// replicas; HAMi's own series are fleet.HAMiSink's.
+			mode = ModeTimeSlicing
+			if replicas == 0 {
+				replicas = DefaultHAMiSplit
+			}
+			if replicas < 2 || replicas > 48 {
+				report.errorf(sp+".replicas", "replicas %d out of range (want 2..48 for hami's deviceSplitCount)", replicas)
+				valid = false
+			}
 		case ModeNone:
 			if sh.Replicas != 0 {
 				report.errorf(sp+".replicas", "replicas only apply to time-slicing and mps")
@@ -52,7 +65,7 @@ func buildLayout(n *Node, sys *system, count int, path string, report reporter) 
 			}
 			geometry, valid = migGeometry(sh.MIG, sys, sp, report)
 		default:
-			report.errorf(sp+".mode", "%s", errUnknown("sharing mode", sh.Mode, "none, time-slicing, mps, mig"))
+			report.errorf(sp+".mode", "%s", errUnknown("sharing mode", sh.Mode, "none, time-slicing, mps, mig, hami"))
 			valid = false
 		}
 		if sh.Mode != ModeMIG && len(sh.MIG) > 0 {
@@ -76,7 +89,7 @@ func buildLayout(n *Node, sys *system, count int, path string, report reporter) 
 			}
 			owner[g] = sp
 			if valid {
-				layout[g] = gpuLayout{mode: sh.Mode, replicas: sh.Replicas, rename: sh.Rename, instances: geometry}
+				layout[g] = gpuLayout{mode: mode, replicas: replicas, rename: sh.Rename, instances: geometry, hami: sh.Mode == ModeHAMi}
 			}
 		}
 	}

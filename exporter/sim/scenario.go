@@ -15,6 +15,9 @@ type Scenario struct {
 	// produce the same values, UUIDs and PIDs.
 	Seed  uint64 `yaml:"seed"`
 	Nodes []Node `yaml:"nodes"`
+	// HAMi is how the scenario's HAMi install exports its metrics, for
+	// the GPUs shared with mode hami.
+	HAMi HAMiInstall `yaml:"hami"`
 }
 
 // Node is one GPU node.
@@ -43,9 +46,10 @@ type Node struct {
 // one pod holds the whole GPU.
 type Sharing struct {
 	GPUs []int `yaml:"gpus"`
-	// Mode is none, time-slicing, mps or mig.
+	// Mode is none, time-slicing, mps, mig or hami.
 	Mode string `yaml:"mode"`
-	// Replicas is the time-slicing / MPS replica count (2..48).
+	// Replicas is the time-slicing / MPS replica count (2..48); for
+	// hami, HAMi's deviceSplitCount (default 10).
 	Replicas int `yaml:"replicas"`
 	// MIG is the geometry, one profile name per instance, e.g.
 	// [3g.40gb, 2g.20gb, 1g.10gb, 1g.10gb]. Profiles must exist on the model.
@@ -90,6 +94,8 @@ type Pod struct {
 	// (e.g. a data-parallel launcher with workers); 0 means 1. The pod's
 	// load and memory are split evenly between them.
 	Processes int `yaml:"processes"`
+	// HAMi are the pod's HAMi resources, on a GPU shared with mode hami.
+	HAMi HAMiLimits `yaml:"hami"`
 }
 
 // Fault injects a failure on one GPU from an offset on. lost and hang hold
@@ -118,6 +124,12 @@ const (
 	ModeTimeSlicing = labels.SharingTimeSlicing
 	ModeMPS         = labels.SharingMPS
 	ModeMIG         = labels.SharingMIG
+	// ModeHAMi is Project-HAMi's sharing: the node's exporter sees the GPU
+	// time-sliced between its tenants (HAMi's device plugin hands out
+	// "<UUID>-<n>" device IDs, one per split, as time-slicing hands out
+	// replicas), each tenant limited by HAMi-core to its nvidia.com/gpumem
+	// and nvidia.com/gpucores; HAMi's own series say so (fleet.HAMiSink).
+	ModeHAMi = "hami"
 )
 
 // Load profiles (Pod.Load).

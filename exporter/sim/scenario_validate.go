@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/gpulens/gpulens/signals/hami"
 )
 
 // validator checks the semantics of a decoded scenario, reporting through
@@ -23,6 +25,9 @@ func (v *validator) scenario(sc *Scenario) {
 	pods := map[string]string{}
 	for i := range sc.Nodes {
 		v.node(&sc.Nodes[i], fmt.Sprintf("nodes[%d]", i), nodes, pods)
+	}
+	if _, ok := hami.ParseEra(sc.HAMi.Metrics); sc.HAMi.Metrics != "" && !ok {
+		v.errAt("hami.metrics", "%s", errUnknown("HAMi metric era", sc.HAMi.Metrics, "legacy, current"))
 	}
 }
 
@@ -108,6 +113,7 @@ func (v *validator) pod(p *Pod, path string, sys *system, layout []gpuLayout, po
 	} else if p.Instance != 0 {
 		v.errAt(path+".instance", "GPU %d is not MIG-partitioned (sharing %s): instance must be unset", p.GPU, l.mode)
 	}
+	v.hamiLimits(p, path, layout)
 	if !knownLoad(p.Load) {
 		v.errAt(path+".load", "%s", errUnknown("load", p.Load, loadNames))
 	}
@@ -266,5 +272,26 @@ func (v *validator) fault(f Fault, path string, count int) {
 		}
 	default:
 		v.errAt(path+".kind", "%s", errUnknown("fault kind", f.Kind, "lost, hang, xid"))
+	}
+}
+
+// hamiLimits checks a pod's HAMi resources: only on a hami GPU, cores a
+// percentage, one of gpumem and gpumem-percentage.
+func (v *validator) hamiLimits(p *Pod, path string, layout []gpuLayout) {
+	h := p.HAMi
+	if h == (HAMiLimits{}) {
+		return
+	}
+	if p.GPU >= 0 && p.GPU < len(layout) && !layout[p.GPU].hami {
+		v.errAt(path+".hami", "GPU %d is not shared with mode hami", p.GPU)
+	}
+	if h.Cores < 0 || h.Cores > 100 {
+		v.errAt(path+".hami.cores", "%d out of range (want 0..100, nvidia.com/gpucores)", h.Cores)
+	}
+	if h.MemoryPercentage < 0 || h.MemoryPercentage > 100 {
+		v.errAt(path+".hami.memoryPercentage", "%d out of range (want 0..100, nvidia.com/gpumem-percentage)", h.MemoryPercentage)
+	}
+	if h.Memory > 0 && h.MemoryPercentage > 0 {
+		v.errAt(path+".hami.memoryPercentage", "set memory (nvidia.com/gpumem) or memoryPercentage, not both")
 	}
 }
