@@ -17,7 +17,9 @@ import (
 // mode hami, in the scenario's metric era (sim.HAMiInstall), and passes
 // every series on to inner unchanged. It reads what it needs from the
 // native series that go through it: which pods hold which GPU
-// (gpulens_container_gpu_allocation_ratio), their memory and utilisation,
+// (gpulens_container_gpu_allocation_ratio), their memory and utilisation
+// (of their allocation there: times the allocation, of the device, as
+// HAMi-core sums its processes' SM utilisation),
 // and the GPU's memory; the limits come from the scenario's pods.
 //
 // What it reproduces (HAMi at 4707fb02, docs/research/hami.md):
@@ -51,7 +53,7 @@ type hamiGPU struct {
 type hamiTenant struct {
 	namespace, pod, container string
 	limits                    sim.HAMiLimits
-	mem, util                 float64
+	mem, util, alloc          float64
 }
 
 // NewHAMiSink wraps inner for node of sc. HAMi's series go to out, its
@@ -96,6 +98,8 @@ func (s *HAMiSink) Append(ts time.Time, name string, lbls []*dto.LabelPair, v fl
 				g.tenants[key] = t
 			}
 			switch name {
+			case native.ContainerGPUAllocationRatio:
+				t.alloc = v
 			case native.ContainerGPUMemoryUsedBytes:
 				t.mem = v
 			case native.ContainerGPUUtilizationRatio:
@@ -190,7 +194,7 @@ func (s *HAMiSink) emitGPU(ts time.Time, uuid string, g *hamiGPU) error {
 			vals[n] = t.container
 		}
 		if err := emitAll(emit, hami.ContainerMemoryAllocated, mem, hami.ContainerCoresAllocated, cores,
-			hami.ContainerMemoryLimit, mem, hami.ContainerMemoryUsed, t.mem, hami.ContainerUtilization, t.util); err != nil {
+			hami.ContainerMemoryLimit, mem, hami.ContainerMemoryUsed, t.mem, hami.ContainerUtilization, t.util*t.alloc); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,54 @@
+package recommend
+
+import (
+	"fmt"
+
+	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/hami"
+)
+
+// ActionHAMiResources changes a container's HAMi resources
+// (nvidia.com/gpumem, nvidia.com/gpucores) on the GPU it shares.
+const ActionHAMiResources Action = "set-hami-resources"
+
+// HAMiShare is the share of its GPU a HAMi container is charged for: the
+// larger of its cores share (gpucores / 100) and its memory share
+// (gpumem / the device's memory), as signals/hami's HeldShare.
+func HAMiShare(coresPct int64, memMiB int64, deviceBytes float64) float64 {
+	if deviceBytes <= 0 {
+		return float64(coresPct) / 100
+	}
+	return max(float64(coresPct)/100, float64(memMiB)*(1<<20)/deviceBytes)
+}
+
+// HAMiResources is the recommendation to set w's HAMi resources to
+// memMiB and coresPct (0 leaves a resource as it is) from the current
+// ones, on a GPU of deviceBytes; its shares are HAMiShare's.
+func HAMiResources(w workload.Ref, curMemMiB, curCores, memMiB, coresPct int64, deviceBytes float64, why string) *Recommendation {
+	newMem, newCores := curMemMiB, curCores
+	limits := map[string]int64{}
+	if memMiB > 0 {
+		newMem = memMiB
+		limits[hami.ResourceMemory] = memMiB
+	}
+	if coresPct > 0 {
+		newCores = coresPct
+		limits[hami.ResourceCores] = coresPct
+	}
+	r := &Recommendation{
+		Action:           ActionHAMiResources,
+		Workload:         w,
+		From:             hami.ResourceGPU,
+		To:               hami.ResourceGPU,
+		CurrentShare:     HAMiShare(curCores, curMemMiB, deviceBytes),
+		RecommendedShare: HAMiShare(newCores, newMem, deviceBytes),
+		Allocation:       signals.AllocationPathDevicePlugin,
+		Patch:            BuildPatch(w, PatchChange{Limits: limits}),
+		Summary: fmt.Sprintf("set %s to nvidia.com/gpumem %d (MiB) and nvidia.com/gpucores %d: %s",
+			w, newMem, newCores, why),
+		Notes: []string{"HAMi reads the limits when the container starts: the patch restarts the pods. A nvidia.com/gpumem-percentage limit, if set, is to be removed for gpumem to apply."},
+	}
+	r.Reliability = r.RecommendedShare > r.CurrentShare
+	return r
+}
