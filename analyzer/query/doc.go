@@ -5,7 +5,7 @@
 //
 // Passes (passQueries, where the source has range queries): each signal
 // with several figures is read once, as a range query at exactly the steps
-// a subquery over the window evaluates (Window.firstStep), and its figures
+// a subquery over the window evaluates (firstStep), and its figures
 // (count, sum, average, maximum, last, quantiles, deriv) and its per-step
 // groupings (by allocation, GPU, workload) are computed in Go with the
 // engine's own arithmetic (stats.go). The other figures, one per signal,

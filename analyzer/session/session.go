@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals"
 	"log/slog"
 	"os"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals/dcgm"
@@ -24,7 +24,7 @@ type Session struct {
 	obs        Observer
 	src        source.Source
 	close      func() error
-	window     query.Window
+	window     fleet.Window
 	schema     signals.Schema // nil until named or detected
 	dcgmFields *dcgm.FieldMap // --dcgm-fields; nil for none
 	thresholds criteria.Config
@@ -90,7 +90,7 @@ func settle(cfg Config) (*Session, error) {
 	if s.cfg.Logger == nil {
 		s.cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	w, err := query.Window{Start: cfg.Start, End: cfg.End, Step: cfg.Step}.WithDefaults()
+	w, err := fleet.Window{Start: cfg.Start, End: cfg.End, Step: cfg.Step}.WithDefaults()
 	if err != nil {
 		return nil, &InputError{Input: InputWindow, Err: err}
 	}
