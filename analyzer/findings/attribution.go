@@ -10,7 +10,7 @@ import (
 )
 
 // copied says whether the exporter gave every tenant of the GPU the
-// device's own figures (query.AttributionCopies), so that which tenant
+// device's own figures (fleet.AttributionCopies), so that which tenant
 // used the GPU is not known. Decided per GPU from the data, not by
 // exporter: dcgm-exporter's 2025 per-process series are each tenant's own.
 func (d *detector) copied(node, uuid string) bool {
@@ -39,7 +39,7 @@ func (d *detector) deviceFiguresAny(w fleet.Workload) bool {
 
 // readClusterSharing finds the GPUs whose data cannot say they are shared
 // and the cluster says are. Where the exporter shows at most one tenant
-// per device (query.AttributionOneTenant: dcgm-exporter without
+// per device (fleet.AttributionOneTenant: dcgm-exporter without
 // --kubernetes-virtual-gpus), a time-sliced or MPS GPU reads as held
 // whole by one arbitrary tenant; the device plugin's config and GPU
 // Feature Discovery's labels say how the node's whole GPUs are shared.

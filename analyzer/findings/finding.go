@@ -1,4 +1,4 @@
-// Package findings turns one analysis (query.Result), optionally joined
+// Package findings turns one analysis (fleet.Result), optionally joined
 // with the cluster's state (inventory), into findings: what wastes money,
 // what is about to break, and what to change, each with its evidence,
 // confidence and dollar impact.

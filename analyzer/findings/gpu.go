@@ -73,7 +73,7 @@ func (d *detector) gpu(g fleet.GPU) {
 // horizon, up to the device's size: past it the GPU is out of memory, and
 // the finding says when. Tenants that take turns never add up: a sum of
 // peaks reached at different times measures nothing, and neither does a
-// sum of copies of the device's figure (query.AttributionCopies): where
+// sum of copies of the device's figure (fleet.AttributionCopies): where
 // every tenant reports the device's memory, the split between them is
 // unknown and the device's figure is given once. fromCluster says the
 // sharing mode is the cluster's (cluster), as the data shows the GPU held

@@ -20,7 +20,7 @@ import (
 // the tenant's job likely failed, and the finding names that tenant.
 //
 // Each event comes with the allocations that held the GPU at the step it
-// was first seen (query.GPU.WorkloadXIDEvents). Events one workload held
+// was first seen (fleet.GPU.WorkloadXIDEvents). Events one workload held
 // the GPU for (one pod, or several of its pods at once) are that
 // workload's finding, one per workload; events several workloads held it
 // for at once (a time-sliced or MPS GPU, several MIG instances: neither

@@ -30,7 +30,7 @@ type Options struct {
 	// Start and End bound the window (Start, End]. The previous window is
 	// the same length, ending at Start.
 	Start, End time.Time
-	// Step is the query resolution; zero means query.DefaultStep.
+	// Step is the query resolution; zero means fleet.DefaultStep.
 	Step time.Duration
 	// Inventory may be nil: the analysis then runs from metric labels alone.
 	Inventory *inventory.Inventory
@@ -48,7 +48,7 @@ type Options struct {
 	// (query.AnalyzeSharded); its zero value uses the default budget.
 	Sharding query.Sharding
 	// ClusterLabel names the label that tells the clusters of a shared
-	// store apart (query.DefaultClusterLabel); empty reads the store as one
+	// store apart (fleet.DefaultClusterLabel); empty reads the store as one
 	// cluster. A store whose series lack it reads as one cluster either way.
 	ClusterLabel string
 	// Fleet, when set, gives each cluster of a store of several its

@@ -11,7 +11,7 @@ import (
 // up, so a team's utilization in a bucket is its namespaces' used hours
 // over their measured hours, not an average of their ratios. Where the
 // store holds several clusters the timeline was read per cluster
-// (query.MergeTimelines): a team is of one cluster, named cluster/team as
+// (fleet.MergeTimelines): a team is of one cluster, named cluster/team as
 // the charts name it, and two clusters' team-a are two lines.
 func teamTimeline(tl *fleet.Timeline, teamOf func(cluster, namespace string) string) []TeamSeries {
 	if tl == nil {

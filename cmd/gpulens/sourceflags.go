@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/inventory/kube"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/plan"
 	"github.com/gpulens/gpulens/analyzer/query"
@@ -71,7 +71,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.since, "since", "7d", "Length of the window, ending at --until (e.g. 36h, 7d, 2w)")
 	fs.StringVar(&f.until, "until", "", "End of the window, RFC 3339 (default: now)")
 	fs.DurationVar(&f.step, "step", time.Minute, "Resolution the window is read at: the scrape interval, or longer")
-	fs.StringVar(&f.teamLabel, "team-label", inventory.DefaultTeamLabel, "Namespace label naming the team that owns it")
+	fs.StringVar(&f.teamLabel, "team-label", kube.DefaultTeamLabel, "Namespace label naming the team that owns it")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "Kubeconfig file (default: in-cluster, $KUBECONFIG or ~/.kube/config)")
 	fs.StringArrayVar(&f.contexts, "context", nil, "Kubeconfig context to read the cluster through (default: the current one). Repeat it to read several clusters, each with its own credentials, "+
 		"as CONTEXT or CONTEXT=CLUSTER: CLUSTER is the value of the cluster label that cluster's metrics carry (default: the context's name), e.g. --context prod-eu --context arn:aws:eks:us-east-1:1234:cluster/gpu=us-east")
@@ -112,7 +112,7 @@ func (f *sourceFlags) config(now time.Time, logger *slog.Logger, obs session.Obs
 	cfg := session.Config{
 		PrometheusURL: f.prometheusURL, DataDir: f.dataDir, Remote: f.remote, MaxSamples: f.maxSamples,
 		Schema: f.schema, Start: start, End: end, Step: f.step, ConfigFile: f.configFile, PricesFile: f.pricesFile, DCGMFieldsFile: f.dcgmFields,
-		Kubernetes: inventory.Options{Kubeconfig: f.kubeconfig, TeamLabel: f.teamLabel},
+		Kubernetes: kube.Options{Kubeconfig: f.kubeconfig, TeamLabel: f.teamLabel},
 		Contexts:   f.contexts, AllContexts: f.allContexts, ClusterLabel: f.clusterLabel,
 		Logger: logger, Observer: obs,
 	}
