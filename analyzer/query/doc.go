@@ -1,7 +1,8 @@
 // Package query is the analysis query set: a fixed number of PromQL
 // queries over a window that turn a fleet's GPU series into per-allocation
-// and per-GPU figures. The number of queries does not grow with pods or
-// GPUs (Result.QueryCount).
+// and per-GPU figures, those of the fleet model (analyzer/fleet, which
+// links none of the engine this package drives). The number of queries
+// does not grow with pods or GPUs (fleet.Result.QueryCount).
 //
 // Passes (passQueries, where the source has range queries): each signal
 // with several figures is read once, as a range query at exactly the steps
