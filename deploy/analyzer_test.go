@@ -158,7 +158,7 @@ func atoms(d doc) []rule {
 // TestAnalyzerRBACIsTheInventorys holds the chart's analyzer roles to the
 // rules analyzer/inventory's own test proves exact: nothing more.
 func TestAnalyzerRBACIsTheInventorys(t *testing.T) {
-	want := loadDocs(t, "../analyzer/inventory/testdata/rbac.yaml")
+	want := loadDocs(t, "../analyzer/inventory/kube/testdata/rbac.yaml")
 	docs := loadDocs(t, "manifests/gpulens.yaml")
 	for _, tt := range []struct{ kind, chartName, invName string }{
 		{"ClusterRole", "gpulens-analyzer", "gpulens-analyzer"},

@@ -11,7 +11,7 @@ import (
 
 	"github.com/prometheus/common/model"
 
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -36,14 +36,14 @@ type engine struct {
 // compare analyses w in the embedded TSDB and through src and checks every
 // per-allocation and per-GPU figure, field by field, so that a figure added
 // to the result later is compared (exactly) without touching this test.
-func compare(t *testing.T, f *fixture, src source.Source, w query.Window, e engine) {
+func compare(t *testing.T, f *fixture, src source.Source, w fleet.Window, e engine) {
 	t.Helper()
 	compareResult(t, f, analyze(t, src, w), w, e)
 }
 
 // compareResult checks got, an analysis of w through a server, against
 // the embedded TSDB's analysis of w, as compare does.
-func compareResult(t *testing.T, f *fixture, got *query.Result, w query.Window, e engine) {
+func compareResult(t *testing.T, f *fixture, got *fleet.Result, w fleet.Window, e engine) {
 	t.Helper()
 	want := analyze(t, f.db, w)
 
@@ -66,7 +66,7 @@ func compareResult(t *testing.T, f *fixture, got *query.Result, w query.Window, 
 		if !reflect.DeepEqual(got.Notes, want.Notes) {
 			t.Errorf("%s: notes %q, embedded %q", e.name, got.Notes, want.Notes)
 		}
-		gotWorkloads := map[query.WorkloadKey]query.Workload{}
+		gotWorkloads := map[fleet.WorkloadKey]fleet.Workload{}
 		for _, x := range got.Workloads {
 			gotWorkloads[x.WorkloadKey] = x
 		}
@@ -83,7 +83,7 @@ func compareResult(t *testing.T, f *fixture, got *query.Result, w query.Window, 
 		}
 	}
 
-	gotAllocs := map[query.AllocationKey]query.Allocation{}
+	gotAllocs := map[fleet.AllocationKey]fleet.Allocation{}
 	for _, a := range got.Allocations {
 		gotAllocs[a.AllocationKey] = a
 	}
@@ -101,7 +101,7 @@ func compareResult(t *testing.T, f *fixture, got *query.Result, w query.Window, 
 	}
 
 	energy := energyOf(t, f.db, w)
-	gotGPUs := map[query.GPUKey]query.GPU{}
+	gotGPUs := map[fleet.GPUKey]fleet.GPU{}
 	for _, g := range got.GPUs {
 		gotGPUs[g.GPUKey] = g
 	}
@@ -190,16 +190,16 @@ func closeEnough(want, got, rel float64) bool { return want == got || relDiff(wa
 // ended lists, per key, the time of the last step at which a series that
 // ended inside the window was seen in the embedded TSDB.
 type ended struct {
-	allocations map[query.AllocationKey]time.Time
-	gpuUtil     map[query.GPUKey]time.Time
-	gpuThrottle map[query.GPUKey]time.Time
-	gpuMem      map[query.GPUKey]time.Time
+	allocations map[fleet.AllocationKey]time.Time
+	gpuUtil     map[fleet.GPUKey]time.Time
+	gpuThrottle map[fleet.GPUKey]time.Time
+	gpuMem      map[fleet.GPUKey]time.Time
 }
 
 // endedSeries asks the embedded TSDB which series the analysis reads were
 // present in the window but are gone at its end. Thanks to the staleness
 // markers the simulation wrote, "gone" is exact there.
-func endedSeries(t *testing.T, db source.Source, w query.Window) ended {
+func endedSeries(t *testing.T, db source.Source, w fleet.Window) ended {
 	t.Helper()
 	const allocBy = "node, namespace, pod, container, uuid, gpu_instance"
 	lastSeen := func(metric, by string) model.Vector {
@@ -207,21 +207,21 @@ func endedSeries(t *testing.T, db source.Source, w query.Window) ended {
 			metric, by, promDuration(w.Duration()), promDuration(w.Step))
 		return instant(t, db, q, w.End)
 	}
-	e := ended{allocations: map[query.AllocationKey]time.Time{}, gpuUtil: map[query.GPUKey]time.Time{}, gpuThrottle: map[query.GPUKey]time.Time{},
-		gpuMem: map[query.GPUKey]time.Time{}}
+	e := ended{allocations: map[fleet.AllocationKey]time.Time{}, gpuUtil: map[fleet.GPUKey]time.Time{}, gpuThrottle: map[fleet.GPUKey]time.Time{},
+		gpuMem: map[fleet.GPUKey]time.Time{}}
 	for _, s := range lastSeen("gpulens_container_gpu_allocation_ratio", allocBy) {
 		m := s.Metric
-		e.allocations[query.AllocationKey{Node: string(m["node"]), Namespace: string(m["namespace"]), Pod: string(m["pod"]),
+		e.allocations[fleet.AllocationKey{Node: string(m["node"]), Namespace: string(m["namespace"]), Pod: string(m["pod"]),
 			Container: string(m["container"]), UUID: string(m["uuid"]), GPUInstance: string(m["gpu_instance"])}] = seconds(s.Value)
 	}
 	for _, s := range lastSeen("gpulens_gpu_utilization_ratio", "node, uuid") {
-		e.gpuUtil[query.GPUKey{Node: string(s.Metric["node"]), UUID: string(s.Metric["uuid"])}] = seconds(s.Value)
+		e.gpuUtil[fleet.GPUKey{Node: string(s.Metric["node"]), UUID: string(s.Metric["uuid"])}] = seconds(s.Value)
 	}
 	for _, s := range lastSeen("gpulens_gpu_memory_used_bytes", "node, uuid") {
-		e.gpuMem[query.GPUKey{Node: string(s.Metric["node"]), UUID: string(s.Metric["uuid"])}] = seconds(s.Value)
+		e.gpuMem[fleet.GPUKey{Node: string(s.Metric["node"]), UUID: string(s.Metric["uuid"])}] = seconds(s.Value)
 	}
 	for _, s := range lastSeen(`gpulens_gpu_throttle_active{reason=~".*thermal.*"}`, "node, uuid") {
-		e.gpuThrottle[query.GPUKey{Node: string(s.Metric["node"]), UUID: string(s.Metric["uuid"])}] = seconds(s.Value)
+		e.gpuThrottle[fleet.GPUKey{Node: string(s.Metric["node"]), UUID: string(s.Metric["uuid"])}] = seconds(s.Value)
 	}
 	return e
 }
@@ -234,13 +234,13 @@ func seconds(v model.SampleValue) time.Time {
 // them: skip names the fields not compared, with the reason, and rel
 // widens the tolerance of fields recomputed here.
 type expectedAllocation struct {
-	query.Allocation
+	fleet.Allocation
 	skip map[string]string
 	rel  map[string]float64
 }
 
 type expectedGPU struct {
-	query.GPU
+	fleet.GPU
 	skip map[string]string
 	rel  map[string]float64
 }
@@ -262,14 +262,14 @@ type expected struct {
 // amount that depends on the data (average, quantiles, slope, thermal
 // ratio) are not compared on such rows here; liveWindow, where nothing
 // ends, compares them exactly.
-func expectAfterEnd(want *query.Result, e ended, afterEnd int, w query.Window) expected {
+func expectAfterEnd(want *fleet.Result, e ended, afterEnd int, w fleet.Window) expected {
 	extra := func(last time.Time) int { return min(afterEnd, int(w.End.Sub(last)/w.Step)) }
 	hours := func(steps float64) float64 { return steps * w.Step.Hours() }
 	steps := float64(want.ExpectedSteps)
 	var out expected
 	// Steps and shares added to each GPU by its ended allocations.
-	gpuSteps := map[query.GPUKey]int{}
-	gpuShare := map[query.GPUKey]float64{}
+	gpuSteps := map[fleet.GPUKey]int{}
+	gpuShare := map[fleet.GPUKey]float64{}
 	for _, a := range want.Allocations {
 		x := expectedAllocation{Allocation: a, skip: map[string]string{}, rel: map[string]float64{}}
 		if last, ok := e.allocations[a.AllocationKey]; ok {
@@ -287,7 +287,7 @@ func expectAfterEnd(want *query.Result, e ended, afterEnd int, w query.Window) e
 			for _, f := range []string{"AvgUtilization", "P95Utilization", "P99MemoryBytes", "MemoryGrowthBytesPerHour"} {
 				x.skip[f] = "moved by the repeated last sample; compared in liveWindow"
 			}
-			g := query.GPUKey{Node: a.Node, UUID: a.UUID}
+			g := fleet.GPUKey{Node: a.Node, UUID: a.UUID}
 			gpuSteps[g] = max(gpuSteps[g], k)
 			gpuShare[g] += float64(k) * a.Share
 		}
@@ -342,7 +342,7 @@ type energyFacts struct {
 	whole bool
 }
 
-func energyOf(t *testing.T, db source.Source, w query.Window) map[query.GPUKey]energyFacts {
+func energyOf(t *testing.T, db source.Source, w fleet.Window) map[fleet.GPUKey]energyFacts {
 	t.Helper()
 	const e = "gpulens_gpu_energy_joules_total"
 	r, s := promDuration(w.Duration()), promDuration(w.Step)
@@ -350,10 +350,10 @@ func energyOf(t *testing.T, db source.Source, w query.Window) map[query.GPUKey]e
 		// delta below assumes none; the fixture has no driver reload.
 		t.Fatalf("the fixture's energy counters reset in the window; delta would be wrong")
 	}
-	facts := map[query.GPUKey]energyFacts{}
+	facts := map[fleet.GPUKey]energyFacts{}
 	each := func(q string, set func(*energyFacts, float64)) {
 		for _, smp := range instant(t, db, q, w.End) {
-			k := query.GPUKey{Node: string(smp.Metric["node"]), UUID: string(smp.Metric["uuid"])}
+			k := fleet.GPUKey{Node: string(smp.Metric["node"]), UUID: string(smp.Metric["uuid"])}
 			f := facts[k]
 			set(&f, float64(smp.Value))
 			facts[k] = f
@@ -382,6 +382,6 @@ func instant(t *testing.T, src source.Source, q string, ts time.Time) model.Vect
 func promDuration(d time.Duration) string { return model.Duration(d).String() }
 
 // describe is a short form of a window for subtest names and messages.
-func describe(w query.Window) string {
+func describe(w fleet.Window) string {
 	return strings.ReplaceAll(fmt.Sprintf("%s+%s", w.Start.Format("15:04"), w.Duration()), "0s", "")
 }

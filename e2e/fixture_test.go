@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	fleetmodel "github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
@@ -35,10 +36,10 @@ var (
 	// fullWindow is the whole simulation. Inside it a pod ends (decode, at
 	// 3h) and a GPU falls off the bus (4h): series that end, where servers
 	// without staleness markers see them for longer (compare_test.go).
-	fullWindow = query.Window{Start: simStart, End: simEnd, Step: step}
+	fullWindow = fleetmodel.Window{Start: simStart, End: simEnd, Step: step}
 	// liveWindow ends before any series does (ocr starts at 1h, the XID 13
 	// is at 2h), so every figure of every row must match.
-	liveWindow = query.Window{Start: simStart, End: simStart.Add(2*time.Hour + 50*time.Minute), Step: step}
+	liveWindow = fleetmodel.Window{Start: simStart, End: simStart.Add(2*time.Hour + 50*time.Minute), Step: step}
 )
 
 // fixture is the simulated window, analysed in process, and its export.
@@ -140,7 +141,7 @@ func export(ctx context.Context, db *source.Embedded, path string) (int, error) 
 }
 
 // analyze runs the analysis of w against src.
-func analyze(t *testing.T, src source.Source, w query.Window) *query.Result {
+func analyze(t *testing.T, src source.Source, w fleetmodel.Window) *fleetmodel.Result {
 	t.Helper()
 	res, err := query.Analyze(context.Background(), src, native.Schema{}, w)
 	if err != nil {
@@ -189,7 +190,7 @@ func TestFixtureWindows(t *testing.T) {
 		}
 	}
 	res := analyze(t, f.db, fullWindow)
-	var lost []query.GPUKey
+	var lost []fleetmodel.GPUKey
 	for _, g := range res.GPUs {
 		if g.DownSteps > 0 {
 			lost = append(lost, g.GPUKey)
@@ -198,7 +199,7 @@ func TestFixtureWindows(t *testing.T) {
 	if len(lost) != 1 || lost[0].Node != "gpu-l4-e2e" {
 		t.Fatalf("fullWindow: GPUs down %v, want the one L4", lost)
 	}
-	for _, m := range []map[query.GPUKey]time.Time{full.gpuUtil, full.gpuThrottle} {
+	for _, m := range []map[fleetmodel.GPUKey]time.Time{full.gpuUtil, full.gpuThrottle} {
 		if _, ok := m[lost[0]]; len(m) != 1 || !ok {
 			t.Errorf("fullWindow: GPU series ending %v, want only the lost L4's %v", m, lost[0])
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	fleetmodel "github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
@@ -36,7 +37,7 @@ func TestDCGMLayoutsOnServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	end := simStart.Add(2*time.Hour + 50*time.Minute)
-	w := query.Window{Start: simStart, End: end, Step: step}
+	w := fleetmodel.Window{Start: simStart, End: end, Step: step}
 	for _, layout := range []fleet.DCGMLayout{fleet.DCGMNoVirtualGPUs, fleet.DCGMVirtualGPUs, fleet.DCGMVirtualGPUs2025} {
 		t.Run(layout.String(), func(t *testing.T) {
 			ctx := context.Background()
@@ -110,7 +111,7 @@ func TestDCGMLayoutsOnServers(t *testing.T) {
 // summarize is the layout-dependent part of an analysis, one line per
 // allocation and GPU; shares and memory to 9 significant digits
 // (VictoriaMetrics stores 12).
-func summarize(t *testing.T, src source.Source, w query.Window) []string {
+func summarize(t *testing.T, src source.Source, w fleetmodel.Window) []string {
 	t.Helper()
 	res, err := query.Analyze(context.Background(), src, dcgm.Schema{}, w)
 	if err != nil {

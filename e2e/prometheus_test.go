@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/internal/testenv"
 )
 
@@ -79,7 +79,7 @@ func TestPrometheusBackfill(t *testing.T) {
 	)
 	src := remote(t, httpURL(addr, ""))
 	promql := remoteEngine(t, httpURL(addr, ""))
-	for _, w := range []query.Window{fullWindow, liveWindow} {
+	for _, w := range []fleet.Window{fullWindow, liveWindow} {
 		t.Run(describe(w), func(t *testing.T) {
 			// Through remote read (streamed XOR chunks), the passes
 			// evaluated here by Prometheus 2's rules; then through its

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals/native"
 	"os"
 	"path/filepath"
@@ -100,7 +101,7 @@ func TestShardsOnLowLimits(t *testing.T) {
 func shardsOnServer(t *testing.T, f *fixture, src source.Source, e engine, limitErr string) {
 	t.Helper()
 	ctx := context.Background()
-	for _, w := range []query.Window{fullWindow} {
+	for _, w := range []fleet.Window{fullWindow} {
 		t.Run(describe(w), func(t *testing.T) {
 			if _, err := query.Analyze(ctx, src, native.Schema{}, w); err == nil || !strings.Contains(err.Error(), limitErr) {
 				t.Fatalf("%s: unsharded analysis gave %v, want the server's limit error (%q)", e.name, err, limitErr)

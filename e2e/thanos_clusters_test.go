@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals/native"
 	"reflect"
 	"slices"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -29,7 +29,7 @@ var sameNameShares = map[string]float64{"a": 1, "b": 0.5}
 
 // runPipeline runs the analysis gpulens reports from (pipeline.Run) over
 // w, reading the store's clusters by label (none where label is "").
-func runPipeline(ctx context.Context, src source.Source, label string, w query.Window) (*pipeline.Analysis, error) {
+func runPipeline(ctx context.Context, src source.Source, label string, w fleet.Window) (*pipeline.Analysis, error) {
 	return pipeline.Run(ctx, pipeline.Options{
 		Source: src, Schema: native.Schema{}, Start: w.Start, End: w.End, Step: w.Step, ClusterLabel: label,
 	})
@@ -53,12 +53,12 @@ func runPipeline(ctx context.Context, src source.Source, label string, w query.W
 // against a compensated sum divided by the count: thanosTolerance, though
 // the two agree exactly on this data as it stands) and whose increase()
 // extrapolates where Prometheus 2's does not (EnergyJoules: compareEnergy).
-func checkClusterFigures(t *testing.T, thanosURL string, own map[string]string, w query.Window, unlabelled *query.Result) {
+func checkClusterFigures(t *testing.T, thanosURL string, own map[string]string, w fleet.Window, unlabelled *fleet.Result) {
 	t.Helper()
 	ctx := context.Background()
-	all, err := runPipeline(ctx, remote(t, thanosURL), query.DefaultClusterLabel, w)
+	all, err := runPipeline(ctx, remote(t, thanosURL), fleet.DefaultClusterLabel, w)
 	if err != nil {
-		t.Fatalf("analysis through Thanos Query with --cluster-label %s: %v", query.DefaultClusterLabel, err)
+		t.Fatalf("analysis through Thanos Query with --cluster-label %s: %v", fleet.DefaultClusterLabel, err)
 	}
 	if !slices.Equal(all.Clusters, []string{"a", "b"}) {
 		t.Fatalf("clusters through Thanos Query %q, want [a b]", all.Clusters)
@@ -132,18 +132,18 @@ func checkClusterFigures(t *testing.T, thanosURL string, own map[string]string, 
 }
 
 // workloadsNamed are the workloads named sameNameWorkload, by cluster.
-func workloadsNamed(ws []query.Workload) []query.Workload {
-	var out []query.Workload
+func workloadsNamed(ws []fleet.Workload) []fleet.Workload {
+	var out []fleet.Workload
 	for _, x := range ws {
 		if x.Namespace == sameNameWorkload.namespace && x.Name == sameNameWorkload.name {
 			out = append(out, x)
 		}
 	}
-	slices.SortFunc(out, func(x, y query.Workload) int { return strings.Compare(x.Cluster, y.Cluster) })
+	slices.SortFunc(out, func(x, y fleet.Workload) int { return strings.Compare(x.Cluster, y.Cluster) })
 	return out
 }
 
-func allocatedGPUHours(ws []query.Workload) []float64 {
+func allocatedGPUHours(ws []fleet.Workload) []float64 {
 	var out []float64
 	for _, x := range ws {
 		out = append(out, x.AllocatedGPUHours)
@@ -159,13 +159,13 @@ var thanosTolerance = prometheus2.tolerance(nil)
 
 // compareRows checks got's rows against want's, field by field, each row
 // found by its key (which names the cluster).
-func compareRows(t *testing.T, name string, got, want *query.Result) {
+func compareRows(t *testing.T, name string, got, want *fleet.Result) {
 	t.Helper()
 	if len(got.Allocations) != len(want.Allocations) || len(got.Workloads) != len(want.Workloads) || len(got.GPUs) != len(want.GPUs) {
 		t.Errorf("%s: %d allocations, %d workloads, %d GPUs through Thanos Query; %d, %d, %d in its own Prometheus",
 			name, len(got.Allocations), len(got.Workloads), len(got.GPUs), len(want.Allocations), len(want.Workloads), len(want.GPUs))
 	}
-	allocs := map[query.AllocationKey]query.Allocation{}
+	allocs := map[fleet.AllocationKey]fleet.Allocation{}
 	for _, x := range got.Allocations {
 		allocs[x.AllocationKey] = x
 	}
@@ -178,7 +178,7 @@ func compareRows(t *testing.T, name string, got, want *query.Result) {
 		compareFields(t, fmt.Sprintf("%s: allocation %s/%s/%s on %s", name, x.Namespace, x.Pod, x.Container, x.UUID),
 			reflect.ValueOf(x), reflect.ValueOf(g), thanosTolerance, nil)
 	}
-	workloads := map[query.WorkloadKey]query.Workload{}
+	workloads := map[fleet.WorkloadKey]fleet.Workload{}
 	for _, x := range got.Workloads {
 		workloads[x.WorkloadKey] = x
 	}
@@ -191,7 +191,7 @@ func compareRows(t *testing.T, name string, got, want *query.Result) {
 		compareFields(t, fmt.Sprintf("%s: workload %s/%s", name, x.Namespace, x.Name),
 			reflect.ValueOf(x), reflect.ValueOf(g), thanosTolerance, nil)
 	}
-	gpus := map[query.GPUKey]query.GPU{}
+	gpus := map[fleet.GPUKey]fleet.GPU{}
 	for _, x := range got.GPUs {
 		gpus[x.GPUKey] = x
 	}
@@ -215,14 +215,14 @@ func compareRows(t *testing.T, name string, got, want *query.Result) {
 // Prometheus 3 engine does (prometheus_test.go, prometheus2.energy), up to
 // a step's energy apart. Through one engine, scoping a cluster changes
 // nothing.
-func compareEnergy(t *testing.T, c string, gpus []query.GPU, unlabelled *query.Result) {
+func compareEnergy(t *testing.T, c string, gpus []fleet.GPU, unlabelled *fleet.Result) {
 	t.Helper()
-	fleet := map[query.GPUKey]query.GPU{}
+	byKey := map[fleet.GPUKey]fleet.GPU{}
 	for _, g := range unlabelled.GPUs {
-		fleet[g.GPUKey] = g
+		byKey[g.GPUKey] = g
 	}
 	for _, g := range gpus {
-		u, ok := fleet[query.GPUKey{Node: g.Node, UUID: g.UUID}]
+		u, ok := byKey[fleet.GPUKey{Node: g.Node, UUID: g.UUID}]
 		if !ok {
 			t.Errorf("cluster %s: GPU %s on %s missing without the cluster dimension", c, g.UUID, g.Node)
 			continue
@@ -272,9 +272,9 @@ func compareFindings(t *testing.T, c string, all, alone *findings.Result) {
 // *source.PartialResponseError and gives no figures at all: a cluster
 // whose store is down is neither dropped from the clusters nor analysed
 // from what is left of it.
-func pipelinePartial(t *testing.T, url string, w query.Window, addr string) {
+func pipelinePartial(t *testing.T, url string, w fleet.Window, addr string) {
 	t.Helper()
-	a, err := runPipeline(context.Background(), remote(t, url), query.DefaultClusterLabel, w)
+	a, err := runPipeline(context.Background(), remote(t, url), fleet.DefaultClusterLabel, w)
 	var partial *source.PartialResponseError
 	if !errors.As(err, &partial) || a != nil {
 		t.Fatalf("analysis by cluster with the store at %s down: err = %v (analysis %v), want a *source.PartialResponseError and no analysis", addr, err, a != nil)

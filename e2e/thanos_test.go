@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	fleetmodel "github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
@@ -172,7 +173,7 @@ func TestThanosQuery(t *testing.T) {
 		!closeTo(sumQ.held, sumA.held+sumB.held) {
 		t.Errorf("fleet through Thanos Query %+v, want the clusters' sum: a %+v + b %+v", sumQ, sumA, sumB)
 	}
-	compareClusters(t, rq, map[string]*query.Result{"a": ra, "b": rb})
+	compareClusters(t, rq, map[string]*fleetmodel.Result{"a": ra, "b": rb})
 	// gpulens's analysis with the cluster dimension (--cluster-label
 	// cluster): per cluster, the figures of its own Prometheus.
 	checkClusterFigures(t, thanosURL, map[string]string{"a": promA0, "b": promB}, w, rq)
@@ -226,7 +227,7 @@ func TestThanosQuery(t *testing.T) {
 	pipelinePartial(t, thanosURL, w, sidecars["b"].grpc)
 	// The premise that made the check by cluster above worth making:
 	// cluster a's own queries cannot see that b's store is down.
-	scopedA, err := query.Analyze(context.Background(), query.Scoped(remote(t, thanosURL), query.DefaultClusterLabel, "a"), native.Schema{}, w)
+	scopedA, err := query.Analyze(context.Background(), query.Scoped(remote(t, thanosURL), fleetmodel.DefaultClusterLabel, "a"), native.Schema{}, w)
 	if err != nil || len(scopedA.GPUs) != len(ra.GPUs) {
 		t.Errorf("cluster a alone through Thanos Query with cluster b's store down: err %v, want it whole and unwarned (Thanos Query "+
 			"skips the stores whose external labels do not match): the case of a cluster missing from the discovery is then not tested", err)
@@ -236,7 +237,7 @@ func TestThanosQuery(t *testing.T) {
 // analyzePartial checks that the analysis of w through Thanos Query at
 // url, with the store at addr down, fails with a *source.PartialResponseError
 // that names that store.
-func analyzePartial(t *testing.T, url string, w query.Window, addr string) {
+func analyzePartial(t *testing.T, url string, w fleetmodel.Window, addr string) {
 	t.Helper()
 	_, err := query.Analyze(context.Background(), remote(t, url), native.Schema{}, w)
 	var partial *source.PartialResponseError
@@ -366,7 +367,7 @@ type fleetHours struct{ allocated, reported, held float64 }
 
 // gpuHours are a result's fleet totals: GPU-hours allocated (shares ×
 // time), hours the GPUs reported, and hours the allocations were held.
-func gpuHours(r *query.Result) fleetHours {
+func gpuHours(r *fleetmodel.Result) fleetHours {
 	var h fleetHours
 	for _, g := range r.GPUs {
 		h.allocated += g.AllocatedGPUHours
@@ -385,13 +386,13 @@ func closeTo(got, want float64) bool {
 // compareClusters checks that all, an analysis through Thanos Query, has
 // every GPU and allocation of each cluster's own analysis, with the same
 // hours, and nothing else.
-func compareClusters(t *testing.T, all *query.Result, clusters map[string]*query.Result) {
+func compareClusters(t *testing.T, all *fleetmodel.Result, clusters map[string]*fleetmodel.Result) {
 	t.Helper()
-	gpus := map[query.GPUKey]query.GPU{}
+	gpus := map[fleetmodel.GPUKey]fleetmodel.GPU{}
 	for _, g := range all.GPUs {
 		gpus[g.GPUKey] = g
 	}
-	allocs := map[query.AllocationKey]query.Allocation{}
+	allocs := map[fleetmodel.AllocationKey]fleetmodel.Allocation{}
 	for _, a := range all.Allocations {
 		allocs[a.AllocationKey] = a
 	}

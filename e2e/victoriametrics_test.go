@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/internal/testenv"
 )
 
@@ -70,7 +70,7 @@ func TestVictoriaMetricsImport(t *testing.T) {
 	post(t, httpURL(addr, "/internal/force_flush"), "text/plain", nil)
 
 	src := remote(t, httpURL(addr, ""))
-	for _, w := range []query.Window{fullWindow, liveWindow} {
+	for _, w := range []fleet.Window{fullWindow, liveWindow} {
 		t.Run(describe(w), func(t *testing.T) {
 			// VictoriaMetrics serves no remote read (it refuses the path):
 			// every figure comes from its MetricsQL engine.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/common/model"
+	"github.com/gpulens/gpulens/internal/promdur"
 )
 
 // Label names of the normalised series every description produces,
@@ -74,12 +74,7 @@ func By(labels ...string) string { return "(" + strings.Join(labels, ", ") + ")"
 // Duration writes d as PromQL reads it: the largest units that are exact
 // ("1w", "90s"), or milliseconds where d is not whole seconds (a range one
 // millisecond short of a step, that Prometheus 2 and 3 read alike).
-func Duration(d time.Duration) string {
-	if d%time.Second == 0 {
-		return model.Duration(d).String()
-	}
-	return fmt.Sprintf("%dms", d.Milliseconds())
-}
+func Duration(d time.Duration) string { return promdur.Format(d) }
 
 // Union joins expressions whose label sets never overlap.
 func Union(exprs ...string) string { return "(" + strings.Join(exprs, ") or (") + ")" }

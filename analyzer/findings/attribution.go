@@ -2,33 +2,33 @@ package findings
 
 import (
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/query"
 )
 
 // copied says whether the exporter gave every tenant of the GPU the
-// device's own figures (query.AttributionCopies), so that which tenant
+// device's own figures (fleet.AttributionCopies), so that which tenant
 // used the GPU is not known. Decided per GPU from the data, not by
 // exporter: dcgm-exporter's 2025 per-process series are each tenant's own.
 func (d *detector) copied(node, uuid string) bool {
-	g, ok := d.gpus[query.GPUKey{Node: node, UUID: uuid}]
-	return ok && g.Attribution == query.AttributionCopies
+	g, ok := d.gpus[fleet.GPUKey{Node: node, UUID: uuid}]
+	return ok && g.Attribution == fleet.AttributionCopies
 }
 
 // deviceFigures says whether the GPU's one tenant series carries the
 // device's figures rather than that tenant's own: copies, or a GPU the
 // cluster says is shared whose data shows one tenant (clusterShared).
-func (d *detector) deviceFigures(k query.GPUKey) bool {
+func (d *detector) deviceFigures(k fleet.GPUKey) bool {
 	_, shared := d.clusterShared[k]
 	return shared || d.copied(k.Node, k.UUID)
 }
 
 // deviceFiguresAny says whether any GPU of the workload reports the
 // device's figures for its tenants.
-func (d *detector) deviceFiguresAny(w query.Workload) bool {
+func (d *detector) deviceFiguresAny(w fleet.Workload) bool {
 	for _, g := range w.GPUs {
 		if d.deviceFigures(g) {
 			return true
@@ -39,7 +39,7 @@ func (d *detector) deviceFiguresAny(w query.Workload) bool {
 
 // readClusterSharing finds the GPUs whose data cannot say they are shared
 // and the cluster says are. Where the exporter shows at most one tenant
-// per device (query.AttributionOneTenant: dcgm-exporter without
+// per device (fleet.AttributionOneTenant: dcgm-exporter without
 // --kubernetes-virtual-gpus), a time-sliced or MPS GPU reads as held
 // whole by one arbitrary tenant; the device plugin's config and GPU
 // Feature Discovery's labels say how the node's whole GPUs are shared.
@@ -49,16 +49,16 @@ func (d *detector) deviceFiguresAny(w query.Workload) bool {
 // tenant seen is one tenant. Without cluster access, the kinds that need
 // the sharing mode are said to be skipped on such GPUs.
 func (d *detector) readClusterSharing() {
-	d.clusterShared = map[query.GPUKey]inventory.NodeSharing{}
-	dra := map[query.GPUKey]bool{}
+	d.clusterShared = map[fleet.GPUKey]inventory.NodeSharing{}
+	dra := map[fleet.GPUKey]bool{}
 	for _, x := range d.res.Allocations {
 		if x.AllocationPath == signals.AllocationPathDRA {
-			dra[query.GPUKey{Node: x.Node, UUID: x.UUID}] = true
+			dra[fleet.GPUKey{Node: x.Node, UUID: x.UUID}] = true
 		}
 	}
 	unseen, unknownNode := 0, 0
 	for _, g := range d.res.GPUs {
-		if g.Attribution != query.AttributionOneTenant || g.Sharing != signals.SharingNone || dra[g.GPUKey] {
+		if g.Attribution != fleet.AttributionOneTenant || g.Sharing != signals.SharingNone || dra[g.GPUKey] {
 			continue
 		}
 		unseen++
@@ -84,7 +84,7 @@ func (d *detector) readClusterSharing() {
 
 // sharingOf is the GPU's sharing mode: the data's, or the cluster's where
 // the data cannot tell (readClusterSharing).
-func (d *detector) sharingOf(g query.GPU) (string, inventory.NodeSharing, bool) {
+func (d *detector) sharingOf(g fleet.GPU) (string, inventory.NodeSharing, bool) {
 	if ns, ok := d.clusterShared[g.GPUKey]; ok {
 		return ns.Strategy, ns, true
 	}
@@ -94,7 +94,7 @@ func (d *detector) sharingOf(g query.GPU) (string, inventory.NodeSharing, bool) 
 // withClusterSharing is w as the cluster says it is shared, where every
 // GPU it held is one the data shows held whole (readClusterSharing): its
 // share is one replica of the GPU, and its figures are the device's.
-func (d *detector) withClusterSharing(w query.Workload) (query.Workload, inventory.NodeSharing, bool) {
+func (d *detector) withClusterSharing(w fleet.Workload) (fleet.Workload, inventory.NodeSharing, bool) {
 	if w.Sharing != signals.SharingNone || len(w.GPUs) == 0 {
 		return w, inventory.NodeSharing{}, false
 	}

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 )
 
-func claimNames(cs []query.ClaimRef) []string {
+func claimNames(cs []fleet.ClaimRef) []string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, c.String())

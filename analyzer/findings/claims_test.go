@@ -2,6 +2,7 @@ package findings
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
@@ -77,7 +78,7 @@ func TestDRAWorkloads(t *testing.T) {
 
 // replay stores an exposition file scraped once a minute over d, and
 // analyses it.
-func replay(t *testing.T, sch signals.Schema, file string, d time.Duration) *query.Result {
+func replay(t *testing.T, sch signals.Schema, file string, d time.Duration) *fleet.Result {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -88,7 +89,7 @@ func replay(t *testing.T, sch signals.Schema, file string, d time.Duration) *que
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	w := query.Window{Start: scenarioStart, End: scenarioStart.Add(d), Step: time.Minute}
+	w := fleet.Window{Start: scenarioStart, End: scenarioStart.Add(d), Step: time.Minute}
 	app := db.Appender(context.Background())
 	for ts := w.Start; !ts.After(w.End); ts = ts.Add(w.Step) {
 		if _, err := source.AppendExposition(app, data, "", ts); err != nil {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 )
 
 // Clustered is what Detect found in one cluster of a shared store, over
@@ -52,7 +52,7 @@ func MergeClusters(parts []Clustered) *Result {
 		}
 		var names []string
 		for _, c := range skipped[s] {
-			names = append(names, query.ClusterName(c))
+			names = append(names, fleet.ClusterName(c))
 		}
 		out.Skipped = append(out.Skipped, s+" (in "+strings.Join(names, ", ")+")")
 	}

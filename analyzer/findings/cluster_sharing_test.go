@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/exporter/sim"
 )
@@ -46,7 +46,7 @@ func TestTimeSlicedUnderOnePodLayout(t *testing.T) {
 	}
 	pods := []string{"vllm-chat-0", "vllm-chat-1", "vllm-chat-2", "vllm-chat-3"}
 
-	if len(res.GPUs) != 1 || res.GPUs[0].Attribution != query.AttributionOneTenant {
+	if len(res.GPUs) != 1 || res.GPUs[0].Attribution != fleet.AttributionOneTenant {
 		t.Fatalf("GPUs %+v, want one GPU read as one tenant's", res.GPUs)
 	}
 
@@ -140,15 +140,15 @@ func TestTimeSlicedUnderOnePodLayout(t *testing.T) {
 func TestClusterSharingCornerCases(t *testing.T) {
 	g1, g2 := gpu("GPU-1", a100, "none", 80*GiB), gpu("GPU-2", a100, "none", 80*GiB)
 	g2.Node = "node-2"
-	for _, g := range []*query.GPU{&g1, &g2} {
-		g.Attribution = query.AttributionOneTenant
+	for _, g := range []*fleet.GPU{&g1, &g2} {
+		g.Attribution = fleet.AttributionOneTenant
 		g.AvgUtilization = 0.9
 	}
 	a, b := alloc("web-0", "GPU-1", a100, "none", "", 1, 0.9, 0.95, 10*GiB), alloc("web-1", "GPU-2", a100, "none", "", 1, 0.9, 0.95, 10*GiB)
 	b.Node = "node-2"
-	res := result([]query.Allocation{a, b}, []query.GPU{g1, g2})
+	res := result([]fleet.Allocation{a, b}, []fleet.GPU{g1, g2})
 	// One workload on both GPUs.
-	res.Workloads[0].GPUs = append(res.Workloads[0].GPUs, query.GPUKey{Node: "node-2", UUID: "GPU-2"})
+	res.Workloads[0].GPUs = append(res.Workloads[0].GPUs, fleet.GPUKey{Node: "node-2", UUID: "GPU-2"})
 	res.Workloads[0].Pods = []string{"web-0", "web-1"}
 	res.Workloads = res.Workloads[:1]
 	label := func(name string) inventory.Node {

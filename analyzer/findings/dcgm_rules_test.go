@@ -1,13 +1,13 @@
 package findings
 
 import (
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
 	"strings"
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
@@ -18,10 +18,10 @@ import (
 // Native and per-process figures are each tenant's own, scaled by its
 // share: a verdict per tenant.
 func TestTrainingOnSharedFromDCGM(t *testing.T) {
-	tenants := func(p95 float64) []query.Allocation {
+	tenants := func(p95 float64) []fleet.Allocation {
 		a := alloc("trainer", "GPU-ts", a100, "time-slicing", "", 0.5, p95, p95, 30*GiB)
 		b := alloc("service", "GPU-ts", a100, "time-slicing", "", 0.5, p95, p95, 30*GiB)
-		return []query.Allocation{a, b}
+		return []fleet.Allocation{a, b}
 	}
 	for _, tt := range []struct {
 		name        string
@@ -31,19 +31,19 @@ func TestTrainingOnSharedFromDCGM(t *testing.T) {
 		accused     int // warnings naming a tenant
 		gpuInfo     int // info findings on the GPU, naming none
 	}{
-		{"dcgm saturated", dcgm.SchemaName, query.AttributionCopies, 1, 0, 1},
-		{"dcgm light", dcgm.SchemaName, query.AttributionCopies, 0.3, 0, 0},
+		{"dcgm saturated", dcgm.SchemaName, fleet.AttributionCopies, 1, 0, 1},
+		{"dcgm light", dcgm.SchemaName, fleet.AttributionCopies, 0.3, 0, 0},
 		// Each tenant used its own share fully, i.e. half the GPU each:
 		// no training-like tenant.
-		{"native fair", native.SchemaName, query.AttributionPerTenant, 1, 0, 0},
-		{"dcgm per-process fair", dcgm.SchemaName, query.AttributionPerProcess, 1, 0, 0},
+		{"native fair", native.SchemaName, fleet.AttributionPerTenant, 1, 0, 0},
+		{"dcgm per-process fair", dcgm.SchemaName, fleet.AttributionPerProcess, 1, 0, 0},
 		// Native: 1.8 of its share is 90% of the GPU, for each tenant.
-		{"native heavy", native.SchemaName, query.AttributionPerTenant, 1.8, 2, 0},
+		{"native heavy", native.SchemaName, fleet.AttributionPerTenant, 1.8, 2, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			g := gpu("GPU-ts", a100, "time-slicing", 80*GiB)
 			g.Attribution = tt.attribution
-			res := result(tenants(tt.p95), []query.GPU{g})
+			res := result(tenants(tt.p95), []fleet.GPU{g})
 			res.Schema = tt.schema
 			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 			var accused, info int
@@ -84,8 +84,8 @@ func TestOOMRiskFromDCGMIsAGuess(t *testing.T) {
 		// Natively the device is full (its tenants' 152 GiB cannot all be
 		// resident); dcgm-exporter's copies are one reading of 76 GiB.
 		g.MemoryUsedP99Bytes, g.MemoryUsedLastBytes, g.MemoryUsedSteps = map[string]float64{native.SchemaName: 80 * GiB, dcgm.SchemaName: 76 * GiB}[sch], 76*GiB, 10080
-		g.Attribution = map[string]string{native.SchemaName: query.AttributionPerTenant, dcgm.SchemaName: query.AttributionCopies}[sch]
-		res := result([]query.Allocation{a, b}, []query.GPU{g})
+		g.Attribution = map[string]string{native.SchemaName: fleet.AttributionPerTenant, dcgm.SchemaName: fleet.AttributionCopies}[sch]
+		res := result([]fleet.Allocation{a, b}, []fleet.GPU{g})
 		res.Schema = sch
 		f := find(Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindTimesliceOOMRisk)
 		if f == nil {
@@ -108,7 +108,7 @@ func TestOOMRiskFromDCGMIsAGuess(t *testing.T) {
 func TestLostWithoutXID(t *testing.T) {
 	g := gpu("GPU-lost", a100, "none", 80*GiB)
 	g.DownSteps = 120
-	f := find(Detect(result(nil, []query.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindGPUErrors)
+	f := find(Detect(result(nil, []fleet.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindGPUErrors)
 	if f == nil || f.Severity != Critical {
 		t.Fatalf("finding %+v, want a critical gpu-errors", f)
 	}
@@ -116,7 +116,7 @@ func TestLostWithoutXID(t *testing.T) {
 		t.Errorf("summary %q", f.Summary)
 	}
 	g.XIDErrors, g.XIDCodes = 1, []string{"79"}
-	f = find(Detect(result(nil, []query.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindGPUErrors)
+	f = find(Detect(result(nil, []fleet.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindGPUErrors)
 	if !strings.Contains(f.Summary, "had 1 XID error(s) (XID 79) and was lost for 2.0 h") {
 		t.Errorf("summary %q", f.Summary)
 	}
@@ -128,7 +128,7 @@ func TestLostWithoutXID(t *testing.T) {
 func TestApplicationXIDIsNotAGPUFault(t *testing.T) {
 	g := gpu("GPU-app", a100, "none", 80*GiB)
 	g.WorkloadXIDErrors, g.WorkloadXIDCodes = 1, []string{"13"}
-	r := Detect(result(nil, []query.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	r := Detect(result(nil, []fleet.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 	if f := find(r, criteria.KindGPUErrors); f != nil {
 		t.Errorf("an application XID made a GPU fault: %s", f.Summary)
 	}

@@ -2,13 +2,13 @@ package findings
 
 import (
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals"
 	"math"
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 )
@@ -16,10 +16,10 @@ import (
 // Detect runs every rule over res. inv may be nil or unavailable: the
 // kinds that need it are then listed in Report.Skipped. prices may be nil:
 // every dollar figure is then unknown (CostKnown false), never $0.
-func Detect(res *query.Result, inv *inventory.Inventory, cfg criteria.Config, prices *recommend.Prices) *Result {
+func Detect(res *fleet.Result, inv *inventory.Inventory, cfg criteria.Config, prices *recommend.Prices) *Result {
 	d := &detector{res: res, inv: inv, cfg: cfg, prices: prices, report: &Result{Config: cfg, WorkloadSources: map[string]int{}}}
 	if res != nil {
-		d.gpus = make(map[query.GPUKey]*query.GPU, len(res.GPUs))
+		d.gpus = make(map[fleet.GPUKey]*fleet.GPU, len(res.GPUs))
 		for i := range res.GPUs {
 			d.gpus[res.GPUs[i].GPUKey] = &res.GPUs[i]
 		}
@@ -33,7 +33,7 @@ func Detect(res *query.Result, inv *inventory.Inventory, cfg criteria.Config, pr
 		for _, g := range res.GPUs {
 			if UnnamedUseOf(g, cfg).InUse() {
 				if d.report.unnamed == nil {
-					d.report.unnamed = map[query.GPUKey]bool{}
+					d.report.unnamed = map[fleet.GPUKey]bool{}
 				}
 				d.report.unnamed[g.GPUKey] = true
 			}
@@ -48,21 +48,21 @@ func Detect(res *query.Result, inv *inventory.Inventory, cfg criteria.Config, pr
 }
 
 type detector struct {
-	res    *query.Result
+	res    *fleet.Result
 	inv    *inventory.Inventory
 	cfg    criteria.Config
 	prices *recommend.Prices
 	report *Result
 	// gpus indexes res.GPUs: every workload and GPU rule looks GPUs up.
-	gpus map[query.GPUKey]*query.GPU
+	gpus map[fleet.GPUKey]*fleet.GPU
 	// clusterShared are the GPUs the data shows held whole and the
 	// cluster says are shared (readClusterSharing).
-	clusterShared map[query.GPUKey]inventory.NodeSharing
+	clusterShared map[fleet.GPUKey]inventory.NodeSharing
 	// nodes is each node's use, for the unallocated-capacity rule (nodeUse).
 	nodes map[string]nodeUse
 	// shared are the shared GPUs whose tenants show the device's load,
 	// not their own (loadUnknowable).
-	shared map[query.GPUKey]*sharedLoad
+	shared map[fleet.GPUKey]*sharedLoad
 }
 
 func (d *detector) add(f Finding) { d.report.Findings = append(d.report.Findings, f) }
@@ -103,8 +103,8 @@ func confidence(parts ...float64) float64 {
 // every workload verdict resolves its owner (owner: the API's owner
 // references, kube-state-metrics' record, the controller's generated form
 // of the pod's name); a pod without any is its own owner.
-func (d *detector) podOwner(a query.Allocation) (workload.Ref, map[string]int64) {
-	w, _, res, _ := d.owner(query.Workload{WorkloadKey: query.WorkloadKey{Ref: workload.Ref{Kind: a.WorkloadKind, Namespace: a.Namespace, Name: a.Workload,
+func (d *detector) podOwner(a fleet.Allocation) (workload.Ref, map[string]int64) {
+	w, _, res, _ := d.owner(fleet.Workload{WorkloadKey: fleet.WorkloadKey{Ref: workload.Ref{Kind: a.WorkloadKind, Namespace: a.Namespace, Name: a.Workload,
 		Container: a.Container}}, Pods: []string{a.Pod}})
 	if w.Name == "" {
 		w.Kind, w.Name = "Pod", a.Pod

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 )
@@ -23,34 +23,34 @@ var t0 = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 
 // result is a one-week window at one-minute steps, each allocation its
 // own workload (a bare pod).
-func result(allocs []query.Allocation, gpus []query.GPU) *query.Result {
-	var ws []query.Workload
+func result(allocs []fleet.Allocation, gpus []fleet.GPU) *fleet.Result {
+	var ws []fleet.Workload
 	for i, a := range allocs {
 		allocs[i].Workload, allocs[i].WorkloadKind = a.Pod, "Pod"
-		ws = append(ws, query.Workload{
-			WorkloadKey: query.WorkloadKey{Ref: workload.Ref{Kind: "Pod", Namespace: a.Namespace, Name: a.Pod, Container: a.Container}, Model: a.Model, MIGProfile: a.MIGProfile},
-			Sharing:     a.Sharing, Share: a.Share, Pods: []string{a.Pod}, GPUs: []query.GPUKey{{Node: a.Node, UUID: a.UUID}},
+		ws = append(ws, fleet.Workload{
+			WorkloadKey: fleet.WorkloadKey{Ref: workload.Ref{Kind: "Pod", Namespace: a.Namespace, Name: a.Pod, Container: a.Container}, Model: a.Model, MIGProfile: a.MIGProfile},
+			Sharing:     a.Sharing, Share: a.Share, Pods: []string{a.Pod}, GPUs: []fleet.GPUKey{{Node: a.Node, UUID: a.UUID}},
 			Steps: a.Steps, Coverage: a.Coverage, HeldHours: a.HeldHours, AllocationSteps: a.Steps, Replicas: 1, AllocatedGPUHours: a.AllocatedGPUHours,
 			AvgUtilization: a.AvgUtilization, P95Utilization: a.P95Utilization, UtilizationSteps: a.UtilizationSteps, UtilizationCoverage: a.UtilizationCoverage,
 			PeakMemoryBytes: a.PeakMemoryBytes, P99MemoryBytes: a.P99MemoryBytes, MemorySteps: a.MemorySteps,
 		})
 	}
-	return &query.Result{Schema: "native", Window: query.Window{Start: t0, End: t0.Add(168 * time.Hour), Step: time.Minute},
+	return &fleet.Result{Schema: "native", Window: fleet.Window{Start: t0, End: t0.Add(168 * time.Hour), Step: time.Minute},
 		ExpectedSteps: 10080, Allocations: allocs, Workloads: ws, GPUs: gpus}
 }
 
 // alloc is a full-week allocation; mutate the copy for each case.
-func alloc(pod, uuid, model, sharing, profile string, share, avg, p95, mem float64) query.Allocation {
-	return query.Allocation{
-		AllocationKey: query.AllocationKey{Node: "node-1", Namespace: "team-a", Pod: pod, Container: "main", UUID: uuid},
+func alloc(pod, uuid, model, sharing, profile string, share, avg, p95, mem float64) fleet.Allocation {
+	return fleet.Allocation{
+		AllocationKey: fleet.AllocationKey{Node: "node-1", Namespace: "team-a", Pod: pod, Container: "main", UUID: uuid},
 		Model:         model, Sharing: sharing, MIGProfile: profile, Share: share,
 		HeldHours: 168, Steps: 10080, Coverage: 1, AvgUtilization: avg, P95Utilization: p95, UtilizationSteps: 10080, UtilizationCoverage: 1,
 		PeakMemoryBytes: mem, P99MemoryBytes: mem, MemorySteps: 10080, LastMemoryBytes: mem,
 	}
 }
 
-func gpu(uuid, model, sharing string, mem float64) query.GPU {
-	return query.GPU{GPUKey: query.GPUKey{Node: "node-1", UUID: uuid}, Model: model, Sharing: sharing,
+func gpu(uuid, model, sharing string, mem float64) fleet.GPU {
+	return fleet.GPU{GPUKey: fleet.GPUKey{Node: "node-1", UUID: uuid}, Model: model, Sharing: sharing,
 		ReportedHours: 168, AllocatedHours: 168, Steps: 10080, Coverage: 1, MemoryTotalBytes: mem, UtilizationSteps: 10080, ThrottleSteps: 10080}
 }
 
@@ -58,53 +58,53 @@ func TestDetectKinds(t *testing.T) {
 	busyGPU := gpu("GPU-1", h100, "none", 80*GiB)
 	tests := []struct {
 		name     string
-		res      *query.Result
+		res      *fleet.Result
 		kind     string
 		severity Severity
 		savings  func(float64) bool
 		summary  string
 	}{
-		{"idle whole H100", result([]query.Allocation{alloc("jupyter", "GPU-1", h100, "none", "", 1, 0.004, 0.02, 2*GiB)}, []query.GPU{busyGPU}),
+		{"idle whole H100", result([]fleet.Allocation{alloc("jupyter", "GPU-1", h100, "none", "", 1, 0.004, 0.02, 2*GiB)}, []fleet.GPU{busyGPU}),
 			criteria.KindIdleAllocation, Warning, positive, "team-a/jupyter held a whole H100-80GB for 168 h at 0.4% average use"},
-		{"underused whole A100", result([]query.Allocation{alloc("embed", "GPU-1", a100, "none", "", 1, 0.2, 0.3, 10*GiB)}, []query.GPU{gpu("GPU-1", a100, "none", 80*GiB)}),
+		{"underused whole A100", result([]fleet.Allocation{alloc("embed", "GPU-1", a100, "none", "", 1, 0.2, 0.3, 10*GiB)}, []fleet.GPU{gpu("GPU-1", a100, "none", 80*GiB)}),
 			criteria.KindUnderusedGPU, Warning, positive, "used 20% of a whole A100-80GB"},
-		{"oversized MIG slice", result([]query.Allocation{alloc("ocr", "GPU-1", h100, "mig", "3g.40gb", 3.0/7, 0.2, 0.25, 5*GiB)}, []query.GPU{gpu("GPU-1", h100, "mig", 80*GiB)}),
+		{"oversized MIG slice", result([]fleet.Allocation{alloc("ocr", "GPU-1", h100, "mig", "3g.40gb", 3.0/7, 0.2, 0.25, 5*GiB)}, []fleet.GPU{gpu("GPU-1", h100, "mig", 80*GiB)}),
 			criteria.KindMIGOversized, Warning, positive, "request a 1g.10gb MIG slice"},
-		{"undersized MIG slice", result([]query.Allocation{alloc("train", "GPU-1", h100, "mig", "2g.20gb", 2.0/7, 0.97, 0.99, 15*GiB)}, []query.GPU{gpu("GPU-1", h100, "mig", 80*GiB)}),
+		{"undersized MIG slice", result([]fleet.Allocation{alloc("train", "GPU-1", h100, "mig", "2g.20gb", 2.0/7, 0.97, 0.99, 15*GiB)}, []fleet.GPU{gpu("GPU-1", h100, "mig", 80*GiB)}),
 			criteria.KindMIGUndersized, Warning, negative, "too small for it"},
-		{"training on a time-sliced GPU", result([]query.Allocation{alloc("train", "GPU-1", a100, "time-slicing", "", 0.25, 3.2, 3.6, 30*GiB)}, []query.GPU{gpu("GPU-1", a100, "time-slicing", 80*GiB)}),
+		{"training on a time-sliced GPU", result([]fleet.Allocation{alloc("train", "GPU-1", a100, "time-slicing", "", 0.25, 3.2, 3.6, 30*GiB)}, []fleet.GPU{gpu("GPU-1", a100, "time-slicing", 80*GiB)}),
 			criteria.KindTrainingOnShared, Warning, negative, "a reliability fix, not a saving"},
-		{"insufficient coverage", result([]query.Allocation{func() query.Allocation {
+		{"insufficient coverage", result([]fleet.Allocation{func() fleet.Allocation {
 			a := alloc("short", "GPU-1", h100, "none", "", 1, 0.01, 0.01, GiB)
 			a.Coverage, a.Steps, a.HeldHours = 0.1, 1008, 16.8
 			return a
-		}()}, []query.GPU{busyGPU}), criteria.KindInsufficientData, Info, zero, "too little to judge"},
-		{"no utilization samples", result([]query.Allocation{func() query.Allocation {
+		}()}, []fleet.GPU{busyGPU}), criteria.KindInsufficientData, Info, zero, "too little to judge"},
+		{"no utilization samples", result([]fleet.Allocation{func() fleet.Allocation {
 			a := alloc("blind", "GPU-1", h100, "none", "", 1, 0, 0, GiB)
 			a.UtilizationSteps, a.UtilizationCoverage = 0, 0
 			return a
-		}()}, []query.GPU{busyGPU}), criteria.KindInsufficientData, Info, zero, "unknown, not zero"},
-		{"unallocated GPU", result(nil, []query.GPU{func() query.GPU {
+		}()}, []fleet.GPU{busyGPU}), criteria.KindInsufficientData, Info, zero, "unknown, not zero"},
+		{"unallocated GPU", result(nil, []fleet.GPU{func() fleet.GPU {
 			g := gpu("GPU-1", h100, "", 80*GiB)
 			g.AllocatedHours, g.UnallocatedHours = 0, 168
 			return g
 		}()}), criteria.KindUnallocated, Warning, positive, "sat unallocated for 168 h (100%"},
-		{"lost GPU", result(nil, []query.GPU{func() query.GPU {
+		{"lost GPU", result(nil, []fleet.GPU{func() fleet.GPU {
 			g := busyGPU
 			g.XIDErrors, g.XIDCodes, g.DownSteps = 1, []string{"79"}, 120
 			return g
 		}()}), criteria.KindGPUErrors, Critical, zero, "had 1 XID error(s) (XID 79) and was lost for 2.0 h"},
-		{"application XIDs", result(nil, []query.GPU{func() query.GPU {
+		{"application XIDs", result(nil, []fleet.GPU{func() fleet.GPU {
 			g := busyGPU
 			g.WorkloadXIDErrors, g.WorkloadXIDCodes = 3, []string{"13", "43"}
 			return g
 		}()}), criteria.KindWorkloadXID, Info, zero, "3 application error(s) (XID 13, 43): a bug or a killed process in the workload, not a GPU fault"},
-		{"thermal throttling", result(nil, []query.GPU{func() query.GPU {
+		{"thermal throttling", result(nil, []fleet.GPU{func() fleet.GPU {
 			g := busyGPU
 			g.ThermalThrottleRatio = 0.3
 			return g
 		}()}), criteria.KindThermal, Warning, zero, "for heat 30% of the time"},
-		{"mixed models on a node", result(nil, []query.GPU{busyGPU, gpu("GPU-2", a100, "none", 80*GiB)}),
+		{"mixed models on a node", result(nil, []fleet.GPU{busyGPU, gpu("GPU-2", a100, "none", 80*GiB)}),
 			criteria.KindMixedModels, Warning, zero, "has GPUs of 2 models"},
 	}
 	for _, tt := range tests {
@@ -140,12 +140,12 @@ func find(r *Result, kind string) *Finding {
 // TestHealthyFleet: well-used, well-sized workloads yield no findings
 // above info.
 func TestHealthyFleet(t *testing.T) {
-	res := result([]query.Allocation{
+	res := result([]fleet.Allocation{
 		alloc("train", "GPU-1", h100, "none", "", 1, 0.9, 0.97, 70*GiB),
 		alloc("serve", "GPU-2", h100, "mig", "1g.10gb", 1.0/7, 0.6, 0.7, 7*GiB),
 		alloc("etl-a", "GPU-3", h100, "time-slicing", "", 0.5, 0.3, 0.4, 20*GiB),
 		alloc("etl-b", "GPU-3", h100, "time-slicing", "", 0.5, 0.3, 0.4, 20*GiB),
-	}, []query.GPU{gpu("GPU-1", h100, "none", 80*GiB), gpu("GPU-2", h100, "mig", 80*GiB), gpu("GPU-3", h100, "time-slicing", 80*GiB)})
+	}, []fleet.GPU{gpu("GPU-1", h100, "none", 80*GiB), gpu("GPU-2", h100, "mig", 80*GiB), gpu("GPU-3", h100, "time-slicing", 80*GiB)})
 	for _, f := range Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices()).Findings {
 		if f.Severity != Info {
 			t.Errorf("healthy fleet: %s %s: %s", f.Severity, f.Kind, f.Summary)
@@ -157,21 +157,21 @@ func TestHealthyFleet(t *testing.T) {
 // (the device's, or else the tenants' summed per step), never the sum of
 // the tenants' peaks.
 func TestOOMRisk(t *testing.T) {
-	tenants := func(mem ...float64) []query.Allocation {
-		var out []query.Allocation
+	tenants := func(mem ...float64) []fleet.Allocation {
+		var out []fleet.Allocation
 		for i, m := range mem {
 			out = append(out, alloc(string(rune('a'+i)), "GPU-1", a100, "time-slicing", "", 0.25, 0.2, 0.3, m))
 		}
 		return out
 	}
 	// device is a GPU whose own memory figures are reported.
-	device := func(p99, last, growthPerHour float64) query.GPU {
+	device := func(p99, last, growthPerHour float64) fleet.GPU {
 		g := gpu("GPU-1", a100, "time-slicing", 80*GiB)
 		g.MemoryUsedP99Bytes, g.MemoryUsedPeakBytes, g.MemoryUsedLastBytes, g.MemoryUsedGrowthBytesPerHour, g.MemoryUsedSteps = p99, p99, last, growthPerHour, 10080
 		return g
 	}
 	// concurrent is a GPU without its own figures: the tenants' per-step sum.
-	concurrent := func(p99 float64) query.GPU {
+	concurrent := func(p99 float64) fleet.GPU {
 		g := gpu("GPU-1", a100, "time-slicing", 80*GiB)
 		g.TenantsMemoryP99Bytes = p99
 		return g
@@ -179,8 +179,8 @@ func TestOOMRisk(t *testing.T) {
 	tests := []struct {
 		name   string
 		schema string
-		allocs []query.Allocation
-		gpu    query.GPU
+		allocs []fleet.Allocation
+		gpu    fleet.GPU
 		want   Severity
 	}{
 		{"comfortable", "native", tenants(20*GiB, 20*GiB, 10*GiB), device(50*GiB, 50*GiB, 0), ""},
@@ -197,7 +197,7 @@ func TestOOMRisk(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := result(tt.allocs, []query.GPU{tt.gpu})
+			res := result(tt.allocs, []fleet.GPU{tt.gpu})
 			res.Schema = tt.schema
 			f := find(Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindTimesliceOOMRisk)
 			switch {
@@ -213,7 +213,7 @@ func TestOOMRisk(t *testing.T) {
 }
 
 func TestUnknownPrice(t *testing.T) {
-	res := result([]query.Allocation{alloc("x", "GPU-1", "NVIDIA RTX A6000", "none", "", 1, 0.01, 0.01, GiB)}, []query.GPU{gpu("GPU-1", "NVIDIA RTX A6000", "none", 48*GiB)})
+	res := result([]fleet.Allocation{alloc("x", "GPU-1", "NVIDIA RTX A6000", "none", "", 1, 0.01, 0.01, GiB)}, []fleet.GPU{gpu("GPU-1", "NVIDIA RTX A6000", "none", 48*GiB)})
 	f := find(Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindIdleAllocation)
 	if f == nil || f.CostKnown || f.MonthlyCostUSD != 0 || !strings.Contains(f.Summary, `no price for model "NVIDIA RTX A6000"`) {
 		t.Errorf("unknown price: %+v", f)
@@ -221,7 +221,7 @@ func TestUnknownPrice(t *testing.T) {
 }
 
 func TestInventoryKinds(t *testing.T) {
-	res := result([]query.Allocation{alloc("jupyter", "GPU-1", h100, "none", "", 1, 0.004, 0.02, 2*GiB)}, []query.GPU{gpu("GPU-1", h100, "none", 80*GiB)})
+	res := result([]fleet.Allocation{alloc("jupyter", "GPU-1", h100, "none", "", 1, 0.004, 0.02, 2*GiB)}, []fleet.GPU{gpu("GPU-1", h100, "none", 80*GiB)})
 	r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 	if len(r.Skipped) != 2 || !strings.HasPrefix(r.Skipped[0], "untainted-gpu-node: needs cluster access") {
 		t.Errorf("skipped without inventory: %q", r.Skipped)
@@ -282,8 +282,8 @@ func TestOrdering(t *testing.T) {
 // TestWorkloadSource: the API's owner wins, then kube-state-metrics' (for
 // pods gone from the API), then the pod name's form.
 func TestWorkloadSource(t *testing.T) {
-	build := func() *query.Result {
-		res := result([]query.Allocation{alloc("agent-b7r4w", "GPU-1", h100, "none", "", 1, 0.004, 0.02, 2*GiB)}, []query.GPU{gpu("GPU-1", h100, "none", 80*GiB)})
+	build := func() *fleet.Result {
+		res := result([]fleet.Allocation{alloc("agent-b7r4w", "GPU-1", h100, "none", "", 1, 0.004, 0.02, 2*GiB)}, []fleet.GPU{gpu("GPU-1", h100, "none", 80*GiB)})
 		// The engine reads <name>-<5 random> as a Job's pod.
 		res.Workloads[0].Kind, res.Workloads[0].Name = "Job", "agent"
 		return res
@@ -293,13 +293,13 @@ func TestWorkloadSource(t *testing.T) {
 	for _, tt := range []struct {
 		name       string
 		inv        *inventory.Inventory
-		ksm        map[query.PodRef]query.Owner
+		ksm        map[fleet.PodRef]fleet.Owner
 		kind, wl   string
 		wantSource string
 	}{
 		{"pod name only", nil, nil, "Job", "agent", SourcePodName},
-		{"kube-state-metrics", nil, map[query.PodRef]query.Owner{{Namespace: "team-a", Name: "agent-b7r4w"}: {Kind: "DaemonSet", Name: "agent"}}, "DaemonSet", "agent", SourceKubeStateMetrics},
-		{"API over kube-state-metrics", inv, map[query.PodRef]query.Owner{{Namespace: "team-a", Name: "agent-b7r4w"}: {Kind: "DaemonSet", Name: "agent"}}, "DaemonSet", "gpu-agent", SourceAPI},
+		{"kube-state-metrics", nil, map[fleet.PodRef]fleet.Owner{{Namespace: "team-a", Name: "agent-b7r4w"}: {Kind: "DaemonSet", Name: "agent"}}, "DaemonSet", "agent", SourceKubeStateMetrics},
+		{"API over kube-state-metrics", inv, map[fleet.PodRef]fleet.Owner{{Namespace: "team-a", Name: "agent-b7r4w"}: {Kind: "DaemonSet", Name: "agent"}}, "DaemonSet", "gpu-agent", SourceAPI},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := build()
@@ -326,7 +326,7 @@ func TestOOMRiskWithoutProcessAttribution(t *testing.T) {
 	}{{76 * GiB, Warning}, {40 * GiB, ""}} {
 		g := gpu("GPU-1", a100, "time-slicing", 80*GiB)
 		g.MemoryUsedP99Bytes, g.MemoryUsedLastBytes, g.MemoryUsedSteps = tt.used, tt.used, 10080
-		f := find(Detect(result([]query.Allocation{a, b}, []query.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindTimesliceOOMRisk)
+		f := find(Detect(result([]fleet.Allocation{a, b}, []fleet.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindTimesliceOOMRisk)
 		switch {
 		case tt.want == "" && f != nil:
 			t.Errorf("%.0f GiB used: unexpected %s", tt.used/GiB, f.Summary)

@@ -1,4 +1,4 @@
-// Package findings turns one analysis (query.Result), optionally joined
+// Package findings turns one analysis (fleet.Result), optionally joined
 // with the cluster's state (inventory), into findings: what wastes money,
 // what is about to break, and what to change, each with its evidence,
 // confidence and dollar impact.
@@ -6,7 +6,7 @@ package findings
 
 import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
@@ -74,10 +74,10 @@ type Result struct {
 	Config          criteria.Config
 	// unnamed are the GPUs used while no pod was seen on them
 	// (UnnamedUseOf), for UsedWithoutPod.
-	unnamed map[query.GPUKey]bool
+	unnamed map[fleet.GPUKey]bool
 }
 
 // UsedWithoutPod says g was in use by a tenant the data cannot name
 // while no allocation held it: that time is not free capacity, and the
 // report counts it apart from unallocated waste.
-func (r *Result) UsedWithoutPod(g query.GPUKey) bool { return r != nil && r.unnamed[g] }
+func (r *Result) UsedWithoutPod(g fleet.GPUKey) bool { return r != nil && r.unnamed[g] }

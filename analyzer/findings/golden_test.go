@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals/native"
 	"math"
 	"os"
@@ -93,7 +94,7 @@ func TestGoldenNativeFleet(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	res, err := query.Analyze(context.Background(), src, native.Schema{}, query.Window{Start: t0, End: t0.Add(4 * time.Hour)})
+	res, err := query.Analyze(context.Background(), src, native.Schema{}, fleet.Window{Start: t0, End: t0.Add(4 * time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}

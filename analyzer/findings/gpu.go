@@ -3,6 +3,7 @@ package findings
 import (
 	"cmp"
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals"
 	"math"
 	"slices"
@@ -10,13 +11,12 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
 // gpu applies the per-GPU rules; unlike allocations, a GPU can have
 // several independent problems (errors and heat and free capacity).
-func (d *detector) gpu(g query.GPU) {
+func (d *detector) gpu(g fleet.GPU) {
 	base := func(kind string, sev Severity) Finding {
 		return Finding{Kind: kind, Severity: sev, Node: g.Node, GPUUUID: g.UUID, Model: g.Model,
 			Evidence: map[string]float64{"coverage": g.Coverage, "reported_hours": g.ReportedHours}, Confidence: confidence(g.Coverage)}
@@ -73,13 +73,13 @@ func (d *detector) gpu(g query.GPU) {
 // horizon, up to the device's size: past it the GPU is out of memory, and
 // the finding says when. Tenants that take turns never add up: a sum of
 // peaks reached at different times measures nothing, and neither does a
-// sum of copies of the device's figure (query.AttributionCopies): where
+// sum of copies of the device's figure (fleet.AttributionCopies): where
 // every tenant reports the device's memory, the split between them is
 // unknown and the device's figure is given once. fromCluster says the
 // sharing mode is the cluster's (cluster), as the data shows the GPU held
 // whole. A GPU several pods use through one ResourceClaim is its own mode
 // (sharedClaimOf), advised through the claim.
-func (d *detector) oomRisk(g query.GPU, sharing string, cluster inventory.NodeSharing, fromCluster bool, base func(string, Severity) Finding) {
+func (d *detector) oomRisk(g fleet.GPU, sharing string, cluster inventory.NodeSharing, fromCluster bool, base func(string, Severity) Finding) {
 	horizon := d.cfg.OOMRisk.GrowthHorizonHours
 	if horizon == 0 {
 		horizon = d.res.Window.Duration().Hours()
@@ -234,7 +234,7 @@ func growthClause(projRatio, ratio, growth, horizon, toFull float64) string {
 // it as on any shared GPU, but the tenants are not seen, so none is named
 // and no tenant is patched. The GPU's whole cost is at risk: an OOM takes
 // every tenant down.
-func (d *detector) oomRiskUnseen(f *Finding, g query.GPU, cluster inventory.NodeSharing, measure string, inUse, dev, ratio, projRatio, growth, horizon, toFull float64) {
+func (d *detector) oomRiskUnseen(f *Finding, g fleet.GPU, cluster inventory.NodeSharing, measure string, inUse, dev, ratio, projRatio, growth, horizon, toFull float64) {
 	f.Namespace, f.Workload, f.WorkloadKind = "", "", ""
 	f.Evidence["sharing_from_cluster"], f.Evidence["cluster_replicas"] = 1, float64(cluster.Replicas)
 	f.Evidence["tenant_memory_unknown"] = 1

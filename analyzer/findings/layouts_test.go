@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
+	fleetmodel "github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
@@ -82,7 +82,7 @@ func TestHealthyInEveryLayout(t *testing.T) {
 	// raise a false alarm either, only say what it cannot judge.
 	cluster := clusterOf(true, "")(s)
 	for _, m := range layouts {
-		res := func(t *testing.T) *query.Result {
+		res := func(t *testing.T) *fleetmodel.Result {
 			return analyzeScenario(t, s, m, scenarioStart, scenarioEnd, scenarioStep)
 		}
 		t.Run(m.String(), func(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
@@ -17,8 +17,8 @@ func TestMIGGeometryPerModel(t *testing.T) {
 	const a30, gh200 = "NVIDIA A30", "NVIDIA GH200 144G HBM3e"
 	tests := []struct {
 		name    string
-		a       query.Allocation
-		g       query.GPU
+		a       fleet.Allocation
+		g       fleet.GPU
 		kind    string
 		to      string // "" for no recommendation
 		summary string
@@ -32,7 +32,7 @@ func TestMIGGeometryPerModel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Detect(result([]query.Allocation{tt.a}, []query.GPU{tt.g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(result([]fleet.Allocation{tt.a}, []fleet.GPU{tt.g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 			f := find(r, tt.kind)
 			if f == nil {
 				t.Fatalf("no %s in %s", tt.kind, summaries(r))

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
@@ -14,8 +14,8 @@ import (
 // slice cannot be made smaller; releasing it saves all it costs, not $0.
 func TestIdleSmallestSliceSavesItsCost(t *testing.T) {
 	prices := recommend.DefaultPrices()
-	r := Detect(result([]query.Allocation{alloc("nb", "GPU-1", h100, "mig", "1g.10gb", 1.0/7, 0.001, 0.01, 2*GiB)},
-		[]query.GPU{gpu("GPU-1", h100, "mig", 80*GiB)}), nil, criteria.DefaultConfig(), prices)
+	r := Detect(result([]fleet.Allocation{alloc("nb", "GPU-1", h100, "mig", "1g.10gb", 1.0/7, 0.001, 0.01, 2*GiB)},
+		[]fleet.GPU{gpu("GPU-1", h100, "mig", 80*GiB)}), nil, criteria.DefaultConfig(), prices)
 	f := find(r, criteria.KindIdleAllocation)
 	if f == nil {
 		t.Fatalf("no idle allocation in %s", summaries(r))
@@ -33,14 +33,14 @@ func TestIdleSmallestSliceSavesItsCost(t *testing.T) {
 // TestUnallocatedAdvisesWhatTheAutoscalerCanDo: a scale-down only where
 // every GPU of the node is free; beside held GPUs, moving pods, for $0.
 func TestUnallocatedAdvisesWhatTheAutoscalerCanDo(t *testing.T) {
-	free := func(uuid, node string) query.GPU {
+	free := func(uuid, node string) fleet.GPU {
 		g := gpu(uuid, h100, "none", 80*GiB)
 		g.Node, g.AllocatedHours, g.UnallocatedHours = node, 0, 168
 		return g
 	}
 	held := gpu("GPU-held", h100, "none", 80*GiB) // on node-1, held by nb
 	a := alloc("trainer", "GPU-held", h100, "none", "", 1, 0.9, 0.95, 60*GiB)
-	r := Detect(result([]query.Allocation{a}, []query.GPU{free("GPU-a", "node-1"), held, free("GPU-b", "node-2"), free("GPU-c", "node-2")}),
+	r := Detect(result([]fleet.Allocation{a}, []fleet.GPU{free("GPU-a", "node-1"), held, free("GPU-b", "node-2"), free("GPU-c", "node-2")}),
 		nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 	got := map[string]*Finding{}
 	for i, f := range r.Findings {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
@@ -18,7 +19,7 @@ import (
 // realScrapeDay is a published /metrics excerpt (testdata/realscrapes,
 // provenance in each file) scraped every minute for a day into a real
 // TSDB, analysed as the CLI does: schema detected from the names.
-func realScrapeDay(t *testing.T, file string) (*query.Result, *Result) {
+func realScrapeDay(t *testing.T, file string) (*fleet.Result, *Result) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "realscrapes", file))
 	if err != nil {
@@ -45,7 +46,7 @@ func realScrapeDay(t *testing.T, file string) (*query.Result, *Result) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := query.Analyze(ctx, db, sch, query.Window{Start: start, End: end, Step: time.Minute})
+	res, err := query.Analyze(ctx, db, sch, fleet.Window{Start: start, End: end, Step: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

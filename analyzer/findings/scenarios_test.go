@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
+	fleetmodel "github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
@@ -377,7 +378,7 @@ func runScenarioIn(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Invento
 
 // analyzeScenario simulates s into a fresh embedded TSDB, as m's exporter
 // would have exposed it, and runs the query set over it.
-func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scenarioEnd time.Time, scenarioStep time.Duration) *query.Result {
+func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scenarioEnd time.Time, scenarioStep time.Duration) *fleetmodel.Result {
 	t.Helper()
 	ctx := context.Background()
 	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
@@ -426,7 +427,7 @@ func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scena
 	if got, err := source.Detect(ctx, db, scenarioStart, scenarioEnd, nil); err != nil || got.Name() != m.schema.Name() {
 		t.Fatalf("schema detected as %v (%v), want %s", got, err, m.schema.Name())
 	}
-	res, err := query.Analyze(ctx, db, m.schema, query.Window{Start: scenarioStart, End: scenarioEnd, Step: scenarioStep})
+	res, err := query.Analyze(ctx, db, m.schema, fleetmodel.Window{Start: scenarioStart, End: scenarioEnd, Step: scenarioStep})
 	if err != nil {
 		t.Fatal(err)
 	}

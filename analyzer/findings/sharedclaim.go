@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/signals"
 )
@@ -23,14 +23,14 @@ const SharingSharedClaim = "shared-claim"
 // dcgm-exporter's dra_claim_namespace and dra_claim_name on each pod's
 // copy); false when some tenant came through a device plugin or another
 // claim, or none through a claim.
-func (d *detector) sharedClaimOf(g query.GPU) (query.ClaimRef, bool) {
-	var claim query.ClaimRef
+func (d *detector) sharedClaimOf(g fleet.GPU) (fleet.ClaimRef, bool) {
+	var claim fleet.ClaimRef
 	for _, a := range d.res.Allocations {
 		if a.Node != g.Node || a.UUID != g.UUID {
 			continue
 		}
 		if a.AllocationPath != signals.AllocationPathDRA || a.Claim.Name == "" || (claim.Name != "" && a.Claim != claim) {
-			return query.ClaimRef{}, false
+			return fleet.ClaimRef{}, false
 		}
 		claim = a.Claim
 	}
@@ -42,7 +42,7 @@ func (d *detector) sharedClaimOf(g query.GPU) (query.ClaimRef, bool) {
 // device's memory is given once, and the advice goes through the claim
 // (recommend.ClaimPerPod), priced for the whole device: an OOM takes
 // every pod of the claim down.
-func (d *detector) sharedClaimOOM(f *Finding, g query.GPU, claim query.ClaimRef, heaviest recommend.Tenant, measure string,
+func (d *detector) sharedClaimOOM(f *Finding, g fleet.GPU, claim fleet.ClaimRef, heaviest recommend.Tenant, measure string,
 	inUse, dev, ratio, projRatio, growth, horizon, toFull, projected float64, blind, copies bool) {
 	f.Sharing = SharingSharedClaim
 	f.AllocationPath, f.Claims = signals.AllocationPathDRA, []string{claim.String()}

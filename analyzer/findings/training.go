@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 )
 
 // sharedLoad is what a shared GPU's tenants show of its load when none of
@@ -27,9 +27,9 @@ type sharedLoad struct {
 // runs it cannot be read from the data: an inference tenant beside a
 // trainer reads exactly as the trainer does. So no tenant is accused;
 // sharedLoadUnknowable says it of the GPU.
-func (d *detector) loadUnknowable(w query.Workload, subject string, load float64, measure string) {
+func (d *detector) loadUnknowable(w fleet.Workload, subject string, load float64, measure string) {
 	if d.shared == nil {
-		d.shared = map[query.GPUKey]*sharedLoad{}
+		d.shared = map[fleet.GPUKey]*sharedLoad{}
 	}
 	for _, k := range w.GPUs {
 		s := d.shared[k]
@@ -48,7 +48,7 @@ func (d *detector) loadUnknowable(w query.Workload, subject string, load float64
 
 // sharedLoadUnknowable is the info finding on a shared GPU whose load is
 // training-like while no tenant's own load is known.
-func (d *detector) sharedLoadUnknowable(g query.GPU) {
+func (d *detector) sharedLoadUnknowable(g fleet.GPU) {
 	s := d.shared[g.GPUKey]
 	if s == nil || s.load < d.cfg.Training.MinLoad || g.Coverage < d.cfg.MinCoverage || g.Steps < d.cfg.MinSamples {
 		return

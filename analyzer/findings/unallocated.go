@@ -3,6 +3,7 @@ package findings
 import (
 	"cmp"
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals"
 	"maps"
 	"slices"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 )
@@ -32,7 +32,7 @@ const maxNamedWorkloads = 5
 // time it reported to be let go, with what the autoscaler can do about it:
 // remove the node when nothing holds any of its GPUs now, or, beside GPUs
 // held now, nothing until the workloads holding them move.
-func (d *detector) unallocatedCapacity(g query.GPU, base func(string, Severity) Finding) {
+func (d *detector) unallocatedCapacity(g fleet.GPU, base func(string, Severity) Finding) {
 	if !d.unallocated(g) {
 		return
 	}
@@ -125,7 +125,7 @@ func (d *detector) unallocatedCapacity(g query.GPU, base func(string, Severity) 
 
 // unallocated says g sat unallocated for enough of the time it reported
 // to be let go.
-func (d *detector) unallocated(g query.GPU) bool {
+func (d *detector) unallocated(g fleet.GPU) bool {
 	return g.ReportedHours > 0 && g.UnallocatedHours/g.ReportedHours >= d.cfg.Unallocated.MinRatio
 }
 
@@ -155,7 +155,7 @@ type nodeUse struct {
 // it holds whole, and those it holds a share of (time-slicing, MPS, a
 // MIG slice).
 type holding struct {
-	whole, shared map[query.GPUKey]bool
+	whole, shared map[fleet.GPUKey]bool
 }
 
 // nodeUse is node's use, worked out for every node on the first call: one
@@ -176,22 +176,22 @@ func (d *detector) nodeUse(node string) nodeUse {
 			d.nodes[g.Node] = u
 		}
 		d.clusterPodsNotInData()
-		held := map[string]map[query.GPUKey]bool{}
+		held := map[string]map[fleet.GPUKey]bool{}
 		holders := map[string]map[workload.Ref]*holding{}
 		for _, a := range d.res.Allocations {
 			if a.SinceLastSeen > heldNowWithin {
 				continue
 			}
-			k := query.GPUKey{Cluster: a.Cluster, Node: a.Node, UUID: a.UUID}
+			k := fleet.GPUKey{Cluster: a.Cluster, Node: a.Node, UUID: a.UUID}
 			if held[a.Node] == nil {
-				held[a.Node], holders[a.Node] = map[query.GPUKey]bool{}, map[workload.Ref]*holding{}
+				held[a.Node], holders[a.Node] = map[fleet.GPUKey]bool{}, map[workload.Ref]*holding{}
 			}
 			held[a.Node][k] = true
 			w, _ := d.podOwner(a)
 			w.Container = ""
 			h := holders[a.Node][w]
 			if h == nil {
-				h = &holding{whole: map[query.GPUKey]bool{}, shared: map[query.GPUKey]bool{}}
+				h = &holding{whole: map[fleet.GPUKey]bool{}, shared: map[fleet.GPUKey]bool{}}
 				holders[a.Node][w] = h
 			}
 			if sharedAllocation(a) {
@@ -211,7 +211,7 @@ func (d *detector) nodeUse(node string) nodeUse {
 }
 
 // sharedAllocation says a holds a share of its GPU, not the whole of it.
-func sharedAllocation(a query.Allocation) bool {
+func sharedAllocation(a fleet.Allocation) bool {
 	return (a.Sharing != "" && a.Sharing != signals.SharingNone) || (a.Share > 0 && a.Share < 1)
 }
 

@@ -2,6 +2,7 @@ package findings
 
 import (
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
 	"path/filepath"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/exporter/sim"
 )
@@ -205,8 +205,8 @@ func TestUnallocatedNamesWorkloadsHeldNow(t *testing.T) {
 func TestUnallocatedHoldersFromOwners(t *testing.T) {
 	free := gpu("GPU-free", h100, "none", 80*GiB)
 	free.AllocatedHours, free.UnallocatedHours = 0, 168
-	gpus := []query.GPU{free, gpu("GPU-ts", "NVIDIA L4", "time-slicing", 24*GiB), gpu("GPU-old", h100, "none", 80*GiB)}
-	var allocs []query.Allocation
+	gpus := []fleet.GPU{free, gpu("GPU-ts", "NVIDIA L4", "time-slicing", 24*GiB), gpu("GPU-old", h100, "none", 80*GiB)}
+	var allocs []fleet.Allocation
 	// Two replicas of the Deployment chat on one time-sliced L4.
 	for _, pod := range []string{"chat-6f7c8d9b4-bcdfg", "chat-6f7c8d9b4-hjklm"} {
 		allocs = append(allocs, alloc(pod, "GPU-ts", "NVIDIA L4", "time-slicing", "", 0.25, 0.5, 0.6, 4*GiB))
@@ -222,7 +222,7 @@ func TestUnallocatedHoldersFromOwners(t *testing.T) {
 	old.SinceLastSeen = 3 * time.Hour
 	allocs = append(allocs, old)
 	res := result(allocs, gpus)
-	res.PodOwners = map[query.PodRef]query.Owner{
+	res.PodOwners = map[fleet.PodRef]fleet.Owner{
 		{Namespace: "team-a", Name: "chat-6f7c8d9b4-bcdfg"}: {Kind: "Deployment", Name: "chat"},
 		{Namespace: "team-a", Name: "chat-6f7c8d9b4-hjklm"}: {Kind: "Deployment", Name: "chat"},
 	}
@@ -265,7 +265,7 @@ func TestUnallocatedWithClusterPodsNotInData(t *testing.T) {
 		{"time-sliced", "time-slicing", Warning},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			res := result([]query.Allocation{held}, []query.GPU{gpu("GPU-1", h100, "none", 80*GiB), free})
+			res := result([]fleet.Allocation{held}, []fleet.GPU{gpu("GPU-1", h100, "none", 80*GiB), free})
 			hidden := inventory.PodKey{Namespace: "team-b", Name: "batch-0"}
 			inv := &inventory.Inventory{Available: true,
 				Nodes: map[string]inventory.Node{"node-1": {Name: "node-1", Product: h100, SharingStrategy: tt.strategy, Replicas: 2,

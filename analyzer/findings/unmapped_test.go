@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/exporter/sim"
 )
 
@@ -23,7 +23,7 @@ func TestPerProcessWithoutHostPID(t *testing.T) {
 	m := dcgmPerProc
 	m.noHostPID = true
 	res := analyzeScenario(t, s, m, scenarioStart, scenarioEnd, scenarioStep)
-	if len(res.GPUs) != 1 || res.GPUs[0].Attribution != query.AttributionCopies {
+	if len(res.GPUs) != 1 || res.GPUs[0].Attribution != fleet.AttributionCopies {
 		t.Fatalf("GPUs %+v: want the L4 read from the device's figures", res.GPUs)
 	}
 	for _, a := range res.Allocations {

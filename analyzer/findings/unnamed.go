@@ -2,7 +2,7 @@ package findings
 
 import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 )
 
 // heldMemoryBytes is how much device memory a GPU must hold, no pod seen
@@ -37,7 +37,7 @@ func (u UnnamedUse) InUse() bool { return u.Load > 0 || u.MemoryBytes > 0 }
 // as load is (a 21 GB model loaded at 0% utilisation between requests);
 // on a GPU allocated part of the time, the memory cannot be told from its
 // tenants', so only load counts there.
-func UnnamedUseOf(g query.GPU, cfg criteria.Config) UnnamedUse {
+func UnnamedUseOf(g fleet.GPU, cfg criteria.Config) UnnamedUse {
 	var u UnnamedUse
 	if g.UtilizationSteps >= cfg.MinSamples && g.UnallocatedHours > 0 && g.ReportedHours > 0 {
 		freeRatio := g.UnallocatedHours / g.ReportedHours

@@ -2,12 +2,12 @@ package findings
 
 import (
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals"
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 )
@@ -29,7 +29,7 @@ const (
 // workload: the first rule that holds, from the most to the least urgent,
 // so one workload does not appear three times for one cause. Replicas of
 // one shape are judged together, and the money is every replica's.
-func (d *detector) workload(w query.Workload) {
+func (d *detector) workload(w fleet.Workload) {
 	w, clusterSharing, fromCluster := d.withClusterSharing(w)
 	owner, team, resources, src := d.owner(w)
 	d.report.WorkloadSources[src]++
@@ -194,7 +194,7 @@ func (d *detector) workload(w query.Workload) {
 // where the cluster still knows one of the pods, then kube-state-metrics'
 // record of them (which outlives the pods), and otherwise the engine's
 // inference from the pod names stands.
-func (d *detector) owner(w query.Workload) (workload.Ref, string, map[string]int64, string) {
+func (d *detector) owner(w fleet.Workload) (workload.Ref, string, map[string]int64, string) {
 	owner := w.Ref
 	if owner.Kind == "" {
 		owner.Kind = "Pod"
@@ -212,7 +212,7 @@ func (d *detector) owner(w query.Workload) (workload.Ref, string, map[string]int
 		}
 	}
 	for _, pod := range w.Pods {
-		if o, ok := d.res.PodOwners[query.PodRef{Namespace: w.Namespace, Name: pod}]; ok && o.Name != "" {
+		if o, ok := d.res.PodOwners[fleet.PodRef{Namespace: w.Namespace, Name: pod}]; ok && o.Name != "" {
 			owner.Kind, owner.Name = o.Kind, o.Name
 			return owner, team, d.requests(w), SourceKubeStateMetrics
 		}
@@ -222,7 +222,7 @@ func (d *detector) owner(w query.Workload) (workload.Ref, string, map[string]int
 
 // requests are the GPU resources of any of the workload's pods the
 // cluster still knows.
-func (d *detector) requests(w query.Workload) map[string]int64 {
+func (d *detector) requests(w fleet.Workload) map[string]int64 {
 	if !d.haveInventory() {
 		return nil
 	}
@@ -236,7 +236,7 @@ func (d *detector) requests(w query.Workload) map[string]int64 {
 
 // subject names the workload in sentences: "shop/web", or with its pods
 // when there were several, "shop/web (Deployment, 3 pods on 3 GPUs)".
-func (d *detector) subject(w query.Workload, owner workload.Ref) string {
+func (d *detector) subject(w fleet.Workload, owner workload.Ref) string {
 	s := fmt.Sprintf("%s/%s", w.Namespace, owner.Name)
 	if len(w.Pods) <= 1 {
 		return s
@@ -254,7 +254,7 @@ func (d *detector) subject(w query.Workload, owner workload.Ref) string {
 
 // costOf prices a workload: every replica held at once pays, and every
 // one of them gets the recommendation.
-func (d *detector) costOf(f *Finding, w query.Workload, rec *recommend.Recommendation) {
+func (d *detector) costOf(f *Finding, w fleet.Workload, rec *recommend.Recommendation) {
 	d.cost(f, w.Model, d.share(w)*max(1, w.Replicas), nil)
 	if f.CostKnown && rec != nil {
 		price, _ := d.prices.PerHour(w.Model)
@@ -268,7 +268,7 @@ const noTenantUtilization = "no per-tenant utilization on a shared GPU: gpulens-
 
 // deviceLoad is the highest average utilization of the workload's GPUs
 // that reported enough of it: every tenant's own use is at most that.
-func (d *detector) deviceLoad(w query.Workload) (float64, bool) {
+func (d *detector) deviceLoad(w fleet.Workload) (float64, bool) {
 	var load float64
 	known := false
 	for _, k := range w.GPUs {
@@ -282,7 +282,7 @@ func (d *detector) deviceLoad(w query.Workload) (float64, bool) {
 // undersized is p95 load or p99 memory at the configured fraction of the
 // slice. Load alone decides where the slice's memory is unknown: a slice
 // busy at its limit is too small whatever its memory.
-func (d *detector) undersized(w query.Workload, memKnown bool) bool {
+func (d *detector) undersized(w fleet.Workload, memKnown bool) bool {
 	if w.P95Utilization >= d.cfg.MIG.UndersizedRatio {
 		return true
 	}
@@ -297,13 +297,13 @@ func (d *detector) undersized(w query.Workload, memKnown bool) bool {
 	return ok && w.P99MemoryBytes >= d.cfg.MIG.UndersizedRatio*p.MemoryBytes
 }
 
-func (d *detector) share(w query.Workload) float64 {
+func (d *detector) share(w fleet.Workload) float64 {
 	return recommend.Share(w.Model, w.Sharing, w.MIGProfile, w.Share, d.cfg.Recommend.MIGShare)
 }
 
 // deviceMemory is the memory of the workload's GPUs (the smallest, when
 // replicas sit on GPUs that report differently).
-func (d *detector) deviceMemory(w query.Workload) float64 {
+func (d *detector) deviceMemory(w fleet.Workload) float64 {
 	var out float64
 	for _, k := range w.GPUs {
 		if g, ok := d.gpus[k]; ok && g.MemoryTotalBytes > 0 && (out == 0 || g.MemoryTotalBytes < out) {
@@ -316,7 +316,7 @@ func (d *detector) deviceMemory(w query.Workload) float64 {
 // holdingOf says what each of a workload's allocations holds, for
 // sentences: "a whole H100-80GB", "a 1/4 time-sliced L4", "a 3g.40gb slice
 // of an A100-80GB", "a H100-80GB through shared ResourceClaim ns/name".
-func holdingOf(w query.Workload) string {
+func holdingOf(w fleet.Workload) string {
 	m := shortModel(w.Model)
 	switch w.Sharing {
 	case signals.SharingMIG:

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
@@ -20,7 +20,7 @@ import (
 // the tenant's job likely failed, and the finding names that tenant.
 //
 // Each event comes with the allocations that held the GPU at the step it
-// was first seen (query.GPU.WorkloadXIDEvents). Events one workload held
+// was first seen (fleet.GPU.WorkloadXIDEvents). Events one workload held
 // the GPU for (one pod, or several of its pods at once) are that
 // workload's finding, one per workload; events several workloads held it
 // for at once (a time-sliced or MPS GPU, several MIG instances: neither
@@ -31,7 +31,7 @@ import (
 // Events no pod held the GPU for are the GPU's, said as such. Without
 // events (a Result made by hand) the finding is the GPU's, as before the
 // events were read.
-func (d *detector) workloadXID(g query.GPU, base func(string, Severity) Finding, subject string) {
+func (d *detector) workloadXID(g fleet.GPU, base func(string, Severity) Finding, subject string) {
 	if g.WorkloadXIDErrors <= 0 {
 		return
 	}
@@ -125,7 +125,7 @@ type xidOwner struct{ namespace, kind, name string }
 // xidHolder is one allocation that held a GPU when an XID was raised, with
 // its pod's owner (workload.go's owner).
 type xidHolder struct {
-	query.XIDHolder
+	fleet.XIDHolder
 	owner        xidOwner
 	source, team string
 }
@@ -133,10 +133,10 @@ type xidHolder struct {
 // xidHolders resolves an event's holders to their workloads, as the
 // workload rules resolve a workload's: from the cluster's owner
 // references, kube-state-metrics' or the pod's name.
-func (d *detector) xidHolders(g query.GPU, e query.XIDEvent) []xidHolder {
+func (d *detector) xidHolders(g fleet.GPU, e fleet.XIDEvent) []xidHolder {
 	out := make([]xidHolder, 0, len(e.Holders))
 	for _, h := range e.Holders {
-		w := query.Workload{WorkloadKey: query.WorkloadKey{Ref: workload.Ref{Namespace: h.Namespace, Container: h.Container}}, Pods: []string{h.Pod}}
+		w := fleet.Workload{WorkloadKey: fleet.WorkloadKey{Ref: workload.Ref{Namespace: h.Namespace, Container: h.Container}}, Pods: []string{h.Pod}}
 		for _, a := range d.res.Allocations {
 			if a.Cluster == g.Cluster && a.Node == g.Node && a.UUID == g.UUID && a.Namespace == h.Namespace && a.Pod == h.Pod &&
 				a.Container == h.Container && a.GPUInstance == h.GPUInstance {
@@ -155,12 +155,12 @@ func (d *detector) xidHolders(g query.GPU, e query.XIDEvent) []xidHolder {
 
 // xidGroup is the events of one finding and who held the GPU at them.
 type xidGroup struct {
-	events  []query.XIDEvent
+	events  []fleet.XIDEvent
 	holders []xidHolder
 }
 
 // with is x (nil for a new group) with e and its holders.
-func (x *xidGroup) with(e query.XIDEvent, holders []xidHolder) *xidGroup {
+func (x *xidGroup) with(e fleet.XIDEvent, holders []xidHolder) *xidGroup {
 	if x == nil {
 		x = &xidGroup{}
 	}

@@ -1,10 +1,6 @@
 package inventory
 
-import (
-	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-)
+import "time"
 
 // Inventory is a point-in-time view of the cluster.
 type Inventory struct {
@@ -115,7 +111,11 @@ type PDB struct {
 	// Selector is spec.selector.matchLabels; MatchExpressions completes it.
 	// Use Matches rather than comparing labels by hand.
 	Selector         map[string]string
-	MatchExpressions []metav1.LabelSelectorRequirement
+	MatchExpressions []LabelSelectorRequirement
+	// InvalidSelector says the API's own parse of the selector failed
+	// (a key or value that is no label): the disruption controller then
+	// ignores the budget, and Matches matches nothing.
+	InvalidSelector bool `json:",omitempty"`
 	// NoSelector is true when spec.selector is unset: in policy/v1 such a
 	// budget selects no pods, whereas an empty selector selects them all.
 	NoSelector     bool

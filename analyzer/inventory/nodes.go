@@ -2,12 +2,7 @@ package inventory
 
 import (
 	"cmp"
-	"context"
 	"slices"
-	"strconv"
-	"strings"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // GPU Feature Discovery and GPU Operator node labels.
@@ -21,81 +16,6 @@ const (
 	LabelPluginConfig    = "nvidia.com/device-plugin.config"
 	LabelGPUPresent      = "nvidia.com/gpu.present"
 )
-
-// nodePoolLabels name the node pool on GKE, EKS managed node groups, AKS
-// and Karpenter. The first one present wins, so that the result does not
-// depend on map order should a node carry two.
-var nodePoolLabels = []string{
-	"cloud.google.com/gke-nodepool",
-	"eks.amazonaws.com/nodegroup",
-	"kubernetes.azure.com/agentpool",
-	"karpenter.sh/nodepool",
-}
-
-func readNodes(ctx context.Context, r *reader) (func(), error) {
-	nodes := map[string]Node{}
-	err := eachItem(ctx, r.c.CoreV1().Nodes().List, func(n *corev1.Node) {
-		nodes[n.Name] = nodeSummary(n)
-	})
-	return func() { r.inv.Nodes = nodes }, err
-}
-
-func nodeSummary(n *corev1.Node) Node {
-	l := n.Labels
-	node := Node{
-		Name: n.Name,
-		// With time-slicing and renameByDefault=false, GFD appends
-		// "-SHARED" to the product; the model is what consumers match on.
-		Product:         strings.TrimSuffix(l[LabelGPUProduct], "-SHARED"),
-		MemoryMiB:       atoi64(l[LabelGPUMemory]),
-		Count:           int(atoi64(l[LabelGPUCount])),
-		Replicas:        int(atoi64(l[LabelGPUReplicas])),
-		SharingStrategy: l[LabelSharingStrategy],
-		MIGStrategy:     l[LabelMIGStrategy],
-		DevicePluginCfg: l[LabelPluginConfig],
-		Capacity:        gpuResources(n.Status.Capacity),
-		Allocatable:     gpuResources(n.Status.Allocatable),
-		NodePool:        nodePool(l),
-		Labels:          l,
-	}
-	for _, t := range n.Spec.Taints {
-		node.Taints = append(node.Taints, Taint{t.Key, t.Value, string(t.Effect)})
-	}
-	return node
-}
-
-func nodePool(labels map[string]string) string {
-	for _, k := range nodePoolLabels {
-		if v := labels[k]; v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-func gpuResources(list corev1.ResourceList) map[string]int64 {
-	var out map[string]int64
-	for name, q := range list {
-		if !IsGPUResource(name) {
-			continue
-		}
-		if out == nil {
-			out = map[string]int64{}
-		}
-		out[string(name)] = q.Value()
-	}
-	return out
-}
-
-// atoi64 reads a numeric label; a missing or garbled label reads as 0,
-// which every consumer treats as unknown.
-func atoi64(s string) int64 {
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
-}
 
 // HasGPUs reports whether the node advertises GPU resources or GFD has
 // found a GPU on it. The label matters for nodes whose device plugin is
@@ -111,8 +31,8 @@ func (n Node) HasGPUs() bool {
 
 // HasTaint reports whether the node carries a taint with this key and
 // effect (any value).
-func (n Node) HasTaint(key string, effect corev1.TaintEffect) bool {
-	return slices.ContainsFunc(n.Taints, func(t Taint) bool { return t.Key == key && t.Effect == string(effect) })
+func (n Node) HasTaint(key, effect string) bool {
+	return slices.ContainsFunc(n.Taints, func(t Taint) bool { return t.Key == key && t.Effect == effect })
 }
 
 // GPUNodes returns the GPU nodes sorted by name.

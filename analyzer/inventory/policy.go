@@ -1,98 +1,64 @@
 package inventory
 
-import (
-	"cmp"
-	"context"
-	"maps"
-	"slices"
-	"strings"
-
-	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
-	schedulingv1 "k8s.io/api/scheduling/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-)
-
-func readQuotas(ctx context.Context, r *reader) (func(), error) {
-	quotas := map[objectKey]Quota{}
-	err := eachItem(ctx, r.c.CoreV1().ResourceQuotas("").List, func(q *corev1.ResourceQuota) {
-		hard := quotaGPUs(q.Spec.Hard)
-		if hard == nil {
-			return // a quota on CPU and memory only says nothing about GPUs
-		}
-		quotas[objectKey{q.Namespace, q.Name}] = Quota{Name: q.Name, Hard: hard, Used: quotaGPUs(q.Status.Used)}
-	})
-	return func() { r.inv.Quotas = byNamespace(quotas) }, err
-}
-
-// quotaGPUs keeps the GPU entries of a quota: "requests.<resource>",
-// "limits.<resource>" and the bare "<resource>" form, which the quota
-// system treats as a request.
-func quotaGPUs(list corev1.ResourceList) map[string]int64 {
-	var out map[string]int64
-	for name, q := range list {
-		res, ok := strings.CutPrefix(string(name), "requests.")
-		if !ok {
-			res, _ = strings.CutPrefix(string(name), "limits.")
-		}
-		if !IsGPUResource(corev1.ResourceName(res)) {
-			continue
-		}
-		if out == nil {
-			out = map[string]int64{}
-		}
-		out[string(name)] = q.Value()
-	}
-	return out
-}
-
-func readPDBs(ctx context.Context, r *reader) (func(), error) {
-	pdbs := map[objectKey]PDB{}
-	err := eachItem(ctx, r.c.PolicyV1().PodDisruptionBudgets("").List, func(p *policyv1.PodDisruptionBudget) {
-		pdbs[objectKey{p.Namespace, p.Name}] = pdbSummary(p)
-	})
-	return func() { r.inv.PDBs = byNamespace(pdbs) }, err
-}
-
-// byNamespace groups namespaced objects, sorted by name within each
-// namespace so that reports list them in a stable order.
-func byNamespace[V any](objs map[objectKey]V) map[string][]V {
-	keys := slices.SortedFunc(maps.Keys(objs), func(a, b objectKey) int {
-		return cmp.Or(cmp.Compare(a.namespace, b.namespace), cmp.Compare(a.name, b.name))
-	})
-	out := map[string][]V{}
-	for _, k := range keys {
-		out[k.namespace] = append(out[k.namespace], objs[k])
-	}
-	return out
-}
-
-func pdbSummary(p *policyv1.PodDisruptionBudget) PDB {
-	out := PDB{Name: p.Name, DisruptionsAllowed: p.Status.DisruptionsAllowed, NoSelector: p.Spec.Selector == nil}
-	if s := p.Spec.Selector; s != nil {
-		out.Selector = s.MatchLabels
-		out.MatchExpressions = s.MatchExpressions
-	}
-	if v := p.Spec.MinAvailable; v != nil {
-		out.MinAvailable = v.String()
-	}
-	if v := p.Spec.MaxUnavailable; v != nil {
-		out.MaxUnavailable = v.String()
-	}
-	return out
-}
+import "slices"
 
 // Matches reports whether the budget covers a pod with these labels.
+// A budget without a selector, or with one the disruption controller
+// cannot parse, covers none.
 func (p PDB) Matches(podLabels map[string]string) bool {
-	if p.NoSelector {
+	if p.NoSelector || p.InvalidSelector {
 		return false
 	}
-	sel, err := metav1.LabelSelectorAsSelector(&metav1.LabelSelector{MatchLabels: p.Selector, MatchExpressions: p.MatchExpressions})
-	if err != nil {
-		return false // the disruption controller ignores an invalid selector too
+	for k, v := range p.Selector {
+		if have, ok := podLabels[k]; !ok || have != v {
+			return false
+		}
 	}
-	return sel.Matches(labels.Set(podLabels))
+	for _, r := range p.MatchExpressions {
+		ok, valid := r.matches(podLabels)
+		if !valid {
+			return false // the disruption controller ignores an invalid selector too
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Label selector operators (metav1.LabelSelectorOperator's values).
+const (
+	SelectorOpIn           = "In"
+	SelectorOpNotIn        = "NotIn"
+	SelectorOpExists       = "Exists"
+	SelectorOpDoesNotExist = "DoesNotExist"
+)
+
+// LabelSelectorRequirement is one of a selector's matchExpressions, as
+// metav1.LabelSelectorRequirement holds it.
+type LabelSelectorRequirement struct {
+	Key      string
+	Operator string
+	Values   []string
+}
+
+// matches says whether labels satisfy r, as
+// k8s.io/apimachinery/pkg/labels does; valid is false for a requirement
+// that metav1.LabelSelectorAsSelector refuses by its shape (an unknown
+// operator, In or NotIn without values, Exists or DoesNotExist with some).
+func (r LabelSelectorRequirement) matches(labels map[string]string) (ok, valid bool) {
+	v, has := labels[r.Key]
+	switch r.Operator {
+	case SelectorOpIn:
+		return has && slices.Contains(r.Values, v), len(r.Values) > 0
+	case SelectorOpNotIn:
+		return !has || !slices.Contains(r.Values, v), len(r.Values) > 0
+	case SelectorOpExists:
+		return has, len(r.Values) == 0
+	case SelectorOpDoesNotExist:
+		return !has, len(r.Values) == 0
+	}
+	return false, false
 }
 
 // PDBsFor returns the budgets that cover a known pod.
@@ -111,12 +77,4 @@ func (inv *Inventory) PDBsFor(namespace, pod string) []PDB {
 		}
 	}
 	return out
-}
-
-func readPriorityClasses(ctx context.Context, r *reader) (func(), error) {
-	pcs := map[string]int32{}
-	err := eachItem(ctx, r.c.SchedulingV1().PriorityClasses().List, func(pc *schedulingv1.PriorityClass) {
-		pcs[pc.Name] = pc.Value
-	})
-	return func() { r.inv.PriorityClasses = pcs }, err
 }

@@ -66,8 +66,8 @@ func InferWorkload(namespace, pod string) workload.Ref {
 	return ref("Job", base)
 }
 
-// cronJobOfJob returns the CronJob that names a Job <cronjob>-<minute>.
-func cronJobOfJob(job string) (string, bool) {
+// CronJobOfJob returns the CronJob that names a Job <cronjob>-<minute>.
+func CronJobOfJob(job string) (string, bool) {
 	cj, minute, ok := cutLastSegment(job)
 	if !ok || !isScheduledMinute(minute) {
 		return "", false

@@ -122,10 +122,10 @@ func (inv *Inventory) claim(namespace string, pc PodClaim) (dra.Claim, bool) {
 	return c, true
 }
 
-// indexClaimUsers records, per ResourceClaim, the pods whose spec names it
+// IndexClaimUsers records, per ResourceClaim, the pods whose spec names it
 // and which have not finished (a finished pod's reservation is released),
 // so that ClaimsOf tells a shared claim without a scan of every pod.
-func (inv *Inventory) indexClaimUsers() {
+func (inv *Inventory) IndexClaimUsers() {
 	users := map[ClaimKey][]string{}
 	for key, p := range inv.Pods {
 		if p.Phase == "Succeeded" || p.Phase == "Failed" {

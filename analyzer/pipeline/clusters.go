@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals"
 	"slices"
 
@@ -18,24 +19,24 @@ import (
 // and a namespace, pod or node of the same name in two clusters is two.
 // One cluster at a time also bounds the memory by the largest cluster,
 // not the fleet.
-func (a *Analysis) analyzeClusters(ctx context.Context, o Options, sch signals.Schema, clusters []string, cur, prevW query.Window, progress func()) error {
+func (a *Analysis) analyzeClusters(ctx context.Context, o Options, sch signals.Schema, clusters []string, cur, prevW fleet.Window, progress func()) error {
 	a.Clusters = clusters
-	a.timelines = map[string]*query.Timeline{}
+	a.timelines = map[string]*fleet.Timeline{}
 	a.Inventory = nil
 	a.inventories = map[string]*inventory.Inventory{}
-	var resParts, prevParts []query.Clustered
+	var resParts, prevParts []fleet.Clustered
 	var found []findings.Clustered
 	gpus := 0
 	for _, c := range clusters {
 		src := query.Scoped(o.Source, o.ClusterLabel, c)
 		res, err := query.AnalyzeSharded(ctx, src, sch, cur, o.currentSharding())
 		if err != nil {
-			return fmt.Errorf("%s: %w", query.ClusterName(c), err)
+			return fmt.Errorf("%s: %w", fleet.ClusterName(c), err)
 		}
 		a.timelines[c] = res.Timeline
 		prev, err := query.AnalyzeSharded(ctx, src, sch, prevW, o.Sharding)
 		if err != nil {
-			return fmt.Errorf("%s: previous window: %w", query.ClusterName(c), err)
+			return fmt.Errorf("%s: previous window: %w", fleet.ClusterName(c), err)
 		}
 		inv := o.fleet().Of(c, len(clusters))
 		a.inventories[c] = inv
@@ -43,16 +44,16 @@ func (a *Analysis) analyzeClusters(ctx context.Context, o Options, sch signals.S
 		// Detected before the cluster is named in the results' keys: the
 		// inventory of one cluster knows its objects by their own names.
 		found = append(found, findings.Clustered{Cluster: c, Result: findings.Detect(res, inv, o.findingsConfig(), o.Prices)})
-		resParts = append(resParts, query.Clustered{Cluster: c, Result: res})
-		prevParts = append(prevParts, query.Clustered{Cluster: c, Result: prev})
-		a.inventoryNotes = append(a.inventoryNotes, inventoryNotes(inv, query.ClusterName(c)+": ")...)
+		resParts = append(resParts, fleet.Clustered{Cluster: c, Result: res})
+		prevParts = append(prevParts, fleet.Clustered{Cluster: c, Result: prev})
+		a.inventoryNotes = append(a.inventoryNotes, inventoryNotes(inv, fleet.ClusterName(c)+": ")...)
 	}
 	if gpus == 0 {
 		return noData(o, []signals.Schema{sch}, "")
 	}
-	a.Current = query.MergeClusters(resParts)
+	a.Current = fleet.MergeClusters(resParts)
 	progress()
-	a.Previous = query.MergeClusters(prevParts)
+	a.Previous = fleet.MergeClusters(prevParts)
 	progress()
 	a.Findings = findings.MergeClusters(found)
 	return nil
@@ -79,24 +80,24 @@ func (a *Analysis) InventoryOf(cluster string) *inventory.Inventory {
 // cluster apart where the store holds several (a namespace's series are
 // keyed by its name, which two clusters may share); nil where the passes
 // did not run (a source without range queries).
-func (a *Analysis) timeline() *query.Timeline {
+func (a *Analysis) timeline() *fleet.Timeline {
 	if a.Clusters == nil {
 		return a.timelines[""]
 	}
-	parts := map[string]*query.Timeline{}
+	parts := map[string]*fleet.Timeline{}
 	for c, tl := range a.timelines {
 		if tl == nil {
 			return nil
 		}
 		parts[c] = tl
 	}
-	return query.MergeTimelines(parts)
+	return fleet.MergeTimelines(parts)
 }
 
 // clustersOf are the clusters of either window: a cluster that reported
 // last week only must still be last week's figures, or the change would
 // read as a drop in its use.
-func clustersOf(ctx context.Context, o Options, sch signals.Schema, cur, prev query.Window) ([]string, error) {
+func clustersOf(ctx context.Context, o Options, sch signals.Schema, cur, prev fleet.Window) ([]string, error) {
 	read := o.CurrentClusters
 	if read == nil {
 		read = func(ctx context.Context, sch signals.Schema) ([]string, error) {

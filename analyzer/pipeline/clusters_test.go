@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals/native"
 	"reflect"
 	"slices"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -53,7 +53,7 @@ func run(t *testing.T, src source.Source, label string) *Analysis {
 // with the label named, exactly the analysis it gave without.
 func TestOneClusterReadsAsBefore(t *testing.T) {
 	src := openStore(t, readFixture(t, nil))
-	without, with := run(t, src, ""), run(t, src, query.DefaultClusterLabel)
+	without, with := run(t, src, ""), run(t, src, fleet.DefaultClusterLabel)
 	if with.Clusters != nil {
 		t.Errorf("clusters %q in a store without the label", with.Clusters)
 	}
@@ -75,7 +75,7 @@ func TestClustersAreApart(t *testing.T) {
 	us := readFixture(t, map[string]string{"cluster": "us"})
 	// us has no idle notebook this week: its research GPU is free.
 	us.Allocations = slices.DeleteFunc(us.Allocations, func(a pipelinetest.Allocation) bool { return a.Pod == "alice-jupyter" })
-	a := run(t, openStore(t, eu, us), query.DefaultClusterLabel)
+	a := run(t, openStore(t, eu, us), fleet.DefaultClusterLabel)
 	if !slices.Equal(a.Clusters, []string{"eu", "us"}) {
 		t.Fatalf("clusters %q, want eu and us", a.Clusters)
 	}
@@ -133,14 +133,14 @@ func hasFinding(r *findings.Result, cluster, ns, pod string) bool {
 func TestClusterTimelines(t *testing.T) {
 	eu := readFixture(t, map[string]string{"cluster": "eu"})
 	us := readFixture(t, map[string]string{"cluster": "us"})
-	timeline := func(src source.Source, label string) *query.Timeline {
+	timeline := func(src source.Source, label string) *fleet.Timeline {
 		a, err := Run(context.Background(), Options{Source: src, Schema: native.Schema{}, Start: weekStart, End: weekEnd, ClusterLabel: label, TimelinePoints: 7})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return a.Timeline
 	}
-	got := timeline(openStore(t, eu, us), query.DefaultClusterLabel)
+	got := timeline(openStore(t, eu, us), fleet.DefaultClusterLabel)
 	alone := *eu
 	alone.Labels = nil
 	want := timeline(openStore(t, &alone), "")
@@ -148,7 +148,7 @@ func TestClusterTimelines(t *testing.T) {
 		t.Fatalf("%d namespace series, want %d (each cluster's %d)", len(got.Namespaces), 2*len(want.Namespaces), len(want.Namespaces))
 	}
 	for _, c := range []string{"eu", "us"} {
-		var mine []query.NamespaceSeries
+		var mine []fleet.NamespaceSeries
 		for _, x := range got.Namespaces {
 			if x.Cluster == c {
 				x.Cluster = ""
@@ -176,11 +176,11 @@ func TestClusterOfThePreviousWindow(t *testing.T) {
 			a.To = last
 		}
 	}
-	a := run(t, openStore(t, eu, us), query.DefaultClusterLabel)
+	a := run(t, openStore(t, eu, us), fleet.DefaultClusterLabel)
 	if !slices.Equal(a.Clusters, []string{"eu", "us"}) {
 		t.Fatalf("clusters %q, want eu and us", a.Clusters)
 	}
-	count := func(r *query.Result, c string) int {
+	count := func(r *fleet.Result, c string) int {
 		n := 0
 		for _, g := range r.GPUs {
 			if g.Cluster == c {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
 	"time"
@@ -29,7 +30,7 @@ type Options struct {
 	// Start and End bound the window (Start, End]. The previous window is
 	// the same length, ending at Start.
 	Start, End time.Time
-	// Step is the query resolution; zero means query.DefaultStep.
+	// Step is the query resolution; zero means fleet.DefaultStep.
 	Step time.Duration
 	// Inventory may be nil: the analysis then runs from metric labels alone.
 	Inventory *inventory.Inventory
@@ -47,7 +48,7 @@ type Options struct {
 	// (query.AnalyzeSharded); its zero value uses the default budget.
 	Sharding query.Sharding
 	// ClusterLabel names the label that tells the clusters of a shared
-	// store apart (query.DefaultClusterLabel); empty reads the store as one
+	// store apart (fleet.DefaultClusterLabel); empty reads the store as one
 	// cluster. A store whose series lack it reads as one cluster either way.
 	ClusterLabel string
 	// Fleet, when set, gives each cluster of a store of several its
@@ -71,7 +72,7 @@ type Analysis struct {
 	// Current is the window asked for and Previous the one before it, of
 	// the same length. Previous has no GPUs when the data does not reach
 	// that far back.
-	Current, Previous *query.Result
+	Current, Previous *fleet.Result
 	// Comparable is true when the previous window has data for at least
 	// MinPreviousCoverage of its time: a change measured against a few
 	// minutes of data would read as thousands of percent.
@@ -91,9 +92,9 @@ type Analysis struct {
 	inventoryNotes []string
 	// timelines are the utilization over time each cluster's analysis
 	// folded ("" where the store holds one cluster).
-	timelines map[string]*query.Timeline
+	timelines map[string]*fleet.Timeline
 	// Timeline is nil unless asked for and the source could provide it.
-	Timeline *query.Timeline
+	Timeline *fleet.Timeline
 	// Notes say what the run had to leave out, in words.
 	Notes []string
 }
@@ -126,9 +127,9 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 	}
 	progress()
 
-	cur := query.Window{Start: o.Start, End: o.End, Step: o.Step}
+	cur := fleet.Window{Start: o.Start, End: o.End, Step: o.Step}
 	length := o.End.Sub(o.Start)
-	prevW := query.Window{Start: o.Start.Add(-length), End: o.Start, Step: o.Step}
+	prevW := fleet.Window{Start: o.Start.Add(-length), End: o.Start, Step: o.Step}
 	clusters := []string{""}
 	if o.ClusterLabel != "" {
 		if clusters, err = clustersOf(ctx, o, sch, cur, prevW); err != nil {
@@ -168,12 +169,12 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 
 // analyzeOne analyses a store of one cluster: both windows, and the
 // findings joined with Options.Inventory.
-func (a *Analysis) analyzeOne(ctx context.Context, o Options, sch signals.Schema, cur, prevW query.Window, progress func()) error {
+func (a *Analysis) analyzeOne(ctx context.Context, o Options, sch signals.Schema, cur, prevW fleet.Window, progress func()) error {
 	res, err := query.AnalyzeSharded(ctx, o.Source, sch, cur, o.currentSharding())
 	if err != nil {
 		return err
 	}
-	a.timelines = map[string]*query.Timeline{"": res.Timeline}
+	a.timelines = map[string]*fleet.Timeline{"": res.Timeline}
 	if len(res.GPUs) == 0 {
 		return noData(o, []signals.Schema{sch}, "")
 	}

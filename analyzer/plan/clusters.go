@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 )
 
 // Clustered is the plan of one cluster of a shared store: a cluster's
@@ -44,7 +44,7 @@ func MergeClusters(parts []Clustered) *Plan {
 		out.HeadroomGPUs += p.HeadroomGPUs
 		out.MonthlySavingUSD += p.MonthlySavingUSD
 		for _, n := range p.Notes {
-			out.Notes = append(out.Notes, query.ClusterName(part.Cluster)+": "+n)
+			out.Notes = append(out.Notes, fleet.ClusterName(part.Cluster)+": "+n)
 		}
 	}
 	return out

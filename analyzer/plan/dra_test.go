@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"context"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
@@ -11,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
@@ -85,7 +85,7 @@ func TestDRALanes(t *testing.T) {
 }
 
 // replayed stores an exposition file scraped once a minute over d.
-func replayed(t *testing.T, file string, d time.Duration) (source.Source, query.Window) {
+func replayed(t *testing.T, file string, d time.Duration) (source.Source, fleet.Window) {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -97,7 +97,7 @@ func replayed(t *testing.T, file string, d time.Duration) (source.Source, query.
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
-	w := query.Window{Start: start, End: start.Add(d), Step: time.Minute}
+	w := fleet.Window{Start: start, End: start.Add(d), Step: time.Minute}
 	app := db.Appender(context.Background())
 	for ts := w.Start; !ts.After(w.End); ts = ts.Add(w.Step) {
 		if _, err := source.AppendExposition(app, data, "", ts); err != nil {

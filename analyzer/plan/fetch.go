@@ -13,8 +13,8 @@ import (
 
 	"github.com/prometheus/common/model"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/signals"
@@ -28,7 +28,7 @@ var ErrNoData = errors.New("no GPU series in the window")
 type FetchOptions struct {
 	// Window is read on its grid, the analysis's (query.Window.Grid), so
 	// that the plan and the report's figures are read at the same instants.
-	Window query.Window
+	Window fleet.Window
 	// Workload names a pod's workload; nil infers it from the pod's name.
 	Workload func(namespace, pod string) workload.Ref
 	// A lane is training-like when its p95 utilization of a GPU or slice

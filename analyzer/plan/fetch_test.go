@@ -3,19 +3,19 @@ package plan
 import (
 	"context"
 	"errors"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals/native"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
 func TestFetchLanes(t *testing.T) {
 	src, f := pipelinetest.Open(t, "testdata/fleet.yaml")
-	d, err := Fetch(context.Background(), src, native.Schema{}, FetchOptions{Window: query.Window{Start: f.Start, End: f.End, Step: time.Minute}, TrainingMinLoad: 0.8, TrainingMinHours: 2})
+	d, err := Fetch(context.Background(), src, native.Schema{}, FetchOptions{Window: fleet.Window{Start: f.Start, End: f.End, Step: time.Minute}, TrainingMinLoad: 0.8, TrainingMinHours: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestUnknownModelOnlyIsAnError(t *testing.T) {
 func TestFetchEmptyWindow(t *testing.T) {
 	src, f := pipelinetest.Open(t, "testdata/fleet.yaml")
 	before := f.Start.Add(-48 * time.Hour)
-	_, err := Fetch(context.Background(), src, native.Schema{}, FetchOptions{Window: query.Window{Start: before, End: before.Add(24 * time.Hour), Step: time.Minute}})
+	_, err := Fetch(context.Background(), src, native.Schema{}, FetchOptions{Window: fleet.Window{Start: before, End: before.Add(24 * time.Hour), Step: time.Minute}})
 	if !errors.Is(err, ErrNoData) {
 		t.Errorf("error %v, want ErrNoData", err)
 	}
@@ -101,7 +101,7 @@ func keys(m map[string]*Lane) []string {
 func TestFetchGridIsTheAnalysis(t *testing.T) {
 	src, f := pipelinetest.Open(t, "testdata/fleet.yaml")
 	start, end := f.Start.Add(30*time.Second), f.End
-	d, err := Fetch(context.Background(), src, native.Schema{}, FetchOptions{Window: query.Window{Start: start, End: end, Step: time.Minute}})
+	d, err := Fetch(context.Background(), src, native.Schema{}, FetchOptions{Window: fleet.Window{Start: start, End: end, Step: time.Minute}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestFetchGridIsTheAnalysis(t *testing.T) {
 	// minute of the fixture's day but its first (a grid counted from
 	// Start would hold one fewer, each 30 s late).
 	want := int(f.End.Sub(f.Start) / time.Minute)
-	if w := (query.Window{Start: start, End: end, Step: time.Minute}); d.Steps != want || w.ExpectedSteps() != want {
+	if w := (fleet.Window{Start: start, End: end, Step: time.Minute}); d.Steps != want || w.ExpectedSteps() != want {
 		t.Errorf("%d plan steps, %d analysis steps; want %d", d.Steps, w.ExpectedSteps(), want)
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpulens/gpulens/analyzer/query"
+	fleetmodel "github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
@@ -55,7 +55,7 @@ func simulateWeek(t *testing.T, s *sim.Scenario, sch signals.Schema) *Data {
 	if err := fleet.Run(ctx, fleet.Options{Scenario: s, Start: weekStart, End: weekEnd, Step: weekStep}, newSink); err != nil {
 		t.Fatal(err)
 	}
-	d, err := Fetch(ctx, db, sch, FetchOptions{Window: query.Window{Start: weekStart, End: weekEnd, Step: weekStep}, TrainingMinLoad: 0.8, TrainingMinHours: 2})
+	d, err := Fetch(ctx, db, sch, FetchOptions{Window: fleetmodel.Window{Start: weekStart, End: weekEnd, Step: weekStep}, TrainingMinLoad: 0.8, TrainingMinHours: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

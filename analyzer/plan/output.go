@@ -12,7 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/gpulens/gpulens/analyzer/dra"
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/signals"
@@ -284,7 +284,7 @@ func (p *Plan) title(pp PoolPlan) string {
 	if !p.clustered() {
 		return pp.Model
 	}
-	return pp.Model + " of " + query.ClusterName(pp.Cluster)
+	return pp.Model + " of " + fleet.ClusterName(pp.Cluster)
 }
 
 // fromOf is where a lane comes from, for tables: its GPU resource, and

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/prometheus/common/model"
@@ -15,7 +16,7 @@ import (
 // Analyze runs the query set over w and joins the answers, sharded when
 // one query over the whole fleet would exceed DefaultMaxSamples
 // (AnalyzeSharded).
-func Analyze(ctx context.Context, src source.Source, sch signals.Schema, w Window) (*Result, error) {
+func Analyze(ctx context.Context, src source.Source, sch signals.Schema, w fleet.Window) (*fleet.Result, error) {
 	return AnalyzeSharded(ctx, src, sch, w, Sharding{})
 }
 
@@ -33,7 +34,7 @@ func planFor(src source.Source) queryPlan {
 
 // analyze runs one query set over the whole fleet, unsharded, so that
 // tests can hold the sets to each other.
-func analyze(ctx context.Context, src source.Source, sch signals.Schema, w Window, plan queryPlan) (*Result, error) {
+func analyze(ctx context.Context, src source.Source, sch signals.Schema, w fleet.Window, plan queryPlan) (*fleet.Result, error) {
 	w, err := w.WithDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("analysis window: %w", err)
@@ -47,15 +48,15 @@ func analyze(ctx context.Context, src source.Source, sch signals.Schema, w Windo
 	return a.res, nil
 }
 
-func newAnalysis(sch signals.Schema, w Window) *analysis {
+func newAnalysis(sch signals.Schema, w fleet.Window) *analysis {
 	return &analysis{
 		w:      w,
-		allocs: map[AllocationKey]*Allocation{},
-		gpus:   map[GPUKey]*GPU{},
-		res:    &Result{Schema: sch.Name(), Window: w, ExpectedSteps: w.ExpectedSteps()},
+		allocs: map[fleet.AllocationKey]*fleet.Allocation{},
+		gpus:   map[fleet.GPUKey]*fleet.GPU{},
+		res:    &fleet.Result{Schema: sch.Name(), Window: w, ExpectedSteps: w.ExpectedSteps()},
 
-		workloadSteps: map[WorkloadKey]*workloadPerStep{},
-		podOwners:     map[PodRef]Owner{}, setOwners: map[PodRef]Owner{}, jobOwners: map[PodRef]Owner{},
+		workloadSteps: map[fleet.WorkloadKey]*workloadPerStep{},
+		podOwners:     map[fleet.PodRef]fleet.Owner{}, setOwners: map[fleet.PodRef]fleet.Owner{}, jobOwners: map[fleet.PodRef]fleet.Owner{},
 	}
 }
 
@@ -70,21 +71,21 @@ type namedQuery struct {
 }
 
 type analysis struct {
-	w      Window
-	res    *Result
-	allocs map[AllocationKey]*Allocation
-	gpus   map[GPUKey]*GPU
+	w      fleet.Window
+	res    *fleet.Result
+	allocs map[fleet.AllocationKey]*fleet.Allocation
+	gpus   map[fleet.GPUKey]*fleet.GPU
 	// workloadSteps are the per-step figures of each workload, which
 	// cannot be composed from its allocations' own.
-	workloadSteps map[WorkloadKey]*workloadPerStep
+	workloadSteps map[fleet.WorkloadKey]*workloadPerStep
 	// podOwners, setOwners and jobOwners are kube-state-metrics' owner
 	// references of GPU pods, ReplicaSets and Jobs.
-	podOwners, setOwners, jobOwners map[PodRef]Owner
+	podOwners, setOwners, jobOwners map[fleet.PodRef]fleet.Owner
 	// gpuSharingSteps counts steps per sharing mode and GPU.
-	gpuSharingSteps map[GPUKey]map[string]int
+	gpuSharingSteps map[fleet.GPUKey]map[string]int
 	sharingChanged  int
 	// allocModes are each allocation's labellings (settleAllocModes).
-	allocModes map[AllocationKey][]*allocMode
+	allocModes map[fleet.AllocationKey][]*allocMode
 	// missingNotes say which optional signals had no fields (coverage.go).
 	missingNotes []string
 	// exporterNodes are the nodes of dcgm-exporter pods that named
@@ -95,7 +96,7 @@ type analysis struct {
 	unresolvedHosts map[string]bool
 	// claims are the ResourceClaims each allocation was seen with, and
 	// for how many steps (claims.go).
-	claims map[AllocationKey][]claimSeen
+	claims map[fleet.AllocationKey][]claimSeen
 	// pass is what the passes (passQueries) carry from one signal to
 	// another.
 	pass passState
@@ -104,7 +105,7 @@ type analysis struct {
 	timeline *timelineFold
 	// xids are the application XIDs raised on each GPU, with the
 	// allocations that held it then (health.go).
-	xids map[GPUKey][]*xidRaised
+	xids map[fleet.GPUKey][]*xidRaised
 }
 
 func by(labels []string) string { return signals.By(labels...) }
@@ -120,7 +121,7 @@ func by(labels []string) string { return signals.By(labels...) }
 func (a *analysis) scanQueries(sch signals.Schema) []namedQuery {
 	over := a.over
 	quantile := func(q float64, expr string) string {
-		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.SubqueryRange(), a.w.stepStr())
+		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.SubqueryRange(), stepStr(a.w))
 	}
 	gpuKey := by(signals.GPUKey)
 	alloc := maxBy(signals.AllocationKeyLabels, sch.Allocation())
@@ -136,45 +137,45 @@ func (a *analysis) scanQueries(sch signals.Schema) []namedQuery {
 		{name: "allocation steps", expr: withWorkload(over("count_over_time", alloc)), apply: a.allocSteps},
 		// time() is each step's own instant: the largest is the last
 		// step the allocation was seen at.
-		{name: "allocation last step", expr: over("max_over_time", "time() + 0 * "+alloc), apply: a.alloc(func(x *Allocation, v float64) {
-			x.SinceLastSeen = a.w.sinceLastStep(int64(math.Round(v * 1000)))
+		{name: "allocation last step", expr: over("max_over_time", "time() + 0 * "+alloc), apply: a.alloc(func(x *fleet.Allocation, v float64) {
+			x.SinceLastSeen = sinceLastStep(a.w, int64(math.Round(v*1000)))
 		})},
-		{name: "allocated GPU steps", expr: over("sum_over_time", alloc), apply: a.alloc(func(x *Allocation, v float64) { x.AllocatedGPUHours = a.w.hours(v) })},
+		{name: "allocated GPU steps", expr: over("sum_over_time", alloc), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.AllocatedGPUHours = hours(a.w, v) })},
 		{name: "allocation attributes", expr: over("last_over_time", sch.Allocation()), apply: a.allocAttributes},
 		{name: "allocation attribute steps", expr: over("count_over_time", sch.Allocation()), apply: a.allocModeSteps},
-		{name: "utilization average", expr: over("avg_over_time", util), apply: a.alloc(func(x *Allocation, v float64) { x.AvgUtilization = v })},
-		{name: "utilization p95", expr: quantile(0.95, util), apply: a.alloc(func(x *Allocation, v float64) { x.P95Utilization = v })},
-		{name: "utilization steps", expr: over("count_over_time", util), apply: a.alloc(func(x *Allocation, v float64) { x.UtilizationSteps = int(v) })},
-		{name: "memory peak", expr: a.maxOverTime(signals.AllocationKeyLabels, sch.MemoryUsed()), apply: a.alloc(func(x *Allocation, v float64) { x.PeakMemoryBytes = v })},
-		{name: "memory p99", expr: quantile(0.99, mem), apply: a.alloc(func(x *Allocation, v float64) { x.P99MemoryBytes = v })},
-		{name: "memory steps", expr: over("count_over_time", mem), apply: a.alloc(func(x *Allocation, v float64) { x.MemorySteps = int(v) })},
-		{name: "memory last", expr: over("last_over_time", mem), apply: a.alloc(func(x *Allocation, v float64) { x.LastMemoryBytes = v })},
+		{name: "utilization average", expr: over("avg_over_time", util), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.AvgUtilization = v })},
+		{name: "utilization p95", expr: quantile(0.95, util), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.P95Utilization = v })},
+		{name: "utilization steps", expr: over("count_over_time", util), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.UtilizationSteps = int(v) })},
+		{name: "memory peak", expr: a.maxOverTime(signals.AllocationKeyLabels, sch.MemoryUsed()), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.PeakMemoryBytes = v })},
+		{name: "memory p99", expr: quantile(0.99, mem), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.P99MemoryBytes = v })},
+		{name: "memory steps", expr: over("count_over_time", mem), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.MemorySteps = int(v) })},
+		{name: "memory last", expr: over("last_over_time", mem), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.LastMemoryBytes = v })},
 		// deriv() is a least-squares fit over the whole window, so a
 		// sawtooth of allocations and frees does not read as growth.
-		{name: "memory growth", expr: over("deriv", mem), apply: a.alloc(func(x *Allocation, v float64) { x.MemoryGrowthBytesPerHour = v * 3600 })},
+		{name: "memory growth", expr: over("deriv", mem), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.MemoryGrowthBytesPerHour = v * 3600 })},
 
-		{name: "gpu steps", expr: over("count_over_time", maxBy(signals.GPULabels, sch.GPU())), apply: a.gpu(func(g *GPU, s *model.Sample) {
+		{name: "gpu steps", expr: over("count_over_time", maxBy(signals.GPULabels, sch.GPU())), apply: a.gpu(func(g *fleet.GPU, s *model.Sample) {
 			g.Steps += int(s.Value)
 			if g.Model == "" {
 				g.Model = string(s.Metric[signals.LabelModel])
 			}
 		})},
-		{name: "gpu allocated steps", expr: over("count_over_time", gpu+" and on "+gpuKey+" "+presence(signals.GPUKey, sch.Allocation())), apply: a.gpuValue(func(g *GPU, v float64) { g.AllocatedHours = a.w.hours(v) })},
-		{name: "gpu allocated GPU steps", expr: over("sum_over_time", "sum by "+gpuKey+" ("+sch.Allocation()+")"), apply: a.gpuValue(func(g *GPU, v float64) { g.AllocatedGPUHours = a.w.hours(v) })},
-		{name: "gpu co-tenants", expr: over("max_over_time", "count by "+gpuKey+" ("+alloc+")"), apply: a.gpuValue(func(g *GPU, v float64) { g.CoTenants = int(v) })},
+		{name: "gpu allocated steps", expr: over("count_over_time", gpu+" and on "+gpuKey+" "+presence(signals.GPUKey, sch.Allocation())), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AllocatedHours = hours(a.w, v) })},
+		{name: "gpu allocated GPU steps", expr: over("sum_over_time", "sum by "+gpuKey+" ("+sch.Allocation()+")"), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AllocatedGPUHours = hours(a.w, v) })},
+		{name: "gpu co-tenants", expr: over("max_over_time", "count by "+gpuKey+" ("+alloc+")"), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.CoTenants = int(v) })},
 		{name: "gpu sharing", expr: over("count_over_time", "count by (node, uuid, sharing) ("+sch.Allocation()+")"), apply: a.gpuSharing},
-		{name: "gpu utilization average", expr: over("avg_over_time", gpuUtil), apply: a.gpuValue(func(g *GPU, v float64) { g.AvgUtilization = v })},
-		{name: "gpu utilization steps", expr: over("count_over_time", gpuUtil), apply: a.gpuValue(func(g *GPU, v float64) { g.UtilizationSteps = int(v) })},
-		{name: "gpu memory total", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryTotal()), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
-		{name: "gpu energy", expr: maxBy(signals.GPUKey, sch.GPUEnergy(a.w.rangeStr(), a.w.stepStr())), apply: a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
-		{name: "gpu memory used p99", expr: quantile(0.99, gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedP99Bytes = v })},
-		{name: "gpu memory used peak", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryUsed()), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedPeakBytes = v })},
-		{name: "gpu memory used steps", expr: over("count_over_time", gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedSteps = int(v) })},
-		{name: "gpu memory used last", expr: over("last_over_time", gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedLastBytes = v })},
-		{name: "gpu memory used growth", expr: over("deriv", gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedGrowthBytesPerHour = v * 3600 })},
+		{name: "gpu utilization average", expr: over("avg_over_time", gpuUtil), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AvgUtilization = v })},
+		{name: "gpu utilization steps", expr: over("count_over_time", gpuUtil), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.UtilizationSteps = int(v) })},
+		{name: "gpu memory total", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryTotal()), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryTotalBytes = v })},
+		{name: "gpu energy", expr: maxBy(signals.GPUKey, sch.GPUEnergy(rangeStr(a.w), stepStr(a.w))), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.EnergyJoules = v })},
+		{name: "gpu memory used p99", expr: quantile(0.99, gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedP99Bytes = v })},
+		{name: "gpu memory used peak", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryUsed()), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedPeakBytes = v })},
+		{name: "gpu memory used steps", expr: over("count_over_time", gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedSteps = int(v) })},
+		{name: "gpu memory used last", expr: over("last_over_time", gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedLastBytes = v })},
+		{name: "gpu memory used growth", expr: over("deriv", gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedGrowthBytesPerHour = v * 3600 })},
 		// The tenants' memory is summed per step, before the quantile:
 		// tenants that take turns never add up.
-		{name: "gpu tenants memory p99", expr: quantile(0.99, "sum by "+gpuKey+" ("+mem+")"), apply: a.gpuValue(func(g *GPU, v float64) { g.TenantsMemoryP99Bytes = v })},
+		{name: "gpu tenants memory p99", expr: quantile(0.99, "sum by "+gpuKey+" ("+mem+")"), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.TenantsMemoryP99Bytes = v })},
 	}, slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch, true), a.healthQueries(sch), a.attributionQueries(sch, false), a.hostQueries(sch), a.claimQueries(sch))...)
 }
 
@@ -189,37 +190,39 @@ func (a *analysis) allocSteps(s *model.Sample) {
 // over is fn over expr evaluated at every step of the window.
 // window is the analysis window as the schemas' expressions take it.
 func (a *analysis) window() signals.Over {
-	return signals.Over{Range: a.w.rangeStr(), Step: a.w.stepStr(), Apply: a.over}
+	return signals.Over{Range: rangeStr(a.w), Step: stepStr(a.w), Apply: a.over}
 }
 
 func (a *analysis) over(fn, expr string) string {
-	return fmt.Sprintf("%s((%s)[%s:%s])", fn, expr, a.w.SubqueryRange(), a.w.stepStr())
+	return fmt.Sprintf("%s((%s)[%s:%s])", fn, expr, a.w.SubqueryRange(), stepStr(a.w))
 }
 
-func allocationKey(m model.Metric) AllocationKey {
-	return AllocationKey{
+func allocationKey(m model.Metric) fleet.AllocationKey {
+	return fleet.AllocationKey{
 		Node: string(m[signals.LabelNode]), Namespace: string(m[signals.LabelNamespace]),
 		Pod: string(m[signals.LabelPod]), Container: string(m[signals.LabelContainer]),
 		UUID: string(m[signals.LabelUUID]), GPUInstance: string(m[signals.LabelGPUInstance]),
 	}
 }
 
-func gpuKey(m model.Metric) GPUKey {
-	return GPUKey{Node: string(m[signals.LabelNode]), UUID: string(m[signals.LabelUUID])}
+func gpuKey(m model.Metric) fleet.GPUKey {
+	return fleet.GPUKey{Node: string(m[signals.LabelNode]), UUID: string(m[signals.LabelUUID])}
 }
 
-func (a *analysis) allocation(m model.Metric) *Allocation { return a.allocationOf(allocationKey(m)) }
+func (a *analysis) allocation(m model.Metric) *fleet.Allocation {
+	return a.allocationOf(allocationKey(m))
+}
 
-func (a *analysis) allocationOf(k AllocationKey) *Allocation {
+func (a *analysis) allocationOf(k fleet.AllocationKey) *fleet.Allocation {
 	x, ok := a.allocs[k]
 	if !ok {
-		x = &Allocation{AllocationKey: k}
+		x = &fleet.Allocation{AllocationKey: k}
 		a.allocs[k] = x
 	}
 	return x
 }
 
-func (a *analysis) alloc(set func(*Allocation, float64)) func(*model.Sample) {
+func (a *analysis) alloc(set func(*fleet.Allocation, float64)) func(*model.Sample) {
 	return func(s *model.Sample) { set(a.allocation(s.Metric), float64(s.Value)) }
 }
 
@@ -235,7 +238,7 @@ type allocMode struct {
 func (a *analysis) allocModeOf(s model.Metric) *allocMode {
 	k, sharing := allocationKey(s), string(s[signals.LabelSharing])
 	if a.allocModes == nil {
-		a.allocModes = map[AllocationKey][]*allocMode{}
+		a.allocModes = map[fleet.AllocationKey][]*allocMode{}
 	}
 	for _, m := range a.allocModes[k] {
 		if m.sharing == sharing {
@@ -281,28 +284,28 @@ func (a *analysis) settleAllocModes() {
 	}
 }
 
-func (a *analysis) gpuFor(m model.Metric) *GPU { return a.gpuOf(gpuKey(m)) }
+func (a *analysis) gpuFor(m model.Metric) *fleet.GPU { return a.gpuOf(gpuKey(m)) }
 
-func (a *analysis) gpuOf(k GPUKey) *GPU {
+func (a *analysis) gpuOf(k fleet.GPUKey) *fleet.GPU {
 	g, ok := a.gpus[k]
 	if !ok {
-		g = &GPU{GPUKey: k}
+		g = &fleet.GPU{GPUKey: k}
 		a.gpus[k] = g
 	}
 	return g
 }
 
-func (a *analysis) gpu(set func(*GPU, *model.Sample)) func(*model.Sample) {
+func (a *analysis) gpu(set func(*fleet.GPU, *model.Sample)) func(*model.Sample) {
 	return func(s *model.Sample) { set(a.gpuFor(s.Metric), s) }
 }
 
-func (a *analysis) gpuValue(set func(*GPU, float64)) func(*model.Sample) {
+func (a *analysis) gpuValue(set func(*fleet.GPU, float64)) func(*model.Sample) {
 	return func(s *model.Sample) { set(a.gpuFor(s.Metric), float64(s.Value)) }
 }
 
 func (a *analysis) gpuSharing(s *model.Sample) {
 	if a.gpuSharingSteps == nil {
-		a.gpuSharingSteps = map[GPUKey]map[string]int{}
+		a.gpuSharingSteps = map[fleet.GPUKey]map[string]int{}
 	}
 	k := gpuKey(s.Metric)
 	if a.gpuSharingSteps[k] == nil {
@@ -326,13 +329,13 @@ func (a *analysis) finish() {
 			// the GPU-level figures still count it.
 			continue
 		}
-		x.HeldHours = a.w.hours(float64(x.Steps))
+		x.HeldHours = hours(a.w, float64(x.Steps))
 		x.Coverage = float64(x.Steps) / expected
 		x.UtilizationCoverage = min(1, float64(x.UtilizationSteps)/float64(x.Steps))
 		a.res.Allocations = append(a.res.Allocations, *x)
 	}
 	for k, g := range a.gpus {
-		g.ReportedHours = a.w.hours(float64(g.Steps))
+		g.ReportedHours = hours(a.w, float64(g.Steps))
 		g.UnallocatedHours = max(0, g.ReportedHours-g.AllocatedHours)
 		g.Coverage = float64(g.Steps) / expected
 		best := -1
@@ -344,13 +347,13 @@ func (a *analysis) finish() {
 		a.res.GPUs = append(a.res.GPUs, *g)
 	}
 	a.resolveHosts()
-	slices.SortFunc(a.res.Allocations, func(x, y Allocation) int {
+	slices.SortFunc(a.res.Allocations, func(x, y fleet.Allocation) int {
 		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Pod, y.Pod), cmp.Compare(x.Container, y.Container),
 			cmp.Compare(x.Node, y.Node), cmp.Compare(x.UUID, y.UUID), cmp.Compare(x.GPUInstance, y.GPUInstance))
 	})
 	a.res.Workloads = a.workloads()
 	a.res.PodOwners = a.podOwnersResolved()
-	slices.SortFunc(a.res.GPUs, func(x, y GPU) int {
+	slices.SortFunc(a.res.GPUs, func(x, y fleet.GPU) int {
 		return cmp.Or(cmp.Compare(x.Node, y.Node), cmp.Compare(x.UUID, y.UUID))
 	})
 	a.res.Notes = a.notes()

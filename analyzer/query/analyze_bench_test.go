@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/gpulens/gpulens/signals"
-	"github.com/gpulens/gpulens/signals/native"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -17,6 +15,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/native"
 
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/prometheus/prometheus/model/labels"
@@ -100,7 +102,7 @@ func BenchmarkAnalyze(b *testing.B) {
 			if err := f.src.Compact(context.Background()); err != nil {
 				b.Fatal(err)
 			}
-			w := Window{Start: t0, End: minute(minutes), Step: time.Minute}
+			w := fleet.Window{Start: t0, End: minute(minutes), Step: time.Minute}
 			// Read every chunk once, so the first sub-benchmark does not
 			// pay alone for faulting in the freshly written blocks.
 			names, err := f.src.MetricNames(context.Background(), w.Start, w.End)
@@ -115,7 +117,7 @@ func BenchmarkAnalyze(b *testing.B) {
 
 			if clusters > 0 {
 				b.Run("clusters", func(b *testing.B) {
-					var res *Result
+					var res *fleet.Result
 					var n int
 					peak, start := measureRSS(b, func() {
 						for b.Loop() {
@@ -150,7 +152,7 @@ func BenchmarkAnalyze(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				a := &analysis{w: ww, res: &Result{ExpectedSteps: ww.ExpectedSteps()}}
+				a := &analysis{w: ww, res: &fleet.Result{ExpectedSteps: ww.ExpectedSteps()}}
 				qs := a.passQueries(native.Schema{})
 				ng := bareEngine(opts)
 				queryable := storage.QueryableFunc(f.src.Querier)
@@ -189,9 +191,9 @@ func BenchmarkAnalyze(b *testing.B) {
 
 // analyzerBench is the "analyzer" sub-benchmark: Analyze over the whole
 // fleet, one cluster of gpus GPUs.
-func analyzerBench(f *fleet, w Window, gpus int) func(*testing.B) {
+func analyzerBench(f *testFleet, w fleet.Window, gpus int) func(*testing.B) {
 	return func(b *testing.B) {
-		var res *Result
+		var res *fleet.Result
 		peak := measurePeakRSS(b, func() {
 			for b.Loop() {
 				var err error
@@ -214,20 +216,20 @@ func analyzerBench(f *fleet, w Window, gpus int) func(*testing.B) {
 // alone through a source scoped to its series, sharded within the default
 // sample budget, one at a time, and the results merged. It returns the
 // merged result and the number of clusters.
-func analyzeClusters(ctx context.Context, src source.Source, sch signals.Schema, w Window) (*Result, int, error) {
-	clusters, err := ClusterValues(ctx, src, sch, w, DefaultClusterLabel)
+func analyzeClusters(ctx context.Context, src source.Source, sch signals.Schema, w fleet.Window) (*fleet.Result, int, error) {
+	clusters, err := ClusterValues(ctx, src, sch, w, fleet.DefaultClusterLabel)
 	if err != nil {
 		return nil, 0, err
 	}
-	parts := make([]Clustered, 0, len(clusters))
+	parts := make([]fleet.Clustered, 0, len(clusters))
 	for _, c := range clusters {
-		res, err := AnalyzeSharded(ctx, Scoped(src, DefaultClusterLabel, c), sch, w, Sharding{})
+		res, err := AnalyzeSharded(ctx, Scoped(src, fleet.DefaultClusterLabel, c), sch, w, Sharding{})
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s: %w", ClusterName(c), err)
+			return nil, 0, fmt.Errorf("%s: %w", fleet.ClusterName(c), err)
 		}
-		parts = append(parts, Clustered{Cluster: c, Result: res})
+		parts = append(parts, fleet.Clustered{Cluster: c, Result: res})
 	}
-	return MergeClusters(parts), len(clusters), nil
+	return fleet.MergeClusters(parts), len(clusters), nil
 }
 
 // benchClusters is how many clusters the fleet is written as
@@ -249,7 +251,7 @@ func benchClusters(b *testing.B) int {
 // over the whole window of each metric the query set selects, the least
 // any analysis of those series must do. Metrics the store lacks cost
 // nothing.
-func floorQueries(b *testing.B, qs []namedQuery, w Window) []namedQuery {
+func floorQueries(b *testing.B, qs []namedQuery, w fleet.Window) []namedQuery {
 	seen := map[string]bool{}
 	var exprs []namedQuery
 	for _, q := range qs {
@@ -260,7 +262,7 @@ func floorQueries(b *testing.B, qs []namedQuery, w Window) []namedQuery {
 		parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
 			if vs, ok := n.(*parser.VectorSelector); ok && vs.Name != "" && !seen[vs.Name] {
 				seen[vs.Name] = true
-				exprs = append(exprs, namedQuery{name: vs.Name, expr: fmt.Sprintf("sum(count_over_time(%s[%s]))", vs.Name, w.rangeStr())})
+				exprs = append(exprs, namedQuery{name: vs.Name, expr: fmt.Sprintf("sum(count_over_time(%s[%s]))", vs.Name, rangeStr(w))})
 			}
 			return nil
 		})
@@ -321,7 +323,7 @@ func bareEngine(o source.EmbeddedOptions) *promql.Engine {
 // bareRun evaluates qs as runQueries does (an instant query at w.End, or
 // a range query at the window's steps for a pass), queryConcurrency at a
 // time, and only checks for errors.
-func bareRun(ng *promql.Engine, q storage.Queryable, qs []namedQuery, w Window) error {
+func bareRun(ng *promql.Engine, q storage.Queryable, qs []namedQuery, w fleet.Window) error {
 	sem := make(chan struct{}, queryConcurrency)
 	errs := make(chan error, len(qs))
 	for _, nq := range qs {
@@ -333,7 +335,7 @@ func bareRun(ng *promql.Engine, q storage.Queryable, qs []namedQuery, w Window) 
 			if nq.series == nil {
 				qry, err = ng.NewInstantQuery(context.Background(), q, nil, nq.expr, w.End)
 			} else {
-				first := time.UnixMilli(w.firstStep())
+				first := time.UnixMilli(firstStep(w))
 				last := first.Add(time.Duration(w.ExpectedSteps()-1) * w.Step)
 				qry, err = ng.NewRangeQuery(context.Background(), q, nil, nq.expr, first, last, w.Step)
 			}
@@ -524,7 +526,7 @@ func reportPeak(b *testing.B, peak int64) {
 
 // generateFleet appends in time order, one minute of the whole fleet per
 // commit, as a scrape would, so the TSDB takes the fast in-order path.
-func generateFleet(b testing.TB, f *fleet, gpus, minutes int) {
+func generateFleet(b testing.TB, f *testFleet, gpus, minutes int) {
 	b.Helper()
 	generateClusters(b, f, gpus, 0, minutes)
 }
@@ -535,7 +537,7 @@ func generateFleet(b testing.TB, f *fleet, gpus, minutes int) {
 // gpus/clusters GPUs (so every cluster has a node-0 and a train0-0); GPU
 // UUIDs stay unique, as real ones are. With clusters 0 the series have no
 // cluster label.
-func generateClusters(b testing.TB, f *fleet, gpus, clusters, minutes int) {
+func generateClusters(b testing.TB, f *testFleet, gpus, clusters, minutes int) {
 	b.Helper()
 	type gen struct {
 		lset labels.Labels
@@ -557,7 +559,7 @@ func generateClusters(b testing.TB, f *fleet, gpus, clusters, minutes int) {
 		pod := fmt.Sprintf("train%d-%d", h/100, h%100)
 		add := func(l labels.Labels, v func(g, i int) float64) {
 			if clusters > 0 {
-				l = labels.NewBuilder(l).Set(DefaultClusterLabel, fmt.Sprintf("cluster-%d", g/per)).Labels()
+				l = labels.NewBuilder(l).Set(fleet.DefaultClusterLabel, fmt.Sprintf("cluster-%d", g/per)).Labels()
 			}
 			all = append(all, &gen{lset: l, v: v})
 		}

@@ -3,15 +3,17 @@ package query
 import (
 	"context"
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/workload"
-	"github.com/gpulens/gpulens/signals"
-	"github.com/gpulens/gpulens/signals/dcgm"
-	"github.com/gpulens/gpulens/signals/native"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 )
 
 const (
@@ -24,7 +26,7 @@ const (
 
 // nativeGPU writes what the exporter reports for a physical GPU over
 // minutes [from, to].
-func nativeGPU(t testing.TB, f *fleet, node, uuid, model string, from, to int, util float64) {
+func nativeGPU(t testing.TB, f *testFleet, node, uuid, model string, from, to int, util float64) {
 	f.series(t, gpuLabels("gpulens_gpu_info", node, uuid, model), from, to, constant(1))
 	if util >= 0 {
 		f.series(t, gpuLabels("gpulens_gpu_utilization_ratio", node, uuid, model), from, to, constant(util))
@@ -38,7 +40,7 @@ type container struct {
 	util, mem                                        func(int) float64 // nil: no series
 }
 
-func (c container) write(t testing.TB, f *fleet, from, to int) {
+func (c container) write(t testing.TB, f *testFleet, from, to int) {
 	f.series(t, containerLabels("gpulens_container_gpu_allocation_ratio", c.node, c.uuid, c.model, c.ns, c.pod, c.sharing, c.gi, c.profile), from, to, constant(c.share))
 	method := "device"
 	if c.sharing == signals.SharingMIG {
@@ -60,7 +62,7 @@ func (c container) write(t testing.TB, f *fleet, from, to int) {
 //   - GPU-m, an H100 in MIG mode: three pods on 3g, 2g and 1g slices.
 //   - GPU-t, an L4 time-sliced into four replicas, all held; ts-3 reports
 //     no utilization.
-func buildFleet(t testing.TB) *fleet {
+func buildFleet(t testing.TB) *testFleet {
 	f := newFleet(t)
 	nativeGPU(t, f, "node-1", "GPU-a", a100, 1, 120, 0.5)
 	nativeGPU(t, f, "node-1", "GPU-a", a100, 131, 240, 0.5)
@@ -116,7 +118,7 @@ func buildFleet(t testing.TB) *fleet {
 // dp is the path of every allocation without a claim.
 const dp = signals.AllocationPathDevicePlugin
 
-var window = Window{Start: t0, End: minute(240), Step: time.Minute}
+var window = fleet.Window{Start: t0, End: minute(240), Step: time.Minute}
 
 func TestAnalyzeNative(t *testing.T) {
 	f := buildFleet(t)
@@ -128,9 +130,9 @@ func TestAnalyzeNative(t *testing.T) {
 		t.Errorf("schema %q, expected steps %d, queries %d, shards %d", res.Schema, res.ExpectedSteps, res.QueryCount, res.Shards)
 	}
 
-	mig := func(pod, gi, profile string, slices float64, util float64) Allocation {
-		return Allocation{
-			AllocationKey: AllocationKey{Node: "node-2", Namespace: "team-c", Pod: pod, Container: "main", UUID: "GPU-m", GPUInstance: gi},
+	mig := func(pod, gi, profile string, slices float64, util float64) fleet.Allocation {
+		return fleet.Allocation{
+			AllocationKey: fleet.AllocationKey{Node: "node-2", Namespace: "team-c", Pod: pod, Container: "main", UUID: "GPU-m", GPUInstance: gi},
 			Workload:      pod, WorkloadKind: "Pod",
 			Model: h100, MIGProfile: profile, Sharing: "mig", Share: slices / 7, AllocationPath: dp,
 			HeldHours: 4, AllocatedGPUHours: 4 * slices / 7, Steps: 240, Coverage: 1,
@@ -138,9 +140,9 @@ func TestAnalyzeNative(t *testing.T) {
 			PeakMemoryBytes: 10 * gib, P99MemoryBytes: 10 * gib, MemorySteps: 240, LastMemoryBytes: 10 * gib,
 		}
 	}
-	ts := func(i int) Allocation {
-		a := Allocation{
-			AllocationKey: AllocationKey{Node: "node-3", Namespace: "team-b", Pod: fmt.Sprintf("ts-%d", i), Container: "main", UUID: "GPU-t"},
+	ts := func(i int) fleet.Allocation {
+		a := fleet.Allocation{
+			AllocationKey: fleet.AllocationKey{Node: "node-3", Namespace: "team-b", Pod: fmt.Sprintf("ts-%d", i), Container: "main", UUID: "GPU-t"},
 			Workload:      "ts", WorkloadKind: "StatefulSet",
 			Model: l4, Sharing: "time-slicing", Share: 0.25, AllocationPath: dp,
 			HeldHours: 4, AllocatedGPUHours: 1, Steps: 240, Coverage: 1,
@@ -152,9 +154,9 @@ func TestAnalyzeNative(t *testing.T) {
 		}
 		return a
 	}
-	want := []Allocation{
+	want := []fleet.Allocation{
 		{
-			AllocationKey: AllocationKey{Node: "node-1", Namespace: "team-a", Pod: "train-0", Container: "main", UUID: "GPU-a"},
+			AllocationKey: fleet.AllocationKey{Node: "node-1", Namespace: "team-a", Pod: "train-0", Container: "main", UUID: "GPU-a"},
 			Workload:      "train", WorkloadKind: "StatefulSet",
 			Model: a100, Sharing: "none", Share: 1, AllocationPath: dp,
 			HeldHours: 2, AllocatedGPUHours: 2, Steps: 120, Coverage: 0.5,
@@ -170,9 +172,9 @@ func TestAnalyzeNative(t *testing.T) {
 	}
 	compareAll(t, "allocation", res.Allocations, want)
 
-	wantGPUs := []GPU{
+	wantGPUs := []fleet.GPU{
 		{
-			GPUKey: GPUKey{Node: "node-1", UUID: "GPU-a"}, Model: a100, Sharing: "none", Attribution: AttributionPerTenant,
+			GPUKey: fleet.GPUKey{Node: "node-1", UUID: "GPU-a"}, Model: a100, Sharing: "none", Attribution: fleet.AttributionPerTenant,
 			ReportedHours: 230.0 / 60, AllocatedHours: 2, UnallocatedHours: 110.0 / 60, AllocatedGPUHours: 2,
 			Steps: 230, Coverage: 230.0 / 240, CoTenants: 1, AvgUtilization: 0.5, UtilizationSteps: 230,
 			MemoryTotalBytes: 80 * gib, TenantsMemoryP99Bytes: 118.81 * mib,
@@ -184,19 +186,19 @@ func TestAnalyzeNative(t *testing.T) {
 			DownSteps: 10, XIDErrors: 1, XIDCodes: []string{"79"}, WorkloadXIDErrors: 2, WorkloadXIDCodes: []string{"13"},
 			// The XID 13 counter appears at minute 50 (its first event)
 			// and grows at 100, both while train-0 held the GPU (1-120).
-			WorkloadXIDEvents: []XIDEvent{
-				{Time: minute(50), Code: "13", Holders: []XIDHolder{{Namespace: "team-a", Pod: "train-0", Container: "main"}}},
-				{Time: minute(100), Code: "13", Holders: []XIDHolder{{Namespace: "team-a", Pod: "train-0", Container: "main"}}},
+			WorkloadXIDEvents: []fleet.XIDEvent{
+				{Time: minute(50), Code: "13", Holders: []fleet.XIDHolder{{Namespace: "team-a", Pod: "train-0", Container: "main"}}},
+				{Time: minute(100), Code: "13", Holders: []fleet.XIDHolder{{Namespace: "team-a", Pod: "train-0", Container: "main"}}},
 			},
 		},
 		{
-			GPUKey: GPUKey{Node: "node-2", UUID: "GPU-m"}, Model: h100, Sharing: "mig", Attribution: AttributionPerTenant,
+			GPUKey: fleet.GPUKey{Node: "node-2", UUID: "GPU-m"}, Model: h100, Sharing: "mig", Attribution: fleet.AttributionPerTenant,
 			ReportedHours: 4, AllocatedHours: 4, AllocatedGPUHours: 4 * 6.0 / 7,
 			Steps: 240, Coverage: 1, CoTenants: 3, AvgUtilization: (3*0.6 + 2*0.3 + 0.9) / 7, UtilizationSteps: 240,
 			MemoryTotalBytes: 80 * gib, TenantsMemoryP99Bytes: 30 * gib,
 		},
 		{
-			GPUKey: GPUKey{Node: "node-3", UUID: "GPU-t"}, Model: l4, Sharing: "time-slicing", Attribution: AttributionPerTenant,
+			GPUKey: fleet.GPUKey{Node: "node-3", UUID: "GPU-t"}, Model: l4, Sharing: "time-slicing", Attribution: fleet.AttributionPerTenant,
 			ReportedHours: 4, AllocatedHours: 4, AllocatedGPUHours: 4,
 			Steps: 240, Coverage: 1, CoTenants: 4, AvgUtilization: 0.8, UtilizationSteps: 240,
 			MemoryTotalBytes: 80 * gib, ThermalThrottleRatio: 0.25, ThrottleSteps: 240,
@@ -209,17 +211,17 @@ func TestAnalyzeNative(t *testing.T) {
 	// ts-0..3 are one StatefulSet's replicas on one GPU; the others stand
 	// alone. Expected values from the fleet above: ts holds 4 replicas at
 	// every one of 240 steps, three of them report 0.2.
-	wantWorkloads := []Workload{
+	wantWorkloads := []fleet.Workload{
 		{
-			WorkloadKey: WorkloadKey{Ref: workload.Ref{Kind: "StatefulSet", Namespace: "team-a", Name: "train", Container: "main"}, Model: a100},
-			Sharing:     "none", AllocationPath: dp, Share: 1, Pods: []string{"train-0"}, GPUs: []GPUKey{{Node: "node-1", UUID: "GPU-a"}},
+			WorkloadKey: fleet.WorkloadKey{Ref: workload.Ref{Kind: "StatefulSet", Namespace: "team-a", Name: "train", Container: "main"}, Model: a100},
+			Sharing:     "none", AllocationPath: dp, Share: 1, Pods: []string{"train-0"}, GPUs: []fleet.GPUKey{{Node: "node-1", UUID: "GPU-a"}},
 			Steps: 120, Coverage: 0.5, HeldHours: 2, AllocationSteps: 120, Replicas: 1, AllocatedGPUHours: 2,
 			AvgUtilization: 0.5, P95Utilization: 0.6, UtilizationSteps: 120, UtilizationCoverage: 1,
 			PeakMemoryBytes: 120 * mib, P99MemoryBytes: 118.81 * mib, MemorySteps: 120,
 		},
 		{
-			WorkloadKey: WorkloadKey{Ref: workload.Ref{Kind: "StatefulSet", Namespace: "team-b", Name: "ts", Container: "main"}, Model: l4},
-			Sharing:     "time-slicing", AllocationPath: dp, Share: 0.25, Pods: []string{"ts-0", "ts-1", "ts-2", "ts-3"}, GPUs: []GPUKey{{Node: "node-3", UUID: "GPU-t"}},
+			WorkloadKey: fleet.WorkloadKey{Ref: workload.Ref{Kind: "StatefulSet", Namespace: "team-b", Name: "ts", Container: "main"}, Model: l4},
+			Sharing:     "time-slicing", AllocationPath: dp, Share: 0.25, Pods: []string{"ts-0", "ts-1", "ts-2", "ts-3"}, GPUs: []fleet.GPUKey{{Node: "node-3", UUID: "GPU-t"}},
 			Steps: 240, Coverage: 1, HeldHours: 4, AllocationSteps: 960, Replicas: 4, AllocatedGPUHours: 4,
 			AvgUtilization: 0.2, P95Utilization: 0.2, UtilizationSteps: 720, UtilizationCoverage: 0.75,
 			PeakMemoryBytes: 5 * gib, P99MemoryBytes: 5 * gib, MemorySteps: 960,
@@ -229,9 +231,9 @@ func TestAnalyzeNative(t *testing.T) {
 		pod, gi, profile string
 		slices, util     float64
 	}{{"mig-a", "1", "3g.40gb", 3, 0.6}, {"mig-b", "5", "2g.20gb", 2, 0.3}, {"mig-c", "13", "1g.10gb", 1, 0.9}} {
-		wantWorkloads = append(wantWorkloads, Workload{
-			WorkloadKey: WorkloadKey{Ref: workload.Ref{Kind: "Pod", Namespace: "team-c", Name: m.pod, Container: "main"}, Model: h100, MIGProfile: m.profile},
-			Sharing:     "mig", AllocationPath: dp, Share: m.slices / 7, Pods: []string{m.pod}, GPUs: []GPUKey{{Node: "node-2", UUID: "GPU-m"}}, GPUInstance: m.gi,
+		wantWorkloads = append(wantWorkloads, fleet.Workload{
+			WorkloadKey: fleet.WorkloadKey{Ref: workload.Ref{Kind: "Pod", Namespace: "team-c", Name: m.pod, Container: "main"}, Model: h100, MIGProfile: m.profile},
+			Sharing:     "mig", AllocationPath: dp, Share: m.slices / 7, Pods: []string{m.pod}, GPUs: []fleet.GPUKey{{Node: "node-2", UUID: "GPU-m"}}, GPUInstance: m.gi,
 			Steps: 240, Coverage: 1, HeldHours: 4, AllocationSteps: 240, Replicas: 1, AllocatedGPUHours: 4 * m.slices / 7,
 			AvgUtilization: m.util, P95Utilization: m.util, UtilizationSteps: 240, UtilizationCoverage: 1,
 			PeakMemoryBytes: 10 * gib, P99MemoryBytes: 10 * gib, MemorySteps: 240,
@@ -259,7 +261,7 @@ func TestQueryCountIsConstant(t *testing.T) {
 				util: constant(0.5), mem: constant(gib)}.write(t, f, 1, 60)
 		}
 		src := f.commit(t)
-		res, err := Analyze(context.Background(), src, native.Schema{}, Window{Start: t0, End: minute(60)})
+		res, err := Analyze(context.Background(), src, native.Schema{}, fleet.Window{Start: t0, End: minute(60)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,12 +279,12 @@ func TestQueryCountIsConstant(t *testing.T) {
 // by dcgm-exporter (signals/testdata) and expects the same figures per
 // allocation and per GPU.
 func TestDCGMMatchesNative(t *testing.T) {
-	analyze := func(file string, sch signals.Schema) *Result {
+	analyze := func(file string, sch signals.Schema) *fleet.Result {
 		f := newFleet(t)
 		// Scraped for the first 90 minutes of a 2h window, then gone.
 		f.scrape(t, file, 1, 90)
 		src := f.commit(t)
-		res, err := Analyze(context.Background(), src, sch, Window{Start: t0, End: minute(120)})
+		res, err := Analyze(context.Background(), src, sch, fleet.Window{Start: t0, End: minute(120)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,11 +300,11 @@ func TestDCGMMatchesNative(t *testing.T) {
 	// figures to both tenants of the time-sliced GPU and maps one pod to
 	// the whole one. The unheld GPU has no tenant to attribute.
 	wantAttribution := map[string][2]string{
-		"GPU-5f0b3c2e-8d1a-4f6b-9c7e-1a2b3c4d5e60": {AttributionPerTenant, AttributionOneTenant},
-		"GPU-5f0b3c2e-8d1a-4f6b-9c7e-1a2b3c4d5e61": {AttributionPerTenant, AttributionCopies},
+		"GPU-5f0b3c2e-8d1a-4f6b-9c7e-1a2b3c4d5e60": {fleet.AttributionPerTenant, fleet.AttributionOneTenant},
+		"GPU-5f0b3c2e-8d1a-4f6b-9c7e-1a2b3c4d5e61": {fleet.AttributionPerTenant, fleet.AttributionCopies},
 		"GPU-5f0b3c2e-8d1a-4f6b-9c7e-1a2b3c4d5e62": {"", ""},
-		"GPU-9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c60": {AttributionPerTenant, AttributionPerTenant},
-		"GPU-a30a30a3-0000-4000-8000-000000000030": {AttributionPerTenant, AttributionPerTenant},
+		"GPU-9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c60": {fleet.AttributionPerTenant, fleet.AttributionPerTenant},
+		"GPU-a30a30a3-0000-4000-8000-000000000030": {fleet.AttributionPerTenant, fleet.AttributionPerTenant},
 	}
 	for i := range native.GPUs {
 		n, d := &native.GPUs[i], &dcgm.GPUs[i]
@@ -325,7 +327,7 @@ func TestDCGMMatchesNative(t *testing.T) {
 
 func TestAnalyzeRejectsBadWindows(t *testing.T) {
 	f := newFleet(t)
-	for _, w := range []Window{
+	for _, w := range []fleet.Window{
 		{Start: t0, End: t0},
 		{Start: t0, End: t0.Add(time.Hour), Step: 1500 * time.Millisecond},
 		{Start: t0, End: t0.Add(30 * time.Second)},
@@ -349,13 +351,13 @@ func TestAnalyzeEmpty(t *testing.T) {
 
 func TestExpectedSteps(t *testing.T) {
 	tests := []struct {
-		w    Window
+		w    fleet.Window
 		want int
 	}{
-		{Window{Start: t0, End: minute(240), Step: time.Minute}, 240},
-		{Window{Start: t0.Add(30 * time.Second), End: minute(240).Add(30 * time.Second), Step: time.Minute}, 240},
-		{Window{Start: t0, End: minute(240), Step: 5 * time.Minute}, 48},
-		{Window{Start: t0, End: t0.Add(7 * 24 * time.Hour), Step: time.Minute}, 10080},
+		{fleet.Window{Start: t0, End: minute(240), Step: time.Minute}, 240},
+		{fleet.Window{Start: t0.Add(30 * time.Second), End: minute(240).Add(30 * time.Second), Step: time.Minute}, 240},
+		{fleet.Window{Start: t0, End: minute(240), Step: 5 * time.Minute}, 48},
+		{fleet.Window{Start: t0, End: t0.Add(7 * 24 * time.Hour), Step: time.Minute}, 10080},
 	}
 	for _, tt := range tests {
 		if got := tt.w.ExpectedSteps(); got != tt.want {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/prometheus/common/model"
 )
@@ -17,7 +18,7 @@ import (
 // (sustainedMax), instead of the engine evaluating a subquery within a
 // subquery.
 func (a *analysis) attributionQueries(sch signals.Schema, pass bool) []namedQuery {
-	set := func(g *GPU, v float64) {
+	set := func(g *fleet.GPU, v float64) {
 		code := int(v)
 		g.Attribution = attributionNames[code%signals.AttributionRelabelled]
 		g.Relabelled = code >= signals.AttributionRelabelled
@@ -72,21 +73,11 @@ func sustainedMax(pts []model.SamplePair, step time.Duration, n int, end time.Ti
 	return best, found
 }
 
-// Attributions, the values of GPU.Attribution.
-const (
-	AttributionPerTenant = "per-tenant"
-	// AttributionPerProcess is per-tenant, from dcgm-exporter's 2025
-	// per-process series.
-	AttributionPerProcess = "per-process"
-	AttributionCopies     = "device-copies"
-	AttributionOneTenant  = "one-tenant"
-)
-
 var attributionNames = map[int]string{
-	signals.AttributionPerTenant:  AttributionPerTenant,
-	signals.AttributionPerProcess: AttributionPerProcess,
-	signals.AttributionCopies:     AttributionCopies,
-	signals.AttributionOneTenant:  AttributionOneTenant,
+	signals.AttributionPerTenant:  fleet.AttributionPerTenant,
+	signals.AttributionPerProcess: fleet.AttributionPerProcess,
+	signals.AttributionCopies:     fleet.AttributionCopies,
+	signals.AttributionOneTenant:  fleet.AttributionOneTenant,
 }
 
 // attributionNotes say, for the data-coverage section, which layouts were
@@ -107,13 +98,13 @@ func (a *analysis) attributionNotes() []string {
 		notes = append(notes, fmt.Sprintf("%d GPUs' series were relabelled by a ServiceMonitor with honorLabels: false: their tenants were read from %s, %s and %s, and the exporter's own pod is no tenant", relabelled,
 			signals.Exported(signals.LabelPod), signals.Exported(signals.LabelNamespace), signals.Exported(signals.LabelContainer)))
 	}
-	if n := counts[AttributionCopies]; n > 0 {
+	if n := counts[fleet.AttributionCopies]; n > 0 {
 		notes = append(notes, fmt.Sprintf("%d GPUs report the device's utilization and memory on every tenant (dcgm-exporter --kubernetes-virtual-gpus before 2025): device figures are right, which tenant used them is not known", n))
 	}
-	if n := counts[AttributionOneTenant]; n > 0 {
+	if n := counts[fleet.AttributionOneTenant]; n > 0 {
 		notes = append(notes, fmt.Sprintf("%d GPUs show at most one pod per device (dcgm-exporter without --kubernetes-virtual-gpus): a time-sliced GPU reads as held whole by one arbitrary tenant, and its co-tenants are not seen", n))
 	}
-	if perProcess := counts[AttributionPerProcess]; perProcess > 0 {
+	if perProcess := counts[fleet.AttributionPerProcess]; perProcess > 0 {
 		notes = append(notes, fmt.Sprintf("%d GPUs have per-tenant figures from dcgm-exporter's per-process series (2025 releases, --kubernetes-virtual-gpus): each tenant's utilization and memory are its own processes'; other fields are the device's", perProcess))
 	}
 	return notes

@@ -26,7 +26,7 @@ func TestWriteBenchWeek(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fleet{src: src, app: src.Appender(context.Background())}
+	f := &testFleet{src: src, app: src.Appender(context.Background())}
 	generateFleet(t, f, sizes[0], benchDays(t)*24*60)
 	if err := src.Compact(context.Background()); err != nil {
 		t.Fatal(err)

@@ -2,16 +2,12 @@ package query
 
 import (
 	"cmp"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals"
 
 	"github.com/prometheus/common/model"
 )
-
-// ClaimRef names a Kubernetes DRA ResourceClaim (resource.k8s.io/v1).
-type ClaimRef struct{ Namespace, Name string }
-
-// String is namespace/name.
-func (c ClaimRef) String() string { return c.Namespace + "/" + c.Name }
 
 // claimQueries read which allocations a ResourceClaim made: one instant
 // query, the claims signal's steps per allocation and claim over the
@@ -25,16 +21,16 @@ func (a *analysis) claimQueries(sch signals.Schema) []namedQuery {
 // claimSeen is one claim an allocation was seen with, and for how many
 // steps.
 type claimSeen struct {
-	claim ClaimRef
+	claim fleet.ClaimRef
 	steps int
 }
 
 func (a *analysis) claimSteps(s *model.Sample) {
 	if a.claims == nil {
-		a.claims = map[AllocationKey][]claimSeen{}
+		a.claims = map[fleet.AllocationKey][]claimSeen{}
 	}
 	k := allocationKey(s.Metric)
-	c := ClaimRef{Namespace: string(s.Metric[signals.LabelClaimNamespace]), Name: string(s.Metric[signals.LabelClaim])}
+	c := fleet.ClaimRef{Namespace: string(s.Metric[signals.LabelClaimNamespace]), Name: string(s.Metric[signals.LabelClaim])}
 	for i := range a.claims[k] {
 		if a.claims[k][i].claim == c {
 			a.claims[k][i].steps += int(s.Value)

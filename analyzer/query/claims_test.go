@@ -3,15 +3,17 @@ package query
 import (
 	"context"
 	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
-	"os"
-	"slices"
-	"strings"
-	"testing"
 )
 
 // TestAllocationPaths analyses four hours of the DRA fleet of
@@ -65,7 +67,7 @@ func TestAllocationPaths(t *testing.T) {
 				}
 				checkPaths(t, res, wantAllocs, wantWorkloads)
 				for _, pod := range []string{oldPod, newPod} {
-					i := slices.IndexFunc(res.Allocations, func(x Allocation) bool { return x.Pod == pod })
+					i := slices.IndexFunc(res.Allocations, func(x fleet.Allocation) bool { return x.Pod == pod })
 					// Without staleness markers the old pod's series
 					// linger for the lookback, under five minutes.
 					if n := res.Allocations[i].Steps; n < 120 || n > 125 || (stale && n != 120) {
@@ -86,14 +88,14 @@ func TestAllocationPaths(t *testing.T) {
 	}
 }
 
-func checkPaths(t *testing.T, res *Result, allocs map[string]pathWant, workloads map[workload.Ref]pathWant) {
+func checkPaths(t *testing.T, res *fleet.Result, allocs map[string]pathWant, workloads map[workload.Ref]pathWant) {
 	t.Helper()
 	if len(res.Allocations) != len(allocs) || len(res.Workloads) != len(workloads) {
 		t.Errorf("%d allocations and %d workloads, want %d and %d:\n%+v\n%+v", len(res.Allocations), len(res.Workloads), len(allocs), len(workloads), res.Allocations, res.Workloads)
 	}
 	for _, x := range res.Allocations {
 		claim := ""
-		if x.Claim != (ClaimRef{}) {
+		if x.Claim != (fleet.ClaimRef{}) {
 			claim = x.Claim.String()
 		}
 		if got := (pathWant{x.AllocationPath, claim, x.Sharing, x.Share}); got != allocs[x.Pod] {
@@ -111,7 +113,7 @@ func checkPaths(t *testing.T, res *Result, allocs map[string]pathWant, workloads
 // and, where stale, a staleness marker for each of its series the minute
 // after, as Prometheus's scrape loop does; without, the series just stop,
 // as in a backfill or a copy.
-func scrapeEach(t *testing.T, f *fleet, data []byte, from, to int, stale bool) {
+func scrapeEach(t *testing.T, f *testFleet, data []byte, from, to int, stale bool) {
 	t.Helper()
 	path := t.TempDir() + "/scrape.prom"
 	if err := os.WriteFile(path, data, 0o644); err != nil {

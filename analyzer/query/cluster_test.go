@@ -2,11 +2,13 @@ package query
 
 import (
 	"context"
-	"github.com/gpulens/gpulens/signals/native"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/signals/native"
 
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/prometheus/common/model"
@@ -79,7 +81,7 @@ func TestClusterValues(t *testing.T) {
 		f.series(t, gpuLabels("gpulens_gpu_info", "n", "GPU-"+c, "m", extra...), 1, 60, constant(1))
 	}
 	src := f.commit(t)
-	w := Window{Start: t0, End: minute(60), Step: time.Minute}
+	w := fleet.Window{Start: t0, End: minute(60), Step: time.Minute}
 	got, err := ClusterValues(context.Background(), src, native.Schema{}, w, "cluster")
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +96,7 @@ func TestClusterValues(t *testing.T) {
 	f.series(t, gpuLabels("gpulens_gpu_info", "n", "GPU-a", "m", "cluster", "steady"), 1, 240, constant(1))
 	f.series(t, gpuLabels("gpulens_gpu_info", "n", "GPU-b", "m", "cluster", "brief"), 121, 122, constant(1))
 	f.series(t, gpuLabels("gpulens_gpu_info", "n", "GPU-c", "m", "cluster", "late"), 239, 240, constant(1))
-	w = Window{Start: t0, End: minute(240), Step: time.Minute}
+	w = fleet.Window{Start: t0, End: minute(240), Step: time.Minute}
 	got, err = ClusterValues(context.Background(), f.commit(t), native.Schema{}, w, "cluster")
 	if err != nil {
 		t.Fatal(err)

@@ -2,11 +2,13 @@ package query
 
 import (
 	"context"
+	"testing"
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
-	"testing"
-	"time"
 
 	"github.com/gpulens/gpulens/analyzer/source"
 	simfleet "github.com/gpulens/gpulens/exporter/sim/fleet"
@@ -24,7 +26,7 @@ func TestCostModelHolds(t *testing.T) {
 		t.Skip("simulates the demo fleet three times")
 	}
 	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
-	w := Window{Start: start, End: start.Add(3 * time.Hour), Step: time.Minute}
+	w := fleet.Window{Start: start, End: start.Add(3 * time.Hour), Step: time.Minute}
 	for _, m := range []struct {
 		name   string
 		sch    signals.Schema

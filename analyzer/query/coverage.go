@@ -3,11 +3,12 @@ package query
 import (
 	"context"
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/source"
-	"github.com/gpulens/gpulens/signals"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // missingSignals records which of the schema's optional signals have none

@@ -1,11 +1,12 @@
 // Package query is the analysis query set: a fixed number of PromQL
 // queries over a window that turn a fleet's GPU series into per-allocation
-// and per-GPU figures. The number of queries does not grow with pods or
-// GPUs (Result.QueryCount).
+// and per-GPU figures, those of the fleet model (analyzer/fleet, which
+// links none of the engine this package drives). The number of queries
+// does not grow with pods or GPUs (fleet.Result.QueryCount).
 //
 // Passes (passQueries, where the source has range queries): each signal
 // with several figures is read once, as a range query at exactly the steps
-// a subquery over the window evaluates (Window.firstStep), and its figures
+// a subquery over the window evaluates (firstStep), and its figures
 // (count, sum, average, maximum, last, quantiles, deriv) and its per-step
 // groupings (by allocation, GPU, workload) are computed in Go with the
 // engine's own arithmetic (stats.go). The other figures, one per signal,

@@ -20,31 +20,31 @@ var t0 = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 
 func minute(i int) time.Time { return t0.Add(time.Duration(i) * time.Minute) }
 
-type fleet struct {
+type testFleet struct {
 	t   *testing.T
 	src *source.Embedded
 	app storage.Appender
 }
 
-func newFleet(t testing.TB) *fleet {
+func newFleet(t testing.TB) *testFleet {
 	t.Helper()
 	return newFleetWith(t, source.EmbeddedOptions{})
 }
 
-func newFleetWith(t testing.TB, opts source.EmbeddedOptions) *fleet {
+func newFleetWith(t testing.TB, opts source.EmbeddedOptions) *testFleet {
 	t.Helper()
 	src, err := source.OpenEmbedded(t.TempDir(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = src.Close() })
-	return &fleet{src: src, app: src.Appender(context.Background())}
+	return &testFleet{src: src, app: src.Appender(context.Background())}
 }
 
 // series writes one sample a minute for minutes [from, to] and, like
 // Prometheus's scrape loop when a series disappears, a staleness marker
 // the minute after.
-func (f *fleet) series(t testing.TB, lset labels.Labels, from, to int, v func(i int) float64) {
+func (f *testFleet) series(t testing.TB, lset labels.Labels, from, to int, v func(i int) float64) {
 	t.Helper()
 	for i := from; i <= to; i++ {
 		if _, err := f.app.Append(0, lset, minute(i).UnixMilli(), v(i)); err != nil {
@@ -58,7 +58,7 @@ func (f *fleet) series(t testing.TB, lset labels.Labels, from, to int, v func(i 
 
 // scrape appends an exposition file at every minute of [from, to], then
 // marks its series stale as a failing scrape would.
-func (f *fleet) scrape(t testing.TB, file string, from, to int) {
+func (f *testFleet) scrape(t testing.TB, file string, from, to int) {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -77,7 +77,7 @@ func (f *fleet) scrape(t testing.TB, file string, from, to int) {
 	}
 }
 
-func (f *fleet) commit(t testing.TB) source.Source {
+func (f *testFleet) commit(t testing.TB) source.Source {
 	t.Helper()
 	if err := f.app.Commit(); err != nil {
 		t.Fatal(err)

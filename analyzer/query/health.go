@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/common/model"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/scan"
 	"github.com/gpulens/gpulens/signals"
 )
@@ -17,18 +18,18 @@ import (
 func (a *analysis) healthQueries(sch signals.Schema) []namedQuery {
 	h := sch.Health(a.window())
 	qs := []namedQuery{
-		{name: "gpu down steps", expr: a.over("sum_over_time", h.Down), apply: a.gpuValue(func(g *GPU, v float64) { g.DownSteps = int(v) })},
+		{name: "gpu down steps", expr: a.over("sum_over_time", h.Down), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.DownSteps = int(v) })},
 		{name: "gpu xid errors", expr: h.XIDEvents, apply: a.gpu(xidApply)},
 		{name: "gpu xid raised", expr: a.xidHolders(sch, h), apply: a.xidHolder},
-		{name: "gpu thermal throttle", expr: a.over("avg_over_time", h.Thermal), apply: a.gpuValue(func(g *GPU, v float64) { g.ThermalThrottleRatio = v })},
-		{name: "gpu throttle steps", expr: a.over("count_over_time", h.Thermal), apply: a.gpuValue(func(g *GPU, v float64) { g.ThrottleSteps = int(v) })},
+		{name: "gpu thermal throttle", expr: a.over("avg_over_time", h.Thermal), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.ThermalThrottleRatio = v })},
+		{name: "gpu throttle steps", expr: a.over("count_over_time", h.Thermal), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.ThrottleSteps = int(v) })},
 	}
 	return slices.DeleteFunc(qs, func(q namedQuery) bool { return h.Down == "" || (q.name == "gpu xid raised" && h.XIDRaised == "") })
 }
 
 // xidApply adds one code's events to the GPU's faults, or to its
 // workload errors when the code is one an application causes.
-func xidApply(g *GPU, s *model.Sample) {
+func xidApply(g *fleet.GPU, s *model.Sample) {
 	v, code := float64(s.Value), string(s.Metric["xid"])
 	if v <= 0 {
 		return
@@ -63,7 +64,7 @@ func xidApply(g *GPU, s *model.Sample) {
 type xidRaised struct {
 	at      model.Time
 	code    string
-	holders []XIDHolder
+	holders []fleet.XIDHolder
 }
 
 // labelAt is the label xidHolders puts each event's step in (Unix
@@ -92,7 +93,7 @@ func (a *analysis) xidHolder(s *model.Sample) {
 	}
 	e := a.xidAt(gpuKey(s.Metric), model.Time(math.Round(at*1000)), code)
 	if k := allocationKey(s.Metric); k.Pod != "" {
-		e.holders = append(e.holders, XIDHolder{Namespace: k.Namespace, Pod: k.Pod, Container: k.Container, GPUInstance: k.GPUInstance})
+		e.holders = append(e.holders, fleet.XIDHolder{Namespace: k.Namespace, Pod: k.Pod, Container: k.Container, GPUInstance: k.GPUInstance})
 	}
 }
 
@@ -113,14 +114,14 @@ func (a *analysis) xidRaisedPass(ans []stepSeries) {
 
 // xidHeld adds the allocation k, with values v at the window's steps, to
 // the holders of each application XID raised on its GPU at one of them.
-func (a *analysis) xidHeld(k AllocationKey, v []float64) {
-	first, step := a.w.firstStep(), a.w.Step.Milliseconds()
-	for _, e := range a.xids[GPUKey{Node: k.Node, UUID: k.UUID}] {
+func (a *analysis) xidHeld(k fleet.AllocationKey, v []float64) {
+	first, step := firstStep(a.w), a.w.Step.Milliseconds()
+	for _, e := range a.xids[fleet.GPUKey{Node: k.Node, UUID: k.UUID}] {
 		d := int64(e.at) - first
 		if d < 0 || d%step != 0 || d/step >= int64(len(v)) || scan.IsAbsent(v[d/step]) {
 			continue
 		}
-		e.holders = append(e.holders, XIDHolder{Namespace: k.Namespace, Pod: k.Pod, Container: k.Container, GPUInstance: k.GPUInstance})
+		e.holders = append(e.holders, fleet.XIDHolder{Namespace: k.Namespace, Pod: k.Pod, Container: k.Container, GPUInstance: k.GPUInstance})
 	}
 }
 
@@ -137,9 +138,9 @@ func xidCode(v string) (string, bool) {
 }
 
 // xidAt is the event of code raised on k at the step at.
-func (a *analysis) xidAt(k GPUKey, at model.Time, code string) *xidRaised {
+func (a *analysis) xidAt(k fleet.GPUKey, at model.Time, code string) *xidRaised {
 	if a.xids == nil {
-		a.xids = map[GPUKey][]*xidRaised{}
+		a.xids = map[fleet.GPUKey][]*xidRaised{}
 	}
 	for _, e := range a.xids[k] {
 		if e.at == at && e.code == code {
@@ -159,14 +160,14 @@ func (a *analysis) finishXIDs() {
 		if !ok {
 			continue
 		}
-		g.WorkloadXIDEvents = make([]XIDEvent, 0, len(events))
+		g.WorkloadXIDEvents = make([]fleet.XIDEvent, 0, len(events))
 		for _, e := range events {
-			slices.SortFunc(e.holders, func(x, y XIDHolder) int {
+			slices.SortFunc(e.holders, func(x, y fleet.XIDHolder) int {
 				return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Pod, y.Pod), cmp.Compare(x.Container, y.Container), cmp.Compare(x.GPUInstance, y.GPUInstance))
 			})
-			g.WorkloadXIDEvents = append(g.WorkloadXIDEvents, XIDEvent{Time: e.at.Time().UTC(), Code: e.code, Holders: slices.Clip(e.holders)})
+			g.WorkloadXIDEvents = append(g.WorkloadXIDEvents, fleet.XIDEvent{Time: e.at.Time().UTC(), Code: e.code, Holders: slices.Clip(e.holders)})
 		}
-		slices.SortFunc(g.WorkloadXIDEvents, func(x, y XIDEvent) int {
+		slices.SortFunc(g.WorkloadXIDEvents, func(x, y fleet.XIDEvent) int {
 			n, _ := strconv.Atoi(x.Code)
 			m, _ := strconv.Atoi(y.Code)
 			return cmp.Or(x.Time.Compare(y.Time), cmp.Compare(n, m))

@@ -2,9 +2,11 @@ package query
 
 import (
 	"context"
-	"github.com/gpulens/gpulens/signals/dcgm"
 	"slices"
 	"testing"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/signals/dcgm"
 
 	"github.com/prometheus/prometheus/model/labels"
 )
@@ -60,7 +62,7 @@ func TestDCGMHealth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]GPU{}
+	got := map[string]fleet.GPU{}
 	for _, g := range res.GPUs {
 		got[g.UUID] = g
 	}

@@ -2,8 +2,9 @@ package query
 
 import (
 	"fmt"
-	"github.com/gpulens/gpulens/signals"
 	"regexp"
+
+	"github.com/gpulens/gpulens/signals"
 
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/prometheus/common/model"

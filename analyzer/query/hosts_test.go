@@ -2,16 +2,18 @@ package query_test
 
 import (
 	"context"
-	"github.com/gpulens/gpulens/signals/dcgm"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/signals/dcgm"
 
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/exporter/sim"
-	"github.com/gpulens/gpulens/exporter/sim/fleet"
+	simfleet "github.com/gpulens/gpulens/exporter/sim/fleet"
 )
 
 // TestHostLabelHoldsExporterPod: dcgm-exporter deployed without NODE_NAME
@@ -22,15 +24,15 @@ import (
 func TestHostLabelHoldsExporterPod(t *testing.T) {
 	s := sim.Default()
 	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
-	w := query.Window{Start: start, End: start.Add(time.Hour), Step: time.Minute}
+	w := fleet.Window{Start: start, End: start.Add(time.Hour), Step: time.Minute}
 	var nodes []string
 	for _, n := range s.Nodes {
 		nodes = append(nodes, n.Name)
 	}
-	analyze := func(t *testing.T, hostIsPod, podInfo bool) *query.Result {
+	analyze := func(t *testing.T, hostIsPod, podInfo bool) *fleet.Result {
 		ctx := context.Background()
-		db := simulate(t, s, w, func(node string, tsdb *fleet.TSDBSink) fleet.Sink {
-			d := fleet.NewDCGMSink(fleet.NewServiceMonitorSink(tsdb, fleet.DCGMTarget(node)))
+		db := simulate(t, s, w, func(node string, tsdb *simfleet.TSDBSink) simfleet.Sink {
+			d := simfleet.NewDCGMSink(simfleet.NewServiceMonitorSink(tsdb, simfleet.DCGMTarget(node)))
 			d.Install.HostIsPod = hostIsPod
 			return d
 		})
@@ -39,8 +41,8 @@ func TestHostLabelHoldsExporterPod(t *testing.T) {
 			// every minute over the window.
 			app := db.Appender(ctx)
 			for _, node := range nodes {
-				ls := labels.FromStrings("__name__", "kube_pod_info", "job", "kube-state-metrics", "namespace", fleet.DCGMNamespace,
-					"pod", fleet.DCGMExporterPod(node), "node", node, "host_ip", "10.0.0.1", "created_by_kind", "DaemonSet")
+				ls := labels.FromStrings("__name__", "kube_pod_info", "job", "kube-state-metrics", "namespace", simfleet.DCGMNamespace,
+					"pod", simfleet.DCGMExporterPod(node), "node", node, "host_ip", "10.0.0.1", "created_by_kind", "DaemonSet")
 				for ts := w.Start; !ts.After(w.End); ts = ts.Add(time.Minute) {
 					if _, err := app.Append(0, ls, ts.UnixMilli(), 1); err != nil {
 						t.Fatal(err)

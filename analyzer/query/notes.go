@@ -2,6 +2,8 @@ package query
 
 import (
 	"fmt"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/internal/mig"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
@@ -75,7 +77,7 @@ func (a *analysis) notes() []string {
 // ampereSlicesWithUtilization counts the Ampere MIG slices measured
 // anyway: under either schema that is dcgm-exporter's graphics-engine
 // activity of the instance, since NVML has no other.
-func ampereSlicesWithUtilization(allocs []Allocation) int {
+func ampereSlicesWithUtilization(allocs []fleet.Allocation) int {
 	n := 0
 	for _, x := range allocs {
 		if m, ok := mig.Lookup(x.Model); ok && m.Ampere && x.Sharing == signals.SharingMIG && x.UtilizationSteps > 0 {
@@ -85,7 +87,7 @@ func ampereSlicesWithUtilization(allocs []Allocation) int {
 	return n
 }
 
-func ampereSlicesWithoutUtilization(allocs []Allocation) int {
+func ampereSlicesWithoutUtilization(allocs []fleet.Allocation) int {
 	n := 0
 	for _, x := range allocs {
 		if m, ok := mig.Lookup(x.Model); ok && m.Ampere && x.Sharing == signals.SharingMIG && x.UtilizationSteps == 0 {

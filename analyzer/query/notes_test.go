@@ -2,9 +2,10 @@ package query
 
 import (
 	"context"
-	"github.com/gpulens/gpulens/signals/native"
 	"strings"
 	"testing"
+
+	"github.com/gpulens/gpulens/signals/native"
 
 	"github.com/prometheus/prometheus/model/labels"
 )

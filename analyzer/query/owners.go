@@ -2,21 +2,13 @@ package query
 
 import (
 	"fmt"
-	"github.com/gpulens/gpulens/signals"
 	"time"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/signals"
 
 	"github.com/prometheus/common/model"
 )
-
-// PodRef names a pod (or, in ReplicaSetOwners, a ReplicaSet).
-type PodRef struct {
-	// Cluster is as in AllocationKey.
-	Cluster         string `json:",omitempty"`
-	Namespace, Name string
-}
-
-// Owner is a controller as kube-state-metrics recorded it.
-type Owner struct{ Kind, Name string }
 
 // ownerStep is the resolution at which owner series are read: their
 // values never change, so the step only decides how short-lived a pod may
@@ -42,36 +34,36 @@ func (a *analysis) ownerQueries(sch signals.Schema, join bool) []namedQuery {
 		pods += " and on (namespace, pod) group by (namespace, pod) (" + a.over("count_over_time", presence([]string{signals.LabelNamespace, signals.LabelPod}, allocationPresence(sch))) + ")"
 	}
 	return []namedQuery{
-		{name: "pod owners", expr: pods, apply: a.ownerApply(func(r PodRef, o Owner) { a.podOwners[r] = o }, "pod")},
+		{name: "pod owners", expr: pods, apply: a.ownerApply(func(r fleet.PodRef, o fleet.Owner) { a.podOwners[r] = o }, "pod")},
 		{name: "replicaset owners", expr: "max by (namespace, replicaset, owner_kind, owner_name) (" + over(`kube_replicaset_owner{owner_kind!="<none>"}`) + ")",
-			apply: a.ownerApply(func(r PodRef, o Owner) { a.setOwners[r] = o }, "replicaset")},
+			apply: a.ownerApply(func(r fleet.PodRef, o fleet.Owner) { a.setOwners[r] = o }, "replicaset")},
 		{name: "job owners", expr: "max by (namespace, job_name, owner_kind, owner_name) (" + over(`kube_job_owner{owner_kind!="<none>"}`) + ")",
-			apply: a.ownerApply(func(r PodRef, o Owner) { a.jobOwners[r] = o }, "job_name")},
+			apply: a.ownerApply(func(r fleet.PodRef, o fleet.Owner) { a.jobOwners[r] = o }, "job_name")},
 	}
 }
 
-func (a *analysis) ownerApply(set func(PodRef, Owner), nameLabel string) func(*model.Sample) {
+func (a *analysis) ownerApply(set func(fleet.PodRef, fleet.Owner), nameLabel string) func(*model.Sample) {
 	return func(s *model.Sample) {
-		set(PodRef{Namespace: string(s.Metric["namespace"]), Name: string(s.Metric[model.LabelName(nameLabel)])},
-			Owner{string(s.Metric["owner_kind"]), string(s.Metric["owner_name"])})
+		set(fleet.PodRef{Namespace: string(s.Metric["namespace"]), Name: string(s.Metric[model.LabelName(nameLabel)])},
+			fleet.Owner{Kind: string(s.Metric["owner_kind"]), Name: string(s.Metric["owner_name"])})
 	}
 }
 
 // podOwnersResolved climbs each GPU pod's owner as the inventory does: a
 // ReplicaSet to its Deployment, a Job to its CronJob.
-func (a *analysis) podOwnersResolved() map[PodRef]Owner {
+func (a *analysis) podOwnersResolved() map[fleet.PodRef]fleet.Owner {
 	if len(a.podOwners) == 0 {
 		return nil
 	}
-	out := make(map[PodRef]Owner, len(a.podOwners))
+	out := make(map[fleet.PodRef]fleet.Owner, len(a.podOwners))
 	for pod, o := range a.podOwners {
-		var parent Owner
+		var parent fleet.Owner
 		var ok bool
 		switch o.Kind {
 		case "ReplicaSet":
-			parent, ok = a.setOwners[PodRef{Namespace: pod.Namespace, Name: o.Name}]
+			parent, ok = a.setOwners[fleet.PodRef{Namespace: pod.Namespace, Name: o.Name}]
 		case "Job":
-			parent, ok = a.jobOwners[PodRef{Namespace: pod.Namespace, Name: o.Name}]
+			parent, ok = a.jobOwners[fleet.PodRef{Namespace: pod.Namespace, Name: o.Name}]
 		}
 		if ok && parent.Kind != "" {
 			o = parent

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/util/kahansum"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/scan"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/signals"
@@ -24,7 +25,7 @@ import (
 // subqueries asked the engine for. Signals with one figure stay instant
 // queries: a pass would only add the transfer of its points.
 func (a *analysis) passQueries(sch signals.Schema) []namedQuery {
-	a.pass = passState{gpuPods: map[PodRef]bool{}, allocated: map[GPUKey]bitset{}, reported: map[GPUKey]bitset{}}
+	a.pass = passState{gpuPods: map[fleet.PodRef]bool{}, allocated: map[fleet.GPUKey]bitset{}, reported: map[fleet.GPUKey]bitset{}}
 	h := sch.Health(a.window())
 	var qs []namedQuery
 	if h.Down != "" && h.XIDRaised != "" {
@@ -38,13 +39,13 @@ func (a *analysis) passQueries(sch signals.Schema) []namedQuery {
 		{name: "memory", expr: sch.MemoryUsed(), series: a.memoryPass},
 		{name: "gpus", expr: sch.GPU(), series: a.gpuPass},
 		{name: "gpu utilization", expr: sch.GPUUtilization(), series: a.gpuUtilizationPass},
-		{name: "gpu memory total", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryTotal()), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
-		{name: "gpu energy", expr: maxBy(signals.GPUKey, sch.GPUEnergy(a.w.rangeStr(), a.w.stepStr())), apply: a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
+		{name: "gpu memory total", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryTotal()), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryTotalBytes = v })},
+		{name: "gpu energy", expr: maxBy(signals.GPUKey, sch.GPUEnergy(rangeStr(a.w), stepStr(a.w))), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.EnergyJoules = v })},
 		{name: "gpu memory used", expr: sch.GPUMemoryUsed(), series: a.gpuMemoryPass},
 	}...)
 	if h.Down != "" {
 		qs = append(qs,
-			namedQuery{name: "gpu down steps", expr: a.over("sum_over_time", h.Down), apply: a.gpuValue(func(g *GPU, v float64) { g.DownSteps = int(v) })},
+			namedQuery{name: "gpu down steps", expr: a.over("sum_over_time", h.Down), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.DownSteps = int(v) })},
 			namedQuery{name: "gpu xid errors", expr: h.XIDEvents, apply: a.gpu(xidApply)},
 			namedQuery{name: "gpu thermal", expr: h.Thermal, series: a.thermalPass},
 		)
@@ -59,16 +60,16 @@ func (a *analysis) passQueries(sch signals.Schema) []namedQuery {
 type passState struct {
 	// gpuPods are the pods with an allocation in the window, whose owners
 	// are kept.
-	gpuPods map[PodRef]bool
+	gpuPods map[fleet.PodRef]bool
 	// allocated and reported are, per GPU, the steps with an allocation
 	// and the steps its exporter reported it, for AllocatedHours.
-	allocated, reported map[GPUKey]bitset
+	allocated, reported map[fleet.GPUKey]bitset
 }
 
 // allocationPass: every figure of the allocation signal.
 func (a *analysis) allocationPass(ans []stepSeries) {
 	for _, s := range ans {
-		a.pass.gpuPods[PodRef{Namespace: string(s.metric[signals.LabelNamespace]), Name: string(s.metric[signals.LabelPod])}] = true
+		a.pass.gpuPods[fleet.PodRef{Namespace: string(s.metric[signals.LabelNamespace]), Name: string(s.metric[signals.LabelPod])}] = true
 		// last_over_time and count_over_time per series, labels not of the
 		// key included.
 		if v := lastOverTime(s.v); !math.IsNaN(v) {
@@ -81,26 +82,26 @@ func (a *analysis) allocationPass(ans []stepSeries) {
 		a.timeline.keep(g.key, g.v)
 		x := a.allocationOf(g.key)
 		x.Steps = present(g.v)
-		x.SinceLastSeen = a.w.sinceLastStep(int64(a.stepTime(lastStep(g.v))))
+		x.SinceLastSeen = sinceLastStep(a.w, int64(a.stepTime(lastStep(g.v))))
 		x.Workload, x.WorkloadKind = inferWorkload(g.key.Pod)
-		setUnlessNaN(sumOverTime(g.v), func(v float64) { x.AllocatedGPUHours = a.w.hours(v) })
+		setUnlessNaN(sumOverTime(g.v), func(v float64) { x.AllocatedGPUHours = hours(a.w, v) })
 		a.xidHeld(g.key, g.v)
 	}
 	for _, g := range groupBy(a, ans, gpuKey, aggSum) {
-		setUnlessNaN(sumOverTime(g.v), func(v float64) { a.gpuOf(g.key).AllocatedGPUHours = a.w.hours(v) })
+		setUnlessNaN(sumOverTime(g.v), func(v float64) { a.gpuOf(g.key).AllocatedGPUHours = hours(a.w, v) })
 		a.pass.allocated[g.key] = a.pass.allocated[g.key].or(stepsOf(g.v))
 	}
 	// The co-tenants are the allocations present at a step, at most.
-	for _, g := range countGroups(a, allocs, func(k AllocationKey) GPUKey { return GPUKey{Node: k.Node, UUID: k.UUID} }) {
+	for _, g := range countGroups(a, allocs, func(k fleet.AllocationKey) fleet.GPUKey { return fleet.GPUKey{Node: k.Node, UUID: k.UUID} }) {
 		a.gpuOf(g.key).CoTenants = g.peak
 	}
 	type sharingKey struct {
-		gpu     GPUKey
+		gpu     fleet.GPUKey
 		sharing string
 	}
 	for _, g := range countBy(a, ans, func(m model.Metric) sharingKey { return sharingKey{gpuKey(m), string(m[signals.LabelSharing])} }) {
 		if a.gpuSharingSteps == nil {
-			a.gpuSharingSteps = map[GPUKey]map[string]int{}
+			a.gpuSharingSteps = map[fleet.GPUKey]map[string]int{}
 		}
 		if a.gpuSharingSteps[g.key.gpu] == nil {
 			a.gpuSharingSteps[g.key.gpu] = map[string]int{}
@@ -142,7 +143,7 @@ func (a *analysis) memoryPass(ans []stepSeries) {
 			setUnlessNaN(v, func(v float64) { x.MemoryGrowthBytesPerHour = v * 3600 })
 		}
 	}
-	for _, g := range groupGroups(a, allocs, func(k AllocationKey) GPUKey { return GPUKey{Node: k.Node, UUID: k.UUID} }, aggSum) {
+	for _, g := range groupGroups(a, allocs, func(k fleet.AllocationKey) fleet.GPUKey { return fleet.GPUKey{Node: k.Node, UUID: k.UUID} }, aggSum) {
 		setUnlessNaN(quantileOverTime(0.99, g.v), func(v float64) { a.gpuOf(g.key).TenantsMemoryP99Bytes = v })
 	}
 	for _, g := range groupBy(a, ans, workloadKeyOfSeries, aggMax) {
@@ -153,7 +154,7 @@ func (a *analysis) memoryPass(ans []stepSeries) {
 // gpuPass: the steps each GPU reported, and its model.
 func (a *analysis) gpuPass(ans []stepSeries) {
 	type modelKey struct {
-		gpu   GPUKey
+		gpu   fleet.GPUKey
 		model string
 	}
 	for _, g := range groupBy(a, ans, func(m model.Metric) modelKey { return modelKey{gpuKey(m), string(m[signals.LabelModel])} }, aggMax) {
@@ -204,7 +205,7 @@ func (a *analysis) finishPasses() {
 	}
 	for k, reported := range a.pass.reported {
 		if n := reported.and(a.pass.allocated[k]); n > 0 {
-			a.gpuOf(k).AllocatedHours = a.w.hours(float64(n))
+			a.gpuOf(k).AllocatedHours = hours(a.w, float64(n))
 		}
 	}
 	for pod := range a.podOwners {
@@ -214,7 +215,7 @@ func (a *analysis) finishPasses() {
 	}
 }
 
-func (a *analysis) workloadOf(k WorkloadKey) *workloadPerStep {
+func (a *analysis) workloadOf(k fleet.WorkloadKey) *workloadPerStep {
 	x, ok := a.workloadSteps[k]
 	if !ok {
 		x = &workloadPerStep{}
@@ -233,9 +234,9 @@ func setUnlessNaN(v float64, set func(float64)) {
 
 // workloadKeyOfSeries is the key withWorkload and "max by (workload
 // labels)" give a series.
-func workloadKeyOfSeries(m model.Metric) WorkloadKey {
+func workloadKeyOfSeries(m model.Metric) fleet.WorkloadKey {
 	name, kind := inferWorkload(string(m[signals.LabelPod]))
-	return WorkloadKey{Ref: workload.Ref{Kind: kind, Namespace: string(m[signals.LabelNamespace]), Name: name, Container: string(m[signals.LabelContainer])}, Model: string(m[signals.LabelModel]), MIGProfile: string(m[signals.LabelMIGProfile])}
+	return fleet.WorkloadKey{Ref: workload.Ref{Kind: kind, Namespace: string(m[signals.LabelNamespace]), Name: name, Container: string(m[signals.LabelContainer])}, Model: string(m[signals.LabelModel]), MIGProfile: string(m[signals.LabelMIGProfile])}
 }
 
 // workloadRegexps are workloadRules anchored as label_replace anchors them.

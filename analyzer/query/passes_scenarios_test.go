@@ -2,17 +2,19 @@ package query_test
 
 import (
 	"context"
-	"github.com/gpulens/gpulens/signals"
-	"github.com/gpulens/gpulens/signals/dcgm"
-	"github.com/gpulens/gpulens/signals/native"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
+
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/exporter/sim"
-	"github.com/gpulens/gpulens/exporter/sim/fleet"
+	simfleet "github.com/gpulens/gpulens/exporter/sim/fleet"
 )
 
 // TestScenarioPassesMatchScans simulates the demo's fleet and the
@@ -24,16 +26,16 @@ func TestScenarioPassesMatchScans(t *testing.T) {
 		t.Skip("simulates every scenario day in four layouts")
 	}
 	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
-	w := query.Window{Start: start, End: start.Add(24 * time.Hour), Step: 5 * time.Minute}
+	w := fleet.Window{Start: start, End: start.Add(24 * time.Hour), Step: 5 * time.Minute}
 	layouts := []struct {
 		name   string
 		sch    signals.Schema
-		layout fleet.DCGMLayout
+		layout simfleet.DCGMLayout
 	}{
 		{"native", native.Schema{}, 0},
-		{"dcgm", dcgm.Schema{}, fleet.DCGMNoVirtualGPUs},
-		{"dcgm-virtual-gpus", dcgm.Schema{}, fleet.DCGMVirtualGPUs},
-		{"dcgm-virtual-gpus-2025", dcgm.Schema{}, fleet.DCGMVirtualGPUs2025},
+		{"dcgm", dcgm.Schema{}, simfleet.DCGMNoVirtualGPUs},
+		{"dcgm-virtual-gpus", dcgm.Schema{}, simfleet.DCGMVirtualGPUs},
+		{"dcgm-virtual-gpus-2025", dcgm.Schema{}, simfleet.DCGMVirtualGPUs2025},
 	}
 	files, err := filepath.Glob("../findings/testdata/scenarios/*.yaml")
 	more, _ := filepath.Glob("../findings/testdata/workloads/*.yaml")
@@ -55,10 +57,10 @@ func TestScenarioPassesMatchScans(t *testing.T) {
 		for _, l := range layouts {
 			t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml")+"/"+l.name, func(t *testing.T) {
 				ctx := context.Background()
-				var wrap func(string, *fleet.TSDBSink) fleet.Sink
+				var wrap func(string, *simfleet.TSDBSink) simfleet.Sink
 				if l.sch.Name() == dcgm.SchemaName {
-					wrap = func(_ string, tsdb *fleet.TSDBSink) fleet.Sink {
-						d := fleet.NewDCGMSink(tsdb)
+					wrap = func(_ string, tsdb *simfleet.TSDBSink) simfleet.Sink {
+						d := simfleet.NewDCGMSink(tsdb)
 						d.Layout = l.layout
 						return d
 					}
@@ -95,19 +97,19 @@ func TestRolloutWithoutStalenessPassesMatchScans(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
-	w := query.Window{Start: start, End: start.Add(6 * time.Hour), Step: time.Minute}
+	w := fleet.Window{Start: start, End: start.Add(6 * time.Hour), Step: time.Minute}
 	for _, l := range []struct {
-		layout fleet.DCGMLayout
+		layout simfleet.DCGMLayout
 		want   string
 	}{
-		{fleet.DCGMNoVirtualGPUs, query.AttributionOneTenant},
-		{fleet.DCGMVirtualGPUs, query.AttributionOneTenant},
-		{fleet.DCGMVirtualGPUs2025, query.AttributionPerProcess},
+		{simfleet.DCGMNoVirtualGPUs, fleet.AttributionOneTenant},
+		{simfleet.DCGMVirtualGPUs, fleet.AttributionOneTenant},
+		{simfleet.DCGMVirtualGPUs2025, fleet.AttributionPerProcess},
 	} {
 		t.Run(l.layout.String(), func(t *testing.T) {
 			ctx := context.Background()
-			db := simulate(t, s, w, func(_ string, tsdb *fleet.TSDBSink) fleet.Sink {
-				d := fleet.NewDCGMSink(tsdb.WithoutStaleness())
+			db := simulate(t, s, w, func(_ string, tsdb *simfleet.TSDBSink) simfleet.Sink {
+				d := simfleet.NewDCGMSink(tsdb.WithoutStaleness())
 				d.Layout = l.layout
 				return d
 			})

@@ -3,14 +3,16 @@ package query
 import (
 	"context"
 	"fmt"
-	"github.com/gpulens/gpulens/signals"
-	"github.com/gpulens/gpulens/signals/dcgm"
-	"github.com/gpulens/gpulens/signals/native"
 	"math"
 	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/prometheus/common/model"
@@ -35,13 +37,13 @@ func TestPassesMatchScans(t *testing.T) {
 		name string
 		src  source.Source
 		sch  signals.Schema
-		w    Window
+		w    fleet.Window
 	}{
 		{"native fleet", buildFleet(t).src, native.Schema{}, window},
 		{"methods and sharing change", methods.src, native.Schema{}, window},
-		{"methods and sharing change, 7m steps", methods.src, native.Schema{}, Window{Start: t0.Add(3 * time.Minute), End: minute(237), Step: 7 * time.Minute}},
-		{"native fixture", scraped("../../signals/testdata/native.prom"), native.Schema{}, Window{Start: t0, End: minute(120)}},
-		{"dcgm-exporter fixture", scraped("../../signals/testdata/dcgm-exporter.prom"), dcgm.Schema{}, Window{Start: t0, End: minute(120)}},
+		{"methods and sharing change, 7m steps", methods.src, native.Schema{}, fleet.Window{Start: t0.Add(3 * time.Minute), End: minute(237), Step: 7 * time.Minute}},
+		{"native fixture", scraped("../../signals/testdata/native.prom"), native.Schema{}, fleet.Window{Start: t0, End: minute(120)}},
+		{"dcgm-exporter fixture", scraped("../../signals/testdata/dcgm-exporter.prom"), dcgm.Schema{}, fleet.Window{Start: t0, End: minute(120)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -136,7 +138,7 @@ func TestOneRangeQueryMatchesPieces(t *testing.T) {
 	const gpus, minutes = 3, 7 * 24 * 60
 	f := newFleet(t)
 	generateFleet(t, f, gpus, minutes)
-	w := Window{Start: t0, End: minute(minutes), Step: time.Minute}
+	w := fleet.Window{Start: t0, End: minute(minutes), Step: time.Minute}
 	one, err := analyze(context.Background(), promqlOnly(f.src), native.Schema{}, w, (*analysis).passQueries)
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +162,7 @@ func TestOneRangeQueryMatchesPieces(t *testing.T) {
 // methodsFleet is one GPU whose allocations, utilization and memory come
 // in several series over the window: a measurement method and a sharing
 // mode that change, a second tenant, gaps.
-func methodsFleet(t *testing.T) *fleet {
+func methodsFleet(t *testing.T) *testFleet {
 	t.Helper()
 	methods := newFleet(t)
 	nativeGPU(t, methods, "node-1", "GPU-a", a100, 1, 240, 0.5)

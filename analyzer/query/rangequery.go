@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/common/model"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -27,9 +28,9 @@ type rangeStepLimiter interface {
 // maxRangeSteps (or the source's own limit), and joins each series'
 // points in time order. Each step is evaluated on its own, so the pieces
 // give the points one query over the window would.
-func queryWindow(ctx context.Context, rq source.RangeQuerier, expr string, w Window) (model.Matrix, error) {
+func queryWindow(ctx context.Context, rq source.RangeQuerier, expr string, w fleet.Window) (model.Matrix, error) {
 	step := w.Step.Milliseconds()
-	first, n := w.firstStep(), int64(w.ExpectedSteps())
+	first, n := firstStep(w), int64(w.ExpectedSteps())
 	limit := int64(maxRangeSteps)
 	if l, ok := rq.(rangeStepLimiter); ok {
 		if limit = int64(l.MaxRangeSteps()); limit <= 0 {

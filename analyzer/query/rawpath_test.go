@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
@@ -35,7 +36,7 @@ type rawPathCase struct {
 	name string
 	src  source.Source
 	sch  signals.Schema
-	w    Window
+	w    fleet.Window
 }
 
 // checkRawPath analyses c twice, through the engine and from raw samples,
@@ -78,9 +79,9 @@ func TestRawPathMatchesEngine(t *testing.T) {
 	cases := []rawPathCase{
 		{"native fleet", buildFleet(t).src, native.Schema{}, window},
 		{"methods and sharing change", methods.src, native.Schema{}, window},
-		{"methods and sharing change, 7m steps", methods.src, native.Schema{}, Window{Start: t0.Add(3 * time.Minute), End: minute(237), Step: 7 * time.Minute}},
-		{"native fixture", scraped("../../signals/testdata/native.prom"), native.Schema{}, Window{Start: t0, End: minute(120)}},
-		{"dcgm-exporter fixture", scraped("../../signals/testdata/dcgm-exporter.prom"), dcgm.Schema{}, Window{Start: t0, End: minute(120)}},
+		{"methods and sharing change, 7m steps", methods.src, native.Schema{}, fleet.Window{Start: t0.Add(3 * time.Minute), End: minute(237), Step: 7 * time.Minute}},
+		{"native fixture", scraped("../../signals/testdata/native.prom"), native.Schema{}, fleet.Window{Start: t0, End: minute(120)}},
+		{"dcgm-exporter fixture", scraped("../../signals/testdata/dcgm-exporter.prom"), dcgm.Schema{}, fleet.Window{Start: t0, End: minute(120)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { checkRawPath(t, c, Sharding{}) })

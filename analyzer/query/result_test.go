@@ -1,9 +1,11 @@
 package query
 
 import (
-	"github.com/gpulens/gpulens/signals"
 	"reflect"
 	"testing"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/signals"
 
 	"github.com/prometheus/common/model"
 )
@@ -13,13 +15,13 @@ import (
 // the list sets one field, and there is no field the labels do not set but
 // Cluster, which a cluster's analysis leaves empty and MergeClusters sets.
 func TestAllocationKeyIsItsLabels(t *testing.T) {
-	if n := reflect.TypeFor[AllocationKey]().NumField(); n != len(signals.AllocationKeyLabels)+1 {
+	if n := reflect.TypeFor[fleet.AllocationKey]().NumField(); n != len(signals.AllocationKeyLabels)+1 {
 		t.Fatalf("AllocationKey has %d fields, signals.AllocationKeyLabels %d labels and Cluster", n, len(signals.AllocationKeyLabels))
 	}
-	seen := map[AllocationKey]string{}
+	seen := map[fleet.AllocationKey]string{}
 	for _, l := range signals.AllocationKeyLabels {
 		k := allocationKey(model.Metric{model.LabelName(l): "x"})
-		if k == (AllocationKey{}) {
+		if k == (fleet.AllocationKey{}) {
 			t.Errorf("label %s sets no field of AllocationKey", l)
 		}
 		if other, dup := seen[k]; dup {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/common/model"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/scan"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
@@ -29,7 +30,7 @@ const queryConcurrency = 2
 // it has been used. The first failure in the order of qs is returned and
 // cancels the queries still running; a query that fails is not cancelled
 // early by another's failure, so the error reported is always the real one.
-func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Window, use func(namedQuery, model.Vector, passAnswer, bool)) error {
+func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w fleet.Window, use func(namedQuery, model.Vector, passAnswer, bool)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type answer struct {
@@ -85,10 +86,10 @@ func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w Windo
 // release) where src serves them and the expression is one the scan
 // evaluates the engine's way, or from range queries (queryWindow).
 // raw says they were read from raw samples.
-func passWindow(ctx context.Context, src source.Source, q namedQuery, w Window) (ans passAnswer, raw bool, err error) {
+func passWindow(ctx context.Context, src source.Source, q namedQuery, w fleet.Window) (ans passAnswer, raw bool, err error) {
 	if rr, ok := src.(source.RawReader); ok {
 		if store, ok := rr.RawSamples(); ok {
-			g := scan.Grid{Start: w.firstStep(), Step: w.Step.Milliseconds(), N: w.ExpectedSteps()}
+			g := scan.Grid{Start: firstStep(w), Step: w.Step.Milliseconds(), N: w.ExpectedSteps()}
 			st, err := scan.RangeSteps(ctx, store.Queryable, q.expr, g, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
 			if err == nil {
 				return stepsOfScan(st), true, nil

@@ -3,14 +3,16 @@ package query
 import (
 	"context"
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/source"
-	"github.com/gpulens/gpulens/signals"
-	"github.com/gpulens/gpulens/signals/dcgm"
-	"github.com/gpulens/gpulens/signals/native"
 	"reflect"
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 )
 
 // TestShapesMatchPlainForms evaluates each shaped query next to the plain
@@ -40,13 +42,13 @@ func TestShapesMatchPlainForms(t *testing.T) {
 		name string
 		src  source.Source
 		sch  signals.Schema
-		w    Window
+		w    fleet.Window
 	}{
 		{"native fleet", buildFleet(t).src, native.Schema{}, window},
 		{"method changes", methods.src, native.Schema{}, window},
-		{"method changes, 7m steps", methods.src, native.Schema{}, Window{Start: t0.Add(3 * time.Minute), End: minute(237), Step: 7 * time.Minute}},
-		{"native fixture", scraped("../../signals/testdata/native.prom"), native.Schema{}, Window{Start: t0, End: minute(120)}},
-		{"dcgm-exporter fixture", scraped("../../signals/testdata/dcgm-exporter.prom"), dcgm.Schema{}, Window{Start: t0, End: minute(120)}},
+		{"method changes, 7m steps", methods.src, native.Schema{}, fleet.Window{Start: t0.Add(3 * time.Minute), End: minute(237), Step: 7 * time.Minute}},
+		{"native fixture", scraped("../../signals/testdata/native.prom"), native.Schema{}, fleet.Window{Start: t0, End: minute(120)}},
+		{"dcgm-exporter fixture", scraped("../../signals/testdata/dcgm-exporter.prom"), dcgm.Schema{}, fleet.Window{Start: t0, End: minute(120)}},
 	}
 	for _, c := range cases {
 		w, err := c.w.WithDefaults()
@@ -62,7 +64,7 @@ func TestShapesMatchPlainForms(t *testing.T) {
 			{a.over("last_over_time", maxBy(signals.AllocationKeyLabels, c.sch.MemoryUsed())), a.over("last_over_time", plainMax(signals.AllocationKeyLabels, c.sch.MemoryUsed()))},
 			{a.over("count_over_time", maxBy(signals.GPULabels, c.sch.GPU())), a.over("count_over_time", plainMax(signals.GPULabels, c.sch.GPU()))},
 			{a.over("avg_over_time", maxBy(signals.GPUKey, c.sch.GPUUtilization())), a.over("avg_over_time", plainMax(signals.GPUKey, c.sch.GPUUtilization()))},
-			{maxBy(signals.GPUKey, c.sch.GPUEnergy(w.rangeStr(), w.stepStr())), plainMax(signals.GPUKey, c.sch.GPUEnergy(w.rangeStr(), w.stepStr()))},
+			{maxBy(signals.GPUKey, c.sch.GPUEnergy(rangeStr(w), stepStr(w))), plainMax(signals.GPUKey, c.sch.GPUEnergy(rangeStr(w), stepStr(w)))},
 			{a.maxOverTime(signals.AllocationKeyLabels, c.sch.MemoryUsed()), a.over("max_over_time", plainMax(signals.AllocationKeyLabels, c.sch.MemoryUsed()))},
 			{a.maxOverTime(signals.GPUKey, c.sch.GPUMemoryTotal()), a.over("max_over_time", plainMax(signals.GPUKey, c.sch.GPUMemoryTotal()))},
 			{

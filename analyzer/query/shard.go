@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
@@ -165,7 +166,7 @@ func plan(units []unit, budget float64, maxUnits int, what, flag string) ([]keyR
 // workload and owner queries once per range of tenant namespaces, sized
 // from the allocations the node shards found; each shard's answers are
 // applied to one analysis, whose rows no two shards share.
-func AnalyzeSharded(ctx context.Context, src source.Source, sch signals.Schema, w Window, sh Sharding) (*Result, error) {
+func AnalyzeSharded(ctx context.Context, src source.Source, sch signals.Schema, w fleet.Window, sh Sharding) (*fleet.Result, error) {
 	w, err := w.WithDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("analysis window: %w", err)
@@ -372,7 +373,7 @@ func (a *analysis) probe(ctx context.Context, src source.Source, sch signals.Sch
 
 // run evaluates qs and applies their answers; mu, when set, serialises
 // the applying with the other shards'.
-func (a *analysis) run(ctx context.Context, src source.Source, qs []namedQuery, w Window, mu *sync.Mutex) error {
+func (a *analysis) run(ctx context.Context, src source.Source, qs []namedQuery, w fleet.Window, mu *sync.Mutex) error {
 	return runQueries(ctx, src, qs, w, func(q namedQuery, vec model.Vector, pass passAnswer, raw bool) {
 		if mu != nil {
 			mu.Lock()

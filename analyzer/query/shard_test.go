@@ -2,18 +2,20 @@ package query
 
 import (
 	"context"
-	"github.com/gpulens/gpulens/analyzer/source"
-	"github.com/gpulens/gpulens/exporter/sim"
-	simfleet "github.com/gpulens/gpulens/exporter/sim/fleet"
-	"github.com/gpulens/gpulens/signals"
-	"github.com/gpulens/gpulens/signals/dcgm"
-	"github.com/gpulens/gpulens/signals/native"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/exporter/sim"
+	simfleet "github.com/gpulens/gpulens/exporter/sim/fleet"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
 )
 
 // TestShardedEqualsUnsharded simulates the demo's fleet (sim.Default: five
@@ -32,7 +34,7 @@ func TestShardedEqualsUnsharded(t *testing.T) {
 		t.Skip("simulates the demo fleet four times")
 	}
 	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
-	w := Window{Start: start, End: start.Add(3 * time.Hour), Step: time.Minute}
+	w := fleet.Window{Start: start, End: start.Add(3 * time.Hour), Step: time.Minute}
 	for _, m := range []struct {
 		name           string
 		sch            signals.Schema
@@ -120,7 +122,7 @@ func reopen(t *testing.T, dir string, maxSamples int) *source.Embedded {
 
 // peakSamples is the most samples one of the unsharded queries holds,
 // from the engine's own statistics.
-func peakSamples(t *testing.T, db *source.Embedded, sch signals.Schema, w Window) int {
+func peakSamples(t *testing.T, db *source.Embedded, sch signals.Schema, w fleet.Window) int {
 	t.Helper()
 	ww, err := w.WithDefaults()
 	if err != nil {
@@ -144,7 +146,7 @@ func peakSamples(t *testing.T, db *source.Embedded, sch signals.Schema, w Window
 
 // sameFindings compares everything an analysis finds; the query and
 // shard counts are how it was found.
-func sameFindings(t *testing.T, name string, got, want *Result) {
+func sameFindings(t *testing.T, name string, got, want *fleet.Result) {
 	t.Helper()
 	for _, f := range []struct {
 		field     string
@@ -180,7 +182,7 @@ func demoGPUs() int {
 // writes --kubernetes-enable-dra's dra_* labels): every one on the scenario's DRA
 // nodes, none elsewhere, and embed-serving-a and -b name the claim they
 // share.
-func checkDemoPaths(t *testing.T, res *Result) {
+func checkDemoPaths(t *testing.T, res *fleet.Result) {
 	t.Helper()
 	dra := map[string]bool{}
 	for _, n := range sim.Default().Nodes {
@@ -194,7 +196,7 @@ func checkDemoPaths(t *testing.T, res *Result) {
 			want = signals.AllocationPathDRA
 			n++
 		}
-		if x.AllocationPath != want || (want == signals.AllocationPathDRA) != (x.Claim != ClaimRef{}) {
+		if x.AllocationPath != want || (want == signals.AllocationPathDRA) != (x.Claim != fleet.ClaimRef{}) {
 			t.Errorf("%s/%s on %s: path %q, claim %v; want %s", x.Namespace, x.Pod, x.Node, x.AllocationPath, x.Claim, want)
 		}
 		claims[x.Pod] = x.Claim.String()
@@ -204,7 +206,7 @@ func checkDemoPaths(t *testing.T, res *Result) {
 	}
 }
 
-func simulateDemo(t *testing.T, db *source.Embedded, w Window, sch signals.Schema, layout simfleet.DCGMLayout, serviceMonitor bool) {
+func simulateDemo(t *testing.T, db *source.Embedded, w fleet.Window, sch signals.Schema, layout simfleet.DCGMLayout, serviceMonitor bool) {
 	t.Helper()
 	ctx := context.Background()
 	var n atomic.Int64

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
@@ -24,7 +25,7 @@ import (
 // `go test ./analyzer/query -run ShardQueriesFit -v` prints the longest.
 func TestShardQueriesFitVictoriaMetrics(t *testing.T) {
 	const limit = 16 * 1024
-	w := Window{Start: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC), Step: time.Minute}
+	w := fleet.Window{Start: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC), Step: time.Minute}
 	// A middle shard of the demo fleet's names, both ends set.
 	nodes := keyRange{lo: "gpu-a100-01", hi: "gpu-l4-01", hasLo: true, hasHi: true}
 	ns := nsShard{ns: keyRange{lo: "research-notebooks", hi: "team-vision", hasLo: true, hasHi: true}}

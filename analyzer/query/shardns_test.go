@@ -2,14 +2,16 @@ package query
 
 import (
 	"testing"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
 )
 
 // TestPlanNamespacesCoversEveryName checks the namespace plan's ranges
 // tile every string and cut a split namespace only between workloads.
 func TestPlanNamespacesCoversEveryName(t *testing.T) {
-	a := &analysis{allocs: map[AllocationKey]*Allocation{}}
+	a := &analysis{allocs: map[fleet.AllocationKey]*fleet.Allocation{}}
 	add := func(ns, pod, workload string, steps int) {
-		a.allocs[AllocationKey{Namespace: ns, Pod: pod}] = &Allocation{AllocationKey: AllocationKey{Namespace: ns, Pod: pod}, Workload: workload, WorkloadKind: "Job", Steps: steps}
+		a.allocs[fleet.AllocationKey{Namespace: ns, Pod: pod}] = &fleet.Allocation{AllocationKey: fleet.AllocationKey{Namespace: ns, Pod: pod}, Workload: workload, WorkloadKind: "Job", Steps: steps}
 	}
 	// big needs more than the budget: two Job workloads and a bare pod;
 	// alpha and small fit together. The budget holds two pods.
@@ -50,11 +52,11 @@ func TestPlanNamespacesCoversEveryName(t *testing.T) {
 // cut only when a pod overflowed found itself inside a workload and gave
 // up.
 func TestPlanNamespacesPacksWorkloads(t *testing.T) {
-	a := &analysis{allocs: map[AllocationKey]*Allocation{}}
+	a := &analysis{allocs: map[fleet.AllocationKey]*fleet.Allocation{}}
 	for _, set := range []string{"s0", "s1", "s2"} {
 		for i := range 3 {
-			k := AllocationKey{Namespace: "team", Pod: set + "-" + string(rune('0'+i))}
-			a.allocs[k] = &Allocation{AllocationKey: k, Workload: set, WorkloadKind: "StatefulSet", Steps: 10}
+			k := fleet.AllocationKey{Namespace: "team", Pod: set + "-" + string(rune('0'+i))}
+			a.allocs[k] = &fleet.Allocation{AllocationKey: k, Workload: set, WorkloadKind: "StatefulSet", Steps: 10}
 		}
 	}
 	// One workload is 3 × 10 × perAllocationStep; the budget holds one

@@ -3,6 +3,7 @@ package query
 import (
 	"github.com/prometheus/common/model"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/scan"
 )
 
@@ -36,8 +37,8 @@ func stepsOfScan(st *scan.Steps) passAnswer {
 // stepsOfMatrix places a range query's points on the window's steps; a
 // point off the window (none, from queryWindow) is dropped, and a series
 // left without one.
-func stepsOfMatrix(mat model.Matrix, w Window) passAnswer {
-	first, step, n := w.firstStep(), w.Step.Milliseconds(), w.ExpectedSteps()
+func stepsOfMatrix(mat model.Matrix, w fleet.Window) passAnswer {
+	first, step, n := firstStep(w), w.Step.Milliseconds(), w.ExpectedSteps()
 	out := make([]stepSeries, 0, len(mat))
 	for _, s := range mat {
 		var v []float64
@@ -82,7 +83,7 @@ func lastStep(v []float64) int {
 
 // points is v as a range query's points, for the folds written over them.
 func (a *analysis) points(v []float64) []model.SamplePair {
-	first, step := a.w.firstStep(), a.w.Step.Milliseconds()
+	first, step := firstStep(a.w), a.w.Step.Milliseconds()
 	out := make([]model.SamplePair, 0, present(v))
 	for i, f := range v {
 		if !scan.IsAbsent(f) {
@@ -94,5 +95,5 @@ func (a *analysis) points(v []float64) []model.SamplePair {
 
 // stepTime is the timestamp of step i of the window.
 func (a *analysis) stepTime(i int) model.Time {
-	return model.Time(a.w.firstStep() + int64(i)*a.w.Step.Milliseconds())
+	return model.Time(firstStep(a.w) + int64(i)*a.w.Step.Milliseconds())
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/common/model"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/scan"
 )
 
@@ -16,7 +17,7 @@ var na = math.Float64frombits(0x7ff0000000000002)
 
 func TestStepsOfMatrix(t *testing.T) {
 	// Steps at 60 s, 120 s, ..., 300 s: five of them.
-	w := Window{Start: time.Unix(30, 0), End: time.Unix(300, 0), Step: time.Minute}
+	w := fleet.Window{Start: time.Unix(30, 0), End: time.Unix(300, 0), Step: time.Minute}
 	if first, n := w.Grid(); first.Unix() != 60 || n != 5 {
 		t.Fatalf("grid: first %v, %d steps; the test assumes 60 s and 5", first.Unix(), n)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/common/model"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals"
 )
@@ -23,7 +24,7 @@ import (
 // subquery range is the window's (Window.SubqueryRange): on Prometheus 2
 // a range of exactly one bucket would count the step at its start twice,
 // once in each bucket.
-func ReadTimeline(ctx context.Context, rq source.RangeQuerier, sch signals.Schema, w Window, points int) (*Timeline, error) {
+func ReadTimeline(ctx context.Context, rq source.RangeQuerier, sch signals.Schema, w fleet.Window, points int) (*fleet.Timeline, error) {
 	w, err := w.WithDefaults()
 	if err != nil {
 		return nil, err
@@ -40,7 +41,7 @@ func ReadTimeline(ctx context.Context, rq source.RangeQuerier, sch signals.Schem
 	start := w.Start.Add(bucket)
 	// Every bucket ends a whole number of buckets after the first, and a
 	// bucket is a whole number of steps, so one range fits them all.
-	rng := Window{Start: start.Add(-bucket), End: start, Step: step}.SubqueryRange()
+	rng := fleet.Window{Start: start.Add(-bucket), End: start, Step: step}.SubqueryRange()
 	over := func(expr string) string {
 		return "sum_over_time((sum by (namespace) (" + expr + "))[" + rng + ":" + promDuration(step) + "])"
 	}
@@ -48,11 +49,11 @@ func ReadTimeline(ctx context.Context, rq source.RangeQuerier, sch signals.Schem
 	if start.After(w.End) {
 		start = w.End
 	}
-	tl := &Timeline{Step: bucket}
+	tl := &fleet.Timeline{Step: bucket}
 	for t := start; !t.After(w.End); t = t.Add(bucket) {
 		tl.Ends = append(tl.Ends, t)
 	}
-	byNS := map[string]*NamespaceSeries{}
+	byNS := map[string]*fleet.NamespaceSeries{}
 	hours := step.Hours()
 	for i, expr := range []string{alloc + " and " + util, alloc + " * " + util} {
 		m, err := rq.QueryRange(ctx, over(expr), start, w.End, bucket)
@@ -63,7 +64,7 @@ func ReadTimeline(ctx context.Context, rq source.RangeQuerier, sch signals.Schem
 			ns := string(s.Metric[model.LabelName(signals.LabelNamespace)])
 			x := byNS[ns]
 			if x == nil {
-				x = &NamespaceSeries{Namespace: ns, Measured: make([]float64, len(tl.Ends)), Used: make([]float64, len(tl.Ends))}
+				x = &fleet.NamespaceSeries{Namespace: ns, Measured: make([]float64, len(tl.Ends)), Used: make([]float64, len(tl.Ends))}
 				byNS[ns] = x
 			}
 			dst := [][]float64{x.Measured, x.Used}[i]
@@ -78,6 +79,6 @@ func ReadTimeline(ctx context.Context, rq source.RangeQuerier, sch signals.Schem
 	for _, x := range byNS {
 		tl.Namespaces = append(tl.Namespaces, *x)
 	}
-	slices.SortFunc(tl.Namespaces, func(a, b NamespaceSeries) int { return strings.Compare(a.Namespace, b.Namespace) })
+	slices.SortFunc(tl.Namespaces, func(a, b fleet.NamespaceSeries) int { return strings.Compare(a.Namespace, b.Namespace) })
 	return tl, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/scan"
 )
 
@@ -18,7 +19,7 @@ import (
 // (alloc * clamp_max(util, 1)), each allocation's values the max over its
 // series (max by the allocation's key), as the engine summed them.
 type timelineFold struct {
-	tl *Timeline
+	tl *fleet.Timeline
 	// perBucket is a bucket's steps: bucket j holds the window's steps
 	// j*perBucket to (j+1)*perBucket-1, as the engine's sum_over_time
 	// subquery of one bucket's range ending at Ends[j] takes them.
@@ -26,8 +27,8 @@ type timelineFold struct {
 	hours     float64
 	// shares are each allocation's shares per step, in runs, from the
 	// allocation pass until the utilization pass folds them.
-	shares map[AllocationKey][]shareRun
-	byNS   map[string]*NamespaceSeries
+	shares map[fleet.AllocationKey][]shareRun
+	byNS   map[string]*fleet.NamespaceSeries
 }
 
 // shareRun is a run of steps at which an allocation's share was v.
@@ -38,7 +39,7 @@ type shareRun struct {
 
 // newTimelineFold buckets w as ReadTimeline does for about points
 // buckets; nil for no timeline.
-func newTimelineFold(w Window, points int) *timelineFold {
+func newTimelineFold(w fleet.Window, points int) *timelineFold {
 	if points < 1 {
 		return nil
 	}
@@ -49,8 +50,8 @@ func newTimelineFold(w Window, points int) *timelineFold {
 	if start.After(w.End) {
 		start = w.End
 	}
-	f := &timelineFold{tl: &Timeline{Step: bucket}, perBucket: int(bucket / step), hours: step.Hours(),
-		shares: map[AllocationKey][]shareRun{}, byNS: map[string]*NamespaceSeries{}}
+	f := &timelineFold{tl: &fleet.Timeline{Step: bucket}, perBucket: int(bucket / step), hours: step.Hours(),
+		shares: map[fleet.AllocationKey][]shareRun{}, byNS: map[string]*fleet.NamespaceSeries{}}
 	for t := start; !t.After(w.End); t = t.Add(bucket) {
 		f.tl.Ends = append(f.tl.Ends, t)
 	}
@@ -59,7 +60,7 @@ func newTimelineFold(w Window, points int) *timelineFold {
 
 // keep holds an allocation's shares at each step (the allocation pass's
 // max by its key), as runs: a share rarely changes.
-func (f *timelineFold) keep(k AllocationKey, v []float64) {
+func (f *timelineFold) keep(k fleet.AllocationKey, v []float64) {
 	if f == nil {
 		return
 	}
@@ -79,7 +80,7 @@ func (f *timelineFold) keep(k AllocationKey, v []float64) {
 
 // fold adds an allocation's utilization at each step (the utilization
 // pass's max by its key) to its namespace's buckets, where it held a share.
-func (f *timelineFold) fold(k AllocationKey, util []float64) {
+func (f *timelineFold) fold(k fleet.AllocationKey, util []float64) {
 	if f == nil {
 		return
 	}
@@ -90,7 +91,7 @@ func (f *timelineFold) fold(k AllocationKey, util []float64) {
 	}
 	x := f.byNS[k.Namespace]
 	if x == nil {
-		x = &NamespaceSeries{Namespace: k.Namespace, Measured: make([]float64, len(f.tl.Ends)), Used: make([]float64, len(f.tl.Ends))}
+		x = &fleet.NamespaceSeries{Namespace: k.Namespace, Measured: make([]float64, len(f.tl.Ends)), Used: make([]float64, len(f.tl.Ends))}
 		f.byNS[k.Namespace] = x
 	}
 	for _, r := range runs {
@@ -110,7 +111,7 @@ func (f *timelineFold) fold(k AllocationKey, util []float64) {
 }
 
 // result is the timeline, its namespaces sorted; nil without one.
-func (f *timelineFold) result() *Timeline {
+func (f *timelineFold) result() *fleet.Timeline {
 	if f == nil {
 		return nil
 	}
@@ -118,6 +119,6 @@ func (f *timelineFold) result() *Timeline {
 	for _, x := range f.byNS {
 		f.tl.Namespaces = append(f.tl.Namespaces, *x)
 	}
-	slices.SortFunc(f.tl.Namespaces, func(a, b NamespaceSeries) int { return strings.Compare(a.Namespace, b.Namespace) })
+	slices.SortFunc(f.tl.Namespaces, func(a, b fleet.NamespaceSeries) int { return strings.Compare(a.Namespace, b.Namespace) })
 	return f.tl
 }

@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/exporter/sim"
-	"github.com/gpulens/gpulens/exporter/sim/fleet"
+	simfleet "github.com/gpulens/gpulens/exporter/sim/fleet"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
@@ -25,26 +26,26 @@ func TestTimelineFoldMatchesEngine(t *testing.T) {
 		t.Skip("simulates the demo fleet")
 	}
 	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
-	data := query.Window{Start: start, End: start.Add(4 * time.Hour), Step: time.Minute}
+	data := fleet.Window{Start: start, End: start.Add(4 * time.Hour), Step: time.Minute}
 	schemas := []struct {
 		sch  signals.Schema
-		wrap func(string, *fleet.TSDBSink) fleet.Sink
+		wrap func(string, *simfleet.TSDBSink) simfleet.Sink
 	}{
 		{native.Schema{}, nil},
-		{dcgm.Schema{}, func(_ string, tsdb *fleet.TSDBSink) fleet.Sink {
-			d := fleet.NewDCGMSink(tsdb)
-			d.Layout, d.Install.Era = fleet.DCGMVirtualGPUs2025, dcgm.Era49
+		{dcgm.Schema{}, func(_ string, tsdb *simfleet.TSDBSink) simfleet.Sink {
+			d := simfleet.NewDCGMSink(tsdb)
+			d.Layout, d.Install.Era = simfleet.DCGMVirtualGPUs2025, dcgm.Era49
 			return d
 		}},
 	}
 	for _, s := range schemas {
 		db := simulate(t, sim.Default(), data, s.wrap)
 		for _, c := range []struct {
-			w      query.Window
+			w      fleet.Window
 			points int
 		}{
-			{query.Window{Start: start.Add(time.Hour), End: start.Add(4 * time.Hour), Step: time.Minute}, 12},
-			{query.Window{Start: start.Add(time.Hour + 30*time.Second), End: start.Add(3*time.Hour + 30*time.Second), Step: time.Minute}, 7},
+			{fleet.Window{Start: start.Add(time.Hour), End: start.Add(4 * time.Hour), Step: time.Minute}, 12},
+			{fleet.Window{Start: start.Add(time.Hour + 30*time.Second), End: start.Add(3*time.Hour + 30*time.Second), Step: time.Minute}, 7},
 		} {
 			w, points := c.w, c.points
 			{
@@ -65,7 +66,7 @@ func TestTimelineFoldMatchesEngine(t *testing.T) {
 	}
 }
 
-func sameTimeline(t *testing.T, name string, got, want *query.Timeline) {
+func sameTimeline(t *testing.T, name string, got, want *fleet.Timeline) {
 	t.Helper()
 	if got == nil {
 		t.Fatalf("%s: no timeline folded", name)

@@ -2,8 +2,6 @@ package query_test
 
 import (
 	"context"
-	"github.com/gpulens/gpulens/signals"
-	"github.com/gpulens/gpulens/signals/dcgm"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,13 +9,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
 // upstreamWindow replays a pasted /metrics snapshot once a minute for an
 // hour: what a scrape of an unchanging exporter stores.
-func upstreamWindow(t *testing.T, file string) (*source.Embedded, query.Window) {
+func upstreamWindow(t *testing.T, file string) (*source.Embedded, fleet.Window) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "upstream", file))
 	if err != nil {
@@ -29,7 +31,7 @@ func upstreamWindow(t *testing.T, file string) (*source.Embedded, query.Window) 
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
-	w := query.Window{Start: start, End: start.Add(time.Hour), Step: time.Minute}
+	w := fleet.Window{Start: start, End: start.Add(time.Hour), Step: time.Minute}
 	app := db.Appender(context.Background())
 	for ts := w.Start; !ts.After(w.End); ts = ts.Add(w.Step) {
 		if _, err := source.AppendExposition(app, data, "", ts); err != nil {

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/prometheus/common/model"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
 )
 
 // TestSubqueryRangeSelectsTheWindowOnEveryEngine checks the arithmetic that
@@ -12,7 +14,7 @@ import (
 // subquery range is left-open (Prometheus 3, the embedded engine) and where
 // it is closed (Prometheus 2); e2e runs it against a real Prometheus 2.42.
 func TestSubqueryRangeSelectsTheWindowOnEveryEngine(t *testing.T) {
-	for _, w := range []Window{
+	for _, w := range []fleet.Window{
 		{Start: t0, End: minute(360), Step: time.Minute},
 		{Start: t0.Add(30 * time.Second), End: minute(240).Add(30 * time.Second), Step: time.Minute},
 		{Start: t0.Add(999 * time.Millisecond), End: minute(240), Step: time.Minute},

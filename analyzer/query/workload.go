@@ -3,8 +3,10 @@ package query
 import (
 	"cmp"
 	"fmt"
-	"github.com/gpulens/gpulens/signals"
 	"slices"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/signals"
 
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/prometheus/common/model"
@@ -60,8 +62,8 @@ func withWorkload(expr string) string {
 // workloadLabels are the labels of WorkloadKey as the engine groups them.
 var workloadLabels = []string{signals.LabelNamespace, LabelWorkloadKind, LabelWorkload, signals.LabelContainer, signals.LabelModel, signals.LabelMIGProfile}
 
-func workloadKeyOf(m model.Metric) WorkloadKey {
-	return WorkloadKey{Ref: workload.Ref{Kind: string(m[LabelWorkloadKind]), Namespace: string(m[signals.LabelNamespace]), Name: string(m[LabelWorkload]), Container: string(m[signals.LabelContainer])}, Model: string(m[signals.LabelModel]), MIGProfile: string(m[signals.LabelMIGProfile])}
+func workloadKeyOf(m model.Metric) fleet.WorkloadKey {
+	return fleet.WorkloadKey{Ref: workload.Ref{Kind: string(m[LabelWorkloadKind]), Namespace: string(m[signals.LabelNamespace]), Name: string(m[LabelWorkload]), Container: string(m[signals.LabelContainer])}, Model: string(m[signals.LabelModel]), MIGProfile: string(m[signals.LabelMIGProfile])}
 }
 
 // workloadPerStep holds what only a per-step aggregation can tell: the
@@ -81,7 +83,7 @@ func (a *analysis) workloadQueries(sch signals.Schema) []namedQuery {
 	wk := by(workloadLabels)
 	perStep := func(agg, expr string) string { return agg + " by " + wk + " (" + withWorkload(expr) + ")" }
 	quantile := func(q float64, expr string) string {
-		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.SubqueryRange(), a.w.stepStr())
+		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.SubqueryRange(), stepStr(a.w))
 	}
 	return []namedQuery{
 		{name: "workload steps", expr: a.over("count_over_time", perStep("group", allocationPresence(sch))), apply: a.workloadValue(func(x *workloadPerStep, v float64) { x.steps = int(v) })},
@@ -103,27 +105,27 @@ func (a *analysis) workloadValue(set func(*workloadPerStep, float64)) func(*mode
 }
 
 // workloads groups the allocations (already finished) by WorkloadKey.
-func (a *analysis) workloads() []Workload {
-	byKey := map[WorkloadKey]*Workload{}
-	longest := map[WorkloadKey]int{}
+func (a *analysis) workloads() []fleet.Workload {
+	byKey := map[fleet.WorkloadKey]*fleet.Workload{}
+	longest := map[fleet.WorkloadKey]int{}
 	// instances is the one GPU instance a workload's allocations share,
 	// "-" once they differ.
-	instances := map[WorkloadKey]string{}
-	utilSums := map[WorkloadKey]float64{}
+	instances := map[fleet.WorkloadKey]string{}
+	utilSums := map[fleet.WorkloadKey]float64{}
 	for _, x := range a.res.Allocations {
-		k := WorkloadKey{Ref: workload.Ref{Kind: x.WorkloadKind, Namespace: x.Namespace, Name: x.Workload, Container: x.Container}, Model: x.Model, MIGProfile: x.MIGProfile}
+		k := fleet.WorkloadKey{Ref: workload.Ref{Kind: x.WorkloadKind, Namespace: x.Namespace, Name: x.Workload, Container: x.Container}, Model: x.Model, MIGProfile: x.MIGProfile}
 		if k.Name == "" {
 			k.Kind, k.Name = "Pod", x.Pod
 		}
 		w, ok := byKey[k]
 		if !ok {
-			w = &Workload{WorkloadKey: k}
+			w = &fleet.Workload{WorkloadKey: k}
 			byKey[k] = w
 		}
 		if x.Steps > longest[k] {
 			longest[k], w.Sharing, w.Share, w.AllocationPath = x.Steps, x.Sharing, x.Share, x.AllocationPath
 		}
-		if x.Claim != (ClaimRef{}) && !slices.Contains(w.Claims, x.Claim) {
+		if x.Claim != (fleet.ClaimRef{}) && !slices.Contains(w.Claims, x.Claim) {
 			w.Claims = append(w.Claims, x.Claim)
 		}
 		if prev, seen := instances[k]; !seen {
@@ -134,7 +136,7 @@ func (a *analysis) workloads() []Workload {
 		if !slices.Contains(w.Pods, x.Pod) {
 			w.Pods = append(w.Pods, x.Pod)
 		}
-		if g := x.gpuKey(); !slices.Contains(w.GPUs, g) {
+		if g := allocationGPU(x); !slices.Contains(w.GPUs, g) {
 			w.GPUs = append(w.GPUs, g)
 		}
 		w.AllocationSteps += x.Steps
@@ -145,7 +147,7 @@ func (a *analysis) workloads() []Workload {
 		w.PeakMemoryBytes = max(w.PeakMemoryBytes, x.PeakMemoryBytes)
 	}
 	expected := float64(a.res.ExpectedSteps)
-	out := make([]Workload, 0, len(byKey))
+	out := make([]fleet.Workload, 0, len(byKey))
 	for k, w := range byKey {
 		if ps, ok := a.workloadSteps[k]; ok {
 			w.Steps, w.P95Utilization, w.P99MemoryBytes = ps.steps, ps.p95Utilization, ps.p99Memory
@@ -157,7 +159,7 @@ func (a *analysis) workloads() []Workload {
 		if gi := instances[k]; gi != "-" && len(w.GPUs) == 1 {
 			w.GPUInstance = gi
 		}
-		w.HeldHours = a.w.hours(float64(w.Steps))
+		w.HeldHours = hours(a.w, float64(w.Steps))
 		w.Coverage = float64(w.Steps) / expected
 		w.Replicas = float64(w.AllocationSteps) / float64(w.Steps)
 		if w.UtilizationSteps > 0 {
@@ -167,13 +169,13 @@ func (a *analysis) workloads() []Workload {
 			w.UtilizationCoverage = min(1, float64(w.UtilizationSteps)/float64(w.AllocationSteps))
 		}
 		slices.Sort(w.Pods)
-		slices.SortFunc(w.Claims, func(x, y ClaimRef) int {
+		slices.SortFunc(w.Claims, func(x, y fleet.ClaimRef) int {
 			return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name))
 		})
-		slices.SortFunc(w.GPUs, func(x, y GPUKey) int { return cmp.Or(cmp.Compare(x.Node, y.Node), cmp.Compare(x.UUID, y.UUID)) })
+		slices.SortFunc(w.GPUs, func(x, y fleet.GPUKey) int { return cmp.Or(cmp.Compare(x.Node, y.Node), cmp.Compare(x.UUID, y.UUID)) })
 		out = append(out, *w)
 	}
-	slices.SortFunc(out, func(x, y Workload) int {
+	slices.SortFunc(out, func(x, y fleet.Workload) int {
 		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name), cmp.Compare(x.Kind, y.Kind),
 			cmp.Compare(x.Container, y.Container), cmp.Compare(x.Model, y.Model), cmp.Compare(x.MIGProfile, y.MIGProfile))
 	})

@@ -2,11 +2,13 @@ package query
 
 import (
 	"context"
-	"github.com/gpulens/gpulens/signals/native"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/signals/native"
 
 	"github.com/prometheus/prometheus/model/labels"
 
@@ -104,9 +106,9 @@ func TestWorkloadAcrossPodGenerations(t *testing.T) {
 		t.Fatal(err)
 	}
 	const oldSteps, newSteps = 100, 150
-	want := []Workload{{
-		WorkloadKey: WorkloadKey{Ref: workload.Ref{Kind: "Deployment", Namespace: "shop", Name: "web", Container: "main"}, Model: a100},
-		Sharing:     "none", AllocationPath: dp, Share: 1, Pods: []string{newPod, oldPod}, GPUs: []GPUKey{{Node: "node-1", UUID: "GPU-1"}, {Node: "node-2", UUID: "GPU-2"}},
+	want := []fleet.Workload{{
+		WorkloadKey: fleet.WorkloadKey{Ref: workload.Ref{Kind: "Deployment", Namespace: "shop", Name: "web", Container: "main"}, Model: a100},
+		Sharing:     "none", AllocationPath: dp, Share: 1, Pods: []string{newPod, oldPod}, GPUs: []fleet.GPUKey{{Node: "node-1", UUID: "GPU-1"}, {Node: "node-2", UUID: "GPU-2"}},
 		Steps: 240, Coverage: 1, HeldHours: 4,
 		AllocationSteps: oldSteps + newSteps, Replicas: float64(oldSteps+newSteps) / 240, AllocatedGPUHours: float64(oldSteps+newSteps) / 60,
 		AvgUtilization: (oldSteps*0.05 + newSteps*0.09) / (oldSteps + newSteps),
@@ -142,10 +144,10 @@ func TestPodOwnersFromKubeStateMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[PodRef]Owner{
-		{Namespace: "shop", Name: "web-7d9f8b6c4d-x2x9z"}:   {"Deployment", "web"},
-		{Namespace: "shop", Name: "agent-b7r4w"}:            {"DaemonSet", "agent"},
-		{Namespace: "shop", Name: "nightly-29500000-bq4mz"}: {"CronJob", "nightly"},
+	want := map[fleet.PodRef]fleet.Owner{
+		{Namespace: "shop", Name: "web-7d9f8b6c4d-x2x9z"}:   {Kind: "Deployment", Name: "web"},
+		{Namespace: "shop", Name: "agent-b7r4w"}:            {Kind: "DaemonSet", Name: "agent"},
+		{Namespace: "shop", Name: "nightly-29500000-bq4mz"}: {Kind: "CronJob", Name: "nightly"},
 	}
 	if !reflect.DeepEqual(res.PodOwners, want) {
 		t.Errorf("pod owners %v, want %v", res.PodOwners, want)

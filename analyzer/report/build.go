@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
@@ -19,7 +19,7 @@ type Input struct {
 	// Schema names the metric schema read.
 	Schema string
 	// Current is the window reported on, Previous the one before it.
-	Current, Previous *query.Result
+	Current, Previous *fleet.Result
 	// Comparable says Previous has enough data for a change to be shown;
 	// when false its figures are left out.
 	Comparable bool
@@ -31,7 +31,7 @@ type Input struct {
 	// to two teams, each cluster's inventory saying.
 	Team func(cluster, namespace string) string
 	// Timeline may be nil: the report then has no charts.
-	Timeline *query.Timeline
+	Timeline *fleet.Timeline
 	// Notes say what the analysis left out, in words.
 	Notes []string
 }
@@ -57,11 +57,11 @@ func Build(a Input, prices *recommend.Prices) *Report {
 
 	prev := a.Previous
 	if !a.Comparable {
-		prev = &query.Result{Window: a.Previous.Window}
+		prev = &fleet.Result{Window: a.Previous.Window}
 	}
 	r.Teams = teams(a.Current, prev, teamOf, pr)
 	r.Cluster = summary(a.Current, prev, r.Teams, pr, a.Findings.UsedWithoutPod, func(string) bool { return true })
-	r.Fleet = fleet(a.Current, pr, a.Findings.UsedWithoutPod)
+	r.Fleet = fleetRows(a.Current, pr, a.Findings.UsedWithoutPod)
 	var savings map[string]float64
 	var unpricedSavings map[string]*Unpriced
 	r.Recommendations, r.Findings, savings, unpricedSavings = findingsOf(a, teamOf)
@@ -75,7 +75,7 @@ func Build(a Input, prices *recommend.Prices) *Report {
 	return r
 }
 
-func window(w query.Window) Window {
+func window(w fleet.Window) Window {
 	return Window{Start: w.Start.UTC(), End: w.End.UTC(), Hours: w.Duration().Hours()}
 }
 
@@ -143,7 +143,7 @@ func (p *pricer) unpriced() []string {
 // usage adds one allocation to u. Utilization is capped at 1: a time-sliced
 // tenant's utilization is of the whole device and can read above its share,
 // but nobody uses more than they hold.
-func (u *GPUHours) add(x query.Allocation, pr *pricer) {
+func (u *GPUHours) add(x fleet.Allocation, pr *pricer) {
 	u.AllocatedGPUHours += x.AllocatedGPUHours
 	price, ok := pr.perHour(x.Model)
 	if !ok {
@@ -204,7 +204,7 @@ func change(cur GPUHours, prev *GPUHours) *Change {
 // teamKey is a team of a cluster: two clusters' team-a are two teams.
 type teamKey struct{ cluster, team string }
 
-func teams(cur, prev *query.Result, teamOf func(cluster, namespace string) string, pr *pricer) []Team {
+func teams(cur, prev *fleet.Result, teamOf func(cluster, namespace string) string, pr *pricer) []Team {
 	byTeam := map[teamKey]*Team{}
 	get := func(cluster, ns string) *Team {
 		k := teamKey{cluster, teamOf(cluster, ns)}
@@ -261,7 +261,7 @@ func teams(cur, prev *query.Result, teamOf func(cluster, namespace string) strin
 // clustersOf are the cluster label values res's GPUs and allocations
 // carry, sorted; nil where they carry none (a store of one cluster), ""
 // among them for the series without the label in a store that has it.
-func clustersOf(res *query.Result) []string {
+func clustersOf(res *fleet.Result) []string {
 	var out []string
 	named := false
 	for _, g := range res.GPUs {
@@ -285,7 +285,7 @@ func clustersOf(res *query.Result) []string {
 // A GPU used while no pod held it (findings.Result.UsedWithoutPod) has a
 // tenant the data cannot name: its time without an allocation is
 // counted as unattributed, not as unallocated waste.
-func summary(cur, prev *query.Result, teams []Team, pr *pricer, usedWithoutPod func(query.GPUKey) bool, in func(cluster string) bool) Cluster {
+func summary(cur, prev *fleet.Result, teams []Team, pr *pricer, usedWithoutPod func(fleet.GPUKey) bool, in func(cluster string) bool) Cluster {
 	c := Cluster{}
 	for _, t := range teams {
 		if in(t.Cluster) {
@@ -326,7 +326,7 @@ func summary(cur, prev *query.Result, teams []Team, pr *pricer, usedWithoutPod f
 	if c.CapacityUnpriced != nil {
 		c.CapacityUnpriced.Partial = pr.p != nil && c.CapacityGPUHours-c.CapacityUnpriced.GPUHours > 1e-9
 	}
-	if slices.ContainsFunc(prev.GPUs, func(g query.GPU) bool { return in(g.Cluster) }) {
+	if slices.ContainsFunc(prev.GPUs, func(g fleet.GPU) bool { return in(g.Cluster) }) {
 		p := &GPUHours{}
 		for _, x := range prev.Allocations {
 			if in(x.Cluster) {
@@ -343,15 +343,15 @@ func summary(cur, prev *query.Result, teams []Team, pr *pricer, usedWithoutPod f
 // heldByGPU sums the allocations' GPU-hours per physical GPU. The
 // unallocated capacity is measured against these rather than the GPU's own
 // figure so that allocated plus unallocated is exactly the capacity.
-func heldByGPU(res *query.Result) map[query.GPUKey]float64 {
-	held := map[query.GPUKey]float64{}
+func heldByGPU(res *fleet.Result) map[fleet.GPUKey]float64 {
+	held := map[fleet.GPUKey]float64{}
 	for _, x := range res.Allocations {
-		held[query.GPUKey{Cluster: x.Cluster, Node: x.Node, UUID: x.UUID}] += x.AllocatedGPUHours
+		held[fleet.GPUKey{Cluster: x.Cluster, Node: x.Node, UUID: x.UUID}] += x.AllocatedGPUHours
 	}
 	return held
 }
 
-func fleet(cur *query.Result, pr *pricer, usedWithoutPod func(query.GPUKey) bool) []ModelFleet {
+func fleetRows(cur *fleet.Result, pr *pricer, usedWithoutPod func(fleet.GPUKey) bool) []ModelFleet {
 	held := heldByGPU(cur)
 	// A model's GPUs in two clusters are two rows.
 	type modelKey struct{ cluster, model string }

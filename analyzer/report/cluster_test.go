@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
@@ -50,7 +50,7 @@ func clusterReport(t testing.TB, prices *recommend.Prices) *Report {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.Labels = map[string]string{query.DefaultClusterLabel: cluster}
+		f.Labels = map[string]string{fleet.DefaultClusterLabel: cluster}
 		return f
 	}
 	eu, us := read("eu"), read("us")
@@ -65,7 +65,7 @@ func clusterReport(t testing.TB, prices *recommend.Prices) *Report {
 	}
 	t.Cleanup(func() { _ = src.Close() })
 	a, err := pipeline.Run(context.Background(), pipeline.Options{Source: src, Start: weekEnd.Add(-7 * 24 * time.Hour), End: weekEnd,
-		ClusterLabel: query.DefaultClusterLabel, Prices: prices, TimelinePoints: 28})
+		ClusterLabel: fleet.DefaultClusterLabel, Prices: prices, TimelinePoints: 28})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,16 +396,16 @@ func TestClusterWebhookText(t *testing.T) {
 // A GPU's allocations are its own cluster's: eu's GPU is held whole, the
 // unlabelled one is free, and neither is counted against the other.
 func TestClustersOfTheSameNode(t *testing.T) {
-	w := query.Window{Start: weekEnd.Add(-7 * 24 * time.Hour), End: weekEnd, Step: time.Minute}
-	gpu := func(cluster string) query.GPU {
-		return query.GPU{GPUKey: query.GPUKey{Cluster: cluster, Node: "node-1", UUID: "GPU-1"}, Model: "NVIDIA L4",
+	w := fleet.Window{Start: weekEnd.Add(-7 * 24 * time.Hour), End: weekEnd, Step: time.Minute}
+	gpu := func(cluster string) fleet.GPU {
+		return fleet.GPU{GPUKey: fleet.GPUKey{Cluster: cluster, Node: "node-1", UUID: "GPU-1"}, Model: "NVIDIA L4",
 			ReportedHours: 168, AvgUtilization: 0.5, UtilizationSteps: 10080, Steps: 10080, Coverage: 1}
 	}
-	cur := &query.Result{Window: w, ExpectedSteps: 10080, GPUs: []query.GPU{gpu(""), gpu("eu")},
-		Allocations: []query.Allocation{{AllocationKey: query.AllocationKey{Cluster: "eu", Node: "node-1", Namespace: "ml", Pod: "p", UUID: "GPU-1"},
+	cur := &fleet.Result{Window: w, ExpectedSteps: 10080, GPUs: []fleet.GPU{gpu(""), gpu("eu")},
+		Allocations: []fleet.Allocation{{AllocationKey: fleet.AllocationKey{Cluster: "eu", Node: "node-1", Namespace: "ml", Pod: "p", UUID: "GPU-1"},
 			Model: "NVIDIA L4", AllocatedGPUHours: 168, AvgUtilization: 0.5, UtilizationSteps: 10080}}}
 	prices := fixturePrices(t)
-	r := Build(Input{Schema: "native", Current: cur, Previous: &query.Result{Window: w}}, prices)
+	r := Build(Input{Schema: "native", Current: cur, Previous: &fleet.Result{Window: w}}, prices)
 	if len(r.Clusters) != 2 || r.Clusters[0].Name != "" || r.Clusters[1].Name != "eu" {
 		t.Fatalf("clusters %+v, want the unlabelled one and eu", r.Clusters)
 	}

@@ -4,20 +4,20 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 )
 
 // teamTimeline regroups the namespaces' series into teams. GPU-hours add
 // up, so a team's utilization in a bucket is its namespaces' used hours
 // over their measured hours, not an average of their ratios. Where the
 // store holds several clusters the timeline was read per cluster
-// (query.MergeTimelines): a team is of one cluster, named cluster/team as
+// (fleet.MergeTimelines): a team is of one cluster, named cluster/team as
 // the charts name it, and two clusters' team-a are two lines.
-func teamTimeline(tl *query.Timeline, teamOf func(cluster, namespace string) string) []TeamSeries {
+func teamTimeline(tl *fleet.Timeline, teamOf func(cluster, namespace string) string) []TeamSeries {
 	if tl == nil {
 		return nil
 	}
-	clustered := slices.ContainsFunc(tl.Namespaces, func(ns query.NamespaceSeries) bool { return ns.Cluster != "" })
+	clustered := slices.ContainsFunc(tl.Namespaces, func(ns fleet.NamespaceSeries) bool { return ns.Cluster != "" })
 	type sums struct{ measured, used []float64 }
 	byTeam := map[string]*sums{}
 	for _, ns := range tl.Namespaces {

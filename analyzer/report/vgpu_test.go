@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
@@ -121,14 +121,14 @@ func TestVGPUPricedAsItsShare(t *testing.T) {
 // vGPUs of a board the price table has no price for (an A40: NVIDIA's
 // tables give its framebuffer, the embedded table no price), one held by
 // team b.
-func unpricedResult(withH100 bool, gpus int) *query.Result {
+func unpricedResult(withH100 bool, gpus int) *fleet.Result {
 	end := time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC)
-	res := &query.Result{Window: query.Window{Start: end.Add(-24 * time.Hour), End: end, Step: time.Minute}, ExpectedSteps: 1440}
+	res := &fleet.Result{Window: fleet.Window{Start: end.Add(-24 * time.Hour), End: end, Step: time.Minute}, ExpectedSteps: 1440}
 	add := func(uuid, model, ns string) {
-		k := query.GPUKey{Node: "n1", UUID: uuid}
-		res.GPUs = append(res.GPUs, query.GPU{GPUKey: k, Model: model, ReportedHours: 24, Steps: 1440, UtilizationSteps: 1440, AvgUtilization: 0.1})
+		k := fleet.GPUKey{Node: "n1", UUID: uuid}
+		res.GPUs = append(res.GPUs, fleet.GPU{GPUKey: k, Model: model, ReportedHours: 24, Steps: 1440, UtilizationSteps: 1440, AvgUtilization: 0.1})
 		if ns != "" {
-			res.Allocations = append(res.Allocations, query.Allocation{AllocationKey: query.AllocationKey{Namespace: ns, Pod: ns + "-pod", Node: "n1", UUID: uuid}, Model: model,
+			res.Allocations = append(res.Allocations, fleet.Allocation{AllocationKey: fleet.AllocationKey{Namespace: ns, Pod: ns + "-pod", Node: "n1", UUID: uuid}, Model: model,
 				AllocatedGPUHours: 24, UtilizationSteps: 1440, AvgUtilization: 0.1})
 		}
 	}
@@ -186,7 +186,7 @@ func TestUnknownPriceIsNotZero(t *testing.T) {
 					Model: "NVIDIA H100 80GB HBM3", Summary: "a/nb idle", CostKnown: true, MonthlyCostUSD: pH100 * 730, MonthlySavingsUSD: pH100 * 730,
 					Recommendation: &recommend.Recommendation{Action: recommend.ActionRelease, CurrentShare: 1}})
 			}
-			r := Build(Input{Schema: "dcgm-exporter", Current: res, Previous: &query.Result{Window: res.Window}, Findings: fs}, prices)
+			r := Build(Input{Schema: "dcgm-exporter", Current: res, Previous: &fleet.Result{Window: res.Window}, Findings: fs}, prices)
 			if r.Cluster.CapacityCostKnown || r.Cluster.CapacityUnpriced == nil || r.Cluster.CapacityUnpriced.GPUs != 3 ||
 				r.Cluster.CapacityUnpriced.Partial != c.withH100 {
 				t.Errorf("capacity unpriced %+v (known %v): want 3 GPUs, partial %v", r.Cluster.CapacityUnpriced, r.Cluster.CapacityCostKnown, c.withH100)

@@ -4,7 +4,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/inventory/kube"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -38,7 +38,7 @@ type Config struct {
 	// Kubernetes says how to read the cluster. NoKubernetes, when set,
 	// says why the cluster is not read: the analysis then works from metric
 	// labels alone.
-	Kubernetes   inventory.Options
+	Kubernetes   kube.Options
 	NoKubernetes string
 	// Contexts and AllContexts read several clusters, each through its own
 	// kubeconfig context with its own credentials (Kubernetes.Context is

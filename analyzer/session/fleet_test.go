@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-const fleetKubeconfig = "../inventory/testdata/kubeconfig-fleet.yaml"
+const fleetKubeconfig = "../inventory/kube/testdata/kubeconfig-fleet.yaml"
 
 // emptyCluster answers the inventory as an API server with nothing in it
 // would: every list empty, no Kueue, no DRA API, no device plugin config.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals"
 	"slices"
 	"strings"
@@ -81,7 +82,7 @@ func (s *Session) planClusters(ctx context.Context, o PlanOptions, clusters []st
 	)
 	s.obs.Progress(0, len(clusters))
 	for i, c := range clusters {
-		name := query.ClusterName(c)
+		name := fleet.ClusterName(c)
 		inv := s.fleet.Of(c, len(clusters))
 		data, err := s.fetch(ctx, query.Scoped(s.src, s.cfg.ClusterLabel, c), inv)
 		if err == nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/plan"
 	"github.com/gpulens/gpulens/analyzer/query"
@@ -62,7 +63,7 @@ func (s *Session) quotaClusters(ctx context.Context, clusters []string) ([]quota
 		unread int
 	)
 	for _, c := range clusters {
-		prefix := query.ClusterName(c) + ": "
+		prefix := fleet.ClusterName(c) + ": "
 		inv := s.fleet.Of(c, len(clusters))
 		if !inv.Available {
 			notes = append(notes, prefix+"no cluster access: the quotas are not known ("+strings.Join(inv.Skipped, "; ")+")")

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals"
 	"log/slog"
 	"os"
@@ -11,7 +12,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/inventory/kube"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals/dcgm"
@@ -24,7 +25,7 @@ type Session struct {
 	obs        Observer
 	src        source.Source
 	close      func() error
-	window     query.Window
+	window     fleet.Window
 	schema     signals.Schema // nil until named or detected
 	dcgmFields *dcgm.FieldMap // --dcgm-fields; nil for none
 	thresholds criteria.Config
@@ -90,7 +91,7 @@ func settle(cfg Config) (*Session, error) {
 	if s.cfg.Logger == nil {
 		s.cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	w, err := query.Window{Start: cfg.Start, End: cfg.End, Step: cfg.Step}.WithDefaults()
+	w, err := fleet.Window{Start: cfg.Start, End: cfg.End, Step: cfg.Step}.WithDefaults()
 	if err != nil {
 		return nil, &InputError{Input: InputWindow, Err: err}
 	}
@@ -110,7 +111,7 @@ func settle(cfg Config) (*Session, error) {
 		return nil, &InputError{Input: InputPrices, Err: err}
 	}
 	if cfg.NoKubernetes == "" && (len(cfg.Contexts) > 0 || cfg.AllContexts) {
-		if s.members, err = inventory.ResolveMembers(cfg.Kubernetes, cfg.Contexts, cfg.AllContexts); err != nil {
+		if s.members, err = kube.ResolveMembers(cfg.Kubernetes, cfg.Contexts, cfg.AllContexts); err != nil {
 			input := InputContext
 			if len(cfg.Contexts) == 0 {
 				input = InputAllCtx
@@ -180,13 +181,13 @@ func (s *Session) readCluster(ctx context.Context) *inventory.Inventory {
 	o := s.cfg.Kubernetes
 	o.Logger = s.cfg.Logger
 	if len(s.members) == 0 {
-		c, err := inventory.NewClient(o)
+		c, err := kube.NewClient(o)
 		if err != nil {
 			return inventory.Unavailable(err.Error())
 		}
-		return inventory.Read(ctx, c, o)
+		return kube.Read(ctx, c, o)
 	}
-	s.fleet = inventory.ReadFleet(ctx, o, s.members, 0)
+	s.fleet = kube.ReadFleet(ctx, o, s.members, 0)
 	if s.fleet.Len() == 1 {
 		return s.fleet.For(s.members[0].Cluster)
 	}

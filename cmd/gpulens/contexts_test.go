@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-const fleetKubeconfig = "../../analyzer/inventory/testdata/kubeconfig-fleet.yaml"
+const fleetKubeconfig = "../../analyzer/inventory/kube/testdata/kubeconfig-fleet.yaml"
 
 func hideKubernetes(t *testing.T) {
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")

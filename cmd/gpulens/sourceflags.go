@@ -12,7 +12,8 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/spf13/pflag"
 
-	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/inventory/kube"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/plan"
 	"github.com/gpulens/gpulens/analyzer/query"
@@ -70,13 +71,13 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.since, "since", "7d", "Length of the window, ending at --until (e.g. 36h, 7d, 2w)")
 	fs.StringVar(&f.until, "until", "", "End of the window, RFC 3339 (default: now)")
 	fs.DurationVar(&f.step, "step", time.Minute, "Resolution the window is read at: the scrape interval, or longer")
-	fs.StringVar(&f.teamLabel, "team-label", inventory.DefaultTeamLabel, "Namespace label naming the team that owns it")
+	fs.StringVar(&f.teamLabel, "team-label", kube.DefaultTeamLabel, "Namespace label naming the team that owns it")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "Kubeconfig file (default: in-cluster, $KUBECONFIG or ~/.kube/config)")
 	fs.StringArrayVar(&f.contexts, "context", nil, "Kubeconfig context to read the cluster through (default: the current one). Repeat it to read several clusters, each with its own credentials, "+
 		"as CONTEXT or CONTEXT=CLUSTER: CLUSTER is the value of the cluster label that cluster's metrics carry (default: the context's name), e.g. --context prod-eu --context arn:aws:eks:us-east-1:1234:cluster/gpu=us-east")
 	fs.BoolVar(&f.allContexts, "all-contexts", false, "Read every context of the kubeconfig as a cluster of its own name, the current context first; --context CONTEXT=CLUSTER renames one. "+
 		"A cluster that cannot be read degrades only its own part, which the report names")
-	fs.StringVar(&f.clusterLabel, "cluster-label", query.DefaultClusterLabel, "Label that names each series' cluster in a store shared by several clusters (the external label of Thanos, Mimir or the Prometheus Operator): "+
+	fs.StringVar(&f.clusterLabel, "cluster-label", fleet.DefaultClusterLabel, "Label that names each series' cluster in a store shared by several clusters (the external label of Thanos, Mimir or the Prometheus Operator): "+
 		"each cluster is analysed on its own and joined with its own --context. A store without it reads as one cluster; empty reads every store as one")
 	fs.BoolVar(&f.noKubernetes, "no-kubernetes", false, "Do not read the cluster: work from metric labels alone")
 	fs.StringVar(&f.configFile, "config", "", "Findings thresholds file (YAML, over the defaults)")
@@ -111,7 +112,7 @@ func (f *sourceFlags) config(now time.Time, logger *slog.Logger, obs session.Obs
 	cfg := session.Config{
 		PrometheusURL: f.prometheusURL, DataDir: f.dataDir, Remote: f.remote, MaxSamples: f.maxSamples,
 		Schema: f.schema, Start: start, End: end, Step: f.step, ConfigFile: f.configFile, PricesFile: f.pricesFile, DCGMFieldsFile: f.dcgmFields,
-		Kubernetes: inventory.Options{Kubeconfig: f.kubeconfig, TeamLabel: f.teamLabel},
+		Kubernetes: kube.Options{Kubeconfig: f.kubeconfig, TeamLabel: f.teamLabel},
 		Contexts:   f.contexts, AllContexts: f.allContexts, ClusterLabel: f.clusterLabel,
 		Logger: logger, Observer: obs,
 	}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	invkube "github.com/gpulens/gpulens/analyzer/inventory/kube"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/signals"
@@ -162,12 +163,12 @@ func TestDRAAnalyzer(t *testing.T) {
 	reserve(t, ac, ns, "shared-gpu", node, notebooks)
 
 	// The inventory, as the analyzer's ServiceAccount with the chart's RBAC.
-	o := inventory.Options{Kubeconfig: kubeconfigAs(t, ids.analyzer.Namespace, ids.analyzer.Name)}
-	client, err := inventory.NewClient(o)
+	o := invkube.Options{Kubeconfig: kubeconfigAs(t, ids.analyzer.Namespace, ids.analyzer.Name)}
+	client, err := invkube.NewClient(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv := inventory.Read(ctx, client, o)
+	inv := invkube.Read(ctx, client, o)
 	if len(inv.Skipped) != 0 {
 		t.Fatalf("Skipped = %q", inv.Skipped)
 	}

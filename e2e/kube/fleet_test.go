@@ -14,6 +14,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	invkube "github.com/gpulens/gpulens/analyzer/inventory/kube"
 )
 
 // fleetKubeconfig writes a kubeconfig of three contexts, as one of several
@@ -68,8 +69,8 @@ func TestFleetEachClusterItsOwnPart(t *testing.T) {
 	runPod(t, c, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "train-" + s, Namespace: ns},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "registry.example/train:1", Resources: gpuLimits(1)}}}}, node)
 
-	o := inventory.Options{Kubeconfig: fleetKubeconfig(t, "nobody-"+s), Timeout: 20 * time.Second}
-	members, err := inventory.ResolveMembers(o, []string{"gpu-b=b"}, true)
+	o := invkube.Options{Kubeconfig: fleetKubeconfig(t, "nobody-"+s), Timeout: 20 * time.Second}
+	members, err := invkube.ResolveMembers(o, []string{"gpu-b=b"}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestFleetEachClusterItsOwnPart(t *testing.T) {
 	if !slices.Equal(members, want) {
 		t.Fatalf("members %v, want %v", members, want)
 	}
-	f := inventory.ReadFleet(t.Context(), o, members, 2)
+	f := invkube.ReadFleet(t.Context(), o, members, 2)
 
 	a := f.For("gpu-a")
 	if !a.Available || slices.ContainsFunc(a.Skipped, func(sk string) bool { return strings.Contains(sk, "forbidden") }) {

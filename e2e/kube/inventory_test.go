@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	invkube "github.com/gpulens/gpulens/analyzer/inventory/kube"
 )
 
 // world is what one inventory test puts into the cluster.
@@ -315,11 +316,11 @@ func TestInventoryReadsRealObjects(t *testing.T) {
 	cmNS := "plugin-" + s
 	w := buildWorld(t, c, cmNS, "device-plugin-config")
 	// NewClient, as the analyzer builds its client from --kubeconfig.
-	client, err := inventory.NewClient(inventory.Options{Kubeconfig: testKubeconfig(t)})
+	client, err := invkube.NewClient(invkube.Options{Kubeconfig: testKubeconfig(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv := inventory.Read(t.Context(), client, inventory.Options{DevicePluginConfigMaps: []string{cmNS + "/device-plugin-config"}})
+	inv := invkube.Read(t.Context(), client, invkube.Options{DevicePluginConfigMaps: []string{cmNS + "/device-plugin-config"}})
 	checkWorld(t, inv, w, cmNS+"/device-plugin-config")
 }
 
@@ -344,7 +345,7 @@ func TestInventoryPagesThroughContinueTokens(t *testing.T) {
 	if err := g.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	inv := inventory.Read(t.Context(), c, inventory.Options{})
+	inv := invkube.Read(t.Context(), c, invkube.Options{})
 	if len(inv.Skipped) != 0 {
 		t.Fatalf("Skipped = %q", inv.Skipped)
 	}

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	invkube "github.com/gpulens/gpulens/analyzer/inventory/kube"
 	"github.com/gpulens/gpulens/analyzer/plan"
 	"github.com/gpulens/gpulens/analyzer/quota"
 	"github.com/gpulens/gpulens/analyzer/workload"
@@ -88,12 +89,12 @@ func TestKueueQuotaAdvice(t *testing.T) {
 	}
 
 	// The inventory, as the analyzer's ServiceAccount with the chart's RBAC.
-	o := inventory.Options{Kubeconfig: kubeconfigAs(t, ids.analyzer.Namespace, ids.analyzer.Name)}
-	client, err := inventory.NewClient(o)
+	o := invkube.Options{Kubeconfig: kubeconfigAs(t, ids.analyzer.Namespace, ids.analyzer.Name)}
+	client, err := invkube.NewClient(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv := inventory.Read(t.Context(), client, o)
+	inv := invkube.Read(t.Context(), client, o)
 	for _, s := range inv.Skipped {
 		t.Errorf("skipped: %s", s)
 	}

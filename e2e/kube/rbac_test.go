@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
-	"github.com/gpulens/gpulens/analyzer/inventory"
+	invkube "github.com/gpulens/gpulens/analyzer/inventory/kube"
 	"github.com/gpulens/gpulens/exporter/attribution/podindex"
 )
 
@@ -23,7 +23,7 @@ type identities struct{ exporter, analyzer *corev1.ServiceAccount }
 
 // applyChartRBAC applies the chart's ServiceAccounts, Roles, ClusterRoles
 // and their bindings, exactly as rendered, and returns the accounts. The
-// analyzer's rules come from analyzer/inventory/testdata/rbac.yaml, bound
+// analyzer's rules come from analyzer/inventory/kube/testdata/rbac.yaml, bound
 // here, when the rendered chart does not deploy the analyzer.
 func applyChartRBAC(t *testing.T, cfg *rest.Config, c kubernetes.Interface) identities {
 	t.Helper()
@@ -52,7 +52,7 @@ func applyChartRBAC(t *testing.T, cfg *rest.Config, c kubernetes.Interface) iden
 		t.Fatal("the rendered chart has no ServiceAccount")
 	}
 	if ids.analyzer == nil {
-		t.Log("the rendered chart has no analyzer ServiceAccount: binding analyzer/inventory/testdata/rbac.yaml")
+		t.Log("the rendered chart has no analyzer ServiceAccount: binding analyzer/inventory/kube/testdata/rbac.yaml")
 		ids.analyzer = &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "gpulens-analyzer", Namespace: ids.exporter.Namespace}}
 		objs = append(objs, toUnstructured(t, ids.analyzer))
 		for _, o := range analyzerTestdataRBAC(t, ids.analyzer) {
@@ -74,7 +74,7 @@ func applyChartRBAC(t *testing.T, cfg *rest.Config, c kubernetes.Interface) iden
 // bindings to sa a chart would add.
 func analyzerTestdataRBAC(t *testing.T, sa *corev1.ServiceAccount) []runtime.Object {
 	t.Helper()
-	b, err := os.ReadFile("../../analyzer/inventory/testdata/rbac.yaml")
+	b, err := os.ReadFile("../../analyzer/inventory/kube/testdata/rbac.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,12 +195,12 @@ func TestAnalyzerRBAC(t *testing.T) {
 	// ServiceAccount; the default ConfigMaps: device-plugin-config is
 	// absent, which the analyzer tells apart from a refusal only because it
 	// may GET it.
-	o := inventory.Options{Kubeconfig: kubeconfigAs(t, sa.Namespace, sa.Name)}
-	analyzer, err := inventory.NewClient(o)
+	o := invkube.Options{Kubeconfig: kubeconfigAs(t, sa.Namespace, sa.Name)}
+	analyzer, err := invkube.NewClient(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv := inventory.Read(t.Context(), analyzer, o)
+	inv := invkube.Read(t.Context(), analyzer, o)
 	checkWorld(t, inv, w, operatorNS+"/time-slicing-config")
 
 	c := clientFor(t, asServiceAccount(admin, sa.Namespace, sa.Name))

@@ -151,7 +151,7 @@ func grants(rules []rbacv1.PolicyRule) []grant {
 // informer lists and watches pods (its node's, by field selector) and it
 // gets its own Node for GPU Feature Discovery's labels; the analyzer's
 // inventory lists once per run and gets the device plugin's ConfigMaps by
-// name (analyzer/inventory/testdata/rbac.yaml, which the inventory's
+// name (analyzer/inventory/kube/testdata/rbac.yaml, which the inventory's
 // tests prove exact). A rule missing here is a refused request in a
 // cluster; e2e/kube runs the code under these roles against a real API
 // server.

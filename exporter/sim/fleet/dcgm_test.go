@@ -15,6 +15,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	fleetmodel "github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
@@ -436,7 +437,7 @@ func TestDCGMSinkThroughTSDB(t *testing.T) {
 			if err != nil || sch.Name() != dcgmfields.SchemaName {
 				t.Fatalf("detected %v, %v; want dcgm-exporter", sch, err)
 			}
-			res, err := query.Analyze(ctx, db, sch, query.Window{Start: dcgmStart, End: end})
+			res, err := query.Analyze(ctx, db, sch, fleetmodel.Window{Start: dcgmStart, End: end})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -447,7 +448,7 @@ func TestDCGMSinkThroughTSDB(t *testing.T) {
 			if fmt.Sprint(sharing) != fmt.Sprint(tt.sharing) {
 				t.Errorf("allocations by sharing %v, want %v", sharing, tt.sharing)
 			}
-			var lost *query.GPU
+			var lost *fleetmodel.GPU
 			for i, g := range res.GPUs {
 				if len(g.XIDCodes) > 0 && g.XIDCodes[0] == "79" {
 					lost = &res.GPUs[i]

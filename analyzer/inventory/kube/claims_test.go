@@ -1,4 +1,4 @@
-package inventory
+package kube
 
 import (
 	"slices"
@@ -11,6 +11,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/gpulens/gpulens/analyzer/dra"
+	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/signals"
 )
 
@@ -49,7 +50,7 @@ func TestClaimsOf(t *testing.T) {
 			signals.AllocationPathDRA},
 		// notebook-old named the claim too, but has finished; the
 		// scheduler's reservation lists the two running notebooks.
-		{"two notebooks share one ResourceClaim",
+		{"two notebooks share one inventory.ResourceClaim",
 			[]string{"notebook-a"},
 			[]dra.Claim{{PodClaim: "gpu", ResourceClaim: "shared-gpu", Requests: []dra.Request{anyGPU},
 				Containers: map[string][]string{"main": nil}, Pods: []string{"notebook-a"}, SharedBy: []string{"notebook-a", "notebook-b"}}},
@@ -78,7 +79,7 @@ func TestClaimsOf(t *testing.T) {
 
 	shared := inv.GPUClaimOf("vision", []string{"notebook-b"})
 	if shared == nil || !shared.Shared() || shared.Source() != "ResourceClaim vision/shared-gpu" {
-		t.Errorf("notebook-b's claim = %+v, want the shared ResourceClaim vision/shared-gpu", shared)
+		t.Errorf("notebook-b's claim = %+v, want the shared inventory.ResourceClaim vision/shared-gpu", shared)
 	}
 	if c := inv.GPUClaimOf("vision", []string{"embed-x7k2p"}); c == nil || c.Shared() || c.Source() != "ResourceClaimTemplate vision/mig-3g" {
 		t.Errorf("embed's claim = %+v, want the unshared template vision/mig-3g", c)
@@ -102,11 +103,11 @@ func TestClaimsOf(t *testing.T) {
 	}
 	// A pod's generated claim is recorded, and the device-plugin pod has
 	// its limits and no claims.
-	if diff := cmp.Diff([]PodClaim{{Name: "gpu", Template: "single-gpu", Claim: "detector-7c9d8b6f45-k2x9q-gpu-h7m2v", Containers: map[string][]string{"main": nil}}},
-		inv.Pods[PodKey{"vision", "detector-7c9d8b6f45-k2x9q"}].Claims); diff != "" {
+	if diff := cmp.Diff([]inventory.PodClaim{{Name: "gpu", Template: "single-gpu", Claim: "detector-7c9d8b6f45-k2x9q-gpu-h7m2v", Containers: map[string][]string{"main": nil}}},
+		inv.Pods[inventory.PodKey{Namespace: "vision", Name: "detector-7c9d8b6f45-k2x9q"}].Claims); diff != "" {
 		t.Errorf("detector pod claims (-want +got):\n%s", diff)
 	}
-	if p := inv.Pods[PodKey{"vision", "legacy-0"}]; p.Claims != nil || p.GPURequests["nvidia.com/gpu"] != 1 {
+	if p := inv.Pods[inventory.PodKey{Namespace: "vision", Name: "legacy-0"}]; p.Claims != nil || p.GPURequests["nvidia.com/gpu"] != 1 {
 		t.Errorf("legacy pod: claims %+v, GPU requests %v", p.Claims, p.GPURequests)
 	}
 }

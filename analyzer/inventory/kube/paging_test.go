@@ -1,4 +1,4 @@
-package inventory
+package kube
 
 import (
 	"cmp"
@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/gpulens/gpulens/analyzer/inventory"
 )
 
 // pagedPods makes the fake clientset page pod lists the way the API
@@ -106,7 +108,7 @@ func TestReadPagesPods(t *testing.T) {
 			if tt.expireAfter == 0 && (calls[1].Continue != "500" || calls[2].Continue != "1000") {
 				t.Errorf("continue tokens %q, %q; want each page to continue the last", calls[1].Continue, calls[2].Continue)
 			}
-			p := inv.Pods[PodKey{"team-1", "worker-1233"}]
+			p := inv.Pods[inventory.PodKey{Namespace: "team-1", Name: "worker-1233"}]
 			if p.GPURequests["nvidia.com/gpu"] != 1 || p.Node != "gpu-17" {
 				t.Errorf("last pod = %+v", p)
 			}

@@ -1,4 +1,4 @@
-package inventory
+package kube
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/gpulens/gpulens/analyzer/inventory"
 )
 
 // step reads one kind of object. It returns a commit function that stores
@@ -38,7 +40,7 @@ var steps = []step{
 type reader struct {
 	c   kubernetes.Interface
 	o   Options
-	inv *Inventory
+	inv *inventory.Inventory
 	// replicaSets and jobs map each ReplicaSet and Job to its own
 	// controller; nil when the list could not be read.
 	replicaSets map[objectKey]ownerRef
@@ -48,16 +50,16 @@ type reader struct {
 // Read takes a snapshot of the cluster through c. It never fails: whatever
 // cannot be read is listed in Skipped, and when the API server cannot be
 // reached at all the result is Unavailable.
-func Read(ctx context.Context, c kubernetes.Interface, o Options) *Inventory {
+func Read(ctx context.Context, c kubernetes.Interface, o Options) *inventory.Inventory {
 	o = o.withDefaults()
 	if c == nil {
-		return Unavailable("kubernetes: no client configured")
+		return inventory.Unavailable("kubernetes: no client configured")
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 
 	start := time.Now()
-	r := &reader{c: c, o: o, inv: empty()}
+	r := &reader{c: c, o: o, inv: inventory.Empty()}
 	r.inv.Available = true
 	reached := false
 	for _, s := range steps {
@@ -73,7 +75,7 @@ func Read(ctx context.Context, c kubernetes.Interface, o Options) *Inventory {
 			// Nothing has answered yet and this was not an answer either:
 			// every further request would wait out the same failure.
 			o.Logger.Warn("kubernetes API unreachable", "err", err)
-			inv := Unavailable("kubernetes API unreachable: " + err.Error())
+			inv := inventory.Unavailable("kubernetes API unreachable: " + err.Error())
 			inv.ReadAt = start
 			return inv
 		}
@@ -81,34 +83,11 @@ func Read(ctx context.Context, c kubernetes.Interface, o Options) *Inventory {
 		r.skip(s.resource, err, s.impact)
 	}
 	r.readSharing(ctx)
-	r.inv.indexClaimUsers()
+	r.inv.IndexClaimUsers()
 	r.inv.ReadAt = start
 	o.Logger.Info("inventory read", "pods", len(r.inv.Pods), "nodes", len(r.inv.Nodes),
 		"namespaces", len(r.inv.Namespaces), "skipped", len(r.inv.Skipped), "duration", time.Since(start))
 	return r.inv
-}
-
-// Unavailable is the inventory of a run without cluster access: every
-// consumer falls back to metric labels, and reason says why.
-func Unavailable(reason string) *Inventory {
-	inv := empty()
-	inv.ReadAt = time.Now()
-	inv.Skipped = []string{reason}
-	return inv
-}
-
-// empty returns an inventory whose maps are allocated, so that consumers
-// can index them without nil checks whether or not the cluster was read.
-func empty() *Inventory {
-	return &Inventory{
-		Pods:            map[PodKey]Pod{},
-		Namespaces:      map[string]Namespace{},
-		Nodes:           map[string]Node{},
-		Quotas:          map[string][]Quota{},
-		PDBs:            map[string][]PDB{},
-		PriorityClasses: map[string]int32{},
-		Sharing:         map[string]SharingConfig{},
-	}
 }
 
 func (r *reader) skip(what string, err error, impact string) {

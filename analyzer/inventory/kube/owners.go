@@ -1,4 +1,4 @@
-package inventory
+package kube
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpulens/gpulens/analyzer/inventory"
 )
 
 type objectKey struct{ namespace, name string }
@@ -73,7 +75,7 @@ func (r *reader) resolveOwner(ns string, podLabels map[string]string, ref ownerR
 			}
 			return parent, false
 		}
-		if cj, ok := cronJobOfJob(ref.name); ok {
+		if cj, ok := inventory.CronJobOfJob(ref.name); ok {
 			return ownerRef{"CronJob", cj}, true
 		}
 	}

@@ -1,4 +1,4 @@
-package inventory
+package kube
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
@@ -39,36 +40,36 @@ func TestReadCluster(t *testing.T) {
 	t.Run("pods", func(t *testing.T) {
 		tests := []struct {
 			ns, name string
-			want     Pod
+			want     inventory.Pod
 		}{
-			{"inference", "triton-6b8f9c7d54-x2k4q", Pod{
+			{"inference", "triton-6b8f9c7d54-x2k4q", inventory.Pod{
 				Node: a100, Phase: "Running", WorkloadKind: "Deployment", WorkloadName: "triton",
 				GPURequests: map[string]int64{"nvidia.com/gpu.shared": 1}, PriorityClass: "inference-critical",
 			}},
-			{"inference", "triton-6b8f9c7d54-q9w7z", Pod{
+			{"inference", "triton-6b8f9c7d54-q9w7z", inventory.Pod{
 				Node: a100, Phase: "Running", WorkloadKind: "Deployment", WorkloadName: "triton",
 				GPURequests: map[string]int64{"nvidia.com/gpu.shared": 1}, PriorityClass: "inference-critical",
 			}},
-			{"research", "llm-finetune-0", Pod{
+			{"research", "llm-finetune-0", inventory.Pod{
 				Node: h100, Phase: "Running", WorkloadKind: "StatefulSet", WorkloadName: "llm-finetune",
 				GPURequests: map[string]int64{"nvidia.com/mig-3g.40gb": 1}, PriorityClass: "batch-low",
 			}},
-			{"research", "llm-finetune-1", Pod{
+			{"research", "llm-finetune-1", inventory.Pod{
 				Node: h100, Phase: "Running", WorkloadKind: "StatefulSet", WorkloadName: "llm-finetune",
 				GPURequests: map[string]int64{"nvidia.com/mig-3g.40gb": 1}, PriorityClass: "batch-low",
 			}},
-			{"research", "nightly-eval-29431200-7hq2m", Pod{
+			{"research", "nightly-eval-29431200-7hq2m", inventory.Pod{
 				Node: h100, Phase: "Succeeded", WorkloadKind: "CronJob", WorkloadName: "nightly-eval",
 				GPURequests: map[string]int64{"nvidia.com/mig-1g.10gb": 1}, PriorityClass: "batch-low",
 			}},
-			{"notebooks", "jupyter-alice", Pod{
+			{"notebooks", "jupyter-alice", inventory.Pod{
 				Node: a100, Phase: "Running", WorkloadKind: "Pod", WorkloadName: "jupyter-alice",
 				GPURequests: map[string]int64{"nvidia.com/gpu.shared": 1},
 			}},
-			{"web", "nginx-5c7588df89-kw8vt", Pod{
+			{"web", "nginx-5c7588df89-kw8vt", inventory.Pod{
 				Node: l4, Phase: "Running", WorkloadKind: "Deployment", WorkloadName: "nginx",
 			}},
-			{"gpu-operator", "nvidia-device-plugin-daemonset-8gzkx", Pod{
+			{"gpu-operator", "nvidia-device-plugin-daemonset-8gzkx", inventory.Pod{
 				Node: h100, Phase: "Running", WorkloadKind: "DaemonSet", WorkloadName: "nvidia-device-plugin-daemonset",
 				PriorityClass: "system-node-critical",
 			}},
@@ -77,7 +78,7 @@ func TestReadCluster(t *testing.T) {
 			t.Errorf("read %d pods, want %d", len(inv.Pods), len(tests))
 		}
 		for _, tt := range tests {
-			key := PodKey{tt.ns, tt.name}
+			key := inventory.PodKey{Namespace: tt.ns, Name: tt.name}
 			got, ok := inv.Pods[key]
 			if !ok {
 				t.Errorf("pod %v missing", key)
@@ -96,30 +97,30 @@ func TestReadCluster(t *testing.T) {
 	t.Run("nodes", func(t *testing.T) {
 		tests := []struct {
 			name string
-			want Node
+			want inventory.Node
 		}{
-			{h100, Node{
+			{h100, inventory.Node{
 				Product: "NVIDIA-H100-80GB-HBM3", MemoryMiB: 81559, Count: 8, Replicas: 1,
 				SharingStrategy: "none", MIGStrategy: "mixed",
 				Capacity: map[string]int64{"nvidia.com/gpu": 0, "nvidia.com/mig-1g.10gb": 16,
 					"nvidia.com/mig-2g.20gb": 8, "nvidia.com/mig-3g.40gb": 8},
-				Taints:   []Taint{{"nvidia.com/gpu", "present", "NoSchedule"}},
+				Taints:   []inventory.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}},
 				NodePool: "h100-training",
 			}},
-			{a100, Node{
+			{a100, inventory.Node{
 				Product: "NVIDIA-A100-SXM4-40GB", MemoryMiB: 40960, Count: 8, Replicas: 4,
 				SharingStrategy: "time-slicing", MIGStrategy: "none", DevicePluginCfg: "a100-40gb",
 				Capacity: map[string]int64{"nvidia.com/gpu.shared": 32},
-				Taints:   []Taint{{"nvidia.com/gpu", "present", "NoSchedule"}},
+				Taints:   []inventory.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}},
 				NodePool: "a100-shared",
 			}},
-			{l4, Node{
+			{l4, inventory.Node{
 				Product: "NVIDIA-L4", MemoryMiB: 23034, Count: 1, Replicas: 1,
 				SharingStrategy: "none", MIGStrategy: "none",
 				Capacity: map[string]int64{"nvidia.com/gpu": 1},
 				NodePool: "inference-l4",
 			}},
-			{cpu, Node{NodePool: "system"}},
+			{cpu, inventory.Node{NodePool: "system"}},
 		}
 		for _, tt := range tests {
 			got, ok := inv.Nodes[tt.name]
@@ -159,7 +160,7 @@ func TestReadCluster(t *testing.T) {
 	})
 
 	t.Run("quotas", func(t *testing.T) {
-		want := map[string][]Quota{"inference": {{
+		want := map[string][]inventory.Quota{"inference": {{
 			Name: "gpu-quota",
 			Hard: map[string]int64{"requests.nvidia.com/gpu": 4, "requests.nvidia.com/gpu.shared": 16},
 			Used: map[string]int64{"requests.nvidia.com/gpu": 0, "requests.nvidia.com/gpu.shared": 2},
@@ -185,7 +186,7 @@ func TestReadCluster(t *testing.T) {
 			for _, p := range inv.PDBsFor(tt.ns, tt.pod) {
 				names = append(names, p.Name)
 				if p.DisruptionsAllowed != tt.disrupted {
-					t.Errorf("%s: PDB %s allows %d disruptions, want %d", tt.pod, p.Name, p.DisruptionsAllowed, tt.disrupted)
+					t.Errorf("%s: inventory.PDB %s allows %d disruptions, want %d", tt.pod, p.Name, p.DisruptionsAllowed, tt.disrupted)
 				}
 			}
 			if !slices.Equal(names, tt.want) {
@@ -208,7 +209,7 @@ func TestReadCluster(t *testing.T) {
 	})
 
 	t.Run("sharing", func(t *testing.T) {
-		want := map[string]SharingConfig{
+		want := map[string]inventory.SharingConfig{
 			"a100-40gb": {TimeSlicing: map[string]int{"nvidia.com/gpu": 4}, RenameByDefault: true,
 				FailRequestsGT1: true, MIGStrategy: "none", Source: "gpu-operator/time-slicing-config"},
 			"h100-mig": {MIGStrategy: "mixed", Source: "gpu-operator/time-slicing-config"},
@@ -244,28 +245,28 @@ func TestReadForbidden(t *testing.T) {
 	tests := []struct {
 		verb, resource string
 		skipped        string // prefix of the single Skipped entry
-		check          func(t *testing.T, inv *Inventory)
+		check          func(t *testing.T, inv *inventory.Inventory)
 	}{
-		{"list", "resourcequotas", "resourcequotas: forbidden", func(t *testing.T, inv *Inventory) {
+		{"list", "resourcequotas", "resourcequotas: forbidden", func(t *testing.T, inv *inventory.Inventory) {
 			if len(inv.Quotas) != 0 {
 				t.Errorf("quotas = %v, want none", inv.Quotas)
 			}
 		}},
-		{"list", "replicasets", "replicasets: forbidden", func(t *testing.T, inv *Inventory) {
+		{"list", "replicasets", "replicasets: forbidden", func(t *testing.T, inv *inventory.Inventory) {
 			// Deployments are still found, from pod-template-hash.
-			p := inv.Pods[PodKey{"inference", "triton-6b8f9c7d54-x2k4q"}]
+			p := inv.Pods[inventory.PodKey{Namespace: "inference", Name: "triton-6b8f9c7d54-x2k4q"}]
 			if p.WorkloadKind != "Deployment" || p.WorkloadName != "triton" || !p.WorkloadInferred {
 				t.Errorf("triton pod workload = %s/%s inferred=%v, want inferred Deployment/triton",
 					p.WorkloadKind, p.WorkloadName, p.WorkloadInferred)
 			}
 		}},
-		{"list", "jobs", "jobs: forbidden", func(t *testing.T, inv *Inventory) {
+		{"list", "jobs", "jobs: forbidden", func(t *testing.T, inv *inventory.Inventory) {
 			w, inferred := inv.WorkloadOf("research", "nightly-eval-29431200-7hq2m")
 			if w != (workload.Ref{Kind: "CronJob", Namespace: "research", Name: "nightly-eval"}) || !inferred {
 				t.Errorf("eval pod workload = %+v, want inferred CronJob/nightly-eval", w)
 			}
 		}},
-		{"list", "pods", "pods: forbidden", func(t *testing.T, inv *Inventory) {
+		{"list", "pods", "pods: forbidden", func(t *testing.T, inv *inventory.Inventory) {
 			if len(inv.Pods) != 0 {
 				t.Errorf("%d pods, want none", len(inv.Pods))
 			}
@@ -273,17 +274,17 @@ func TestReadForbidden(t *testing.T) {
 				t.Errorf("workload = %+v, want inferred Deployment/triton", w)
 			}
 		}},
-		{"list", "nodes", "nodes: forbidden", func(t *testing.T, inv *Inventory) {
+		{"list", "nodes", "nodes: forbidden", func(t *testing.T, inv *inventory.Inventory) {
 			if len(inv.GPUNodes()) != 0 {
 				t.Errorf("GPUNodes = %v, want none", inv.GPUNodes())
 			}
 		}},
-		{"list", "namespaces", "namespaces: forbidden", func(t *testing.T, inv *Inventory) {
+		{"list", "namespaces", "namespaces: forbidden", func(t *testing.T, inv *inventory.Inventory) {
 			if got := inv.Team("inference"); got != "inference" {
 				t.Errorf("Team = %q, want the namespace", got)
 			}
 		}},
-		{"get", "configmaps", "configmap gpu-operator/time-slicing-config: forbidden", func(t *testing.T, inv *Inventory) {
+		{"get", "configmaps", "configmap gpu-operator/time-slicing-config: forbidden", func(t *testing.T, inv *inventory.Inventory) {
 			if len(inv.Sharing) != 0 {
 				t.Errorf("sharing = %v, want none", inv.Sharing)
 			}
@@ -362,19 +363,4 @@ func TestReadDeadline(t *testing.T) {
 	if len(inv.Pods) != 8 {
 		t.Errorf("%d pods, want 8", len(inv.Pods))
 	}
-}
-
-func TestUnavailable(t *testing.T) {
-	inv := Unavailable("no kubeconfig")
-	if inv.Available || !slices.Equal(inv.Skipped, []string{"no kubeconfig"}) || inv.ReadAt.IsZero() {
-		t.Errorf("Unavailable = %+v", inv)
-	}
-	// Consumers index the maps and call the helpers without nil checks.
-	if len(inv.Pods) != 0 || inv.Team("ml") != "ml" || len(inv.GPUNodes()) != 0 {
-		t.Error("Unavailable inventory is not usable as empty")
-	}
-	if w := inv.Workload("ml", "web-7d9f8c6b5-x2k4q"); w.Kind != "Deployment" || w.Name != "web" {
-		t.Errorf("Workload = %s, want inferred Deployment/web", w)
-	}
-	inv.Pods[PodKey{"a", "b"}] = Pod{} // must not panic
 }

@@ -1,11 +1,11 @@
-package query
+package fleet
 
 import (
 	"errors"
 	"fmt"
 	"time"
 
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/internal/promdur"
 )
 
 // DefaultStep is the subquery resolution when Window.Step is zero.
@@ -39,11 +39,6 @@ func (w Window) WithDefaults() (Window, error) {
 // Duration is End - Start.
 func (w Window) Duration() time.Duration { return w.End.Sub(w.Start) }
 
-// rangeStr and stepStr are the window in PromQL syntax. Seconds avoid any
-// rounding of odd windows into PromQL units.
-func (w Window) rangeStr() string { return promDuration(w.Duration()) }
-func (w Window) stepStr() string  { return promDuration(w.Step) }
-
 // SubqueryRange is the range of the window's subqueries. PromQL
 // evaluates a subquery at the multiples of its step; Prometheus 3 (and the
 // embedded engine) keeps those in (End-range, End], but Prometheus 2 (2.42
@@ -57,10 +52,8 @@ func (w Window) stepStr() string  { return promDuration(w.Step) }
 // (Start, End], the ones ExpectedSteps counts.
 func (w Window) SubqueryRange() string {
 	g0 := floorDiv(w.Start.UnixMilli(), w.Step.Milliseconds()) * w.Step.Milliseconds()
-	return promDuration(time.Duration(w.End.UnixMilli()-g0-1) * time.Millisecond)
+	return promdur.Format(time.Duration(w.End.UnixMilli()-g0-1) * time.Millisecond)
 }
-
-var promDuration = signals.Duration
 
 // ExpectedSteps is how many subquery steps fall in the window: PromQL
 // evaluates a subquery at the multiples of its step (since the Unix epoch)
@@ -79,20 +72,11 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-func (w Window) hours(steps float64) float64 { return steps * w.Step.Hours() }
-
 // Grid is the window's steps: the first, and how many there are. Every
 // reader of the window (the analysis, the plan, the timeline) reads at
 // these instants, so their figures agree.
 func (w Window) Grid() (first time.Time, steps int) {
 	return time.UnixMilli(w.firstStep()).UTC(), w.ExpectedSteps()
-}
-
-// sinceLastStep is the time from t (Unix milliseconds, a step of the
-// window) to the window's last step.
-func (w Window) sinceLastStep(t int64) time.Duration {
-	last := w.firstStep() + int64(w.ExpectedSteps()-1)*w.Step.Milliseconds()
-	return time.Duration(last-t) * time.Millisecond
 }
 
 // firstStep is the time of the window's first step in Unix milliseconds:

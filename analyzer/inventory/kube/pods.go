@@ -1,42 +1,29 @@
-package inventory
+package kube
 
 import (
 	"context"
 	"maps"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-)
 
-// GPU resource names the device plugin advertises: whole GPUs, renamed
-// time-sliced or MPS replicas, and MIG slices under the mixed strategy.
-const (
-	ResourceGPU       corev1.ResourceName = "nvidia.com/gpu"
-	ResourceGPUShared corev1.ResourceName = "nvidia.com/gpu.shared"
-	resourceMIGPrefix                     = "nvidia.com/mig-"
+	"github.com/gpulens/gpulens/analyzer/inventory"
 )
-
-// IsGPUResource reports whether a resource name is an NVIDIA GPU, a shared
-// replica of one or a MIG slice.
-func IsGPUResource(name corev1.ResourceName) bool {
-	return name == ResourceGPU || name == ResourceGPUShared || strings.HasPrefix(string(name), resourceMIGPrefix)
-}
 
 func readPods(ctx context.Context, r *reader) (func(), error) {
-	pods := map[PodKey]Pod{}
+	pods := map[inventory.PodKey]inventory.Pod{}
 	err := eachItem(ctx, r.c.CoreV1().Pods("").List, func(p *corev1.Pod) {
-		pods[PodKey{p.Namespace, p.Name}] = r.podSummary(p)
+		pods[inventory.PodKey{Namespace: p.Namespace, Name: p.Name}] = r.podSummary(p)
 	})
 	return func() { r.inv.Pods = pods }, err
 }
 
-func (r *reader) podSummary(p *corev1.Pod) Pod {
+func (r *reader) podSummary(p *corev1.Pod) inventory.Pod {
 	w, inferred := ownerRef{"Pod", p.Name}, false
 	if ref := controllerOf(&p.ObjectMeta); ref.kind != "" {
 		w, inferred = r.resolveOwner(p.Namespace, p.Labels, ref)
 	}
-	return Pod{
-		PodKey:           PodKey{p.Namespace, p.Name},
+	return inventory.Pod{
+		PodKey:           inventory.PodKey{Namespace: p.Namespace, Name: p.Name},
 		UID:              string(p.UID),
 		Node:             p.Spec.NodeName,
 		Phase:            string(p.Status.Phase),
@@ -90,7 +77,7 @@ func addGPUs(into map[string]int64, c *corev1.Container) {
 	seen := map[corev1.ResourceName]bool{}
 	for _, list := range []corev1.ResourceList{c.Resources.Limits, c.Resources.Requests} {
 		for name := range list {
-			if !IsGPUResource(name) || seen[name] {
+			if !inventory.IsGPUResource(string(name)) || seen[name] {
 				continue
 			}
 			seen[name] = true

@@ -1,4 +1,4 @@
-package query
+package fleet
 
 import (
 	"time"
@@ -280,5 +280,3 @@ type XIDEvent struct {
 type XIDHolder struct {
 	Namespace, Pod, Container, GPUInstance string
 }
-
-func (x Allocation) gpuKey() GPUKey { return GPUKey{Node: x.Node, UUID: x.UUID} }
