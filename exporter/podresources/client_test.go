@@ -19,6 +19,7 @@ import (
 	v1 "k8s.io/kubelet/pkg/apis/podresources/v1"
 
 	"github.com/gpulens/gpulens/exporter/podresources/podresourcestest"
+	"github.com/gpulens/gpulens/signals/native"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*/want.txt from the current output")
@@ -168,6 +169,13 @@ func TestRefreshLargeResponse(t *testing.T) {
 	err := small.Refresh(context.Background())
 	if status.Code(err) != codes.ResourceExhausted {
 		t.Errorf("with a 4 MiB limit Refresh = %v, want ResourceExhausted", err)
+	}
+	// Not "unreachable": the kubelet answered, the limit refused it.
+	if err == nil || !strings.Contains(err.Error(), "too large") || !strings.Contains(err.Error(), "--kubelet.pod-resources-max-message-size") {
+		t.Errorf("with a 4 MiB limit Refresh = %v, want an error saying too large and naming the flag", err)
+	}
+	if got := counterValue(t, small, native.ExporterPodResourcesRefreshFailures, ReasonTooLarge); got != 1 {
+		t.Errorf("refresh failures{reason=too_large} = %v, want 1", got)
 	}
 
 	c := New(Options{Socket: sock, Logger: slog.New(&logRecorder{})})
