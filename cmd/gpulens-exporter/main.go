@@ -66,8 +66,8 @@ type config struct {
 	// healthAddress serves /healthz and /readyz without the web config;
 	// empty: only the main listener serves them.
 	healthAddress string
-	web                   *web.FlagConfig
-	log                   *promslog.Config
+	web           *web.FlagConfig
+	log           *promslog.Config
 }
 
 func main() {
