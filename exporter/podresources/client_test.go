@@ -164,7 +164,8 @@ func TestRefreshLargeResponse(t *testing.T) {
 	sock := socketPath(t)
 	podresourcestest.Start(t, sock, list, nil)
 
-	small := New(Options{Socket: sock, MaxRecvBytes: 4 << 20, Logger: slog.New(&logRecorder{})})
+	smallLogs := &logRecorder{}
+	small := New(Options{Socket: sock, MaxRecvBytes: 4 << 20, Logger: slog.New(smallLogs)})
 	defer small.Close()
 	err := small.Refresh(context.Background())
 	if status.Code(err) != codes.ResourceExhausted {
@@ -176,6 +177,9 @@ func TestRefreshLargeResponse(t *testing.T) {
 	}
 	if got := counterValue(t, small, native.ExporterPodResourcesRefreshFailures, ReasonTooLarge); got != 1 {
 		t.Errorf("refresh failures{reason=too_large} = %v, want 1", got)
+	}
+	if n, u := smallLogs.count(slog.LevelWarn, "too large"), smallLogs.count(slog.LevelWarn, "unreachable"); n != 1 || u != 0 {
+		t.Errorf("%d warnings saying too large and %d saying unreachable, want 1 and 0", n, u)
 	}
 
 	c := New(Options{Socket: sock, Logger: slog.New(&logRecorder{})})
