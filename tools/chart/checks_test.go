@@ -1,8 +1,8 @@
 package chart
 
 import (
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
