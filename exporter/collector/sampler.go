@@ -95,16 +95,25 @@ func (s *Sampler) Run(ctx context.Context) {
 		if err := s.SampleOnce(ctx); err != nil && ctx.Err() == nil {
 			s.opts.Logger.Warn("collection failed", "backend", s.opts.Backend.Name(), "err", err)
 		}
-	wait:
+		if !s.wait(ctx, t.C, changed) {
+			return
+		}
+	}
+}
+
+// wait blocks until the next tick, attributing the latest sample again at
+// each kubelet change meanwhile; it returns false once ctx is done.
+func (s *Sampler) wait(ctx context.Context, tick <-chan time.Time, changed <-chan struct{}) bool {
+	for {
 		select {
 		case <-ctx.Done():
-			return
-		case <-t.C:
+			return false
+		case <-tick:
+			return true
 		case <-changed:
 			if err := s.Reattribute(); err != nil {
 				s.opts.Logger.Warn("attributing the last collection again", "err", err)
 			}
-			goto wait
 		}
 	}
 }
