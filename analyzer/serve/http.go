@@ -2,9 +2,12 @@ package serve
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/gpulens/gpulens/internal/healthz"
 )
 
 // Handler serves /metrics, the JSON API and the probes.
@@ -30,18 +33,9 @@ func (s *Service) Handler() http.Handler {
 			Stale: s.stale.Load(), Findings: json.RawMessage(snap.findings),
 		})
 	})
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		// The process answers: restarting it would not make an unreachable
-		// Prometheus answer, so analysis failures belong in /readyz.
-		_, _ = w.Write([]byte("ok\n"))
-	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if !s.Ready() {
-			http.Error(w, "no successful analysis within three intervals", http.StatusServiceUnavailable)
-			return
-		}
-		_, _ = w.Write([]byte("ok\n"))
-	})
+	probes := s.Probes()
+	mux.Handle("GET /healthz", probes)
+	mux.Handle("GET /readyz", probes)
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write([]byte(`<html><head><title>gpulens</title></head><body><h1>gpulens serve</h1><ul>
@@ -49,6 +43,20 @@ func (s *Service) Handler() http.Handler {
 <li><a href="/metrics">/metrics</a></li><li><a href="/readyz">/readyz</a></li></ul></body></html>`))
 	})
 	return mux
+}
+
+// Probes serves /healthz and /readyz only: the main listener serves them
+// too, and --web.health-address serves this alone, without the web
+// config's TLS and basic auth, for Kubernetes' probes.
+func (s *Service) Probes() http.Handler {
+	// Live while the process answers: restarting it would not make an
+	// unreachable Prometheus answer, so analysis failures belong in /readyz.
+	return healthz.Handler(func() error { return nil }, func() error {
+		if !s.Ready() {
+			return errors.New("no successful analysis within three intervals")
+		}
+		return nil
+	})
 }
 
 // findingsResponse wraps the findings with when they were computed; the

@@ -149,12 +149,20 @@ func TestProbes(t *testing.T) {
 				s.Cycle(context.Background())
 			}
 			now = now.Add(tt.age)
-			h := s.Handler()
-			if code, _, _ := get(t, h, "/readyz"); code != tt.ready {
-				t.Errorf("/readyz = %d, want %d", code, tt.ready)
+			// The main handler and the one --web.health-address serves
+			// without auth answer alike.
+			for name, h := range map[string]http.Handler{"Handler": s.Handler(), "Probes": s.Probes()} {
+				if code, _, _ := get(t, h, "/readyz"); code != tt.ready {
+					t.Errorf("%s /readyz = %d, want %d", name, code, tt.ready)
+				}
+				if code, _, _ := get(t, h, "/healthz"); code != http.StatusOK {
+					t.Errorf("%s /healthz = %d: the process is up", name, code)
+				}
 			}
-			if code, _, _ := get(t, h, "/healthz"); code != http.StatusOK {
-				t.Errorf("/healthz = %d: the process is up", code)
+			for _, path := range []string{"/metrics", "/api/v1/report", "/api/v1/findings", "/"} {
+				if code, _, _ := get(t, s.Probes(), path); code != http.StatusNotFound {
+					t.Errorf("Probes %s = %d, want 404: only the probes go without auth", path, code)
+				}
 			}
 		})
 	}

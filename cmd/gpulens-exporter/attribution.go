@@ -31,12 +31,14 @@ const sharingLabel = "nvidia.com/gpu.sharing-strategy"
 // setupAttribution starts what attribution reads in the background: the
 // pod-resources client and the node's pod informer. With --backend=sim it
 // first stands up the simulated kubelet, API server and host /proc, so the
-// same clients run against them. cleanup releases what was started.
-func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, logger *slog.Logger) (a *collector.Attribution, cleanup func(), err error) {
+// same clients run against them. cleanup releases what was started;
+// kubelet is the pod-resources client, whose failure counters the caller
+// serves.
+func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, logger *slog.Logger) (a *collector.Attribution, kubelet *podresources.Client, cleanup func(), err error) {
 	cleanup = func() {}
 	if cfg.podResourcesSocket == "" {
 		logger.Info("pod attribution is off (--kubelet.pod-resources-socket is empty)")
-		return nil, cleanup, nil
+		return nil, nil, cleanup, nil
 	}
 	socket, procRoot, sharedMode := cfg.podResourcesSocket, cfg.procfs, cfg.sharingStrategy
 	// pods lists and watches the node's pods; labels reads the node's;
@@ -49,7 +51,7 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 	if sb, ok := backend.(*sim.Backend); ok && cfg.simKubelet {
 		dir, err := os.MkdirTemp("", "gpulens-sim-")
 		if err != nil {
-			return nil, cleanup, err
+			return nil, nil, cleanup, err
 		}
 		cleanup = func() { os.RemoveAll(dir) }
 		if !cfg.podResourcesSocketSet {
@@ -58,17 +60,17 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 		node := sb.Node()
 		stop, err := simkube.ServeKubelet(socket, node)
 		if err != nil {
-			return nil, cleanup, fmt.Errorf("simulated kubelet: %w", err)
+			return nil, nil, cleanup, fmt.Errorf("simulated kubelet: %w", err)
 		}
 		cluster, err := simkube.NewCluster(ctx, node)
 		if err != nil {
 			stop()
-			return nil, cleanup, err
+			return nil, nil, cleanup, err
 		}
 		tree, err := simkube.NewProcTree(filepath.Join(dir, "proc"))
 		if err != nil {
 			stop()
-			return nil, cleanup, err
+			return nil, nil, cleanup, err
 		}
 		prev := cleanup
 		cleanup = func() { stop(); prev() }
@@ -111,6 +113,7 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 	}
 
 	client := podresources.New(podresources.Options{Socket: socket, Interval: cfg.collectInterval,
+		MaxRecvBytes:  int(cfg.podResourcesMaxMessage),
 		ResourceNames: cfg.resourceNames, DRADrivers: cfg.draDrivers, Logger: logger})
 	// One synchronous refresh, so the first collection is attributed; a
 	// failure is not fatal (the kubelet may come up later) and is logged by
@@ -141,7 +144,8 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 	}
 	procRoot = checkProcRoot(procRoot, logger)
 
-	a = &collector.Attribution{Allocations: client.Snapshot, Pods: index, ProcRoot: procRoot, SharedMode: sharedMode}
+	a = &collector.Attribution{Allocations: client.Snapshot, Pods: index, ProcRoot: procRoot, SharedMode: sharedMode,
+		Changed: client.Changed()}
 	if syncSim != nil {
 		a.Allocations = func() *podresources.Allocations { syncSim(); return client.Snapshot() }
 	}
@@ -157,7 +161,7 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 			_ = waitSynced(ctx, inf)
 		}
 	}
-	return a, cleanup, nil
+	return a, client, cleanup, nil
 }
 
 // startupWait bounds how long startup waits for the kubelet and the API

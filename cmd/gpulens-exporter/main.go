@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/alecthomas/units"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
@@ -27,6 +28,7 @@ import (
 	"github.com/gpulens/gpulens/exporter/podresources"
 	"github.com/gpulens/gpulens/exporter/server"
 	"github.com/gpulens/gpulens/exporter/sim"
+	"github.com/gpulens/gpulens/internal/healthz"
 )
 
 const program = "gpulens_exporter"
@@ -57,9 +59,15 @@ type config struct {
 	nodeNameSet           bool
 	collectInterval       time.Duration
 	collectTimeout        time.Duration
-	telemetryPath         string
-	web                   *web.FlagConfig
-	log                   *promslog.Config
+	// podResourcesMaxMessage is the gRPC receive limit of pod-resources
+	// answers.
+	podResourcesMaxMessage units.Base2Bytes
+	telemetryPath          string
+	// healthAddress serves /healthz and /readyz without the web config;
+	// empty: only the main listener serves them.
+	healthAddress string
+	web           *web.FlagConfig
+	log           *promslog.Config
 }
 
 func main() {
@@ -100,7 +108,7 @@ func run(args []string, stdout, stderr *os.File) int {
 		return 0
 	}
 
-	attr, cleanup, err := setupAttribution(ctx, cfg, backend, logger)
+	attr, kubelet, cleanup, err := setupAttribution(ctx, cfg, backend, logger)
 	if err != nil {
 		logger.Error("cannot start pod attribution", "err", err)
 		return exitRuntime
@@ -125,16 +133,33 @@ func run(args []string, stdout, stderr *os.File) int {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
+	if kubelet != nil {
+		live.MustRegister(kubelet)
+	}
 	go sampler.Run(ctx)
 
-	handler, err := server.Handler(server.Options{
+	opts := server.Options{
 		TelemetryPath: cfg.telemetryPath,
 		Metrics:       sampler.Handler(live, logger),
 		Healthy:       sampler.Healthy,
-	})
+		Ready:         sampler.Ready,
+	}
+	handler, err := server.Handler(opts)
 	if err != nil {
 		logger.Error("cannot build HTTP handler", "err", err)
 		return exitRuntime
+	}
+	var probes *healthz.Server
+	if cfg.healthAddress != "" {
+		if probes, err = healthz.Listen(cfg.healthAddress, server.Probes(opts)); err != nil {
+			logger.Error("cannot serve the probes", "err", err)
+			return exitRuntime
+		}
+		go func() {
+			if err := probes.Serve(logger); err != nil {
+				logger.Error("probes", "err", err)
+			}
+		}()
 	}
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
@@ -150,6 +175,11 @@ func run(args []string, stdout, stderr *os.File) int {
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(shutdownCtx)
+	}
+	if probes != nil {
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = probes.Shutdown(shutdownCtx)
 	}
 	return 0
 }
@@ -183,6 +213,8 @@ func parseFlags(args []string, stdout, stderr *os.File) (*config, error) {
 		Default("5s").DurationVar(&cfg.collectTimeout)
 	app.Flag("kubelet.pod-resources-socket", "Kubelet pod-resources socket, to attribute GPUs to pods; empty turns attribution off. With --backend=sim, a simulated kubelet serves it.").
 		Default(podresources.DefaultSocket).IsSetByUser(&cfg.podResourcesSocketSet).StringVar(&cfg.podResourcesSocket)
+	app.Flag("kubelet.pod-resources-max-message-size", "Largest answer read from the kubelet pod-resources API (gRPC receive limit, e.g. 16MiB): List carries every pod of the node. A larger answer fails the refresh with reason too_large.").
+		Default(units.Base2Bytes(podresources.DefaultMaxRecvBytes).String()).BytesVar(&cfg.podResourcesMaxMessage)
 	app.Flag("kubelet.resource-names", "Extra extended resources that are GPUs, besides nvidia.com/gpu, nvidia.com/gpu.shared and nvidia.com/mig-* (repeatable).").
 		StringsVar(&cfg.resourceNames)
 	app.Flag("attribution.dra-driver", "Dynamic Resource Allocation driver whose devices are GPUs (repeatable); GPUs containers hold through its ResourceClaims are attributed from the node's ResourceSlices, read once the kubelet reports such a claim. An empty value turns this off.").
@@ -197,6 +229,8 @@ func parseFlags(args []string, stdout, stderr *os.File) (*config, error) {
 		BoolVar(&cfg.dump)
 	app.Flag("web.telemetry-path", "Path under which to expose metrics.").
 		Default("/metrics").StringVar(&cfg.telemetryPath)
+	app.Flag("web.health-address", "Also serve /healthz and /readyz, and nothing else, on this address (e.g. :9847) in plain HTTP without the --web.config.file's TLS and basic auth, for Kubernetes probes, which send no credentials. Empty: only --web.listen-address serves them.").
+		StringVar(&cfg.healthAddress)
 	cfg.web = webflag.AddFlags(app, ":9845")
 	promslogflag.AddFlags(app, cfg.log)
 
@@ -208,11 +242,8 @@ func parseFlags(args []string, stdout, stderr *os.File) (*config, error) {
 	if exited {
 		return nil, nil
 	}
-	if cfg.collectInterval <= 0 {
-		return nil, fmt.Errorf("--collect.interval must be positive, got %s", cfg.collectInterval)
-	}
-	if cfg.collectTimeout <= 0 {
-		return nil, fmt.Errorf("--collect.timeout must be positive, got %s", cfg.collectTimeout)
+	if err := cfg.checkLimits(); err != nil {
+		return nil, err
 	}
 	if cfg.backend != "sim" && (cfg.simScenario != "" || cfg.simNode != "" || cfg.simStart != "") {
 		return nil, errors.New("--sim.scenario, --sim.node and --sim.start need --backend=sim")

@@ -25,6 +25,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/notify"
 	"github.com/gpulens/gpulens/analyzer/serve"
 	"github.com/gpulens/gpulens/analyzer/session"
+	"github.com/gpulens/gpulens/internal/healthz"
 )
 
 type serveOptions struct {
@@ -38,6 +39,7 @@ type serveOptions struct {
 	pushLabels     []string
 	listen         []string
 	webConfig      string
+	healthAddress  string
 	externalURL    string
 	logLevel       string
 	shutdownPeriod time.Duration
@@ -96,6 +98,7 @@ X-Gpulens-Stale, "stale" in /api/v1/findings). SIGTERM shuts down gracefully.`,
 	f.StringArrayVar(&o.pushLabels, "push.extra-label", nil, "Label K=V added to every pushed series, e.g. cluster=prod (repeatable)")
 	f.StringArrayVar(&o.listen, "web.listen-address", []string{":9846"}, "Address to serve on (exporter-toolkit; repeatable)")
 	f.StringVar(&o.webConfig, "web.config.file", "", "exporter-toolkit web config file: TLS and basic auth")
+	f.StringVar(&o.healthAddress, "web.health-address", "", "Also serve /healthz and /readyz, and nothing else, on this address (e.g. :9848) in plain HTTP without --web.config.file's TLS and basic auth, for Kubernetes probes")
 	f.StringVar(&o.externalURL, "web.external-url", "", "URL this server is reached at, linked from alerts (default: http://<hostname><port of the first --web.listen-address>)")
 	f.StringVar(&o.logLevel, "log.level", "info", "Log level: debug, info, warn or error")
 	f.DurationVar(&o.shutdownPeriod, "web.shutdown-timeout", 5*time.Second, "How long in-flight requests and queued alerts get on SIGTERM")
@@ -204,6 +207,18 @@ func runServe(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 		errc <- web.ListenAndServe(srv, &web.FlagConfig{WebListenAddresses: &o.listen, WebSystemdSocket: &noSystemd,
 			WebConfigFile: &o.webConfig}, logger)
 	}()
+	if o.healthAddress != "" {
+		probes, err := healthz.Listen(o.healthAddress, svc.Probes())
+		if err != nil {
+			return usageError{err}
+		}
+		go func() {
+			if err := probes.Serve(logger); err != nil {
+				errc <- err
+			}
+		}()
+		defer probes.Shutdown(context.Background())
+	}
 	loopDone := make(chan struct{})
 	go func() { svc.Run(ctx); close(loopDone) }()
 	logger.Info("serving", "listen", o.listen, "interval", o.interval, "since", o.src.since,

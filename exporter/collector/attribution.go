@@ -25,6 +25,10 @@ type Attribution struct {
 	ProcRoot string
 	// SharedMode is time-slicing or mps (see attribution.Input).
 	SharedMode string
+	// Changed, when set, is signalled when Allocations starts or stops
+	// returning nil (podresources.Client.Changed): the Sampler then
+	// attributes its latest sample again instead of waiting for the next.
+	Changed <-chan struct{}
 
 	resolver attribution.Resolver
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
+
+	"github.com/gpulens/gpulens/exporter/podresources"
 )
 
 // docRow is one row of a docs/METRICS.md table.
@@ -55,8 +57,11 @@ func TestMetricsDocMatchesCode(t *testing.T) {
 	if err := s.SampleOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	// The kubelet client's failure counters are served beside the
+	// sampler's series (cmd/gpulens-exporter registers both).
+	kubelet := podresources.New(podresources.Options{Socket: "/nonexistent/kubelet.sock"})
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(s, versioncollector.NewCollector("gpulens_exporter"))
+	reg.MustRegister(s, kubelet, versioncollector.NewCollector("gpulens_exporter"))
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +72,7 @@ func TestMetricsDocMatchesCode(t *testing.T) {
 	// test would silently skip it.
 	descs := make(chan *prometheus.Desc, 128)
 	s.Describe(descs)
+	kubelet.Describe(descs)
 	close(descs)
 	if n := len(descs); n+1 != len(mfs) {
 		t.Errorf("test snapshot exercises %d families, the collector describes %d (+1 build_info): extend testSnapshot", len(mfs), n)

@@ -80,18 +80,40 @@ func New(opts Options) *Sampler {
 	}
 }
 
-// Run samples at once and then on every interval until ctx is done.
+// Run samples at once and then on every interval until ctx is done. When
+// the attribution's kubelet state changes in between, the latest sample is
+// attributed again at once, so that scrapes never serve the attribution of
+// a kubelet that stopped answering.
 func (s *Sampler) Run(ctx context.Context) {
 	t := time.NewTicker(s.opts.Interval)
 	defer t.Stop()
+	var changed <-chan struct{}
+	if a := s.opts.Attribution; a != nil {
+		changed = a.Changed
+	}
 	for {
 		if err := s.SampleOnce(ctx); err != nil && ctx.Err() == nil {
 			s.opts.Logger.Warn("collection failed", "backend", s.opts.Backend.Name(), "err", err)
 		}
+		if !s.wait(ctx, t.C, changed) {
+			return
+		}
+	}
+}
+
+// wait blocks until the next tick, attributing the latest sample again at
+// each kubelet change meanwhile; it returns false once ctx is done.
+func (s *Sampler) wait(ctx context.Context, tick <-chan time.Time, changed <-chan struct{}) bool {
+	for {
 		select {
 		case <-ctx.Done():
-			return
-		case <-t.C:
+			return false
+		case <-tick:
+			return true
+		case <-changed:
+			if err := s.Reattribute(); err != nil {
+				s.opts.Logger.Warn("attributing the last collection again", "err", err)
+			}
 		}
 	}
 }
@@ -118,6 +140,28 @@ func (s *Sampler) SampleOnce(ctx context.Context) error {
 		s.latest.Store(&result{at: now, err: err})
 		return err
 	}
+	if err := s.publishLocked(snap, now); err != nil {
+		return err
+	}
+	s.self.lastSuccess.Set(float64(now.UnixNano()) / 1e9)
+	return nil
+}
+
+// Reattribute attributes the latest successful sample again, with what the
+// attribution sources hold now, and serves the result; the GPUs are not
+// read again. It does nothing before the first successful sample.
+func (s *Sampler) Reattribute() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.latest.Load()
+	if r == nil || r.state == nil || s.opts.Attribution == nil {
+		return nil
+	}
+	return s.publishLocked(r.state.Snapshot, r.at)
+}
+
+// publishLocked attributes snap, builds its series and serves them.
+func (s *Sampler) publishLocked(snap *gpu.Snapshot, now time.Time) error {
 	st := &State{Node: s.opts.Node, Snapshot: snap}
 	if a := s.opts.Attribution; a != nil {
 		st.Attribution = a.attribute(s.opts.Node, snap)
@@ -135,7 +179,6 @@ func (s *Sampler) SampleOnce(ctx context.Context) error {
 		return err
 	}
 	s.latest.Store(&result{state: st, metrics: ms, encoded: enc, at: now})
-	s.self.lastSuccess.Set(float64(now.UnixNano()) / 1e9)
 	return nil
 }
 
@@ -147,10 +190,12 @@ func (s *Sampler) State() *State {
 	return nil
 }
 
-// Healthy says whether the exporter is doing its job: the last collection
-// succeeded and is not older than three intervals. A lost GPU is not
-// unhealthy: restarting the exporter would not bring it back, and the
-// other GPUs are still reported.
+// Healthy says whether the exporter is doing its job (the liveness probe):
+// the last collection succeeded, is not older than three intervals, and at
+// least one of the node's GPUs answered. A lost GPU is not unhealthy:
+// restarting the exporter would not bring it back, and the other GPUs are
+// still reported. Every GPU failing is: it is how a library wedged in this
+// process looks, which a restart clears.
 func (s *Sampler) Healthy() error {
 	r := s.latest.Load()
 	if r == nil {
@@ -162,7 +207,37 @@ func (s *Sampler) Healthy() error {
 	if age := s.opts.Now().Sub(r.at); age > 3*s.opts.Interval {
 		return fmt.Errorf("last collection is stale: %s old (interval %s)", age.Round(time.Second), s.opts.Interval)
 	}
+	if devs := r.state.Snapshot.Devices; len(devs) > 0 && upCount(devs) == 0 {
+		return fmt.Errorf("none of the %d GPUs answered in the last collection (first: GPU %d: %s)", len(devs), devs[0].Index, devs[0].Err)
+	}
 	return nil
+}
+
+// Ready says whether scrapes get the whole picture (the readiness probe):
+// Healthy, at least one GPU answered, and, with attribution on, the kubelet
+// pod-resources API answered its last refresh.
+func (s *Sampler) Ready() error {
+	if err := s.Healthy(); err != nil {
+		return err
+	}
+	st := s.latest.Load().state
+	if upCount(st.Snapshot.Devices) == 0 {
+		return errors.New("no GPU answered in the last collection")
+	}
+	if st.Attribution != nil && !st.Attribution.KubeletUp {
+		return errors.New("the kubelet pod-resources API did not answer its last refresh: GPUs are not attributed to pods")
+	}
+	return nil
+}
+
+func upCount(devs []gpu.Device) int {
+	n := 0
+	for i := range devs {
+		if devs[i].Up {
+			n++
+		}
+	}
+	return n
 }
 
 // Describe implements prometheus.Collector.

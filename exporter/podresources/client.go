@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	v1 "k8s.io/kubelet/pkg/apis/podresources/v1"
@@ -38,14 +39,20 @@ const (
 	// kubelet should be picked up within seconds of coming back.
 	maxReconnectDelay = time.Second
 
-	// serviceConfig makes every call wait for a connection (so a call made
-	// while gRPC reconnects to a restarted kubelet succeeds within Timeout
-	// instead of failing fast) and retries UNAVAILABLE: a call written to a
-	// connection the kubelet closed a moment ago fails that way, and both
-	// RPCs are read-only, so repeating them is safe.
+	// retryInterval is how soon Run tries again after a failed refresh,
+	// when Interval is longer: attribution should come back within a
+	// second or two of the kubelet.
+	retryInterval = time.Second
+
+	// serviceConfig retries UNAVAILABLE: a call written to a connection the
+	// kubelet closed a moment ago fails that way, and both RPCs are
+	// read-only, so repeating them is safe. It does not make calls wait for
+	// a connection (waitForReady): a call made while the socket is missing
+	// fails at once instead of waiting out Timeout for a kubelet that may
+	// come back in time, which would hide the outage; a call made while
+	// gRPC connects to a present socket still waits for it.
 	serviceConfig = `{"methodConfig": [{
 	  "name": [{"service": "v1.PodResourcesLister"}],
-	  "waitForReady": true,
 	  "retryPolicy": {
 	    "maxAttempts": 3,
 	    "initialBackoff": "0.05s",
@@ -70,6 +77,9 @@ type Options struct {
 // Client polls the kubelet pod-resources API and publishes the GPU
 // allocations it finds.
 //
+// A connection the kubelet drops between two refreshes starts a refresh at
+// once, so an outage shorter than Interval is seen too.
+//
 // When a refresh fails, the previous snapshot is dropped rather than kept:
 // a failing kubelet is usually restarting, and pods may come and go meanwhile,
 // so reporting no attribution for a few seconds is better than attributing
@@ -92,6 +102,12 @@ type Client struct {
 	up              atomic.Bool
 	parseErrors     atomic.Uint64
 	refreshFailures atomic.Uint64
+
+	// changed is signalled when Up changes; lost when the connection
+	// leaves READY. Both hold at most one pending signal.
+	changed chan struct{}
+	lost    chan struct{}
+	metrics *clientMetrics
 }
 
 // New returns a Client; it does not connect until the first refresh.
@@ -118,28 +134,42 @@ func New(opts Options) *Client {
 		socket = abs
 	}
 	return &Client{
-		opts:   opts,
-		target: "unix://" + socket,
-		log:    opts.Logger.With("socket", opts.Socket),
+		opts:    opts,
+		target:  "unix://" + socket,
+		log:     opts.Logger.With("socket", opts.Socket),
+		changed: make(chan struct{}, 1),
+		lost:    make(chan struct{}, 1),
+		metrics: newClientMetrics(),
 	}
 }
 
 // Run refreshes immediately and then every Interval until ctx is done, and
-// closes the connection on return. Failures are logged and visible through
-// Up; they never stop the loop.
+// closes the connection on return. After a failure it tries again within
+// retryInterval; when the kubelet drops the connection it refreshes at
+// once. Failures are logged and visible through Up; they never stop the
+// loop.
 func (c *Client) Run(ctx context.Context) {
 	defer c.Close()
-	ticker := time.NewTicker(c.opts.Interval)
-	defer ticker.Stop()
+	timer := time.NewTimer(c.opts.Interval)
+	defer timer.Stop()
 	for {
-		_ = c.Refresh(ctx)
+		wait := c.opts.Interval
+		if err := c.Refresh(ctx); err != nil {
+			wait = min(wait, retryInterval)
+		}
+		timer.Reset(wait)
 		select {
 		case <-ctx.Done():
 			return
-		case <-ticker.C:
+		case <-timer.C:
+		case <-c.lost:
 		}
 	}
 }
+
+// Changed is signalled (at most one pending signal) each time Up changes,
+// so that what was built from the last snapshot can be rebuilt at once.
+func (c *Client) Changed() <-chan struct{} { return c.changed }
 
 // Snapshot returns the latest allocations, or nil before the first
 // successful refresh and after a failed one.
@@ -196,7 +226,7 @@ func (c *Client) fetchLocked(ctx context.Context) (*v1.ListPodResourcesResponse,
 	client := v1.NewPodResourcesListerClient(conn)
 	list, err := client.List(ctx, &v1.ListPodResourcesRequest{})
 	if err != nil {
-		return nil, nil, fmt.Errorf("pod-resources List on %s: %w", c.target, err)
+		return nil, nil, c.callError("List", err)
 	}
 	if c.allocUnsupported {
 		return list, nil, nil
@@ -210,7 +240,7 @@ func (c *Client) fetchLocked(ctx context.Context) (*v1.ListPodResourcesResponse,
 		return list, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("pod-resources GetAllocatableResources on %s: %w", c.target, err)
+		return nil, nil, c.callError("GetAllocatableResources", err)
 	}
 	return list, alloc, nil
 }
@@ -237,7 +267,28 @@ func (c *Client) connLocked() (*grpc.ClientConn, error) {
 		return nil, fmt.Errorf("create pod-resources client for %s: %w", c.target, err)
 	}
 	c.conn = conn
+	go c.watch(conn)
 	return conn, nil
+}
+
+// watch signals lost when conn leaves READY, which is how a kubelet that
+// stops or restarts shows between two refreshes. It returns once conn is
+// closed.
+func (c *Client) watch(conn *grpc.ClientConn) {
+	state := conn.GetState()
+	for conn.WaitForStateChange(context.Background(), state) {
+		next := conn.GetState()
+		if next == connectivity.Shutdown {
+			return
+		}
+		if state == connectivity.Ready && next != connectivity.Ready {
+			select {
+			case c.lost <- struct{}{}:
+			default:
+			}
+		}
+		state = next
+	}
 }
 
 func (c *Client) closeConnLocked() error {
@@ -250,9 +301,13 @@ func (c *Client) closeConnLocked() error {
 }
 
 func (c *Client) failLocked(err error) {
+	reason := Reason(err)
 	c.refreshFailures.Add(1)
+	c.metrics.failures.WithLabelValues(reason).Inc()
 	c.snap.Store(nil)
-	c.up.Store(false)
+	if c.up.Swap(false) {
+		c.signalChanged()
+	}
 	c.failures++
 	if c.failures >= reconnectAfterFailures {
 		c.failures = 0
@@ -264,15 +319,24 @@ func (c *Client) failLocked(err error) {
 		c.outageSince = time.Now()
 		// The kubelet coming back may be an upgraded one.
 		c.allocUnsupported = false
-		c.log.Warn("kubelet pod-resources API unreachable; GPU allocations to pods are unknown until it answers", "err", err)
+		c.log.Warn(failureMessage(reason)+"; GPU allocations to pods are unknown until it answers", "reason", reason, "err", err)
 		return
 	}
-	c.log.Debug("kubelet pod-resources API still unreachable", "err", err)
+	c.log.Debug("kubelet pod-resources API still failing", "reason", reason, "err", err)
+}
+
+func (c *Client) signalChanged() {
+	select {
+	case c.changed <- struct{}{}:
+	default:
+	}
 }
 
 func (c *Client) succeedLocked(snap *Allocations) {
 	c.snap.Store(snap)
-	c.up.Store(true)
+	if !c.up.Swap(true) {
+		c.signalChanged()
+	}
 	c.failures = 0
 	if !c.outageSince.IsZero() {
 		c.log.Info("kubelet pod-resources API reachable again", "outage", time.Since(c.outageSince).Round(time.Millisecond))

@@ -19,6 +19,7 @@ import (
 	v1 "k8s.io/kubelet/pkg/apis/podresources/v1"
 
 	"github.com/gpulens/gpulens/exporter/podresources/podresourcestest"
+	"github.com/gpulens/gpulens/signals/native"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*/want.txt from the current output")
@@ -163,11 +164,22 @@ func TestRefreshLargeResponse(t *testing.T) {
 	sock := socketPath(t)
 	podresourcestest.Start(t, sock, list, nil)
 
-	small := New(Options{Socket: sock, MaxRecvBytes: 4 << 20, Logger: slog.New(&logRecorder{})})
+	smallLogs := &logRecorder{}
+	small := New(Options{Socket: sock, MaxRecvBytes: 4 << 20, Logger: slog.New(smallLogs)})
 	defer small.Close()
 	err := small.Refresh(context.Background())
 	if status.Code(err) != codes.ResourceExhausted {
 		t.Errorf("with a 4 MiB limit Refresh = %v, want ResourceExhausted", err)
+	}
+	// Not "unreachable": the kubelet answered, the limit refused it.
+	if err == nil || !strings.Contains(err.Error(), "too large") || !strings.Contains(err.Error(), "--kubelet.pod-resources-max-message-size") {
+		t.Errorf("with a 4 MiB limit Refresh = %v, want an error saying too large and naming the flag", err)
+	}
+	if got := counterValue(t, small, native.ExporterPodResourcesRefreshFailures, ReasonTooLarge); got != 1 {
+		t.Errorf("refresh failures{reason=too_large} = %v, want 1", got)
+	}
+	if n, u := smallLogs.count(slog.LevelWarn, "too large"), smallLogs.count(slog.LevelWarn, "unreachable"); n != 1 || u != 0 {
+		t.Errorf("%d warnings saying too large and %d saying unreachable, want 1 and 0", n, u)
 	}
 
 	c := New(Options{Socket: sock, Logger: slog.New(&logRecorder{})})

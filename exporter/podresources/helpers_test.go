@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	v1 "k8s.io/kubelet/pkg/apis/podresources/v1"
@@ -91,4 +92,34 @@ func (r *logRecorder) count(level slog.Level, substr string) int {
 		}
 	}
 	return n
+}
+
+// counterValue gathers c and returns the value of the series name with
+// the given reason label ("" for a series without labels).
+func counterValue(t testing.TB, c prometheus.Collector, name, reason string) float64 {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(c)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			got := ""
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "reason" {
+					got = l.GetValue()
+				}
+			}
+			if got == reason {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	t.Fatalf("no series %s{reason=%q}", name, reason)
+	return 0
 }

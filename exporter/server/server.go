@@ -1,6 +1,7 @@
 // Package server wires the exporter's HTTP endpoints: the landing page,
-// the telemetry path and /healthz. TLS and basic auth are added around it by
-// exporter-toolkit, so nothing here knows about them.
+// the telemetry path, /healthz and /readyz. TLS and basic auth are added
+// around it by exporter-toolkit, so nothing here knows about them; Probes
+// is what the separate health listener (--web.health-address) serves.
 package server
 
 import (
@@ -9,6 +10,8 @@ import (
 
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
+
+	"github.com/gpulens/gpulens/internal/healthz"
 )
 
 // Options configure the HTTP handler.
@@ -16,8 +19,19 @@ type Options struct {
 	TelemetryPath string
 	// Metrics serves the exposition (collector.Sampler.Handler).
 	Metrics http.Handler
-	// Healthy returns nil when the exporter is doing its job.
+	// Healthy returns nil when the exporter is doing its job (liveness).
 	Healthy func() error
+	// Ready returns nil when scrapes get the whole picture (readiness);
+	// Healthy when nil.
+	Ready func() error
+}
+
+// Probes serves /healthz and /readyz only.
+func Probes(o Options) http.Handler {
+	if o.Ready == nil {
+		o.Ready = o.Healthy
+	}
+	return healthz.Handler(o.Healthy, o.Ready)
 }
 
 // Handler returns the exporter's mux.
@@ -27,15 +41,9 @@ func Handler(o Options) (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle(o.TelemetryPath, o.Metrics)
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if err := o.Healthy(); err != nil {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintf(w, "unhealthy: %v\n", err)
-			return
-		}
-		fmt.Fprintln(w, "ok")
-	})
+	probes := Probes(o)
+	mux.Handle("/healthz", probes)
+	mux.Handle("/readyz", probes)
 	if o.TelemetryPath != "/" {
 		landing, err := web.NewLandingPage(web.LandingConfig{
 			Name:        "gpulens-exporter",
@@ -44,6 +52,7 @@ func Handler(o Options) (http.Handler, error) {
 			Links: []web.LandingLinks{
 				{Address: o.TelemetryPath, Text: "Metrics"},
 				{Address: "/healthz", Text: "Health"},
+				{Address: "/readyz", Text: "Readiness"},
 			},
 		})
 		if err != nil {

@@ -15,6 +15,8 @@ const (
 	ExporterCollectionsTotal               = "gpulens_exporter_collections_total"
 	ExporterLastCollectionTimestampSeconds = "gpulens_exporter_last_collection_timestamp_seconds"
 	ExporterNVMLErrorsTotal                = "gpulens_exporter_nvml_errors_total"
+	ExporterPodResourcesParseErrorsTotal   = "gpulens_exporter_podresources_parse_errors_total"
+	ExporterPodResourcesRefreshFailures    = "gpulens_exporter_podresources_refresh_failures_total"
 	ExporterPodResourcesUp                 = "gpulens_exporter_podresources_up"
 	ExporterUnattributedProcesses          = "gpulens_exporter_unattributed_processes"
 	GPUClockHertz                          = "gpulens_gpu_clock_hertz"

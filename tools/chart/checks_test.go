@@ -2,6 +2,7 @@ package chart
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -60,7 +61,8 @@ func checkProcessAttribution(t *testing.T, objs []Object) {
 }
 
 // checkTLS: both servers read the web config from their Secret, mounted
-// read-only, and their probes speak HTTPS.
+// read-only, and their probes go to the health port, which serves them
+// without the web config (probes_test.go runs the binaries to prove it).
 func checkTLS(t *testing.T, objs []Object) {
 	for _, w := range []struct {
 		who    string
@@ -72,11 +74,7 @@ func checkTLS(t *testing.T, objs []Object) {
 	} {
 		c := w.pod.Containers[0]
 		wantArgs(t, w.who, c.Args, "--web.config.file=/etc/gpulens/web-config.yml")
-		for _, p := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe} {
-			if p == nil || p.HTTPGet == nil || p.HTTPGet.Scheme != corev1.URISchemeHTTPS {
-				t.Errorf("%s: a probe %+v does not use HTTPS", w.who, p)
-			}
-		}
+		checkProbes(t, w.who, c)
 		var mounted bool
 		for _, m := range c.VolumeMounts {
 			mounted = mounted || (m.MountPath == "/etc/gpulens" && m.ReadOnly)
@@ -87,6 +85,33 @@ func checkTLS(t *testing.T, objs []Object) {
 		}
 		if !mounted || !fromSecret {
 			t.Errorf("%s: web config mounted %v at /etc/gpulens, from Secret %s %v", w.who, mounted, w.secret, fromSecret)
+		}
+	}
+}
+
+// checkProbes: liveness on /healthz and readiness on /readyz, both on the
+// container's health port, which --web.health-address serves in plain
+// HTTP, without credentials, whatever the web config.
+func checkProbes(t *testing.T, who string, c corev1.Container) {
+	t.Helper()
+	var health int32
+	for _, p := range c.Ports {
+		if p.Name == "health" {
+			health = p.ContainerPort
+		}
+	}
+	if health == 0 {
+		t.Fatalf("%s: no container port named health", who)
+	}
+	wantArgs(t, who, c.Args, fmt.Sprintf("--web.health-address=:%d", health))
+	for path, p := range map[string]*corev1.Probe{"/healthz": c.LivenessProbe, "/readyz": c.ReadinessProbe} {
+		if p == nil || p.HTTPGet == nil {
+			t.Errorf("%s: probe for %s is not an httpGet", who, path)
+			continue
+		}
+		g := p.HTTPGet
+		if g.Path != path || g.Port.String() != "health" || (g.Scheme != "" && g.Scheme != corev1.URISchemeHTTP) || len(g.HTTPHeaders) > 0 {
+			t.Errorf("%s: probe %+v, want GET %s on port health in plain HTTP without headers", who, g, path)
 		}
 	}
 }

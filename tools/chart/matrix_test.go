@@ -73,6 +73,8 @@ func matrix(t *testing.T) []entry {
 		{name: "default", objects: defaultObjects, check: func(t *testing.T, objs []Object) {
 			exp := exporterPod(t, objs).Containers[0]
 			wantArgs(t, "exporter", exp.Args, "--attribution.sharing-strategy=auto", "--path.procfs=")
+			checkProbes(t, "exporter", exp)
+			checkProbes(t, "analyzer", deployment(t, objs, "gpulens-analyzer").Spec.Template.Spec.Containers[0])
 		}},
 		{
 			// GPUs through DRA claims of NVIDIA's driver and of a second one.
