@@ -26,12 +26,12 @@ func writeNodesYAML(w io.Writer, pp PoolPlan, title string, doc func()) {
 		if len(moved) > 0 {
 			what = fmt.Sprintf("no other workload request changes than the patch below of %s, which moves to a GPU of its own", strings.Join(moved, ", "))
 		}
-		fmt.Fprintf(w, "# Pool %s keeps today's layout, %s of %d GPUs (%d today): no node label, device plugin config or MIG geometry changes, and %s.\n",
+		comment(w, "# Pool %s keeps today's layout, %s of %d GPUs (%d today): no node label, device plugin config or MIG geometry changes, and %s.",
 			title, plural(pp.NodesNeeded, "node"), pp.GPUsPerNode, pp.NodesToday, what)
 		fmt.Fprintln(w, "version: v1")
 		return
 	}
-	fmt.Fprintf(w, "# Pool %s: %s of %d GPUs (%d today). Label each node:\n", title, plural(pp.NodesNeeded, "node"), pp.GPUsPerNode, pp.NodesToday)
+	comment(w, "# Pool %s: %s of %d GPUs (%d today). Label each node:", title, plural(pp.NodesNeeded, "node"), pp.GPUsPerNode, pp.NodesToday)
 	for _, n := range pp.Nodes {
 		cfg := n.Config
 		if cfg != "default" {
@@ -41,13 +41,13 @@ func writeNodesYAML(w io.Writer, pp PoolPlan, title string, doc func()) {
 		if n.HasMIG(pp.GPUs) {
 			labels += " nvidia.com/mig.config=" + migName(n)
 		}
-		fmt.Fprintf(w, "#   node %d (planned GPUs %s): %s\n", n.Index, indexList(n.GPUs), labels)
+		comment(w, "#   node %d (planned GPUs %s): %s", n.Index, indexList(n.GPUs), labels)
 		var dra []string
 		for _, gi := range n.GPUs {
 			dra = append(dra, pp.GPUs[gi].DRALanes...)
 		}
 		if len(dra) > 0 {
-			fmt.Fprintf(w, "#     on node %d, %s\n", n.Index, draLabelsNote(dra))
+			comment(w, "#     on node %d, %s", n.Index, draLabelsNote(dra))
 		}
 	}
 	fmt.Fprintln(w, "version: v1")
@@ -62,7 +62,7 @@ func writeNodesYAML(w io.Writer, pp PoolPlan, title string, doc func()) {
 	for _, r := range replicas {
 		doc()
 		name := fmt.Sprintf("%stime-slicing-%d", prefix, r)
-		fmt.Fprintf(w, "# Device plugin config %q: each GPU time-sliced into %d replicas. Add it to the device plugin's config map.\n", name, r)
+		comment(w, "# Device plugin config %q: each GPU time-sliced into %d replicas. Add it to the device plugin's config map.", name, r)
 		writeYAMLDoc(w, map[string]any{"version": "v1", "sharing": map[string]any{"timeSlicing": map[string]any{
 			"renameByDefault": true, "failRequestsGreaterThanOne": true,
 			"resources": []any{map[string]any{"name": "nvidia.com/gpu", "replicas": r}}}}})
@@ -99,7 +99,7 @@ func writeNodesYAML(w io.Writer, pp PoolPlan, title string, doc func()) {
 			entries = append(entries, map[string]any{"devices": plain, "mig-enabled": false})
 		}
 		doc()
-		fmt.Fprintf(w, "# MIG config %q for node %d (devices are the node's GPU indexes). Add it to the MIG manager's mig-parted config.\n", migName(n), n.Index)
+		comment(w, "# MIG config %q for node %d (devices are the node's GPU indexes). Add it to the MIG manager's mig-parted config.", migName(n), n.Index)
 		writeYAMLDoc(w, map[string]any{"version": "v1", "mig-configs": map[string]any{migName(n): entries}})
 	}
 }

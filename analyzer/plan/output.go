@@ -15,6 +15,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/internal/safetext"
 	"github.com/gpulens/gpulens/signals"
 )
 
@@ -209,21 +210,21 @@ func writeYAML(w io.Writer, p *Plan) error {
 			// Said in each group's own document, after doc().
 			draNote := func() {
 				if len(g.dra) > 0 {
-					fmt.Fprintf(w, "# Node group %s: %s\n", name, draLabelsNote(g.dra))
+					comment(w, "# Node group %s: %s", name, draLabelsNote(g.dra))
 				}
 			}
 			switch g.gpu.Mode {
 			case ModeWhole:
 				doc()
 				draNote()
-				fmt.Fprintf(w, "# Node group %s: %s %s, whole: the device plugin's default config, nothing to roll out.\n", name, gpus(g.count), g.title)
+				comment(w, "# Node group %s: %s %s, whole: the device plugin's default config, nothing to roll out.", name, gpus(g.count), g.title)
 				fmt.Fprintf(w, "# Label: nvidia.com/device-plugin.config=default\n")
 				fmt.Fprintln(w, "version: v1")
 			case ModeTimeSlicing:
 				doc()
 				draNote()
-				fmt.Fprintf(w, "# Node group %s: %s %s, each time-sliced into %d replicas.\n", name, gpus(g.count), g.title, g.gpu.Replicas)
-				fmt.Fprintf(w, "# Add under the device plugin's config map as %q and label the nodes nvidia.com/device-plugin.config=%s\n", name, name)
+				comment(w, "# Node group %s: %s %s, each time-sliced into %d replicas.", name, gpus(g.count), g.title, g.gpu.Replicas)
+				comment(w, "# Add under the device plugin's config map as %q and label the nodes nvidia.com/device-plugin.config=%s", name, name)
 				writeYAMLDoc(w, map[string]any{"version": "v1", "sharing": map[string]any{"timeSlicing": map[string]any{
 					"renameByDefault": true, "failRequestsGreaterThanOne": true,
 					"resources": []any{map[string]any{"name": "nvidia.com/gpu", "replicas": g.gpu.Replicas}}}}})
@@ -234,8 +235,8 @@ func writeYAML(w io.Writer, p *Plan) error {
 				for _, s := range g.gpu.Slices {
 					counts[s]++
 				}
-				fmt.Fprintf(w, "# Node group %s: %s %s with MIG slices %s (mixed strategy).\n", name, gpus(g.count), g.title, strings.Join(g.gpu.Slices, ", "))
-				fmt.Fprintf(w, "# Add to the MIG manager's mig-parted config and label the nodes nvidia.com/mig.config=%s\n", name)
+				comment(w, "# Node group %s: %s %s with MIG slices %s (mixed strategy).", name, gpus(g.count), g.title, strings.Join(g.gpu.Slices, ", "))
+				comment(w, "# Add to the MIG manager's mig-parted config and label the nodes nvidia.com/mig.config=%s", name)
 				writeYAMLDoc(w, map[string]any{"version": "v1", "mig-configs": map[string]any{name: []any{
 					map[string]any{"devices": "all", "mig-enabled": true, "mig-devices": counts}}}})
 			}
@@ -263,11 +264,11 @@ func writeYAML(w io.Writer, p *Plan) error {
 			patch := recommend.BuildPatch(a.Workload,
 				recommend.PatchChange{Limits: map[string]int64{a.Resource: 1}, Remove: remove})
 			doc()
-			fmt.Fprintf(w, "# %s: %s → %s (%s GPU %d)\n", a.Workload, a.From, a.Resource, p.title(pp), a.GPU)
+			comment(w, "# %s: %s → %s (%s GPU %d)", a.Workload, a.From, a.Resource, p.title(pp), a.GPU)
 			if a.Workload.Kind == "Pod" {
-				fmt.Fprintf(w, "# %s/%s has no controller gpulens knows of; pods cannot be patched in place: apply this to the spec that creates it\n", a.Workload.Namespace, a.Workload.Name)
+				comment(w, "# %s/%s has no controller gpulens knows of; pods cannot be patched in place: apply this to the spec that creates it", a.Workload.Namespace, a.Workload.Name)
 			} else {
-				fmt.Fprintf(w, "# kubectl -n %s patch %s %s --type strategic --patch-file <this document>\n", a.Workload.Namespace, strings.ToLower(a.Workload.Kind), a.Workload.Name)
+				comment(w, "# kubectl -n %s patch %s %s --type strategic --patch-file <this document>", a.Workload.Namespace, strings.ToLower(a.Workload.Kind), a.Workload.Name)
 			}
 			fmt.Fprint(w, strings.TrimRight(patch.YAML, "\n")+"\n")
 		}
@@ -320,10 +321,17 @@ func writeDRAAssignment(w io.Writer, model string, a Assignment) {
 	case ModeMIG:
 		want = "a " + a.Slice + " MIG device (device class " + dra.ClassMIG + ", profile " + a.Slice + ")"
 	}
-	fmt.Fprintf(w, "# %s: %s through DRA (%s) → %s (%s GPU %d)\n", a.Workload, a.From, strings.Join(a.Claims, ", "), want, model, a.GPU)
-	fmt.Fprintf(w, "# No limits patch: its pods get the GPU from a ResourceClaim. Request %s in a new ResourceClaimTemplate "+
+	comment(w, "# %s: %s through DRA (%s) → %s (%s GPU %d)", a.Workload, a.From, strings.Join(a.Claims, ", "), want, model, a.GPU)
+	comment(w, "# No limits patch: its pods get the GPU from a ResourceClaim. Request %s in a new ResourceClaimTemplate "+
 		"(a template's spec is immutable) and point the pod template's resourceClaims at it, or, for a claim its pods share by name, "+
-		"in a new ResourceClaim; 'gpulens recommend --format yaml' writes the template and the patch where it can read the claims.\n", want)
+		"in a new ResourceClaim; 'gpulens recommend --format yaml' writes the template and the patch where it can read the claims.", want)
+}
+
+// comment writes a comment line, "# " and all, of format; what it says
+// comes from the store (workload names, labels), so a line break in it is
+// escaped rather than ending the comment.
+func comment(w io.Writer, format string, args ...any) {
+	fmt.Fprintln(w, safetext.Comment(fmt.Sprintf(format, args...)))
 }
 
 func writeYAMLDoc(w io.Writer, v any) {
