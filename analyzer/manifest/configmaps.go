@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // Where the NVIDIA GPU operator is told to read configs from: its
@@ -73,10 +72,7 @@ func (c *configs) docs(cluster string) []Doc {
 		out = append(out, Doc{Cluster: cluster, Comments: comments, Object: toMap(cm)})
 	}
 	if len(c.mig) > 0 {
-		b, err := yaml.Marshal(map[string]any{"version": "v1", "mig-configs": c.mig})
-		if err != nil {
-			panic(fmt.Sprintf("manifest: %v", err)) // maps of strings, ints and bools
-		}
+		b := mustYAMLBytes(map[string]any{"version": "v1", "mig-configs": c.mig})
 		cm := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 			ObjectMeta: metav1.ObjectMeta{Name: MIGConfigMap, Namespace: OperatorNamespace},
 			Data:       map[string]string{migConfigKey: string(b)}}

@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
@@ -206,12 +205,8 @@ func fragment(spec corev1.PodSpec) []string {
 
 // yamlComment is v marshalled, one comment line per line, indented.
 func yamlComment(v any) []string {
-	b, err := yaml.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("manifest: %v", err))
-	}
 	var out []string
-	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+	for _, l := range strings.Split(strings.TrimRight(string(mustYAMLBytes(v)), "\n"), "\n") {
 		out = append(out, "  "+l)
 	}
 	return out

@@ -2,9 +2,11 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
 
@@ -73,12 +75,43 @@ func writeComments(buf *bytes.Buffer, lines []string) {
 	}
 }
 
+// mustYAMLBytes marshals v as sigs.k8s.io/yaml does (JSON, then YAML),
+// with one step between: the characters a YAML parser reads as line
+// breaks or refuses (NEL, C1 controls, a byte order mark), which JSON
+// leaves raw in a string, are written as JSON escapes first; a name from
+// the store holding one would otherwise fail to marshal.
 func mustYAMLBytes(v any) []byte {
-	b, err := yaml.Marshal(v)
+	j, err := json.Marshal(v)
 	if err != nil {
 		panic(fmt.Sprintf("manifest: %v", err)) // JSON-shaped values always marshal
 	}
+	b, err := yaml.JSONToYAML(yamlSafeJSON(j))
+	if err != nil {
+		panic(fmt.Sprintf("manifest: %v", err)) // valid JSON of printable characters
+	}
 	return b
+}
+
+// yamlSafeJSON escapes, in JSON text, every rune outside YAML's printable
+// set, and NEL, LS and PS. Outside its strings JSON is ASCII, so every
+// such rune is in a string, where \uXXXX means the same.
+func yamlSafeJSON(j []byte) []byte {
+	printable := func(r rune) bool {
+		return r == 0x9 || r == 0xa || r == 0xd || (r >= 0x20 && r <= 0x7e) || (r >= 0xa0 && r <= 0xd7ff && r != 0x2028 && r != 0x2029) ||
+			(r >= 0xe000 && r <= 0xfffd && r != 0xfeff) || r >= 0x10000
+	}
+	if utf8.Valid(j) && !bytes.ContainsFunc(j, func(r rune) bool { return !printable(r) }) {
+		return j
+	}
+	var out bytes.Buffer
+	for _, r := range string(j) {
+		if printable(r) {
+			out.WriteRune(r)
+		} else {
+			fmt.Fprintf(&out, `\u%04x`, r)
+		}
+	}
+	return out.Bytes()
 }
 
 func mustYAML(v any) string { return string(mustYAMLBytes(v)) }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpulens/gpulens/analyzer/manifest"
 	"github.com/gpulens/gpulens/analyzer/plan"
 	"github.com/gpulens/gpulens/analyzer/session"
 )
@@ -21,6 +22,7 @@ type planOptions struct {
 	replicas int
 	nodeGPUs int
 	now      func() time.Time
+	out      manifestOutput
 }
 
 func newPlanCmd() *cobra.Command {
@@ -66,8 +68,10 @@ replay also counts the contended steps of each shared GPU (summed load above the
 
 Formats (--format): table for people (nodes and GPUs today and needed per model, headroom and
 the monthly saving, the layout by node, the replay, where each workload goes), json, yaml (the
-labels of each node, the device plugin's time-slicing configs and each node's MIG geometry,
-then each workload's new GPU request as a strategic-merge patch).
+labels of each node, the device plugin's time-slicing configs and the MIG geometries as the GPU
+operator's ConfigMaps, then each workload's new GPU request, all Kubernetes objects for
+kubectl apply --server-side --force-conflicts -f), kustomize (the same as a directory:
+-o kustomize --output-dir DIR, for kubectl apply -k DIR).
 
 Exit codes: 1 the plan failed its replay, 2 bad flags or input files (an unknown --model),
 3 the metrics source cannot be queried, 4 no GPU series in the window, 5 the data
@@ -87,7 +91,8 @@ directory is not a usable TSDB.`,
 	}
 	f := c.Flags()
 	o.src.register(f)
-	f.StringVar(&o.format, "format", "table", "Output format: "+strings.Join(plan.Formats, ", "))
+	f.StringVar(&o.format, "format", "table", "Output format: "+strings.Join(withKustomize(plan.Formats), ", "))
+	o.out.register(f)
 	f.StringVarP(&o.file, "output", "o", "", "Write to this file (atomically) instead of standard output")
 	f.StringSliceVar(&o.models, "model", nil, "Plan only these GPU models (catalog key or product name; repeatable)")
 	f.IntVar(&o.nodeGPUs, "node-gpus", 0, "GPUs per node, for pools whose series carry no node label (default: counted from the series)")
@@ -99,7 +104,10 @@ func runPlan(ctx context.Context, o *planOptions, stdout, stderr io.Writer) erro
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := checkFormat(o.format, plan.Formats); err != nil {
+	if err := o.out.resolve(&o.format, &o.file); err != nil {
+		return err
+	}
+	if err := checkFormat(o.format, withKustomize(plan.Formats)); err != nil {
 		return err
 	}
 	s, err := o.src.open(ctx, o.now(), stderr)
@@ -110,6 +118,9 @@ func runPlan(ctx context.Context, o *planOptions, stdout, stderr io.Writer) erro
 	p, err := s.Plan(ctx, session.PlanOptions{Models: o.models, MaxReplicas: o.replicas, NodeGPUs: o.nodeGPUs})
 	if err != nil {
 		return o.src.exit(err)
+	}
+	if ok, err := o.out.write(stdout, o.format, o.file, func() []manifest.Doc { return manifest.FromPlan(p) }, "Nothing to plan."); ok {
+		return err
 	}
 	var buf bytes.Buffer
 	if err := plan.Write(&buf, p, o.format); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpulens/gpulens/analyzer/manifest"
 	"github.com/gpulens/gpulens/analyzer/quota"
 )
 
@@ -17,6 +18,7 @@ type quotaOptions struct {
 	format string
 	output string
 	now    func() time.Time
+	out    manifestOutput
 }
 
 func newQuotaCmd() *cobra.Command {
@@ -59,7 +61,8 @@ Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
 	}
 	f := c.Flags()
 	o.src.register(f)
-	f.StringVar(&o.format, "format", "table", "Output format: "+strings.Join(quota.Formats, ", "))
+	f.StringVar(&o.format, "format", "table", "Output format: "+strings.Join(withKustomize(quota.Formats), ", "))
+	o.out.register(f)
 	f.StringVarP(&o.output, "output", "o", "", "Write to this file (atomically) instead of standard output")
 	return c
 }
@@ -68,7 +71,10 @@ func runQuota(ctx context.Context, o *quotaOptions, stdout, stderr io.Writer) er
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := checkFormat(o.format, quota.Formats); err != nil {
+	if err := o.out.resolve(&o.format, &o.output); err != nil {
+		return err
+	}
+	if err := checkFormat(o.format, withKustomize(quota.Formats)); err != nil {
 		return err
 	}
 	s, err := o.src.open(ctx, o.now(), stderr)
@@ -79,6 +85,9 @@ func runQuota(ctx context.Context, o *quotaOptions, stdout, stderr io.Writer) er
 	advice, notes, err := s.Quotas(ctx)
 	if err != nil {
 		return o.src.exit(err)
+	}
+	if ok, err := o.out.write(stdout, o.format, o.output, func() []manifest.Doc { return manifest.FromQuota(advice) }, "No changes: every GPU quota fits what was held."); ok {
+		return err
 	}
 	var buf bytes.Buffer
 	if err := quota.Write(&buf, advice, notes, o.format); err != nil {
