@@ -3,16 +3,15 @@ package manifest
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/quota"
 )
-
-// kueueVersion is the Kueue API version the ClusterQueue patches are for.
-const kueueVersion = "v1beta1"
 
 // FromQuota is each quota change: a ResourceQuota's new hard limit as a
 // typed ResourceQuota (the key alone: spec.hard merges key by key), a
@@ -41,7 +40,9 @@ func FromQuota(advice []quota.Advice) []Doc {
 				panic(fmt.Sprintf("manifest: quota patch: %v", err)) // json.Marshal wrote it
 			}
 			d.JSONPatch = ops
-			d.Target = Target{Group: "kueue.x-k8s.io", Version: kueueVersion, Kind: quota.KindClusterQueue, Name: a.Name}
+			// The version gpulens read the queue's paths from.
+			group, version, _ := strings.Cut(inventory.KueueAPI, "/")
+			d.Target = Target{Group: group, Version: version, Kind: quota.KindClusterQueue, Name: a.Name}
 			d.Comments = append(d.Comments, "kubectl patch clusterqueues.kueue.x-k8s.io "+a.Name+" --type json -p '"+a.Patch+"'")
 		default:
 			continue
