@@ -15,6 +15,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/internal/safetext"
 	"github.com/gpulens/gpulens/signals"
 )
 
@@ -97,7 +98,7 @@ func writeTable(w io.Writer, p *Plan) error {
 		fmt.Fprintln(tw, "  NODE\tGPU\tLAYOUT\tPEAK MEMORY\tPEAK LOAD\tCONTENDED STEPS\tWORKLOADS")
 		for i, g := range pp.GPUs {
 			r := pp.Replay.GPUs[i]
-			fmt.Fprintf(tw, "  %s\t%d\t%s\t%.0f%%\t%.0f%%\t%d\t%s\n", cmp.Or(nodeOf[i], "-"), g.Index, g.Layout(), 100*r.PeakMemoryRatio, 100*r.PeakLoad, r.ContendedSteps, strings.Join(g.Lanes, ", "))
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%.0f%%\t%.0f%%\t%d\t%s\n", cmp.Or(nodeOf[i], "-"), g.Index, g.Layout(), 100*r.PeakMemoryRatio, 100*r.PeakLoad, r.ContendedSteps, safetext.Comment(strings.Join(g.Lanes, ", ")))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -125,7 +126,7 @@ func writeTable(w io.Writer, p *Plan) error {
 			if a.GrowthBytes > 0 {
 				extra = strings.TrimPrefix(extra+fmt.Sprintf(", grows +%.1f GiB", a.GrowthBytes/(1<<30)), ", ")
 			}
-			fmt.Fprintf(tw, "  %s%s\t%s\t%s\t%s/%d\t%.1f GiB\t%.0f%%\t%s\n", col(clusterCell(pp.Cluster)), a.Lane, fromOf(a), to, pp.Model, a.GPU, a.PeakMemoryBytes/(1<<30), 100*a.P95Load, extra)
+			fmt.Fprintf(tw, "  %s%s\t%s\t%s\t%s/%d\t%.1f GiB\t%.0f%%\t%s\n", col(safetext.Comment(clusterCell(pp.Cluster))), safetext.Comment(a.Lane), fromOf(a), to, pp.Model, a.GPU, a.PeakMemoryBytes/(1<<30), 100*a.P95Load, extra)
 		}
 	}
 	if err := tw.Flush(); err != nil {

@@ -54,8 +54,9 @@ func writeTable(w io.Writer, advice []Advice, notes []string) error {
 			if a.Namespace != "" {
 				name = a.Namespace + "/" + a.Name
 			}
-			fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%g\t%s\t%g\t%g\t%d\t%s\n", col(a.Cluster), a.Kind, name, dash(a.Flavor), a.Resource,
-				dash(strings.Join(a.Namespaces, ",")), a.Quota, limit(a.Borrowing), a.Peak, a.P95, a.Advised, intLimit(a.AdvisedBorrowing))
+			// Names from the cluster and the store, escaped for the terminal.
+			fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%g\t%s\t%g\t%g\t%d\t%s\n", col(safetext.Comment(a.Cluster)), a.Kind, safetext.Comment(name), safetext.Comment(dash(a.Flavor)), a.Resource,
+				safetext.Comment(dash(strings.Join(a.Namespaces, ","))), a.Quota, limit(a.Borrowing), a.Peak, a.P95, a.Advised, intLimit(a.AdvisedBorrowing))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
