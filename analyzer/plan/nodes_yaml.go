@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -11,10 +10,10 @@ import (
 // writeNodesYAML writes a pool's node plan: which labels each node gets,
 // then each time-slicing config for the device plugin's config map and each
 // node's MIG geometry for the MIG manager (mig-parted), one document each.
-func writeNodesYAML(w io.Writer, pp PoolPlan, title string, doc func()) {
+func writeNodesYAML(e emitter, pp PoolPlan, title string) {
 	prefix := strings.ToLower(pp.Model) + "-"
 	migName := func(n Node) string { return fmt.Sprintf("%snode-%d", prefix, n.Index) }
-	doc()
+	e.doc(pp.Cluster)
 	if pp.KeepsToday {
 		var moved []string
 		for _, a := range pp.Assignments {
@@ -26,12 +25,12 @@ func writeNodesYAML(w io.Writer, pp PoolPlan, title string, doc func()) {
 		if len(moved) > 0 {
 			what = fmt.Sprintf("no other workload request changes than the patch below of %s, which moves to a GPU of its own", strings.Join(moved, ", "))
 		}
-		fmt.Fprintf(w, "# Pool %s keeps today's layout, %s of %d GPUs (%d today): no node label, device plugin config or MIG geometry changes, and %s.\n",
+		e.note("# Pool %s keeps today's layout, %s of %d GPUs (%d today): no node label, device plugin config or MIG geometry changes, and %s.",
 			title, plural(pp.NodesNeeded, "node"), pp.GPUsPerNode, pp.NodesToday, what)
-		fmt.Fprintln(w, "version: v1")
+		e.empty()
 		return
 	}
-	fmt.Fprintf(w, "# Pool %s: %s of %d GPUs (%d today). Label each node:\n", title, plural(pp.NodesNeeded, "node"), pp.GPUsPerNode, pp.NodesToday)
+	e.note("# Pool %s: %s of %d GPUs (%d today). Label each node:", title, plural(pp.NodesNeeded, "node"), pp.GPUsPerNode, pp.NodesToday)
 	for _, n := range pp.Nodes {
 		cfg := n.Config
 		if cfg != "default" {
@@ -41,16 +40,16 @@ func writeNodesYAML(w io.Writer, pp PoolPlan, title string, doc func()) {
 		if n.HasMIG(pp.GPUs) {
 			labels += " nvidia.com/mig.config=" + migName(n)
 		}
-		fmt.Fprintf(w, "#   node %d (planned GPUs %s): %s\n", n.Index, indexList(n.GPUs), labels)
+		e.note("#   node %d (planned GPUs %s): %s", n.Index, indexList(n.GPUs), labels)
 		var dra []string
 		for _, gi := range n.GPUs {
 			dra = append(dra, pp.GPUs[gi].DRALanes...)
 		}
 		if len(dra) > 0 {
-			fmt.Fprintf(w, "#     on node %d, %s\n", n.Index, draLabelsNote(dra))
+			e.note("#     on node %d, %s", n.Index, draLabelsNote(dra))
 		}
 	}
-	fmt.Fprintln(w, "version: v1")
+	e.empty()
 
 	var replicas []int
 	for _, n := range pp.Nodes {
@@ -60,10 +59,10 @@ func writeNodesYAML(w io.Writer, pp PoolPlan, title string, doc func()) {
 	}
 	slices.Sort(replicas)
 	for _, r := range replicas {
-		doc()
+		e.doc(pp.Cluster)
 		name := fmt.Sprintf("%stime-slicing-%d", prefix, r)
-		fmt.Fprintf(w, "# Device plugin config %q: each GPU time-sliced into %d replicas. Add it to the device plugin's config map.\n", name, r)
-		writeYAMLDoc(w, map[string]any{"version": "v1", "sharing": map[string]any{"timeSlicing": map[string]any{
+		e.note("# Device plugin config %q: each GPU time-sliced into %d replicas. Add it to the device plugin's config map.", name, r)
+		e.devicePluginConfig(name, map[string]any{"version": "v1", "sharing": map[string]any{"timeSlicing": map[string]any{
 			"renameByDefault": true, "failRequestsGreaterThanOne": true,
 			"resources": []any{map[string]any{"name": "nvidia.com/gpu", "replicas": r}}}}})
 	}
@@ -98,8 +97,8 @@ func writeNodesYAML(w io.Writer, pp PoolPlan, title string, doc func()) {
 		if len(plain) > 0 {
 			entries = append(entries, map[string]any{"devices": plain, "mig-enabled": false})
 		}
-		doc()
-		fmt.Fprintf(w, "# MIG config %q for node %d (devices are the node's GPU indexes). Add it to the MIG manager's mig-parted config.\n", migName(n), n.Index)
-		writeYAMLDoc(w, map[string]any{"version": "v1", "mig-configs": map[string]any{migName(n): entries}})
+		e.doc(pp.Cluster)
+		e.note("# MIG config %q for node %d (devices are the node's GPU indexes). Add it to the MIG manager's mig-parted config.", migName(n), n.Index)
+		e.migConfig(migName(n), map[string]any{"version": "v1", "mig-configs": map[string]any{migName(n): entries}})
 	}
 }

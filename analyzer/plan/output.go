@@ -15,6 +15,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/internal/safetext"
 	"github.com/gpulens/gpulens/signals"
 )
 
@@ -97,7 +98,7 @@ func writeTable(w io.Writer, p *Plan) error {
 		fmt.Fprintln(tw, "  NODE\tGPU\tLAYOUT\tPEAK MEMORY\tPEAK LOAD\tCONTENDED STEPS\tWORKLOADS")
 		for i, g := range pp.GPUs {
 			r := pp.Replay.GPUs[i]
-			fmt.Fprintf(tw, "  %s\t%d\t%s\t%.0f%%\t%.0f%%\t%d\t%s\n", cmp.Or(nodeOf[i], "-"), g.Index, g.Layout(), 100*r.PeakMemoryRatio, 100*r.PeakLoad, r.ContendedSteps, strings.Join(g.Lanes, ", "))
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%.0f%%\t%.0f%%\t%d\t%s\n", cmp.Or(nodeOf[i], "-"), g.Index, g.Layout(), 100*r.PeakMemoryRatio, 100*r.PeakLoad, r.ContendedSteps, safetext.Comment(strings.Join(g.Lanes, ", ")))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -125,7 +126,7 @@ func writeTable(w io.Writer, p *Plan) error {
 			if a.GrowthBytes > 0 {
 				extra = strings.TrimPrefix(extra+fmt.Sprintf(", grows +%.1f GiB", a.GrowthBytes/(1<<30)), ", ")
 			}
-			fmt.Fprintf(tw, "  %s%s\t%s\t%s\t%s/%d\t%.1f GiB\t%.0f%%\t%s\n", col(clusterCell(pp.Cluster)), a.Lane, fromOf(a), to, pp.Model, a.GPU, a.PeakMemoryBytes/(1<<30), 100*a.P95Load, extra)
+			fmt.Fprintf(tw, "  %s%s\t%s\t%s\t%s/%d\t%.1f GiB\t%.0f%%\t%s\n", col(safetext.Comment(clusterCell(pp.Cluster))), safetext.Comment(a.Lane), fromOf(a), to, pp.Model, a.GPU, a.PeakMemoryBytes/(1<<30), 100*a.P95Load, extra)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -182,16 +183,20 @@ type nodeGroup struct {
 // sharing config (or mig-parted's geometry), then one strategic-merge
 // patch per workload, as 'recommend -o yaml' does.
 func writeYAML(w io.Writer, p *Plan) error {
-	n := 0
-	doc := func() {
-		if n > 0 {
-			fmt.Fprintln(w, "---")
-		}
-		n++
+	t := &textEmitter{w: w}
+	emitChanges(p, t)
+	if t.n == 0 {
+		fmt.Fprintln(w, "# Nothing to plan.")
 	}
+	return nil
+}
+
+// emitChanges says p's changes to e, one document at a time: the node
+// groups' configs, then the workloads' patches.
+func emitChanges(p *Plan, e emitter) {
 	for _, pp := range p.Pools {
 		if pp.Nodes != nil {
-			writeNodesYAML(w, pp, p.title(pp), doc)
+			writeNodesYAML(e, pp, p.title(pp))
 			continue
 		}
 		var groups []*nodeGroup
@@ -206,37 +211,37 @@ func writeYAML(w io.Writer, p *Plan) error {
 		}
 		for _, g := range groups {
 			name := strings.ToLower(g.model) + "-" + g.layout
-			// Said in each group's own document, after doc().
+			// Said in each group's own document, after e.doc(pp.Cluster).
 			draNote := func() {
 				if len(g.dra) > 0 {
-					fmt.Fprintf(w, "# Node group %s: %s\n", name, draLabelsNote(g.dra))
+					e.note("# Node group %s: %s", name, draLabelsNote(g.dra))
 				}
 			}
 			switch g.gpu.Mode {
 			case ModeWhole:
-				doc()
+				e.doc(pp.Cluster)
 				draNote()
-				fmt.Fprintf(w, "# Node group %s: %s %s, whole: the device plugin's default config, nothing to roll out.\n", name, gpus(g.count), g.title)
-				fmt.Fprintf(w, "# Label: nvidia.com/device-plugin.config=default\n")
-				fmt.Fprintln(w, "version: v1")
+				e.note("# Node group %s: %s %s, whole: the device plugin's default config, nothing to roll out.", name, gpus(g.count), g.title)
+				e.note("# Label: nvidia.com/device-plugin.config=default")
+				e.empty()
 			case ModeTimeSlicing:
-				doc()
+				e.doc(pp.Cluster)
 				draNote()
-				fmt.Fprintf(w, "# Node group %s: %s %s, each time-sliced into %d replicas.\n", name, gpus(g.count), g.title, g.gpu.Replicas)
-				fmt.Fprintf(w, "# Add under the device plugin's config map as %q and label the nodes nvidia.com/device-plugin.config=%s\n", name, name)
-				writeYAMLDoc(w, map[string]any{"version": "v1", "sharing": map[string]any{"timeSlicing": map[string]any{
+				e.note("# Node group %s: %s %s, each time-sliced into %d replicas.", name, gpus(g.count), g.title, g.gpu.Replicas)
+				e.note("# Add under the device plugin's config map as %q and label the nodes nvidia.com/device-plugin.config=%s", name, name)
+				e.devicePluginConfig(name, map[string]any{"version": "v1", "sharing": map[string]any{"timeSlicing": map[string]any{
 					"renameByDefault": true, "failRequestsGreaterThanOne": true,
 					"resources": []any{map[string]any{"name": "nvidia.com/gpu", "replicas": g.gpu.Replicas}}}}})
 			case ModeMIG:
-				doc()
+				e.doc(pp.Cluster)
 				draNote()
 				counts := map[string]int{}
 				for _, s := range g.gpu.Slices {
 					counts[s]++
 				}
-				fmt.Fprintf(w, "# Node group %s: %s %s with MIG slices %s (mixed strategy).\n", name, gpus(g.count), g.title, strings.Join(g.gpu.Slices, ", "))
-				fmt.Fprintf(w, "# Add to the MIG manager's mig-parted config and label the nodes nvidia.com/mig.config=%s\n", name)
-				writeYAMLDoc(w, map[string]any{"version": "v1", "mig-configs": map[string]any{name: []any{
+				e.note("# Node group %s: %s %s with MIG slices %s (mixed strategy).", name, gpus(g.count), g.title, strings.Join(g.gpu.Slices, ", "))
+				e.note("# Add to the MIG manager's mig-parted config and label the nodes nvidia.com/mig.config=%s", name)
+				e.migConfig(name, map[string]any{"version": "v1", "mig-configs": map[string]any{name: []any{
 					map[string]any{"devices": "all", "mig-enabled": true, "mig-devices": counts}}}})
 			}
 		}
@@ -252,8 +257,8 @@ func writeYAML(w io.Writer, p *Plan) error {
 			}
 			seen[a.Workload] = true
 			if a.AllocationPath == signals.AllocationPathDRA {
-				doc()
-				writeDRAAssignment(w, p.title(pp), a)
+				e.doc(pp.Cluster)
+				writeDRAAssignment(e, p.title(pp), a)
 				continue
 			}
 			remove := []string{"nvidia.com/gpu", "nvidia.com/gpu.shared"}
@@ -262,20 +267,16 @@ func writeYAML(w io.Writer, p *Plan) error {
 			}
 			patch := recommend.BuildPatch(a.Workload,
 				recommend.PatchChange{Limits: map[string]int64{a.Resource: 1}, Remove: remove})
-			doc()
-			fmt.Fprintf(w, "# %s: %s → %s (%s GPU %d)\n", a.Workload, a.From, a.Resource, p.title(pp), a.GPU)
+			e.doc(pp.Cluster)
+			e.note("# %s: %s → %s (%s GPU %d)", a.Workload, a.From, a.Resource, p.title(pp), a.GPU)
 			if a.Workload.Kind == "Pod" {
-				fmt.Fprintf(w, "# %s/%s has no controller gpulens knows of; pods cannot be patched in place: apply this to the spec that creates it\n", a.Workload.Namespace, a.Workload.Name)
+				e.note("# %s/%s has no controller gpulens knows of; pods cannot be patched in place: apply this to the spec that creates it", a.Workload.Namespace, a.Workload.Name)
 			} else {
-				fmt.Fprintf(w, "# kubectl -n %s patch %s %s --type strategic --patch-file <this document>\n", a.Workload.Namespace, strings.ToLower(a.Workload.Kind), a.Workload.Name)
+				e.note("# kubectl -n %s patch %s %s --type strategic --patch-file <this document>", a.Workload.Namespace, strings.ToLower(a.Workload.Kind), a.Workload.Name)
 			}
-			fmt.Fprint(w, strings.TrimRight(patch.YAML, "\n")+"\n")
+			e.patch(patch)
 		}
 	}
-	if n == 0 {
-		fmt.Fprintln(w, "# Nothing to plan.")
-	}
-	return nil
 }
 
 // title names a pool in the plan's text: its model, and its cluster in a
@@ -312,7 +313,7 @@ func draLabelsNote(lanes []string) string {
 // writeDRAAssignment writes, for a workload whose pods get their GPU
 // through a DRA ResourceClaim, what to request instead of a limits patch:
 // the device plugin's resources are not how it got the GPU.
-func writeDRAAssignment(w io.Writer, model string, a Assignment) {
+func writeDRAAssignment(e emitter, model string, a Assignment) {
 	want := "a whole GPU (device class " + dra.ClassGPU + ")"
 	switch a.Mode {
 	case ModeTimeSlicing:
@@ -320,10 +321,10 @@ func writeDRAAssignment(w io.Writer, model string, a Assignment) {
 	case ModeMIG:
 		want = "a " + a.Slice + " MIG device (device class " + dra.ClassMIG + ", profile " + a.Slice + ")"
 	}
-	fmt.Fprintf(w, "# %s: %s through DRA (%s) → %s (%s GPU %d)\n", a.Workload, a.From, strings.Join(a.Claims, ", "), want, model, a.GPU)
-	fmt.Fprintf(w, "# No limits patch: its pods get the GPU from a ResourceClaim. Request %s in a new ResourceClaimTemplate "+
+	e.note("# %s: %s through DRA (%s) → %s (%s GPU %d)", a.Workload, a.From, strings.Join(a.Claims, ", "), want, model, a.GPU)
+	e.note("# No limits patch: its pods get the GPU from a ResourceClaim. Request %s in a new ResourceClaimTemplate "+
 		"(a template's spec is immutable) and point the pod template's resourceClaims at it, or, for a claim its pods share by name, "+
-		"in a new ResourceClaim; 'gpulens recommend -o yaml' writes the template and the patch where it can read the claims.\n", want)
+		"in a new ResourceClaim; 'gpulens recommend -o yaml' writes the template and the patch where it can read the claims.", want)
 }
 
 func writeYAMLDoc(w io.Writer, v any) {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/gpulens/gpulens/internal/safetext"
 )
 
 // Formats are what Write accepts.
@@ -52,8 +54,9 @@ func writeTable(w io.Writer, advice []Advice, notes []string) error {
 			if a.Namespace != "" {
 				name = a.Namespace + "/" + a.Name
 			}
-			fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%g\t%s\t%g\t%g\t%d\t%s\n", col(a.Cluster), a.Kind, name, dash(a.Flavor), a.Resource,
-				dash(strings.Join(a.Namespaces, ",")), a.Quota, limit(a.Borrowing), a.Peak, a.P95, a.Advised, intLimit(a.AdvisedBorrowing))
+			// Names from the cluster and the store, escaped for the terminal.
+			fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%g\t%s\t%g\t%g\t%d\t%s\n", col(safetext.Comment(a.Cluster)), a.Kind, safetext.Comment(name), safetext.Comment(dash(a.Flavor)), a.Resource,
+				safetext.Comment(dash(strings.Join(a.Namespaces, ","))), a.Quota, limit(a.Borrowing), a.Peak, a.P95, a.Advised, intLimit(a.AdvisedBorrowing))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -89,8 +92,10 @@ func writePatches(w io.Writer, advice []Advice) error {
 		if a.Namespace != "" {
 			ns = "-n " + a.Namespace + " "
 		}
-		fmt.Fprintf(w, "# %s%s %s: %s, p95 %g and peak %g GPUs held at once\n", of(a), a.Kind, a.Name, a.Resource, a.P95, a.Peak)
-		fmt.Fprintf(w, "# kubectl %spatch %s --type %s --patch-file <this document>\n", ns, target, a.PatchType)
+		// Names come from the store and the cluster: a line break in one
+		// is escaped rather than ending the comment.
+		fmt.Fprintf(w, "# %s\n", safetext.Comment(fmt.Sprintf("%s%s %s: %s, p95 %g and peak %g GPUs held at once", of(a), a.Kind, a.Name, a.Resource, a.P95, a.Peak)))
+		fmt.Fprintf(w, "# %s\n", safetext.Comment(fmt.Sprintf("kubectl %spatch %s --type %s --patch-file <this document>", ns, target, a.PatchType)))
 		fmt.Fprintln(w, a.Patch)
 	}
 	if n == 0 {

@@ -17,6 +17,9 @@ type Manifest struct {
 	// Kind, Namespace and Name identify it.
 	Kind, Namespace, Name string
 	YAML, JSON            string
+	// Spec is the object's spec as JSON-shaped data, for analyzer/manifest
+	// to decode into the typed object.
+	Spec map[string]any
 }
 
 // ClaimChange is what a DRA GPU request asks for instead.
@@ -72,13 +75,14 @@ func ChangeClaim(w workload.Ref, c *dra.Claim, to ClaimChange) (tmpl *Manifest, 
 		"metadata":   map[string]any{"name": name, "namespace": c.Namespace},
 		"spec":       spec,
 	}
-	tmpl = &Manifest{Kind: "ResourceClaimTemplate", Namespace: c.Namespace, Name: name, YAML: mustYAML(obj), JSON: mustJSON(obj)}
+	tmpl = &Manifest{Kind: "ResourceClaimTemplate", Namespace: c.Namespace, Name: name, YAML: mustYAML(obj), JSON: mustJSON(obj), Spec: spec}
 	// resourceClaims merges by name and retains only the keys given
 	// (patchStrategy merge,retainKeys): the entry keeps its name and now
 	// names the new template.
 	patch = podSpecPatch(w, map[string]any{"resourceClaims": []any{
 		map[string]any{"name": c.PodClaim, "resourceClaimTemplateName": name},
 	}})
+	patch.Claims = []PodClaim{{Name: c.PodClaim, Template: name}}
 	notes = append(notes, fmt.Sprintf("%s cannot be edited (%s): create ResourceClaimTemplate %s/%s, then patch the pod template to use it; delete %s once no pod uses it",
 		c.Source(), immutableSpec, c.Namespace, name, c.Template))
 	if len(dropped) > 0 {
@@ -200,7 +204,7 @@ func podSpecPatch(w workload.Ref, fields map[string]any) *Patch {
 	for i := len(path) - 1; i >= 0; i-- {
 		doc = map[string]any{path[i]: doc}
 	}
-	return &Patch{Target: w.String(), YAML: mustYAML(doc), JSON: mustJSON(doc)}
+	return &Patch{Target: w.String(), YAML: mustYAML(doc), JSON: mustJSON(doc), Workload: w}
 }
 
 // deepCopy copies a JSON-shaped value through JSON, so that a changed

@@ -18,6 +18,19 @@ type Patch struct {
 	Target string
 	YAML   string
 	JSON   string
+	// Workload, Change and Claims are what the patch is built from, for
+	// analyzer/manifest to build it again as a typed object: the
+	// container's change, or the pod template's resourceClaims entries to
+	// point at other templates.
+	Workload workload.Ref
+	Change   PatchChange
+	Claims   []PodClaim
+}
+
+// PodClaim is a pod spec's resourceClaims entry: its name and the
+// ResourceClaimTemplate it is generated from.
+type PodClaim struct {
+	Name, Template string
 }
 
 // PatchChange is what a patch does to one container.
@@ -85,7 +98,7 @@ func BuildPatch(w workload.Ref, c PatchChange) *Patch {
 	if err != nil {
 		panic(fmt.Sprintf("patch: %v", err))
 	}
-	return &Patch{Target: w.String(), YAML: string(y), JSON: string(j)}
+	return &Patch{Target: w.String(), YAML: string(y), JSON: string(j), Workload: w, Change: c}
 }
 
 func containerName(w workload.Ref) string {
@@ -93,6 +106,30 @@ func containerName(w workload.Ref) string {
 		return "main"
 	}
 	return w.Container
+}
+
+// Sharing is a device plugin sharing config in data: its strategy
+// (signals.SharingTimeSlicing or SharingMPS) and the replicas of each GPU.
+type Sharing struct {
+	Strategy string
+	Replicas int
+}
+
+// Name is the config's name in the device plugin's config map, which the
+// nodes' nvidia.com/device-plugin.config label selects.
+func (s Sharing) Name() string {
+	if s.Strategy == signals.SharingMPS {
+		return fmt.Sprintf("mps-%d", s.Replicas)
+	}
+	return fmt.Sprintf("time-slicing-%d", s.Replicas)
+}
+
+// sharingOf is the config of timeSlicingConfig, in data.
+func sharingOf(mode string, replicas int) *Sharing {
+	if mode != signals.SharingMPS {
+		mode = signals.SharingTimeSlicing
+	}
+	return &Sharing{Strategy: mode, Replicas: replicas}
 }
 
 // timeSlicingConfig is the device plugin config that advertises replicas

@@ -64,6 +64,9 @@ type Recommendation struct {
 	// DevicePluginConfig is the device plugin sharing config to roll out
 	// (YAML), when the change needs one.
 	DevicePluginConfig string
+	// Sharing is DevicePluginConfig in data, for analyzer/manifest to
+	// write as a ConfigMap; nil with it.
+	Sharing *Sharing
 	// Notes are prerequisites and alternatives, in words.
 	Notes []string
 }

@@ -96,8 +96,9 @@ func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Ten
 	}
 	var notes []string
 	cfg := ""
+	var share *Sharing
 	if fewer >= 1 {
-		cfg = timeSlicingConfig(sharing, fewer)
+		cfg, share = timeSlicingConfig(sharing, fewer), sharingOf(sharing, fewer)
 		notes = append(notes, fmt.Sprintf("or cut the GPU's replicas from %d to %d so that every tenant's peak of %s fits", replicas, fewer, gib(need)))
 	}
 	if sharing == signals.SharingMPS {
@@ -112,6 +113,7 @@ func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Ten
 			CurrentShare: current, RecommendedShare: current,
 			Patch:              BuildPatch(heaviest.Workload, PatchChange{Env: map[string]string{"CUDA_MPS_PINNED_DEVICE_MEM_LIMIT": limit}}),
 			DevicePluginConfig: cfg,
+			Sharing:            share,
 			Notes:              notes,
 		}
 	}
@@ -123,7 +125,7 @@ func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Ten
 			pct(p.MemoryMargin), gib(deviceMemory))
 	}
 	r := Dedicated(heaviest.Usage, p, why)
-	r.DevicePluginConfig = cfg
+	r.DevicePluginConfig, r.Sharing = cfg, share
 	r.Notes = append(notes, r.Notes...)
 	return r
 }

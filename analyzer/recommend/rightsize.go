@@ -126,6 +126,7 @@ func timeSlice(u Usage, p criteria.Policy, current float64) *Recommendation {
 		Action: ActionTimeSlicing, Workload: u.Workload, Summary: summary,
 		CurrentShare: current, RecommendedShare: 1 / float64(best),
 		DevicePluginConfig: timeSlicingConfig(signals.SharingTimeSlicing, best),
+		Sharing:            sharingOf(signals.SharingTimeSlicing, best),
 	}, shared, ClaimChange{})
 	r.Notes = []string{"time-slicing does not isolate memory: co-tenants' peaks add up, so watch the timeslice-oom-risk finding",
 		"apply the config to a dedicated shared node pool (nvidia.com/device-plugin.config label)"}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/gpulens/gpulens/internal/safetext"
 )
 
 // writeMarkdown prints GitHub-flavoured Markdown, which Slack, wikis and
@@ -39,4 +41,4 @@ func writeMarkdownSections(w io.Writer, r *Report, secs []section) error {
 }
 
 // mdEscape keeps names from breaking a table or turning into markup.
-var mdEscape = strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "\n", " ").Replace
+var mdEscape = safetext.MarkdownCell

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/internal/safetext"
 	"github.com/gpulens/gpulens/signals"
 )
 
@@ -177,9 +178,9 @@ func writeRecommendTable(w io.Writer, fs []findings.Finding) error {
 		if f.CostKnown {
 			savings = dollars(f.MonthlySavingsUSD)
 		}
-		subject := cmp.Or(workloadRef(f), f.Node+"/"+f.GPUUUID)
+		subject := safetext.Comment(cmp.Or(workloadRef(f), f.Node+"/"+f.GPUUUID))
 		if clustered {
-			fmt.Fprintf(tw, "%s\t", clusterCell(f.Cluster))
+			fmt.Fprintf(tw, "%s\t", safetext.Comment(clusterCell(f.Cluster)))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.0f%%\n", f.Severity, f.Kind, subject, change, savings, 100*f.Confidence)
 	}
@@ -188,17 +189,17 @@ func writeRecommendTable(w io.Writer, fs []findings.Finding) error {
 	}
 	fmt.Fprintln(w)
 	for i, f := range fs {
-		fmt.Fprintf(w, "%d. %s\n", i+1, f.Summary)
+		fmt.Fprintf(w, "%d. %s\n", i+1, safetext.Comment(f.Summary))
 		r := f.Recommendation
 		if r != nil && r.Summary != "" && !strings.Contains(f.Summary, r.Summary) {
-			fmt.Fprintf(w, "   %s\n", r.Summary)
+			fmt.Fprintf(w, "   %s\n", safetext.Comment(r.Summary))
 		}
 		if r != nil && r.Allocation == signals.AllocationPathDRA {
 			// A claim's change takes steps the table's columns cannot
 			// say: which objects, and why not in place.
-			fmt.Fprintf(w, "   %s\n", claimPath(r))
+			fmt.Fprintf(w, "   %s\n", safetext.Comment(claimPath(r)))
 			for _, note := range r.Notes {
-				fmt.Fprintf(w, "   - %s\n", note)
+				fmt.Fprintf(w, "   - %s\n", safetext.Comment(note))
 			}
 		}
 	}
@@ -254,23 +255,23 @@ func writePatches(w io.Writer, fs []findings.Finding) error {
 		sep()
 		if f.Cluster != "" {
 			// The kubectl lines below are for that cluster's context.
-			fmt.Fprintf(w, "# cluster: %s\n", f.Cluster)
+			comment(w, "cluster: %s", f.Cluster)
 		}
-		fmt.Fprintf(w, "# %s\n", f.Summary)
+		comment(w, "%s", f.Summary)
 		if dra {
-			fmt.Fprintf(w, "# %s\n", claimPath(r))
+			comment(w, "%s", claimPath(r))
 			for _, note := range r.Notes {
-				fmt.Fprintf(w, "# - %s\n", note)
+				comment(w, "- %s", note)
 			}
 		} else if r.Allocation != "" {
-			fmt.Fprintf(w, "# allocation: %s (the container's resources.limits)\n", r.Allocation)
+			comment(w, "allocation: %s (the container's resources.limits)", r.Allocation)
 		}
 		if t := r.ClaimTemplate; t != nil {
-			fmt.Fprintf(w, "# kubectl -n %s create -f <this document>\n", t.Namespace)
+			comment(w, "kubectl -n %s create -f <this document>", t.Namespace)
 			fmt.Fprint(w, strings.TrimRight(t.YAML, "\n")+"\n")
 			if r.Patch != nil {
 				sep()
-				fmt.Fprintf(w, "# then point %s at it:\n", r.Patch.Target)
+				comment(w, "then point %s at it:", r.Patch.Target)
 			}
 		}
 		if r.Patch != nil {
@@ -279,9 +280,9 @@ func writePatches(w io.Writer, fs []findings.Finding) error {
 			if kind == "Pod" {
 				// A pod's resources are immutable: the change belongs in
 				// whatever creates the pod.
-				fmt.Fprintf(w, "# %s/%s has no controller gpulens knows of; pods cannot be patched in place: apply this to the spec that creates it\n", ns, name)
+				comment(w, "%s/%s has no controller gpulens knows of; pods cannot be patched in place: apply this to the spec that creates it", ns, name)
 			} else {
-				fmt.Fprintf(w, "# kubectl -n %s patch %s %s --type strategic --patch-file <this document>\n", ns, strings.ToLower(kind), name)
+				comment(w, "kubectl -n %s patch %s %s --type strategic --patch-file <this document>", ns, strings.ToLower(kind), name)
 			}
 			fmt.Fprint(w, strings.TrimRight(r.Patch.YAML, "\n")+"\n")
 		}
@@ -297,4 +298,10 @@ func writePatches(w io.Writer, fs []findings.Finding) error {
 		fmt.Fprintln(w, "# No patches: nothing to change.")
 	}
 	return nil
+}
+
+// comment writes one "# " line; what it says comes from the store (names,
+// labels), so a line break in it is escaped rather than ending the comment.
+func comment(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "# %s\n", safetext.Comment(fmt.Sprintf(format, args...)))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpulens/gpulens/analyzer/manifest"
 	"github.com/gpulens/gpulens/analyzer/plan"
 	"github.com/gpulens/gpulens/analyzer/session"
 )
@@ -19,6 +20,7 @@ type planOptions struct {
 	replicas int
 	nodeGPUs int
 	now      func() time.Time
+	objects  manifestOutput
 }
 
 func newPlanCmd() *cobra.Command {
@@ -64,8 +66,10 @@ replay also counts the contended steps of each shared GPU (summed load above the
 
 Formats (-o): table for people (nodes and GPUs today and needed per model, headroom and
 the monthly saving, the layout by node, the replay, where each workload goes), json, yaml (the
-labels of each node, the device plugin's time-slicing configs and each node's MIG geometry,
-then each workload's new GPU request as a strategic-merge patch).
+labels of each node, the device plugin's time-slicing configs and the MIG geometries as the GPU
+operator's ConfigMaps, then each workload's new GPU request, all Kubernetes objects for
+kubectl apply --server-side --force-conflicts -f), kustomize (the same as a directory:
+-o kustomize --output-dir DIR, for kubectl apply -k DIR).
 
 Exit codes: 1 the plan failed its replay, 2 bad flags or input files (an unknown --model),
 3 the metrics source cannot be queried, 4 no GPU series in the window, 5 the data
@@ -85,7 +89,8 @@ directory is not a usable TSDB.`,
 	}
 	f := c.Flags()
 	o.src.register(f)
-	o.out.register(f, plan.Formats, "table")
+	o.out.register(f, withKustomize(plan.Formats), "table")
+	o.objects.register(f)
 	f.StringSliceVar(&o.models, "model", nil, "Plan only these GPU models (catalog key or product name; repeatable)")
 	f.IntVar(&o.nodeGPUs, "node-gpus", 0, "GPUs per node, for pools whose series carry no node label (default: counted from the series)")
 	f.IntVar(&o.replicas, "max-replicas", 0, "Most time-slicing replicas per GPU (default: recommend.max_replicas of --config)")
@@ -99,6 +104,9 @@ func runPlan(ctx context.Context, o *planOptions, stdout, stderr io.Writer) erro
 	if err := o.out.resolve(stderr); err != nil {
 		return err
 	}
+	if err := o.objects.resolve(o.out.format, o.out.file); err != nil {
+		return err
+	}
 	s, err := o.src.open(ctx, o.now(), stderr)
 	if err != nil {
 		return err
@@ -107,6 +115,9 @@ func runPlan(ctx context.Context, o *planOptions, stdout, stderr io.Writer) erro
 	p, err := s.Plan(ctx, session.PlanOptions{Models: o.models, MaxReplicas: o.replicas, NodeGPUs: o.nodeGPUs})
 	if err != nil {
 		return o.src.exit(err)
+	}
+	if ok, err := o.objects.write(stdout, o.out.format, o.out.file, func() []manifest.Doc { return manifest.FromPlan(p) }, "Nothing to plan."); ok {
+		return err
 	}
 	var buf bytes.Buffer
 	if err := plan.Write(&buf, p, o.out.format); err != nil {

@@ -8,13 +8,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpulens/gpulens/analyzer/manifest"
 	"github.com/gpulens/gpulens/analyzer/quota"
 )
 
 type quotaOptions struct {
-	src sourceFlags
-	out outputFlags
-	now func() time.Time
+	src     sourceFlags
+	out     outputFlags
+	objects manifestOutput
+	now     func() time.Time
 }
 
 func newQuotaCmd() *cobra.Command {
@@ -58,7 +60,8 @@ could be read (so no quota is known; with several clusters, only when none could
 	}
 	f := c.Flags()
 	o.src.register(f)
-	o.out.register(f, quota.Formats, "table")
+	o.out.register(f, withKustomize(quota.Formats), "table")
+	o.objects.register(f)
 	return c
 }
 
@@ -69,6 +72,9 @@ func runQuota(ctx context.Context, o *quotaOptions, stdout, stderr io.Writer) er
 	if err := o.out.resolve(stderr); err != nil {
 		return err
 	}
+	if err := o.objects.resolve(o.out.format, o.out.file); err != nil {
+		return err
+	}
 	s, err := o.src.open(ctx, o.now(), stderr)
 	if err != nil {
 		return err
@@ -77,6 +83,9 @@ func runQuota(ctx context.Context, o *quotaOptions, stdout, stderr io.Writer) er
 	advice, notes, err := s.Quotas(ctx)
 	if err != nil {
 		return o.src.exit(err)
+	}
+	if ok, err := o.objects.write(stdout, o.out.format, o.out.file, func() []manifest.Doc { return manifest.FromQuota(advice) }, "No changes: every GPU quota fits what was held."); ok {
+		return err
 	}
 	var buf bytes.Buffer
 	if err := quota.Write(&buf, advice, notes, o.out.format); err != nil {

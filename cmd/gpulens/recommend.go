@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpulens/gpulens/analyzer/manifest"
 	"github.com/gpulens/gpulens/analyzer/report"
 )
 
@@ -17,6 +18,7 @@ type recommendOptions struct {
 	out        outputFlags
 	all        bool
 	namespaces []string
+	objects    manifestOutput
 	now        func() time.Time
 }
 
@@ -35,7 +37,10 @@ NVIDIA device plugin sharing config to roll out. Savings are
 
 Formats: table (the default) for people, json for scripts (every finding with kind, severity,
 namespace, workload, pod, node, gpu_uuid, evidence, recommendation, monthly_savings_usd and
-confidence), yaml for the patches alone, one YAML document per workload, csv for spreadsheets
+confidence), yaml for the changes alone as Kubernetes objects (apply them with
+kubectl apply --server-side --force-conflicts -f), kustomize for the same as a directory
+(-o kustomize --output-dir DIR: a kustomization.yaml, the objects to create and one patch per
+workload with its target; kubectl apply -k DIR), csv for spreadsheets
 (one row per finding; text cells that a spreadsheet would run as formulas are written as text).
 -n/--namespace keeps one or more namespaces' findings, as kubectl's does.
 
@@ -51,7 +56,10 @@ Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
   gpulens recommend --data-dir ./demo-data -n team-vision -o csv --output-file vision.csv
 
   # The patches, ready to review and apply
-  gpulens recommend --prometheus-url http://prometheus:9090 -o yaml > patches.yaml`,
+  gpulens recommend --prometheus-url http://prometheus:9090 -o yaml > patches.yaml
+
+  # The week's advice as one reviewable GitOps change
+  gpulens recommend --prometheus-url http://prometheus:9090 -o kustomize --output-dir ./gpulens-advice`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runRecommend(c.Context(), o, c.OutOrStdout(), c.ErrOrStderr())
@@ -59,7 +67,8 @@ Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
 	}
 	f := c.Flags()
 	o.src.register(f)
-	o.out.register(f, report.RecommendFormats, "table")
+	o.out.register(f, withKustomize(report.RecommendFormats), "table")
+	o.objects.register(f)
 	f.StringSliceVarP(&o.namespaces, "namespace", "n", nil, "Only these namespaces' findings (repeatable or comma-separated; a node's or the fleet's finding is in none)")
 	f.BoolVar(&o.all, "all", false, "Also list info findings that carry no change and no savings (table and json)")
 	return c
@@ -72,6 +81,9 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 	if err := o.out.resolve(stderr); err != nil {
 		return err
 	}
+	if err := o.objects.resolve(o.out.format, o.out.file); err != nil {
+		return err
+	}
 	a, err := o.src.analyze(ctx, o.now(), stderr)
 	if err != nil {
 		return err
@@ -79,8 +91,12 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 	for _, s := range a.Findings.Skipped {
 		fmt.Fprintf(stderr, "skipped: %s\n", s)
 	}
+	fs := report.SelectFindings(a.Findings.Findings, o.all, o.namespaces...)
+	if ok, err := o.objects.write(stdout, o.out.format, o.out.file, func() []manifest.Doc { return manifest.FromFindings(fs) }, "No changes: nothing to change."); ok {
+		return err
+	}
 	var buf bytes.Buffer
-	if err := report.WriteRecommendations(&buf, report.SelectFindings(a.Findings.Findings, o.all, o.namespaces...), o.out.format); err != nil {
+	if err := report.WriteRecommendations(&buf, fs, o.out.format); err != nil {
 		return err
 	}
 	return writeOutput(stdout, o.out.file, buf.Bytes())
