@@ -5,21 +5,21 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/gpulens/gpulens/vocab"
 	corev1 "k8s.io/api/core/v1"
 )
 
 // GPU resource names the device plugin advertises: whole GPUs, renamed
 // time-sliced or MPS replicas, and MIG slices under the mixed strategy.
 const (
-	ResourceGPU       corev1.ResourceName = "nvidia.com/gpu"
-	ResourceGPUShared corev1.ResourceName = "nvidia.com/gpu.shared"
-	resourceMIGPrefix                     = "nvidia.com/mig-"
+	ResourceGPU       corev1.ResourceName = vocab.ResourceGPU
+	ResourceGPUShared corev1.ResourceName = vocab.ResourceGPUShared
 )
 
 // IsGPUResource reports whether a resource name is an NVIDIA GPU, a shared
 // replica of one or a MIG slice.
 func IsGPUResource(name corev1.ResourceName) bool {
-	return name == ResourceGPU || name == ResourceGPUShared || strings.HasPrefix(string(name), resourceMIGPrefix)
+	return name == ResourceGPU || name == ResourceGPUShared || strings.HasPrefix(string(name), vocab.ResourceMIGPrefix)
 }
 
 func readPods(ctx context.Context, r *reader) (func(), error) {

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // pluginConfig is the part of the NVIDIA device plugin's config file
@@ -218,7 +219,7 @@ func (inv *Inventory) SharedGPUs(node string) (NodeSharing, bool) {
 func wholeGPUReplicas(replicas map[string]int) int {
 	out := 0
 	for _, name := range slices.Sorted(maps.Keys(replicas)) {
-		if !strings.HasPrefix(name, resourceMIGPrefix) {
+		if !strings.HasPrefix(name, vocab.ResourceMIGPrefix) {
 			out = max(out, replicas[name])
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Formats are what Write accepts.
@@ -226,7 +227,7 @@ func writeYAML(w io.Writer, p *Plan) error {
 				fmt.Fprintf(w, "# Add under the device plugin's config map as %q and label the nodes nvidia.com/device-plugin.config=%s\n", name, name)
 				writeYAMLDoc(w, map[string]any{"version": "v1", "sharing": map[string]any{"timeSlicing": map[string]any{
 					"renameByDefault": true, "failRequestsGreaterThanOne": true,
-					"resources": []any{map[string]any{"name": "nvidia.com/gpu", "replicas": g.gpu.Replicas}}}}})
+					"resources": []any{map[string]any{"name": vocab.ResourceGPU, "replicas": g.gpu.Replicas}}}}})
 			case ModeMIG:
 				doc()
 				draNote()
@@ -256,9 +257,9 @@ func writeYAML(w io.Writer, p *Plan) error {
 				writeDRAAssignment(w, p.title(pp), a)
 				continue
 			}
-			remove := []string{"nvidia.com/gpu", "nvidia.com/gpu.shared"}
+			remove := []string{vocab.ResourceGPU, vocab.ResourceGPUShared}
 			if strings.HasPrefix(a.From, "mig ") {
-				remove = append(remove, "nvidia.com/mig-"+strings.TrimPrefix(a.From, "mig "))
+				remove = append(remove, vocab.ResourceMIGPrefix+strings.TrimPrefix(a.From, "mig "))
 			}
 			patch := recommend.BuildPatch(a.Workload,
 				recommend.PatchChange{Limits: map[string]int64{a.Resource: 1}, Remove: remove})

@@ -16,12 +16,6 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
-// DefaultClusterLabel is the label a store shared by several clusters
-// names each series' cluster by: the external label that Thanos, Mimir and
-// the Prometheus Operator's examples add (prometheus.prometheusSpec.
-// externalLabels, a sidecar's --prometheus external labels).
-const DefaultClusterLabel = "cluster"
-
 // ClusterValues are the values label takes on the series that identify
 // sch's exporter over w, sorted; "" stands for series without it. A store
 // of one cluster answers [""], or nothing where it has no data.

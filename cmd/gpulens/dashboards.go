@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/dashboards"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 type dashboardsOptions struct {
@@ -49,7 +50,7 @@ show a team the same utilisation. The cluster variable lists the values of
 	f := c.Flags()
 	f.StringVar(&o.out, "out", "", "Directory to write the dashboards to (created if missing)")
 	f.StringVar(&o.schema, "schema", "native", "Metrics the dashboards chart: "+strings.Join(dashboards.Schemas(), ", "))
-	f.StringVar(&o.clusterLabel, "cluster-label", dashboards.DefaultClusterLabel, "Label that names each series' cluster, whose values the cluster variable lists (as the analyzer's --cluster-label)")
+	f.StringVar(&o.clusterLabel, "cluster-label", vocab.DefaultClusterLabel, "Label that names each series' cluster, whose values the cluster variable lists (as the analyzer's --cluster-label)")
 	return c
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/session"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // sourceFlags are the flags of every command that reads metrics: where
@@ -76,7 +77,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 		"as CONTEXT or CONTEXT=CLUSTER: CLUSTER is the value of the cluster label that cluster's metrics carry (default: the context's name), e.g. --context prod-eu --context arn:aws:eks:us-east-1:1234:cluster/gpu=us-east")
 	fs.BoolVar(&f.allContexts, "all-contexts", false, "Read every context of the kubeconfig as a cluster of its own name, the current context first; --context CONTEXT=CLUSTER renames one. "+
 		"A cluster that cannot be read degrades only its own part, which the report names")
-	fs.StringVar(&f.clusterLabel, "cluster-label", query.DefaultClusterLabel, "Label that names each series' cluster in a store shared by several clusters (the external label of Thanos, Mimir or the Prometheus Operator): "+
+	fs.StringVar(&f.clusterLabel, "cluster-label", vocab.DefaultClusterLabel, "Label that names each series' cluster in a store shared by several clusters (the external label of Thanos, Mimir or the Prometheus Operator): "+
 		"each cluster is analysed on its own and joined with its own --context. A store without it reads as one cluster; empty reads every store as one")
 	fs.BoolVar(&f.noKubernetes, "no-kubernetes", false, "Do not read the cluster: work from metric labels alone")
 	fs.StringVar(&f.configFile, "config", "", "Findings thresholds file (YAML, over the defaults)")
