@@ -24,16 +24,7 @@ func newDashboardsCmd() *cobra.Command {
 		Use:     "dashboards --out DIR",
 		GroupID: "basic",
 		Short:   "Write the Grafana dashboards (fleet, node and GPU, team, workload, findings) as JSON",
-		Long: `Write gpulens' Grafana dashboards as JSON files, ready to import into Grafana or to
-load through its dashboard sidecar.
-
-Five dashboards: fleet overview, node and GPU detail, team efficiency, workload
-drill-down, and the findings of 'gpulens serve'. Each has a datasource variable
-and variables for cluster, node, namespace and pod. --schema dcgm-exporter charts
-the same things from dcgm-exporter's DCGM_FI_* fields. Every panel's expression is
-the one the analyzer evaluates for the same signal, so a dashboard and a report
-show a team the same utilisation. The cluster variable lists the values of
---cluster-label, the label the analyzer tells a shared store's clusters apart by.`,
+		Long:    help("dashboards"),
 		Example: `  # Write the dashboards for gpulens-exporter's series
   gpulens dashboards --out ./dashboards
 

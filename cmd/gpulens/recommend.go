@@ -27,19 +27,7 @@ func newRecommendCmd() *cobra.Command {
 		Use:     "recommend",
 		GroupID: "basic",
 		Short:   "List findings and right-sizing recommendations with their monthly savings",
-		Long: `List findings and right-sizing recommendations for a window, with the change to make.
-
-Each recommendation is a ready change: the GPU resource request to set, as a strategic-merge
-patch for the workload (kubectl patch --type strategic), and, where the change needs one, the
-NVIDIA device plugin sharing config to roll out. Savings are
-(current share − recommended share) × price per GPU-hour × 730 h a month.
-
-Formats: table (the default) for people, json for scripts (every finding with kind, severity,
-namespace, workload, pod, node, gpu_uuid, evidence, recommendation, monthly_savings_usd and
-confidence), yaml for the patches alone, one YAML document per workload.
-
-Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
-4 no GPU series in the window, 5 the data directory is not a usable TSDB.`,
+		Long:    help("recommend"),
 		Example: `  # What to change, from last week's data in Prometheus
   gpulens recommend --prometheus-url http://prometheus:9090 --since 7d
 
@@ -62,9 +50,6 @@ Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
 }
 
 func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Writer) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	if err := checkFormat(o.format, report.RecommendFormats); err != nil {
 		return err
 	}
