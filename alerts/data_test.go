@@ -14,6 +14,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // tee writes the native series to one sink and through a DCGMSink to
@@ -109,7 +110,7 @@ func TestRulesOnTheDemoFleet(t *testing.T) {
 		f := build(criteria.DefaultConfig())
 		for _, g := range f.Groups {
 			for _, r := range g.Rules {
-				if r.Record == "" && r.Alert != Prefix+"GPUAllocatedIdle" {
+				if r.Record == "" && r.Alert != vocab.AlertGPUAllocatedIdle {
 					continue
 				}
 				vec, err := dbs[name].Query(ctx, inlineRecorded(f, r.Expr), end)

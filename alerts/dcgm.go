@@ -8,6 +8,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // The rules for dcgm-exporter's series take every name, label spelling
@@ -95,51 +96,51 @@ func DCGM(c criteria.Config) File {
 			[]Rule{{Record: recGPUMemUsedMax, Expr: "max_over_time(" + recGPUMemUsed + "[5m]) / " + recGPUMemTotal}},
 		)},
 		{Name: "gpulens-dcgm.gpu", Rules: []Rule{
-			alert("GPUAllocatedIdle", "warning",
+			alert(vocab.AlertGPUAllocatedIdle, "warning",
 				fmt.Sprintf("avg_over_time(%s[1h]) < %v", recAllocUtil, idle), heldFor,
 				"A pod holds a GPU it does not use.",
 				byPod+" has used less than "+fmt.Sprintf("%.0f%%", idle*100)+" of its GPU allocation on "+onGPU+" for "+heldFor+"."),
-			alert("SharedGPUMemoryNearlyFull", "warning",
+			alert(vocab.AlertSharedGPUMemoryNearlyFull, "warning",
 				fmt.Sprintf("%s / %s > %v and on (node, uuid) %s", recGPUMemUsed, recGPUMemTotal, c.OOMRisk.WarningRatio, shared), "5m",
 				"A shared GPU is close to running out of memory.",
 				"Memory of the shared "+onGPU+" is {{ $value | humanizePercentage }} used: its tenants' next allocation may fail with out-of-memory."),
-			alert("SharedGPUMemoryGrowing", "warning",
+			alert(vocab.AlertSharedGPUMemoryGrowing, "warning",
 				fmt.Sprintf("predict_linear(%s[1h], %d) - %s > 0 and on (node, uuid) %s", recGPUMemUsed, int(growthHorizon(c)*3600), recGPUMemTotal, shared), "15m",
 				"A shared GPU's memory grows toward exhaustion.",
 				"At the last hour's rate, memory of the shared "+onGPU+fmt.Sprintf(" runs out within %vh.", growthHorizon(c))),
 			// DCGM has no "up" per GPU; XID 79 is the GPU falling off the bus.
-			alert("GPULost", "critical", devHealth.Down+" == 1", "",
+			alert(vocab.AlertGPULost, "critical", devHealth.Down+" == 1", "",
 				"A GPU fell off the bus.",
 				onGPU+fmt.Sprintf(" reported XID %d (fallen off the bus); its pods are failing.", dcgm.XIDFallenOffBus)),
 			// The XID field is a gauge of the last code, one series per code
 			// since 3.3.6-3.4.2: aggregated per GPU before looking for a change.
-			alert("GPUXIDErrors", "warning",
+			alert(vocab.AlertGPUXIDErrors, "warning",
 				"max_over_time(("+dcgm.XIDChanged(dcgm.On(dcgm.XIDErrors), "1m", dcgmGPUBy...)+")[10m:1m])", "",
 				"A GPU reported XID errors.",
 				onGPU+" reported XID {{ $value }} in the last 10 minutes."),
-			alert("GPUThermalThrottling", "warning",
+			alert(vocab.AlertGPUThermalThrottling, "warning",
 				fmt.Sprintf("avg_over_time((%s)[1h:1m]) > %v", health.Thermal, c.Thermal.MinRatio), "15m",
 				"A GPU slows down because it is too hot.",
 				onGPU+" was thermally throttled {{ $value | humanizePercentage }} of the last hour."+outsideCSV(dcgm.ClocksEventReasons, dcgm.ClockThrottleReasons)),
-			alert("GPUPowerThrottling", "info",
+			alert(vocab.AlertGPUPowerThrottling, "info",
 				fmt.Sprintf("avg_over_time((%s)[1h:1m]) > %v", host(dev.ThrottledBy(signals.ThrottleHWSlowdown, signals.ThrottleHWPowerBrakeSlowdown)), c.Thermal.MinRatio), "15m",
 				"A GPU slows down for a hardware power limit.",
 				onGPU+" was slowed down by the hardware (power brake or slowdown) {{ $value | humanizePercentage }} of the last hour."+outsideCSV(dcgm.ClocksEventReasons, dcgm.ClockThrottleReasons)),
-			alert("GPUECCUncorrectable", "critical", host(dev.ECCUncorrectedIn("10m"))+" > 0", "",
+			alert(vocab.AlertGPUECCUncorrectable, "critical", host(dev.ECCUncorrectedIn("10m"))+" > 0", "",
 				"A GPU had uncorrectable ECC errors.",
 				onGPU+" had uncorrectable ECC errors in the last 10 minutes."+outsideCSV(dcgm.ECCDBEVolTotal)),
-			alert("GPURowRemapFailed", "critical", host(dev.RemapFailed())+" > 0", "",
+			alert(vocab.AlertGPURowRemapFailed, "critical", host(dev.RemapFailed())+" > 0", "",
 				"A GPU could not remap a failing memory row.",
 				"A row remap failed on "+onGPU+": the GPU should be replaced."+outsideCSV(dcgm.RowRemapFailure)),
 		}},
 		{Name: "gpulens-dcgm.exporter", Rules: []Rule{
-			alert("ExporterDown", "critical",
+			alert(vocab.AlertExporterDown, "critical",
 				`up{job=~".*dcgm.*"} == 0 or (up == 0 and on (job, instance) `+dcgm.RangeOf("last_over_time", dcgm.XIDErrors, "1h")+`)`, "5m",
 				"Prometheus cannot scrape dcgm-exporter.",
 				"{{ $labels.instance }} of job {{ $labels.job }} has been down for 5 minutes: its node's GPUs are not monitored."),
 			// dcgm-exporter keeps serving its last values when DCGM stops
 			// updating; the power reading stops changing first.
-			alert("ExporterStale", "warning", gpu(rangeOf("changes", dcgm.PowerUsage, "15m"))+" == 0", "15m",
+			alert(vocab.AlertExporterStale, "warning", gpu(rangeOf("changes", dcgm.PowerUsage, "15m"))+" == 0", "15m",
 				"dcgm-exporter serves old data.",
 				"The power reading of "+onGPU+" has not changed for 15 minutes: DCGM is probably not updating."),
 		}},

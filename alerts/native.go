@@ -6,6 +6,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // nat is the native schema with the GPU's index kept, which the alerts'
@@ -40,7 +41,7 @@ func Native(c criteria.Config) File {
 				Expr: "sum by (namespace) (" + signals.Used(nat) + ")"},
 		}},
 		{Name: "gpulens.gpu", Rules: []Rule{
-			alert("GPUAllocatedIdle", "warning",
+			alert(vocab.AlertGPUAllocatedIdle, "warning",
 				// Under honorLabels: false the tenant is in exported_*; the
 				// description names it, not the exporter's pod.
 				// The sharing mode joins from the allocation, for routes and
@@ -49,55 +50,55 @@ func Native(c criteria.Config) File {
 					signals.By(append(signals.AllocationKeyLabels, signals.LabelGPU)...), signals.LabelSharing, nat.Allocation()), held,
 				"A pod holds a GPU it does not use.",
 				byPod+" has used less than "+fmt.Sprintf("%.0f%%", idle*100)+" of its GPU allocation on "+onGPU+" for "+held+"."),
-			alert("SharedGPUMemoryNearlyFull", "warning",
+			alert(vocab.AlertSharedGPUMemoryNearlyFull, "warning",
 				fmt.Sprintf("max by (node, gpu, uuid) (%s / %s) > %v and on (node, uuid) %s",
 					nat.GPUMemoryUsed(), nat.GPUMemoryTotal(), c.OOMRisk.WarningRatio, sharedGPU), "5m",
 				"A shared GPU is close to running out of memory.",
 				"Memory of the shared "+onGPU+" is {{ $value | humanizePercentage }} used: its tenants' next allocation may fail with out-of-memory."),
-			alert("SharedGPUMemoryGrowing", "warning",
+			alert(vocab.AlertSharedGPUMemoryGrowing, "warning",
 				fmt.Sprintf("max by (node, gpu, uuid) (predict_linear((%s)[1h:1m], %d) - %s) > 0 and on (node, uuid) %s",
 					nat.GPUMemoryUsed(), int(growthHorizon(c)*3600), nat.GPUMemoryTotal(), sharedGPU), "15m",
 				"A shared GPU's memory grows toward exhaustion.",
 				"At the last hour's rate, memory of the shared "+onGPU+fmt.Sprintf(" runs out within %vh.", growthHorizon(c))),
-			alert("GPULost", "critical", health.Down+" == 1", "5m",
+			alert(vocab.AlertGPULost, "critical", health.Down+" == 1", "5m",
 				"A GPU stopped answering.",
 				onGPU+" has not answered NVML for 5 minutes (lost or hung); its pods are failing."),
-			alert("GPUXIDErrors", "warning",
+			alert(vocab.AlertGPUXIDErrors, "warning",
 				nat.XIDEventsIn("10m")+" > 0", "",
 				"A GPU reported XID errors.",
 				onGPU+" reported XID {{ $labels.xid }} in the last 10 minutes."),
-			alert("GPUThermalThrottling", "warning",
+			alert(vocab.AlertGPUThermalThrottling, "warning",
 				fmt.Sprintf("avg_over_time((%s)[1h:1m]) > %v", health.Thermal, c.Thermal.MinRatio), "15m",
 				"A GPU slows down because it is too hot.",
 				onGPU+" was thermally throttled {{ $value | humanizePercentage }} of the last hour."),
-			alert("GPUPowerThrottling", "info",
+			alert(vocab.AlertGPUPowerThrottling, "info",
 				fmt.Sprintf("%s > %v", over("avg", "1h", nat.ThrottledBy(signals.ThrottleHWSlowdown, signals.ThrottleHWPowerBrakeSlowdown)), c.Thermal.MinRatio), "15m",
 				"A GPU slows down for a hardware power limit.",
 				onGPU+" was slowed down by the hardware (power brake or slowdown) {{ $value | humanizePercentage }} of the last hour."),
-			alert("GPUECCUncorrectable", "critical",
+			alert(vocab.AlertGPUECCUncorrectable, "critical",
 				nat.ECCUncorrectedIn("10m")+" > 0", "",
 				"A GPU had uncorrectable ECC errors.",
 				onGPU+" had uncorrectable ECC errors in the last 10 minutes."),
-			alert("GPURowRemapFailed", "critical", nat.RemapFailed()+" == 1", "",
+			alert(vocab.AlertGPURowRemapFailed, "critical", nat.RemapFailed()+" == 1", "",
 				"A GPU could not remap a failing memory row.",
 				"A row remap failed on "+onGPU+": the GPU should be replaced."),
 		}},
 		{Name: "gpulens.exporter", Rules: []Rule{
 			// By job name, or, whatever the job is called, by the exporter's
 			// own series in the last hour.
-			alert("ExporterDown", "critical",
+			alert(vocab.AlertExporterDown, "critical",
 				`up{job=~".*gpulens-exporter.*"} == 0 or (up == 0 and on (job, instance) last_over_time(gpulens_exporter_build_info[1h]))`, "5m",
 				"Prometheus cannot scrape gpulens-exporter.",
 				"{{ $labels.instance }} of job {{ $labels.job }} has been down for 5 minutes: its node's GPUs are not monitored."),
-			alert("ExporterStale", "warning", "time() - "+native.ExporterLastCollectionTimestampSeconds+" > 120", "5m",
+			alert(vocab.AlertExporterStale, "warning", "time() - "+native.ExporterLastCollectionTimestampSeconds+" > 120", "5m",
 				"gpulens-exporter serves old data.",
 				"{{ $labels.instance }} has not read its GPUs for more than 2 minutes."),
-			alert("AttributionDown", "warning", native.ExporterPodResourcesUp+" == 0", "10m",
+			alert(vocab.AlertAttributionDown, "warning", native.ExporterPodResourcesUp+" == 0", "10m",
 				"gpulens-exporter cannot tell which pod holds which GPU.",
 				"{{ $labels.instance }} cannot read the kubelet's pod-resources socket: no per-pod series."),
 			// Only where per-process attribution was asked for: the chart's
 			// ServiceMonitor labels those targets process_attribution="requested".
-			alert("AttributionAllocationOnly", "warning", native.ExporterAttributionMode+`{mode="allocation-only", process_attribution="requested"} == 1`, "10m",
+			alert(vocab.AlertAttributionAllocationOnly, "warning", native.ExporterAttributionMode+`{mode="allocation-only", process_attribution="requested"} == 1`, "10m",
 				"gpulens-exporter cannot measure pods on shared GPUs.",
 				"{{ $labels.instance }} was deployed for per-process attribution but runs in allocation-only mode (no host /proc or no pod informer): shared GPUs get allocation series only."),
 		}},
@@ -109,7 +110,7 @@ func Native(c criteria.Config) File {
 // series `gpulens serve` exposes; it is the same for both schemas.
 func findingsGroup() Group {
 	return Group{Name: "gpulens.findings", Rules: []Rule{
-		alert("CriticalFinding", "critical", `max by (kind, namespace, workload, node, gpu_uuid) (gpulens_finding{severity="critical"}) == 1`, "",
+		alert(vocab.AlertCriticalFinding, "critical", `max by (kind, namespace, workload, node, gpu_uuid) (`+vocab.SeriesFinding+`{severity="critical"}) == 1`, "",
 			"gpulens found a critical problem.",
 			"gpulens serve reports a critical {{ $labels.kind }} finding for {{ $labels.namespace }}/{{ $labels.workload }} on {{ $labels.node }} ({{ $labels.gpu_uuid }})."),
 	}}

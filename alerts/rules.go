@@ -9,12 +9,12 @@ package alerts
 import (
 	"bytes"
 	"fmt"
-	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Rule is one recording or alerting rule, in Prometheus' rule file format.
@@ -39,13 +39,6 @@ type File struct {
 	Groups []Group `yaml:"groups"`
 }
 
-// Prefix and RunbookBase are criteria's: gpulens serve names its own
-// alerts and runbook links with them too.
-const (
-	Prefix      = criteria.AlertPrefix
-	RunbookBase = criteria.RunbookBase
-)
-
 // Files are the generated rule files by name.
 var Files = map[string]func(criteria.Config) File{
 	"gpulens.rules.yml":       Native,
@@ -65,13 +58,15 @@ func Render(f File) ([]byte, error) {
 	return buf.Bytes(), enc.Close()
 }
 
+// alert is an alerting rule; name is one of vocab.Alerts, the list gpulens
+// serve's alerts share.
 func alert(name, severity, expr, forDur, summary, description string) Rule {
-	return Rule{Alert: Prefix + name, Expr: expr, For: forDur,
+	return Rule{Alert: name, Expr: expr, For: forDur,
 		Labels: map[string]string{"severity": severity},
 		Annotations: map[string]string{
 			"summary":     summary,
 			"description": description,
-			"runbook_url": RunbookBase + "#" + strings.ToLower(Prefix+name),
+			"runbook_url": vocab.RunbookURL(name),
 		}}
 }
 

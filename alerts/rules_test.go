@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/internal/testenv"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 var update = flag.Bool("update", false, "rewrite the committed rule files and the Helm chart's copies")
@@ -63,7 +64,7 @@ func TestThresholdsComeFromFindings(t *testing.T) {
 
 var (
 	recordName = regexp.MustCompile(`^[a-z_]+:[A-Za-z_]+:[a-z0-9_]+$`)
-	alertName  = regexp.MustCompile(`^` + Prefix + `[A-Z][A-Za-z0-9]+$`)
+	alertName  = regexp.MustCompile(`^` + vocab.AlertPrefix + `[A-Z][A-Za-z0-9]+$`)
 )
 
 func TestConventions(t *testing.T) {
@@ -81,7 +82,7 @@ func TestConventions(t *testing.T) {
 					continue
 				}
 				if !alertName.MatchString(r.Alert) {
-					t.Errorf("%s: alert %s is not CamelCase with prefix %s", name, r.Alert, Prefix)
+					t.Errorf("%s: alert %s is not CamelCase with prefix %s", name, r.Alert, vocab.AlertPrefix)
 				}
 				if !slices.Contains([]string{"critical", "warning", "info"}, r.Labels["severity"]) {
 					t.Errorf("%s: %s has severity %q", name, r.Alert, r.Labels["severity"])

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpulens/gpulens/vocab"
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
@@ -23,7 +24,7 @@ const chartDir = "../deploy/helm/gpulens/files/dashboards"
 
 func TestCommittedDashboardsAreGenerated(t *testing.T) {
 	for _, s := range Schemas() {
-		files, err := Generate(s, DefaultClusterLabel)
+		files, err := Generate(s, vocab.DefaultClusterLabel)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +33,7 @@ func TestCommittedDashboardsAreGenerated(t *testing.T) {
 				if err := os.RemoveAll(dir); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := Write(dir, s, DefaultClusterLabel); err != nil {
+				if _, err := Write(dir, s, vocab.DefaultClusterLabel); err != nil {
 					t.Fatal(err)
 				}
 				continue

@@ -15,6 +15,7 @@ import (
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // The demo fleet (sim.Default, 4 nodes, 32 GPUs, every sharing mode) in
@@ -173,7 +174,7 @@ func legendLabelsPresent(t *testing.T, where, legend string, vec model.Vector) {
 // above 1 (a parent added to its slices would double it).
 func migNeverAddsParent(t *testing.T, dbs map[string]*source.Embedded) {
 	for schema, sch := range schemas {
-		s := newChart(sch, DefaultClusterLabel)
+		s := newChart(sch, vocab.DefaultClusterLabel)
 		vec, err := dbs[schema].Query(context.Background(), substitute(s.gpuUtil()), dataEnd)
 		if err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package dashboards
 
 import (
+	"github.com/gpulens/gpulens/vocab"
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 )
@@ -8,11 +9,11 @@ import (
 // The series `gpulens serve` exposes for the findings of its last
 // analysis; they are the same on both schemas.
 const (
-	findingMetric = "gpulens_finding"
-	findingInfo   = "gpulens_finding_info"
-	savingsMetric = "gpulens_finding_monthly_savings_usd"
-	teamSeconds   = "gpulens_team_gpu_seconds"
-	teamCost      = "gpulens_team_monthly_cost_usd"
+	findingMetric = vocab.SeriesFinding
+	findingInfo   = vocab.SeriesFindingInfo
+	savingsMetric = vocab.SeriesFindingMonthlySavings
+	teamSeconds   = vocab.SeriesTeamGPUSeconds
+	teamCost      = vocab.SeriesTeamMonthlyCost
 	findingFilter = `{cluster=~"$cluster", namespace=~"$namespace", severity=~"$severity"}`
 )
 

@@ -35,11 +35,6 @@ var builders = []struct {
 	{"findings", findingsDashboard},
 }
 
-// DefaultClusterLabel is the label the cluster variable reads unless told
-// otherwise: the external label of Thanos, Mimir and the Prometheus
-// Operator, and the analyzer's --cluster-label default.
-const DefaultClusterLabel = "cluster"
-
 // Generate builds the dashboards of a schema (native or dcgm-exporter) for
 // a store whose clusters are told apart by clusterLabel (the analyzer's
 // --cluster-label): the cluster variable lists its values.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gpulens/gpulens/vocab"
 	"github.com/grafana/grafana-foundation-sdk/go/bargauge"
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
 	"github.com/grafana/grafana-foundation-sdk/go/cog/variants"
@@ -175,7 +176,7 @@ func generated(t *testing.T) map[string][]dashboard.Dashboard {
 	t.Helper()
 	out := map[string][]dashboard.Dashboard{}
 	for _, s := range Schemas() {
-		files, err := Generate(s, DefaultClusterLabel)
+		files, err := Generate(s, vocab.DefaultClusterLabel)
 		if err != nil {
 			t.Fatal(err)
 		}

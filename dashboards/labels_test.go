@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // dcgm-exporter's label layouts as Prometheus stores them, with and
@@ -55,7 +56,7 @@ func TestDCGMLabelFallbacks(t *testing.T) {
 			want = append(want, "n1/"+l.wantPod)
 		}
 	}
-	vec, err := db.Query(context.Background(), substitute(newChart(dcgm.Schema{}, DefaultClusterLabel).alloc()), at)
+	vec, err := db.Query(context.Background(), substitute(newChart(dcgm.Schema{}, vocab.DefaultClusterLabel).alloc()), at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestDCGMLabelFallbacks(t *testing.T) {
 		}
 	}
 	// The free GPU is unallocated, not the exporter's.
-	vec, err = db.Query(context.Background(), substitute("count("+unallocatedGPUs(newChart(dcgm.Schema{}, DefaultClusterLabel))+")"), at)
+	vec, err = db.Query(context.Background(), substitute("count("+unallocatedGPUs(newChart(dcgm.Schema{}, vocab.DefaultClusterLabel))+")"), at)
 	if err != nil || len(vec) != 1 || vec[0].Value != 1 {
 		t.Errorf("unallocated GPUs %v (%v), want 1", vec, err)
 	}

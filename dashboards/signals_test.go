@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // signalPair is one signal as the analysis evaluates it (the schema with
@@ -69,7 +70,7 @@ func signalsAgree(t *testing.T, dbs map[string]*source.Embedded) {
 		{"native", "native"}, {"dcgm-exporter", "dcgm-exporter"}, {"dcgm-exporter", stockDB},
 	} {
 		name := store.name
-		sch, c, db := schemas[name], newChart(schemas[name], DefaultClusterLabel), dbs[store.db]
+		sch, c, db := schemas[name], newChart(schemas[name], vocab.DefaultClusterLabel), dbs[store.db]
 		var panels []string
 		for _, d := range generatedOnce(t)[name] {
 			for _, q := range queries(t, d) {

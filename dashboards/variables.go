@@ -3,8 +3,10 @@ package dashboards
 import (
 	"strings"
 
+	"github.com/gpulens/gpulens/vocab"
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+	"strconv"
 )
 
 // The variables are multi-valued with an "All" of .*, so that a selector
@@ -76,4 +78,4 @@ const pricePerHour = `scalar(max(cluster:gpulens_gpu_hourly_price_usd:config) or
 
 // hoursPerMonth turns an hourly figure into a monthly one, as the
 // analyzer's savings do (730 h).
-const hoursPerMonth = "730"
+var hoursPerMonth = strconv.Itoa(vocab.HoursPerMonth)

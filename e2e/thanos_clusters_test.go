@@ -14,6 +14,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // sameNameWorkload is the namespace and name both clusters of
@@ -56,9 +57,9 @@ func runPipeline(ctx context.Context, src source.Source, label string, w fleet.W
 func checkClusterFigures(t *testing.T, thanosURL string, own map[string]string, w fleet.Window, unlabelled *fleet.Result) {
 	t.Helper()
 	ctx := context.Background()
-	all, err := runPipeline(ctx, remote(t, thanosURL), fleet.DefaultClusterLabel, w)
+	all, err := runPipeline(ctx, remote(t, thanosURL), vocab.DefaultClusterLabel, w)
 	if err != nil {
-		t.Fatalf("analysis through Thanos Query with --cluster-label %s: %v", fleet.DefaultClusterLabel, err)
+		t.Fatalf("analysis through Thanos Query with --cluster-label %s: %v", vocab.DefaultClusterLabel, err)
 	}
 	if !slices.Equal(all.Clusters, []string{"a", "b"}) {
 		t.Fatalf("clusters through Thanos Query %q, want [a b]", all.Clusters)
@@ -274,7 +275,7 @@ func compareFindings(t *testing.T, c string, all, alone *findings.Result) {
 // from what is left of it.
 func pipelinePartial(t *testing.T, url string, w fleet.Window, addr string) {
 	t.Helper()
-	a, err := runPipeline(context.Background(), remote(t, url), fleet.DefaultClusterLabel, w)
+	a, err := runPipeline(context.Background(), remote(t, url), vocab.DefaultClusterLabel, w)
 	var partial *source.PartialResponseError
 	if !errors.As(err, &partial) || a != nil {
 		t.Fatalf("analysis by cluster with the store at %s down: err = %v (analysis %v), want a *source.PartialResponseError and no analysis", addr, err, a != nil)

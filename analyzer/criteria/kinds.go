@@ -1,20 +1,22 @@
 package criteria
 
-// The finding kinds: the names of what the findings judge, shared by the
-// analyzer, the rule files, the dashboards and the alerts.
+import "github.com/gpulens/gpulens/vocab"
+
+// The finding kinds, vocab's (where serve's alerts and the rule files name
+// them too), under the names the analyzer has always used.
 const (
-	KindIdleAllocation   = "idle-allocation"
-	KindUnderusedGPU     = "underused-gpu"
-	KindTimesliceOOMRisk = "timeslice-oom-risk"
-	KindMIGOversized     = "mig-oversized"
-	KindMIGUndersized    = "mig-undersized"
-	KindTrainingOnShared = "training-on-shared-gpu"
-	KindUnallocated      = "unallocated-capacity"
-	KindUntaintedNode    = "untainted-gpu-node"
-	KindNoGPUQuota       = "namespace-without-gpu-quota"
-	KindMixedModels      = "mixed-gpu-models"
-	KindGPUErrors        = "gpu-errors"
-	KindWorkloadXID      = "workload-xid-errors"
-	KindThermal          = "thermal-throttling"
-	KindInsufficientData = "insufficient-data"
+	KindIdleAllocation   = vocab.KindIdleAllocation
+	KindUnderusedGPU     = vocab.KindUnderusedGPU
+	KindTimesliceOOMRisk = vocab.KindTimesliceOOMRisk
+	KindMIGOversized     = vocab.KindMIGOversized
+	KindMIGUndersized    = vocab.KindMIGUndersized
+	KindTrainingOnShared = vocab.KindTrainingOnShared
+	KindUnallocated      = vocab.KindUnallocated
+	KindUntaintedNode    = vocab.KindUntaintedNode
+	KindNoGPUQuota       = vocab.KindNoGPUQuota
+	KindMixedModels      = vocab.KindMixedModels
+	KindGPUErrors        = vocab.KindGPUErrors
+	KindWorkloadXID      = vocab.KindWorkloadXID
+	KindThermal          = vocab.KindThermal
+	KindInsufficientData = vocab.KindInsufficientData
 )

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // The NVIDIA DRA driver's names (github.com/NVIDIA/k8s-dra-driver-gpu,
@@ -159,10 +161,10 @@ func (r Request) Device() string {
 // a name it does not know is returned as it is.
 func DeviceOfResource(resource string) string {
 	r := strings.TrimSuffix(resource, ".shared")
-	if r == "nvidia.com/gpu" {
+	if r == vocab.ResourceGPU {
 		return ClassGPU
 	}
-	if p, ok := strings.CutPrefix(r, "nvidia.com/mig-"); ok && p != "" {
+	if p, ok := strings.CutPrefix(r, vocab.ResourceMIGPrefix); ok && p != "" {
 		return ClassMIG + " " + p
 	}
 	return resource

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
@@ -28,7 +29,7 @@ func isGPUNode(n inventory.Node) bool {
 		return true
 	}
 	for r, v := range n.Capacity {
-		if strings.HasPrefix(r, "nvidia.com/") && v > 0 {
+		if strings.HasPrefix(r, vocab.ResourcePrefix) && v > 0 {
 			return true
 		}
 	}
@@ -37,7 +38,7 @@ func isGPUNode(n inventory.Node) bool {
 
 func requestsGPU(p inventory.Pod) bool {
 	for r, v := range p.GPURequests {
-		if strings.HasPrefix(r, "nvidia.com/") && v > 0 {
+		if strings.HasPrefix(r, vocab.ResourcePrefix) && v > 0 {
 			return true
 		}
 	}
@@ -87,7 +88,7 @@ func (d *detector) namespacesWithoutQuota() {
 	gpus := map[string]int64{}
 	for _, p := range d.inv.Pods {
 		for r, v := range p.GPURequests {
-			if strings.HasPrefix(r, "nvidia.com/") {
+			if strings.HasPrefix(r, vocab.ResourcePrefix) {
 				gpus[p.Namespace] += v
 			}
 		}
@@ -106,7 +107,7 @@ func (d *detector) namespacesWithoutQuota() {
 func hasGPUQuota(qs []inventory.Quota) bool {
 	for _, q := range qs {
 		for k := range q.Hard {
-			if strings.Contains(k, "nvidia.com/") {
+			if strings.Contains(k, vocab.ResourcePrefix) {
 				return true
 			}
 		}

@@ -5,12 +5,6 @@ import (
 	"slices"
 )
 
-// DefaultClusterLabel is the label a store shared by several clusters
-// names each series' cluster by: the external label that Thanos, Mimir and
-// the Prometheus Operator's examples add (prometheus.prometheusSpec.
-// externalLabels, a sidecar's --prometheus external labels).
-const DefaultClusterLabel = "cluster"
-
 // SetCluster names cluster in every key of r: its allocations, workloads,
 // GPUs and pod owners, which an analysis of one cluster leaves empty.
 func (r *Result) SetCluster(cluster string) {

@@ -3,18 +3,20 @@ package inventory
 import (
 	"cmp"
 	"slices"
+
+	"github.com/gpulens/gpulens/vocab"
 )
 
-// GPU Feature Discovery and GPU Operator node labels.
+// GPU Feature Discovery and GPU Operator node labels, vocab's.
 const (
-	LabelGPUProduct      = "nvidia.com/gpu.product"
-	LabelGPUMemory       = "nvidia.com/gpu.memory" // MiB per GPU
-	LabelGPUCount        = "nvidia.com/gpu.count"
-	LabelGPUReplicas     = "nvidia.com/gpu.replicas"
-	LabelSharingStrategy = "nvidia.com/gpu.sharing-strategy"
-	LabelMIGStrategy     = "nvidia.com/mig.strategy"
-	LabelPluginConfig    = "nvidia.com/device-plugin.config"
-	LabelGPUPresent      = "nvidia.com/gpu.present"
+	LabelGPUProduct      = vocab.LabelGPUProduct
+	LabelGPUMemory       = vocab.LabelGPUMemory // MiB per GPU
+	LabelGPUCount        = vocab.LabelGPUCount
+	LabelGPUReplicas     = vocab.LabelGPUReplicas
+	LabelSharingStrategy = vocab.LabelSharingStrategy
+	LabelMIGStrategy     = vocab.LabelMIGStrategy
+	LabelPluginConfig    = vocab.LabelPluginConfig
+	LabelGPUPresent      = vocab.LabelGPUPresent
 )
 
 // HasGPUs reports whether the node advertises GPU resources or GFD has

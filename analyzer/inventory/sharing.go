@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // SharingFor returns the sharing config a node's device plugin runs with.
@@ -93,7 +94,7 @@ func (inv *Inventory) SharedGPUs(node string) (NodeSharing, bool) {
 func wholeGPUReplicas(replicas map[string]int) int {
 	out := 0
 	for _, name := range slices.Sorted(maps.Keys(replicas)) {
-		if !strings.HasPrefix(name, resourceMIGPrefix) {
+		if !strings.HasPrefix(name, vocab.ResourceMIGPrefix) {
 			out = max(out, replicas[name])
 		}
 	}

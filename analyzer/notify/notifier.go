@@ -11,6 +11,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/gpulens/gpulens/analyzer/metricname"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Options configure a Notifier. Zero values take the defaults.
@@ -97,19 +98,19 @@ func New(o Options) (*Notifier, error) {
 			return nil, err
 		}
 		s := &sender{ep: ep, q: newQueue(o.QueueCapacity), o: &n.o,
-			sent:    o.Metrics.NewCounter(metricname.Of("gpulens_serve_notifications_sent_total", "alertmanager", ep.name)),
-			failed:  o.Metrics.NewCounter(metricname.Of("gpulens_serve_notifications_failed_total", "alertmanager", ep.name)),
-			dropped: o.Metrics.NewCounter(metricname.Of("gpulens_serve_notifications_dropped_total", "alertmanager", ep.name)),
+			sent:    o.Metrics.NewCounter(metricname.Of(vocab.SeriesServeNotificationsSent, "alertmanager", ep.name)),
+			failed:  o.Metrics.NewCounter(metricname.Of(vocab.SeriesServeNotificationsFailed, "alertmanager", ep.name)),
+			dropped: o.Metrics.NewCounter(metricname.Of(vocab.SeriesServeNotificationsDropped, "alertmanager", ep.name)),
 		}
-		o.Metrics.NewGauge(metricname.Of("gpulens_serve_notification_queue_length", "alertmanager", ep.name),
+		o.Metrics.NewGauge(metricname.Of(vocab.SeriesServeNotificationQueue, "alertmanager", ep.name),
 			func() float64 { return float64(s.q.len()) })
 		n.senders = append(n.senders, s)
 	}
-	o.Metrics.NewGauge(metricname.Of("gpulens_serve_alerts", "state", "active"), func() float64 {
+	o.Metrics.NewGauge(metricname.Of(vocab.SeriesServeAlerts, "state", "active"), func() float64 {
 		a, _ := n.tracker.Counts()
 		return float64(a)
 	})
-	o.Metrics.NewGauge(metricname.Of("gpulens_serve_alerts", "state", "resolved"), func() float64 {
+	o.Metrics.NewGauge(metricname.Of(vocab.SeriesServeAlerts, "state", "resolved"), func() float64 {
 		_, r := n.tracker.Counts()
 		return float64(r)
 	})

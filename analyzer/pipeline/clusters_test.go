@@ -12,6 +12,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // openStore writes the fixtures into one TSDB, as one store holds the
@@ -53,7 +54,7 @@ func run(t *testing.T, src source.Source, label string) *Analysis {
 // with the label named, exactly the analysis it gave without.
 func TestOneClusterReadsAsBefore(t *testing.T) {
 	src := openStore(t, readFixture(t, nil))
-	without, with := run(t, src, ""), run(t, src, fleet.DefaultClusterLabel)
+	without, with := run(t, src, ""), run(t, src, vocab.DefaultClusterLabel)
 	if with.Clusters != nil {
 		t.Errorf("clusters %q in a store without the label", with.Clusters)
 	}
@@ -75,7 +76,7 @@ func TestClustersAreApart(t *testing.T) {
 	us := readFixture(t, map[string]string{"cluster": "us"})
 	// us has no idle notebook this week: its research GPU is free.
 	us.Allocations = slices.DeleteFunc(us.Allocations, func(a pipelinetest.Allocation) bool { return a.Pod == "alice-jupyter" })
-	a := run(t, openStore(t, eu, us), fleet.DefaultClusterLabel)
+	a := run(t, openStore(t, eu, us), vocab.DefaultClusterLabel)
 	if !slices.Equal(a.Clusters, []string{"eu", "us"}) {
 		t.Fatalf("clusters %q, want eu and us", a.Clusters)
 	}
@@ -140,7 +141,7 @@ func TestClusterTimelines(t *testing.T) {
 		}
 		return a.Timeline
 	}
-	got := timeline(openStore(t, eu, us), fleet.DefaultClusterLabel)
+	got := timeline(openStore(t, eu, us), vocab.DefaultClusterLabel)
 	alone := *eu
 	alone.Labels = nil
 	want := timeline(openStore(t, &alone), "")
@@ -176,7 +177,7 @@ func TestClusterOfThePreviousWindow(t *testing.T) {
 			a.To = last
 		}
 	}
-	a := run(t, openStore(t, eu, us), fleet.DefaultClusterLabel)
+	a := run(t, openStore(t, eu, us), vocab.DefaultClusterLabel)
 	if !slices.Equal(a.Clusters, []string{"eu", "us"}) {
 		t.Fatalf("clusters %q, want eu and us", a.Clusters)
 	}

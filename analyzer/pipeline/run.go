@@ -48,7 +48,7 @@ type Options struct {
 	// (query.AnalyzeSharded); its zero value uses the default budget.
 	Sharding query.Sharding
 	// ClusterLabel names the label that tells the clusters of a shared
-	// store apart (fleet.DefaultClusterLabel); empty reads the store as one
+	// store apart (vocab.DefaultClusterLabel); empty reads the store as one
 	// cluster. A store whose series lack it reads as one cluster either way.
 	ClusterLabel string
 	// Fleet, when set, gives each cluster of a store of several its

@@ -20,6 +20,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // A week starting on a Monday, at a five-minute step: the plan's data
@@ -151,7 +152,7 @@ func TestDemoWeekPlan(t *testing.T) {
 		if !slices.Contains(slices.Collect(maps.Values(perNode)), shape) || pp.NodesNeeded < (pp.GPUsNeeded+shape-1)/shape {
 			t.Errorf("%s: nodes %d → %d of %d GPUs for %d GPUs; want a scenario node's shape", pp.Model, pp.NodesToday, pp.NodesNeeded, shape, pp.GPUsNeeded)
 		}
-		saving := float64(pp.NodesToday-pp.NodesNeeded) * float64(shape) * price * HoursPerMonth
+		saving := float64(pp.NodesToday-pp.NodesNeeded) * float64(shape) * price * vocab.HoursPerMonth
 		if pp.MonthlySavingUSD == nil || math.Abs(*pp.MonthlySavingUSD-saving) > 0.01 {
 			t.Errorf("pool %d %s: saving %v, want (%d − %d nodes) × %d GPUs × $%.2f × 730 h = %.2f", i, pp.Model, pp.MonthlySavingUSD, pp.NodesToday, pp.NodesNeeded, shape, price, saving)
 		}

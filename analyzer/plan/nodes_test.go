@@ -9,6 +9,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // layout builds a pool plan of GPUs in the given modes, each held by its
@@ -142,9 +143,9 @@ func TestSavingIsFreedNodes(t *testing.T) {
 			if pp.NodesToday != c.nodes || pp.NodesNeeded != c.wantNodes || pp.HeadroomGPUs != c.wantHeadroom {
 				t.Errorf("nodes %d → %d, headroom %d GPUs; want %d → %d, %d", pp.NodesToday, pp.NodesNeeded, pp.HeadroomGPUs, c.nodes, c.wantNodes, c.wantHeadroom)
 			}
-			want := float64(c.wantFreed) * float64(c.perNode) * price * HoursPerMonth
+			want := float64(c.wantFreed) * float64(c.perNode) * price * vocab.HoursPerMonth
 			if pp.MonthlySavingUSD == nil || math.Abs(*pp.MonthlySavingUSD-want) > 0.01 || math.Abs(p.MonthlySavingUSD-want) > 0.01 {
-				t.Errorf("saving %v (plan %v), want %d freed nodes × %d GPUs × $%.2f × %d h = %.2f", pp.MonthlySavingUSD, p.MonthlySavingUSD, c.wantFreed, c.perNode, price, HoursPerMonth, want)
+				t.Errorf("saving %v (plan %v), want %d freed nodes × %d GPUs × $%.2f × %d h = %.2f", pp.MonthlySavingUSD, p.MonthlySavingUSD, c.wantFreed, c.perNode, price, vocab.HoursPerMonth, want)
 			}
 		})
 	}
@@ -202,7 +203,7 @@ func TestInstancePrice(t *testing.T) {
 			t.Fatal(err)
 		}
 		// 14 busy GPUs on nodes of 8: 2 nodes of 4 go.
-		want := 2 * c.perNode * HoursPerMonth
+		want := 2 * c.perNode * vocab.HoursPerMonth
 		if got := p.Pools[0].MonthlySavingUSD; got == nil || math.Abs(*got-want) > 0.01 {
 			t.Errorf("%s: saving %v, want 2 nodes × $%.4f × 730 = %.2f", c.instance, got, c.perNode, want)
 		}

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // writeNodesYAML writes a pool's node plan: which labels each node gets,
@@ -36,7 +38,7 @@ func writeNodesYAML(e emitter, pp PoolPlan, title string) {
 		if cfg != "default" {
 			cfg = prefix + cfg
 		}
-		labels := "nvidia.com/device-plugin.config=" + cfg
+		labels := vocab.LabelPluginConfig + "=" + cfg
 		if n.HasMIG(pp.GPUs) {
 			labels += " nvidia.com/mig.config=" + migName(n)
 		}
@@ -64,7 +66,7 @@ func writeNodesYAML(e emitter, pp PoolPlan, title string) {
 		e.note("# Device plugin config %q: each GPU time-sliced into %d replicas. Add it to the device plugin's config map.", name, r)
 		e.devicePluginConfig(name, map[string]any{"version": "v1", "sharing": map[string]any{"timeSlicing": map[string]any{
 			"renameByDefault": true, "failRequestsGreaterThanOne": true,
-			"resources": []any{map[string]any{"name": "nvidia.com/gpu", "replicas": r}}}}})
+			"resources": []any{map[string]any{"name": vocab.ResourceGPU, "replicas": r}}}}})
 	}
 	for _, n := range pp.Nodes {
 		if !n.HasMIG(pp.GPUs) {

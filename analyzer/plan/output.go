@@ -17,6 +17,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/internal/safetext"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Formats are what Write accepts.
@@ -231,7 +232,7 @@ func emitChanges(p *Plan, e emitter) {
 				e.note("# Add under the device plugin's config map as %q and label the nodes nvidia.com/device-plugin.config=%s", name, name)
 				e.devicePluginConfig(name, map[string]any{"version": "v1", "sharing": map[string]any{"timeSlicing": map[string]any{
 					"renameByDefault": true, "failRequestsGreaterThanOne": true,
-					"resources": []any{map[string]any{"name": "nvidia.com/gpu", "replicas": g.gpu.Replicas}}}}})
+					"resources": []any{map[string]any{"name": vocab.ResourceGPU, "replicas": g.gpu.Replicas}}}}})
 			case ModeMIG:
 				e.doc(pp.Cluster)
 				draNote()
@@ -261,9 +262,9 @@ func emitChanges(p *Plan, e emitter) {
 				writeDRAAssignment(e, p.title(pp), a)
 				continue
 			}
-			remove := []string{"nvidia.com/gpu", "nvidia.com/gpu.shared"}
+			remove := []string{vocab.ResourceGPU, vocab.ResourceGPUShared}
 			if strings.HasPrefix(a.From, "mig ") {
-				remove = append(remove, "nvidia.com/mig-"+strings.TrimPrefix(a.From, "mig "))
+				remove = append(remove, vocab.ResourceMIGPrefix+strings.TrimPrefix(a.From, "mig "))
 			}
 			patch := recommend.BuildPatch(a.Workload,
 				recommend.PatchChange{Limits: map[string]int64{a.Resource: 1}, Remove: remove})

@@ -12,11 +12,8 @@ import (
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
-
-// HoursPerMonth turns an hourly price into a monthly one, as recommend
-// does.
-const HoursPerMonth = 730
 
 // Plan is the layout of every pool, proven by its replay.
 type Plan struct {
@@ -203,7 +200,7 @@ func Make(d *Data, pol Policy, prices *recommend.Prices) (*Plan, error) {
 				pp.Notes = append(pp.Notes, fmt.Sprintf("instance type %s is not in the price table: a node is priced as its %d GPUs", pool.InstanceType, pp.GPUsPerNode))
 			}
 			pp.InstanceType = pool.InstanceType
-			saving := float64(pp.NodesToday-pp.NodesNeeded) * node * HoursPerMonth
+			saving := float64(pp.NodesToday-pp.NodesNeeded) * node * vocab.HoursPerMonth
 			if pp.NodesNeeded > pp.NodesToday {
 				// Only a lane that did not fit today's layout gets here
 				// (keepToday): a layout with more nodes never saves.
@@ -360,9 +357,9 @@ func assignmentOf(l *Lane, gi int, m Mode) Assignment {
 		Training: l.Training, PeakMemoryBytes: l.stats.peakMem - l.GrowthBytes, P95Load: l.stats.p95Load, GrowthBytes: l.GrowthBytes}
 	switch m {
 	case ModeWhole:
-		a.Resource = "nvidia.com/gpu"
+		a.Resource = vocab.ResourceGPU
 	case ModeTimeSlicing, ModeMPS:
-		a.Resource = "nvidia.com/gpu.shared"
+		a.Resource = vocab.ResourceGPUShared
 	}
 	return a
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // on says where the lane's pod holds its GPU today.
@@ -124,7 +125,7 @@ func TestTodayBoundsTheNodes(t *testing.T) {
 			if pp.NodesNeeded > pp.NodesToday && len(pp.DidNotFit) == 0 {
 				t.Errorf("%d nodes of %d today, and no lane that did not fit", pp.NodesNeeded, pp.NodesToday)
 			}
-			want := float64(c.wantSavingNodes) * float64(c.perNode) * price * HoursPerMonth
+			want := float64(c.wantSavingNodes) * float64(c.perNode) * price * vocab.HoursPerMonth
 			if pp.MonthlySavingUSD == nil || math.Abs(*pp.MonthlySavingUSD-want) > 0.01 {
 				t.Errorf("saving %s, want %d nodes × %d L4 × $%.2f × 730 h = %.2f", money(pp.MonthlySavingUSD), c.wantSavingNodes, c.perNode, price, want)
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/gpulens/gpulens/signals/native"
 
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/vocab"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/parser"
@@ -217,13 +218,13 @@ func analyzerBench(f *testFleet, w fleet.Window, gpus int) func(*testing.B) {
 // sample budget, one at a time, and the results merged. It returns the
 // merged result and the number of clusters.
 func analyzeClusters(ctx context.Context, src source.Source, sch signals.Schema, w fleet.Window) (*fleet.Result, int, error) {
-	clusters, err := ClusterValues(ctx, src, sch, w, fleet.DefaultClusterLabel)
+	clusters, err := ClusterValues(ctx, src, sch, w, vocab.DefaultClusterLabel)
 	if err != nil {
 		return nil, 0, err
 	}
 	parts := make([]fleet.Clustered, 0, len(clusters))
 	for _, c := range clusters {
-		res, err := AnalyzeSharded(ctx, Scoped(src, fleet.DefaultClusterLabel, c), sch, w, Sharding{})
+		res, err := AnalyzeSharded(ctx, Scoped(src, vocab.DefaultClusterLabel, c), sch, w, Sharding{})
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", fleet.ClusterName(c), err)
 		}
@@ -559,7 +560,7 @@ func generateClusters(b testing.TB, f *testFleet, gpus, clusters, minutes int) {
 		pod := fmt.Sprintf("train%d-%d", h/100, h%100)
 		add := func(l labels.Labels, v func(g, i int) float64) {
 			if clusters > 0 {
-				l = labels.NewBuilder(l).Set(fleet.DefaultClusterLabel, fmt.Sprintf("cluster-%d", g/per)).Labels()
+				l = labels.NewBuilder(l).Set(vocab.DefaultClusterLabel, fmt.Sprintf("cluster-%d", g/per)).Labels()
 			}
 			all = append(all, &gen{lset: l, v: v})
 		}

@@ -26,7 +26,6 @@ type (
 // Transition aliases; removed once parallel branches land.
 const (
 	DefaultStep           = fleet.DefaultStep
-	DefaultClusterLabel   = fleet.DefaultClusterLabel
 	AttributionPerTenant  = fleet.AttributionPerTenant
 	AttributionPerProcess = fleet.AttributionPerProcess
 	AttributionCopies     = fleet.AttributionCopies

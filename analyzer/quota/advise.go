@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/plan"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Kinds of quota advised.
@@ -21,7 +22,7 @@ const (
 
 // gpuProductLabel is GPU Feature Discovery's node label for the GPU model,
 // which a ResourceFlavor selects nodes by.
-const gpuProductLabel = "nvidia.com/gpu.product"
+const gpuProductLabel = vocab.LabelGPUProduct
 
 // Advice is one quota, what was held under it, and what it should be.
 type Advice struct {
@@ -170,7 +171,7 @@ func held(d *plan.Data, namespaces []string, resource, product string) (peak, p9
 // plan's From: whole, time-slicing, mps or "mig <profile>".
 func resourceOf(from string) string {
 	if p, ok := strings.CutPrefix(from, "mig "); ok {
-		return "nvidia.com/mig-" + p
+		return vocab.ResourceMIGPrefix + p
 	}
 	return string(inventory.ResourceGPU)
 }

@@ -5,10 +5,8 @@ import (
 	"math"
 
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
-
-// HoursPerMonth is the cloud billing convention: 8760 h / 12.
-const HoursPerMonth = 730
 
 // migShare is p's share of a GPU under m.
 func migShare(m criteria.ShareMode, p MIGProfile) float64 {
@@ -38,13 +36,13 @@ func Share(model, sharing, migProfile string, measured float64, mode criteria.Sh
 
 // MonthlyCost is share × price × 730 h.
 func MonthlyCost(share, pricePerHour float64) float64 {
-	return round2(share * pricePerHour * HoursPerMonth)
+	return round2(share * pricePerHour * vocab.HoursPerMonth)
 }
 
 // MonthlySavings is (current − recommended share) × price × 730 h;
 // negative when the recommendation costs more.
 func MonthlySavings(current, recommended, pricePerHour float64) float64 {
-	return round2((current - recommended) * pricePerHour * HoursPerMonth)
+	return round2((current - recommended) * pricePerHour * vocab.HoursPerMonth)
 }
 
 // round2 rounds to cents so reports and goldens do not carry float noise.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Release is the change for an idle allocation that cannot be made
@@ -33,7 +34,7 @@ func Dedicated(u Usage, p criteria.Policy, why string) *Recommendation {
 		Summary:      "request a dedicated GPU: " + why,
 		CurrentShare: current, RecommendedShare: 1,
 		Reliability: current < 1,
-	}, "nvidia.com/gpu", ClaimChange{DeviceClass: dra.ClassGPU})
+	}, vocab.ResourceGPU, ClaimChange{DeviceClass: dra.ClassGPU})
 	if u.Claim == nil {
 		r.Notes = append(r.Notes, "schedule it on a node pool whose GPUs are not shared")
 	}

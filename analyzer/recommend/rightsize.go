@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // FitMIG is the smallest profile of u's model whose memory covers the p99
@@ -121,7 +122,7 @@ func timeSlice(u Usage, p criteria.Policy, current float64) *Recommendation {
 				"time-slicing does not isolate memory: co-tenants' peaks add up"},
 		}
 	}
-	const shared = "nvidia.com/gpu.shared"
+	const shared = vocab.ResourceGPUShared
 	r := u.retarget(&Recommendation{
 		Action: ActionTimeSlicing, Workload: u.Workload, Summary: summary,
 		CurrentShare: current, RecommendedShare: 1 / float64(best),

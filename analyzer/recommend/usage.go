@@ -8,6 +8,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Usage is what a right-sizing rule needs to know about one allocation.
@@ -89,7 +90,7 @@ func (u Usage) currentShare(mode criteria.ShareMode) float64 {
 func (u Usage) gpuResources() []string {
 	var out []string
 	for _, r := range sortedKeys(u.Resources) {
-		if strings.HasPrefix(r, "nvidia.com/") {
+		if strings.HasPrefix(r, vocab.ResourcePrefix) {
 			out = append(out, r)
 		}
 	}
@@ -97,9 +98,9 @@ func (u Usage) gpuResources() []string {
 		return out
 	}
 	if u.Sharing == signals.SharingMIG && u.MIGProfile != "" {
-		return []string{"nvidia.com/mig-" + u.MIGProfile}
+		return []string{vocab.ResourceMIGPrefix + u.MIGProfile}
 	}
-	return []string{"nvidia.com/gpu"}
+	return []string{vocab.ResourceGPU}
 }
 
 // change is a patch from the current resources to one of to.

@@ -17,6 +17,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // usTeams is the us cluster's inventory: as eu's (teamsInventory), but
@@ -50,7 +51,7 @@ func clusterReport(t testing.TB, prices *recommend.Prices) *Report {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.Labels = map[string]string{fleet.DefaultClusterLabel: cluster}
+		f.Labels = map[string]string{vocab.DefaultClusterLabel: cluster}
 		return f
 	}
 	eu, us := read("eu"), read("us")
@@ -65,7 +66,7 @@ func clusterReport(t testing.TB, prices *recommend.Prices) *Report {
 	}
 	t.Cleanup(func() { _ = src.Close() })
 	a, err := pipeline.Run(context.Background(), pipeline.Options{Source: src, Start: weekEnd.Add(-7 * 24 * time.Hour), End: weekEnd,
-		ClusterLabel: fleet.DefaultClusterLabel, Prices: prices, TimelinePoints: 28})
+		ClusterLabel: vocab.DefaultClusterLabel, Prices: prices, TimelinePoints: 28})
 	if err != nil {
 		t.Fatal(err)
 	}

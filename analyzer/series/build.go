@@ -8,10 +8,8 @@ import (
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/metricname"
 	"github.com/gpulens/gpulens/analyzer/report"
+	"github.com/gpulens/gpulens/vocab"
 )
-
-// HoursPerMonth is the month the savings figures use (365 × 24 / 12).
-const HoursPerMonth = 730
 
 // Input is what one analysis gives the series.
 type Input struct {
@@ -36,9 +34,10 @@ func findingLabels(f findings.Finding) []string {
 
 // ClusterLabel names the cluster on serve's series and alerts: the value
 // of the store's cluster label (--cluster-label) the finding or team was
-// analysed under. A Prometheus scraping serve adds its own external
-// labels only where a series lacks them, so the analysed cluster stays.
-const ClusterLabel = "cluster"
+// analysed under, under the default label's name whatever the store's is.
+// A Prometheus scraping serve adds its own external labels only where a
+// series lacks them, so the analysed cluster stays.
+const ClusterLabel = vocab.DefaultClusterLabel
 
 // Build returns a new Set with the analysis's series. Findings with the
 // same identity (several pods of one workload) share one series whose
@@ -57,7 +56,7 @@ func Build(in Input) *metrics.Set {
 	var order []string
 	byName := map[string]*sums{}
 	for _, f := range in.Findings {
-		name := metricname.Of("gpulens_finding", findingLabels(f)...)
+		name := metricname.Of(vocab.SeriesFinding, findingLabels(f)...)
 		g, ok := byName[name]
 		if !ok {
 			g = &sums{known: true, summary: f.Summary, labels: findingLabels(f)}
@@ -77,11 +76,11 @@ func Build(in Input) *metrics.Set {
 		if g.more > 0 {
 			summary += fmt.Sprintf(" (and %d more of this workload's pods)", g.more)
 		}
-		constant(s, metricname.Of("gpulens_finding_info", append(g.labels, "summary", summary)...), 1)
+		constant(s, metricname.Of(vocab.SeriesFindingInfo, append(g.labels, "summary", summary)...), 1)
 		if g.known {
-			labels := name[len("gpulens_finding"):]
-			constant(s, "gpulens_finding_monthly_savings_usd"+labels, g.savings)
-			constant(s, "gpulens_finding_monthly_cost_usd"+labels, g.cost)
+			labels := name[len(vocab.SeriesFinding):]
+			constant(s, vocab.SeriesFindingMonthlySavings+labels, g.savings)
+			constant(s, vocab.SeriesFindingMonthlyCost+labels, g.cost)
 		}
 	}
 	// Two clusters' team-a are two teams (report.Team.Cluster), and two
@@ -90,20 +89,20 @@ func Build(in Input) *metrics.Set {
 		team := func(family string, more ...string) string {
 			return metricname.Of(family, append([]string{ClusterLabel, t.Cluster, "team", t.Team}, more...)...)
 		}
-		constant(s, team("gpulens_team_gpu_seconds", "state", "allocated"), t.AllocatedGPUHours*3600)
-		constant(s, team("gpulens_team_gpu_seconds", "state", "used"), t.UsedGPUHours*3600)
-		constant(s, team("gpulens_team_gpu_seconds", "state", "idle"), t.IdleGPUHours*3600)
+		constant(s, team(vocab.SeriesTeamGPUSeconds, "state", "allocated"), t.AllocatedGPUHours*3600)
+		constant(s, team(vocab.SeriesTeamGPUSeconds, "state", "used"), t.UsedGPUHours*3600)
+		constant(s, team(vocab.SeriesTeamGPUSeconds, "state", "idle"), t.IdleGPUHours*3600)
 		if in.CostKnown && t.CostKnown && in.WindowHours > 0 {
 			// A team holding a GPU without a price has no series: its
 			// cost is unknown, and a partial sum would read as all of it.
-			constant(s, team("gpulens_team_monthly_cost_usd"), t.Cost/in.WindowHours*HoursPerMonth)
+			constant(s, team(vocab.SeriesTeamMonthlyCost), t.Cost/in.WindowHours*vocab.HoursPerMonth)
 		}
 		if t.Efficiency != nil {
-			constant(s, team("gpulens_team_efficiency_ratio"), *t.Efficiency)
+			constant(s, team(vocab.SeriesTeamEfficiency), *t.Efficiency)
 		}
 	}
 	if in.WindowHours > 0 {
-		constant(s, "gpulens_analysis_window_seconds", in.WindowHours*3600)
+		constant(s, vocab.SeriesAnalysisWindow, in.WindowHours*3600)
 	}
 	return s
 }

@@ -1,5 +1,9 @@
 package series
 
+import (
+	"github.com/gpulens/gpulens/vocab"
+)
+
 // Family is one metric family gpulens serve exposes: the metrics library
 // writes samples only, and promtool (like any scraper showing metadata)
 // wants HELP and TYPE, which Write adds from this table.
@@ -10,22 +14,22 @@ type Family struct {
 // Families lists every family serve exposes; docs/METRICS.md documents
 // the same ones, and a test keeps the two in step.
 var Families = []Family{
-	{"gpulens_finding", "gauge", "A finding of the last analysis; always 1. Labels are its identity."},
-	{"gpulens_finding_info", "gauge", "A finding's summary, in the summary label; always 1. The other labels are gpulens_finding's."},
-	{"gpulens_finding_monthly_savings_usd", "gauge", "Monthly savings of a finding's recommendation in USD (negative when it costs more); absent without a price."},
-	{"gpulens_finding_monthly_cost_usd", "gauge", "Monthly cost of a finding's subject in USD; absent without a price."},
-	{"gpulens_team_gpu_seconds", "gauge", "GPU-seconds of a team over the analysis window (GPU-hours × 3600), by state: allocated, used or idle."},
-	{"gpulens_team_monthly_cost_usd", "gauge", "A team's GPU allocations over the window, priced for a 730-hour month, in USD."},
-	{"gpulens_team_efficiency_ratio", "gauge", "Used over measured allocated GPU-hours of a team in the window."},
-	{"gpulens_analysis_window_seconds", "gauge", "Length of the window the last analysis covered."},
-	{"gpulens_serve_last_success_timestamp_seconds", "gauge", "Unix time the last successful analysis finished."},
-	{"gpulens_serve_analysis_duration_seconds", "gauge", "How long the last analysis took, successful or not."},
-	{"gpulens_serve_analyses_total", "counter", "Analyses run, by result: success or failure."},
-	{"gpulens_serve_queries_total", "counter", "PromQL queries issued by successful analyses."},
-	{"gpulens_serve_stale", "gauge", "1 while the last analysis failed and the series and API show the last good one."},
-	{"gpulens_serve_alerts", "gauge", "Alerts being sent to Alertmanager, by state: active or resolved (re-sent for 15 minutes)."},
-	{"gpulens_serve_notifications_sent_total", "counter", "Alerts an Alertmanager accepted."},
-	{"gpulens_serve_notifications_failed_total", "counter", "Alerts in batches an Alertmanager did not accept after every retry."},
-	{"gpulens_serve_notifications_dropped_total", "counter", "Alerts dropped, oldest first, because an Alertmanager's queue was full."},
-	{"gpulens_serve_notification_queue_length", "gauge", "Alerts waiting to be sent to an Alertmanager."},
+	{vocab.SeriesFinding, "gauge", "A finding of the last analysis; always 1. Labels are its identity."},
+	{vocab.SeriesFindingInfo, "gauge", "A finding's summary, in the summary label; always 1. The other labels are gpulens_finding's."},
+	{vocab.SeriesFindingMonthlySavings, "gauge", "Monthly savings of a finding's recommendation in USD (negative when it costs more); absent without a price."},
+	{vocab.SeriesFindingMonthlyCost, "gauge", "Monthly cost of a finding's subject in USD; absent without a price."},
+	{vocab.SeriesTeamGPUSeconds, "gauge", "GPU-seconds of a team over the analysis window (GPU-hours × 3600), by state: allocated, used or idle."},
+	{vocab.SeriesTeamMonthlyCost, "gauge", "A team's GPU allocations over the window, priced for a 730-hour month, in USD."},
+	{vocab.SeriesTeamEfficiency, "gauge", "Used over measured allocated GPU-hours of a team in the window."},
+	{vocab.SeriesAnalysisWindow, "gauge", "Length of the window the last analysis covered."},
+	{vocab.SeriesServeLastSuccess, "gauge", "Unix time the last successful analysis finished."},
+	{vocab.SeriesServeAnalysisDuration, "gauge", "How long the last analysis took, successful or not."},
+	{vocab.SeriesServeAnalyses, "counter", "Analyses run, by result: success or failure."},
+	{vocab.SeriesServeQueries, "counter", "PromQL queries issued by successful analyses."},
+	{vocab.SeriesServeStale, "gauge", "1 while the last analysis failed and the series and API show the last good one."},
+	{vocab.SeriesServeAlerts, "gauge", "Alerts being sent to Alertmanager, by state: active or resolved (re-sent for 15 minutes)."},
+	{vocab.SeriesServeNotificationsSent, "counter", "Alerts an Alertmanager accepted."},
+	{vocab.SeriesServeNotificationsFailed, "counter", "Alerts in batches an Alertmanager did not accept after every retry."},
+	{vocab.SeriesServeNotificationsDropped, "counter", "Alerts dropped, oldest first, because an Alertmanager's queue was full."},
+	{vocab.SeriesServeNotificationQueue, "gauge", "Alerts waiting to be sent to an Alertmanager."},
 }

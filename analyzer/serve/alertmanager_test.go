@@ -40,8 +40,8 @@ func TestRealAlertmanagers(t *testing.T) {
 		{Kind: criteria.KindUnallocated, Severity: findings.Info, Node: "n3", GPUUUID: "GPU-3", Summary: "spare"},
 	}
 	wantLabels := []string{
-		`alertname=GPULensIdleAllocation,gpu_uuid=GPU-1,namespace=team-a,node=n1,severity=warning,workload=nb`,
-		`alertname=GPULensTimesliceOomRisk,gpu_uuid=GPU-2,namespace=team-b,node=n2,severity=critical,workload=odd "name"`,
+		`alertname=GPULensGPUAllocatedIdle,gpu_uuid=GPU-1,namespace=team-a,node=n1,severity=warning,workload=nb`,
+		`alertname=GPULensTimesliceOOMRisk,gpu_uuid=GPU-2,namespace=team-b,node=n2,severity=critical,workload=odd "name"`,
 		`alertname=GPULensUnallocatedCapacity,gpu_uuid=GPU-3,node=n3,severity=info`,
 	}
 	expect := func(am *testenv.Alertmanager, want []string) []testenv.AMAlert {
@@ -69,7 +69,7 @@ func TestRealAlertmanagers(t *testing.T) {
 		if a.Annotations["report"] != "http://gpulens:9846/api/v1/report" || a.Annotations["summary"] == "" {
 			t.Errorf("annotations %v lack the summary or the report link", a.Annotations)
 		}
-		if a.Labels["alertname"] == "GPULensIdleAllocation" && a.Annotations["savings"] != "$2000/month" {
+		if a.Labels["alertname"] == "GPULensGPUAllocatedIdle" && a.Annotations["savings"] != "$2000/month" {
 			t.Errorf("savings annotation %q", a.Annotations["savings"])
 		}
 	}

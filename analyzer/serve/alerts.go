@@ -5,24 +5,24 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/notify"
+	"github.com/gpulens/gpulens/vocab"
 )
 
-// AlertnamePrefix starts every alertname gpulens sends, the rule files'
-// prefix too (criteria.AlertPrefix), so that routes and silences match all of
-// gpulens's alerts, from serve and from the rules, with
-// alertname=~"GPULens.*".
-const AlertnamePrefix = criteria.AlertPrefix
-
-// Alertname is the alertname of a finding kind: the prefix, then the
-// kind's hyphen-separated words each with a capital first letter, e.g.
-// idle-allocation → GPULensIdleAllocation, timeslice-oom-risk →
-// GPULensTimesliceOomRisk. Mechanical, so a new kind needs no table.
+// Alertname is the alertname of a finding kind: its entry in vocab.Alerts,
+// the list the rule files' alerts are in too, so that a finding and a rule
+// that judge the same condition (idle-allocation and
+// GPULensGPUAllocatedIdle) fire under one name, and routes and silences
+// match all of gpulens's alerts with alertname=~"GPULens.*". A kind the
+// list lacks (a test keeps there being none) gets the prefix and its words
+// capitalised, so that it is still sent.
 func Alertname(kind string) string {
+	if a, ok := vocab.AlertOf(kind); ok {
+		return a.Name
+	}
 	var b strings.Builder
-	b.WriteString(AlertnamePrefix)
+	b.WriteString(vocab.AlertPrefix)
 	for w := range strings.SplitSeq(kind, "-") {
 		if w == "" {
 			continue
@@ -82,7 +82,7 @@ func alertsOf(fs []findings.Finding, reportURL string) []notify.Alert {
 		a := notify.Alert{Labels: identity(f), Annotations: map[string]string{"summary": f.Summary,
 			// As the rule files' alerts carry them: the section of
 			// docs/runbooks.md for the kind.
-			"runbook_url": criteria.RunbookBase + "#" + strings.ToLower(Alertname(f.Kind))}}
+			"runbook_url": vocab.RunbookURL(Alertname(f.Kind))}}
 		if g.n > 1 {
 			a.Annotations["summary"] = fmt.Sprintf("%s (and %d more like it)", f.Summary, g.n-1)
 		}

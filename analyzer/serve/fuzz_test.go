@@ -10,6 +10,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/notify"
 	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // FuzzFromFindings builds Alertmanager payloads from arbitrary findings:
@@ -37,7 +38,7 @@ func FuzzFromFindings(f *testing.F) {
 			t.Fatalf("%d findings of one identity gave %d alerts", n, len(alerts))
 		}
 		a := alerts[0]
-		if !strings.HasPrefix(a.Labels["alertname"], AlertnamePrefix) {
+		if !strings.HasPrefix(a.Labels["alertname"], vocab.AlertPrefix) {
 			t.Errorf("alertname %q lacks the prefix", a.Labels["alertname"])
 		}
 		for k, v := range a.Labels {

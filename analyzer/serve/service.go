@@ -16,6 +16,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/notify"
 	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/analyzer/series"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Options configure a Service.
@@ -59,16 +60,16 @@ func New(o Options) *Service {
 	}
 	s := &Service{o: o}
 	h := o.Health
-	s.successes = h.NewCounter(metricname.Of("gpulens_serve_analyses_total", "result", "success"))
-	s.failures = h.NewCounter(metricname.Of("gpulens_serve_analyses_total", "result", "failure"))
-	s.queries = h.NewCounter("gpulens_serve_queries_total")
-	h.NewGauge("gpulens_serve_last_success_timestamp_seconds", func() float64 {
+	s.successes = h.NewCounter(metricname.Of(vocab.SeriesServeAnalyses, "result", "success"))
+	s.failures = h.NewCounter(metricname.Of(vocab.SeriesServeAnalyses, "result", "failure"))
+	s.queries = h.NewCounter(vocab.SeriesServeQueries)
+	h.NewGauge(vocab.SeriesServeLastSuccess, func() float64 {
 		return float64(s.lastSuccess.Load()) / 1e9
 	})
-	h.NewGauge("gpulens_serve_analysis_duration_seconds", func() float64 {
+	h.NewGauge(vocab.SeriesServeAnalysisDuration, func() float64 {
 		return time.Duration(s.lastDur.Load()).Seconds()
 	})
-	h.NewGauge("gpulens_serve_stale", func() float64 {
+	h.NewGauge(vocab.SeriesServeStale, func() float64 {
 		if s.stale.Load() {
 			return 1
 		}

@@ -22,11 +22,12 @@ import (
 	"github.com/gpulens/gpulens/exporter/podresources"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/simkube"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // sharingLabel is GPU Feature Discovery's node label for the device
 // plugin's sharing strategy.
-const sharingLabel = "nvidia.com/gpu.sharing-strategy"
+const sharingLabel = vocab.LabelSharingStrategy
 
 // setupAttribution starts what attribution reads in the background: the
 // pod-resources client and the node's pod informer. With --backend=sim it

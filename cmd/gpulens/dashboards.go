@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/dashboards"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 type dashboardsOptions struct {
@@ -23,16 +24,7 @@ func newDashboardsCmd() *cobra.Command {
 		Use:     "dashboards --out DIR",
 		GroupID: "basic",
 		Short:   "Write the Grafana dashboards (fleet, node and GPU, team, workload, findings) as JSON",
-		Long: `Write gpulens' Grafana dashboards as JSON files, ready to import into Grafana or to
-load through its dashboard sidecar.
-
-Five dashboards: fleet overview, node and GPU detail, team efficiency, workload
-drill-down, and the findings of 'gpulens serve'. Each has a datasource variable
-and variables for cluster, node, namespace and pod. --schema dcgm-exporter charts
-the same things from dcgm-exporter's DCGM_FI_* fields. Every panel's expression is
-the one the analyzer evaluates for the same signal, so a dashboard and a report
-show a team the same utilisation. The cluster variable lists the values of
---cluster-label, the label the analyzer tells a shared store's clusters apart by.`,
+		Long:    help("dashboards"),
 		Example: `  # Write the dashboards for gpulens-exporter's series
   gpulens dashboards --out ./dashboards
 
@@ -49,7 +41,7 @@ show a team the same utilisation. The cluster variable lists the values of
 	f := c.Flags()
 	f.StringVar(&o.out, "out", "", "Directory to write the dashboards to (created if missing)")
 	f.StringVar(&o.schema, "schema", "native", "Metrics the dashboards chart: "+strings.Join(dashboards.Schemas(), ", "))
-	f.StringVar(&o.clusterLabel, "cluster-label", dashboards.DefaultClusterLabel, "Label that names each series' cluster, whose values the cluster variable lists (as the analyzer's --cluster-label)")
+	f.StringVar(&o.clusterLabel, "cluster-label", vocab.DefaultClusterLabel, "Label that names each series' cluster, whose values the cluster variable lists (as the analyzer's --cluster-label)")
 	return c
 }
 

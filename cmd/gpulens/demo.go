@@ -3,21 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"github.com/gpulens/gpulens/signals/native"
 	"io"
 	"os"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpulens/gpulens/analyzer/demo"
 	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/analyzer/session"
-	"github.com/gpulens/gpulens/analyzer/source"
-	"github.com/gpulens/gpulens/cmd/gpulens/internal/progress"
 	"github.com/gpulens/gpulens/exporter/sim"
-	"github.com/gpulens/gpulens/exporter/sim/fleet"
 )
 
 type demoOptions struct {
@@ -37,17 +34,7 @@ func newDemoCmd() *cobra.Command {
 		Use:     "demo",
 		GroupID: "basic",
 		Short:   "Simulate a GPU fleet for a week through the real exporter and analyze it",
-		Long: `Simulate a GPU fleet through the real exporter code and analyze it.
-
-The default scenario has 5 nodes and 36 GPUs: H100 and H200 with MIG, MPS, time-sliced A100
-and L4 inference nodes, and an H100 node whose GPUs are allocated through DRA ResourceClaims,
-with idle notebooks, underused inference and a memory leak. Every
-simulated minute, each node's GPUs are read by the exporter's NVML code (over go-nvml's mock
-servers) and its series are appended to an embedded Prometheus TSDB at the simulated time. The
-week is then analyzed with the same PromQL that runs against a real Prometheus.
-
-The simulated week ends now, unless --end says otherwise, so a later
-'gpulens report --data-dir DIR --since 7d' finds it.`,
+		Long:    help("demo"),
 		Example: `  # Run the default demo and print the analysis
   gpulens demo
 
@@ -77,7 +64,7 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 	if err := o.out.resolve(stderr); err != nil {
 		return err
 	}
-	dur, err := parseWindow(o.duration)
+	dur, err := session.ParseWindow(o.duration)
 	if err != nil {
 		return usageError{fmt.Errorf("--duration: %w", err)}
 	}
@@ -96,77 +83,21 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 			return exitError{code: exitUsage, err: err}
 		}
 	}
-
-	dir := o.dataDir
-	if dir != "" {
+	if o.dataDir != "" {
 		// A second week written over the first would interleave two
 		// simulations in one store; refuse rather than mix or delete.
-		if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
-			return usageError{fmt.Errorf("--data-dir: %s is not empty (a TSDB from an earlier run?); remove it or name a new directory", dir)}
+		if ents, err := os.ReadDir(o.dataDir); err == nil && len(ents) > 0 {
+			return usageError{fmt.Errorf("--data-dir: %s is not empty (a TSDB from an earlier run?); remove it or name a new directory", o.dataDir)}
 		}
 	}
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "gpulens-demo-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
+	r, err := demo.Run(ctx, demo.Options{Scenario: sc, Start: end.Add(-dur), End: end, Step: o.step, Length: o.duration,
+		DataDir: o.dataDir, OpenMetrics: o.openMetrics, TimelinePoints: timelinePoints, Stderr: stderr, Quiet: o.quiet})
+	var se *demo.StoreError
+	if errors.As(err, &se) {
+		return exitError{code: exitData, err: se.Err}
 	}
-	db, err := source.OpenEmbedded(dir, source.EmbeddedOptions{})
-	if err != nil {
-		return exitError{code: exitData, err: err}
-	}
-	defer db.Close()
-
-	start := end.Add(-dur)
-	bar := progress.New(stderr, "simulating", o.quiet)
-	// The nodes advance together, so the share of node-steps done is the
-	// share of the window simulated.
-	days := dur.Hours() / 24
-	bar.Detail = func(done, total int) string {
-		return fmt.Sprintf("day %.1f of %.4g", days*float64(done)/float64(max(total, 1)), days)
-	}
-	var samples atomic.Int64
-	t0 := time.Now()
-	err = fleet.Run(ctx, fleet.Options{Scenario: sc, Start: start, End: end, Step: o.step, Progress: bar.Set},
-		func(node string) fleet.Sink {
-			return fleet.NewTSDBSink(ctx, db, &samples).WithTarget("gpulens-exporter", node+":9845")
-		})
-	bar.Done()
 	if err != nil {
 		return err
-	}
-	if o.dataDir != "" {
-		// Kept for later reports, which open it read-only and would
-		// otherwise replay the head's last hours from the WAL.
-		if err := db.PersistHead(ctx); err != nil {
-			return err
-		}
-	}
-	if o.openMetrics != "" {
-		if err := exportOpenMetrics(ctx, db, o.openMetrics, start, end); err != nil {
-			return err
-		}
-	}
-
-	fmt.Fprintf(stderr, "Simulated %d nodes for %s to %s (%d steps, %d samples) in %.1fs.\n",
-		len(sc.Nodes), start.Format("2006-01-02 15:04"), end.Format("2006-01-02 15:04 MST"),
-		int(dur/o.step)+1, samples.Load(), time.Since(t0).Seconds())
-
-	t1 := time.Now()
-	s, err := session.New(ctx, db, session.Config{Schema: native.SchemaName, Start: start, End: end, Step: o.step,
-		NoKubernetes: "the demo simulates its fleet, with no cluster", Observer: newProgressLine(stderr, o.quiet)})
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	r, a, err := s.Report(ctx, timelinePoints)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "Analyzed with the %s schema: %d PromQL queries per window in %.1fs.\n",
-		a.Schema.Name(), a.Current.QueryCount, time.Since(t1).Seconds())
-	if o.dataDir != "" {
-		fmt.Fprintf(stderr, "The TSDB is kept in %s: gpulens report --data-dir %s --since %s\n", o.dataDir, o.dataDir, o.duration)
 	}
 	var buf bytes.Buffer
 	if err := report.Render(&buf, r, o.out.format); err != nil {

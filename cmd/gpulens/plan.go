@@ -29,51 +29,7 @@ func newPlanCmd() *cobra.Command {
 		Use:     "plan",
 		GroupID: "basic",
 		Short:   "Plan how many nodes and GPUs each node pool needs, and the layout that gets there, proven on the window",
-		Long: `Plan how many GPUs each GPU model (node pool) needs if every workload got what it uses and
-shared GPUs were packed sensibly, and the layout that gets there.
-
-The plan reads every workload's memory in use and load on the GPU at every step of the
-window (not summaries), so workloads that take turns can share a GPU and two whose peaks
-coincide do not. Each planned GPU is whole, a MIG geometry the model can hold, or
-time-sliced into N replicas; each workload replica is assigned a place:
-  - memory fits with a margin at every step, growth of a leaking workload included;
-  - training-like workloads (p95 utilization of a GPU or slice held alone, or p95 load of
-    a shared GPU, at training.min_load or more, see --config) get a whole GPU or a MIG
-    slice, never a time-sliced replica; jobs that never run at the same time may take
-    turns on one whole GPU;
-  - a shared GPU or slice carries its p95 load under recommend.compute_target;
-  - at most --max-replicas time-slicing replicas per GPU.
-The search is first-fit-decreasing over (p99 memory, p95 load) under three placement
-strategies, refined by a local search that empties GPUs; pools of up to 10 replicas are
-solved exactly.
-
-The GPUs are then packed on nodes of the pool's shape (the most GPUs a node reported, or
---node-gpus): a pod's GPUs on one node; whole and time-sliced GPUs on nodes of their own,
-since the device plugin's config (nvidia.com/device-plugin.config) applies to a whole
-node; MIG GPUs on any node, since the MIG manager's config sets each GPU apart. Where a
-layout without time-slicing needs fewer nodes, it is kept. Clouds bill nodes: the saving
-is the freed nodes' price, and GPUs freed on nodes that stay are headroom, worth $0.
-
-A store shared by several clusters (series carrying the --cluster-label label, as Thanos,
-Mimir and the Prometheus Operator's external labels add) is planned cluster by cluster, since a
-workload moves only among its own cluster's nodes: each cluster's pools from its own series and
-with its own inventory (--context CONTEXT=CLUSTER), each pool and workload naming its cluster,
-the totals adding the clusters up.
-
-Before it is printed, the measured window is replayed on the layout: a plan with a step at
-which memory in use exceeds a GPU's or a slice's capacity is an error, not a plan. The
-replay also counts the contended steps of each shared GPU (summed load above the GPU).
-
-Formats (-o): table for people (nodes and GPUs today and needed per model, headroom and
-the monthly saving, the layout by node, the replay, where each workload goes), json, yaml (the
-labels of each node, the device plugin's time-slicing configs and the MIG geometries as the GPU
-operator's ConfigMaps, then each workload's new GPU request, all Kubernetes objects for
-kubectl apply --server-side --force-conflicts -f), kustomize (the same as a directory:
--o kustomize --output-dir DIR, for kubectl apply -k DIR).
-
-Exit codes: 1 the plan failed its replay, 2 bad flags or input files (an unknown --model),
-3 the metrics source cannot be queried, 4 no GPU series in the window, 5 the data
-directory is not a usable TSDB.`,
+		Long:    help("plan"),
 		Example: `  # The plan for last week's fleet, from Prometheus
   gpulens plan --prometheus-url http://prometheus:9090 --since 7d
 

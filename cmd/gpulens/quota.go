@@ -25,29 +25,7 @@ func newQuotaCmd() *cobra.Command {
 		Use:     "quota",
 		GroupID: "basic",
 		Short:   "Advise each team's GPU quota (Kueue ClusterQueues, ResourceQuotas) from the GPUs it held",
-		Long: `Advise each team's GPU quota from the GPUs its namespaces held at once, at every step of the window.
-
-Where Kueue is installed, every GPU resource of every ClusterQueue is compared, per flavor, with
-the GPUs that the namespaces of its LocalQueues held at once (a flavor counts the GPUs of the model
-its nvidia.com/gpu.product node label names). Every namespace's requests.nvidia.com/gpu
-ResourceQuota is compared with what the namespace held. The advised quota covers the p95 with a
-margin (quota.margin of --config, 20% by default); a ClusterQueue in a cohort gets a borrowing
-limit for the rest of its peak. A time-sliced replica counts as one nvidia.com/gpu, as the device
-plugin advertises it without renameByDefault; a MIG slice counts as one of its own resource.
-
-A store shared by several clusters (series carrying the --cluster-label label) is advised cluster
-by cluster: each cluster's quotas, read through its own context (--context CONTEXT=CLUSTER), with
-what its own namespaces held; each quota names its cluster, and a cluster that could not be read
-is said in the notes.
-
-Formats (-o): table, json, yaml (each change as a patch: a JSON patch for a ClusterQueue,
-a merge patch for a ResourceQuota, with the kubectl command that applies it).
-
-Needs cluster access: the quotas are read from the API server.
-
-Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
-4 no GPU series in the window, 5 the data directory is not a usable TSDB, 6 no cluster
-could be read (so no quota is known; with several clusters, only when none could).`,
+		Long:    help("quota"),
 		Example: `  # Last week's quota advice, from Prometheus and the current kubeconfig context
   gpulens quota --prometheus-url http://prometheus:9090 --since 7d
 

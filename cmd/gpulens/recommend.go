@@ -28,24 +28,7 @@ func newRecommendCmd() *cobra.Command {
 		Use:     "recommend",
 		GroupID: "basic",
 		Short:   "List findings and right-sizing recommendations with their monthly savings",
-		Long: `List findings and right-sizing recommendations for a window, with the change to make.
-
-Each recommendation is a ready change: the GPU resource request to set, as a strategic-merge
-patch for the workload (kubectl patch --type strategic), and, where the change needs one, the
-NVIDIA device plugin sharing config to roll out. Savings are
-(current share − recommended share) × price per GPU-hour × 730 h a month.
-
-Formats: table (the default) for people, json for scripts (every finding with kind, severity,
-namespace, workload, pod, node, gpu_uuid, evidence, recommendation, monthly_savings_usd and
-confidence), yaml for the changes alone as Kubernetes objects (apply them with
-kubectl apply --server-side --force-conflicts -f), kustomize for the same as a directory
-(-o kustomize --output-dir DIR: a kustomization.yaml, the objects to create and one patch per
-workload with its target; kubectl apply -k DIR), csv for spreadsheets
-(one row per finding; text cells that a spreadsheet would run as formulas are written as text).
--n/--namespace keeps one or more namespaces' findings, as kubectl's does.
-
-Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
-4 no GPU series in the window, 5 the data directory is not a usable TSDB.`,
+		Long:    help("recommend"),
 		Example: `  # What to change, from last week's data in Prometheus
   gpulens recommend --prometheus-url http://prometheus:9090 --since 7d
 

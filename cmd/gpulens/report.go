@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,6 +26,20 @@ type reportOptions struct {
 	now            func() time.Time
 }
 
+// webhookEnv holds the webhook URL where no flag names one.
+const webhookEnv = report.WebhookEnv
+
+// webhookURL is the webhook --send-webhook, --send-webhook-file or
+// $GPULENS_WEBHOOK_URL names, "" for none.
+func (o *reportOptions) webhookURL() (string, error) {
+	u, err := report.WebhookURL(o.webhook, o.webhookFile, o.getenv)
+	var we *report.WebhookURLError
+	if errors.As(err, &we) {
+		return "", usageError{we.Err}
+	}
+	return u, err
+}
+
 // timelinePoints is the resolution of the utilization-over-time charts:
 // hourly for a week.
 const timelinePoints = 168
@@ -35,24 +50,7 @@ func newReportCmd() *cobra.Command {
 		Use:     "report",
 		GroupID: "basic",
 		Short:   "Report each team's GPU allocation, use, cost and waste for a window",
-		Long: `Report each team's GPU allocation, use, cost and waste for a window, usually a week.
-
-The report has the cluster summary (fleet by GPU model, allocated and unallocated GPU-hours,
-average utilization, cost and estimated waste), one row per team (a namespace's team label,
-or the namespace) with allocated, used and idle GPU-hours, efficiency, cost, waste and the
-change against the previous window of the same length, the recommendations that save the
-most, the findings by severity, and how much of the window the data covers.
-
-With a Slack-compatible incoming webhook, the Markdown report is also posted there (its teams
-table cut to the 15 that held the most GPU-hours, the message to 24 KiB). The webhook's URL is
-its credential: give it in a file (--send-webhook-file) or in $GPULENS_WEBHOOK_URL rather
-than as --send-webhook's value, which ps and the shell's history show.
-
-Used GPU-hours are allocated GPU-hours times utilization, capped at 1; hours without a
-utilization sample are reported as unmeasured, never as idle.
-
-Exit codes: 2 bad flags or input files, 3 the metrics source cannot be queried,
-4 no GPU series in the window, 5 the data directory is not a usable TSDB.`,
+		Long:    help("report"),
 		Example: `  # Last week's report from Prometheus, as a table
   gpulens report --prometheus-url http://prometheus:9090 --since 7d
 

@@ -42,13 +42,9 @@ func (e exitError) ExitCode() int { return e.code }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "gpulens",
-		Short: "gpulens shows who uses the GPUs of a Kubernetes cluster, and what they should ask for instead",
-		Long: `gpulens reads GPU metrics (its own exporter's or dcgm-exporter's) through PromQL,
-joins them with Kubernetes state, and reports idle and underused GPUs, out-of-memory
-risk on shared GPUs, and right-sizing recommendations with their monthly savings.
-
- Find more information at: docs/ARCHITECTURE.md`,
+		Use:           "gpulens",
+		Short:         "gpulens shows who uses the GPUs of a Kubernetes cluster, and what they should ask for instead",
+		Long:          help("gpulens"),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

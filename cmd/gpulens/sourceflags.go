@@ -9,137 +9,75 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/common/model"
 	"github.com/spf13/pflag"
 
-	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory/kube"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/plan"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/session"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/internal/progress"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // sourceFlags are the flags of every command that reads metrics: where
 // they are, how to reach them, which window, which schema, and the cluster
 // and configuration to join them with.
 type sourceFlags struct {
-	maxSamples    int
-	prometheusURL string
-	dataDir       string
-	remote        source.RemoteOptions
-	headers       []string
-
-	schema string
-	since  string
-	until  string
-	step   time.Duration
-
-	teamLabel    string
-	kubeconfig   string
-	contexts     []string
-	allContexts  bool
-	noKubernetes bool
-	clusterLabel string
-
-	configFile string
-	pricesFile string
-	dcgmFields string
-
+	session.Flags
 	quiet bool
 }
 
 func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "No progress line on a terminal (there is none when standard error is not a terminal)")
-	fs.StringVar(&f.prometheusURL, "prometheus-url", "", "Prometheus-compatible API root to query (Prometheus, VictoriaMetrics, Thanos, Mimir), e.g. http://prometheus:9090")
-	fs.StringVar(&f.dataDir, "data-dir", "", "Query a local Prometheus TSDB directory instead (for example one written by 'gpulens demo')")
-	fs.StringVar(&f.remote.BearerTokenFile, "bearer-token-file", "", "File holding a bearer token for --prometheus-url")
-	fs.StringVar(&f.remote.BasicAuthUser, "basic-auth-user", "", "Basic auth user for --prometheus-url")
-	fs.StringVar(&f.remote.BasicAuthPasswordFile, "basic-auth-password-file", "", "File holding the basic auth password")
-	fs.StringVar(&f.remote.CAFile, "ca-file", "", "CA certificate to verify --prometheus-url with")
-	fs.StringVar(&f.remote.CertFile, "cert-file", "", "Client certificate for mutual TLS")
-	fs.StringVar(&f.remote.KeyFile, "key-file", "", "Client key for mutual TLS")
-	fs.BoolVar(&f.remote.InsecureSkipVerify, "insecure-skip-tls-verify", false, "Do not verify the server's certificate (insecure)")
-	fs.StringArrayVar(&f.headers, "header", nil, "HTTP header K=V sent with every query, e.g. X-Scope-OrgID=team-a (repeatable)")
-	fs.DurationVar(&f.remote.Timeout, "timeout", 2*time.Minute, "Timeout of one query")
-	fs.BoolVar(&f.remote.DisableRemoteRead, "no-remote-read", false, "Ask the server's PromQL engine for every figure, instead of reading raw samples through its remote-read endpoint (Prometheus, Mimir, Cortex) where it serves one")
-	fs.IntVar(&f.remote.Retries, "retries", 2, "Retries of a query after a network error, a 429 or a 5xx")
-	fs.IntVar(&f.maxSamples, "query.max-samples", 0, "The most samples one query may load: the analysis is split into shards of nodes and namespaces that each stay under it (0: 40M, under the 50M of Prometheus's --query.max-samples default; set it to the server's limit, e.g. VictoriaMetrics' -search.maxSamplesPerQuery). With --data-dir also the engine's own limit (0: 50M)")
-	fs.StringVar(&f.schema, "schema", session.SchemaAuto, "Metric schema: auto, "+strings.Join(source.SchemaNames(), " or "))
-	fs.StringVar(&f.dcgmFields, "dcgm-fields", "", "YAML file mapping dcgm-exporter fields to the names this store holds them under (a pipeline that renames them, or --use-old-namespace), one \"DCGM_FI_DEV_FB_USED: dcgm_fb_used\" a line; dcgm-exporter's own names of every release are read without it")
-	fs.StringVar(&f.since, "since", "7d", "Length of the window, ending at --until (e.g. 36h, 7d, 2w)")
-	fs.StringVar(&f.until, "until", "", "End of the window, RFC 3339 (default: now)")
-	fs.DurationVar(&f.step, "step", time.Minute, "Resolution the window is read at: the scrape interval, or longer")
-	fs.StringVar(&f.teamLabel, "team-label", kube.DefaultTeamLabel, "Namespace label naming the team that owns it")
-	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "Kubeconfig file (default: in-cluster, $KUBECONFIG or ~/.kube/config)")
-	fs.StringArrayVar(&f.contexts, "context", nil, "Kubeconfig context to read the cluster through (default: the current one). Repeat it to read several clusters, each with its own credentials, "+
+	fs.StringVar(&f.PrometheusURL, "prometheus-url", "", "Prometheus-compatible API root to query (Prometheus, VictoriaMetrics, Thanos, Mimir), e.g. http://prometheus:9090")
+	fs.StringVar(&f.DataDir, "data-dir", "", "Query a local Prometheus TSDB directory instead (for example one written by 'gpulens demo')")
+	fs.StringVar(&f.Remote.BearerTokenFile, "bearer-token-file", "", "File holding a bearer token for --prometheus-url")
+	fs.StringVar(&f.Remote.BasicAuthUser, "basic-auth-user", "", "Basic auth user for --prometheus-url")
+	fs.StringVar(&f.Remote.BasicAuthPasswordFile, "basic-auth-password-file", "", "File holding the basic auth password")
+	fs.StringVar(&f.Remote.CAFile, "ca-file", "", "CA certificate to verify --prometheus-url with")
+	fs.StringVar(&f.Remote.CertFile, "cert-file", "", "Client certificate for mutual TLS")
+	fs.StringVar(&f.Remote.KeyFile, "key-file", "", "Client key for mutual TLS")
+	fs.BoolVar(&f.Remote.InsecureSkipVerify, "insecure-skip-tls-verify", false, "Do not verify the server's certificate (insecure)")
+	fs.StringArrayVar(&f.Headers, "header", nil, "HTTP header K=V sent with every query, e.g. X-Scope-OrgID=team-a (repeatable)")
+	fs.DurationVar(&f.Remote.Timeout, "timeout", 2*time.Minute, "Timeout of one query")
+	fs.BoolVar(&f.Remote.DisableRemoteRead, "no-remote-read", false, "Ask the server's PromQL engine for every figure, instead of reading raw samples through its remote-read endpoint (Prometheus, Mimir, Cortex) where it serves one")
+	fs.IntVar(&f.Remote.Retries, "retries", 2, "Retries of a query after a network error, a 429 or a 5xx")
+	fs.IntVar(&f.MaxSamples, "query.max-samples", 0, "The most samples one query may load: the analysis is split into shards of nodes and namespaces that each stay under it (0: 40M, under the 50M of Prometheus's --query.max-samples default; set it to the server's limit, e.g. VictoriaMetrics' -search.maxSamplesPerQuery). With --data-dir also the engine's own limit (0: 50M)")
+	fs.StringVar(&f.Schema, "schema", session.SchemaAuto, "Metric schema: auto, "+strings.Join(source.SchemaNames(), " or "))
+	fs.StringVar(&f.DCGMFields, "dcgm-fields", "", "YAML file mapping dcgm-exporter fields to the names this store holds them under (a pipeline that renames them, or --use-old-namespace), one \"DCGM_FI_DEV_FB_USED: dcgm_fb_used\" a line; dcgm-exporter's own names of every release are read without it")
+	fs.StringVar(&f.Since, "since", "7d", "Length of the window, ending at --until (e.g. 36h, 7d, 2w)")
+	fs.StringVar(&f.Until, "until", "", "End of the window, RFC 3339 (default: now)")
+	fs.DurationVar(&f.Step, "step", time.Minute, "Resolution the window is read at: the scrape interval, or longer")
+	fs.StringVar(&f.TeamLabel, "team-label", kube.DefaultTeamLabel, "Namespace label naming the team that owns it")
+	fs.StringVar(&f.Kubeconfig, "kubeconfig", "", "Kubeconfig file (default: in-cluster, $KUBECONFIG or ~/.kube/config)")
+	fs.StringArrayVar(&f.Contexts, "context", nil, "Kubeconfig context to read the cluster through (default: the current one). Repeat it to read several clusters, each with its own credentials, "+
 		"as CONTEXT or CONTEXT=CLUSTER: CLUSTER is the value of the cluster label that cluster's metrics carry (default: the context's name), e.g. --context prod-eu --context arn:aws:eks:us-east-1:1234:cluster/gpu=us-east")
-	fs.BoolVar(&f.allContexts, "all-contexts", false, "Read every context of the kubeconfig as a cluster of its own name, the current context first; --context CONTEXT=CLUSTER renames one. "+
+	fs.BoolVar(&f.AllContexts, "all-contexts", false, "Read every context of the kubeconfig as a cluster of its own name, the current context first; --context CONTEXT=CLUSTER renames one. "+
 		"A cluster that cannot be read degrades only its own part, which the report names")
-	fs.StringVar(&f.clusterLabel, "cluster-label", fleet.DefaultClusterLabel, "Label that names each series' cluster in a store shared by several clusters (the external label of Thanos, Mimir or the Prometheus Operator): "+
+	fs.StringVar(&f.ClusterLabel, "cluster-label", vocab.DefaultClusterLabel, "Label that names each series' cluster in a store shared by several clusters (the external label of Thanos, Mimir or the Prometheus Operator): "+
 		"each cluster is analysed on its own and joined with its own --context. A store without it reads as one cluster; empty reads every store as one")
-	fs.BoolVar(&f.noKubernetes, "no-kubernetes", false, "Do not read the cluster: work from metric labels alone")
-	fs.StringVar(&f.configFile, "config", "", "Findings thresholds file (YAML, over the defaults)")
-	fs.StringVar(&f.pricesFile, "prices", "", "Price table file (YAML, over the default table)")
-}
-
-// window parses --since and --until; malformed values are usage errors.
-func (f *sourceFlags) window(now time.Time) (start, end time.Time, err error) {
-	length, err := parseWindow(f.since)
-	if err != nil {
-		return start, end, usageError{fmt.Errorf("--since: %w", err)}
-	}
-	end = now.UTC().Truncate(time.Minute)
-	if f.until != "" {
-		if end, err = time.Parse(time.RFC3339, f.until); err != nil {
-			return start, end, usageError{fmt.Errorf("--until: %q is not an RFC 3339 time such as 2026-01-05T14:00:00Z", f.until)}
-		}
-	}
-	return end.Add(-length), end, nil
+	fs.BoolVar(&f.NoKubernetes, "no-kubernetes", false, "Do not read the cluster: work from metric labels alone")
+	fs.StringVar(&f.ConfigFile, "config", "", "Findings thresholds file (YAML, over the defaults)")
+	fs.StringVar(&f.PricesFile, "prices", "", "Price table file (YAML, over the default table)")
 }
 
 // config maps the flags to a session's config over the window ending at
 // now (or --until).
 func (f *sourceFlags) config(now time.Time, logger *slog.Logger, obs session.Observer) (session.Config, error) {
-	start, end, err := f.window(now)
-	if err != nil {
-		return session.Config{}, err
+	cfg, err := f.Config(now, logger, obs)
+	var fe *session.FlagError
+	if errors.As(err, &fe) {
+		return cfg, usageError{fe.Err}
 	}
-	if f.step < time.Second || f.step%time.Second != 0 {
-		return session.Config{}, usageError{fmt.Errorf("--step: %s is not a positive whole number of seconds", f.step)}
-	}
-	cfg := session.Config{
-		PrometheusURL: f.prometheusURL, DataDir: f.dataDir, Remote: f.remote, MaxSamples: f.maxSamples,
-		Schema: f.schema, Start: start, End: end, Step: f.step, ConfigFile: f.configFile, PricesFile: f.pricesFile, DCGMFieldsFile: f.dcgmFields,
-		Kubernetes: kube.Options{Kubeconfig: f.kubeconfig, TeamLabel: f.teamLabel},
-		Contexts:   f.contexts, AllContexts: f.allContexts, ClusterLabel: f.clusterLabel,
-		Logger: logger, Observer: obs,
-	}
-	if f.clusterLabel != "" && !model.LabelName(f.clusterLabel).IsValidLegacy() {
-		return cfg, usageError{fmt.Errorf("--cluster-label: %q is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)", f.clusterLabel)}
-	}
-	if f.noKubernetes {
-		if len(f.contexts) > 0 || f.allContexts {
-			return cfg, usageError{errors.New("--no-kubernetes and --context or --all-contexts are exclusive: give one")}
-		}
-		cfg.NoKubernetes = "--no-kubernetes was given"
-	}
-	cfg.Remote.Headers = map[string]string{}
-	for _, h := range f.headers {
-		k, v, ok := strings.Cut(h, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return cfg, usageError{fmt.Errorf("--header: %q is not K=V", h)}
-		}
-		cfg.Remote.Headers[strings.TrimSpace(k)] = v
-	}
-	return cfg, nil
+	return cfg, err
 }
 
 // open opens the session the flags name, with a progress line on stderr
 // when it is a terminal. Its errors are mapped to exit codes already.
 func (f *sourceFlags) open(ctx context.Context, now time.Time, stderr io.Writer) (*session.Session, error) {
-	cfg, err := f.config(now, warnLogger(stderr), newProgressLine(stderr, f.quiet))
+	cfg, err := f.config(now, warnLogger(stderr), progress.NewLine(stderr, f.quiet))
 	if err != nil {
 		return nil, err
 	}
@@ -189,10 +127,10 @@ func (f *sourceFlags) exit(err error) error {
 		return exitError{code: exitUnreachable, err: err}
 	case errors.Is(err, session.ErrNoCluster):
 		return exitError{code: exitNoCluster, err: err}
-	case f.dataDir != "" && strings.Contains(err.Error(), "too many samples"):
+	case f.DataDir != "" && strings.Contains(err.Error(), "too many samples"):
 		// The engine's words do not say which knob raises the limit.
 		return exitError{code: exitData, err: fmt.Errorf("%w (raise --query.max-samples, or shorten --since)", err)}
-	case f.dataDir != "":
+	case f.DataDir != "":
 		return exitError{code: exitData, err: err}
 	}
 	return err

@@ -3,19 +3,21 @@ package podresources
 import (
 	"slices"
 	"strings"
+
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Resource names advertised by the NVIDIA device plugin.
 const (
 	// ResourceGPU is a whole GPU, a time-sliced or MPS replica when sharing is
 	// configured without renaming, or a MIG device under the single strategy.
-	ResourceGPU = "nvidia.com/gpu"
+	ResourceGPU = vocab.ResourceGPU
 	// ResourceGPUShared is what time-slicing advertises with renameByDefault.
-	ResourceGPUShared = "nvidia.com/gpu.shared"
+	ResourceGPUShared = vocab.ResourceGPUShared
 
 	// migResourcePrefix starts the per-profile resources of the mixed MIG
 	// strategy, e.g. nvidia.com/mig-1g.10gb.
-	migResourcePrefix = "nvidia.com/mig-"
+	migResourcePrefix = vocab.ResourceMIGPrefix
 	// sharedSuffix is appended by renameByDefault to every shared resource,
 	// MIG profiles included (nvidia.com/mig-1g.10gb.shared).
 	sharedSuffix = ".shared"

@@ -4,15 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Kubernetes extended resource names the NVIDIA device plugin advertises.
 const (
-	ResourceGPU       = "nvidia.com/gpu"
-	ResourceGPUShared = "nvidia.com/gpu.shared"
+	ResourceGPU       = vocab.ResourceGPU
+	ResourceGPUShared = vocab.ResourceGPUShared
 	// ResourceMIGPrefix + profile ("1g.10gb") is a MIG resource under the
 	// mixed strategy, which the simulator always uses.
-	ResourceMIGPrefix = "nvidia.com/mig-"
+	ResourceMIGPrefix = vocab.ResourceMIGPrefix
 )
 
 // PodState is a scenario pod running now, with everything the simulated

@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Profile is one GPU instance profile of a model.
@@ -50,7 +52,7 @@ func (p Profile) Whole() bool { return p.ComputeSlices == p.GPUComputeSlices }
 func (p Profile) MediaExtension() bool { return strings.Contains(p.Name, "+") }
 
 // Resource is the extended resource name under the mixed MIG strategy.
-func (p Profile) Resource() string { return "nvidia.com/mig-" + p.Name }
+func (p Profile) Resource() string { return vocab.ResourceMIGPrefix + p.Name }
 
 // Model is a MIG-capable GPU model.
 type Model struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/gpulens/gpulens/exporter/attribution/podindex"
 	"github.com/gpulens/gpulens/exporter/attribution/sliceindex"
 	"github.com/gpulens/gpulens/exporter/sim"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Cluster is the API server's view of one simulated node: the node (with
@@ -71,13 +72,13 @@ func SharingStrategy(devs []sim.DeviceInfo) string {
 func nodeObject(n *sim.NodeSim) *podindex.APINode {
 	devs := n.Devices()
 	labels := map[string]string{
-		"nvidia.com/gpu.present":          "true",
-		"nvidia.com/gpu.count":            fmt.Sprint(len(devs)),
-		"nvidia.com/gpu.sharing-strategy": SharingStrategy(devs),
-		"nvidia.com/mig.strategy":         "mixed",
+		vocab.LabelGPUPresent:      "true",
+		vocab.LabelGPUCount:        fmt.Sprint(len(devs)),
+		vocab.LabelSharingStrategy: SharingStrategy(devs),
+		vocab.LabelMIGStrategy:     "mixed",
 	}
 	if len(devs) > 0 {
-		labels["nvidia.com/gpu.product"] = sanitizeLabel(devs[0].Model)
+		labels[vocab.LabelGPUProduct] = sanitizeLabel(devs[0].Model)
 	}
 	return &podindex.APINode{ObjectMeta: metav1.ObjectMeta{Name: n.Node().Name, Labels: labels}}
 }

@@ -1,32 +1,31 @@
-package main
+package progress
 
 import (
 	"fmt"
 	"io"
 	"sync/atomic"
-
-	"github.com/gpulens/gpulens/cmd/gpulens/internal/progress"
 )
 
-// progressLine shows a session's long work as a progress line on stderr,
+// Line shows a session's long work as a progress line on stderr,
 // when it is a terminal: a line per phase, with the queries answered and
 // the shards done, since a stage of a week over a large fleet is dozens of
 // queries and many seconds.
-type progressLine struct {
+type Line struct {
 	w     io.Writer
 	quiet bool
 
-	bar                         atomic.Pointer[progress.Bar]
+	bar                         atomic.Pointer[Bar]
 	queries, shards, shardsDone atomic.Int64
 }
 
-func newProgressLine(w io.Writer, quiet bool) *progressLine { return &progressLine{w: w, quiet: quiet} }
+// NewLine is a Line on w, silent when quiet; it is a session.Observer.
+func NewLine(w io.Writer, quiet bool) *Line { return &Line{w: w, quiet: quiet} }
 
-func (p *progressLine) Begin(phase string) {
+func (p *Line) Begin(phase string) {
 	p.queries.Store(0)
 	p.shards.Store(0)
 	p.shardsDone.Store(0)
-	b := progress.New(p.w, phase, p.quiet)
+	b := New(p.w, phase, p.quiet)
 	b.Detail = func(done, total int) string {
 		detail := fmt.Sprintf("%d/%d stages done, %d queries", done, total, p.queries.Load())
 		if n := p.shards.Load(); n > 1 {
@@ -37,30 +36,30 @@ func (p *progressLine) Begin(phase string) {
 	p.bar.Store(b)
 }
 
-func (p *progressLine) Progress(done, total int) {
+func (p *Line) Progress(done, total int) {
 	if b := p.bar.Load(); b != nil {
 		b.Set(done, total)
 	}
 }
 
-func (p *progressLine) Shards(done, total int) {
+func (p *Line) Shards(done, total int) {
 	p.shardsDone.Store(int64(done))
 	p.shards.Store(int64(total))
 	p.tick()
 }
 
-func (p *progressLine) Query() {
+func (p *Line) Query() {
 	p.queries.Add(1)
 	p.tick()
 }
 
-func (p *progressLine) tick() {
+func (p *Line) tick() {
 	if b := p.bar.Load(); b != nil {
 		b.Tick()
 	}
 }
 
-func (p *progressLine) End() {
+func (p *Line) End() {
 	if b := p.bar.Swap(nil); b != nil {
 		b.Done()
 	}

@@ -1,0 +1,99 @@
+package vocab
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestAlertsAreOneList: names are unique, prefixed, cased one way, and a
+// kind is sent under one name.
+func TestAlertsAreOneList(t *testing.T) {
+	names, kinds := map[string]bool{}, map[string]string{}
+	// A word of an initialism written as a word (Gpu, Mig, Oom, Xid, Ecc)
+	// is the old serve casing.
+	mixed := regexp.MustCompile(`Gpu|Mig[A-Z]|Oom|Xid|Ecc`)
+	for _, a := range Alerts {
+		if names[a.Name] {
+			t.Errorf("%s is listed twice", a.Name)
+		}
+		names[a.Name] = true
+		if !strings.HasPrefix(a.Name, AlertPrefix) || len(a.Name) == len(AlertPrefix) {
+			t.Errorf("%s does not start with %s and a name", a.Name, AlertPrefix)
+		}
+		if mixed.MatchString(a.Name) {
+			t.Errorf("%s: initialisms are upper case (GPU, MIG, OOM, XID, ECC)", a.Name)
+		}
+		if a.Rules == 0 && a.Kind == "" {
+			t.Errorf("%s: neither a rule file nor serve sends it", a.Name)
+		}
+		if a.Kind != "" {
+			if other, ok := kinds[a.Kind]; ok {
+				t.Errorf("kind %s is sent as %s and %s", a.Kind, other, a.Name)
+			}
+			kinds[a.Kind] = a.Name
+		}
+	}
+}
+
+// TestEveryKindHasAnAlert: each Kind constant of kinds.go is some alert's
+// kind, so a new kind cannot reach serve without a name.
+func TestEveryKindHasAnAlert(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "kinds.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	ast.Inspect(f, func(node ast.Node) bool {
+		vs, ok := node.(*ast.ValueSpec)
+		if !ok {
+			return true
+		}
+		for i, id := range vs.Names {
+			if !strings.HasPrefix(id.Name, "Kind") {
+				continue
+			}
+			n++
+			kind, err := strconv.Unquote(vs.Values[i].(*ast.BasicLit).Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, ok := AlertOf(kind); !ok || a.Kind != kind {
+				t.Errorf("%s (%s) has no alert in Alerts", id.Name, kind)
+			}
+		}
+		return true
+	})
+	if n == 0 {
+		t.Fatal("no Kind constants found in kinds.go")
+	}
+	if _, ok := AlertOf(""); ok {
+		t.Error(`AlertOf("") found an alert`)
+	}
+}
+
+func TestRunbookURL(t *testing.T) {
+	got := Alert{Name: AlertTimesliceOOMRisk}.RunbookURL()
+	if want := RunbookBase + "#gpulenstimesliceoomrisk"; got != want {
+		t.Errorf("RunbookURL = %q, want %q", got, want)
+	}
+}
+
+// TestIsALeaf: the exporter, the generators and the analysis all import
+// vocab; anything beyond the standard library would be linked into each.
+func TestIsALeaf(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if p != "github.com/gpulens/gpulens/vocab" {
+			t.Errorf("vocab links %s: it must need the standard library only", p)
+		}
+	}
+}
