@@ -46,8 +46,9 @@ joins them with Kubernetes state, and reports idle and underused GPUs, out-of-me
 risk on shared GPUs, and right-sizing recommendations with their monthly savings.
 
  Find more information at: docs/ARCHITECTURE.md`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		PersistentPreRunE: checkFlagRanges,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
