@@ -23,8 +23,8 @@ type flagRange struct {
 // Durations are in seconds.
 var flagRanges = map[string]flagRange{
 	// serve
-	"interval":                     {min: 10, why: "an analysis takes seconds; a shorter interval runs them back to back"},
-	"alertmanager.resend-interval": {min: 1},
+	"interval":                     {min: 1, why: "an analysis takes seconds; a shorter interval runs them back to back"},
+	"alertmanager.resend-interval": {min: 0.1},
 	"alertmanager.timeout":         {min: 0.1},
 	"push.interval":                {min: 0.1},
 	"web.shutdown-timeout":         {min: 0},

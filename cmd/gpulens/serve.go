@@ -25,6 +25,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/notify"
 	"github.com/gpulens/gpulens/analyzer/serve"
 	"github.com/gpulens/gpulens/analyzer/session"
+	"github.com/gpulens/gpulens/internal/redact"
 )
 
 type serveOptions struct {
@@ -42,6 +43,8 @@ type serveOptions struct {
 	logLevel       string
 	shutdownPeriod time.Duration
 	now            func() time.Time
+	secrets        serveSecrets
+	stateFile      string
 }
 
 // serveDefaultSince is shorter than report's week: an alert should
@@ -98,6 +101,8 @@ X-Gpulens-Stale, "stale" in /api/v1/findings). SIGTERM shuts down gracefully.`,
 	f.StringVar(&o.webConfig, "web.config.file", "", "exporter-toolkit web config file: TLS and basic auth")
 	f.StringVar(&o.externalURL, "web.external-url", "", "URL this server is reached at, linked from alerts (default: http://<hostname><port of the first --web.listen-address>)")
 	f.StringVar(&o.logLevel, "log.level", "info", "Log level: debug, info, warn or error")
+	o.secrets.register(f)
+	f.StringVar(&o.stateFile, "state.file", "", "File keeping the alerts being sent across restarts (written atomically after each analysis), so that a restart neither resolves nor re-fires them; on a volume that outlives the container")
 	f.DurationVar(&o.shutdownPeriod, "web.shutdown-timeout", 5*time.Second, "How long in-flight requests and queued alerts get on SIGTERM")
 	return c
 }
@@ -142,11 +147,25 @@ func runServe(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 		return err
 	}
 
+	ams, err := o.secrets.alertmanagerURLs(o.alertmanagers, os.Getenv)
+	if err != nil {
+		return err
+	}
+	pushToken, err := o.secrets.pushToken(os.Getenv)
+	if err != nil {
+		return err
+	}
+	var pushHeaders []string
+	if pushToken != "" {
+		pushHeaders = []string{"Authorization: Bearer " + pushToken}
+	}
+	pushSecrets := redact.Of([]string{o.pushURL}, pushToken)
+
 	health := metrics.NewSet()
 	reportURL := strings.TrimRight(o.external(), "/") + "/api/v1/report"
 	var notifier *notify.Notifier
 	if len(o.alertmanagers) > 0 {
-		notifier, err = notify.New(notify.Options{URLs: o.alertmanagers, ResendInterval: o.resend, Timeout: o.amTimeout,
+		notifier, err = notify.New(notify.Options{URLs: ams, ResendInterval: o.resend, Timeout: o.amTimeout, StateFile: o.stateFile,
 			Metrics: health, Logger: logger.With("component", "notify")})
 		if err != nil {
 			return usageError{fmt.Errorf("--alertmanager.url: %w", err)}
@@ -188,9 +207,9 @@ func runServe(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 	}
 	if o.pushURL != "" {
 		if err := metrics.InitPushExtWithOptions(bg, o.pushURL, o.pushInterval, svc.WritePush, &metrics.PushOptions{
-			Method: http.MethodPost, WaitGroup: &wg, ExtraLabels: extra,
+			Method: http.MethodPost, WaitGroup: &wg, ExtraLabels: extra, Headers: pushHeaders,
 			LogErr: func(format string, args ...any) {
-				logger.Warn("push failed", "err", redactURLSecrets(fmt.Sprintf(format, args...), o.pushURL))
+				logger.Warn("push failed", "err", pushSecrets.Apply(fmt.Sprintf(format, args...)))
 			},
 		}); err != nil {
 			return usageError{fmt.Errorf("--push.url: %w", err)}

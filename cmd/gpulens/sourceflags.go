@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -33,7 +34,10 @@ type sourceFlags struct {
 	schema string
 	since  string
 	until  string
-	step   time.Duration
+	// maxWindow bounds the window read, once started at the store's
+	// first sample.
+	maxWindow string
+	step      time.Duration
 
 	teamLabel    string
 	kubeconfig   string
@@ -53,9 +57,9 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "No progress line on a terminal (there is none when standard error is not a terminal)")
 	fs.StringVar(&f.prometheusURL, "prometheus-url", "", "Prometheus-compatible API root to query (Prometheus, VictoriaMetrics, Thanos, Mimir), e.g. http://prometheus:9090")
 	fs.StringVar(&f.dataDir, "data-dir", "", "Query a local Prometheus TSDB directory instead (for example one written by 'gpulens demo')")
-	fs.StringVar(&f.remote.BearerTokenFile, "bearer-token-file", "", "File holding a bearer token for --prometheus-url")
-	fs.StringVar(&f.remote.BasicAuthUser, "basic-auth-user", "", "Basic auth user for --prometheus-url")
-	fs.StringVar(&f.remote.BasicAuthPasswordFile, "basic-auth-password-file", "", "File holding the basic auth password")
+	fs.StringVar(&f.remote.BearerTokenFile, "bearer-token-file", "", "File holding a bearer token for --prometheus-url (default: $"+envBearerToken+" if set)")
+	fs.StringVar(&f.remote.BasicAuthUser, "basic-auth-user", "", "Basic auth user for --prometheus-url (default: $"+envBasicAuthUser+"), or give it in the URL's user info")
+	fs.StringVar(&f.remote.BasicAuthPasswordFile, "basic-auth-password-file", "", "File holding the basic auth password (default: $"+envBasicAuthPassword+" if set)")
 	fs.StringVar(&f.remote.CAFile, "ca-file", "", "CA certificate to verify --prometheus-url with")
 	fs.StringVar(&f.remote.CertFile, "cert-file", "", "Client certificate for mutual TLS")
 	fs.StringVar(&f.remote.KeyFile, "key-file", "", "Client key for mutual TLS")
@@ -68,6 +72,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.schema, "schema", session.SchemaAuto, "Metric schema: auto, "+strings.Join(source.SchemaNames(), " or "))
 	fs.StringVar(&f.dcgmFields, "dcgm-fields", "", "YAML file mapping dcgm-exporter fields to the names this store holds them under (a pipeline that renames them, or --use-old-namespace), one \"DCGM_FI_DEV_FB_USED: dcgm_fb_used\" a line; dcgm-exporter's own names of every release are read without it")
 	fs.StringVar(&f.since, "since", "7d", "Length of the window, ending at --until (e.g. 36h, 7d, 2w)")
+	fs.StringVar(&f.maxWindow, "max-window", "400d", "The longest window read: --since starts at the store's first sample when that is later, and a window still longer than this is refused (0: no bound)")
 	fs.StringVar(&f.until, "until", "", "End of the window, RFC 3339 (default: now)")
 	fs.DurationVar(&f.step, "step", time.Minute, "Resolution the window is read at: the scrape interval, or longer")
 	fs.StringVar(&f.teamLabel, "team-label", inventory.DefaultTeamLabel, "Namespace label naming the team that owns it")
@@ -101,6 +106,7 @@ func (f *sourceFlags) window(now time.Time) (start, end time.Time, err error) {
 // config maps the flags to a session's config over the window ending at
 // now (or --until).
 func (f *sourceFlags) config(now time.Time, logger *slog.Logger, obs session.Observer) (session.Config, error) {
+	f.remoteSecretsFromEnv(os.Getenv)
 	start, end, err := f.window(now)
 	if err != nil {
 		return session.Config{}, err
@@ -108,7 +114,14 @@ func (f *sourceFlags) config(now time.Time, logger *slog.Logger, obs session.Obs
 	if f.step < time.Second || f.step%time.Second != 0 {
 		return session.Config{}, usageError{fmt.Errorf("--step: %s is not a positive whole number of seconds", f.step)}
 	}
+	var maxWindow time.Duration
+	if f.maxWindow != "0" {
+		if maxWindow, err = parseWindow(f.maxWindow); err != nil {
+			return session.Config{}, usageError{fmt.Errorf("--max-window: %w", err)}
+		}
+	}
 	cfg := session.Config{
+		MaxWindow:     maxWindow,
 		PrometheusURL: f.prometheusURL, DataDir: f.dataDir, Remote: f.remote, MaxSamples: f.maxSamples,
 		Schema: f.schema, Start: start, End: end, Step: f.step, ConfigFile: f.configFile, PricesFile: f.pricesFile, DCGMFieldsFile: f.dcgmFields,
 		Kubernetes: inventory.Options{Kubeconfig: f.kubeconfig, TeamLabel: f.teamLabel},
