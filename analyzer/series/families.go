@@ -28,4 +28,5 @@ var Families = []Family{
 	{"gpulens_serve_notifications_failed_total", "counter", "Alerts in batches an Alertmanager did not accept after every retry."},
 	{"gpulens_serve_notifications_dropped_total", "counter", "Alerts dropped, oldest first, because an Alertmanager's queue was full."},
 	{"gpulens_serve_notification_queue_length", "gauge", "Alerts waiting to be sent to an Alertmanager."},
+	{"gpulens_serve_state_write_failures_total", "counter", "Writes of the state file (--state.file) that failed."},
 }
