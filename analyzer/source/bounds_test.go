@@ -58,6 +58,7 @@ func TestRemoteFirstSample(t *testing.T) {
 	first := time.Date(2026, 3, 14, 7, 30, 0, 0, time.UTC)
 	end := time.Date(2026, 3, 16, 0, 0, 0, 0, time.UTC)
 	var probes atomic.Int32
+	var globalIndex atomic.Bool // answer ranges over 40 days with every name, as VictoriaMetrics does
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/api/v1/label/__name__/values" {
 			http.Error(w, "unexpected "+r.URL.Path, http.StatusNotFound)
@@ -68,7 +69,7 @@ func TestRemoteFirstSample(t *testing.T) {
 		s, _ := strconv.ParseFloat(r.Form.Get("start"), 64)
 		e, _ := strconv.ParseFloat(r.Form.Get("end"), 64)
 		names := []string{}
-		if e >= float64(first.Unix()) && s <= float64(end.Unix()) {
+		if (e >= float64(first.Unix()) && s <= float64(end.Unix())) || (globalIndex.Load() && e-s > 40*24*3600) {
 			names = append(names, "gpulens_gpu_info")
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"status": "success", "data": names})
@@ -79,15 +80,20 @@ func TestRemoteFirstSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		name  string
-		start time.Time
-		ok    bool
+		name      string
+		start     time.Time
+		ok        bool
+		global    bool
+		maxProbes int32
 	}{
-		{"ten years", end.Add(-3650 * 24 * time.Hour), true},
-		{"a week", end.Add(-7 * 24 * time.Hour), true},
-		{"data at the start", first.Add(-30 * time.Minute), true},
+		{"ten years", end.Add(-3650 * 24 * time.Hour), true, false, 20},
+		{"a week", end.Add(-7 * 24 * time.Hour), true, false, 20},
+		{"data at the start", first.Add(-30 * time.Minute), true, false, 1},
+		{"ten years, global index", end.Add(-3650 * 24 * time.Hour), true, true, 140},
+		{"a year, global index", end.Add(-365 * 24 * time.Hour), true, true, 30},
 	} {
 		probes.Store(0)
+		globalIndex.Store(tc.global)
 		got, ok, err := r.FirstSample(context.Background(), tc.start, end, time.Hour)
 		if err != nil || ok != tc.ok {
 			t.Fatalf("%s: %s, %v, %v", tc.name, got, ok, err)
@@ -99,10 +105,11 @@ func TestRemoteFirstSample(t *testing.T) {
 		if got.After(first) || got.Before(want) {
 			t.Errorf("%s: first sample %s, want in [%s, %s]", tc.name, got, want, first)
 		}
-		if n := probes.Load(); n > 20 {
+		if n := probes.Load(); n > tc.maxProbes {
 			t.Errorf("%s: %d probes", tc.name, n)
 		}
 	}
+	globalIndex.Store(false)
 	if _, ok, err := r.FirstSample(context.Background(), end.Add(24*time.Hour), end.Add(48*time.Hour), time.Hour); ok || err != nil {
 		t.Errorf("a window after the data: ok %v, err %v", ok, err)
 	}
