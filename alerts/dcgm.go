@@ -145,5 +145,6 @@ func DCGM(c criteria.Config) File {
 				"The power reading of "+onGPU+" has not changed for 15 minutes: DCGM is probably not updating."),
 		}},
 		findingsGroup(),
+		serveGroup(),
 	}}
 }

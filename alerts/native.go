@@ -103,6 +103,7 @@ func Native(c criteria.Config) File {
 				"{{ $labels.instance }} was deployed for per-process attribution but runs in allocation-only mode (no host /proc or no pod informer): shared GPUs get allocation series only."),
 		}},
 		findingsGroup(),
+		serveGroup(),
 	}}
 }
 

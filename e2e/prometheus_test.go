@@ -79,6 +79,7 @@ func TestPrometheusBackfill(t *testing.T) {
 	)
 	src := remote(t, httpURL(addr, ""))
 	promql := remoteEngine(t, httpURL(addr, ""))
+	checkFirstSample(t, src, 2*time.Hour)
 	for _, w := range []fleet.Window{fullWindow, liveWindow} {
 		t.Run(describe(w), func(t *testing.T) {
 			// Through remote read (streamed XOR chunks), the passes

@@ -176,6 +176,48 @@ func TestSecretsNeverLogged(t *testing.T) {
 		})
 	}
 
+	// Credentials in the Prometheus URL's user info, and in the
+	// environment instead of files: the front echoes the Authorization
+	// header, which for user info is the base64 of user:password too.
+	withCreds := func(u string) string { return strings.Replace(u, "http://", "http://"+user+":"+password+"@", 1) }
+	envRuns := []struct {
+		name     string
+		args     []string
+		env      []string
+		wantCode int
+		want     []string
+	}{
+		{"report, basic auth in the URL, retried queries", cat([]string{"report", "--prometheus-url", withCreds(prom.URL), "--retries", "3"}, window), nil, 0,
+			// A PromQL call or a remote read: which the front refuses varies.
+			[]string{"retrying "}},
+		{"recommend, basic auth in the URL, failing Prometheus", cat([]string{"recommend", "--prometheus-url", withCreds(broken.URL), "--retries", "0"}, window), nil, 3,
+			[]string{"502 Bad Gateway", "upstream overloaded"}},
+		{"recommend, basic auth from the environment, failing Prometheus", cat([]string{"recommend", "--prometheus-url", broken.URL, "--retries", "0"}, window),
+			[]string{"GPULENS_BASIC_AUTH_USER=" + user, "GPULENS_BASIC_AUTH_PASSWORD=" + password}, 3, []string{"502 Bad Gateway", "upstream overloaded"}},
+		{"recommend, bearer token from the environment, failing Prometheus", cat([]string{"recommend", "--prometheus-url", broken.URL, "--retries", "1"}, window),
+			[]string{"GPULENS_BEARER_TOKEN=" + token}, 3, []string{"502 Bad Gateway", "upstream overloaded"}},
+	}
+	for _, r := range envRuns {
+		t.Run(r.name, func(t *testing.T) {
+			var out bytes.Buffer
+			cmd := exec.Command(bin, r.args...)
+			cmd.Env = append(os.Environ(), r.env...)
+			cmd.Stdout, cmd.Stderr = &out, &out
+			code := 0
+			if err := cmd.Run(); err != nil {
+				var exit *exec.ExitError
+				if !errors.As(err, &exit) {
+					t.Fatal(err)
+				}
+				code = exit.ExitCode()
+			}
+			if code != r.wantCode {
+				t.Errorf("exit %d, want %d:\n%s", code, r.wantCode, tail(out.String()))
+			}
+			checkOutput(t, out.String(), r.want, secrets)
+		})
+	}
+
 	// gpulens serve, for a few analysis cycles: every retried query (a
 	// PromQL call, or a remote read: which of serve's concurrent requests
 	// the front refuses varies from run to run),
@@ -189,12 +231,17 @@ func TestSecretsNeverLogged(t *testing.T) {
 	t.Cleanup(echoingAM.Close)
 	withUser := func(u string) string { return strings.Replace(u, "http://", "http://"+amUser+":"+amPassword+"@", 1) }
 	testRun := fmt.Sprintf("secrets%d", time.Now().UnixNano())
+	amPasswordFile := filepath.Join(dir, "am-password")
+	if err := os.WriteFile(amPasswordFile, []byte(amPassword+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	serveRuns := []struct {
 		name string
 		args []string
 		// missing says what the run has yet to show, "" once it has.
 		missing func(out string) string
 		want    []string
+		env     []string
 	}{
 		{"serve, bearer, real Alertmanager and VictoriaMetrics, echoing Alertmanager",
 			cat([]string{"serve", "--prometheus-url", prom.URL, "--retries", "3"}, bearer, window, []string{
@@ -206,7 +253,7 @@ func TestSecretsNeverLogged(t *testing.T) {
 				return lacking(map[string]bool{"alerts in Alertmanager": len(alerts) > 0, "findings in VictoriaMetrics": pushedFindings(vm, testRun),
 					"an undelivered batch": strings.Contains(out, "alerts not delivered"), "a retried query": strings.Contains(out, "retrying PromQL API call") || strings.Contains(out, "retrying remote read")})
 			},
-			[]string{"401 Unauthorized", "analysis done"}},
+			[]string{"401 Unauthorized", "analysis done"}, nil},
 		{"serve, basic auth, failing Prometheus, unreachable Alertmanager and push",
 			cat([]string{"serve", "--prometheus-url", broken.URL, "--retries", "0"}, basic, window, []string{
 				"--interval", "1s", "--alertmanager.url", withUser(dead.URL), "--push.interval", "300ms",
@@ -215,12 +262,23 @@ func TestSecretsNeverLogged(t *testing.T) {
 				return lacking(map[string]bool{"two failed analyses": strings.Count(out, "analysis failed") >= 2,
 					"two failed pushes": strings.Count(out, "push failed") >= 2})
 			},
-			[]string{"502 Bad Gateway", "connection refused"}},
+			[]string{"502 Bad Gateway", "connection refused"}, nil},
+		{"serve, basic auth in the URL, Alertmanager password from a file, push token from the environment, both echoing",
+			cat([]string{"serve", "--prometheus-url", withCreds(prom.URL), "--retries", "3"}, window, []string{
+				"--interval", "30s", "--alertmanager.url", strings.Replace(echoingAM.URL, "http://", "http://"+amUser+"@", 1),
+				"--alertmanager.basic-auth-password-file", amPasswordFile, "--alertmanager.resend-interval", "500ms",
+				"--push.url", echoingAM.URL + "/api/v1/import/prometheus", "--push.interval", "300ms"}),
+			func(out string) string {
+				return lacking(map[string]bool{"an undelivered batch": strings.Contains(out, "alerts not delivered"),
+					"two failed pushes": strings.Count(out, "push failed") >= 2})
+			},
+			[]string{"401 Unauthorized", "analysis done", "Basic <redacted>", "Bearer <redacted>"}, []string{"GPULENS_PUSH_TOKEN=" + pushToken}},
 	}
 	for _, r := range serveRuns {
 		t.Run(r.name, func(t *testing.T) {
 			var out lockedBuffer
 			cmd := exec.Command(bin, append(r.args, "--web.listen-address", freeAddr(t), "--log.level", "debug")...)
+			cmd.Env = append(os.Environ(), r.env...)
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)

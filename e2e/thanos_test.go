@@ -154,6 +154,7 @@ func TestThanosQuery(t *testing.T) {
 	ra := analyze(t, remote(t, promA0), w)
 	rb := analyze(t, remote(t, promB), w)
 	rq := analyze(t, remote(t, thanosURL), w)
+	checkFirstSample(t, remote(t, thanosURL), 2*time.Hour)
 	// The Prometheus servers serve remote read, and add their external
 	// labels (cluster, replica) to what it sends, which the analysis
 	// takes off again; Thanos Query serves none (StoreAPI only), so every

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/internal/testenv"
@@ -70,6 +71,7 @@ func TestVictoriaMetricsImport(t *testing.T) {
 	post(t, httpURL(addr, "/internal/force_flush"), "text/plain", nil)
 
 	src := remote(t, httpURL(addr, ""))
+	checkFirstSample(t, src, 24*time.Hour)
 	for _, w := range []fleet.Window{fullWindow, liveWindow} {
 		t.Run(describe(w), func(t *testing.T) {
 			// VictoriaMetrics serves no remote read (it refuses the path):

@@ -25,6 +25,7 @@ const (
 	SeriesServeNotificationsFailed  = "gpulens_serve_notifications_failed_total"
 	SeriesServeNotificationsDropped = "gpulens_serve_notifications_dropped_total"
 	SeriesServeNotificationQueue    = "gpulens_serve_notification_queue_length"
+	SeriesServeStateWriteFailures   = "gpulens_serve_state_write_failures_total"
 )
 
 // DefaultClusterLabel is the label a store shared by several clusters

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/gpulens/gpulens/internal/yamlfile"
 )
 
 //go:embed defaults.yaml
@@ -78,6 +80,10 @@ func parseConfig(c *Config, data []byte, file string) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return fmt.Errorf("%s: %w", file, err)
+	}
+	known := func(k string) bool { _, ok := field(reflect.ValueOf(c).Elem(), k); return ok }
+	if err := yamlfile.Recognize(file, "findings config", &doc, known, "the keys of docs/ARCHITECTURE.md's findings config"); err != nil {
+		return err
 	}
 	lines := map[string]int{}
 	if len(doc.Content) > 0 {

@@ -3,7 +3,6 @@ package notify
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	redaction "github.com/gpulens/gpulens/internal/redact"
 )
 
 // endpoint is one Alertmanager's alerts API.
@@ -66,12 +67,9 @@ func (e *endpoint) redactEcho(msg string) string {
 	if !e.hasAuth {
 		return msg
 	}
-	for _, s := range []string{base64.StdEncoding.EncodeToString([]byte(e.user + ":" + e.pass)), e.pass} {
-		if s != "" {
-			msg = strings.ReplaceAll(msg, s, "<redacted>")
-		}
-	}
-	return msg
+	var s redaction.Secrets
+	s.AddBasicAuth(e.user, e.pass)
+	return s.Apply(msg)
 }
 
 // permanentError is an answer that a retry cannot change (a 4xx other

@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -36,6 +37,14 @@ type Options struct {
 	Metrics *metrics.Set
 	Logger  *slog.Logger
 	Now     func() time.Time
+	// StateFile, when set, keeps the alerts being sent across restarts:
+	// written after every analysis, read back by New, so that the alerts
+	// of before the restart are sent again at once, with their startsAt,
+	// and the first analysis neither resolves nor re-fires them. Without
+	// it, a restart longer than the alerts' validity (four resend
+	// intervals), first analysis included, resolves every alert in
+	// Alertmanager and fires it again.
+	StateFile string
 }
 
 func (o Options) withDefaults() Options {
@@ -80,9 +89,10 @@ const maxBackoff = 30 * time.Second
 // Notifier keeps the alerts' lifecycle and delivers them to every
 // Alertmanager.
 type Notifier struct {
-	o       Options
-	tracker *Tracker
-	senders []*sender
+	o             Options
+	tracker       *Tracker
+	senders       []*sender
+	stateFailures *metrics.Counter // nil without a state file
 }
 
 // New checks the URLs and sets up one queue per Alertmanager.
@@ -106,6 +116,22 @@ func New(o Options) (*Notifier, error) {
 			func() float64 { return float64(s.q.len()) })
 		n.senders = append(n.senders, s)
 	}
+	if o.StateFile != "" {
+		n.stateFailures = o.Metrics.NewCounter(vocab.SeriesServeStateWriteFailures)
+		st, ok, err := loadState(o.StateFile)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("--state.file: %w; remove it to start without state", err)
+		case ok && o.Now().Sub(st.SavedAt) > StateMaxAge:
+			o.Logger.Info("state file too old to restore; the first analysis sets the alerts", "file", o.StateFile, "saved_at", st.SavedAt, "max_age", StateMaxAge)
+		case ok:
+			restored := n.tracker.restore(st)
+			o.Logger.Info("alerts restored from the state file", "file", o.StateFile, "alerts", restored, "saved_at", st.SavedAt)
+			// Queued now, sent as soon as Run starts: Alertmanager keeps
+			// them active while the first analysis runs.
+			n.enqueue(n.tracker.Pending(o.Now()))
+		}
+	}
 	o.Metrics.NewGauge(metricname.Of(vocab.SeriesServeAlerts, "state", "active"), func() float64 {
 		a, _ := n.tracker.Counts()
 		return float64(a)
@@ -124,6 +150,20 @@ func (n *Notifier) Update(current []Alert) {
 	now := n.o.Now()
 	n.tracker.Update(now, current)
 	n.enqueue(n.tracker.Pending(now))
+	n.saveState(now)
+}
+
+// saveState writes the state file, when there is one. A failure is
+// counted and logged, and alerting goes on: the state only matters at
+// the next restart.
+func (n *Notifier) saveState(now time.Time) {
+	if n.o.StateFile == "" {
+		return
+	}
+	if err := saveState(n.o.StateFile, n.tracker.snapshot(now)); err != nil {
+		n.stateFailures.Inc()
+		n.o.Logger.Warn("could not write the state file", "file", n.o.StateFile, "err", err)
+	}
 }
 
 func (n *Notifier) enqueue(alerts []Alert) {

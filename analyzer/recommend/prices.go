@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/gpulens/gpulens/internal/yamlfile"
 )
 
 //go:embed prices.yaml
@@ -203,6 +205,10 @@ func parsePrices(base *Prices, data []byte, file string) (*Prices, error) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	defer func() { out.dates[file] = out.Date }()
+	priceKeys := []string{"date", "currency", "sources", "prices", "instances", "discounts"}
+	if err := yamlfile.Recognize(file, "price table", &doc, func(k string) bool { return slices.Contains(priceKeys, k) }, strings.Join(priceKeys, ", ")); err != nil {
+		return nil, err
+	}
 	if len(doc.Content) == 0 {
 		return out, nil // an empty override changes nothing
 	}

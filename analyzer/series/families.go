@@ -32,4 +32,5 @@ var Families = []Family{
 	{vocab.SeriesServeNotificationsFailed, "counter", "Alerts in batches an Alertmanager did not accept after every retry."},
 	{vocab.SeriesServeNotificationsDropped, "counter", "Alerts dropped, oldest first, because an Alertmanager's queue was full."},
 	{vocab.SeriesServeNotificationQueue, "gauge", "Alerts waiting to be sent to an Alertmanager."},
+	{vocab.SeriesServeStateWriteFailures, "counter", "Writes of the state file (--state.file) that failed."},
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gpulens/gpulens/internal/healthz"
+	"github.com/gpulens/gpulens/internal/redact"
 	"log/slog"
 	"net"
 	"net/http"
@@ -52,7 +53,12 @@ type Config struct {
 	// HealthAddress also serves /healthz and /readyz, and nothing else,
 	// without the web config's TLS and basic auth: for Kubernetes probes,
 	// which send no credentials (--web.health-address).
-	HealthAddress   string
+	HealthAddress string
+	// StateFile keeps the alerts being sent across restarts (--state.file).
+	StateFile string
+	// PushToken is the bearer token of PushURL, from a file or the
+	// environment; never logged.
+	PushToken       string
 	ExternalURL     string        // --web.external-url
 	ShutdownTimeout time.Duration // --web.shutdown-timeout
 	Logger          *slog.Logger
@@ -110,7 +116,7 @@ func Run(ctx context.Context, c Config) error {
 	reportURL := strings.TrimRight(c.external(), "/") + "/api/v1/report"
 	var notifier *notify.Notifier
 	if len(c.Alertmanagers) > 0 {
-		notifier, err = notify.New(notify.Options{URLs: c.Alertmanagers, ResendInterval: c.Resend, Timeout: c.AlertmanagerTimeout,
+		notifier, err = notify.New(notify.Options{URLs: c.Alertmanagers, ResendInterval: c.Resend, Timeout: c.AlertmanagerTimeout, StateFile: c.StateFile,
 			Metrics: health, Logger: logger.With("component", "notify")})
 		if err != nil {
 			return configErr("--alertmanager.url: %w", err)
@@ -150,10 +156,15 @@ func Run(ctx context.Context, c Config) error {
 		wg.Go(func() { notifier.Run(bg) })
 	}
 	if c.PushURL != "" {
+		var pushHeaders []string
+		if c.PushToken != "" {
+			pushHeaders = []string{"Authorization: Bearer " + c.PushToken}
+		}
+		pushSecrets := redact.Of([]string{c.PushURL}, c.PushToken)
 		if err := metrics.InitPushExtWithOptions(bg, c.PushURL, c.PushInterval, svc.WritePush, &metrics.PushOptions{
-			Method: http.MethodPost, WaitGroup: &wg, ExtraLabels: extra,
+			Method: http.MethodPost, WaitGroup: &wg, ExtraLabels: extra, Headers: pushHeaders,
 			LogErr: func(format string, args ...any) {
-				logger.Warn("push failed", "err", redactURLSecrets(fmt.Sprintf(format, args...), c.PushURL))
+				logger.Warn("push failed", "err", pushSecrets.Apply(fmt.Sprintf(format, args...)))
 			},
 		}); err != nil {
 			return configErr("--push.url: %w", err)

@@ -29,6 +29,10 @@ type Config struct {
 	// (0: one minute). Every use case reads this one window's grid.
 	Start, End time.Time
 	Step       time.Duration
+	// MaxWindow bounds the window once started at the store's first
+	// sample (0: no bound): a mistyped --since over a store of years is
+	// refused rather than read.
+	MaxWindow time.Duration
 	// ConfigFile and PricesFile are YAML files over the default thresholds
 	// and prices; empty means the defaults.
 	ConfigFile, PricesFile string

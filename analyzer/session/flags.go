@@ -27,7 +27,10 @@ type Flags struct {
 	Schema string
 	Since  string
 	Until  string
-	Step   time.Duration
+	// MaxWindow bounds the window read, once started at the store's
+	// first sample ("0": no bound).
+	MaxWindow string
+	Step      time.Duration
 
 	TeamLabel    string
 	Kubeconfig   string
@@ -87,7 +90,14 @@ func (f *Flags) Config(now time.Time, logger *slog.Logger, obs Observer) (Config
 	if f.Step < time.Second || f.Step%time.Second != 0 {
 		return Config{}, flagErr("--step: %s is not a positive whole number of seconds", f.Step)
 	}
+	var maxWindow time.Duration
+	if f.MaxWindow != "" && f.MaxWindow != "0" {
+		if maxWindow, err = ParseWindow(f.MaxWindow); err != nil {
+			return Config{}, flagErr("--max-window: %w", err)
+		}
+	}
 	cfg := Config{
+		MaxWindow:     maxWindow,
 		PrometheusURL: f.PrometheusURL, DataDir: f.DataDir, Remote: f.Remote, MaxSamples: f.MaxSamples,
 		Schema: f.Schema, Start: start, End: end, Step: f.Step, ConfigFile: f.ConfigFile, PricesFile: f.PricesFile, DCGMFieldsFile: f.DCGMFields,
 		Kubernetes: kube.Options{Kubeconfig: f.Kubeconfig, TeamLabel: f.TeamLabel},

@@ -63,7 +63,10 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.close = src.Close
-	s.start(ctx, src)
+	if err := s.start(ctx, src); err != nil {
+		_ = src.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -75,7 +78,9 @@ func New(ctx context.Context, src source.Source, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.close = func() error { return nil }
-	s.start(ctx, src)
+	if err := s.start(ctx, src); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -160,16 +165,21 @@ func (s *Session) openSource() (source.Source, error) {
 	}
 }
 
-// start wraps the source so that the observer sees each query, and reads
+// start fits the window to the data (fitWindow), wraps the source so
+// that the observer sees each query, and reads
 // the cluster. The inventory never fails the session: without the cluster,
 // teams are namespaces and the findings that need it are skipped, which
 // the report says.
-func (s *Session) start(ctx context.Context, src source.Source) {
+func (s *Session) start(ctx context.Context, src source.Source) error {
+	if err := s.fitWindow(ctx, src); err != nil {
+		return err
+	}
 	s.src = observed(src, s.obs)
 	s.inv = s.readCluster(ctx)
 	if s.fleet == nil {
 		s.fleet = inventory.SingleFleet(s.inv)
 	}
+	return nil
 }
 
 // readCluster reads the one cluster, or every cluster of the fleet, and

@@ -77,6 +77,9 @@ func OpenEmbedded(dir string, o EmbeddedOptions) (*Embedded, error) {
 	if err := checkTSDBDir(dir, o.ReadOnly); err != nil {
 		return nil, err
 	}
+	if err := checkBlockMetas(dir); err != nil {
+		return nil, err
+	}
 	e := &Embedded{dir: dir, logger: logger, retention: o.Retention}
 	if e.retention == 0 {
 		e.retention = DefaultRetention

@@ -32,6 +32,10 @@ type RemoteOptions struct {
 	BearerTokenFile       string
 	BasicAuthUser         string
 	BasicAuthPasswordFile string
+	// BearerToken and BasicAuthPassword are the secrets themselves, for
+	// callers that read them from the environment; the files win.
+	BearerToken       string
+	BasicAuthPassword string
 
 	CAFile             string
 	CertFile           string
@@ -112,9 +116,10 @@ func NewRemote(o RemoteOptions) (*Remote, error) {
 		retries:  o.Retries,
 		backoff:  o.Backoff,
 		logger:   o.Logger,
-		redact:   &redactor{files: []string{o.BearerTokenFile, o.BasicAuthPasswordFile}, user: o.BasicAuthUser, passwordFile: o.BasicAuthPasswordFile},
-		client:   hc,
-		read:     remoteRead{url: u.JoinPath("api", "v1", "read"), disabled: o.DisableRemoteRead},
+		redact: &redactor{url: o.URL, files: []string{o.BearerTokenFile, o.BasicAuthPasswordFile}, user: o.BasicAuthUser,
+			password: o.BasicAuthPassword, passwordFile: o.BasicAuthPasswordFile, token: o.BearerToken},
+		client: hc,
+		read:   remoteRead{url: u.JoinPath("api", "v1", "read"), disabled: o.DisableRemoteRead},
 	}
 	if r.timeout == 0 {
 		r.timeout = defaultRemoteTimeout
@@ -134,11 +139,17 @@ func NewRemote(o RemoteOptions) (*Remote, error) {
 func httpClientConfig(o RemoteOptions) (config.HTTPClientConfig, error) {
 	cfg := config.DefaultHTTPClientConfig
 	cfg.BearerTokenFile = o.BearerTokenFile
-	if o.BasicAuthUser != "" || o.BasicAuthPasswordFile != "" {
+	if o.BearerTokenFile == "" {
+		cfg.BearerToken = config.Secret(o.BearerToken)
+	}
+	if o.BasicAuthUser != "" || o.BasicAuthPasswordFile != "" || o.BasicAuthPassword != "" {
 		if o.BasicAuthUser == "" {
-			return cfg, errors.New("basic auth password file given without a user")
+			return cfg, errors.New("basic auth password given without a user")
 		}
 		cfg.BasicAuth = &config.BasicAuth{Username: o.BasicAuthUser, PasswordFile: o.BasicAuthPasswordFile}
+		if o.BasicAuthPasswordFile == "" {
+			cfg.BasicAuth.Password = config.Secret(o.BasicAuthPassword)
+		}
 	}
 	cfg.TLSConfig = config.TLSConfig{
 		CAFile:             o.CAFile,

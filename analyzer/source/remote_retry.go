@@ -3,7 +3,6 @@ package source
 import (
 	"context"
 	"crypto/tls"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/prometheus/client_golang/api"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+
+	"github.com/gpulens/gpulens/internal/redact"
 )
 
 // maxDetail bounds how much of an error body ends up in an error message: a
@@ -167,17 +168,24 @@ func (e *RemoteError) Error() string {
 // inspection working for callers.
 func (e *RemoteError) Unwrap() error { return e.err }
 
-// redactor removes secrets from text that came from the server. The secret
-// files are only read when an error is being formatted, never kept.
-// A server that echoes the Authorization header quotes the basic-auth
-// password base64-encoded with the user, so that form is removed too.
+// redactor removes secrets from text that came from the server, by the
+// one rule of internal/redact: the URL's user info and query, the inline
+// credentials, and the secret files' contents, which are only read when
+// an error is being formatted, never kept. A server that echoes the
+// Authorization header quotes a basic-auth password base64-encoded with
+// the user, so that form is removed too.
 type redactor struct {
+	url          string
 	files        []string
 	user         string
+	password     string
 	passwordFile string
+	token        string
 }
 
 func (r *redactor) apply(s string) string {
+	secrets := redact.Of([]string{r.url}, r.token)
+	secrets.AddBasicAuth(r.user, r.password)
 	for _, f := range r.files {
 		if f == "" {
 			continue
@@ -186,14 +194,10 @@ func (r *redactor) apply(s string) string {
 		if err != nil {
 			continue
 		}
-		secret := strings.TrimSpace(string(b))
-		if len(secret) < 4 {
-			continue
+		if f == r.passwordFile {
+			secrets.AddBasicAuth(r.user, string(b))
 		}
-		if f == r.passwordFile && r.user != "" {
-			s = strings.ReplaceAll(s, base64.StdEncoding.EncodeToString([]byte(r.user+":"+secret)), "<secret>")
-		}
-		s = strings.ReplaceAll(s, secret, "<secret>")
+		secrets.Add(string(b))
 	}
-	return s
+	return secrets.Apply(s)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -295,7 +296,7 @@ func TestRemoteErrorsAndRetries(t *testing.T) {
 			name:      "echoed token is redacted",
 			responses: []fakeResponse{{status: 502, body: "upstream rejected Authorization: Bearer " + testToken}},
 			wantCalls: 1,
-			wantErr:   []string{"502 Bad Gateway", "Bearer <secret>"},
+			wantErr:   []string{"502 Bad Gateway", "Bearer <redacted>"},
 		},
 	}
 	for _, tt := range tests {
@@ -456,7 +457,50 @@ func TestRemoteRedactsEchoedBasicAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = r.Query(context.Background(), "up", time.Now())
-	if err == nil || !strings.Contains(err.Error(), "rejected Authorization: Basic <secret>") {
-		t.Errorf("error = %v, want the echoed credentials replaced by <secret>", err)
+	if err == nil || !strings.Contains(err.Error(), "rejected Authorization: Basic <redacted>") {
+		t.Errorf("error = %v, want the echoed credentials replaced by <redacted>", err)
+	}
+}
+
+// Credentials in the URL, in a file and inline (from the environment) are
+// all removed from an error quoting the Authorization header or the URL,
+// plain and base64: with the password in the URL's user info, the error
+// printed the header's base64.
+func TestRemoteRedactsEveryCredential(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, p, _ := r.BasicAuth()
+		http.Error(w, "rejected Authorization: "+r.Header.Get("Authorization")+" user "+u+" password "+p+" query "+r.URL.RawQuery, http.StatusBadGateway)
+	}))
+	defer srv.Close()
+	hostURL := strings.TrimPrefix(srv.URL, "http://")
+	for _, tc := range []struct {
+		name   string
+		o      RemoteOptions
+		secret string
+	}{
+		{"user info", RemoteOptions{URL: "http://analyst:url-pw-123456@" + hostURL}, "url-pw-123456"},
+		{"password file", RemoteOptions{URL: srv.URL, BasicAuthUser: "analyst", BasicAuthPasswordFile: writeSecret(t, "pw", "file-pw-123456\n")}, "file-pw-123456"},
+		{"inline password", RemoteOptions{URL: srv.URL, BasicAuthUser: "analyst", BasicAuthPassword: "env-pw-123456"}, "env-pw-123456"},
+		{"inline token", RemoteOptions{URL: srv.URL, BearerToken: "env-token-123456"}, "env-token-123456"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.o.Retries = 0
+			r, err := NewRemote(tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = r.Query(context.Background(), "up", time.Now())
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, s := range []string{tc.secret, base64.StdEncoding.EncodeToString([]byte("analyst:" + tc.secret))} {
+				if strings.Contains(err.Error(), s) {
+					t.Errorf("error shows %q: %v", s, err)
+				}
+			}
+			if !strings.Contains(err.Error(), "<redacted>") {
+				t.Errorf("error = %v, want the echoed credentials replaced by <redacted>", err)
+			}
+		})
 	}
 }

@@ -78,7 +78,7 @@ func TestRemotePartialResponseFails(t *testing.T) {
 				t.Fatalf("err = %v, want a *PartialResponseError", err)
 			}
 			msg := err.Error()
-			for _, want := range []string{srv.URL, "partial", `{cluster="b"}`, "connection refused", "<secret>"} {
+			for _, want := range []string{srv.URL, "partial", `{cluster="b"}`, "connection refused", "<redacted>"} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("error %q does not say %q", msg, want)
 				}

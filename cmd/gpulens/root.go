@@ -42,11 +42,12 @@ func (e exitError) ExitCode() int { return e.code }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "gpulens",
-		Short:         "gpulens shows who uses the GPUs of a Kubernetes cluster, and what they should ask for instead",
-		Long:          help("gpulens"),
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		Use:               "gpulens",
+		Short:             "gpulens shows who uses the GPUs of a Kubernetes cluster, and what they should ask for instead",
+		Long:              help("gpulens"),
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		PersistentPreRunE: checkFlagRanges,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)

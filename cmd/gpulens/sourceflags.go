@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -33,9 +34,9 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "No progress line on a terminal (there is none when standard error is not a terminal)")
 	fs.StringVar(&f.PrometheusURL, "prometheus-url", "", "Prometheus-compatible API root to query (Prometheus, VictoriaMetrics, Thanos, Mimir), e.g. http://prometheus:9090")
 	fs.StringVar(&f.DataDir, "data-dir", "", "Query a local Prometheus TSDB directory instead (for example one written by 'gpulens demo')")
-	fs.StringVar(&f.Remote.BearerTokenFile, "bearer-token-file", "", "File holding a bearer token for --prometheus-url")
-	fs.StringVar(&f.Remote.BasicAuthUser, "basic-auth-user", "", "Basic auth user for --prometheus-url")
-	fs.StringVar(&f.Remote.BasicAuthPasswordFile, "basic-auth-password-file", "", "File holding the basic auth password")
+	fs.StringVar(&f.Remote.BearerTokenFile, "bearer-token-file", "", "File holding a bearer token for --prometheus-url (default: $"+envBearerToken+" if set)")
+	fs.StringVar(&f.Remote.BasicAuthUser, "basic-auth-user", "", "Basic auth user for --prometheus-url (default: $"+envBasicAuthUser+"), or give it in the URL's user info")
+	fs.StringVar(&f.Remote.BasicAuthPasswordFile, "basic-auth-password-file", "", "File holding the basic auth password (default: $"+envBasicAuthPassword+" if set)")
 	fs.StringVar(&f.Remote.CAFile, "ca-file", "", "CA certificate to verify --prometheus-url with")
 	fs.StringVar(&f.Remote.CertFile, "cert-file", "", "Client certificate for mutual TLS")
 	fs.StringVar(&f.Remote.KeyFile, "key-file", "", "Client key for mutual TLS")
@@ -48,6 +49,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Schema, "schema", session.SchemaAuto, "Metric schema: auto, "+strings.Join(source.SchemaNames(), " or "))
 	fs.StringVar(&f.DCGMFields, "dcgm-fields", "", "YAML file mapping dcgm-exporter fields to the names this store holds them under (a pipeline that renames them, or --use-old-namespace), one \"DCGM_FI_DEV_FB_USED: dcgm_fb_used\" a line; dcgm-exporter's own names of every release are read without it")
 	fs.StringVar(&f.Since, "since", "7d", "Length of the window, ending at --until (e.g. 36h, 7d, 2w)")
+	fs.StringVar(&f.MaxWindow, "max-window", "400d", "The longest window read: --since starts at the store's first sample when that is later, and a window still longer than this is refused (0: no bound)")
 	fs.StringVar(&f.Until, "until", "", "End of the window, RFC 3339 (default: now)")
 	fs.DurationVar(&f.Step, "step", time.Minute, "Resolution the window is read at: the scrape interval, or longer")
 	fs.StringVar(&f.TeamLabel, "team-label", kube.DefaultTeamLabel, "Namespace label naming the team that owns it")
@@ -66,6 +68,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 // config maps the flags to a session's config over the window ending at
 // now (or --until).
 func (f *sourceFlags) config(now time.Time, logger *slog.Logger, obs session.Observer) (session.Config, error) {
+	f.remoteSecretsFromEnv(os.Getenv)
 	cfg, err := f.Config(now, logger, obs)
 	var fe *session.FlagError
 	if errors.As(err, &fe) {

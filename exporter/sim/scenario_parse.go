@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/gpulens/gpulens/internal/yamlfile"
 )
 
 //go:embed testdata/default.yaml
@@ -51,6 +53,9 @@ func Parse(data []byte, filename string) (*Scenario, error) {
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, fmt.Errorf("%s: empty scenario", filename)
+	}
+	if err := yamlfile.Recognize(filename, "scenario", &doc, func(k string) bool { return k == "seed" || k == "nodes" }, "seed, nodes"); err != nil {
+		return nil, err
 	}
 	d := &decoder{file: filename, lines: map[string]int{}, budget: maxNodes}
 	var sc Scenario

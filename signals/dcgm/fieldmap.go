@@ -9,6 +9,8 @@ import (
 
 	"github.com/prometheus/common/model"
 	"gopkg.in/yaml.v3"
+
+	"github.com/gpulens/gpulens/internal/yamlfile"
 )
 
 // A FieldMap names the series of a store that hold dcgm-exporter's fields
@@ -56,6 +58,13 @@ func ParseFieldMap(file string, data []byte) (*FieldMap, error) {
 	}
 	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s:%d: a field map is a mapping of dcgm-exporter field names to metric names, e.g. \"DCGM_FI_DEV_FB_USED: dcgm_fb_used\"", file, doc.Line)
+	}
+	if err := yamlfile.Recognize(file, "dcgm-exporter field map", &doc, func(k string) bool {
+		// A misspelt field is still the map's own key, to be named.
+		_, ok := FieldOf(k)
+		return ok || strings.HasPrefix(k, "DCGM_")
+	}, "dcgm-exporter field names such as DCGM_FI_DEV_FB_USED"); err != nil {
+		return nil, err
 	}
 	m := &FieldMap{file: file, extra: map[string][]Spelling{}}
 	seen := map[string]int{}

@@ -1,0 +1,61 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/source"
+)
+
+// MaxSteps is the most steps a window may hold. The PromQL engine's
+// subqueries hold every step of the window in memory whether a sample is
+// there or not (some 9 KB a step for the demo's 36 GPUs), so a window of a
+// million one-second steps takes gigabytes before reading anything. 50,000
+// is 34 days at one minute.
+const MaxSteps = 50_000
+
+// Inputs for the window's guards, by gpulens's flag names.
+const (
+	InputStep      = "step"
+	InputMaxWindow = "max-window"
+)
+
+// fitWindow starts the window at the store's first sample, when the
+// source can tell it without reading samples, so that memory follows the
+// data and not the window asked for; then checks the window against
+// Config.MaxWindow and MaxSteps. The end stays where it was asked: data
+// that stopped coming shows as uncovered time at the end, and is not read
+// as current. The start moves by whole steps, so the grid of steps stays
+// where it was.
+func (s *Session) fitWindow(ctx context.Context, src source.Source) error {
+	w := s.window
+	if fs, ok := src.(source.FirstSampler); ok {
+		first, ok, err := fs.FirstSample(ctx, w.Start, w.End, max(w.Step, time.Hour))
+		switch {
+		case err != nil:
+			// The analysis's own queries will say what is wrong with
+			// the source; the window stays as asked.
+			s.cfg.Logger.Warn("could not find the store's first sample; reading the whole window", "source", src.Describe(), "err", err)
+		case ok && first.After(w.Start):
+			steps := int64(w.End.Sub(first)/w.Step) + 1
+			if start := w.End.Add(-time.Duration(steps) * w.Step); start.After(w.Start) {
+				s.cfg.Logger.Warn("the store's first sample is after the window's start: the window starts there",
+					"asked", w.Start.Format(time.RFC3339), "start", start.Format(time.RFC3339), "first_sample", first.Format(time.RFC3339))
+				w.Start = start
+			}
+		}
+	}
+	length := w.End.Sub(w.Start)
+	if s.cfg.MaxWindow > 0 && length > s.cfg.MaxWindow {
+		return &InputError{Input: InputMaxWindow, Err: fmt.Errorf("the window holds %s of data (%s to %s), over the --max-window of %s: give a shorter --since, or a longer --max-window",
+			length, w.Start.Format(time.RFC3339), w.End.Format(time.RFC3339), s.cfg.MaxWindow)}
+	}
+	if steps := length / w.Step; steps > MaxSteps {
+		least := (length/MaxSteps + time.Second - 1).Truncate(time.Second)
+		return &InputError{Input: InputStep, Err: fmt.Errorf("%s over a window of %s (%s to %s) is %d steps, over the %d a window may hold: give a --step of at least %s, or a shorter --since",
+			w.Step, length, w.Start.Format(time.RFC3339), w.End.Format(time.RFC3339), steps, MaxSteps, least)}
+	}
+	s.window = w
+	return nil
+}
