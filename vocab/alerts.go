@@ -42,6 +42,10 @@ const (
 	AlertAttributionDown           = AlertPrefix + "AttributionDown"
 	AlertAttributionAllocationOnly = AlertPrefix + "AttributionAllocationOnly"
 	AlertCriticalFinding           = AlertPrefix + "CriticalFinding"
+	// gpulens serve's alerts on itself, from its own series.
+	AlertServeStale                = AlertPrefix + "ServeStale"
+	AlertServeNotificationsFailing = AlertPrefix + "ServeNotificationsFailing"
+	AlertServeStateNotWritten      = AlertPrefix + "ServeStateNotWritten"
 
 	AlertUnderusedGPU             = AlertPrefix + "UnderusedGPU"
 	AlertTimesliceOOMRisk         = AlertPrefix + "TimesliceOOMRisk"
@@ -94,6 +98,9 @@ var Alerts = []Alert{
 	{Name: AlertAttributionDown, Rules: NativeRules},
 	{Name: AlertAttributionAllocationOnly, Rules: NativeRules},
 	{Name: AlertCriticalFinding, Rules: BothRules},
+	{Name: AlertServeStale, Rules: BothRules},
+	{Name: AlertServeNotificationsFailing, Rules: BothRules},
+	{Name: AlertServeStateNotWritten, Rules: BothRules},
 
 	{Name: AlertUnderusedGPU, Kind: KindUnderusedGPU},
 	{Name: AlertTimesliceOOMRisk, Kind: KindTimesliceOOMRisk},
