@@ -116,6 +116,25 @@ func checkProbes(t *testing.T, who string, c corev1.Container) {
 	}
 }
 
+// checkState: serve keeps its alerts in --state.file on a writable volume
+// (the root filesystem is read-only), so a restart neither resolves nor
+// re-fires them.
+func checkState(t *testing.T, pod corev1.PodSpec) {
+	t.Helper()
+	c := pod.Containers[0]
+	wantArgs(t, "analyzer", c.Args, "--state.file=/var/lib/gpulens/alerts.json")
+	var mounted, volume bool
+	for _, m := range c.VolumeMounts {
+		mounted = mounted || (m.Name == "state" && m.MountPath == "/var/lib/gpulens" && !m.ReadOnly)
+	}
+	for _, v := range pod.Volumes {
+		volume = volume || (v.Name == "state" && (v.EmptyDir != nil || v.PersistentVolumeClaim != nil))
+	}
+	if !mounted || !volume {
+		t.Errorf("analyzer: state volume mounted %v, declared %v", mounted, volume)
+	}
+}
+
 // checkOperator: the ServiceMonitors keep the targets' labels
 // (honorLabels; without it Prometheus renames the tenant's pod, namespace
 // and container exported_* and charges every GPU to the exporter), the

@@ -75,6 +75,7 @@ func matrix(t *testing.T) []entry {
 			wantArgs(t, "exporter", exp.Args, "--attribution.sharing-strategy=auto", "--path.procfs=")
 			checkProbes(t, "exporter", exp)
 			checkProbes(t, "analyzer", deployment(t, objs, "gpulens-analyzer").Spec.Template.Spec.Containers[0])
+			checkState(t, deployment(t, objs, "gpulens-analyzer").Spec.Template.Spec)
 		}},
 		{
 			// GPUs through DRA claims of NVIDIA's driver and of a second one.
