@@ -118,11 +118,7 @@ func by(labels []string) string { return signals.By(labels...) }
 // within the window (a measurement method, a sharing mode) cannot split
 // one allocation into two.
 func (a *analysis) scanQueries(sch signals.Schema) []namedQuery {
-	over := a.over
-	quantile := func(q float64, expr string) string {
-		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.SubqueryRange(), a.w.stepStr())
-	}
-	gpuKey := by(signals.GPUKey)
+	over, quantile := a.over, a.quantile
 	alloc := maxBy(signals.AllocationKeyLabels, sch.Allocation())
 	util := maxBy(signals.AllocationKeyLabels, sch.Utilization())
 	mem := maxBy(signals.AllocationKeyLabels, sch.MemoryUsed())
@@ -136,7 +132,7 @@ func (a *analysis) scanQueries(sch signals.Schema) []namedQuery {
 		{name: "allocation steps", expr: withWorkload(over("count_over_time", alloc)), apply: a.allocSteps},
 		// time() is each step's own instant: the largest is the last
 		// step the allocation was seen at.
-		{name: "allocation last step", expr: over("max_over_time", "time() + 0 * "+alloc), apply: a.alloc(func(x *Allocation, v float64) {
+		{name: "allocation last step", expr: over("max_over_time", signals.StepTime(alloc)), apply: a.alloc(func(x *Allocation, v float64) {
 			x.SinceLastSeen = a.w.sinceLastStep(int64(math.Round(v * 1000)))
 		})},
 		{name: "allocated GPU steps", expr: over("sum_over_time", alloc), apply: a.alloc(func(x *Allocation, v float64) { x.AllocatedGPUHours = a.w.hours(v) })},
@@ -159,10 +155,10 @@ func (a *analysis) scanQueries(sch signals.Schema) []namedQuery {
 				g.Model = string(s.Metric[signals.LabelModel])
 			}
 		})},
-		{name: "gpu allocated steps", expr: over("count_over_time", gpu+" and on "+gpuKey+" "+presence(signals.GPUKey, sch.Allocation())), apply: a.gpuValue(func(g *GPU, v float64) { g.AllocatedHours = a.w.hours(v) })},
-		{name: "gpu allocated GPU steps", expr: over("sum_over_time", "sum by "+gpuKey+" ("+sch.Allocation()+")"), apply: a.gpuValue(func(g *GPU, v float64) { g.AllocatedGPUHours = a.w.hours(v) })},
-		{name: "gpu co-tenants", expr: over("max_over_time", "count by "+gpuKey+" ("+alloc+")"), apply: a.gpuValue(func(g *GPU, v float64) { g.CoTenants = int(v) })},
-		{name: "gpu sharing", expr: over("count_over_time", "count by (node, uuid, sharing) ("+sch.Allocation()+")"), apply: a.gpuSharing},
+		{name: "gpu allocated steps", expr: over("count_over_time", signals.AndOn(gpu, signals.GPUKey, presence(signals.GPUKey, sch.Allocation()))), apply: a.gpuValue(func(g *GPU, v float64) { g.AllocatedHours = a.w.hours(v) })},
+		{name: "gpu allocated GPU steps", expr: over("sum_over_time", signals.SumBy(signals.GPUKey, sch.Allocation())), apply: a.gpuValue(func(g *GPU, v float64) { g.AllocatedGPUHours = a.w.hours(v) })},
+		{name: "gpu co-tenants", expr: over("max_over_time", signals.CountBy(signals.GPUKey, alloc)), apply: a.gpuValue(func(g *GPU, v float64) { g.CoTenants = int(v) })},
+		{name: "gpu sharing", expr: over("count_over_time", signals.CountBy(append(slices.Clone(signals.GPUKey), signals.LabelSharing), sch.Allocation())), apply: a.gpuSharing},
 		{name: "gpu utilization average", expr: over("avg_over_time", gpuUtil), apply: a.gpuValue(func(g *GPU, v float64) { g.AvgUtilization = v })},
 		{name: "gpu utilization steps", expr: over("count_over_time", gpuUtil), apply: a.gpuValue(func(g *GPU, v float64) { g.UtilizationSteps = int(v) })},
 		{name: "gpu memory total", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryTotal()), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
@@ -174,7 +170,7 @@ func (a *analysis) scanQueries(sch signals.Schema) []namedQuery {
 		{name: "gpu memory used growth", expr: over("deriv", gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedGrowthBytesPerHour = v * 3600 })},
 		// The tenants' memory is summed per step, before the quantile:
 		// tenants that take turns never add up.
-		{name: "gpu tenants memory p99", expr: quantile(0.99, "sum by "+gpuKey+" ("+mem+")"), apply: a.gpuValue(func(g *GPU, v float64) { g.TenantsMemoryP99Bytes = v })},
+		{name: "gpu tenants memory p99", expr: quantile(0.99, signals.SumBy(signals.GPUKey, mem)), apply: a.gpuValue(func(g *GPU, v float64) { g.TenantsMemoryP99Bytes = v })},
 	}, slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch, true), a.healthQueries(sch), a.attributionQueries(sch, false), a.hostQueries(sch), a.claimQueries(sch))...)
 }
 
@@ -193,7 +189,13 @@ func (a *analysis) window() signals.Over {
 }
 
 func (a *analysis) over(fn, expr string) string {
-	return fmt.Sprintf("%s((%s)[%s:%s])", fn, expr, a.w.SubqueryRange(), a.w.stepStr())
+	return signals.Subquery(fn, expr, a.w.SubqueryRange(), a.w.stepStr())
+}
+
+// quantile is quantile_over_time(q, ...) of expr at every step of the
+// window.
+func (a *analysis) quantile(q float64, expr string) string {
+	return signals.Quantile(q, expr, a.w.SubqueryRange(), a.w.stepStr())
 }
 
 func allocationKey(m model.Metric) AllocationKey {

@@ -23,8 +23,7 @@ func (a *analysis) hostQueries(sch signals.Schema) []namedQuery {
 	if sch.Name() != dcgm.SchemaName {
 		return nil
 	}
-	info := `kube_pod_info{pod=~"` + dcgm.ExporterPods + `", node!=""}`
-	return []namedQuery{{name: "exporter pod nodes", expr: "max by (pod, node) (" + a.over("max_over_time", info) + ")", apply: func(s *model.Sample) {
+	return []namedQuery{{name: "exporter pod nodes", expr: dcgm.ExporterPodNodes(a.window()), apply: func(s *model.Sample) {
 		if a.exporterNodes == nil {
 			a.exporterNodes = map[string]string{}
 		}
