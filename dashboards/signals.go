@@ -56,16 +56,16 @@ func (c chart) schema() string { return c.name }
 // node variable lists dcgm-exporter's hostname and Hostname alike, and the
 // namespace and pod variables list tenants, not the exporter's own pod.
 func (c chart) clusterValues() string {
-	return "query_result(count by (" + c.clusterLabel + ") (" + c.gpu.In(signals.Scope{Keep: c.clusterLabel}).GPU() + "))"
+	return "query_result(" + signals.CountBy([]string{c.clusterLabel}, c.gpu.In(signals.Scope{Keep: c.clusterLabel}).GPU()) + ")"
 }
 func (c chart) nodeValues() string {
-	return "query_result(count by (node) (" + c.gpu.In(signals.Scope{Matchers: c.clusterMatcher()}).GPU() + "))"
+	return "query_result(" + signals.CountBy([]string{signals.LabelNode}, c.gpu.In(signals.Scope{Matchers: c.clusterMatcher()}).GPU()) + ")"
 }
 func (c chart) namespaceValues() string {
-	return "query_result(count by (namespace) (" + c.gpu.In(signals.Scope{Matchers: c.clusterMatcher(), Node: "$node"}).MemoryUsed() + "))"
+	return "query_result(" + signals.CountBy([]string{signals.LabelNamespace}, c.gpu.In(signals.Scope{Matchers: c.clusterMatcher(), Node: "$node"}).MemoryUsed()) + ")"
 }
 func (c chart) podValues() string {
-	return "query_result(count by (pod) (" + c.gpu.In(signals.Scope{Matchers: c.clusterMatcher(), Node: "$node", Namespace: "$namespace"}).MemoryUsed() + "))"
+	return "query_result(" + signals.CountBy([]string{signals.LabelPod}, c.gpu.In(signals.Scope{Matchers: c.clusterMatcher(), Node: "$node", Namespace: "$namespace"}).MemoryUsed()) + ")"
 }
 func (c chart) clusterMatcher() string { return fmt.Sprintf("%s=~%q", c.clusterLabel, "$cluster") }
 

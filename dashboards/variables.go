@@ -5,6 +5,8 @@ import (
 
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+
+	"github.com/gpulens/gpulens/signals"
 )
 
 // The variables are multi-valued with an "All" of .*, so that a selector
@@ -72,7 +74,7 @@ func teamVar() cog.Builder[dashboard.VariableModel] {
 
 // pricePerHour is the GPU-hour price: a recording rule when one is
 // loaded (so that a price list lives in one place), else the variable.
-const pricePerHour = `scalar(max(cluster:gpulens_gpu_hourly_price_usd:config) or vector($gpu_hourly_price))`
+var pricePerHour = "scalar(" + signals.Agg("max", nil, "cluster:gpulens_gpu_hourly_price_usd:config") + " or vector($gpu_hourly_price))"
 
 // hoursPerMonth turns an hourly figure into a monthly one, as the
 // analyzer's savings do (730 h).

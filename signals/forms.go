@@ -39,7 +39,17 @@ func OrZero(expr string) string { return expr + " or vector(0)" }
 // same shape (deriv), with args after the range (predict_linear's
 // horizon).
 func Subquery(fn, expr, rng, step string, args ...string) string {
-	return fn + "(" + strings.Join(append([]string{"(" + expr + ")[" + rng + ":" + step + "]"}, args...), ", ") + ")"
+	return SubqueryOffset(fn, expr, rng, step, "", args...)
+}
+
+// SubqueryOffset is Subquery moved back in time by offset, a PromQL
+// duration ("1w"); none where it is empty.
+func SubqueryOffset(fn, expr, rng, step, offset string, args ...string) string {
+	sub := "(" + expr + ")[" + rng + ":" + step + "]"
+	if offset != "" {
+		sub += " offset " + offset
+	}
+	return fn + "(" + strings.Join(append([]string{sub}, args...), ", ") + ")"
 }
 
 // Quantile is quantile_over_time(q, ...) of expr over the subquery.
