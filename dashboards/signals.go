@@ -4,8 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpulens/gpulens/signals"
-	"github.com/gpulens/gpulens/signals/dcgm"
-	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/signals/schemas"
 )
 
 // chart is one schema's signals (signals/) under the dashboards'
@@ -41,14 +40,18 @@ func (c chart) withTeam() chart {
 	return c
 }
 
-// schemas are the two sets of dashboards' schemas, by --schema name.
-var schemas = map[string]signals.Schema{
-	native.SchemaName: native.Schema{},
-	dcgm.SchemaName:   dcgm.Schema{},
-}
+// schemaSet are the sets of dashboards' schemas, by --schema name: one
+// per schema of signals/schemas.
+var schemaSet = func() map[string]signals.Schema {
+	out := map[string]signals.Schema{}
+	for _, s := range schemas.All(nil) {
+		out[s.Name()] = s
+	}
+	return out
+}()
 
 // Schemas lists the accepted --schema names.
-func Schemas() []string { return []string{native.SchemaName, dcgm.SchemaName} }
+func Schemas() []string { return schemas.Names() }
 
 func (c chart) schema() string { return c.name }
 

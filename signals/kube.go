@@ -18,6 +18,15 @@ func PodOwners(w Over) string        { return owners(w, "kube_pod_owner", LabelP
 func ReplicaSetOwners(w Over) string { return owners(w, "kube_replicaset_owner", "replicaset") }
 func JobOwners(w Over) string        { return owners(w, "kube_job_owner", "job_name") }
 
+// ExporterPodNodes is, per pod whose name matches pods (a regex) seen in
+// w, the node kube-state-metrics places it on (kube_pod_info, labels pod
+// and node): the node of an exporter that wrote its own pod's name as its
+// host label (Traits.HostPods).
+func ExporterPodNodes(w Over, pods string) string {
+	info := `kube_pod_info{pod=~"` + pods + `", node!=""}`
+	return MaxBy([]string{LabelPod, LabelNode}, w.Apply("max_over_time", info))
+}
+
 // OfPods is podOwners restricted to the pods (namespace, pod) that
 // pods has a series of: kube_pod_owner's answer then grows with the GPU
 // pods, not with every pod of the cluster.

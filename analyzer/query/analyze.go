@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 
 	"github.com/gpulens/gpulens/analyzer/source"
@@ -54,6 +55,8 @@ func newAnalysis(sch signals.Schema, w Window) *analysis {
 		gpus:   map[GPUKey]*GPU{},
 		res:    &Result{Schema: sch.Name(), Window: w, ExpectedSteps: w.ExpectedSteps()},
 
+		hostPods: hostPodsOf(sch),
+
 		workloadSteps: map[WorkloadKey]*workloadPerStep{},
 		podOwners:     map[PodRef]Owner{}, setOwners: map[PodRef]Owner{}, jobOwners: map[PodRef]Owner{},
 	}
@@ -91,6 +94,7 @@ type analysis struct {
 	// themselves in the host label; resolvedHosts and unresolvedHosts
 	// count the renaming (hosts.go).
 	exporterNodes   map[string]string
+	hostPods        *regexp.Regexp
 	resolvedHosts   int
 	unresolvedHosts map[string]bool
 	// claims are the ResourceClaims each allocation was seen with, and

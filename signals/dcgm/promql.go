@@ -295,12 +295,3 @@ func XIDChanged(s Sel, step string, by ...string) string {
 	before.Offset = step
 	return "(" + XID(s, by...) + " != " + XID(before, by...) + ") > 0"
 }
-
-// ExporterPodNodes is, per dcgm-exporter pod (label pod) seen in w, the
-// node kube-state-metrics places it on (kube_pod_info): the node of the
-// GPUs of an exporter that wrote its pod's name as the host label (see
-// ResolveHost; the analyzer renames in Go from this answer).
-func ExporterPodNodes(w signals.Over) string {
-	info := `kube_pod_info{pod=~"` + ExporterPods + `", node!=""}`
-	return signals.MaxBy([]string{signals.LabelPod, signals.LabelNode}, w.Apply("max_over_time", info))
-}
