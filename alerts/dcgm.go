@@ -3,6 +3,7 @@ package alerts
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
@@ -44,7 +45,7 @@ func resolved(name, expr string) []Rule {
 // dcgmGPUBy groups device fields per GPU: they repeat on every tenant's
 // series of a shared GPU and on every MIG instance, so alerts take the
 // max per GPU.
-var dcgmGPUBy = []string{signals.LabelNode, signals.LabelGPU, signals.LabelUUID}
+var gpuBy = []string{signals.LabelNode, signals.LabelGPU, signals.LabelUUID}
 
 // sharedWindow is how long a tenant counts as present on a whole GPU. In
 // dcgm-exporter's default layout a time-sliced GPU's one pod label flaps
@@ -53,6 +54,9 @@ var dcgmGPUBy = []string{signals.LabelNode, signals.LabelGPU, signals.LabelUUID}
 // within this window, never one instant's. A rule sees no later samples,
 // so it cannot ask, as the analyzer does (dcgm.Held), for both sides.
 const sharedWindow = dcgm.FlapWindow
+
+// tenantBy keys a tenant's presence on a GPU.
+var tenantBy = []string{signals.LabelNode, signals.LabelUUID, signals.LabelNamespace, signals.LabelPod}
 
 // outsideCSV notes, in an alert's description, the fields it needs that
 // the GPU Operator's default counters file does not enable.
@@ -78,34 +82,34 @@ func DCGM(c criteria.Config) File {
 	idle, heldFor := c.Idle.MaxAvgUtilization, hours(c.Idle.MinHeldHours)
 	// host names every series' node as the cluster does (dcgm.ResolveHost).
 	host := dcgm.ResolveHost
-	gpu := func(expr string) string { return host("max by " + signals.By(dcgmGPUBy...) + " (" + expr + ")") }
+	gpu := func(expr string) string { return host(signals.MaxBy(gpuBy, expr)) }
 	rangeOf := func(fn, f, rng string) string { return dcgm.Norm(dcgm.RangeOf(fn, f, rng)) }
 	// shared is 1 per whole GPU more than one pod held within sharedWindow.
-	shared := fmt.Sprintf("count by (node, uuid) (max_over_time(%s[%s])) > 1", recTenant, sharedWindow)
+	shared := signals.CountBy(signals.GPUKey, signals.Range("max_over_time", recTenant, sharedWindow)) + " > 1"
 	// Thermal needs no window: a stub Apply keeps Health from calling nil.
-	devHealth := dev.Health(signals.Over{Range: "1h", Step: "1m", Apply: func(fn, e string) string { return fn + "((" + e + ")[1h:1m])" }})
-	health := sch.Health(signals.Over{Range: "1h", Step: "1m", Apply: func(fn, e string) string { return fn + "((" + e + ")[1h:1m])" }})
+	devHealth := dev.Health(signals.RuleWindow("1h"))
+	health := sch.Health(signals.RuleWindow("1h"))
 	return File{Groups: []Group{
 		{Name: "gpulens-dcgm.recording", Rules: slices.Concat(
 			resolved(recAllocation, sch.Allocation()),
 			resolved(recAllocUtil, sch.Utilization()),
-			resolved(recTenant, "0 * max by (node, uuid, namespace, pod) ("+dcgm.Norm(dcgm.Tenants(dcgm.Presence(dcgm.FBUsed, dcgm.WholeGPU)))+") + 1"),
+			resolved(recTenant, "0 * "+signals.MaxBy(tenantBy, dcgm.Norm(dcgm.Tenants(dcgm.Presence(dcgm.FBUsed, dcgm.WholeGPU))))+" + 1"),
 			resolved(recGPUUtil, sch.GPUUtilization()),
 			resolved(recGPUMemUsed, sch.GPUMemoryUsed()),
 			resolved(recGPUMemTotal, sch.GPUMemoryTotal()),
-			[]Rule{{Record: recGPUMemUsedMax, Expr: "max_over_time(" + recGPUMemUsed + "[5m]) / " + recGPUMemTotal}},
+			[]Rule{{Record: recGPUMemUsedMax, Expr: signals.Range("max_over_time", recGPUMemUsed, "5m") + " / " + recGPUMemTotal}},
 		)},
 		{Name: "gpulens-dcgm.gpu", Rules: []Rule{
 			alert(vocab.AlertGPUAllocatedIdle, "warning",
-				fmt.Sprintf("avg_over_time(%s[1h]) < %v", recAllocUtil, idle), heldFor,
+				fmt.Sprintf("%s < %v", signals.Range("avg_over_time", recAllocUtil, "1h"), idle), heldFor,
 				"A pod holds a GPU it does not use.",
 				byPod+" has used less than "+fmt.Sprintf("%.0f%%", idle*100)+" of its GPU allocation on "+onGPU+" for "+heldFor+"."),
 			alert(vocab.AlertSharedGPUMemoryNearlyFull, "warning",
-				fmt.Sprintf("%s / %s > %v and on (node, uuid) %s", recGPUMemUsed, recGPUMemTotal, c.OOMRisk.WarningRatio, shared), "5m",
+				signals.AndOn(fmt.Sprintf("%s / %s > %v", recGPUMemUsed, recGPUMemTotal, c.OOMRisk.WarningRatio), signals.GPUKey, shared), "5m",
 				"A shared GPU is close to running out of memory.",
 				"Memory of the shared "+onGPU+" is {{ $value | humanizePercentage }} used: its tenants' next allocation may fail with out-of-memory."),
 			alert(vocab.AlertSharedGPUMemoryGrowing, "warning",
-				fmt.Sprintf("predict_linear(%s[1h], %d) - %s > 0 and on (node, uuid) %s", recGPUMemUsed, int(growthHorizon(c)*3600), recGPUMemTotal, shared), "15m",
+				signals.AndOn(signals.Range("predict_linear", recGPUMemUsed, "1h", strconv.Itoa(int(growthHorizon(c)*3600)))+" - "+recGPUMemTotal+" > 0", signals.GPUKey, shared), "15m",
 				"A shared GPU's memory grows toward exhaustion.",
 				"At the last hour's rate, memory of the shared "+onGPU+fmt.Sprintf(" runs out within %vh.", growthHorizon(c))),
 			// DCGM has no "up" per GPU; XID 79 is the GPU falling off the bus.
@@ -115,15 +119,15 @@ func DCGM(c criteria.Config) File {
 			// The XID field is a gauge of the last code, one series per code
 			// since 3.3.6-3.4.2: aggregated per GPU before looking for a change.
 			alert(vocab.AlertGPUXIDErrors, "warning",
-				"max_over_time(("+dcgm.XIDChanged(dcgm.On(dcgm.XIDErrors), "1m", dcgmGPUBy...)+")[10m:1m])", "",
+				signals.Subquery("max_over_time", dcgm.XIDChanged(dcgm.On(dcgm.XIDErrors), "1m", gpuBy...), "10m", signals.RuleStep), "",
 				"A GPU reported XID errors.",
 				onGPU+" reported XID {{ $value }} in the last 10 minutes."),
 			alert(vocab.AlertGPUThermalThrottling, "warning",
-				fmt.Sprintf("avg_over_time((%s)[1h:1m]) > %v", health.Thermal, c.Thermal.MinRatio), "15m",
+				fmt.Sprintf("%s > %v", over("avg", "1h", health.Thermal), c.Thermal.MinRatio), "15m",
 				"A GPU slows down because it is too hot.",
 				onGPU+" was thermally throttled {{ $value | humanizePercentage }} of the last hour."+outsideCSV(dcgm.ClocksEventReasons, dcgm.ClockThrottleReasons)),
 			alert(vocab.AlertGPUPowerThrottling, "info",
-				fmt.Sprintf("avg_over_time((%s)[1h:1m]) > %v", host(dev.ThrottledBy(signals.ThrottleHWSlowdown, signals.ThrottleHWPowerBrakeSlowdown)), c.Thermal.MinRatio), "15m",
+				fmt.Sprintf("%s > %v", over("avg", "1h", host(dev.ThrottledBy(signals.ThrottleHWSlowdown, signals.ThrottleHWPowerBrakeSlowdown))), c.Thermal.MinRatio), "15m",
 				"A GPU slows down for a hardware power limit.",
 				onGPU+" was slowed down by the hardware (power brake or slowdown) {{ $value | humanizePercentage }} of the last hour."+outsideCSV(dcgm.ClocksEventReasons, dcgm.ClockThrottleReasons)),
 			alert(vocab.AlertGPUECCUncorrectable, "critical", host(dev.ECCUncorrectedIn("10m"))+" > 0", "",
@@ -135,7 +139,7 @@ func DCGM(c criteria.Config) File {
 		}},
 		{Name: "gpulens-dcgm.exporter", Rules: []Rule{
 			alert(vocab.AlertExporterDown, "critical",
-				`up{job=~".*dcgm.*"} == 0 or (up == 0 and on (job, instance) `+dcgm.RangeOf("last_over_time", dcgm.XIDErrors, "1h")+`)`, "5m",
+				signals.TargetDown(".*dcgm.*", dcgm.RangeOf("last_over_time", dcgm.XIDErrors, "1h")), "5m",
 				"Prometheus cannot scrape dcgm-exporter.",
 				"{{ $labels.instance }} of job {{ $labels.job }} has been down for 5 minutes: its node's GPUs are not monitored."),
 			// dcgm-exporter keeps serving its last values when DCGM stops

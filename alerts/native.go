@@ -2,6 +2,8 @@ package alerts
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/signals"
@@ -15,15 +17,24 @@ var nat = native.Schema{Scope: signals.Scope{Keep: signals.LabelGPU}}
 
 // sharedGPU is 1 per physical GPU that time-slicing or MPS shares: there,
 // tenants' memory is not isolated and one tenant's growth OOMs the others.
-var sharedGPU = `max by (node, gpu, uuid) (` +
-	native.Schema{Scope: signals.Scope{Matchers: `sharing=~"time-slicing|mps"`, Keep: signals.LabelGPU}}.Allocation() + `)`
+var sharedGPU = signals.MaxBy(gpuBy,
+	native.Schema{Scope: signals.Scope{Matchers: `sharing=~"time-slicing|mps"`, Keep: signals.LabelGPU}}.Allocation())
 
 // over is fn_over_time of a signal's expression over rng, at the rules'
 // one-minute resolution.
-func over(fn, rng, expr string) string { return fn + "_over_time((" + expr + ")[" + rng + ":1m])" }
+func over(fn, rng, expr string) string {
+	return signals.Subquery(fn+"_over_time", expr, rng, signals.RuleStep)
+}
 
 // health has no window: a stub keeps Health from needing one.
-var health = nat.Health(signals.Over{Range: "1h", Step: "1m", Apply: func(fn, e string) string { return fn + "((" + e + ")[1h:1m])" }})
+var health = nat.Health(signals.RuleWindow("1h"))
+
+// exporterBuildInfo is the exporter's build information, which only
+// gpulens-exporter writes whatever its job is called.
+const exporterBuildInfo = "gpulens_exporter_build_info"
+
+// byNamespace sums per namespace.
+var byNamespace = []string{signals.LabelNamespace}
 
 // Native is the rule file for gpulens-exporter's series (docs/METRICS.md).
 func Native(c criteria.Config) File {
@@ -36,9 +47,9 @@ func Native(c criteria.Config) File {
 			{Record: "namespace_pod:" + native.ContainerGPUUtilizationRatio + ":avg5m",
 				Expr: over("avg", "5m", nat.Utilization())},
 			{Record: "namespace:" + native.ContainerGPUAllocationRatio + ":sum",
-				Expr: "sum by (namespace) (" + nat.Allocation() + ")"},
+				Expr: signals.SumBy(byNamespace, nat.Allocation())},
 			{Record: "namespace:gpulens_container_gpu_used_ratio:sum",
-				Expr: "sum by (namespace) (" + signals.Used(nat) + ")"},
+				Expr: signals.SumBy(byNamespace, signals.Used(nat))},
 		}},
 		{Name: "gpulens.gpu", Rules: []Rule{
 			alert(vocab.AlertGPUAllocatedIdle, "warning",
@@ -46,18 +57,18 @@ func Native(c criteria.Config) File {
 				// description names it, not the exporter's pod.
 				// The sharing mode joins from the allocation, for routes and
 				// for the reader: an idle tenant of a shared GPU costs less.
-				fmt.Sprintf("(%s < %v) + on %s group_left (%s) (0 * %s)", over("avg", "1h", nat.Utilization()), idle,
-					signals.By(append(signals.AllocationKeyLabels, signals.LabelGPU)...), signals.LabelSharing, nat.Allocation()), held,
+				signals.GroupLeft(fmt.Sprintf("(%s < %v)", over("avg", "1h", nat.Utilization()), idle), "+",
+					append(slices.Clone(signals.AllocationKeyLabels), signals.LabelGPU), []string{signals.LabelSharing}, "(0 * "+nat.Allocation()+")"), held,
 				"A pod holds a GPU it does not use.",
 				byPod+" has used less than "+fmt.Sprintf("%.0f%%", idle*100)+" of its GPU allocation on "+onGPU+" for "+held+"."),
 			alert(vocab.AlertSharedGPUMemoryNearlyFull, "warning",
-				fmt.Sprintf("max by (node, gpu, uuid) (%s / %s) > %v and on (node, uuid) %s",
-					nat.GPUMemoryUsed(), nat.GPUMemoryTotal(), c.OOMRisk.WarningRatio, sharedGPU), "5m",
+				signals.AndOn(fmt.Sprintf("%s > %v", signals.MaxBy(gpuBy, nat.GPUMemoryUsed()+" / "+nat.GPUMemoryTotal()), c.OOMRisk.WarningRatio),
+					signals.GPUKey, sharedGPU), "5m",
 				"A shared GPU is close to running out of memory.",
 				"Memory of the shared "+onGPU+" is {{ $value | humanizePercentage }} used: its tenants' next allocation may fail with out-of-memory."),
 			alert(vocab.AlertSharedGPUMemoryGrowing, "warning",
-				fmt.Sprintf("max by (node, gpu, uuid) (predict_linear((%s)[1h:1m], %d) - %s) > 0 and on (node, uuid) %s",
-					nat.GPUMemoryUsed(), int(growthHorizon(c)*3600), nat.GPUMemoryTotal(), sharedGPU), "15m",
+				signals.AndOn(signals.MaxBy(gpuBy, signals.Subquery("predict_linear", nat.GPUMemoryUsed(), "1h", signals.RuleStep, strconv.Itoa(int(growthHorizon(c)*3600)))+
+					" - "+nat.GPUMemoryTotal())+" > 0", signals.GPUKey, sharedGPU), "15m",
 				"A shared GPU's memory grows toward exhaustion.",
 				"At the last hour's rate, memory of the shared "+onGPU+fmt.Sprintf(" runs out within %vh.", growthHorizon(c))),
 			alert(vocab.AlertGPULost, "critical", health.Down+" == 1", "5m",
@@ -68,7 +79,7 @@ func Native(c criteria.Config) File {
 				"A GPU reported XID errors.",
 				onGPU+" reported XID {{ $labels.xid }} in the last 10 minutes."),
 			alert(vocab.AlertGPUThermalThrottling, "warning",
-				fmt.Sprintf("avg_over_time((%s)[1h:1m]) > %v", health.Thermal, c.Thermal.MinRatio), "15m",
+				fmt.Sprintf("%s > %v", over("avg", "1h", health.Thermal), c.Thermal.MinRatio), "15m",
 				"A GPU slows down because it is too hot.",
 				onGPU+" was thermally throttled {{ $value | humanizePercentage }} of the last hour."),
 			alert(vocab.AlertGPUPowerThrottling, "info",
@@ -87,7 +98,7 @@ func Native(c criteria.Config) File {
 			// By job name, or, whatever the job is called, by the exporter's
 			// own series in the last hour.
 			alert(vocab.AlertExporterDown, "critical",
-				`up{job=~".*gpulens-exporter.*"} == 0 or (up == 0 and on (job, instance) last_over_time(gpulens_exporter_build_info[1h]))`, "5m",
+				signals.TargetDown(".*gpulens-exporter.*", signals.Range("last_over_time", exporterBuildInfo, "1h")), "5m",
 				"Prometheus cannot scrape gpulens-exporter.",
 				"{{ $labels.instance }} of job {{ $labels.job }} has been down for 5 minutes: its node's GPUs are not monitored."),
 			alert(vocab.AlertExporterStale, "warning", "time() - "+native.ExporterLastCollectionTimestampSeconds+" > 120", "5m",
@@ -111,7 +122,7 @@ func Native(c criteria.Config) File {
 // series `gpulens serve` exposes; it is the same for both schemas.
 func findingsGroup() Group {
 	return Group{Name: "gpulens.findings", Rules: []Rule{
-		alert(vocab.AlertCriticalFinding, "critical", `max by (kind, namespace, workload, node, gpu_uuid) (`+vocab.SeriesFinding+`{severity="critical"}) == 1`, "",
+		alert(vocab.AlertCriticalFinding, "critical", signals.MaxBy([]string{"kind", "namespace", "workload", "node", "gpu_uuid"}, vocab.SeriesFinding+`{severity="critical"}`)+" == 1", "",
 			"gpulens found a critical problem.",
 			"gpulens serve reports a critical {{ $labels.kind }} finding for {{ $labels.namespace }}/{{ $labels.workload }} on {{ $labels.node }} ({{ $labels.gpu_uuid }})."),
 	}}

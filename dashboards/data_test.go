@@ -173,7 +173,7 @@ func legendLabelsPresent(t *testing.T, where, legend string, vec model.Vector) {
 // on both schemas, and a MIG GPU's is its slices' weighted activity, never
 // above 1 (a parent added to its slices would double it).
 func migNeverAddsParent(t *testing.T, dbs map[string]*source.Embedded) {
-	for schema, sch := range schemas {
+	for schema, sch := range schemaSet {
 		s := newChart(sch, vocab.DefaultClusterLabel)
 		vec, err := dbs[schema].Query(context.Background(), substitute(s.gpuUtil()), dataEnd)
 		if err != nil {

@@ -4,6 +4,8 @@ import (
 	"github.com/gpulens/gpulens/vocab"
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+
+	"github.com/gpulens/gpulens/signals"
 )
 
 // The series `gpulens serve` exposes for the findings of its last
@@ -33,23 +35,23 @@ func findingsDashboard(s chart) spec {
 		rows: []row{
 			{"Open", []panel{
 				{kind: statPanel, title: "Open findings", unit: "short", w: 6, h: 4, desc: "Findings of the last analysis.",
-					targets: []target{{expr: "count(" + findingMetric + findingFilter + ") or vector(0)", instant: true}}},
+					targets: []target{{expr: signals.OrZero(signals.Count(findingMetric + findingFilter)), instant: true}}},
 				{kind: statPanel, title: "Critical findings", unit: "short", w: 6, h: 4, desc: "Findings of severity critical.",
-					targets: []target{{expr: "count(" + findingMetric + `{cluster=~"$cluster", namespace=~"$namespace", severity="critical"}) or vector(0)`, instant: true}}},
+					targets: []target{{expr: signals.OrZero(signals.Count(findingMetric + `{cluster=~"$cluster", namespace=~"$namespace", severity="critical"}`)), instant: true}}},
 				{kind: statPanel, title: "Monthly savings", unit: "currencyUSD", w: 6, h: 4, decimals: ptr(0.0),
 					desc:    "What acting on every open finding would save per month.",
-					targets: []target{{expr: "sum(" + savingsMetric + findingFilter + ") or vector(0)", instant: true}}},
+					targets: []target{{expr: signals.OrZero(signals.Sum(savingsMetric + findingFilter)), instant: true}}},
 				{kind: statPanel, title: "Monthly GPU cost", unit: "currencyUSD", w: 6, h: 4, decimals: ptr(0.0),
 					desc:    "What the teams' held GPUs cost per month, at the analyzer's price table.",
-					targets: []target{{expr: "sum(" + teamCost + `{cluster=~"$cluster"})`, instant: true}}},
+					targets: []target{{expr: signals.Sum(teamCost + `{cluster=~"$cluster"}`), instant: true}}},
 			}},
 			{"By kind", []panel{
 				{kind: timeSeries, title: "Open findings by kind and severity", unit: "short", w: 12, h: 8, stacked: true,
 					desc:    "How many findings each analysis left open.",
-					targets: []target{{expr: "count by (kind, severity) (" + findingMetric + findingFilter + ")", legend: "{{kind}} ({{severity}})"}}},
+					targets: []target{{expr: signals.CountBy([]string{"kind", "severity"}, findingMetric+findingFilter), legend: "{{kind}} ({{severity}})"}}},
 				{kind: barGauge, title: "Monthly savings by kind", unit: "currencyUSD", w: 12, h: 8,
 					desc:    "Savings per month of the open findings, by kind.",
-					targets: []target{{expr: "sum by (kind) (" + savingsMetric + findingFilter + ")", legend: "{{kind}}", instant: true}}},
+					targets: []target{{expr: signals.SumBy([]string{"kind"}, savingsMetric+findingFilter), legend: "{{kind}}", instant: true}}},
 			}},
 			{"Findings", []panel{
 				// Every finding (A), merged with its savings (B) where serve
@@ -67,10 +69,10 @@ func findingsDashboard(s chart) spec {
 			{"Teams", []panel{
 				{kind: timeSeries, title: "Team GPU-hours by state", unit: "short", w: 12, h: 8, stacked: true,
 					desc:    "GPU-hours of each team in the analyzed window: used and idle, stacked to the hours allocated.",
-					targets: []target{{expr: "sum by (team, state) (" + teamSeconds + `{cluster=~"$cluster", state=~"used|idle"}) / 3600`, legend: "{{team}} {{state}}"}}},
+					targets: []target{{expr: signals.SumBy([]string{"team", "state"}, teamSeconds+`{cluster=~"$cluster", state=~"used|idle"}`) + " / 3600", legend: "{{team}} {{state}}"}}},
 				{kind: barGauge, title: "Team monthly cost", unit: "currencyUSD", w: 12, h: 8,
 					desc:    "What each team's held GPUs cost per month.",
-					targets: []target{{expr: "sum by (team) (" + teamCost + `{cluster=~"$cluster"})`, legend: "{{team}}", instant: true}}},
+					targets: []target{{expr: signals.SumBy([]string{"team"}, teamCost+`{cluster=~"$cluster"}`), legend: "{{team}}", instant: true}}},
 			}},
 		},
 	}

@@ -7,6 +7,13 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/signals"
+)
+
+// Groupings of the fleet's panels.
+var (
+	byModel        = []string{signals.LabelModel}
+	byModelSharing = []string{signals.LabelModel, signals.LabelSharing}
 )
 
 // idleBelow is the findings' idle threshold, so that "idle" on the
@@ -16,20 +23,20 @@ func idleBelow() string { return fmt.Sprint(criteria.DefaultConfig().Idle.MaxAvg
 // allocatedGPUs is one series per physical GPU a pod holds (all of it, a
 // replica or a MIG slice), by model and sharing mode.
 func allocatedGPUs(s chart) string {
-	return "max by (node, uuid, model, sharing) (" + s.alloc() + ")"
+	return signals.MaxBy([]string{signals.LabelNode, signals.LabelUUID, signals.LabelModel, signals.LabelSharing}, s.alloc())
 }
 
 func idleGPUs(s chart) string {
-	return allocatedGPUs(s) + " and on (node, uuid) (max by (node, uuid) (" + s.gpuUtil() + ") < " + idleBelow() + ")"
+	return signals.AndOn(allocatedGPUs(s), signals.GPUKey, "("+signals.MaxBy(signals.GPUKey, s.gpuUtil())+" < "+idleBelow()+")")
 }
 
 func unallocatedGPUs(s chart) string {
-	return s.gpus() + " unless on (node, uuid) (" + s.alloc() + ")"
+	return signals.UnlessOn(s.gpus(), signals.GPUKey, "("+s.alloc()+")")
 }
 
 func fleetOverview(s chart) spec {
 	perMonth := " * " + pricePerHour + " * " + hoursPerMonth
-	overRange := func(expr string) string { return "avg_over_time((" + expr + ")[$__range:1m])" }
+	overRange := func(expr string) string { return signals.Subquery("avg_over_time", expr, rangeVar, analyzerStep) }
 	return spec{
 		uid: "gpulens-fleet-" + s.schema(), title: "gpulens / Fleet overview",
 		desc: "GPUs by model and sharing mode, how busy they are, and what held and idle capacity costs.",
@@ -38,27 +45,27 @@ func fleetOverview(s chart) spec {
 			{"Capacity", []panel{
 				{kind: statPanel, title: "GPUs", unit: "short", w: 6, h: 4,
 					desc:    "Physical GPUs answering now (lost GPUs excluded); a MIG GPU counts once.",
-					targets: []target{{expr: "count(" + s.gpus() + ")", instant: true}}},
+					targets: []target{{expr: signals.Count(s.gpus()), instant: true}}},
 				{kind: statPanel, title: "Allocated GPUs", unit: "short", w: 6, h: 4,
 					desc:    "Physical GPUs of which a pod holds all, a replica or a MIG slice.",
-					targets: []target{{expr: "count(count by (node, uuid) (" + allocatedGPUs(s) + "))", instant: true}}},
+					targets: []target{{expr: signals.Count(signals.CountBy(signals.GPUKey, allocatedGPUs(s))), instant: true}}},
 				{kind: statPanel, title: "Allocated but idle GPUs", unit: "short", w: 6, h: 4,
 					desc:    "Allocated GPUs whose load is below the idle-allocation finding's threshold (" + idleBelow() + ").",
-					targets: []target{{expr: "count(count by (node, uuid) (" + idleGPUs(s) + ")) or vector(0)", instant: true}}},
+					targets: []target{{expr: signals.OrZero(signals.Count(signals.CountBy(signals.GPUKey, idleGPUs(s)))), instant: true}}},
 				{kind: statPanel, title: "Unallocated GPUs", unit: "short", w: 6, h: 4,
 					desc:    "GPUs reporting that no pod holds: capacity paid for and not schedulable demand.",
-					targets: []target{{expr: "count(" + unallocatedGPUs(s) + ") or vector(0)", instant: true}}},
+					targets: []target{{expr: signals.OrZero(signals.Count(unallocatedGPUs(s))), instant: true}}},
 			}},
 			{"By model and sharing mode", []panel{
 				{kind: barGauge, title: "Allocated GPUs", unit: "short", w: 8, h: 8,
 					desc:    "Allocated physical GPUs by model and sharing mode (none, time-slicing, mps, mig).",
-					targets: []target{{expr: "count by (model, sharing) (" + allocatedGPUs(s) + ")", legend: "{{model}} {{sharing}}", instant: true}}},
+					targets: []target{{expr: signals.CountBy(byModelSharing, allocatedGPUs(s)), legend: "{{model}} {{sharing}}", instant: true}}},
 				{kind: barGauge, title: "Allocated but idle GPUs", unit: "short", w: 8, h: 8,
 					desc:    "Allocated GPUs below the idle threshold, by model and sharing mode.",
-					targets: []target{{expr: "count by (model, sharing) (" + idleGPUs(s) + ")", legend: "{{model}} {{sharing}}", instant: true}}},
+					targets: []target{{expr: signals.CountBy(byModelSharing, idleGPUs(s)), legend: "{{model}} {{sharing}}", instant: true}}},
 				{kind: barGauge, title: "Unallocated GPUs", unit: "short", w: 8, h: 8,
 					desc:    "GPUs no pod holds, by model.",
-					targets: []target{{expr: "count by (model) (" + unallocatedGPUs(s) + ")", legend: "{{model}}", instant: true}}},
+					targets: []target{{expr: signals.CountBy(byModel, unallocatedGPUs(s)), legend: "{{model}}", instant: true}}},
 			}},
 			{"Utilization", []panel{
 				{kind: heatmapPanel, title: "GPU utilization distribution", unit: "percentunit", w: 12, h: 9,
@@ -66,18 +73,18 @@ func fleetOverview(s chart) spec {
 					targets: []target{{expr: s.gpuUtil(), legend: "{{node}} GPU {{gpu}}"}}},
 				{kind: timeSeries, title: "Utilization by model", unit: "percentunit", w: 12, h: 9, min: ptr(0.0),
 					desc:    "Average load of the physical GPUs of each model; MIG GPUs count their slices' activity weighted by size.",
-					targets: []target{{expr: "avg by (model) (" + s.gpuUtil() + ")", legend: "{{model}}"}}},
+					targets: []target{{expr: signals.Agg("avg", byModel, s.gpuUtil()), legend: "{{model}}"}}},
 			}},
 			{"Cost", []panel{
 				{kind: statPanel, title: "Held capacity", unit: "currencyUSD", w: 8, h: 4, decimals: ptr(0.0),
 					desc:    "What the GPU shares pods held over the range cost per month (730 h), at $gpu_hourly_price or the price recording rule.",
-					targets: []target{{expr: overRange("sum(" + s.alloc() + ")" + perMonth), instant: true}}},
+					targets: []target{{expr: overRange(signals.Sum(s.alloc()) + perMonth), instant: true}}},
 				{kind: statPanel, title: "Held but unused capacity", unit: "currencyUSD", w: 8, h: 4, decimals: ptr(0.0),
 					desc:    "The part of held capacity the pods did not use (allocation minus measured use), per month.",
-					targets: []target{{expr: overRange("clamp_min(sum(" + s.alloc() + ") - (sum(" + s.used() + ") or vector(0)), 0)" + perMonth), instant: true}}},
+					targets: []target{{expr: overRange("clamp_min(" + signals.Sum(s.alloc()) + " - (" + signals.OrZero(signals.Sum(s.used())) + "), 0)" + perMonth), instant: true}}},
 				{kind: statPanel, title: "Unallocated capacity", unit: "currencyUSD", w: 8, h: 4, decimals: ptr(0.0),
 					desc:    "What the GPUs no pod held cost per month, averaged over the range.",
-					targets: []target{{expr: overRange("(count(" + unallocatedGPUs(s) + ") or vector(0))" + perMonth), instant: true}}},
+					targets: []target{{expr: overRange("(" + signals.OrZero(signals.Count(unallocatedGPUs(s))) + ")" + perMonth), instant: true}}},
 			}},
 		},
 	}

@@ -39,7 +39,7 @@ var builders = []struct {
 // a store whose clusters are told apart by clusterLabel (the analyzer's
 // --cluster-label): the cluster variable lists its values.
 func Generate(schema, clusterLabel string) ([]File, error) {
-	sch, ok := schemas[schema]
+	sch, ok := schemaSet[schema]
 	if !ok {
 		return nil, fmt.Errorf("unknown schema %q: want one of %v", schema, Schemas())
 	}

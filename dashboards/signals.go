@@ -4,8 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpulens/gpulens/signals"
-	"github.com/gpulens/gpulens/signals/dcgm"
-	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/signals/schemas"
 )
 
 // chart is one schema's signals (signals/) under the dashboards'
@@ -41,14 +40,18 @@ func (c chart) withTeam() chart {
 	return c
 }
 
-// schemas are the two sets of dashboards' schemas, by --schema name.
-var schemas = map[string]signals.Schema{
-	native.SchemaName: native.Schema{},
-	dcgm.SchemaName:   dcgm.Schema{},
-}
+// schemaSet are the sets of dashboards' schemas, by --schema name: one
+// per schema of signals/schemas.
+var schemaSet = func() map[string]signals.Schema {
+	out := map[string]signals.Schema{}
+	for _, s := range schemas.All(nil) {
+		out[s.Name()] = s
+	}
+	return out
+}()
 
 // Schemas lists the accepted --schema names.
-func Schemas() []string { return []string{native.SchemaName, dcgm.SchemaName} }
+func Schemas() []string { return schemas.Names() }
 
 func (c chart) schema() string { return c.name }
 
@@ -56,16 +59,16 @@ func (c chart) schema() string { return c.name }
 // node variable lists dcgm-exporter's hostname and Hostname alike, and the
 // namespace and pod variables list tenants, not the exporter's own pod.
 func (c chart) clusterValues() string {
-	return "query_result(count by (" + c.clusterLabel + ") (" + c.gpu.In(signals.Scope{Keep: c.clusterLabel}).GPU() + "))"
+	return "query_result(" + signals.CountBy([]string{c.clusterLabel}, c.gpu.In(signals.Scope{Keep: c.clusterLabel}).GPU()) + ")"
 }
 func (c chart) nodeValues() string {
-	return "query_result(count by (node) (" + c.gpu.In(signals.Scope{Matchers: c.clusterMatcher()}).GPU() + "))"
+	return "query_result(" + signals.CountBy([]string{signals.LabelNode}, c.gpu.In(signals.Scope{Matchers: c.clusterMatcher()}).GPU()) + ")"
 }
 func (c chart) namespaceValues() string {
-	return "query_result(count by (namespace) (" + c.gpu.In(signals.Scope{Matchers: c.clusterMatcher(), Node: "$node"}).MemoryUsed() + "))"
+	return "query_result(" + signals.CountBy([]string{signals.LabelNamespace}, c.gpu.In(signals.Scope{Matchers: c.clusterMatcher(), Node: "$node"}).MemoryUsed()) + ")"
 }
 func (c chart) podValues() string {
-	return "query_result(count by (pod) (" + c.gpu.In(signals.Scope{Matchers: c.clusterMatcher(), Node: "$node", Namespace: "$namespace"}).MemoryUsed() + "))"
+	return "query_result(" + signals.CountBy([]string{signals.LabelPod}, c.gpu.In(signals.Scope{Matchers: c.clusterMatcher(), Node: "$node", Namespace: "$namespace"}).MemoryUsed()) + ")"
 }
 func (c chart) clusterMatcher() string { return fmt.Sprintf("%s=~%q", c.clusterLabel, "$cluster") }
 

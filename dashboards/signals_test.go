@@ -70,7 +70,7 @@ func signalsAgree(t *testing.T, dbs map[string]*source.Embedded) {
 		{"native", "native"}, {"dcgm-exporter", "dcgm-exporter"}, {"dcgm-exporter", stockDB},
 	} {
 		name := store.name
-		sch, c, db := schemas[name], newChart(schemas[name], vocab.DefaultClusterLabel), dbs[store.db]
+		sch, c, db := schemaSet[name], newChart(schemaSet[name], vocab.DefaultClusterLabel), dbs[store.db]
 		var panels []string
 		for _, d := range generatedOnce(t)[name] {
 			for _, q := range queries(t, d) {

@@ -3,19 +3,25 @@ package dashboards
 import (
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+
+	"github.com/gpulens/gpulens/signals"
 )
 
-const byTeam = "sum by ($team_label) "
+// byTeam groups by the team variable's label.
+var byTeam = []string{"$team_label"}
+
+// rangeVar and analyzerStep are a subquery over the dashboard's range at
+// the analyzer's one-minute resolution.
+const (
+	rangeVar     = "$__range"
+	analyzerStep = "1m"
+)
 
 // gpuHours integrates a per-container share over the range at the
 // analyzer's one-minute resolution: an instant query, so Grafana never
 // sums points over time (dcgm-exporter #146).
 func gpuHours(expr, offset string) string {
-	o := ""
-	if offset != "" {
-		o = " offset " + offset
-	}
-	return "(sum_over_time((" + byTeam + "(" + expr + "))[$__range:1m]" + o + ") / 60)"
+	return "(" + signals.SubqueryOffset("sum_over_time", signals.SumBy(byTeam, expr), rangeVar, analyzerStep, offset) + " / 60)"
 }
 
 func teamEfficiency(s chart) spec {
@@ -42,10 +48,10 @@ func teamEfficiency(s chart) spec {
 			}},
 			{"Over time", []panel{
 				ts("Allocated vs used GPUs", "short", "GPUs held (shares summed) and used (share × measured use) by each team.", 12,
-					target{expr: byTeam + "(" + s.alloc() + ")", legend: "{{$team_label}} allocated"},
-					target{expr: byTeam + "(" + s.used() + ")", legend: "{{$team_label}} used"}),
+					target{expr: signals.SumBy(byTeam, s.alloc()), legend: "{{$team_label}} allocated"},
+					target{expr: signals.SumBy(byTeam, s.used()), legend: "{{$team_label}} used"}),
 				ratio("Efficiency", "Used over allocated GPU capacity, per team.", 12,
-					target{expr: byTeam + "(" + s.used() + ") / " + byTeam + "(" + s.alloc() + ")", legend: "{{$team_label}}"}),
+					target{expr: signals.SumBy(byTeam, s.used()) + " / " + signals.SumBy(byTeam, s.alloc()), legend: "{{$team_label}}"}),
 			}},
 			{"Week over week", []panel{
 				{kind: barGauge, title: "Allocated GPU-hours, change", unit: "short", w: 8, h: 8,

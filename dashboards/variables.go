@@ -1,12 +1,14 @@
 package dashboards
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/gpulens/gpulens/vocab"
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
-	"strconv"
+
+	"github.com/gpulens/gpulens/signals"
 )
 
 // The variables are multi-valued with an "All" of .*, so that a selector
@@ -74,7 +76,7 @@ func teamVar() cog.Builder[dashboard.VariableModel] {
 
 // pricePerHour is the GPU-hour price: a recording rule when one is
 // loaded (so that a price list lives in one place), else the variable.
-const pricePerHour = `scalar(max(cluster:gpulens_gpu_hourly_price_usd:config) or vector($gpu_hourly_price))`
+var pricePerHour = "scalar(" + signals.Agg("max", nil, "cluster:gpulens_gpu_hourly_price_usd:config") + " or vector($gpu_hourly_price))"
 
 // hoursPerMonth turns an hourly figure into a monthly one, as the
 // analyzer's savings do (730 h).

@@ -1,10 +1,13 @@
 package dashboards
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+
+	"github.com/gpulens/gpulens/signals"
 )
 
 // anyPod widens an expression's pod and namespace filters: co-tenants of
@@ -17,7 +20,8 @@ func workloadDrillDown(s chart) spec {
 	const podLegend = "{{namespace}}/{{pod}}"
 	// The physical GPUs of which the selected pods hold a share below 1
 	// outside MIG: time-sliced or MPS, where tenants' memory is not isolated.
-	shared := "max by (node, uuid) ((" + s.alloc() + ") < 1) unless on (node, uuid) (" + s.migMemTotal() + ")"
+	shared := signals.UnlessOn(signals.MaxBy(signals.GPUKey, "("+s.alloc()+") < 1"), signals.GPUKey, "("+s.migMemTotal()+")")
+	byPod := []string{signals.LabelNamespace, signals.LabelPod}
 	return spec{
 		uid: "gpulens-workload-" + s.schema(), title: "gpulens / Workload drill-down", timeFrom: "now-24h",
 		desc: "A pod's use against its allocation, and on shared GPUs its co-tenants' memory against the device's capacity.",
@@ -25,21 +29,21 @@ func workloadDrillDown(s chart) spec {
 		rows: []row{
 			{"Use against allocation", []panel{
 				ts("Allocated and used GPU", "short", "The GPU share the pod holds (1 whole, 1/replicas shared, the slices of its MIG profile over the GPU's on MIG) and the part of it it uses.", 12,
-					target{expr: "sum by (namespace, pod) (" + s.alloc() + ")", legend: podLegend + " allocated"},
-					target{expr: "sum by (namespace, pod) (" + s.used() + ")", legend: podLegend + " used"}),
+					target{expr: signals.SumBy(byPod, s.alloc()), legend: podLegend + " allocated"},
+					target{expr: signals.SumBy(byPod, s.used()), legend: podLegend + " used"}),
 				ts("Use of its allocation", "percentunit", "How busy the pod keeps what it holds. Above 100% on a time-sliced GPU: it uses time its co-tenants leave idle.", 12,
-					target{expr: "sum by (namespace, pod) (" + s.used() + ") / sum by (namespace, pod) (" + s.alloc() + ")", legend: podLegend}),
+					target{expr: signals.SumBy(byPod, s.used()) + " / " + signals.SumBy(byPod, s.alloc()), legend: podLegend}),
 			}},
 			{"Memory", []panel{
 				ts("GPU memory of the pod", "bytes", "GPU memory the pod's containers use, per GPU or MIG instance.", 12,
-					target{expr: "sum by (namespace, pod, node, gpu, gpu_instance) (" + s.podMemUsed() + ")", legend: podLegend + " on " + gpuLegend}),
+					target{expr: signals.SumBy(append(slices.Clone(byPod), signals.LabelNode, signals.LabelGPU, signals.LabelGPUInstance), s.podMemUsed()), legend: podLegend + " on " + gpuLegend}),
 				{kind: timeSeries, title: "Co-tenants' memory on shared GPUs", unit: "bytes", w: 12, h: 8, stacked: true,
 					capacityLine: ".* capacity$",
 					desc: "Every tenant's memory on the time-sliced or MPS GPUs the pod shares, stacked against the device's memory (dashed). " +
 						"Nothing isolates their memory: when the stack reaches the line, the next allocation fails with out-of-memory.",
 					targets: []target{
-						{expr: "sum by (namespace, pod, node, gpu, uuid) (" + anyPod(s.podMemUsed()) + ") and on (node, uuid) (" + shared + ")", legend: podLegend + " on " + gpuLegend},
-						{expr: "max by (node, gpu, uuid) (" + s.memTotal() + ") and on (node, uuid) (" + shared + ")", legend: gpuLegend + " capacity"},
+						{expr: signals.AndOn(signals.SumBy(append(slices.Clone(byPod), signals.LabelNode, signals.LabelGPU, signals.LabelUUID), anyPod(s.podMemUsed())), signals.GPUKey, "("+shared+")"), legend: podLegend + " on " + gpuLegend},
+						{expr: signals.AndOn(signals.MaxBy([]string{signals.LabelNode, signals.LabelGPU, signals.LabelUUID}, s.memTotal()), signals.GPUKey, "("+shared+")"), legend: gpuLegend + " capacity"},
 					}},
 			}},
 			{"Where it runs", []panel{

@@ -17,6 +17,13 @@
 // layout rules and MIG geometry from here and from nowhere else, so that
 // a lesson learned about an exporter's output is learned by all of them at
 // once, and a report and a dashboard never show a team two utilisations.
+// The forms those readers compose the signals with (aggregations,
+// subqueries, joins, workload naming, kube-state-metrics' owners, rule
+// shapes: forms.go and beside it) are written here too, and no Go file
+// outside signals/ writes PromQL (TestNoPromQLOutsideSignals). A schema
+// says what readers plan by in its Traits, never through its name, and
+// signals/schemas is the one list of schemas.
+//
 // Nothing here links the Prometheus engine or TSDB: a rule or dashboard
 // generator stays small.
 package signals

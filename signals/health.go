@@ -43,3 +43,17 @@ var ApplicationXIDs = []string{"13", "31", "43", "45"}
 // ApplicationXID says whether the XID code is a workload error rather than
 // a GPU fault.
 func ApplicationXID(code string) bool { return slices.Contains(ApplicationXIDs, code) }
+
+// XIDHolders is every application XID of a window with each allocation
+// that held its GPU at that step: one series per event and holder (and one
+// per event without one) with the allocation's key, the code in xid and
+// the step in label at (Unix seconds), from count_values at each step of
+// w. allocations is a schema's allocations where only presence matters,
+// raised its Health's XIDRaised.
+func XIDHolders(w Over, allocations, raised, at string) string {
+	keys := AllocationKeyLabels
+	raised = "(" + raised + ")"
+	held := GroupLeft(GroupBy(keys, allocations), "*", GPUKey, nil, raised)
+	codes := CountValues("xid", keys, "("+held+") or "+raised)
+	return w.Apply("count_over_time", CountValues(at, append(slices.Clone(keys), "xid"), "0 * "+codes+" + time()"))
+}

@@ -71,8 +71,35 @@ type Schema interface {
 	Identifying() []string
 	// In is the same schema with every expression in scope sc.
 	In(sc Scope) Schema
+	// Traits are what a reader needs to know of the exporter's series
+	// beyond its expressions, so that no reader asks a schema's name.
+	Traits() Traits
 	// Device is the GPU's own readings, in the same scope.
 	Device
+}
+
+// Traits are an exporter's properties that readers plan by (the shard
+// planner, the analysis's host resolution), said by the schema instead of
+// inferred from its name.
+type Traits struct {
+	// HostLabels are the raw labels a series carries its node in, first
+	// non-empty wins, as the schema's expressions read them.
+	HostLabels []string
+	// TenantExact says every series the tenants' signals read carries its
+	// tenant: a namespace matcher on each selector changes nothing but
+	// which tenants an answer has. False where a tenant's figure reads
+	// the device's own series (dcgm-exporter's utilization counts a GPU's
+	// co-tenants across namespaces).
+	TenantExact bool
+	// PointsPerSeriesStep is the shard planner's cost model: the peak
+	// samples of the heaviest query per probed GPU or allocation and per
+	// step, with a margin (measured in analyzer/query's cost model test).
+	PointsPerSeriesStep float64
+	// HostPods, where not empty, is a regex of the exporter's own pod
+	// names, which it may write as its host label when it has no node
+	// name (dcgm-exporter without NODE_NAME): such a node is renamed to
+	// the one kube-state-metrics places the pod on (ExporterPodNodes).
+	HostPods string
 }
 
 // OptionalSignals is a schema whose exporter may be configured without

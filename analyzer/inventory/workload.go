@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // Workload returns the workload owning a pod. For a pod the inventory
@@ -40,30 +41,15 @@ func (inv *Inventory) WorkloadOf(namespace, pod string) (w workload.Ref, inferre
 // <name>-<5 random> is also what DaemonSets and bare generateName pods
 // produce; Job is chosen because the pods that outlive their inventory
 // entry are overwhelmingly finished Job pods.
+//
+// The rule is signals.WorkloadOf's, the one the analysis evaluates in
+// PromQL (signals.WithWorkload): a pod is named one workload everywhere.
 func InferWorkload(namespace, pod string) workload.Ref {
-	ref := func(kind, name string) workload.Ref {
-		return workload.Ref{Kind: kind, Namespace: namespace, Name: name}
+	if pod == "" {
+		return workload.Ref{Kind: "Pod", Namespace: namespace}
 	}
-	base, last, ok := cutLastSegment(pod)
-	switch {
-	case !ok:
-		return ref("Pod", pod)
-	case isDigits(last):
-		return ref("StatefulSet", base)
-	case !isRandomSuffix(last):
-		return ref("Pod", pod)
-	}
-	if owner, mid, ok := cutLastSegment(base); ok {
-		switch {
-		case isTemplateHash(mid):
-			return ref("Deployment", owner)
-		case isScheduledMinute(mid):
-			return ref("CronJob", owner)
-		case isDigits(mid):
-			return ref("Job", owner)
-		}
-	}
-	return ref("Job", base)
+	name, kind := signals.WorkloadOf(pod)
+	return workload.Ref{Kind: kind, Namespace: namespace, Name: name}
 }
 
 // CronJobOfJob returns the CronJob that names a Job <cronjob>-<minute>.
@@ -84,22 +70,6 @@ func cutLastSegment(s string) (before, last string, ok bool) {
 	}
 	return s[:i], s[i+1:], true
 }
-
-// randomAlphabet is k8s.io/apimachinery/pkg/util/rand's alphabet, used
-// for generateName suffixes (5 characters).
-const randomAlphabet = "bcdfghjklmnpqrstvwxz2456789"
-
-// hashAlphabet is what rand.SafeEncodeString makes of decimal digits,
-// the only input it gets for a pod-template-hash (a uint32): '0'…'9'
-// become "456789bcdf".
-const hashAlphabet = "456789bcdf"
-
-func isRandomSuffix(s string) bool { return len(s) == 5 && only(s, randomAlphabet) }
-
-// isTemplateHash accepts 6 to 10 characters: a uint32 printed in decimal
-// has at most 10 digits, and fewer than 6 happens for 1 in 40,000 hashes,
-// rarer than the words a shorter minimum would mistake for hashes.
-func isTemplateHash(s string) bool { return len(s) >= 6 && len(s) <= 10 && only(s, hashAlphabet) }
 
 // isScheduledMinute recognises the CronJob controller's job suffix, the
 // scheduled time in minutes since the epoch: 8 digits from 1960 to 2160.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals/dcgm"
-	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/signals/schemas"
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
@@ -242,7 +242,7 @@ func pickSchema(ctx context.Context, o Options) (signals.Schema, bool, error) {
 		if errors.Unwrap(err) != nil {
 			return nil, false, err
 		}
-		e := noData(o, []signals.Schema{native.Schema{}, dcgm.Schema{Fields: o.DCGMFields}}, err.Error())
+		e := noData(o, schemas.All(o.DCGMFields), err.Error())
 		var unread *source.UnreadNamesError
 		if errors.As(err, &unread) {
 			e.Unread = unread.Error()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
@@ -55,8 +56,10 @@ func newAnalysis(sch signals.Schema, w fleet.Window) *analysis {
 		gpus:   map[fleet.GPUKey]*fleet.GPU{},
 		res:    &fleet.Result{Schema: sch.Name(), Window: w, ExpectedSteps: w.ExpectedSteps()},
 
-		workloadSteps: map[fleet.WorkloadKey]*workloadPerStep{},
-		podOwners:     map[fleet.PodRef]fleet.Owner{}, setOwners: map[fleet.PodRef]fleet.Owner{}, jobOwners: map[fleet.PodRef]fleet.Owner{},
+		hostPods: hostPodsOf(sch),
+
+		workloadSteps: map[WorkloadKey]*workloadPerStep{},
+		podOwners:     map[PodRef]Owner{}, setOwners: map[PodRef]Owner{}, jobOwners: map[PodRef]Owner{},
 	}
 }
 
@@ -92,6 +95,7 @@ type analysis struct {
 	// themselves in the host label; resolvedHosts and unresolvedHosts
 	// count the renaming (hosts.go).
 	exporterNodes   map[string]string
+	hostPods        *regexp.Regexp
 	resolvedHosts   int
 	unresolvedHosts map[string]bool
 	// claims are the ResourceClaims each allocation was seen with, and
@@ -119,11 +123,7 @@ func by(labels []string) string { return signals.By(labels...) }
 // within the window (a measurement method, a sharing mode) cannot split
 // one allocation into two.
 func (a *analysis) scanQueries(sch signals.Schema) []namedQuery {
-	over := a.over
-	quantile := func(q float64, expr string) string {
-		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.SubqueryRange(), stepStr(a.w))
-	}
-	gpuKey := by(signals.GPUKey)
+	over, quantile := a.over, a.quantile
 	alloc := maxBy(signals.AllocationKeyLabels, sch.Allocation())
 	util := maxBy(signals.AllocationKeyLabels, sch.Utilization())
 	mem := maxBy(signals.AllocationKeyLabels, sch.MemoryUsed())
@@ -137,7 +137,7 @@ func (a *analysis) scanQueries(sch signals.Schema) []namedQuery {
 		{name: "allocation steps", expr: withWorkload(over("count_over_time", alloc)), apply: a.allocSteps},
 		// time() is each step's own instant: the largest is the last
 		// step the allocation was seen at.
-		{name: "allocation last step", expr: over("max_over_time", "time() + 0 * "+alloc), apply: a.alloc(func(x *fleet.Allocation, v float64) {
+		{name: "allocation last step", expr: over("max_over_time", signals.StepTime(alloc)), apply: a.alloc(func(x *Allocation, v float64) {
 			x.SinceLastSeen = sinceLastStep(a.w, int64(math.Round(v*1000)))
 		})},
 		{name: "allocated GPU steps", expr: over("sum_over_time", alloc), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.AllocatedGPUHours = hours(a.w, v) })},
@@ -160,22 +160,22 @@ func (a *analysis) scanQueries(sch signals.Schema) []namedQuery {
 				g.Model = string(s.Metric[signals.LabelModel])
 			}
 		})},
-		{name: "gpu allocated steps", expr: over("count_over_time", gpu+" and on "+gpuKey+" "+presence(signals.GPUKey, sch.Allocation())), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AllocatedHours = hours(a.w, v) })},
-		{name: "gpu allocated GPU steps", expr: over("sum_over_time", "sum by "+gpuKey+" ("+sch.Allocation()+")"), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AllocatedGPUHours = hours(a.w, v) })},
-		{name: "gpu co-tenants", expr: over("max_over_time", "count by "+gpuKey+" ("+alloc+")"), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.CoTenants = int(v) })},
-		{name: "gpu sharing", expr: over("count_over_time", "count by (node, uuid, sharing) ("+sch.Allocation()+")"), apply: a.gpuSharing},
-		{name: "gpu utilization average", expr: over("avg_over_time", gpuUtil), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AvgUtilization = v })},
-		{name: "gpu utilization steps", expr: over("count_over_time", gpuUtil), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.UtilizationSteps = int(v) })},
-		{name: "gpu memory total", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryTotal()), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryTotalBytes = v })},
-		{name: "gpu energy", expr: maxBy(signals.GPUKey, sch.GPUEnergy(rangeStr(a.w), stepStr(a.w))), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.EnergyJoules = v })},
-		{name: "gpu memory used p99", expr: quantile(0.99, gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedP99Bytes = v })},
-		{name: "gpu memory used peak", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryUsed()), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedPeakBytes = v })},
-		{name: "gpu memory used steps", expr: over("count_over_time", gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedSteps = int(v) })},
-		{name: "gpu memory used last", expr: over("last_over_time", gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedLastBytes = v })},
-		{name: "gpu memory used growth", expr: over("deriv", gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedGrowthBytesPerHour = v * 3600 })},
+		{name: "gpu allocated steps", expr: over("count_over_time", signals.AndOn(gpu, signals.GPUKey, presence(signals.GPUKey, sch.Allocation()))), apply: a.gpuValue(func(g *GPU, v float64) { g.AllocatedHours = hours(a.w, v) })},
+		{name: "gpu allocated GPU steps", expr: over("sum_over_time", signals.SumBy(signals.GPUKey, sch.Allocation())), apply: a.gpuValue(func(g *GPU, v float64) { g.AllocatedGPUHours = hours(a.w, v) })},
+		{name: "gpu co-tenants", expr: over("max_over_time", signals.CountBy(signals.GPUKey, alloc)), apply: a.gpuValue(func(g *GPU, v float64) { g.CoTenants = int(v) })},
+		{name: "gpu sharing", expr: over("count_over_time", signals.CountBy(append(slices.Clone(signals.GPUKey), signals.LabelSharing), sch.Allocation())), apply: a.gpuSharing},
+		{name: "gpu utilization average", expr: over("avg_over_time", gpuUtil), apply: a.gpuValue(func(g *GPU, v float64) { g.AvgUtilization = v })},
+		{name: "gpu utilization steps", expr: over("count_over_time", gpuUtil), apply: a.gpuValue(func(g *GPU, v float64) { g.UtilizationSteps = int(v) })},
+		{name: "gpu memory total", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryTotal()), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
+		{name: "gpu energy", expr: maxBy(signals.GPUKey, sch.GPUEnergy(rangeStr(a.w), stepStr(a.w))), apply: a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
+		{name: "gpu memory used p99", expr: quantile(0.99, gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedP99Bytes = v })},
+		{name: "gpu memory used peak", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryUsed()), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedPeakBytes = v })},
+		{name: "gpu memory used steps", expr: over("count_over_time", gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedSteps = int(v) })},
+		{name: "gpu memory used last", expr: over("last_over_time", gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedLastBytes = v })},
+		{name: "gpu memory used growth", expr: over("deriv", gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedGrowthBytesPerHour = v * 3600 })},
 		// The tenants' memory is summed per step, before the quantile:
 		// tenants that take turns never add up.
-		{name: "gpu tenants memory p99", expr: quantile(0.99, "sum by "+gpuKey+" ("+mem+")"), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.TenantsMemoryP99Bytes = v })},
+		{name: "gpu tenants memory p99", expr: quantile(0.99, signals.SumBy(signals.GPUKey, mem)), apply: a.gpuValue(func(g *GPU, v float64) { g.TenantsMemoryP99Bytes = v })},
 	}, slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch, true), a.healthQueries(sch), a.attributionQueries(sch, false), a.hostQueries(sch), a.claimQueries(sch))...)
 }
 
@@ -194,7 +194,13 @@ func (a *analysis) window() signals.Over {
 }
 
 func (a *analysis) over(fn, expr string) string {
-	return fmt.Sprintf("%s((%s)[%s:%s])", fn, expr, a.w.SubqueryRange(), stepStr(a.w))
+	return signals.Subquery(fn, expr, a.w.SubqueryRange(), stepStr(a.w))
+}
+
+// quantile is quantile_over_time(q, ...) of expr at every step of the
+// window.
+func (a *analysis) quantile(q float64, expr string) string {
+	return signals.Quantile(q, expr, a.w.SubqueryRange(), stepStr(a.w))
 }
 
 func allocationKey(m model.Metric) fleet.AllocationKey {

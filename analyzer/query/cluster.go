@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
@@ -41,8 +40,7 @@ func ClusterValues(ctx context.Context, src source.Source, sch signals.Schema, w
 	if p, ok := sch.(interface{ Present() []string }); ok {
 		names = p.Present()
 	}
-	tile := fmt.Sprintf(`count by (%s) (last_over_time({__name__=~%q}[%s]))`, label, strings.Join(names, "|"), step)
-	q := fmt.Sprintf(`max_over_time((%s)[%s:%s]) or %s`, tile, w.SubqueryRange(), step, tile)
+	q := signals.ClusterValues(label, names, w.SubqueryRange(), step)
 	vec, _, err := instantQuery(ctx, src, "clusters", q, w.End)
 	if err != nil {
 		return nil, fmt.Errorf("analysis query \"clusters\": %w", err)

@@ -77,11 +77,7 @@ const labelAt = "at"
 // code in xid and the step in at, from count_values at each step of the
 // window's subquery.
 func (a *analysis) xidHolders(sch signals.Schema, h signals.Health) string {
-	keys := by(signals.AllocationKeyLabels)
-	raised := "(" + h.XIDRaised + ")"
-	held := "group by " + keys + " (" + allocationPresence(sch) + ") * on (node, uuid) group_left () " + raised
-	codes := `count_values by ` + keys + ` ("xid", (` + held + `) or ` + raised + `)`
-	return a.over("count_over_time", `count_values by `+by(append(slices.Clone(signals.AllocationKeyLabels), "xid"))+` ("`+labelAt+`", 0 * `+codes+` + time())`)
+	return signals.XIDHolders(a.window(), allocationPresence(sch), h.XIDRaised, labelAt)
 }
 
 // xidHolder reads one of xidHolders' series.

@@ -4,28 +4,33 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/gpulens/gpulens/signals"
-
-	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/prometheus/common/model"
+
+	"github.com/gpulens/gpulens/signals"
 )
 
-// exporterPod matches a node name that is a dcgm-exporter pod's.
-var exporterPod = regexp.MustCompile("^(?:" + dcgm.ExporterPods + ")$")
+// hostPodsOf matches a node name that is one of sch's exporter pods
+// (signals.Traits.HostPods); nil where its exporter always names its node.
+func hostPodsOf(sch signals.Schema) *regexp.Regexp {
+	if p := sch.Traits().HostPods; p != "" {
+		return regexp.MustCompile("^(?:" + p + ")$")
+	}
+	return nil
+}
 
 // hostQueries find the nodes of dcgm-exporter pods. dcgm-exporter writes
 // NODE_NAME in its host label, or where that is not set the host name,
 // which in a pod is the pod's own name: every GPU's node then reads as an
 // exporter pod. Its node is the one kube-state-metrics places that pod on
 // (kube_pod_info), which is what the cluster and the other signals call
-// it. Only the dcgm-exporter schema needs it: gpulens-exporter takes its
-// node from the downward API and refuses to start without it.
+// it. Only a schema with Traits.HostPods needs it: gpulens-exporter takes
+// its node from the downward API and refuses to start without it.
 func (a *analysis) hostQueries(sch signals.Schema) []namedQuery {
-	if sch.Name() != dcgm.SchemaName {
+	pods := sch.Traits().HostPods
+	if pods == "" {
 		return nil
 	}
-	info := `kube_pod_info{pod=~"` + dcgm.ExporterPods + `", node!=""}`
-	return []namedQuery{{name: "exporter pod nodes", expr: "max by (pod, node) (" + a.over("max_over_time", info) + ")", apply: func(s *model.Sample) {
+	return []namedQuery{{name: "exporter pod nodes", expr: signals.ExporterPodNodes(a.window(), pods), apply: func(s *model.Sample) {
 		if a.exporterNodes == nil {
 			a.exporterNodes = map[string]string{}
 		}
@@ -40,7 +45,7 @@ func (a *analysis) hostQueries(sch signals.Schema) []namedQuery {
 func (a *analysis) resolveHosts() {
 	seen := map[string]bool{}
 	rename := func(node *string) {
-		if !exporterPod.MatchString(*node) {
+		if a.hostPods == nil || !a.hostPods.MatchString(*node) {
 			return
 		}
 		if n, ok := a.exporterNodes[*node]; ok {

@@ -1,7 +1,6 @@
 package query
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
@@ -25,20 +24,17 @@ const ownerStep = 5 * time.Minute
 // the engine: the passes know the GPU pods (passState.gpuPods) and keep
 // only theirs.
 func (a *analysis) ownerQueries(sch signals.Schema, join bool) []namedQuery {
-	step := max(ownerStep, a.w.Step)
-	over := func(expr string) string {
-		return fmt.Sprintf("max_over_time((%s)[%s:%s])", expr, a.w.SubqueryRange(), promDuration(step))
-	}
-	pods := "max by (namespace, pod, owner_kind, owner_name) (" + over(`kube_pod_owner{owner_kind!="<none>"}`) + ")"
+	w := signals.Window(a.w.SubqueryRange(), promDuration(max(ownerStep, a.w.Step)))
+	pods := signals.PodOwners(w)
 	if join {
-		pods += " and on (namespace, pod) group by (namespace, pod) (" + a.over("count_over_time", presence([]string{signals.LabelNamespace, signals.LabelPod}, allocationPresence(sch))) + ")"
+		pods = signals.OfPods(pods, a.over("count_over_time", presence([]string{signals.LabelNamespace, signals.LabelPod}, allocationPresence(sch))))
 	}
 	return []namedQuery{
-		{name: "pod owners", expr: pods, apply: a.ownerApply(func(r fleet.PodRef, o fleet.Owner) { a.podOwners[r] = o }, "pod")},
-		{name: "replicaset owners", expr: "max by (namespace, replicaset, owner_kind, owner_name) (" + over(`kube_replicaset_owner{owner_kind!="<none>"}`) + ")",
-			apply: a.ownerApply(func(r fleet.PodRef, o fleet.Owner) { a.setOwners[r] = o }, "replicaset")},
-		{name: "job owners", expr: "max by (namespace, job_name, owner_kind, owner_name) (" + over(`kube_job_owner{owner_kind!="<none>"}`) + ")",
-			apply: a.ownerApply(func(r fleet.PodRef, o fleet.Owner) { a.jobOwners[r] = o }, "job_name")},
+		{name: "pod owners", expr: pods, apply: a.ownerApply(func(r PodRef, o Owner) { a.podOwners[r] = o }, "pod")},
+		{name: "replicaset owners", expr: signals.ReplicaSetOwners(w),
+			apply: a.ownerApply(func(r PodRef, o Owner) { a.setOwners[r] = o }, "replicaset")},
+		{name: "job owners", expr: signals.JobOwners(w),
+			apply: a.ownerApply(func(r PodRef, o Owner) { a.jobOwners[r] = o }, "job_name")},
 	}
 }
 

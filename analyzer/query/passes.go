@@ -3,7 +3,6 @@ package query
 import (
 	"math"
 	"math/bits"
-	"regexp"
 
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/util/kahansum"
@@ -239,30 +238,9 @@ func workloadKeyOfSeries(m model.Metric) fleet.WorkloadKey {
 	return fleet.WorkloadKey{Ref: workload.Ref{Kind: kind, Namespace: string(m[signals.LabelNamespace]), Name: name, Container: string(m[signals.LabelContainer])}, Model: string(m[signals.LabelModel]), MIGProfile: string(m[signals.LabelMIGProfile])}
 }
 
-// workloadRegexps are workloadRules anchored as label_replace anchors them.
-var workloadRegexps = func() []*regexp.Regexp {
-	out := make([]*regexp.Regexp, len(workloadRules))
-	for i, r := range workloadRules {
-		out[i] = regexp.MustCompile("^(?s:" + r.re + ")$")
-	}
-	return out
-}()
-
-// inferWorkload is withWorkload's label_replace chain on a pod name: the
-// workload and its kind, empty for an empty pod.
-func inferWorkload(pod string) (name, kind string) {
-	if pod == "" {
-		return "", ""
-	}
-	name, kind = pod, "Pod"
-	for i, re := range workloadRegexps {
-		if m := re.FindStringSubmatchIndex(pod); m != nil {
-			kind = workloadRules[i].kind
-			name = string(re.ExpandString(nil, "$1", pod, m))
-		}
-	}
-	return name, kind
-}
+// inferWorkload is withWorkload's label_replace chain on a pod name
+// (signals.WorkloadOf).
+func inferWorkload(pod string) (name, kind string) { return signals.WorkloadOf(pod) }
 
 // aggregation is how groupBy combines the series of a group at a step, as
 // PromQL's max and sum (Kahan) by do; countBy and countGroups count them.

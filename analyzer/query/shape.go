@@ -3,6 +3,8 @@ package query
 import (
 	"slices"
 
+	"github.com/gpulens/gpulens/signals"
+
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
@@ -23,7 +25,7 @@ var promqlParser = parser.NewParser(parser.Options{})
 // NaN unless all values are NaN, which also composes), and the groups by
 // labels are the same whether formed from inner's series or from G's.
 func maxBy(labels []string, expr string) string {
-	return "max by " + by(labels) + " (" + unwrapMax(labels, expr) + ")"
+	return signals.MaxBy(labels, unwrapMax(labels, expr))
 }
 
 // maxOverTime is max_over_time of maxBy(labels, expr) over the window,
@@ -32,7 +34,7 @@ func maxBy(labels []string, expr string) string {
 // first, and this order spares the engine an aggregation at each of the
 // window's steps and a second series × steps matrix.
 func (a *analysis) maxOverTime(labels []string, expr string) string {
-	return "max by " + by(labels) + " (" + a.over("max_over_time", unwrapMax(labels, expr)) + ")"
+	return signals.MaxBy(labels, a.over("max_over_time", unwrapMax(labels, expr)))
 }
 
 // unwrapMax is inner when expr is "max by (G) (inner)" with labels ⊆ G,

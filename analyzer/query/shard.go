@@ -14,7 +14,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals"
-	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/prometheus/common/model"
 )
 
@@ -32,24 +31,14 @@ const shardConcurrency = 2
 // Cost model. A query's peak samples (what --query.max-samples counts)
 // is its matrices: the series it reads times the window's steps, times
 // the matrices alive at once. perSeriesStep is that multiplier per GPU or
-// allocation the probe counts and per step. Measured on the engine's own
-// statistics, the heaviest query holds, for gpulens's series, 1.5 points
-// per probed series and step on the bench fleet ("gpu utilization", and
-// "gpu attribution" while it was a per-step subquery) and 1.3 on the demo
-// fleet; for dcgm-exporter's, 3.1 on the demo fleet in the per-process
-// layout ("gpu attribution", "allocations" 3.0, "gpus" 2.9; 2.5 in the
-// one-pod layout), since the co-tenants of a flapping pod label are read
-// from range selectors on either side of each step (dcgm.Held). The
-// multipliers leave about a third over that, on top of the budget's own
-// room under the server's limit: a uniform 3 would shard a week of 1,000
-// GPUs that fits unsharded (30M of 50M), and a sharded run is the slower
-// one (its namespace shards repeat the workload scans).
-func perSeriesStep(sch signals.Schema) float64 {
-	if sch.Name() == dcgm.SchemaName {
-		return 4
-	}
-	return 1.75
-}
+// allocation the probe counts and per step, the schema's
+// (signals.Traits.PointsPerSeriesStep, measured on the engine's own
+// statistics: TestCostModelHolds). The multipliers leave about a third
+// over the measured peak, on top of the budget's own room under the
+// server's limit: a uniform 3 would shard a week of 1,000 GPUs that fits
+// unsharded (30M of 50M), and a sharded run is the slower one (its
+// namespace shards repeat the workload scans).
+func perSeriesStep(sch signals.Schema) float64 { return sch.Traits().PointsPerSeriesStep }
 
 // perAllocationStep is the namespace queries' multiplier per allocation
 // step (planNamespaces): their heaviest, "workload utilization p95",
@@ -104,17 +93,13 @@ func (s Sharding) budget() int {
 // their own namespace label, as ownerQueries read it.
 //
 // tenantExact says a namespace matcher on every selector of the
-// namespace queries changes nothing but which workloads they return: true
-// of gpulens's series, each of which carries its tenant. dcgm-exporter's
-// utilization reads the device's own series and counts a GPU's co-tenants
-// across namespaces (dcgm.Schema.Utilization), so there the namespace
-// queries run unsharded.
+// namespace queries changes nothing but which workloads they return
+// (signals.Traits.TenantExact); where it is false the namespace queries
+// run unsharded.
 func shardLabels(sch signals.Schema) (node, namespace []string, tenantExact bool) {
 	// The pod is read as the namespace is (podLabels).
-	if sch.Name() == dcgm.SchemaName {
-		return dcgm.HostLabels, []string{signals.Exported(signals.LabelNamespace), signals.LabelNamespace}, false
-	}
-	return []string{signals.LabelNode}, []string{signals.Exported(signals.LabelNamespace), signals.LabelNamespace}, true
+	t := sch.Traits()
+	return t.HostLabels, []string{signals.Exported(signals.LabelNamespace), signals.LabelNamespace}, t.TenantExact
 }
 
 // podLabels are the raw labels of a tenant's pod, first non-empty wins.
@@ -346,7 +331,7 @@ const probeSteps = 30
 func (a *analysis) probe(ctx context.Context, src source.Source, sch signals.Schema) ([]unit, error) {
 	step := max(a.w.Step, (a.w.Duration() / probeSteps).Truncate(time.Second))
 	count := func(expr string) string {
-		return fmt.Sprintf("max_over_time((count by (node) (%s))[%s:%s])", expr, a.w.SubqueryRange(), promDuration(step))
+		return signals.Subquery("max_over_time", signals.CountBy([]string{signals.LabelNode}, expr), a.w.SubqueryRange(), promDuration(step))
 	}
 	perNode := map[string]float64{}
 	for _, q := range []string{count(sch.GPU()), count(sch.Allocation())} {

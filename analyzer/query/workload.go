@@ -2,7 +2,6 @@ package query
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
@@ -13,51 +12,18 @@ import (
 )
 
 // Labels the query set adds to allocation series: the workload a pod
-// belongs to, inferred inside the engine from the pod's name, so that the
-// per-workload figures (a union of pods' time, percentiles over all their
-// samples) are aggregated by the engine at each step and the query count
-// stays constant in the number of pods.
+// belongs to, inferred inside the engine from the pod's name
+// (signals.WithWorkload), so that the per-workload figures (a union of
+// pods' time, percentiles over all their samples) are aggregated by the
+// engine at each step and the query count stays constant in the number of
+// pods.
 const (
-	LabelWorkload     = "workload"
-	LabelWorkloadKind = "workload_kind"
+	LabelWorkload     = signals.LabelWorkload
+	LabelWorkloadKind = signals.LabelWorkloadKind
 )
 
-// Generated-name alphabets, as in inventory.InferWorkload: the random
-// suffix of generateName (k8s.io/apimachinery/pkg/util/rand) and what
-// rand.SafeEncodeString makes of a pod-template-hash's decimal digits.
-const (
-	reRandom = `[bcdfghjklmnpqrstvwxz2456789]{5}`
-	reHash   = `[456789bcdf]{6,10}`
-)
-
-// workloadRules are applied in order, each overriding the ones before when
-// its pattern matches the whole pod name, which gives the precedence of
-// inventory.InferWorkload (TestWorkloadExprMatchesInferWorkload holds the
-// two together): a pod-template hash wins over a scheduled minute, which
-// wins over a completion index, and an all-digit last segment (a
-// StatefulSet ordinal) wins over everything.
-var workloadRules = []struct{ kind, re string }{
-	{"Job", `(.+)-` + reRandom},
-	{"Job", `(.+)-[0-9]+-` + reRandom},
-	{"CronJob", `(.+)-[0-9]{8,}-` + reRandom},
-	{"Deployment", `(.+)-` + reHash + `-` + reRandom},
-	{"StatefulSet", `(.+)-[0-9]+`},
-}
-
-// withWorkload adds the workload and workload_kind labels to every series
-// of expr that has a pod label: the pod itself (kind Pod) unless its name
-// has a controller's generated form. label_replace leaves a series as it
-// is when the pattern does not match, so each rule only touches the pods
-// it recognises.
-func withWorkload(expr string) string {
-	expr = fmt.Sprintf(`label_replace(label_replace(%s, %q, "$1", "pod", "(.+)"), %q, "Pod", "pod", ".+")`,
-		expr, LabelWorkload, LabelWorkloadKind)
-	for _, r := range workloadRules {
-		expr = fmt.Sprintf(`label_replace(label_replace(%s, %q, %q, "pod", %q), %q, "$1", "pod", %q)`,
-			expr, LabelWorkloadKind, r.kind, r.re, LabelWorkload, r.re)
-	}
-	return expr
-}
+// withWorkload is signals.WithWorkload.
+func withWorkload(expr string) string { return signals.WithWorkload(expr) }
 
 // workloadLabels are the labels of WorkloadKey as the engine groups them.
 var workloadLabels = []string{signals.LabelNamespace, LabelWorkloadKind, LabelWorkload, signals.LabelContainer, signals.LabelModel, signals.LabelMIGProfile}
@@ -80,11 +46,8 @@ type workloadPerStep struct {
 // counts, peak) is a sum or maximum over its allocations' figures, which
 // workloads() composes exactly, so it costs no query of its own.
 func (a *analysis) workloadQueries(sch signals.Schema) []namedQuery {
-	wk := by(workloadLabels)
-	perStep := func(agg, expr string) string { return agg + " by " + wk + " (" + withWorkload(expr) + ")" }
-	quantile := func(q float64, expr string) string {
-		return fmt.Sprintf("quantile_over_time(%g, (%s)[%s:%s])", q, expr, a.w.SubqueryRange(), stepStr(a.w))
-	}
+	perStep := func(agg, expr string) string { return signals.Agg(agg, workloadLabels, withWorkload(expr)) }
+	quantile := a.quantile
 	return []namedQuery{
 		{name: "workload steps", expr: a.over("count_over_time", perStep("group", allocationPresence(sch))), apply: a.workloadValue(func(x *workloadPerStep, v float64) { x.steps = int(v) })},
 		{name: "workload utilization p95", expr: quantile(0.95, perStep("max", sch.Utilization())), apply: a.workloadValue(func(x *workloadPerStep, v float64) { x.p95Utilization = v })},

@@ -9,23 +9,17 @@ import (
 
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
-	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/signals/schemas"
 )
 
-// SchemaNames lists the schemas SchemaByName knows, in --schema's words.
-func SchemaNames() []string { return []string{native.SchemaName, dcgm.SchemaName} }
+// SchemaNames lists the schemas SchemaByName knows, in --schema's words
+// (signals/schemas).
+func SchemaNames() []string { return schemas.Names() }
 
 // SchemaByName returns the schema called name; fields, where not nil,
 // maps dcgm-exporter's fields onto the store's own names (--dcgm-fields).
 func SchemaByName(name string, fields *dcgm.FieldMap) (signals.Schema, error) {
-	switch name {
-	case native.SchemaName:
-		return native.Schema{}, nil
-	case dcgm.SchemaName:
-		return dcgm.Schema{Fields: fields}, nil
-	default:
-		return nil, fmt.Errorf("unknown schema %q, want one of %s", name, strings.Join(SchemaNames(), ", "))
-	}
+	return schemas.ByName(name, fields)
 }
 
 // Detect picks the schema of the data in [start, end] for --schema auto:
@@ -44,7 +38,7 @@ func Detect(ctx context.Context, src Source, start, end time.Time, fields *dcgm.
 	if err != nil {
 		return nil, fmt.Errorf("detecting the metric schema: %w", err)
 	}
-	candidates := []signals.Schema{native.Schema{}, dcgm.Schema{Fields: fields}}
+	candidates := schemas.All(fields)
 	for _, s := range candidates {
 		for _, n := range s.Identifying() {
 			if slices.Contains(names, n) {

@@ -1,0 +1,114 @@
+package signals_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// promqlTokens are what PromQL looks like inside a Go string literal: the
+// forms signals/ writes (aggregations by labels, window functions, joins,
+// range selectors and subqueries).
+var promqlTokens = regexp.MustCompile(`_over_time\(|label_replace\(|count_values|predict_linear\(|` +
+	`\b(sum|avg|max|min|count|group|topk|bottomk|quantile|stddev) (by|without)\b|\b(sum|avg|max|min|count|group)\(|` +
+	`(\b(and|or|unless|bool)|[-+*/^<>=]) (on|ignoring) \(|group_(left|right)|\[(\d+(ms|[smhdwy])|\$__\w+)(:\d*(ms|[smhdwy])?)?\]`)
+
+// promqlElsewhere are the files outside signals/ allowed PromQL, each for
+// the reason said.
+var promqlElsewhere = map[string]string{
+	// The consolidation plan's six fetch queries are being replaced by
+	// lanes folded from the analysis's own read (issue 43, "one read per
+	// report"); they go with the file.
+	"analyzer/plan/fetch.go": "replaced by the analysis's lanes",
+}
+
+// TestNoPromQLOutsideSignals holds the promise of signals/doc.go: every
+// PromQL form is written here, and the analysis, the rules and the
+// dashboards compose them. It scans the string literals of every non-test
+// Go file of the module outside signals/.
+func TestNoPromQLOutsideSignals(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel == "signals" || strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, err := strconv.Unquote(lit.Value)
+			if err != nil || !promqlTokens.MatchString(s) {
+				return true
+			}
+			if _, ok := promqlElsewhere[rel]; ok {
+				seen[rel] = true
+				return true
+			}
+			t.Errorf("%s: PromQL %q outside signals/: write the form in signals (signals/forms.go) and call it", fset.Position(lit.Pos()), promqlTokens.FindString(s))
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rel := range promqlElsewhere {
+		if !seen[rel] {
+			t.Errorf("%s is allowed PromQL but has none: take it off promqlElsewhere", rel)
+		}
+	}
+}
+
+// The scan's tokens catch what the module used to write outside signals/
+// and pass prose.
+func TestPromQLTokens(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{"avg_over_time((x)[1h:1m]) > 0.5", true},
+		{"max by (node, uuid) (x)", true},
+		{"max by ", true},
+		{"count(x) or vector(0)", true},
+		{"x and on (node, uuid) y", true},
+		{"x * on (node) group_left () y", true},
+		{"max_over_time(rec[5m])", true},
+		{"(x)[$__range:1m]", true},
+		{`label_replace(x, "a", "$1", "b", "(.*)")`, true},
+		{"the node kube-state-metrics places each pod on (kube_pod_info).", false},
+		{"Address to serve on (exporter-toolkit; repeatable)", false},
+		{"gpu memory used p99", false},
+		{"count_over_time", false},
+	} {
+		if got := promqlTokens.MatchString(c.s); got != c.want {
+			t.Errorf("%q: PromQL %v, want %v", c.s, got, c.want)
+		}
+	}
+}
