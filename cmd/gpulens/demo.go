@@ -15,6 +15,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/analyzer/session"
 	"github.com/gpulens/gpulens/exporter/sim"
+	"github.com/gpulens/gpulens/internal/outputflag"
 )
 
 type demoOptions struct {
@@ -24,7 +25,7 @@ type demoOptions struct {
 	step        time.Duration
 	dataDir     string
 	openMetrics string
-	out         outputFlags
+	out         outputflag.Flags
 	quiet       bool
 }
 
@@ -55,13 +56,13 @@ func newDemoCmd() *cobra.Command {
 	f.DurationVar(&o.step, "step", time.Minute, "Sampling resolution of the simulation (the scrape interval)")
 	f.StringVar(&o.dataDir, "data-dir", "", "Keep the TSDB in this directory (default: a temporary one, removed afterwards)")
 	f.StringVar(&o.openMetrics, "export-openmetrics", "", "Also write the simulated samples as OpenMetrics to this file")
-	o.out.register(f, report.Formats, "table")
+	o.out.Register(f, report.Formats, "table")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "No progress line on a terminal (there is none when standard error is not a terminal)")
 	return c
 }
 
 func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) error {
-	if err := o.out.resolve(stderr); err != nil {
+	if err := o.out.Resolve(stderr); err != nil {
 		return err
 	}
 	dur, err := session.ParseWindow(o.duration)
@@ -100,8 +101,8 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 		return err
 	}
 	var buf bytes.Buffer
-	if err := report.Render(&buf, r, o.out.format); err != nil {
+	if err := report.Render(&buf, r, o.out.Format); err != nil {
 		return err
 	}
-	return writeOutput(stdout, o.out.file, buf.Bytes())
+	return outputflag.Write(stdout, o.out.File, buf.Bytes())
 }

@@ -6,6 +6,9 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gpulens/gpulens/analyzer/manifest"
+	"github.com/gpulens/gpulens/internal/outputflag"
 )
 
 // Exit codes are distinct so scripts can tell a usage mistake from a data
@@ -29,6 +32,16 @@ const (
 
 // usageError marks errors in flags or arguments.
 type usageError struct{ error }
+
+// isUsage: a usageError, or a package's error that names a flag.
+func isUsage(err error) bool {
+	var (
+		ue usageError
+		oe *outputflag.Error
+		me *manifest.OutputError
+	)
+	return errors.As(err, &ue) || errors.As(err, &oe) || errors.As(err, &me)
+}
 
 // exitError carries the exit code of a failure.
 type exitError struct {
@@ -72,8 +85,7 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	if err := root.Execute(); err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
-		var ue usageError
-		if errors.As(err, &ue) {
+		if isUsage(err) {
 			return exitUsage
 		}
 		var ce interface{ ExitCode() int }
