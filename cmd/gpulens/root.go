@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/analyzer/manifest"
+	"github.com/gpulens/gpulens/internal/flagrange"
 	"github.com/gpulens/gpulens/internal/outputflag"
 )
 
@@ -39,8 +40,9 @@ func isUsage(err error) bool {
 		ue usageError
 		oe *outputflag.Error
 		me *manifest.OutputError
+		re *flagrange.Error
 	)
-	return errors.As(err, &ue) || errors.As(err, &oe) || errors.As(err, &me)
+	return errors.As(err, &ue) || errors.As(err, &oe) || errors.As(err, &me) || errors.As(err, &re)
 }
 
 // exitError carries the exit code of a failure.
@@ -60,7 +62,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long:              help("gpulens"),
 		SilenceUsage:      true,
 		SilenceErrors:     true,
-		PersistentPreRunE: checkFlagRanges,
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error { return flagrange.Check(c.Flags(), flagRanges) },
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
