@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpulens/gpulens/analyzer/demo"
 	"github.com/gpulens/gpulens/analyzer/manifest"
 	"github.com/gpulens/gpulens/internal/flagrange"
 	"github.com/gpulens/gpulens/internal/outputflag"
@@ -41,8 +42,9 @@ func isUsage(err error) bool {
 		oe *outputflag.Error
 		me *manifest.OutputError
 		re *flagrange.Error
+		de *demo.FlagError
 	)
-	return errors.As(err, &ue) || errors.As(err, &oe) || errors.As(err, &me) || errors.As(err, &re)
+	return errors.As(err, &ue) || errors.As(err, &oe) || errors.As(err, &me) || errors.As(err, &re) || errors.As(err, &de)
 }
 
 // exitError carries the exit code of a failure.
