@@ -56,9 +56,19 @@ type Config struct {
 	HealthAddress string
 	// StateFile keeps the alerts being sent across restarts (--state.file).
 	StateFile string
-	// PushToken is the bearer token of PushURL, from a file or the
-	// environment; never logged.
-	PushToken       string
+	// PushToken is the bearer token of PushURL; Run reads it from
+	// PushTokenFile (--push.bearer-token-file) or $GPULENS_PUSH_TOKEN when
+	// either is set. Never logged.
+	PushToken     string
+	PushTokenFile string
+	// AlertmanagerUser and AlertmanagerPasswordFile are the Alertmanagers'
+	// basic auth (--alertmanager.basic-auth-user,
+	// --alertmanager.basic-auth-password-file, else
+	// $GPULENS_ALERTMANAGER_PASSWORD), set by Run into each URL.
+	AlertmanagerUser         string
+	AlertmanagerPasswordFile string
+	// Getenv reads the secrets' environment variables; nil is os.Getenv.
+	Getenv          func(string) string
 	ExternalURL     string        // --web.external-url
 	ShutdownTimeout time.Duration // --web.shutdown-timeout
 	Logger          *slog.Logger
@@ -87,6 +97,10 @@ func Run(ctx context.Context, c Config) error {
 	logger := c.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
+	}
+	// The secrets first: a missing file is named before any other mistake.
+	if err := c.resolveSecrets(); err != nil {
+		return err
 	}
 	if err := c.Check(); err != nil {
 		return err

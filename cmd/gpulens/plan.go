@@ -11,16 +11,17 @@ import (
 	"github.com/gpulens/gpulens/analyzer/manifest"
 	"github.com/gpulens/gpulens/analyzer/plan"
 	"github.com/gpulens/gpulens/analyzer/session"
+	"github.com/gpulens/gpulens/internal/outputflag"
 )
 
 type planOptions struct {
-	src      sourceFlags
-	out      outputFlags
-	models   []string
-	replicas int
-	nodeGPUs int
-	now      func() time.Time
-	objects  manifestOutput
+	src       sourceFlags
+	out       outputflag.Flags
+	models    []string
+	replicas  int
+	nodeGPUs  int
+	now       func() time.Time
+	outputDir string
 }
 
 func newPlanCmd() *cobra.Command {
@@ -45,8 +46,8 @@ func newPlanCmd() *cobra.Command {
 	}
 	f := c.Flags()
 	o.src.register(f)
-	o.out.register(f, withKustomize(plan.Formats), "table")
-	o.objects.register(f)
+	o.out.Register(f, manifest.WithKustomize(plan.Formats), "table")
+	registerOutputDir(f, &o.outputDir)
 	f.StringSliceVar(&o.models, "model", nil, "Plan only these GPU models (catalog key or product name; repeatable)")
 	f.IntVar(&o.nodeGPUs, "node-gpus", 0, "GPUs per node, for pools whose series carry no node label (default: counted from the series)")
 	f.IntVar(&o.replicas, "max-replicas", 0, "Most time-slicing replicas per GPU (default: recommend.max_replicas of --config)")
@@ -57,10 +58,10 @@ func runPlan(ctx context.Context, o *planOptions, stdout, stderr io.Writer) erro
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := o.out.resolve(stderr); err != nil {
+	if err := o.out.Resolve(stderr); err != nil {
 		return err
 	}
-	if err := o.objects.resolve(o.out.format, o.out.file); err != nil {
+	if err := manifest.CheckOutput(o.out.Format, o.out.File, o.outputDir); err != nil {
 		return err
 	}
 	s, err := o.src.open(ctx, o.now(), stderr)
@@ -72,12 +73,12 @@ func runPlan(ctx context.Context, o *planOptions, stdout, stderr io.Writer) erro
 	if err != nil {
 		return o.src.exit(err)
 	}
-	if ok, err := o.objects.write(stdout, o.out.format, o.out.file, func() []manifest.Doc { return manifest.FromPlan(p) }, "Nothing to plan."); ok {
+	if ok, err := manifest.WriteOutput(stdout, o.out.Format, o.out.File, o.outputDir, func() []manifest.Doc { return manifest.FromPlan(p) }, "Nothing to plan."); ok {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := plan.Write(&buf, p, o.out.format); err != nil {
+	if err := plan.Write(&buf, p, o.out.Format); err != nil {
 		return err
 	}
-	return writeOutput(stdout, o.out.file, buf.Bytes())
+	return outputflag.Write(stdout, o.out.File, buf.Bytes())
 }

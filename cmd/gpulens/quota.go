@@ -10,13 +10,14 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/manifest"
 	"github.com/gpulens/gpulens/analyzer/quota"
+	"github.com/gpulens/gpulens/internal/outputflag"
 )
 
 type quotaOptions struct {
-	src     sourceFlags
-	out     outputFlags
-	objects manifestOutput
-	now     func() time.Time
+	src       sourceFlags
+	out       outputflag.Flags
+	outputDir string
+	now       func() time.Time
 }
 
 func newQuotaCmd() *cobra.Command {
@@ -38,8 +39,8 @@ func newQuotaCmd() *cobra.Command {
 	}
 	f := c.Flags()
 	o.src.register(f)
-	o.out.register(f, withKustomize(quota.Formats), "table")
-	o.objects.register(f)
+	o.out.Register(f, manifest.WithKustomize(quota.Formats), "table")
+	registerOutputDir(f, &o.outputDir)
 	return c
 }
 
@@ -47,10 +48,10 @@ func runQuota(ctx context.Context, o *quotaOptions, stdout, stderr io.Writer) er
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := o.out.resolve(stderr); err != nil {
+	if err := o.out.Resolve(stderr); err != nil {
 		return err
 	}
-	if err := o.objects.resolve(o.out.format, o.out.file); err != nil {
+	if err := manifest.CheckOutput(o.out.Format, o.out.File, o.outputDir); err != nil {
 		return err
 	}
 	s, err := o.src.open(ctx, o.now(), stderr)
@@ -62,12 +63,12 @@ func runQuota(ctx context.Context, o *quotaOptions, stdout, stderr io.Writer) er
 	if err != nil {
 		return o.src.exit(err)
 	}
-	if ok, err := o.objects.write(stdout, o.out.format, o.out.file, func() []manifest.Doc { return manifest.FromQuota(advice) }, "No changes: every GPU quota fits what was held."); ok {
+	if ok, err := manifest.WriteOutput(stdout, o.out.Format, o.out.File, o.outputDir, func() []manifest.Doc { return manifest.FromQuota(advice) }, "No changes: every GPU quota fits what was held."); ok {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := quota.Write(&buf, advice, notes, o.out.format); err != nil {
+	if err := quota.Write(&buf, advice, notes, o.out.Format); err != nil {
 		return err
 	}
-	return writeOutput(stdout, o.out.file, buf.Bytes())
+	return outputflag.Write(stdout, o.out.File, buf.Bytes())
 }

@@ -11,14 +11,15 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/manifest"
 	"github.com/gpulens/gpulens/analyzer/report"
+	"github.com/gpulens/gpulens/internal/outputflag"
 )
 
 type recommendOptions struct {
 	src        sourceFlags
-	out        outputFlags
+	out        outputflag.Flags
 	all        bool
 	namespaces []string
-	objects    manifestOutput
+	outputDir  string
 	now        func() time.Time
 }
 
@@ -50,8 +51,8 @@ func newRecommendCmd() *cobra.Command {
 	}
 	f := c.Flags()
 	o.src.register(f)
-	o.out.register(f, withKustomize(report.RecommendFormats), "table")
-	o.objects.register(f)
+	o.out.Register(f, manifest.WithKustomize(report.RecommendFormats), "table")
+	registerOutputDir(f, &o.outputDir)
 	f.StringSliceVarP(&o.namespaces, "namespace", "n", nil, "Only these namespaces' findings (repeatable or comma-separated; a node's or the fleet's finding is in none)")
 	f.BoolVar(&o.all, "all", false, "Also list info findings that carry no change and no savings (table and json)")
 	return c
@@ -61,10 +62,10 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := o.out.resolve(stderr); err != nil {
+	if err := o.out.Resolve(stderr); err != nil {
 		return err
 	}
-	if err := o.objects.resolve(o.out.format, o.out.file); err != nil {
+	if err := manifest.CheckOutput(o.out.Format, o.out.File, o.outputDir); err != nil {
 		return err
 	}
 	a, err := o.src.analyze(ctx, o.now(), stderr)
@@ -75,12 +76,12 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 		fmt.Fprintf(stderr, "skipped: %s\n", s)
 	}
 	fs := report.SelectFindings(a.Findings.Findings, o.all, o.namespaces...)
-	if ok, err := o.objects.write(stdout, o.out.format, o.out.file, func() []manifest.Doc { return manifest.FromFindings(fs) }, "No changes: nothing to change."); ok {
+	if ok, err := manifest.WriteOutput(stdout, o.out.Format, o.out.File, o.outputDir, func() []manifest.Doc { return manifest.FromFindings(fs) }, "No changes: nothing to change."); ok {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := report.WriteRecommendations(&buf, fs, o.out.format); err != nil {
+	if err := report.WriteRecommendations(&buf, fs, o.out.Format); err != nil {
 		return err
 	}
-	return writeOutput(stdout, o.out.file, buf.Bytes())
+	return outputflag.Write(stdout, o.out.File, buf.Bytes())
 }

@@ -12,11 +12,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/analyzer/report"
+	"github.com/gpulens/gpulens/internal/outputflag"
 )
 
 type reportOptions struct {
 	src     sourceFlags
-	out     outputFlags
+	out     outputflag.Flags
 	webhook string
 	// webhookFile holds the webhook URL; getenv reads $GPULENS_WEBHOOK_URL.
 	webhookFile string
@@ -71,7 +72,7 @@ func newReportCmd() *cobra.Command {
 	}
 	f := c.Flags()
 	o.src.register(f)
-	o.out.register(f, report.Formats, "table")
+	o.out.Register(f, report.Formats, "table")
 	f.StringVar(&o.webhook, "send-webhook", "", "Also post the Markdown report to this Slack-compatible incoming webhook URL (shown by ps: prefer --send-webhook-file or $"+webhookEnv+")")
 	f.StringVar(&o.webhookFile, "send-webhook-file", "", "File holding the incoming webhook URL to post the Markdown report to (default: $"+webhookEnv+" if set)")
 	return c
@@ -81,7 +82,7 @@ func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := o.out.resolve(stderr); err != nil {
+	if err := o.out.Resolve(stderr); err != nil {
 		return err
 	}
 	// Checked before the analysis, which may take minutes.
@@ -101,10 +102,10 @@ func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) 
 	sayDetected(stderr, a)
 
 	var buf bytes.Buffer
-	if err := report.Render(&buf, r, o.out.format); err != nil {
+	if err := report.Render(&buf, r, o.out.Format); err != nil {
 		return err
 	}
-	if err := writeOutput(stdout, o.out.file, buf.Bytes()); err != nil {
+	if err := outputflag.Write(stdout, o.out.File, buf.Bytes()); err != nil {
 		return err
 	}
 

@@ -6,6 +6,11 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gpulens/gpulens/analyzer/demo"
+	"github.com/gpulens/gpulens/analyzer/manifest"
+	"github.com/gpulens/gpulens/internal/flagrange"
+	"github.com/gpulens/gpulens/internal/outputflag"
 )
 
 // Exit codes are distinct so scripts can tell a usage mistake from a data
@@ -30,6 +35,18 @@ const (
 // usageError marks errors in flags or arguments.
 type usageError struct{ error }
 
+// isUsage: a usageError, or a package's error that names a flag.
+func isUsage(err error) bool {
+	var (
+		ue usageError
+		oe *outputflag.Error
+		me *manifest.OutputError
+		re *flagrange.Error
+		de *demo.FlagError
+	)
+	return errors.As(err, &ue) || errors.As(err, &oe) || errors.As(err, &me) || errors.As(err, &re) || errors.As(err, &de)
+}
+
 // exitError carries the exit code of a failure.
 type exitError struct {
 	code int
@@ -47,7 +64,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long:              help("gpulens"),
 		SilenceUsage:      true,
 		SilenceErrors:     true,
-		PersistentPreRunE: checkFlagRanges,
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error { return flagrange.Check(c.Flags(), flagRanges) },
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -72,8 +89,7 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	if err := root.Execute(); err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
-		var ue usageError
-		if errors.As(err, &ue) {
+		if isUsage(err) {
 			return exitUsage
 		}
 		var ce interface{ ExitCode() int }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,7 +19,6 @@ type serveOptions struct {
 	cfg      serve.Config // the flags serve.Run takes as they are
 	logLevel string
 	now      func() time.Time
-	secrets  serveSecrets
 }
 
 // serveDefaultSince is shorter than report's week: an alert should
@@ -63,7 +61,9 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&o.cfg.HealthAddress, "web.health-address", "", "Also serve /healthz and /readyz, and nothing else, on this address (e.g. :9848) in plain HTTP without --web.config.file's TLS and basic auth, for Kubernetes probes")
 	f.StringVar(&o.cfg.ExternalURL, "web.external-url", "", "URL this server is reached at, linked from alerts (default: http://<hostname><port of the first --web.listen-address>)")
 	f.StringVar(&o.logLevel, "log.level", "info", "Log level: debug, info, warn or error")
-	o.secrets.register(f)
+	f.StringVar(&o.cfg.AlertmanagerUser, "alertmanager.basic-auth-user", "", "Basic auth user for every --alertmanager.url without user info of its own")
+	f.StringVar(&o.cfg.AlertmanagerPasswordFile, "alertmanager.basic-auth-password-file", "", "File holding the Alertmanagers' basic auth password (default: $"+serve.EnvAlertmanagerPassword+" if set), for a user of --alertmanager.basic-auth-user or a --alertmanager.url's user info")
+	f.StringVar(&o.cfg.PushTokenFile, "push.bearer-token-file", "", "File holding a bearer token for --push.url (default: $"+serve.EnvPushToken+" if set)")
 	f.StringVar(&o.cfg.StateFile, "state.file", "", "File keeping the alerts being sent across restarts (written atomically after each analysis), so that a restart neither resolves nor re-fires them; on a volume that outlives the container")
 	f.DurationVar(&o.cfg.ShutdownTimeout, "web.shutdown-timeout", 5*time.Second, "How long in-flight requests and queued alerts get on SIGTERM")
 	return c
@@ -82,12 +82,6 @@ func runServe(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 		return o.src.openConfig(ctx, cfg)
 	}
 	c := o.cfg
-	if c.Alertmanagers, err = o.secrets.alertmanagerURLs(c.Alertmanagers, os.Getenv); err != nil {
-		return err
-	}
-	if c.PushToken, err = o.secrets.pushToken(os.Getenv); err != nil {
-		return err
-	}
 	c.Open, c.Exit, c.TimelinePoints, c.Since, c.Logger = open, o.src.exit, timelinePoints, o.src.Since, logger
 	err = serve.Run(ctx, c)
 	var ce *serve.ConfigError

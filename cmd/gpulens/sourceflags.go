@@ -34,9 +34,9 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "No progress line on a terminal (there is none when standard error is not a terminal)")
 	fs.StringVar(&f.PrometheusURL, "prometheus-url", "", "Prometheus-compatible API root to query (Prometheus, VictoriaMetrics, Thanos, Mimir), e.g. http://prometheus:9090")
 	fs.StringVar(&f.DataDir, "data-dir", "", "Query a local Prometheus TSDB directory instead (for example one written by 'gpulens demo')")
-	fs.StringVar(&f.Remote.BearerTokenFile, "bearer-token-file", "", "File holding a bearer token for --prometheus-url (default: $"+envBearerToken+" if set)")
-	fs.StringVar(&f.Remote.BasicAuthUser, "basic-auth-user", "", "Basic auth user for --prometheus-url (default: $"+envBasicAuthUser+"), or give it in the URL's user info")
-	fs.StringVar(&f.Remote.BasicAuthPasswordFile, "basic-auth-password-file", "", "File holding the basic auth password (default: $"+envBasicAuthPassword+" if set)")
+	fs.StringVar(&f.Remote.BearerTokenFile, "bearer-token-file", "", "File holding a bearer token for --prometheus-url (default: $"+session.EnvBearerToken+" if set)")
+	fs.StringVar(&f.Remote.BasicAuthUser, "basic-auth-user", "", "Basic auth user for --prometheus-url (default: $"+session.EnvBasicAuthUser+"), or give it in the URL's user info")
+	fs.StringVar(&f.Remote.BasicAuthPasswordFile, "basic-auth-password-file", "", "File holding the basic auth password (default: $"+session.EnvBasicAuthPassword+" if set)")
 	fs.StringVar(&f.Remote.CAFile, "ca-file", "", "CA certificate to verify --prometheus-url with")
 	fs.StringVar(&f.Remote.CertFile, "cert-file", "", "Client certificate for mutual TLS")
 	fs.StringVar(&f.Remote.KeyFile, "key-file", "", "Client key for mutual TLS")
@@ -68,7 +68,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 // config maps the flags to a session's config over the window ending at
 // now (or --until).
 func (f *sourceFlags) config(now time.Time, logger *slog.Logger, obs session.Observer) (session.Config, error) {
-	f.remoteSecretsFromEnv(os.Getenv)
+	f.RemoteSecretsFromEnv(os.Getenv)
 	cfg, err := f.Config(now, logger, obs)
 	var fe *session.FlagError
 	if errors.As(err, &fe) {

@@ -1,7 +1,8 @@
-package main
+package outputflag
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -34,25 +35,26 @@ func TestOutputFlags(t *testing.T) {
 		{name: "two files", args: []string{"--format", "json", "-o", "a.json", "--output-file", "b.json"}, err: "--output-file is already given"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var o outputFlags
+			var o Flags
 			var stderr bytes.Buffer
-			cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return o.resolve(&stderr) }, SilenceUsage: true, SilenceErrors: true}
+			cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return o.Resolve(&stderr) }, SilenceUsage: true, SilenceErrors: true}
 			cmd.SetErr(&stderr)
 			cmd.Flags().SetOutput(&stderr)
-			o.register(cmd.Flags(), formats, "table")
+			o.Register(cmd.Flags(), formats, "table")
 			cmd.SetArgs(c.args)
 			err := cmd.Execute()
 			if c.err != "" {
-				if err == nil || !strings.Contains(err.Error(), c.err) {
-					t.Fatalf("error %v, want %q", err, c.err)
+				var oe *Error
+				if !errors.As(err, &oe) || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want an *Error containing %q", err, c.err)
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o.format != c.format || o.file != c.file {
-				t.Errorf("format %q file %q, want %q %q", o.format, o.file, c.format, c.file)
+			if o.Format != c.format || o.File != c.file {
+				t.Errorf("format %q file %q, want %q %q", o.Format, o.File, c.format, c.file)
 			}
 			if (c.warn == "") != (stderr.Len() == 0) || !strings.Contains(stderr.String(), c.warn) {
 				t.Errorf("stderr %q, want a warning containing %q", stderr.String(), c.warn)
