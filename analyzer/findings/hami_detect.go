@@ -1,10 +1,8 @@
 package findings
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
@@ -69,7 +67,7 @@ func hamiBase(t HAMiTenant, kind string, sev Severity) Finding {
 }
 
 // workloadOf is the tenant's pod, the workload HAMi's series name.
-func (t HAMiTenant) workloadOf() workload.Ref {
+func hamiWorkloadOf(t HAMiTenant) workload.Ref {
 	return workload.Ref{Kind: "Pod", Namespace: t.Namespace, Name: t.Pod, Container: t.Container}
 }
 
@@ -93,11 +91,4 @@ func priceHAMi(f Finding, model string, prices *recommend.Prices) Finding {
 // gpumemFor is a gpumem, in MiB, that holds peak with headroom, in whole GiB.
 func gpumemFor(peak float64) int64 {
 	return int64(math.Ceil(peak*hamiHeadroom/(1<<30))) * 1024
-}
-
-func sortTenants(ts []HAMiTenant) {
-	slices.SortFunc(ts, func(a, b HAMiTenant) int {
-		return cmp.Or(cmp.Compare(a.Node, b.Node), cmp.Compare(a.GPUUUID, b.GPUUUID), cmp.Compare(a.Namespace, b.Namespace),
-			cmp.Compare(a.Pod, b.Pod), cmp.Compare(a.Container, b.Container))
-	})
 }

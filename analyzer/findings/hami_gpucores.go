@@ -22,7 +22,7 @@ func gpucoresIdle(t HAMiTenant) *Finding {
 	f := hamiBase(t, KindHAMiGPUCoresIdle, Warning)
 	f.Summary = fmt.Sprintf("%s/%s holds nvidia.com/gpucores %d on %s and used %s at p95: lower it to %d",
 		t.Namespace, t.Pod, t.CoresPct, t.GPUUUID, pct(t.UtilP95), want)
-	f.Recommendation = recommend.HAMiResources(t.workloadOf(), t.MemoryMiB, t.CoresPct, 0, want, t.DeviceBytes, "its p95 utilisation with headroom")
+	f.Recommendation = recommend.HAMiResources(hamiWorkloadOf(t), t.MemoryMiB, t.CoresPct, 0, want, t.DeviceBytes, "its p95 utilisation with headroom")
 	return &f
 }
 
@@ -38,6 +38,6 @@ func gpucoresPinned(t HAMiTenant) *Finding {
 	f := hamiBase(t, KindHAMiGPUCoresPinned, Warning)
 	f.Summary = fmt.Sprintf("%s/%s ran at %s, its nvidia.com/gpucores %d, at p95 on %s: HAMi throttles it; raise it to %d",
 		t.Namespace, t.Pod, pct(t.UtilP95), t.CoresPct, t.GPUUUID, want)
-	f.Recommendation = recommend.HAMiResources(t.workloadOf(), t.MemoryMiB, t.CoresPct, 0, want, t.DeviceBytes, "room above the load it is throttled at")
+	f.Recommendation = recommend.HAMiResources(hamiWorkloadOf(t), t.MemoryMiB, t.CoresPct, 0, want, t.DeviceBytes, "room above the load it is throttled at")
 	return &f
 }

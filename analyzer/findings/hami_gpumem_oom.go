@@ -19,7 +19,7 @@ func gpumemOOMRisk(t HAMiTenant) *Finding {
 	f := hamiBase(t, KindHAMiGPUMemOOMRisk, Critical)
 	f.Summary = fmt.Sprintf("%s/%s used up to %s of its nvidia.com/gpumem %s on %s (%s): raise it to %s before HAMi refuses an allocation",
 		t.Namespace, t.Pod, gib(t.MemPeak), gib(limit), t.GPUUUID, pct(t.MemPeak/limit), gib(float64(want)*(1<<20)))
-	f.Recommendation = recommend.HAMiResources(t.workloadOf(), t.MemoryMiB, t.CoresPct, want, 0, t.DeviceBytes,
+	f.Recommendation = recommend.HAMiResources(hamiWorkloadOf(t), t.MemoryMiB, t.CoresPct, want, 0, t.DeviceBytes,
 		fmt.Sprintf("its peak %s with %.0f%% headroom", gib(t.MemPeak), 100*(hamiHeadroom-1)))
 	return &f
 }

@@ -21,7 +21,7 @@ func gpumemOversized(t HAMiTenant) *Finding {
 	f := hamiBase(t, KindHAMiGPUMemOversized, Warning)
 	f.Summary = fmt.Sprintf("%s/%s holds nvidia.com/gpumem %s on %s and used at most %s (p99 %s): lower it to %s",
 		t.Namespace, t.Pod, gib(limit), t.GPUUUID, gib(t.MemPeak), gib(t.MemP99), gib(float64(want)*(1<<20)))
-	f.Recommendation = recommend.HAMiResources(t.workloadOf(), t.MemoryMiB, t.CoresPct, want, 0, t.DeviceBytes,
+	f.Recommendation = recommend.HAMiResources(hamiWorkloadOf(t), t.MemoryMiB, t.CoresPct, want, 0, t.DeviceBytes,
 		fmt.Sprintf("its peak %s with %.0f%% headroom", gib(t.MemPeak), 100*(hamiHeadroom-1)))
 	return &f
 }

@@ -42,7 +42,7 @@ func overcommitted(tenants []HAMiTenant) []Finding {
 		f.Summary = fmt.Sprintf("the %d HAMi tenants of %s on %s hold nvidia.com/gpumem %s of %s and nvidia.com/gpucores %.0f of 100: scale their limits to fit",
 			len(ts), uuid, big.Node, gib(mem), gib(dev), 100*cores)
 		m, c := scaled(big)
-		r := recommend.HAMiResources(big.workloadOf(), big.MemoryMiB, big.CoresPct, m, c, dev, "its share of the device, with every tenant's scaled alike")
+		r := recommend.HAMiResources(hamiWorkloadOf(big), big.MemoryMiB, big.CoresPct, m, c, dev, "its share of the device, with every tenant's scaled alike")
 		for _, t := range ts {
 			if t.Namespace != big.Namespace || t.Pod != big.Pod || t.Container != big.Container {
 				om, oc := scaled(t)

@@ -2,6 +2,7 @@ package findings
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/analyzer/query"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -68,7 +69,7 @@ func TestHAMiScenario(t *testing.T) {
 				if err := fleet.Run(ctx, fleet.Options{Scenario: sc, Start: scenarioStart, End: scenarioEnd, Step: scenarioStep}, newSink); err != nil {
 					t.Fatal(err)
 				}
-				tenants, err := ReadHAMi(ctx, db, schema, scenarioStart, scenarioEnd, scenarioStep)
+				tenants, err := query.ReadHAMi(ctx, db, schema, scenarioStart, scenarioEnd, scenarioStep)
 				if err != nil {
 					t.Fatal(err)
 				}
