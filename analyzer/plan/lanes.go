@@ -310,7 +310,7 @@ func describeFrom(a *allocation) string {
 // of the whole GPU when shared) at or above the threshold, held long
 // enough to be more than a burst.
 func trainingLike(util []float32, l *Lane, o Options, step time.Duration) bool {
-	var held []float64
+	held := make([]float64, 0, len(util))
 	for t := range util {
 		if l.Mem[t] > 0 || l.Load[t] > 0 {
 			held = append(held, float64(util[t]))
