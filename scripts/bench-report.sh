@@ -14,9 +14,10 @@
 #   KEEP_DIR   keep the data directories under this path (and reuse them)
 # Each command's last line: bench-report gpus=N cmd=C rc=R wall_s=W cpu_s=S rss_mib=M analysis_cpu_s=A
 # (/usr/bin/time -v: elapsed, user + system, maximum resident set). A is the
-# analysis alone on the same week, timed first in its own process: one
-# sharded analysis of the window (analyzer/query TestAnalyzeBenchWeek, this
-# tree's), the yardstick of what a command adds to it.
+# analysis alone on the same week, timed first in its own process: the
+# directory opened read-only and one sharded analysis of the window
+# (analyzer/query TestAnalyzeBenchWeek, this tree's), the yardstick of what
+# a command adds to it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOTOOLCHAIN="$(awk '$1 == "toolchain" {print $2}' go.mod)"
