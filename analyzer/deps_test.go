@@ -29,7 +29,7 @@ var engine = []string{
 // write an analysis read the model (analyzer/fleet, analyzer/inventory)
 // and never the store or the cluster, so they link neither (issue 43: the
 // report linked 1,051 packages when the model lived beside the executor).
-// plan and quota are held to it once plan.Fetch no longer reads the store.
+// plan and quota too: the plan's lanes come from the analysis's own passes.
 func TestModelConsumersLinkNoEngine(t *testing.T) {
 	for _, tt := range []struct {
 		pkg       string
@@ -44,10 +44,8 @@ func TestModelConsumersLinkNoEngine(t *testing.T) {
 		{pkg: "recommend", forbidden: engine},
 		{pkg: "report", forbidden: engine},
 		{pkg: "series", forbidden: engine},
-		{pkg: "plan", forbidden: engine, todo: module + "analyzer/source",
-			why: "plan.Fetch still reads the store through analyzer/source (issue 43: one read per report)"},
-		{pkg: "quota", forbidden: engine, todo: module + "analyzer/source",
-			why: "quota imports plan, and plan.Fetch still reads the store through analyzer/source (issue 43)"},
+		{pkg: "plan", forbidden: engine},
+		{pkg: "quota", forbidden: engine},
 	} {
 		t.Run(tt.pkg, func(t *testing.T) {
 			g := importGraph(t, "./"+tt.pkg)

@@ -49,6 +49,10 @@ type Result struct {
 	// Timeline is each namespace's use over the window, where
 	// Sharding.TimelinePoints asked for it and the passes ran.
 	Timeline *Timeline `json:"-"`
+	// Usage is each allocation's use at every step, for the
+	// consolidation plan, where Sharding.Lanes asked for it and the
+	// passes ran.
+	Usage *Usage `json:"-"`
 }
 
 // AllocationKey identifies an allocation.

@@ -34,6 +34,7 @@ func (a *Analysis) analyzeClusters(ctx context.Context, o Options, sch signals.S
 			return fmt.Errorf("%s: %w", fleet.ClusterName(c), err)
 		}
 		a.timelines[c] = res.Timeline
+		a.keepUsage(c, res)
 		prev, err := query.AnalyzeSharded(ctx, src, sch, prevW, o.Sharding)
 		if err != nil {
 			return fmt.Errorf("%s: previous window: %w", fleet.ClusterName(c), err)

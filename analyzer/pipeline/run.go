@@ -42,6 +42,11 @@ type Options struct {
 	// many points over the window; zero skips them. Sources that cannot
 	// run range queries skip them too, with a note.
 	TimelinePoints int
+	// Lanes also keeps each allocation's use at every step of the current
+	// window, folded out of the analysis's passes (query.Sharding.Lanes),
+	// for a consolidation plan made without reading the window again
+	// (Analysis.Usage).
+	Lanes bool
 	// Progress, when set, is told how many of the run's stages are done.
 	Progress func(done, total int)
 	// Sharding keeps each query of the analyses within a sample budget
@@ -93,6 +98,10 @@ type Analysis struct {
 	// timelines are the utilization over time each cluster's analysis
 	// folded ("" where the store holds one cluster).
 	timelines map[string]*fleet.Timeline
+	// usage are the current window's analyses that folded their
+	// allocations' use (Options.Lanes), by cluster ("" where the store
+	// holds one cluster).
+	usage map[string]*query.Result
 	// Timeline is nil unless asked for and the source could provide it.
 	Timeline *fleet.Timeline
 	// Notes say what the run had to leave out, in words.
@@ -175,6 +184,7 @@ func (a *Analysis) analyzeOne(ctx context.Context, o Options, sch signals.Schema
 		return err
 	}
 	a.timelines = map[string]*fleet.Timeline{"": res.Timeline}
+	a.keepUsage("", res)
 	if len(res.GPUs) == 0 {
 		return noData(o, []signals.Schema{sch}, "")
 	}
@@ -207,7 +217,32 @@ func (a *Analysis) analyzeOne(ctx context.Context, o Options, sch signals.Schema
 func (o Options) currentSharding() query.Sharding {
 	sh := o.Sharding
 	sh.TimelinePoints = o.TimelinePoints
+	sh.Lanes = o.Lanes
 	return sh
+}
+
+// keepUsage keeps a cluster's analysis of the current window where it
+// folded its allocations' use.
+func (a *Analysis) keepUsage(cluster string, res *query.Result) {
+	if res.Usage == nil {
+		return
+	}
+	if a.usage == nil {
+		a.usage = map[string]*query.Result{}
+	}
+	a.usage[cluster] = res
+}
+
+// Usage is cluster's analysis of the current window with its
+// allocations' use at every step (query.Result.Usage), for the
+// consolidation plan (plan.FromAnalysis); "" where the store holds one
+// cluster. It is nil where Options.Lanes was not set, the passes did not
+// run, or the cluster had no series; each is handed out once, so that its
+// arrays are freed with the plan.
+func (a *Analysis) Usage(cluster string) *query.Result {
+	res := a.usage[cluster]
+	delete(a.usage, cluster)
+	return res
 }
 
 func (o Options) findingsConfig() criteria.Config {

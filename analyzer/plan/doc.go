@@ -2,9 +2,10 @@
 // what it uses, and shared GPUs were packed sensibly, how many GPUs of
 // each model would the fleet need, and which layout gets there?
 //
-// Files: fetch.go reads the window per step (four range queries and one
-// instant query, whatever the number of pods) and groups allocations
-// into lanes; catalog.go is the one contact with recommend's MIG catalog
+// Files: lanes.go groups the allocations of an analysis, with the use at
+// every step its passes folded (query.Sharding.Lanes: the plan reads no
+// store of its own), into lanes and the GPUs into pools; growth.go
+// projects a lane's memory growth; catalog.go is the one contact with recommend's MIG catalog
 // and prices; bin.go is one planned GPU and its fit check; pack.go
 // sizes lanes and runs first-fit-decreasing and the local search;
 // exact.go solves small pools exactly; replay.go plays the window back on

@@ -29,7 +29,7 @@ func TestDRALanes(t *testing.T) {
 		t.Run(sch.Name(), func(t *testing.T) {
 			file := map[string]string{native.SchemaName: "native.dra.prom", dcgm.SchemaName: "dcgm-exporter.dra.prom"}[sch.Name()]
 			src, w := replayed(t, "../../signals/testdata/"+file, 4*time.Hour)
-			d, err := Fetch(context.Background(), src, sch, FetchOptions{Window: w, TrainingMinLoad: 0.8, TrainingMinHours: 2})
+			d, err := fetch(context.Background(), src, sch, w, 0, Options{TrainingMinLoad: 0.8, TrainingMinHours: 2})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -36,6 +36,18 @@ var (
 // TSDB and fetches the plan's data from it with the real engine.
 func simulateWeek(t *testing.T, s *sim.Scenario, sch signals.Schema) *Data {
 	t.Helper()
+	w := fleetmodel.Window{Start: weekStart, End: weekEnd, Step: weekStep}
+	d, err := fetch(context.Background(), simulated(t, s, sch, w), sch, w, 0, Options{TrainingMinLoad: 0.8, TrainingMinHours: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// simulated is s run over w through the real exporter code into an
+// embedded TSDB, in sch's series.
+func simulated(t *testing.T, s *sim.Scenario, sch signals.Schema, w fleetmodel.Window) source.Source {
+	t.Helper()
 	ctx := context.Background()
 	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
 	if err != nil {
@@ -53,14 +65,10 @@ func simulateWeek(t *testing.T, s *sim.Scenario, sch signals.Schema) *Data {
 			return d
 		}
 	}
-	if err := fleet.Run(ctx, fleet.Options{Scenario: s, Start: weekStart, End: weekEnd, Step: weekStep}, newSink); err != nil {
+	if err := fleet.Run(ctx, fleet.Options{Scenario: s, Start: w.Start, End: w.End, Step: w.Step}, newSink); err != nil {
 		t.Fatal(err)
 	}
-	d, err := Fetch(ctx, db, sch, FetchOptions{Window: fleetmodel.Window{Start: weekStart, End: weekEnd, Step: weekStep}, TrainingMinLoad: 0.8, TrainingMinHours: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return db
 }
 
 // checkReplay replays the plan once more in the test, from the

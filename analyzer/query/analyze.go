@@ -107,6 +107,9 @@ type analysis struct {
 	// timeline folds the utilization over time out of the passes, where
 	// Sharding.TimelinePoints asks for it.
 	timeline *timelineFold
+	// lanes folds each allocation's use at every step out of the passes,
+	// where Sharding.Lanes asks for it.
+	lanes *laneFold
 	// xids are the application XIDs raised on each GPU, with the
 	// allocations that held it then (health.go).
 	xids map[fleet.GPUKey][]*xidRaised
@@ -276,12 +279,7 @@ func (a *analysis) allocModeSteps(s *model.Sample) { a.allocModeOf(s.Metric).ste
 // a note counts the allocations.
 func (a *analysis) settleAllocModes() {
 	for k, modes := range a.allocModes {
-		var best *allocMode
-		for _, m := range modes {
-			if best == nil || m.steps > best.steps || (m.steps == best.steps && m.sharing > best.sharing) {
-				best = m
-			}
-		}
+		best := bestMode(modes)
 		if len(modes) > 1 {
 			a.sharingChanged++
 		}
@@ -290,7 +288,19 @@ func (a *analysis) settleAllocModes() {
 	}
 }
 
-func (a *analysis) gpuFor(m model.Metric) *fleet.GPU { return a.gpuOf(gpuKey(m)) }
+// bestMode is the labelling held longest, ties to the lexically greatest
+// mode; nil for none.
+func bestMode(modes []*allocMode) *allocMode {
+	var best *allocMode
+	for _, m := range modes {
+		if best == nil || m.steps > best.steps || (m.steps == best.steps && m.sharing > best.sharing) {
+			best = m
+		}
+	}
+	return best
+}
+
+func (a *analysis) gpuFor(m model.Metric) *GPU { return a.gpuOf(gpuKey(m)) }
 
 func (a *analysis) gpuOf(k fleet.GPUKey) *fleet.GPU {
 	g, ok := a.gpus[k]
@@ -325,6 +335,7 @@ func (a *analysis) gpuSharing(s *model.Sample) {
 func (a *analysis) finish() {
 	a.finishPasses()
 	a.res.Timeline = a.timeline.result()
+	a.res.Usage = a.lanes.result()
 	a.finishXIDs()
 	a.settleAllocModes()
 	a.settleAllocationPaths()
@@ -353,10 +364,7 @@ func (a *analysis) finish() {
 		a.res.GPUs = append(a.res.GPUs, *g)
 	}
 	a.resolveHosts()
-	slices.SortFunc(a.res.Allocations, func(x, y fleet.Allocation) int {
-		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Pod, y.Pod), cmp.Compare(x.Container, y.Container),
-			cmp.Compare(x.Node, y.Node), cmp.Compare(x.UUID, y.UUID), cmp.Compare(x.GPUInstance, y.GPUInstance))
-	})
+	slices.SortFunc(a.res.Allocations, func(x, y Allocation) int { return compareAllocationKeys(x.AllocationKey, y.AllocationKey) })
 	a.res.Workloads = a.workloads()
 	a.res.PodOwners = a.podOwnersResolved()
 	slices.SortFunc(a.res.GPUs, func(x, y fleet.GPU) int {

@@ -62,6 +62,11 @@ func (a *analysis) resolveHosts() {
 	for i := range a.res.GPUs {
 		rename(&a.res.GPUs[i].Node)
 	}
+	if a.res.Usage != nil {
+		for i := range a.res.Usage.Allocations {
+			rename(&a.res.Usage.Allocations[i].Node)
+		}
+	}
 	a.resolvedHosts = len(seen)
 }
 

@@ -38,3 +38,9 @@ var (
 	MergeClusters  = fleet.MergeClusters
 	ClusterName    = fleet.ClusterName
 )
+
+type (
+	Usage           = fleet.Usage
+	AllocationUsage = fleet.AllocationUsage
+	ShareRun        = fleet.ShareRun
+)

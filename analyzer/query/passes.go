@@ -79,6 +79,7 @@ func (a *analysis) allocationPass(ans []stepSeries) {
 	allocs := groupBy(a, ans, allocationKey, aggMax)
 	for _, g := range allocs {
 		a.timeline.keep(g.key, g.v)
+		a.lanes.keep(g.key, g.v)
 		x := a.allocationOf(g.key)
 		x.Steps = present(g.v)
 		x.SinceLastSeen = sinceLastStep(a.w, int64(a.stepTime(lastStep(g.v))))
@@ -117,6 +118,7 @@ func (a *analysis) allocationPass(ans []stepSeries) {
 func (a *analysis) utilizationPass(ans []stepSeries) {
 	for _, g := range groupBy(a, ans, allocationKey, aggMax) {
 		a.timeline.fold(g.key, g.v)
+		a.lanes.util(g.key, g.v)
 		x := a.allocationOf(g.key)
 		setUnlessNaN(avgOverTime(g.v), func(v float64) { x.AvgUtilization = v })
 		setUnlessNaN(quantileOverTime(0.95, g.v), func(v float64) { x.P95Utilization = v })
@@ -132,7 +134,7 @@ func (a *analysis) utilizationPass(ans []stepSeries) {
 func (a *analysis) memoryPass(ans []stepSeries) {
 	allocs := groupBy(a, ans, allocationKey, aggMax)
 	for _, g := range allocs {
-		a.timeline.keep(g.key, g.v)
+		a.lanes.mem(g.key, g.v)
 		x := a.allocationOf(g.key)
 		setUnlessNaN(maxOverTime(g.v), func(v float64) { x.PeakMemoryBytes = v })
 		setUnlessNaN(quantileOverTime(0.99, g.v), func(v float64) { x.P99MemoryBytes = v })
@@ -176,6 +178,7 @@ func (a *analysis) gpuUtilizationPass(ans []stepSeries) {
 
 func (a *analysis) gpuMemoryPass(ans []stepSeries) {
 	for _, g := range groupBy(a, ans, gpuKey, aggMax) {
+		a.lanes.device(g.key, g.v, a.holdsMIG)
 		x := a.gpuOf(g.key)
 		setUnlessNaN(quantileOverTime(0.99, g.v), func(v float64) { x.MemoryUsedP99Bytes = v })
 		setUnlessNaN(maxOverTime(g.v), func(v float64) { x.MemoryUsedPeakBytes = v })

@@ -74,6 +74,10 @@ type Sharding struct {
 	// passes' own values (timelineFold): no read of its own. Only the
 	// passes give it; a source without range queries has none.
 	TimelinePoints int
+	// Lanes also folds each allocation's use at every step into
+	// Result.Usage, for the consolidation plan, from the passes' own
+	// values (laneFold): no read of its own. Only the passes give it.
+	Lanes bool
 }
 
 func (s Sharding) flag() string { return cmp.Or(s.Flag, "Sharding.MaxSamples") }
@@ -159,6 +163,7 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch signals.Schema, 
 	a := newAnalysis(sch, w)
 	if _, ok := src.(source.RangeQuerier); ok {
 		a.timeline = newTimelineFold(w, sh.TimelinePoints)
+		a.lanes = newLaneFold(w, sh.Lanes)
 	}
 	if err := a.missingSignals(ctx, src, sch); err != nil {
 		return nil, err

@@ -22,8 +22,8 @@ func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis
 	defer s.obs.End()
 	a, err := pipeline.Run(ctx, pipeline.Options{
 		Source: s.src, Schema: s.schema, DCGMFields: s.dcgmFields, Start: s.window.Start, End: s.window.End, Step: s.window.Step,
-		Inventory: s.inv, Findings: &s.thresholds, Prices: s.prices, TimelinePoints: timeline, Progress: s.obs.Progress,
-		Sharding:     query.Sharding{MaxSamples: s.cfg.MaxSamples, Flag: maxSamplesFlag, Progress: s.obs.Shards},
+		Inventory: s.inv, Findings: &s.thresholds, Prices: s.prices, TimelinePoints: timeline, Lanes: s.foldLanes, Progress: s.obs.Progress,
+		Sharding:     s.sharding(false),
 		ClusterLabel: s.cfg.ClusterLabel, Fleet: s.fleet, CurrentClusters: s.clusterValues,
 	})
 	if err != nil {
@@ -31,6 +31,9 @@ func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis
 	}
 	if s.schema == nil {
 		s.schema = a.Schema
+	}
+	if s.foldLanes {
+		s.analysis = a
 	}
 	// Which path read the data: raw samples evaluated here (analyzer/scan),
 	// or the store's PromQL engine (a store without remote read, or an
@@ -56,6 +59,12 @@ func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis
 		a.Notes = append(a.Notes, s.absentClusters(a.Clusters)...)
 	}
 	return a, nil
+}
+
+// sharding is every analysis's: within the sample budget, its shards
+// told to the observer; lanes folds the allocations' use for a plan.
+func (s *Session) sharding(lanes bool) query.Sharding {
+	return query.Sharding{MaxSamples: s.cfg.MaxSamples, Flag: maxSamplesFlag, Progress: s.obs.Shards, Lanes: lanes}
 }
 
 // notesWithout are the cluster notes of a use case that cannot join each

@@ -49,7 +49,7 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 		return s.planClusters(ctx, o, clusters)
 	}
 	s.obs.Progress(0, 2)
-	data, err := s.fetch(ctx, s.src, s.inv)
+	data, err := s.fetch(ctx, "", s.src, s.inv)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (s *Session) planClusters(ctx context.Context, o PlanOptions, clusters []st
 	for i, c := range clusters {
 		name := fleet.ClusterName(c)
 		inv := s.fleet.Of(c, len(clusters))
-		data, err := s.fetch(ctx, query.Scoped(s.src, s.cfg.ClusterLabel, c), inv)
+		data, err := s.fetch(ctx, c, query.Scoped(s.src, s.cfg.ClusterLabel, c), inv)
 		if err == nil {
 			for _, p := range data.Pools {
 				have = append(have, p.Model.Key)
@@ -223,19 +223,35 @@ func schemaError(err, noData error, what string) error {
 	return err
 }
 
-// fetch reads every workload's use at every step of the session's window
-// from src, naming pods' workloads by inv.
-func (s *Session) fetch(ctx context.Context, src source.Source, inv *inventory.Inventory) (*plan.Data, error) {
-	sch, err := s.resolveSchema(ctx)
-	if err != nil {
-		return nil, schemaError(err, plan.ErrNoData, "plan")
+// fetch is every workload's use at every step of the session's window in
+// cluster (read from src, "" where the store holds one cluster), its pods'
+// workloads named by inv: the use the report's analysis folded where it
+// ran (Report), else an analysis of the current window that folds it
+// (query.Sharding.Lanes), sharded within the sample budget as every
+// analysis is. Either way the window is read once, by the analysis.
+func (s *Session) fetch(ctx context.Context, cluster string, src source.Source, inv *inventory.Inventory) (*plan.Data, error) {
+	var res *query.Result
+	if s.analysis != nil {
+		res = s.analysis.Usage(cluster)
+	}
+	if res == nil {
+		sch, err := s.resolveSchema(ctx)
+		if err != nil {
+			return nil, schemaError(err, plan.ErrNoData, "plan")
+		}
+		if res, err = query.AnalyzeSharded(ctx, src, sch, s.window, s.sharding(true)); err != nil {
+			return nil, err
+		}
 	}
 	t := s.thresholds
-	return plan.Fetch(ctx, src, sch, plan.FetchOptions{
-		Window: s.window, Workload: inv.Workload,
+	d, err := plan.FromAnalysis(res, plan.Options{
+		Workload:        inv.Workload,
 		TrainingMinLoad: t.Training.MinLoad, TrainingMinHours: t.Training.MinHours,
 		GrowthHorizon: time.Duration(t.OOMRisk.GrowthHorizonHours * float64(time.Hour)),
 	})
+	// The lanes hold what the plan needs: the per-step arrays go.
+	res.Usage = nil
+	return d, err
 }
 
 // matchPools keeps the pools models names (all where it names none), and

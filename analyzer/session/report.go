@@ -12,13 +12,19 @@ import (
 // time) and plans it for the consolidation section: the report that
 // gpulens report, gpulens demo and gpulens serve all give. The analysis is
 // returned too, for what a command says beside the report.
+//
+// The plan is made from the use the analysis's passes folded: the window
+// is read once, for both.
 func (s *Session) Report(ctx context.Context, timeline int) (*report.Report, *pipeline.Analysis, error) {
+	s.foldLanes = true
 	a, err := s.Analyze(ctx, timeline)
+	s.foldLanes = false
 	if err != nil {
 		return nil, nil, err
 	}
 	r := report.Build(reportInput(a), s.prices)
 	r.Consolidation = s.consolidation(ctx)
+	s.analysis = nil
 	return r, a, nil
 }
 

@@ -13,14 +13,14 @@ import (
 	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
-func TestFetchLanes(t *testing.T) {
+func TestLanes(t *testing.T) {
 	src, f := pipelinetest.Open(t, "testdata/fleet.yaml")
-	d, err := Fetch(context.Background(), src, native.Schema{}, FetchOptions{Window: fleet.Window{Start: f.Start, End: f.End, Step: time.Minute}, TrainingMinLoad: 0.8, TrainingMinHours: 2})
+	d, err := fetch(context.Background(), src, native.Schema{}, fleet.Window{Start: f.Start, End: f.End, Step: time.Minute}, 0, Options{TrainingMinLoad: 0.8, TrainingMinHours: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Queries != 6 || d.Steps != 1440 {
-		t.Errorf("%d queries, %d steps; want 6 and 1440", d.Queries, d.Steps)
+	if d.Steps != 1440 {
+		t.Errorf("%d steps, want 1440", d.Steps)
 	}
 	// The V100 is not in the catalog: said, not planned.
 	if len(d.Pools) != 1 || d.Pools[0].Model.Key != "L4" {
@@ -75,10 +75,10 @@ func TestUnknownModelOnlyIsAnError(t *testing.T) {
 	}
 }
 
-func TestFetchEmptyWindow(t *testing.T) {
+func TestEmptyWindow(t *testing.T) {
 	src, f := pipelinetest.Open(t, "testdata/fleet.yaml")
 	before := f.Start.Add(-48 * time.Hour)
-	_, err := Fetch(context.Background(), src, native.Schema{}, FetchOptions{Window: fleet.Window{Start: before, End: before.Add(24 * time.Hour), Step: time.Minute}})
+	_, err := fetch(context.Background(), src, native.Schema{}, fleet.Window{Start: before, End: before.Add(24 * time.Hour), Step: time.Minute}, 0, Options{})
 	if !errors.Is(err, ErrNoData) {
 		t.Errorf("error %v, want ErrNoData", err)
 	}
@@ -98,10 +98,10 @@ func keys(m map[string]*Lane) []string {
 // read at the analysis's instants (query.Window: the step's multiples
 // since the epoch in (Start, End]), so the plan's steps and the report's
 // are the same ones.
-func TestFetchGridIsTheAnalysis(t *testing.T) {
+func TestLanesGridIsTheAnalysis(t *testing.T) {
 	src, f := pipelinetest.Open(t, "testdata/fleet.yaml")
 	start, end := f.Start.Add(30*time.Second), f.End
-	d, err := Fetch(context.Background(), src, native.Schema{}, FetchOptions{Window: fleet.Window{Start: start, End: end, Step: time.Minute}})
+	d, err := fetch(context.Background(), src, native.Schema{}, fleet.Window{Start: start, End: end, Step: time.Minute}, 0, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
