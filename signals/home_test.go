@@ -20,13 +20,8 @@ var promqlTokens = regexp.MustCompile(`_over_time\(|label_replace\(|count_values
 	`(\b(and|or|unless|bool)|[-+*/^<>=]) (on|ignoring) \(|group_(left|right)|\[(\d+(ms|[smhdwy])|\$__\w+)(:\d*(ms|[smhdwy])?)?\]`)
 
 // promqlElsewhere are the files outside signals/ allowed PromQL, each for
-// the reason said.
-var promqlElsewhere = map[string]string{
-	// The consolidation plan's six fetch queries are being replaced by
-	// lanes folded from the analysis's own read (issue 43, "one read per
-	// report"); they go with the file.
-	"analyzer/plan/fetch.go": "replaced by the analysis's lanes",
-}
+// the reason said: none now (the plan's own queries went with plan.Fetch).
+var promqlElsewhere = map[string]string{}
 
 // TestNoPromQLOutsideSignals holds the promise of signals/doc.go: every
 // PromQL form is written here, and the analysis, the rules and the
