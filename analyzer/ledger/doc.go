@@ -22,8 +22,8 @@
 // the analysis has none); a time-slicing or MPS replica is the share the
 // analysis read (1/replicas); a DRA claim's share is the claim's; a HAMi
 // tenant's is the larger of its gpucores and gpumem shares
-// (fleet.HAMiTenant.HeldShare), with HAMi's p95 of its utilisation as its
-// use. Tenants that held more than the GPU's hours between them (time
+// (fleet.HAMiTenant.HeldShare), and its use the larger of its SM
+// utilisation (HAMi's p95) and memory used (p99) over the device's. Tenants that held more than the GPU's hours between them (time
 // slices whose shares sum past 1, HAMi limits that overcommit the device,
 // a tenant seen while its GPU's exporter was not) are scaled down in
 // proportion to what they held (GPU.Scale), so that no GPU charges more

@@ -239,12 +239,18 @@ func hamiTenants(res *fleet.Result, byGPU map[fleet.GPUKey][]Tenant) {
 			hours = h.Coverage * window
 		}
 		t := Tenant{Namespace: h.Namespace, Pod: h.Pod, Container: h.Container, Mode: ModeHAMi, Share: share, HeldGPUHours: share * hours}
-		// HAMi's utilisation is of the device: of the tenant's share, it
-		// is that over the share. HAMi keeps a p95, not an average: an
-		// upper bound of the use.
+		// What it used is the larger of its SM utilisation and its memory
+		// used, each of the device (signals/hami's UsedShare); of the
+		// tenant's share, that over the share. The analysis keeps HAMi's
+		// p95 of the utilisation and p99 of the memory, not averages: the
+		// usage basis charges a HAMi tenant for its busy hours.
+		used := h.UtilP95
+		if h.DeviceBytes > 0 {
+			used = max(used, h.MemP99/h.DeviceBytes)
+		}
 		util := 0.0
 		if share > 0 {
-			util = h.UtilP95 / share
+			util = used / share
 		}
 		t.used(h.Coverage > 0, util)
 		ts := byGPU[k]

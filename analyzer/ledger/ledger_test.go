@@ -77,9 +77,10 @@ func TestModes(t *testing.T) {
 		{name: "HAMi limits past the device: scaled",
 			hami: []fleet.HAMiTenant{
 				{Namespace: "ns-a", Pod: "a", Container: "c", GPUUUID: "g", CoresPct: 100, DeviceBytes: 80 << 30, UtilP95: 0.5, Coverage: 1},
-				{Namespace: "ns-b", Pod: "b", Container: "c", GPUUUID: "g", CoresPct: 60, MemoryMiB: 60 << 10, DeviceBytes: 80 << 30, Coverage: 1},
+				{Namespace: "ns-b", Pod: "b", Container: "c", GPUUUID: "g", CoresPct: 60, MemoryMiB: 60 << 10, DeviceBytes: 80 << 30, MemP99: 20 << 30, UtilP95: 0.1, Coverage: 1},
 			},
-			wantHeld: []float64{week / 1.75, 0.75 * week / 1.75}, wantUsed: []float64{week / 2 / 1.75, 0}, wantMode: ModeHAMi},
+			// b used a quarter of the device's memory and 10% of its SMs: a quarter.
+			wantHeld: []float64{week / 1.75, 0.75 * week / 1.75}, wantUsed: []float64{week / 2 / 1.75, 0.25 * week / 1.75}, wantMode: ModeHAMi},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := &fleet.Result{Window: window, GPUs: []fleet.GPU{gpu("g", model, week)}, Allocations: tt.allocs, HAMi: tt.hami}
@@ -174,7 +175,7 @@ func TestBalanceProperty(t *testing.T) {
 				if mode == ModeHAMi {
 					res.HAMi = append(res.HAMi, fleet.HAMiTenant{Namespace: "ns-" + pod, Pod: pod, Container: "c", GPUUUID: uuid,
 						CoresPct: int64(rng.IntN(101)), MemoryMiB: int64(rng.IntN(100 << 10)), DeviceBytes: float64(int64(rng.IntN(2)) * 80 << 30),
-						UtilP95: rng.Float64() * 1.2, Coverage: rng.Float64()})
+						UtilP95: rng.Float64() * 1.2, MemP99: rng.Float64() * (90 << 30), Coverage: rng.Float64()})
 					if rng.IntN(2) == 0 {
 						continue // a tenant the exporter did not see
 					}
