@@ -43,6 +43,8 @@ func TestModelConsumersLinkNoEngine(t *testing.T) {
 		{pkg: "findings", forbidden: engine},
 		{pkg: "recommend", forbidden: engine},
 		{pkg: "report", forbidden: engine},
+		// The ledger is a leaf over the model: prices and the MIG catalog.
+		{pkg: "ledger", forbidden: append([]string{"k8s.io", module + "analyzer/findings", module + "analyzer/report"}, engine...)},
 		{pkg: "series", forbidden: engine},
 		{pkg: "plan", forbidden: engine},
 		{pkg: "quota", forbidden: engine},

@@ -40,6 +40,10 @@ type Result struct {
 	// none.
 	PodOwners map[PodRef]Owner
 	GPUs      []GPU
+	// HAMi are the tenants of the GPUs HAMi shares, from HAMi's own
+	// series (query.ReadHAMi); nil where HAMi is not installed. Only the
+	// analysis of a store of one cluster reads them.
+	HAMi []HAMiTenant `json:",omitempty"`
 	// Notes say where data is partial, in words for reports and logs.
 	Notes []string
 	// Missing are the schema's optional signals (signals.OptionalSignals)

@@ -207,6 +207,7 @@ func (a *Analysis) analyzeOne(ctx context.Context, o Options, sch signals.Schema
 		return fmt.Errorf("HAMi tenants: %w", err)
 	}
 	a.Findings.Findings = append(a.Findings.Findings, findings.DetectHAMi(tenants, o.Prices)...)
+	res.HAMi = tenants // the report's ledger charges them
 	a.inventoryNotes = inventoryNotes(o.Inventory, "")
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/ledger"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
@@ -34,6 +35,9 @@ type Input struct {
 	Timeline *fleet.Timeline
 	// Notes say what the analysis left out, in words.
 	Notes []string
+	// CostBasis is the basis of the teams' cost column (ledger.Allocation
+	// when empty).
+	CostBasis ledger.Basis
 }
 
 // Build computes the report of a. prices may be nil: dollar figures are
@@ -60,6 +64,8 @@ func Build(a Input, prices *recommend.Prices) *Report {
 		prev = &fleet.Result{Window: a.Previous.Window}
 	}
 	r.Teams = teams(a.Current, prev, teamOf, pr)
+	r.Ledger, r.CostBasis = ledger.Build(a.Current, prices), cmp.Or(a.CostBasis, ledger.Allocation)
+	r.Teams = chargeTeams(r.Teams, r.Ledger, teamOf, pr)
 	r.Cluster = summary(a.Current, prev, r.Teams, pr, a.Findings.UsedWithoutPod, func(string) bool { return true })
 	r.Fleet = fleetRows(a.Current, pr, a.Findings.UsedWithoutPod)
 	var savings map[string]float64

@@ -286,8 +286,8 @@ func TestClusterCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(rows[0], append(slices.Clone(CSVHeader), "cluster")) {
-		t.Fatalf("header %q, want CSVHeader and cluster", rows[0])
+	if !slices.Equal(rows[0], append(append(slices.Clone(CSVHeader), "cluster"), CSVLedgerColumns...)) {
+		t.Fatalf("header %q, want CSVHeader, cluster and CSVLedgerColumns", rows[0])
 	}
 	if len(rows) != 1+len(parsed.Teams)+2*len(parsed.Clusters)+1 {
 		t.Fatalf("%d rows for %d teams and %d clusters, want header + teams + each cluster's unallocated and total + fleet", len(rows), len(parsed.Teams), len(parsed.Clusters))
@@ -296,7 +296,8 @@ func TestClusterCSV(t *testing.T) {
 	for i, h := range rows[0] {
 		col[h] = i
 	}
-	figures := []string{"allocations", "allocated_gpu_hours", "used_gpu_hours", "idle_gpu_hours", "unmeasured_gpu_hours", "cost", "waste", "previous_allocated_gpu_hours", "previous_cost"}
+	figures := []string{"allocations", "allocated_gpu_hours", "used_gpu_hours", "idle_gpu_hours", "unmeasured_gpu_hours", "cost", "waste", "previous_allocated_gpu_hours", "previous_cost",
+		"allocation_cost", "usage_cost"}
 	sums := map[string]map[string]float64{} // scope → figure → sum
 	perCluster := map[string]map[string]float64{}
 	var fleet []string

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gpulens/gpulens/analyzer/ledger"
 )
 
 // CSVHeader is the CSV format's columns: one row per team, then the
@@ -47,37 +49,48 @@ var CSVHeader = []string{
 // CSVHeader's.
 const CSVClusterColumn = "cluster"
 
+// CSVLedgerColumns are the last columns, after CSVHeader's and the
+// cluster's, so a reader by position reads what it did before them: each
+// row's charges in the ledger (analyzer/ledger) on the allocation and the
+// usage basis. A team row has its tenants' charges; an "unallocated" row
+// the remainder of its GPUs' cost (unallocated, and on the usage basis
+// idle too); an "unattributed" row none (its hours are in the ledger's
+// unallocated); a "cluster" or "fleet" row the cost of the GPUs. So team
+// and "unallocated" rows add up to the "cluster" row on both bases. Empty
+// is unknown.
+var CSVLedgerColumns = []string{"allocation_cost", "usage_cost"}
+
 func writeCSV(w io.Writer, r *Report) error {
 	cw := csv.NewWriter(w)
 	if !r.clustered() {
-		_ = cw.Write(CSVHeader)
+		_ = cw.Write(append(slices.Clone(CSVHeader), CSVLedgerColumns...))
 		allocs := 0
 		for _, t := range r.Teams {
 			allocs += t.Allocations
-			_ = cw.Write(r.csvRow("team", t.Team, strings.Join(t.Namespaces, " "), t.Allocations, t.GPUHours, t.Previous))
+			_ = cw.Write(append(r.csvRow("team", t.Team, strings.Join(t.Namespaces, " "), t.Allocations, t.GPUHours, t.Previous), r.csvTeamCharges(t)...))
 		}
 		for _, row := range r.csvCapacityRows(r.Cluster) {
-			_ = cw.Write(row)
+			_ = cw.Write(append(row, r.csvRemainder(row[0], "", true, r.Cluster)...))
 		}
-		_ = cw.Write(r.csvRow("cluster", "", "", allocs, r.Cluster.whole(), r.Cluster.Previous))
+		_ = cw.Write(append(r.csvRow("cluster", "", "", allocs, r.Cluster.whole(), r.Cluster.Previous), r.csvRemainder("cluster", "", true, r.Cluster)...))
 		cw.Flush()
 		return cw.Error()
 	}
-	_ = cw.Write(append(slices.Clone(CSVHeader), CSVClusterColumn))
+	_ = cw.Write(append(append(slices.Clone(CSVHeader), CSVClusterColumn), CSVLedgerColumns...))
 	allocs := map[string]int{}
 	for _, t := range r.Teams {
 		allocs[t.Cluster] += t.Allocations
-		_ = cw.Write(append(r.csvRow("team", t.Team, strings.Join(t.Namespaces, " "), t.Allocations, t.GPUHours, t.Previous), csvText(t.Cluster)))
+		_ = cw.Write(append(r.csvRow("team", t.Team, strings.Join(t.Namespaces, " "), t.Allocations, t.GPUHours, t.Previous), append([]string{csvText(t.Cluster)}, r.csvTeamCharges(t)...)...))
 	}
 	total := 0
 	for _, c := range r.Clusters {
 		total += allocs[c.Name]
 		for _, row := range r.csvCapacityRows(c.Cluster) {
-			_ = cw.Write(append(row, csvText(c.Name)))
+			_ = cw.Write(append(row, append([]string{csvText(c.Name)}, r.csvRemainder(row[0], c.Name, false, c.Cluster)...)...))
 		}
-		_ = cw.Write(append(r.csvRow("cluster", "", "", allocs[c.Name], c.Cluster.whole(), c.Previous), csvText(c.Name)))
+		_ = cw.Write(append(r.csvRow("cluster", "", "", allocs[c.Name], c.Cluster.whole(), c.Previous), append([]string{csvText(c.Name)}, r.csvRemainder("cluster", c.Name, false, c.Cluster)...)...))
 	}
-	_ = cw.Write(append(r.csvRow("fleet", "", "", total, r.Cluster.whole(), r.Cluster.Previous), ""))
+	_ = cw.Write(append(r.csvRow("fleet", "", "", total, r.Cluster.whole(), r.Cluster.Previous), append([]string{""}, r.csvRemainder("fleet", "", true, r.Cluster)...)...))
 	cw.Flush()
 	return cw.Error()
 }
@@ -163,4 +176,31 @@ func (c Cluster) whole() GPUHours {
 		w.Unpriced = c.CapacityUnpriced
 	}
 	return w
+}
+
+// csvTeamCharges are a team's CSVLedgerColumns, empty where its cost is.
+func (r *Report) csvTeamCharges(t Team) []string {
+	if !r.CostKnown || t.Unpriced != nil {
+		return []string{"", ""}
+	}
+	return []string{num(t.AllocationCost), num(t.UsageCost)}
+}
+
+// csvRemainder are the CSVLedgerColumns of a row of scope that is no
+// team's, of one cluster (or all): the GPUs' remainder on each basis for
+// an "unallocated" row, their cost for a "cluster" or "fleet" row.
+func (r *Report) csvRemainder(scope, cluster string, all bool, c Cluster) []string {
+	if !r.CostKnown || c.CapacityUnpriced != nil || r.Ledger == nil || scope == "unattributed" {
+		return []string{"", ""}
+	}
+	var out []string
+	for _, b := range ledger.Bases {
+		t := r.ledgerTotals(b, cluster, all)
+		v := t.Cost.Cost
+		if scope == "unallocated" {
+			v = t.Idle.Cost + t.Unallocated.Cost
+		}
+		out = append(out, num(v))
+	}
+	return out
 }

@@ -1,6 +1,10 @@
 package report
 
-import "time"
+import (
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/ledger"
+)
 
 // Report is the weekly utilization report. JSON tags are its JSON format.
 type Report struct {
@@ -28,6 +32,12 @@ type Report struct {
 	Findings        Findings         `json:"findings"`
 	Coverage        Coverage         `json:"coverage"`
 	Consolidation   *Consolidation   `json:"consolidation,omitempty"`
+	// Ledger charges every GPU's cost to its tenants on both bases, with
+	// the idle and unallocated remainder (analyzer/ledger); CostBasis is
+	// the basis the teams' cost column shows (ledger.Allocation, the
+	// default, or ledger.Usage).
+	Ledger    *ledger.Ledger `json:"ledger"`
+	CostBasis ledger.Basis   `json:"cost_basis"`
 
 	// Timeline is per team, for charts only.
 	Timeline []TeamSeries `json:"-"`
@@ -157,8 +167,14 @@ type Team struct {
 	Namespaces  []string `json:"namespaces"`
 	Allocations int      `json:"allocations"`
 	GPUHours
-	Previous *GPUHours `json:"previous"`
-	Change   *Change   `json:"change"`
+	// AllocationCost and UsageCost are the team's charges in the ledger
+	// on each basis (unknown where CostKnown is false): Cost is held
+	// GPU-hours at their price, AllocationCost the same less what the
+	// ledger scaled down where tenants held more than their GPU's hours.
+	AllocationCost float64   `json:"allocation_cost"`
+	UsageCost      float64   `json:"usage_cost"`
+	Previous       *GPUHours `json:"previous"`
+	Change         *Change   `json:"change"`
 }
 
 // Recommendation is a right-sizing change with its monthly savings.

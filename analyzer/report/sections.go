@@ -47,9 +47,9 @@ func (r *Report) headline() string {
 }
 
 func (r *Report) sections() []section {
-	s := []section{r.summarySection(), r.fleetSection(), r.teamSection(), r.recommendationSection(), r.findingSection(), r.coverageSection()}
+	s := []section{r.summarySection(), r.fleetSection(), r.teamSection(), r.reconciliationSection(), r.recommendationSection(), r.findingSection(), r.coverageSection()}
 	if r.Consolidation != nil {
-		s = append(s[:3:3], append([]section{r.consolidationSection()}, s[3:]...)...)
+		s = append(s[:4:4], append([]section{r.consolidationSection()}, s[4:]...)...)
 	}
 	if r.clustered() {
 		s = append(s[:1:1], append([]section{r.clustersSection()}, s[1:]...)...)
@@ -161,14 +161,14 @@ func (r *Report) fleetSection() section {
 func (r *Report) teamSection() section {
 	s := section{ID: "teams", Title: "Teams", Empty: "No allocations in the window.",
 		Intro:  "Used GPU-hours are allocated GPU-hours × utilization (capped at 1); efficiency is used over measured; unmeasured hours had no utilization sample.",
-		Header: r.withCluster("Cluster", []string{"Team", "Namespaces", "Allocated GPU-h", "Used GPU-h", "Efficiency", "Idle GPU-h", "Unmeasured GPU-h", "Cost", "Waste", "Δ Allocated GPU-h", "Δ Efficiency"})}
+		Header: r.withCluster("Cluster", []string{"Team", "Namespaces", "Allocated GPU-h", "Used GPU-h", "Efficiency", "Idle GPU-h", "Unmeasured GPU-h", r.costHeader(), "Waste", "Δ Allocated GPU-h", "Δ Efficiency"})}
 	for _, t := range r.Teams {
 		dAlloc, dEff := "n/a", "n/a"
 		if t.Change != nil {
 			dAlloc, dEff = delta(t.Change.AllocatedGPUHours, t.Previous.AllocatedGPUHours, 1, ""), points(t.Change.EfficiencyPoints)
 		}
 		s.Rows = append(s.Rows, r.withCluster(clusterCell(t.Cluster), []string{t.Team, strings.Join(t.Namespaces, ", "), gpuHours(t.AllocatedGPUHours), gpuHours(t.UsedGPUHours),
-			efficiency(t.Efficiency), gpuHours(t.IdleGPUHours), gpuHours(t.UnmeasuredGPUHours), r.moneyOf(t.Cost, t.Unpriced), r.moneyOf(t.Waste, t.Unpriced), dAlloc, dEff}))
+			efficiency(t.Efficiency), gpuHours(t.IdleGPUHours), gpuHours(t.UnmeasuredGPUHours), r.moneyOf(r.teamCost(t), t.Unpriced), r.moneyOf(t.Waste, t.Unpriced), dAlloc, dEff}))
 	}
 	return s
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/inventory/kube"
+	"github.com/gpulens/gpulens/analyzer/ledger"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -39,6 +40,9 @@ type Config struct {
 	// DCGMFieldsFile maps dcgm-exporter's fields onto a store's own
 	// names (signals/dcgm.FieldMap); empty reads every era's names.
 	DCGMFieldsFile string
+	// CostBasis is the basis of the report's teams' cost column
+	// (gpulens report --cost-basis); empty is the allocation basis.
+	CostBasis ledger.Basis
 	// Kubernetes says how to read the cluster. NoKubernetes, when set,
 	// says why the cluster is not read: the analysis then works from metric
 	// labels alone.

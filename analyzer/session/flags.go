@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/gpulens/gpulens/analyzer/inventory/kube"
+	"github.com/gpulens/gpulens/analyzer/ledger"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -42,6 +43,9 @@ type Flags struct {
 	ConfigFile string
 	PricesFile string
 	DCGMFields string
+	// CostBasis is gpulens report's --cost-basis; other commands leave it
+	// empty.
+	CostBasis string
 }
 
 // FlagError is a malformed flag; its message names the flag.
@@ -103,6 +107,12 @@ func (f *Flags) Config(now time.Time, logger *slog.Logger, obs Observer) (Config
 		Kubernetes: kube.Options{Kubeconfig: f.Kubeconfig, TeamLabel: f.TeamLabel},
 		Contexts:   f.Contexts, AllContexts: f.AllContexts, ClusterLabel: f.ClusterLabel,
 		Logger: logger, Observer: obs,
+	}
+	switch b := ledger.Basis(f.CostBasis); b {
+	case "", ledger.Allocation, ledger.Usage:
+		cfg.CostBasis = b
+	default:
+		return cfg, flagErr("--cost-basis: %q is not allocation or usage", f.CostBasis)
 	}
 	if f.ClusterLabel != "" && !model.LabelName(f.ClusterLabel).IsValidLegacy() {
 		return cfg, flagErr("--cluster-label: %q is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)", f.ClusterLabel)

@@ -22,7 +22,9 @@ func (s *Session) Report(ctx context.Context, timeline int) (*report.Report, *pi
 	if err != nil {
 		return nil, nil, err
 	}
-	r := report.Build(reportInput(a), s.prices)
+	in := reportInput(a)
+	in.CostBasis = s.cfg.CostBasis
+	r := report.Build(in, s.prices)
 	r.Consolidation = s.consolidation(ctx)
 	s.analysis = nil
 	return r, a, nil

@@ -92,7 +92,10 @@ func TestReportCommand(t *testing.T) {
 	}{
 		{name: "table", args: base, wantStdout: []string{"GPU UTILIZATION REPORT", "alice-jupyter", "TOP RECOMMENDATIONS"},
 			wantStderr: []string{"Using the native schema (detected)."}},
-		{name: "json", args: append(base, "-o", "json"), wantStdout: []string{`"teams": [`, `"team": "training"`}},
+		{name: "json", args: append(base, "-o", "json"), wantStdout: []string{`"teams": [`, `"team": "training"`, `"ledger": {`, `"cost_basis": "allocation"`}},
+		{name: "usage basis", args: append(base, "--cost-basis", "usage", "-o", "markdown"),
+			wantStdout: []string{"| Cost (usage basis) |", "## Reconciliation", "The teams' cost column is on the usage basis"}},
+		{name: "unknown cost basis", args: append(base, "--cost-basis", "held"), wantCode: exitUsage, wantStderr: []string{`--cost-basis: "held" is not allocation or usage`}},
 		{name: "html to a file", args: append(base, "-o", "html", "--output-file", out), check: func(t *testing.T) {
 			b, err := os.ReadFile(out)
 			if err != nil || !strings.Contains(string(b), `id="chart-waste"`) {

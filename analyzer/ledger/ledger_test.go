@@ -1,0 +1,230 @@
+package ledger
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/signals"
+)
+
+const week = 168.0
+
+var window = fleet.Window{Start: time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 3, 16, 0, 0, 0, 0, time.UTC), Step: time.Minute}
+
+func gpu(uuid, model string, hours float64) fleet.GPU {
+	return fleet.GPU{GPUKey: fleet.GPUKey{Node: "n1", UUID: uuid}, Model: model, ReportedHours: hours}
+}
+
+func alloc(uuid, pod, sharing string, share, hours, util float64) fleet.Allocation {
+	x := fleet.Allocation{AllocationKey: fleet.AllocationKey{Node: "n1", Namespace: "ns-" + pod, Pod: pod, Container: "c", UUID: uuid},
+		Model: "NVIDIA H100 80GB HBM3", Sharing: sharing, Share: share, HeldHours: hours, AllocatedGPUHours: share * hours}
+	if util >= 0 {
+		x.AvgUtilization, x.UtilizationSteps = util, 10
+	}
+	return x
+}
+
+// TestModes: each sharing mode's charges, on a GPU of a known price.
+func TestModes(t *testing.T) {
+	prices := recommend.DefaultPrices()
+	const model = "NVIDIA H100 80GB HBM3"
+	price, err := prices.PerHour(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name   string
+		allocs []fleet.Allocation
+		hami   []fleet.HAMiTenant
+		// want are each tenant's held and used GPU-hours after scaling,
+		// in pod order, and the GPU's unallocated hours.
+		wantHeld, wantUsed []float64
+		wantFree           float64
+		wantMode           string
+	}{
+		{name: "whole, half used", allocs: []fleet.Allocation{alloc("g", "a", "", 1, week, 0.5)},
+			wantHeld: []float64{week}, wantUsed: []float64{week / 2}, wantMode: ModeWhole},
+		{name: "whole, held half the week, unmeasured", allocs: []fleet.Allocation{alloc("g", "a", "none", 1, week/2, -1)},
+			wantHeld: []float64{week / 2}, wantUsed: []float64{week / 2}, wantFree: week / 2, wantMode: ModeWhole},
+		{name: "MIG slices, one free", allocs: []fleet.Allocation{alloc("g", "a", signals.SharingMIG, 3.0/7, week, 1), alloc("g", "b", signals.SharingMIG, 3.0/7, week, 0)},
+			wantHeld: []float64{3 * week / 7, 3 * week / 7}, wantUsed: []float64{3 * week / 7, 0}, wantFree: week / 7, wantMode: signals.SharingMIG},
+		{name: "MIG slice without a share: the catalog's", allocs: []fleet.Allocation{func() fleet.Allocation {
+			x := alloc("g", "a", signals.SharingMIG, 0, week, 0.5)
+			x.MIGProfile = "3g.40gb"
+			return x
+		}()}, wantHeld: []float64{3 * week / 7}, wantUsed: []float64{1.5 * week / 7}, wantFree: 4 * week / 7, wantMode: signals.SharingMIG},
+		{name: "time-slicing past 1: scaled", allocs: []fleet.Allocation{alloc("g", "a", signals.SharingTimeSlicing, 1, week, 0.2), alloc("g", "b", signals.SharingTimeSlicing, 1, week, 0.6)},
+			wantHeld: []float64{week / 2, week / 2}, wantUsed: []float64{0.1 * week, 0.3 * week}, wantMode: signals.SharingTimeSlicing},
+		{name: "MPS replicas", allocs: []fleet.Allocation{alloc("g", "a", signals.SharingMPS, 0.25, week, 2)},
+			wantHeld: []float64{week / 4}, wantUsed: []float64{week / 4}, wantFree: 3 * week / 4, wantMode: signals.SharingMPS},
+		{name: "DRA claim", allocs: []fleet.Allocation{func() fleet.Allocation {
+			x := alloc("g", "a", "", 1, week, 0.25)
+			x.AllocationPath = signals.AllocationPathDRA
+			return x
+		}()}, wantHeld: []float64{week}, wantUsed: []float64{week / 4}, wantMode: ModeDRA},
+		{name: "HAMi: memory share beats cores, one tenant the exporter missed",
+			allocs: []fleet.Allocation{alloc("g", "a", signals.SharingTimeSlicing, 0.5, week, 0.9)},
+			hami: []fleet.HAMiTenant{
+				{Namespace: "ns-a", Pod: "a", Container: "c", GPUUUID: "g", CoresPct: 20, MemoryMiB: 40 << 10, DeviceBytes: 80 << 30, UtilP95: 0.1, Coverage: 1},
+				{Namespace: "ns-b", Pod: "b", Container: "c", GPUUUID: "g", CoresPct: 25, MemoryMiB: 8 << 10, DeviceBytes: 80 << 30, UtilP95: 0.5, Coverage: 0.5},
+			},
+			wantHeld: []float64{week / 2, week / 8}, wantUsed: []float64{week / 10, week / 8}, wantFree: 3 * week / 8, wantMode: ModeHAMi},
+		{name: "HAMi limits past the device: scaled",
+			hami: []fleet.HAMiTenant{
+				{Namespace: "ns-a", Pod: "a", Container: "c", GPUUUID: "g", CoresPct: 100, DeviceBytes: 80 << 30, UtilP95: 0.5, Coverage: 1},
+				{Namespace: "ns-b", Pod: "b", Container: "c", GPUUUID: "g", CoresPct: 60, MemoryMiB: 60 << 10, DeviceBytes: 80 << 30, MemP99: 20 << 30, UtilP95: 0.1, Coverage: 1},
+			},
+			// b used a quarter of the device's memory and 10% of its SMs: a quarter.
+			wantHeld: []float64{week / 1.75, 0.75 * week / 1.75}, wantUsed: []float64{week / 2 / 1.75, 0.25 * week / 1.75}, wantMode: ModeHAMi},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &fleet.Result{Window: window, GPUs: []fleet.GPU{gpu("g", model, week)}, Allocations: tt.allocs, HAMi: tt.hami}
+			l := Build(res, prices)
+			if len(l.GPUs) != 1 {
+				t.Fatalf("%d GPUs, want 1", len(l.GPUs))
+			}
+			g := l.GPUs[0]
+			checkBalance(t, g)
+			if g.Mode != tt.wantMode {
+				t.Errorf("mode %q, want %q", g.Mode, tt.wantMode)
+			}
+			if len(g.Tenants) != len(tt.wantHeld) {
+				t.Fatalf("%d tenants, want %d: %+v", len(g.Tenants), len(tt.wantHeld), g.Tenants)
+			}
+			for i, x := range g.Tenants {
+				if !near(x.Allocation.GPUHours, tt.wantHeld[i]) || !near(x.Usage.GPUHours, tt.wantUsed[i]) {
+					t.Errorf("%s: held %g used %g GPU-h, want %g and %g", x.Pod, x.Allocation.GPUHours, x.Usage.GPUHours, tt.wantHeld[i], tt.wantUsed[i])
+				}
+				if !near(x.Allocation.Cost, tt.wantHeld[i]*price) {
+					t.Errorf("%s: allocation charge %g, want %g", x.Pod, x.Allocation.Cost, tt.wantHeld[i]*price)
+				}
+			}
+			if !near(g.Allocation.Unallocated.GPUHours, tt.wantFree) {
+				t.Errorf("unallocated %g GPU-h, want %g", g.Allocation.Unallocated.GPUHours, tt.wantFree)
+			}
+		})
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(b)) }
+
+// checkBalance: the GPU's charges and remainder are its cost, on both
+// bases, in GPU-hours and money, and no amount is negative.
+func checkBalance(t *testing.T, g GPU) {
+	t.Helper()
+	for _, b := range Bases {
+		r := g.Remainder(b)
+		parts := []Amount{r.Idle, r.Unallocated}
+		for _, x := range g.Tenants {
+			parts = append(parts, x.On(b))
+		}
+		var sum Amount
+		for _, p := range parts {
+			if p.GPUHours < 0 || p.Cost < 0 {
+				t.Errorf("GPU %s, %s basis: a negative amount %+v", g.UUID, b, p)
+			}
+			sum.add(p)
+		}
+		if b == Allocation && r.Idle != (Amount{}) {
+			t.Errorf("GPU %s: idle %+v on the allocation basis", g.UUID, r.Idle)
+		}
+		if rel(sum.GPUHours, g.Hours) > 1e-9 || rel(sum.Cost, g.Cost) > 1e-9 {
+			t.Errorf("GPU %s, %s basis: charges + remainder = %g GPU-h, %g; the GPU is %g GPU-h, %g", g.UUID, b, sum.GPUHours, sum.Cost, g.Hours, g.Cost)
+		}
+	}
+	for _, x := range g.Tenants {
+		if x.Usage.GPUHours > x.Allocation.GPUHours*(1+1e-12) {
+			t.Errorf("GPU %s: %s used %g of the %g GPU-h it held", g.UUID, x.Pod, x.Usage.GPUHours, x.Allocation.GPUHours)
+		}
+	}
+}
+
+func rel(got, want float64) float64 {
+	if want == 0 {
+		return math.Abs(got)
+	}
+	return math.Abs(got-want) / math.Abs(want)
+}
+
+// TestBalanceProperty: over random fleets of every sharing mode, each
+// GPU's charges plus its remainder are its price × hours within 1e-9,
+// on both bases, with no negative charge, and the totals are the GPUs'.
+func TestBalanceProperty(t *testing.T) {
+	prices := recommend.DefaultPrices()
+	models := []string{"NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "NVIDIA L4", "Some GPU without a price"}
+	modes := []string{"", signals.SharingNone, signals.SharingMIG, signals.SharingTimeSlicing, signals.SharingMPS, ModeDRA, ModeHAMi}
+	for seed := range uint64(500) {
+		rng := rand.New(rand.NewPCG(seed, 46))
+		res := &fleet.Result{Window: window}
+		for g := range 1 + rng.IntN(6) {
+			uuid := fmt.Sprintf("GPU-%d", g)
+			hours := week * rng.Float64()
+			if rng.IntN(10) == 0 {
+				hours = 0 // a GPU whose exporter never reported it whole steps
+			}
+			model := models[rng.IntN(len(models))]
+			res.GPUs = append(res.GPUs, gpu(uuid, model, hours))
+			mode := modes[rng.IntN(len(modes))]
+			for i := range rng.IntN(8) {
+				pod := fmt.Sprintf("p%d-%d", g, i)
+				if mode == ModeHAMi {
+					res.HAMi = append(res.HAMi, fleet.HAMiTenant{Namespace: "ns-" + pod, Pod: pod, Container: "c", GPUUUID: uuid,
+						CoresPct: int64(rng.IntN(101)), MemoryMiB: int64(rng.IntN(100 << 10)), DeviceBytes: float64(int64(rng.IntN(2)) * 80 << 30),
+						UtilP95: rng.Float64() * 1.2, MemP99: rng.Float64() * (90 << 30), Coverage: rng.Float64()})
+					if rng.IntN(2) == 0 {
+						continue // a tenant the exporter did not see
+					}
+				}
+				sharing, share := mode, rng.Float64()*1.5
+				if mode == ModeDRA || mode == ModeHAMi {
+					sharing = signals.SharingTimeSlicing
+				}
+				util := rng.Float64()*1.5 - 0.1
+				if rng.IntN(5) == 0 {
+					util = -1 // unmeasured
+				}
+				x := alloc(uuid, pod, sharing, share, hours*rng.Float64()*1.3, util)
+				x.Model = model
+				if mode == ModeDRA {
+					x.AllocationPath = signals.AllocationPathDRA
+				}
+				if mode == signals.SharingMIG && rng.IntN(3) == 0 {
+					x.MIGProfile, x.Model, x.AllocatedGPUHours = "1g.10gb", "NVIDIA A100-SXM4-80GB", 0
+				}
+				res.Allocations = append(res.Allocations, x)
+			}
+		}
+		l := Build(res, prices)
+		if len(l.GPUs) != len(res.GPUs) {
+			t.Fatalf("seed %d: %d GPUs in the ledger, want %d", seed, len(l.GPUs), len(res.GPUs))
+		}
+		for _, g := range l.GPUs {
+			checkBalance(t, g)
+		}
+		for _, b := range Bases {
+			tot := l.Totals(b)
+			sum := tot.Attributed.Cost + tot.Idle.Cost + tot.Unallocated.Cost
+			if rel(sum, tot.Cost.Cost) > 1e-9 {
+				t.Errorf("seed %d, %s basis: attributed + idle + unallocated = %g, fleet cost %g", seed, b, sum, tot.Cost.Cost)
+			}
+		}
+		if t.Failed() {
+			t.Fatalf("seed %d", seed)
+		}
+	}
+}
+
+// TestOrphans: an allocation on a GPU the exporter never reported has no
+// cost to be charged from: counted, not charged.
+func TestOrphans(t *testing.T) {
+	res := &fleet.Result{Window: window, Allocations: []fleet.Allocation{alloc("gone", "a", "", 1, week, 1)}}
+	l := Build(res, nil)
+	if l.Orphans != 1 || len(l.GPUs) != 0 || l.Allocation.Attributed != (Amount{}) {
+		t.Errorf("got %+v, want one orphan and nothing charged", l)
+	}
+}
