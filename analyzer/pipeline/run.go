@@ -101,7 +101,7 @@ type Analysis struct {
 	// usage are the current window's analyses that folded their
 	// allocations' use (Options.Lanes), by cluster ("" where the store
 	// holds one cluster).
-	usage map[string]*query.Result
+	usage map[string]*fleet.Result
 	// Timeline is nil unless asked for and the source could provide it.
 	Timeline *fleet.Timeline
 	// Notes say what the run had to leave out, in words.
@@ -224,23 +224,23 @@ func (o Options) currentSharding() query.Sharding {
 
 // keepUsage keeps a cluster's analysis of the current window where it
 // folded its allocations' use.
-func (a *Analysis) keepUsage(cluster string, res *query.Result) {
+func (a *Analysis) keepUsage(cluster string, res *fleet.Result) {
 	if res.Usage == nil {
 		return
 	}
 	if a.usage == nil {
-		a.usage = map[string]*query.Result{}
+		a.usage = map[string]*fleet.Result{}
 	}
 	a.usage[cluster] = res
 }
 
 // Usage is cluster's analysis of the current window with its
-// allocations' use at every step (query.Result.Usage), for the
+// allocations' use at every step (fleet.Result.Usage), for the
 // consolidation plan (plan.FromAnalysis); "" where the store holds one
 // cluster. It is nil where Options.Lanes was not set, the passes did not
 // run, or the cluster had no series; each is handed out once, so that its
 // arrays are freed with the plan.
-func (a *Analysis) Usage(cluster string) *query.Result {
+func (a *Analysis) Usage(cluster string) *fleet.Result {
 	res := a.usage[cluster]
 	delete(a.usage, cluster)
 	return res

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"context"
 	"fmt"
 	"slices"
@@ -19,7 +20,7 @@ import (
 // share, utilization and memory and every GPU's device memory in use at
 // every step of the window with four range queries, unsharded, through
 // the store's engine, a second read of the window beside the analysis's.
-func fetchEngine(ctx context.Context, src source.Source, sch signals.Schema, w query.Window, o Options) (*Data, error) {
+func fetchEngine(ctx context.Context, src source.Source, sch signals.Schema, w fleet.Window, o Options) (*Data, error) {
 	rq, ok := src.(source.RangeQuerier)
 	if !ok {
 		return nil, fmt.Errorf("%s cannot run range queries, which a plan needs", src.Describe())
@@ -149,7 +150,7 @@ func engineAllocations(ms []model.Matrix, steps int, at func(model.Time) int) []
 }
 
 // engineDeviceMemory makes the tenants' memory add up to what each GPU's
-// device reported at every step (query.AllocationUsage.Mem).
+// device reported at every step (fleet.AllocationUsage.Mem).
 func engineDeviceMemory(allocs []*engineAllocation, used model.Matrix, steps int, at func(model.Time) int) {
 	type gpuKey struct{ node, uuid string }
 	device := map[gpuKey][]float32{}
@@ -222,7 +223,7 @@ func engineClaims(allocs []*engineAllocation, claims model.Vector) {
 // fetch is what a plan reads now: an analysis of w that folds its
 // allocations' use (query.Sharding.Lanes), in node shards of at most
 // maxNodes nodes where maxNodes is positive, and FromAnalysis on it.
-func fetch(ctx context.Context, src source.Source, sch signals.Schema, w query.Window, maxNodes int, o Options) (*Data, error) {
+func fetch(ctx context.Context, src source.Source, sch signals.Schema, w fleet.Window, maxNodes int, o Options) (*Data, error) {
 	res, err := query.AnalyzeSharded(ctx, src, sch, w, query.Sharding{Lanes: true, MaxNodes: maxNodes})
 	if err != nil {
 		return nil, err

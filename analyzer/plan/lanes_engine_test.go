@@ -3,13 +3,13 @@ package plan
 import (
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"math"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/signals"
@@ -36,12 +36,12 @@ func TestLaneFoldMatchesEngine(t *testing.T) {
 		name string
 		sch  signals.Schema
 		src  source.Source
-		w    query.Window
+		w    fleet.Window
 		// sharded also reads it in node shards of three nodes.
 		sharded bool
 	}
 	var fixtures []fixture
-	day := query.Window{Start: weekStart, End: weekStart.Add(24 * time.Hour), Step: weekStep}
+	day := fleet.Window{Start: weekStart, End: weekStart.Add(24 * time.Hour), Step: weekStep}
 	for _, sch := range []signals.Schema{native.Schema{}, dcgm.Schema{}} {
 		fixtures = append(fixtures, fixture{"demo " + sch.Name(), sch, simulated(t, sim.Default(), sch, day), day, sch.Name() == native.SchemaName})
 	}
@@ -53,7 +53,7 @@ func TestLaneFoldMatchesEngine(t *testing.T) {
 		fixtures = append(fixtures, fixture{f.file, f.sch, src, w, true})
 	}
 	src, fl := pipelinetest.Open(t, "testdata/fleet.yaml")
-	fixtures = append(fixtures, fixture{"fleet.yaml", native.Schema{}, src, query.Window{Start: fl.Start.Add(30 * time.Second), End: fl.End, Step: time.Minute}, true})
+	fixtures = append(fixtures, fixture{"fleet.yaml", native.Schema{}, src, fleet.Window{Start: fl.Start.Add(30 * time.Second), End: fl.End, Step: time.Minute}, true})
 
 	ctx := context.Background()
 	o := Options{TrainingMinLoad: 0.8, TrainingMinHours: 2}

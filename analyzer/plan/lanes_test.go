@@ -95,7 +95,7 @@ func keys(m map[string]*Lane) []string {
 }
 
 // TestFetchGridIsTheAnalysis: a window that does not start on a step is
-// read at the analysis's instants (query.Window: the step's multiples
+// read at the analysis's instants (fleet.Window: the step's multiples
 // since the epoch in (Start, End]), so the plan's steps and the report's
 // are the same ones.
 func TestLanesGridIsTheAnalysis(t *testing.T) {

@@ -58,8 +58,8 @@ func newAnalysis(sch signals.Schema, w fleet.Window) *analysis {
 
 		hostPods: hostPodsOf(sch),
 
-		workloadSteps: map[WorkloadKey]*workloadPerStep{},
-		podOwners:     map[PodRef]Owner{}, setOwners: map[PodRef]Owner{}, jobOwners: map[PodRef]Owner{},
+		workloadSteps: map[fleet.WorkloadKey]*workloadPerStep{},
+		podOwners:     map[fleet.PodRef]fleet.Owner{}, setOwners: map[fleet.PodRef]fleet.Owner{}, jobOwners: map[fleet.PodRef]fleet.Owner{},
 	}
 }
 
@@ -140,7 +140,7 @@ func (a *analysis) scanQueries(sch signals.Schema) []namedQuery {
 		{name: "allocation steps", expr: withWorkload(over("count_over_time", alloc)), apply: a.allocSteps},
 		// time() is each step's own instant: the largest is the last
 		// step the allocation was seen at.
-		{name: "allocation last step", expr: over("max_over_time", signals.StepTime(alloc)), apply: a.alloc(func(x *Allocation, v float64) {
+		{name: "allocation last step", expr: over("max_over_time", signals.StepTime(alloc)), apply: a.alloc(func(x *fleet.Allocation, v float64) {
 			x.SinceLastSeen = sinceLastStep(a.w, int64(math.Round(v*1000)))
 		})},
 		{name: "allocated GPU steps", expr: over("sum_over_time", alloc), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.AllocatedGPUHours = hours(a.w, v) })},
@@ -163,22 +163,22 @@ func (a *analysis) scanQueries(sch signals.Schema) []namedQuery {
 				g.Model = string(s.Metric[signals.LabelModel])
 			}
 		})},
-		{name: "gpu allocated steps", expr: over("count_over_time", signals.AndOn(gpu, signals.GPUKey, presence(signals.GPUKey, sch.Allocation()))), apply: a.gpuValue(func(g *GPU, v float64) { g.AllocatedHours = hours(a.w, v) })},
-		{name: "gpu allocated GPU steps", expr: over("sum_over_time", signals.SumBy(signals.GPUKey, sch.Allocation())), apply: a.gpuValue(func(g *GPU, v float64) { g.AllocatedGPUHours = hours(a.w, v) })},
-		{name: "gpu co-tenants", expr: over("max_over_time", signals.CountBy(signals.GPUKey, alloc)), apply: a.gpuValue(func(g *GPU, v float64) { g.CoTenants = int(v) })},
+		{name: "gpu allocated steps", expr: over("count_over_time", signals.AndOn(gpu, signals.GPUKey, presence(signals.GPUKey, sch.Allocation()))), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AllocatedHours = hours(a.w, v) })},
+		{name: "gpu allocated GPU steps", expr: over("sum_over_time", signals.SumBy(signals.GPUKey, sch.Allocation())), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AllocatedGPUHours = hours(a.w, v) })},
+		{name: "gpu co-tenants", expr: over("max_over_time", signals.CountBy(signals.GPUKey, alloc)), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.CoTenants = int(v) })},
 		{name: "gpu sharing", expr: over("count_over_time", signals.CountBy(append(slices.Clone(signals.GPUKey), signals.LabelSharing), sch.Allocation())), apply: a.gpuSharing},
-		{name: "gpu utilization average", expr: over("avg_over_time", gpuUtil), apply: a.gpuValue(func(g *GPU, v float64) { g.AvgUtilization = v })},
-		{name: "gpu utilization steps", expr: over("count_over_time", gpuUtil), apply: a.gpuValue(func(g *GPU, v float64) { g.UtilizationSteps = int(v) })},
-		{name: "gpu memory total", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryTotal()), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryTotalBytes = v })},
-		{name: "gpu energy", expr: maxBy(signals.GPUKey, sch.GPUEnergy(rangeStr(a.w), stepStr(a.w))), apply: a.gpuValue(func(g *GPU, v float64) { g.EnergyJoules = v })},
-		{name: "gpu memory used p99", expr: quantile(0.99, gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedP99Bytes = v })},
-		{name: "gpu memory used peak", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryUsed()), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedPeakBytes = v })},
-		{name: "gpu memory used steps", expr: over("count_over_time", gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedSteps = int(v) })},
-		{name: "gpu memory used last", expr: over("last_over_time", gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedLastBytes = v })},
-		{name: "gpu memory used growth", expr: over("deriv", gpuMem), apply: a.gpuValue(func(g *GPU, v float64) { g.MemoryUsedGrowthBytesPerHour = v * 3600 })},
+		{name: "gpu utilization average", expr: over("avg_over_time", gpuUtil), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AvgUtilization = v })},
+		{name: "gpu utilization steps", expr: over("count_over_time", gpuUtil), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.UtilizationSteps = int(v) })},
+		{name: "gpu memory total", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryTotal()), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryTotalBytes = v })},
+		{name: "gpu energy", expr: maxBy(signals.GPUKey, sch.GPUEnergy(rangeStr(a.w), stepStr(a.w))), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.EnergyJoules = v })},
+		{name: "gpu memory used p99", expr: quantile(0.99, gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedP99Bytes = v })},
+		{name: "gpu memory used peak", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryUsed()), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedPeakBytes = v })},
+		{name: "gpu memory used steps", expr: over("count_over_time", gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedSteps = int(v) })},
+		{name: "gpu memory used last", expr: over("last_over_time", gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedLastBytes = v })},
+		{name: "gpu memory used growth", expr: over("deriv", gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedGrowthBytesPerHour = v * 3600 })},
 		// The tenants' memory is summed per step, before the quantile:
 		// tenants that take turns never add up.
-		{name: "gpu tenants memory p99", expr: quantile(0.99, signals.SumBy(signals.GPUKey, mem)), apply: a.gpuValue(func(g *GPU, v float64) { g.TenantsMemoryP99Bytes = v })},
+		{name: "gpu tenants memory p99", expr: quantile(0.99, signals.SumBy(signals.GPUKey, mem)), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.TenantsMemoryP99Bytes = v })},
 	}, slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch, true), a.healthQueries(sch), a.attributionQueries(sch, false), a.hostQueries(sch), a.claimQueries(sch))...)
 }
 
@@ -300,7 +300,7 @@ func bestMode(modes []*allocMode) *allocMode {
 	return best
 }
 
-func (a *analysis) gpuFor(m model.Metric) *GPU { return a.gpuOf(gpuKey(m)) }
+func (a *analysis) gpuFor(m model.Metric) *fleet.GPU { return a.gpuOf(gpuKey(m)) }
 
 func (a *analysis) gpuOf(k fleet.GPUKey) *fleet.GPU {
 	g, ok := a.gpus[k]
@@ -364,7 +364,7 @@ func (a *analysis) finish() {
 		a.res.GPUs = append(a.res.GPUs, *g)
 	}
 	a.resolveHosts()
-	slices.SortFunc(a.res.Allocations, func(x, y Allocation) int { return compareAllocationKeys(x.AllocationKey, y.AllocationKey) })
+	slices.SortFunc(a.res.Allocations, func(x, y fleet.Allocation) int { return compareAllocationKeys(x.AllocationKey, y.AllocationKey) })
 	a.res.Workloads = a.workloads()
 	a.res.PodOwners = a.podOwnersResolved()
 	slices.SortFunc(a.res.GPUs, func(x, y fleet.GPU) int {

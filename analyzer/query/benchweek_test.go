@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"os"
 	"syscall"
 	"testing"
@@ -69,7 +70,7 @@ func TestAnalyzeBenchWeek(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	w := Window{Start: t0, End: minute(benchDays(t) * 24 * 60), Step: time.Minute}
+	w := fleet.Window{Start: t0, End: minute(benchDays(t) * 24 * 60), Step: time.Minute}
 	res, err := AnalyzeSharded(context.Background(), src, native.Schema{}, w, Sharding{})
 	if err != nil {
 		t.Fatal(err)

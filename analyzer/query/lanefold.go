@@ -2,6 +2,7 @@ package query
 
 import (
 	"cmp"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"math"
 	"slices"
 
@@ -20,28 +21,28 @@ import (
 // folded when its own passes run, so what is kept is float32 per held step
 // and allocation, not the shard's matrices.
 type laneFold struct {
-	allocs map[AllocationKey]*AllocationUsage
+	allocs map[fleet.AllocationKey]*fleet.AllocationUsage
 	// byGPU are the allocations of each GPU, until the device memory pass
 	// has shared that GPU's memory out.
-	byGPU map[GPUKey][]*AllocationUsage
+	byGPU map[fleet.GPUKey][]*fleet.AllocationUsage
 	steps int
 }
 
 // newLaneFold is a fold for w's steps; nil for none.
-func newLaneFold(w Window, on bool) *laneFold {
+func newLaneFold(w fleet.Window, on bool) *laneFold {
 	if !on {
 		return nil
 	}
-	return &laneFold{allocs: map[AllocationKey]*AllocationUsage{}, byGPU: map[GPUKey][]*AllocationUsage{}, steps: w.ExpectedSteps()}
+	return &laneFold{allocs: map[fleet.AllocationKey]*fleet.AllocationUsage{}, byGPU: map[fleet.GPUKey][]*fleet.AllocationUsage{}, steps: w.ExpectedSteps()}
 }
 
 // keep starts an allocation's use from its shares at each step (the
 // allocation pass's max by its key): the steps it was held at.
-func (f *laneFold) keep(k AllocationKey, v []float64) {
+func (f *laneFold) keep(k fleet.AllocationKey, v []float64) {
 	if f == nil {
 		return
 	}
-	var runs []ShareRun
+	var runs []fleet.ShareRun
 	for i, x := range v {
 		if scan.IsAbsent(x) || math.IsNaN(x) {
 			continue
@@ -51,26 +52,26 @@ func (f *laneFold) keep(k AllocationKey, v []float64) {
 			runs[n-1].N++
 			continue
 		}
-		runs = append(runs, ShareRun{From: i, N: 1, Share: s})
+		runs = append(runs, fleet.ShareRun{From: i, N: 1, Share: s})
 	}
 	if len(runs) == 0 {
 		return
 	}
-	u := &AllocationUsage{AllocationKey: k, First: runs[0].From, Shares: runs}
+	u := &fleet.AllocationUsage{AllocationKey: k, First: runs[0].From, Shares: runs}
 	f.allocs[k] = u
-	g := GPUKey{Node: k.Node, UUID: k.UUID}
+	g := fleet.GPUKey{Node: k.Node, UUID: k.UUID}
 	f.byGPU[g] = append(f.byGPU[g], u)
 }
 
 // span is one past the last step u was held at, as an index of its arrays.
-func usageSpan(u *AllocationUsage) int {
+func usageSpan(u *fleet.AllocationUsage) int {
 	r := u.Shares[len(u.Shares)-1]
 	return r.From + r.N - u.First
 }
 
 // held is v at the steps u was held at, from u.First, at least 0; nil
 // where v has no value at any of them.
-func usageHeld(u *AllocationUsage, v []float64) []float32 {
+func usageHeld(u *fleet.AllocationUsage, v []float64) []float32 {
 	var out []float32
 	for _, r := range u.Shares {
 		for t := r.From; t < r.From+r.N && t < len(v); t++ {
@@ -89,7 +90,7 @@ func usageHeld(u *AllocationUsage, v []float64) []float32 {
 
 // util keeps an allocation's utilization (the utilization pass's max by
 // its key) where it was held.
-func (f *laneFold) util(k AllocationKey, v []float64) {
+func (f *laneFold) util(k fleet.AllocationKey, v []float64) {
 	if f == nil {
 		return
 	}
@@ -100,7 +101,7 @@ func (f *laneFold) util(k AllocationKey, v []float64) {
 
 // mem keeps an allocation's memory (the memory pass's max by its key)
 // where it was held.
-func (f *laneFold) mem(k AllocationKey, v []float64) {
+func (f *laneFold) mem(k fleet.AllocationKey, v []float64) {
 	if f == nil {
 		return
 	}
@@ -117,11 +118,11 @@ func (f *laneFold) mem(k AllocationKey, v []float64) {
 // scaled down to it in proportion. mig says an allocation holds a MIG
 // slice, whose memory is its own (the device's figure sums the slices).
 // Where the device reported nothing, attribution stands.
-func (f *laneFold) device(g GPUKey, d []float64, mig func(AllocationKey) bool) {
+func (f *laneFold) device(g fleet.GPUKey, d []float64, mig func(fleet.AllocationKey) bool) {
 	if f == nil {
 		return
 	}
-	var as []*AllocationUsage
+	var as []*fleet.AllocationUsage
 	for _, u := range f.byGPU[g] {
 		if !mig(u.AllocationKey) {
 			as = append(as, u)
@@ -170,7 +171,7 @@ func (f *laneFold) device(g GPUKey, d []float64, mig func(AllocationKey) bool) {
 
 // shareAt is u's share at step t, 0 where it was not held; *run is the
 // run to look from, for steps asked in order.
-func usageShareAt(u *AllocationUsage, t int, run *int) float32 {
+func usageShareAt(u *fleet.AllocationUsage, t int, run *int) float32 {
 	for *run < len(u.Shares) && u.Shares[*run].From+u.Shares[*run].N <= t {
 		*run++
 	}
@@ -180,7 +181,7 @@ func usageShareAt(u *AllocationUsage, t int, run *int) float32 {
 	return 0
 }
 
-func usageMemAt(u *AllocationUsage, t int) float32 {
+func usageMemAt(u *fleet.AllocationUsage, t int) float32 {
 	if u.Mem == nil {
 		return 0
 	}
@@ -189,29 +190,29 @@ func usageMemAt(u *AllocationUsage, t int) float32 {
 
 // result is the use folded, in the order of Result.Allocations; nil
 // without a fold.
-func (f *laneFold) result() *Usage {
+func (f *laneFold) result() *fleet.Usage {
 	if f == nil {
 		return nil
 	}
-	out := &Usage{Steps: f.steps, Allocations: make([]AllocationUsage, 0, len(f.allocs))}
+	out := &fleet.Usage{Steps: f.steps, Allocations: make([]fleet.AllocationUsage, 0, len(f.allocs))}
 	for _, u := range f.allocs {
 		out.Allocations = append(out.Allocations, *u)
 	}
 	clear(f.allocs)
 	clear(f.byGPU)
-	slices.SortFunc(out.Allocations, func(x, y AllocationUsage) int { return compareAllocationKeys(x.AllocationKey, y.AllocationKey) })
+	slices.SortFunc(out.Allocations, func(x, y fleet.AllocationUsage) int { return compareAllocationKeys(x.AllocationKey, y.AllocationKey) })
 	return out
 }
 
 // compareAllocationKeys is Result.Allocations' order.
-func compareAllocationKeys(x, y AllocationKey) int {
+func compareAllocationKeys(x, y fleet.AllocationKey) int {
 	return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Pod, y.Pod), cmp.Compare(x.Container, y.Container),
 		cmp.Compare(x.Node, y.Node), cmp.Compare(x.UUID, y.UUID), cmp.Compare(x.GPUInstance, y.GPUInstance))
 }
 
 // holdsMIG says the allocation's sharing mode, as settleAllocModes will
 // settle it from the labellings the allocation pass saw, is a MIG slice.
-func (a *analysis) holdsMIG(k AllocationKey) bool {
+func (a *analysis) holdsMIG(k fleet.AllocationKey) bool {
 	m := bestMode(a.allocModes[k])
 	return m != nil && m.sharing == signals.SharingMIG
 }

@@ -30,11 +30,11 @@ func (a *analysis) ownerQueries(sch signals.Schema, join bool) []namedQuery {
 		pods = signals.OfPods(pods, a.over("count_over_time", presence([]string{signals.LabelNamespace, signals.LabelPod}, allocationPresence(sch))))
 	}
 	return []namedQuery{
-		{name: "pod owners", expr: pods, apply: a.ownerApply(func(r PodRef, o Owner) { a.podOwners[r] = o }, "pod")},
+		{name: "pod owners", expr: pods, apply: a.ownerApply(func(r fleet.PodRef, o fleet.Owner) { a.podOwners[r] = o }, "pod")},
 		{name: "replicaset owners", expr: signals.ReplicaSetOwners(w),
-			apply: a.ownerApply(func(r PodRef, o Owner) { a.setOwners[r] = o }, "replicaset")},
+			apply: a.ownerApply(func(r fleet.PodRef, o fleet.Owner) { a.setOwners[r] = o }, "replicaset")},
 		{name: "job owners", expr: signals.JobOwners(w),
-			apply: a.ownerApply(func(r PodRef, o Owner) { a.jobOwners[r] = o }, "job_name")},
+			apply: a.ownerApply(func(r fleet.PodRef, o fleet.Owner) { a.jobOwners[r] = o }, "job_name")},
 	}
 }
 

@@ -230,7 +230,7 @@ func schemaError(err, noData error, what string) error {
 // (query.Sharding.Lanes), sharded within the sample budget as every
 // analysis is. Either way the window is read once, by the analysis.
 func (s *Session) fetch(ctx context.Context, cluster string, src source.Source, inv *inventory.Inventory) (*plan.Data, error) {
-	var res *query.Result
+	var res *fleet.Result
 	if s.analysis != nil {
 		res = s.analysis.Usage(cluster)
 	}
