@@ -108,8 +108,8 @@ func (r *Report) summarySection() section {
 	}
 	return section{ID: "summary", Title: title, Header: []string{"Figure", "Value"}, Rows: rows,
 		Intro: "Waste is what the window's GPU time cost and nobody used: idle allocations and unallocated GPUs. " +
-			"Savings are what acting on the findings takes off the bill each month: smaller or released allocations, and nodes the autoscaler can remove; " +
-			"free GPUs on nodes that stay save nothing until a node goes."}
+			"Savings are the GPU time acting on the findings frees each month (smaller or released allocations); it leaves the bill when a node goes, " +
+			"which the consolidation says: free GPUs on nodes that stay are paid for all the same."}
 }
 
 // waste is the window's waste, idle allocations and unallocated capacity,
