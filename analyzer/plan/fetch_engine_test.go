@@ -1,9 +1,9 @@
 package plan
 
 import (
-	"github.com/gpulens/gpulens/analyzer/fleet"
 	"context"
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"slices"
 	"strings"
 
