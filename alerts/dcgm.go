@@ -22,10 +22,12 @@ import (
 //
 // The heavy expressions are recorded once per evaluation, and the alerts
 // read the recordings over time: a live rule cannot afford a subquery of
-// the analyzer's expressions.
+// the analyzer's expressions. The dcgm-exporter dashboards read the
+// per-allocation ones too (vocab.RecordDCGMAllocation): inlined, their
+// files outgrew what kubectl apply and Argo CD accept.
 const (
-	recAllocation    = "namespace_pod:gpulens_dcgm_allocation:ratio"
-	recAllocUtil     = "namespace_pod:gpulens_dcgm_allocation_utilization:ratio"
+	recAllocation    = vocab.RecordDCGMAllocation
+	recAllocUtil     = vocab.RecordDCGMAllocationUtilization
 	recTenant        = "node_gpu:gpulens_dcgm_tenant:present"
 	recGPUUtil       = "node_gpu:gpulens_dcgm_gpu_utilization:ratio"
 	recGPUMemUsed    = "node_gpu:gpulens_dcgm_gpu_memory_used:bytes"
@@ -38,7 +40,7 @@ const (
 // heavy expression is recorded once as it comes, under name with the
 // _hostlabel suffix, and the join reads that recording.
 func resolved(name, expr string) []Rule {
-	raw := name + "_hostlabel"
+	raw := name + vocab.RecordHostLabelSuffix
 	return []Rule{{Record: raw, Expr: expr}, {Record: name, Expr: dcgm.ResolveHost(raw)}}
 }
 
@@ -80,6 +82,12 @@ func DCGM(c criteria.Config) File {
 	// descriptions (onGPU).
 	dev := dcgm.Schema{Scope: signals.Scope{Keep: signals.LabelGPU}}
 	idle, heldFor := c.Idle.MaxAvgUtilization, hours(c.Idle.MinHeldHours)
+	// alloc is the per-allocation signals the dashboards read recorded:
+	// they keep what the dashboards group and filter by beyond the
+	// signal's labels, the GPU's index for legends, the cluster label of
+	// a store shared by clusters (a ruler over it, such as Mimir's, sees
+	// every cluster's series at once) and the team label.
+	alloc := dcgm.Schema{Scope: signals.Scope{Keep: signals.LabelGPU + ", " + vocab.DefaultClusterLabel, KeepTenant: vocab.TeamLabel}}
 	// host names every series' node as the cluster does (dcgm.ResolveHost).
 	host := dcgm.ResolveHost
 	gpu := func(expr string) string { return host(signals.MaxBy(gpuBy, expr)) }
@@ -91,8 +99,8 @@ func DCGM(c criteria.Config) File {
 	health := sch.Health(signals.RuleWindow("1h"))
 	return File{Groups: []Group{
 		{Name: "gpulens-dcgm.recording", Rules: slices.Concat(
-			resolved(recAllocation, sch.Allocation()),
-			resolved(recAllocUtil, sch.Utilization()),
+			resolved(recAllocation, alloc.Allocation()),
+			resolved(recAllocUtil, alloc.Utilization()),
 			resolved(recTenant, "0 * "+signals.MaxBy(tenantBy, dcgm.Norm(dcgm.Tenants(dcgm.Presence(dcgm.FBUsed, dcgm.WholeGPU))))+" + 1"),
 			resolved(recGPUUtil, sch.GPUUtilization()),
 			resolved(recGPUMemUsed, sch.GPUMemoryUsed()),

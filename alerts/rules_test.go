@@ -143,3 +143,26 @@ func TestEveryAlertIsTested(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesFitVictoriaMetrics: vmalert sends each rule's expression to
+// VictoriaMetrics, which refuses a query over -search.maxQueryLen (16
+// KiB by default). The per-allocation recordings of dcgm-exporter are
+// the longest; `go test ./alerts -run FitVictoria -v` prints them.
+func TestRulesFitVictoriaMetrics(t *testing.T) {
+	const limit = 16 * 1024
+	for name, build := range Files {
+		longest, which := 0, ""
+		for _, g := range build(criteria.DefaultConfig()).Groups {
+			for _, r := range g.Rules {
+				rule := r.Record + r.Alert
+				if len(r.Expr) > longest {
+					longest, which = len(r.Expr), rule
+				}
+				if len(r.Expr) > limit {
+					t.Errorf("%s: %s is %d bytes, over VictoriaMetrics' default -search.maxQueryLen of %d", name, rule, len(r.Expr), limit)
+				}
+			}
+		}
+		t.Logf("%s: the longest expression is %s's, %d bytes", name, which, longest)
+	}
+}

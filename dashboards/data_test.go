@@ -103,15 +103,21 @@ func demoFleet(t *testing.T) map[string]*source.Embedded {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The rule file's recordings of the window, which the
+		// dcgm-exporter panels read, as a Prometheus evaluating it would
+		// have written them.
+		for _, db := range []string{"dcgm-exporter", stockDB} {
+			recordRules(t, dbs[db], "dcgm-exporter", w.start, w.end)
+		}
 	}
 	t.Logf("simulated %d samples", n.Load())
 	return dbs
 }
 
-// gpuSeries matches the metrics of GPUs, MIG instances and containers, as
-// opposed to `gpulens serve`'s findings, which the simulation does not
-// produce.
-var gpuSeries = regexp.MustCompile(`\b(gpulens_(gpu|mig|container)_[a-z_]+|DCGM_FI_[A-Z_]+)\b`)
+// gpuSeries matches the metrics of GPUs, MIG instances and containers,
+// and the rule files' recordings of them, as opposed to `gpulens serve`'s
+// findings, which the simulation does not produce.
+var gpuSeries = regexp.MustCompile(`\b(gpulens_(gpu|mig|container)_[a-z_]+|DCGM_FI_[A-Z_]+|[a-z_]+:gpulens_dcgm_[a-z_]+:[a-z_]+)\b`)
 
 var legendLabel = regexp.MustCompile(`\{\{\s*([a-z_]+)\s*\}\}`)
 
@@ -124,6 +130,7 @@ func TestPanelsReturnData(t *testing.T) {
 	t.Run("figures", func(t *testing.T) { consistentFigures(t, dbs) })
 	t.Run("variables", func(t *testing.T) { variablesFindValues(t, dbs) })
 	t.Run("signals", func(t *testing.T) { signalsAgree(t, dbs) })
+	t.Run("recorded", func(t *testing.T) { recordedEqualsInline(t, dbs) })
 	t.Run("dcgm-exporter stock install", func(t *testing.T) { stockInstallPanels(t, dbs[stockDB]) })
 	for schema, ds := range generated(t) {
 		t.Run(schema, func(t *testing.T) {

@@ -56,7 +56,10 @@ func TestDCGMLabelFallbacks(t *testing.T) {
 			want = append(want, "n1/"+l.wantPod)
 		}
 	}
-	vec, err := db.Query(context.Background(), substitute(newChart(dcgm.Schema{}, vocab.DefaultClusterLabel).alloc()), at)
+	// The allocation's form, which the rule file records for the panels
+	// (recordedEqualsInline).
+	c := newChart(dcgm.Schema{}, vocab.DefaultClusterLabel).inline()
+	vec, err := db.Query(context.Background(), substitute(c.alloc()), at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +79,7 @@ func TestDCGMLabelFallbacks(t *testing.T) {
 		}
 	}
 	// The free GPU is unallocated, not the exporter's.
-	vec, err = db.Query(context.Background(), substitute("count("+unallocatedGPUs(newChart(dcgm.Schema{}, vocab.DefaultClusterLabel))+")"), at)
+	vec, err = db.Query(context.Background(), substitute("count("+unallocatedGPUs(c)+")"), at)
 	if err != nil || len(vec) != 1 || vec[0].Value != 1 {
 		t.Errorf("unallocated GPUs %v (%v), want 1", vec, err)
 	}

@@ -4,7 +4,9 @@ import (
 	"fmt"
 
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/schemas"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // chart is one schema's signals (signals/) under the dashboards'
@@ -21,6 +23,28 @@ type chart struct {
 	podScope signals.Scope
 	// clusterLabel is the store's --cluster-label.
 	clusterLabel string
+	// rec names the series the schema's rule file records for the
+	// per-allocation signals, which the panels read instead of the
+	// signals' forms; nil to inline the forms.
+	rec *recording
+}
+
+// recording is the series a rule file (alerts/) records of the
+// per-allocation signals, with the signals' labels.
+type recording struct{ allocation, utilization string }
+
+// recorded are the schemas whose per-allocation forms the dashboards read
+// from recorded series, by --schema name: dcgm-exporter's attribution
+// (the kube-state-metrics joins) is 29 kB an allocation and 50 kB a use,
+// and a team dashboard composes a dozen of them, where VictoriaMetrics
+// takes 16 KiB a query and kubectl apply 256 KiB a dashboard. They are
+// the recordings by dcgm-exporter's own host label, as the other panels
+// name nodes. gpulens-exporter's series are per allocation already.
+var recorded = map[string]*recording{
+	dcgm.Schema{}.Name(): {
+		allocation:  vocab.RecordDCGMAllocation + vocab.RecordHostLabelSuffix,
+		utilization: vocab.RecordDCGMAllocationUtilization + vocab.RecordHostLabelSuffix,
+	},
 }
 
 // newChart scopes schema s for the dashboards on a store whose clusters
@@ -29,7 +53,14 @@ func newChart(s signals.Schema, clusterLabel string) chart {
 	sc := signals.Scope{Matchers: fmt.Sprintf("%s=~%q", clusterLabel, "$cluster"), Node: "$node", Keep: signals.LabelGPU}
 	pod := sc
 	pod.Namespace, pod.Pod = "$namespace", "$pod"
-	return chart{name: s.Name(), gpu: s.In(sc), pod: s.In(pod), podScope: pod, clusterLabel: clusterLabel}
+	return chart{name: s.Name(), gpu: s.In(sc), pod: s.In(pod), podScope: pod, clusterLabel: clusterLabel, rec: recorded[s.Name()]}
+}
+
+// inline is the chart with the per-allocation signals' forms written out
+// rather than read recorded: what the recording rules must equal.
+func (c chart) inline() chart {
+	c.rec = nil
+	return c
 }
 
 // withTeam keeps $team_label (namespace, or a team label relabelling put
@@ -100,11 +131,21 @@ func (c chart) remappedRows() string        { return c.gpu.RemappedRows() }
 func (c chart) remapFailed() string         { return c.gpu.RemapFailed() }
 
 // alloc is each container's share of the physical GPU it holds.
-func (c chart) alloc() string { return c.pod.Allocation() }
+func (c chart) alloc() string {
+	if c.rec != nil {
+		return c.podScope.Recorded(c.rec.allocation)
+	}
+	return c.pod.Allocation()
+}
 
 // used is alloc times the container's measured use of it: its fraction of
 // the physical GPU.
-func (c chart) used() string { return signals.Used(c.pod) }
+func (c chart) used() string {
+	if c.rec != nil {
+		return signals.UsedOf(c.alloc(), c.podScope.Recorded(c.rec.utilization))
+	}
+	return signals.Used(c.pod)
+}
 
 // podMemUsed is the memory each container uses on its GPU.
 func (c chart) podMemUsed() string { return c.pod.MemoryUsed() }

@@ -118,8 +118,9 @@ func optionalSignal(name string) bool {
 }
 
 // values evaluates expr at the end of the data, keyed by its labels less
-// the GPU's index (the dashboards keep it for legends), keeping only the
-// series whose labels match only.
+// the GPU's index (the dashboards keep it for legends) and the metric
+// name (a panel may read a signal recorded), keeping only the series
+// whose labels match only.
 func values(t *testing.T, db *source.Embedded, expr string, only map[string]string) map[string]float64 {
 	t.Helper()
 	vec, err := db.Query(context.Background(), expr, dataEnd)
@@ -130,6 +131,7 @@ func values(t *testing.T, db *source.Embedded, expr string, only map[string]stri
 	for _, s := range vec {
 		m := s.Metric.Clone()
 		delete(m, model.LabelName(signals.LabelGPU))
+		delete(m, model.MetricNameLabel)
 		keep := true
 		for k, v := range only {
 			keep = keep && string(m[model.LabelName(k)]) == v

@@ -69,7 +69,7 @@ func priceVar() cog.Builder[dashboard.VariableModel] {
 // label that relabelling or kube-state-metrics joins put on the series.
 func teamVar() cog.Builder[dashboard.VariableModel] {
 	return dashboard.NewCustomVariableBuilder("team_label").Label("Team by").
-		Values(dashboard.StringOrMap{String: ptr("namespace,team")}).AllowCustomValue(true).
+		Values(dashboard.StringOrMap{String: ptr(signals.LabelNamespace + "," + vocab.TeamLabel)}).AllowCustomValue(true).
 		Current(dashboard.VariableOption{Text: dashboard.StringOrArrayOfString{String: ptr("namespace")},
 			Value: dashboard.StringOrArrayOfString{String: ptr("namespace")}})
 }

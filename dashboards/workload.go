@@ -50,7 +50,8 @@ func workloadDrillDown(s chart) spec {
 				{kind: tablePanel, title: "Allocations", unit: "short", w: 24, h: 7,
 					desc:    "The pod's containers and what they hold: node, GPU, model, sharing mode and MIG profile, with the share.",
 					targets: []target{{expr: s.alloc(), instant: true, table: true}},
-					renames: map[string]string{"Value": "Share"}},
+					// A recorded allocation (dcgm-exporter) carries its name.
+					renames: map[string]string{"Value": "Share"}, hidden: []string{"__name__"}},
 			}},
 		},
 	}

@@ -13,6 +13,10 @@ func Answering(s Schema) string {
 // Used is each allocation's share of its physical GPU times its measured
 // use of that share (Utilization, a fraction of the allocation): the
 // fraction of the physical GPU it used, with AllocationLabels.
-func Used(s Schema) string {
-	return "(" + s.Allocation() + ") * ignoring (" + LabelSharing + ") group_left () (" + s.Utilization() + ")"
+func Used(s Schema) string { return UsedOf(s.Allocation(), s.Utilization()) }
+
+// UsedOf is Used of an allocation and a utilisation expression given
+// apart: a schema's own, or their recorded series.
+func UsedOf(allocation, utilization string) string {
+	return "(" + allocation + ") * ignoring (" + LabelSharing + ") group_left () (" + utilization + ")"
 }

@@ -90,3 +90,11 @@ func (sc Scope) Selector(metric string, extra ...string) string {
 	}
 	return metric + "{" + strings.Join(m, ", ") + "}"
 }
+
+// Recorded is a recorded series of a per-tenant signal (one a rule file
+// records with the labels of the signal it records) under the scope: its
+// matchers, node and tenant matchers, on the normalised labels the
+// recording has.
+func (sc Scope) Recorded(name string) string {
+	return sc.Selector(name, sc.TenantMatchers("")...)
+}
