@@ -5,10 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/manifest"
 	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/internal/outputflag"
@@ -19,6 +22,7 @@ type recommendOptions struct {
 	out        outputflag.Flags
 	all        bool
 	namespaces []string
+	selector   string
 	outputDir  string
 	now        func() time.Time
 }
@@ -54,6 +58,7 @@ func newRecommendCmd() *cobra.Command {
 	o.out.Register(f, manifest.WithKustomize(report.RecommendFormats), "table")
 	registerOutputDir(f, &o.outputDir)
 	f.StringSliceVarP(&o.namespaces, "namespace", "n", nil, "Only these namespaces' findings (repeatable or comma-separated; a node's or the fleet's finding is in none)")
+	f.StringVarP(&o.selector, "selector", "l", "", "Only the findings whose labels match this selector, as kubectl's (kind=idle-allocation,severity!=info; labels: kind, severity, namespace, workload, pod, node, gpu_uuid, model, team, cluster, allocation_path, sharing)")
 	f.BoolVar(&o.all, "all", false, "Also list info findings that carry no change and no savings (table and json)")
 	return c
 }
@@ -68,6 +73,10 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 	if err := manifest.CheckOutput(o.out.Format, o.out.File, o.outputDir); err != nil {
 		return err
 	}
+	sel, err := labels.Parse(o.selector)
+	if err != nil {
+		return usageError{fmt.Errorf("-l/--selector: %w", err)}
+	}
 	a, err := o.src.analyze(ctx, o.now(), stderr)
 	if err != nil {
 		return err
@@ -75,7 +84,8 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 	for _, s := range a.Findings.Skipped {
 		fmt.Fprintf(stderr, "skipped: %s\n", s)
 	}
-	fs := report.SelectFindings(a.Findings.Findings, o.all, o.namespaces...)
+	fs := slices.DeleteFunc(report.SelectFindings(a.Findings.Findings, o.all, o.namespaces...),
+		func(f findings.Finding) bool { return !sel.Matches(labels.Set(report.FindingLabels(f))) })
 	if ok, err := manifest.WriteOutput(stdout, o.out.Format, o.out.File, o.outputDir, func() []manifest.Doc { return manifest.FromFindings(fs) }, "No changes: nothing to change."); ok {
 		return err
 	}

@@ -157,3 +157,56 @@ func TestRecommendCSVNamespace(t *testing.T) {
 		}
 	}
 }
+
+// TestRecommendSelector: -l selects findings by their labels as kubectl's
+// selects objects: equality, inequality and a label's absence; a
+// malformed selector is a usage error, before any analysis.
+func TestRecommendSelector(t *testing.T) {
+	dir := demoTSDB(t)
+	var all, stderr bytes.Buffer
+	if code := execute(recommendArgs(dir, "-o", "json", "--all"), &all, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var every []struct {
+		Kind     string `json:"kind"`
+		Severity string `json:"severity"`
+		Node     string `json:"node"`
+	}
+	if err := json.Unmarshal(all.Bytes(), &every); err != nil {
+		t.Fatal(err)
+	}
+	count := func(keep func(kind, severity, node string) bool) int {
+		n := 0
+		for _, f := range every {
+			if keep(f.Kind, f.Severity, f.Node) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, c := range []struct {
+		selector string
+		want     int
+	}{
+		{"kind=idle-allocation", count(func(k, _, _ string) bool { return k == "idle-allocation" })},
+		{"kind=idle-allocation,severity!=info", count(func(k, s, _ string) bool { return k == "idle-allocation" && s != "info" })},
+		{"!node", count(func(_, _, n string) bool { return n == "" })},
+	} {
+		if c.want == 0 {
+			t.Fatalf("%s: the demo has no such finding, so the case proves nothing", c.selector)
+		}
+		var out bytes.Buffer
+		stderr.Reset()
+		if code := execute(recommendArgs(dir, "-o", "json", "--all", "-l", c.selector), &out, &stderr); code != exitOK {
+			t.Fatalf("-l %s: exit %d: %s", c.selector, code, stderr.String())
+		}
+		var got []json.RawMessage
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil || len(got) != c.want {
+			t.Errorf("-l %s: %d findings (%v), want %d of %d", c.selector, len(got), err, c.want, len(every))
+		}
+	}
+	stderr.Reset()
+	if code := execute(recommendArgs(dir, "-l", "kind in (a"), &all, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "-l/--selector") {
+		t.Errorf("malformed selector: exit %d, %q", code, stderr.String())
+	}
+}
