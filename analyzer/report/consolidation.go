@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/gpulens/gpulens/internal/safetext"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +35,19 @@ type Consolidation struct {
 	Pools              []ConsolidationPool `json:"pools"`
 	// Unavailable says why there is no plan, when there is none.
 	Unavailable string `json:"unavailable,omitempty"`
+	// Differences are the workloads whose shape in the plan is not the
+	// one their recommendation gives, with why: a recommendation sizes a
+	// workload alone, the plan packs it, step by step, with the others.
+	Differences []ShapeDifference `json:"differences,omitempty"`
+}
+
+// ShapeDifference is one workload that recommend and plan shape apart.
+type ShapeDifference struct {
+	Cluster   string `json:"cluster,omitempty"`
+	Workload  string `json:"workload"`
+	Recommend string `json:"recommend"`
+	Plan      string `json:"plan"`
+	Why       string `json:"why"`
 }
 
 // ConsolidationPool is one GPU model's part of it, of one cluster where
@@ -77,6 +91,9 @@ func (r *Report) consolidationSection() section {
 		"%d GPUs stay free on the nodes kept, headroom worth nothing until a node goes. "+
 		"Replaying the window's %d steps on that layout overcommits memory at %d. 'gpulens plan' gives the layout.",
 		c.GPUsNeeded, c.GPUsToday, nodes, c.HeadroomGPUs, c.ReplaySteps, c.OvercommittedSteps)
+	for _, d := range c.Differences {
+		s.Intro += fmt.Sprintf(" %s: recommended %s, planned %s (%s).", safetext.Comment(d.Workload), d.Recommend, d.Plan, d.Why)
+	}
 	if len(c.PriceSources) > 0 {
 		s.Intro += " Node prices: " + strings.Join(c.PriceSources, "; ") + "."
 	}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/analyzer/findings"
 	"slices"
 
 	"github.com/gpulens/gpulens/analyzer/pipeline"
@@ -25,7 +26,7 @@ func (s *Session) Report(ctx context.Context, timeline int) (*report.Report, *pi
 	in := reportInput(a)
 	in.CostBasis = s.cfg.CostBasis
 	r := report.Build(in, s.prices)
-	r.Consolidation = s.consolidation(ctx)
+	r.Consolidation = s.consolidation(ctx, a.Findings.Findings)
 	s.analysis = nil
 	return r, a, nil
 }
@@ -41,13 +42,13 @@ func reportInput(a *pipeline.Analysis) report.Input {
 // consolidation plans the window for the report's "Consolidation" section.
 // A plan that cannot be made is said in the section, never a failed
 // report: the report's figures do not depend on it.
-func (s *Session) consolidation(ctx context.Context) *report.Consolidation {
+func (s *Session) consolidation(ctx context.Context, fs []findings.Finding) *report.Consolidation {
 	p, err := s.Plan(ctx, PlanOptions{})
 	if err != nil {
 		return &report.Consolidation{Unavailable: err.Error()}
 	}
 	c := &report.Consolidation{GPUsToday: p.GPUsToday, GPUsNeeded: p.GPUsNeeded, NodesToday: p.NodesToday, NodesNeeded: p.NodesNeeded,
-		HeadroomGPUs: p.HeadroomGPUs, MonthlySaving: p.MonthlySavingUSD}
+		HeadroomGPUs: p.HeadroomGPUs, MonthlySaving: p.MonthlySavingUSD, Differences: shapeDifferences(fs, p)}
 	for _, pp := range p.Pools {
 		c.SavingKnown = c.SavingKnown || pp.MonthlySavingUSD != nil
 		if pp.PriceSource != "" && !slices.Contains(c.PriceSources, pp.PriceSource) {
