@@ -1,13 +1,10 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/simkube"
 )
 
@@ -16,12 +13,7 @@ import (
 // kubelet serves the socket, attribution resumes without a restart; when it
 // goes away again, container series go with it.
 func TestKubeletAbsentThenBack(t *testing.T) {
-	dir, err := os.MkdirTemp("", "kl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	socket := filepath.Join(dir, "kubelet.sock")
+	socket := kubeletSocket(t)
 	p := startExporter(t, nil, "http", "--backend=sim", "--sim.start=2026-01-05T14:00:00Z", "--collect.interval=300ms",
 		"--no-sim.kubelet", "--kubelet.pod-resources-socket="+socket, "--path.procfs=")
 	waitHealthy(t, p)
@@ -43,14 +35,7 @@ func TestKubeletAbsentThenBack(t *testing.T) {
 	})
 
 	// The same scenario and seed give the same GPU UUIDs as the exporter's.
-	sc := sim.Default()
-	node, err := sim.NewNode(sc, sc.Nodes[0].Name, time.Date(2026, 1, 5, 14, 0, 0, 0, time.UTC))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer node.Close()
-	node.Advance(time.Date(2026, 1, 5, 14, 0, 1, 0, time.UTC))
-	stop, err := simkube.ServeKubelet(socket, node)
+	stop, err := simkube.ServeKubelet(socket, defaultNode(t))
 	if err != nil {
 		t.Fatal(err)
 	}

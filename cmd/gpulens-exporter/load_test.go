@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/simkube"
 )
 
@@ -239,19 +238,7 @@ func TestScrapeLoad(t *testing.T) {
 // does), then stopped and started again. No scrape fails, and attribution
 // resumes each time without restarting the exporter.
 func TestKubeletRestartUnderLoad(t *testing.T) {
-	dir, err := os.MkdirTemp("", "kl") // unix socket paths are short
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	socket := filepath.Join(dir, "kubelet.sock")
-	sc := sim.Default()
-	node, err := sim.NewNode(sc, sc.Nodes[0].Name, time.Date(2026, 1, 5, 14, 0, 0, 0, time.UTC))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer node.Close()
-	node.Advance(time.Date(2026, 1, 5, 14, 0, 1, 0, time.UTC))
+	socket, node := kubeletSocket(t), defaultNode(t)
 	stopKubelet, err := simkube.ServeKubelet(socket, node)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
-	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/simkube"
 )
 
@@ -51,19 +50,7 @@ func TestEveryGPUHung(t *testing.T) {
 // three seconds of the kubelet. Before, old attribution was served with
 // podresources_up 1 throughout.
 func TestKubeletShortOutages(t *testing.T) {
-	dir, err := os.MkdirTemp("", "kl") // unix socket paths are short
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	socket := filepath.Join(dir, "kubelet.sock")
-	sc := sim.Default()
-	node, err := sim.NewNode(sc, sc.Nodes[0].Name, time.Date(2026, 1, 5, 14, 0, 0, 0, time.UTC))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer node.Close()
-	node.Advance(time.Date(2026, 1, 5, 14, 0, 1, 0, time.UTC))
+	socket, node := kubeletSocket(t), defaultNode(t)
 	stopKubelet, err := simkube.ServeKubelet(socket, node)
 	if err != nil {
 		t.Fatal(err)
