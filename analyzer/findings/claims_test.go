@@ -3,6 +3,7 @@ package findings
 import (
 	"context"
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
@@ -14,7 +15,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/source"
 )
 
 // TestDRAWorkloads judges four hours of the DRA fleet of
@@ -84,21 +84,8 @@ func replay(t *testing.T, sch signals.Schema, file string, d time.Duration) *fle
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
 	w := fleet.Window{Start: scenarioStart, End: scenarioStart.Add(d), Step: time.Minute}
-	app := db.Appender(context.Background())
-	for ts := w.Start; !ts.After(w.End); ts = ts.Add(w.Step) {
-		if _, err := source.AppendExposition(app, data, "", ts); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := app.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	db := pipelinetest.Scraped(t, data, w.Start, w.End, w.Step)
 	res, err := query.Analyze(context.Background(), db, sch, w)
 	if err != nil {
 		t.Fatal(err)

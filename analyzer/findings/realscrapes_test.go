@@ -2,6 +2,7 @@ package findings
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,22 +27,9 @@ func realScrapeDay(t *testing.T, file string) (*fleet.Result, *Result) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
 	start := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
 	end := start.Add(24 * time.Hour)
-	for ts := start; !ts.After(end); ts = ts.Add(time.Minute) {
-		app := db.Appender(ctx)
-		if _, err := source.AppendExposition(app, data, "", ts); err != nil {
-			t.Fatal(err)
-		}
-		if err := app.Commit(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	db := pipelinetest.Scraped(t, data, start, end, time.Minute)
 	sch, err := source.Detect(ctx, db, start, end, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -2,12 +2,12 @@ package pipeline
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals/dcgm"
 )
 
@@ -20,22 +20,9 @@ func TestNamedSchemaFits(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
 	start := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
 	end := start.Add(2 * time.Hour)
-	app := db.Appender(ctx)
-	for ts := start.Add(-2 * time.Hour); !ts.After(end); ts = ts.Add(time.Minute) {
-		if _, err := source.AppendExposition(app, data, "", ts); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := app.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	db := pipelinetest.Scraped(t, data, start.Add(-2*time.Hour), end, time.Minute)
 	a, err := Run(ctx, Options{Source: db, Schema: dcgm.Schema{}, Start: start, End: end})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
@@ -91,21 +92,7 @@ func replayed(t *testing.T, file string, d time.Duration) (source.Source, fleet.
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
 	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 	w := fleet.Window{Start: start, End: start.Add(d), Step: time.Minute}
-	app := db.Appender(context.Background())
-	for ts := w.Start; !ts.After(w.End); ts = ts.Add(w.Step) {
-		if _, err := source.AppendExposition(app, data, "", ts); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := app.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	return db, w
+	return pipelinetest.Scraped(t, data, w.Start, w.End, w.Step), w
 }

@@ -2,6 +2,7 @@ package query_test
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"math"
 	"os"
 	"path/filepath"
@@ -25,23 +26,9 @@ func upstreamWindow(t *testing.T, file string) (*source.Embedded, fleet.Window) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
 	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 	w := fleet.Window{Start: start, End: start.Add(time.Hour), Step: time.Minute}
-	app := db.Appender(context.Background())
-	for ts := w.Start; !ts.After(w.End); ts = ts.Add(w.Step) {
-		if _, err := source.AppendExposition(app, data, "", ts); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-	}
-	if err := app.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	return db, w
+	return pipelinetest.Scraped(t, data, w.Start, w.End, w.Step), w
 }
 
 // TestUpstreamH100MIGWithoutMemory: dcgm-exporter #512's paste, an H100

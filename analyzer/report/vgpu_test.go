@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"math"
 	"os"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/analyzer/source"
 )
 
 // vgpuDay is testdata/vgpu-vks.prom (two real scrapes from vGPU guests)
@@ -30,24 +30,11 @@ func scrapeDay(t *testing.T, file string, prices *recommend.Prices) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
 	end := time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC)
 	start := end.Add(-24 * time.Hour)
 	// The previous window is scraped too, so the day is whole and the
 	// week-over-week figures have a window to compare with.
-	app := db.Appender(context.Background())
-	for ts := start.Add(-24 * time.Hour); !ts.After(end); ts = ts.Add(time.Minute) {
-		if _, err := source.AppendExposition(app, data, "", ts); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := app.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	db := pipelinetest.Scraped(t, data, start.Add(-24*time.Hour), end, time.Minute)
 	a, err := pipeline.Run(context.Background(), pipeline.Options{Source: db, Start: start, End: end, Prices: prices})
 	if err != nil {
 		t.Fatal(err)
