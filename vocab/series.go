@@ -14,6 +14,10 @@ const (
 	SeriesTeamMonthlyCost       = "gpulens_team_monthly_cost_usd"
 	SeriesTeamEfficiency        = "gpulens_team_efficiency_ratio"
 	SeriesAnalysisWindow        = "gpulens_analysis_window_seconds"
+	SeriesFleetMonthlyCost      = "gpulens_fleet_monthly_cost_usd"
+	// SeriesPriceGPUHour is each GPU model's price per GPU-hour, which
+	// the dashboards price GPU-hours with.
+	SeriesPriceGPUHour = "gpulens_price_gpu_hour_usd"
 
 	SeriesServeLastSuccess          = "gpulens_serve_last_success_timestamp_seconds"
 	SeriesServeAnalysisDuration     = "gpulens_serve_analysis_duration_seconds"

@@ -6,6 +6,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/ledger"
 	"github.com/gpulens/gpulens/analyzer/metricname"
 	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/vocab"
@@ -19,6 +20,9 @@ type Input struct {
 	CostKnown bool
 	// WindowHours is the length of the analysed window.
 	WindowHours float64
+	// Ledger is the same analysis's (report.Report.Ledger): the prices
+	// and the fleet's cost; nil for none.
+	Ledger *ledger.Ledger
 }
 
 // findingLabels are a finding's identity as a series. Pod and container
@@ -100,6 +104,9 @@ func Build(in Input) *metrics.Set {
 		if t.Efficiency != nil {
 			constant(s, team(vocab.SeriesTeamEfficiency), *t.Efficiency)
 		}
+	}
+	if in.CostKnown {
+		money(s, in.Ledger, in.WindowHours)
 	}
 	if in.WindowHours > 0 {
 		constant(s, vocab.SeriesAnalysisWindow, in.WindowHours*3600)

@@ -10,7 +10,7 @@ import (
 
 // analyzerOwned are the prefixes of the families this package describes;
 // the exporter's rows of docs/METRICS.md are checked by its own test.
-var analyzerOwned = []string{"gpulens_finding", "gpulens_team_", "gpulens_serve_", "gpulens_analysis_"}
+var analyzerOwned = []string{"gpulens_finding", "gpulens_team_", "gpulens_serve_", "gpulens_analysis_", "gpulens_fleet_", "gpulens_price_"}
 
 // TestMetricsDoc keeps docs/METRICS.md and Families in step: the same
 // names and types both ways, and for the series Build makes, the labels.
@@ -71,6 +71,7 @@ func TestMetricsDoc(t *testing.T) {
 	for i := range in.Teams {
 		in.Teams[i].Cluster = "eu"
 	}
+	in.Ledger = ledgerFixture("eu")
 	var b strings.Builder
 	Build(in).WritePrometheus(&b)
 	seen := map[string]bool{}

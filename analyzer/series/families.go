@@ -21,6 +21,8 @@ var Families = []Family{
 	{vocab.SeriesTeamGPUSeconds, "gauge", "GPU-seconds of a team over the analysis window (GPU-hours × 3600), by state: allocated, used or idle."},
 	{vocab.SeriesTeamMonthlyCost, "gauge", "A team's GPU allocations over the window, priced for a 730-hour month, in USD."},
 	{vocab.SeriesTeamEfficiency, "gauge", "Used over measured allocated GPU-hours of a team in the window."},
+	{vocab.SeriesFleetMonthlyCost, "gauge", "The fleet's GPUs over the window priced for a 730-hour month, in USD, by state: used, idle (held and not used) or unallocated; the three add up to the fleet's cost. Absent where a GPU has no price."},
+	{vocab.SeriesPriceGPUHour, "gauge", "Price of one GPU-hour of a model in USD, as the analysis priced it (the price table, less discounts); the dashboards price GPU-hours with it."},
 	{vocab.SeriesAnalysisWindow, "gauge", "Length of the window the last analysis covered."},
 	{vocab.SeriesServeLastSuccess, "gauge", "Unix time the last successful analysis finished."},
 	{vocab.SeriesServeAnalysisDuration, "gauge", "How long the last analysis took, successful or not."},

@@ -137,7 +137,7 @@ func (s *Service) publish(res *Result) error {
 		at:     now,
 		window: r.Window,
 		set: series.Build(series.Input{Findings: res.Findings, Teams: r.Teams, CostKnown: r.CostKnown,
-			WindowHours: r.Window.Hours}),
+			WindowHours: r.Window.Hours, Ledger: r.Ledger}),
 		report:   rep.Bytes(),
 		findings: fs.Bytes(),
 	}
