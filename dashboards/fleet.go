@@ -35,7 +35,6 @@ func unallocatedGPUs(s chart) string {
 }
 
 func fleetOverview(s chart) spec {
-	perMonth := " * " + pricePerHour + " * " + hoursPerMonth
 	overRange := func(expr string) string { return signals.Subquery("avg_over_time", expr, rangeVar, analyzerStep) }
 	return spec{
 		uid: "gpulens-fleet-" + s.schema(), title: "gpulens / Fleet overview",
@@ -77,14 +76,14 @@ func fleetOverview(s chart) spec {
 			}},
 			{"Cost", []panel{
 				{kind: statPanel, title: "Held capacity", unit: "currencyUSD", w: 8, h: 4, decimals: ptr(0.0),
-					desc:    "What the GPU shares pods held over the range cost per month (730 h), at $gpu_hourly_price or the price recording rule.",
-					targets: []target{{expr: overRange(signals.Sum(s.alloc()) + perMonth), instant: true}}},
+					desc:    "What the GPU shares pods held over the range cost per month (730 h), each GPU at its model's price (gpulens serve's, else the price recording rule or $gpu_hourly_price).",
+					targets: []target{{expr: overRange(heldPerMonth(s)), instant: true}}},
 				{kind: statPanel, title: "Held but unused capacity", unit: "currencyUSD", w: 8, h: 4, decimals: ptr(0.0),
 					desc:    "The part of held capacity the pods did not use (allocation minus measured use), per month.",
-					targets: []target{{expr: overRange("clamp_min(" + signals.Sum(s.alloc()) + " - (" + signals.OrZero(signals.Sum(s.used())) + "), 0)" + perMonth), instant: true}}},
+					targets: []target{{expr: overRange(unusedPerMonth(s)), instant: true}}},
 				{kind: statPanel, title: "Unallocated capacity", unit: "currencyUSD", w: 8, h: 4, decimals: ptr(0.0),
 					desc:    "What the GPUs no pod held cost per month, averaged over the range.",
-					targets: []target{{expr: overRange("(" + signals.OrZero(signals.Count(unallocatedGPUs(s))) + ")" + perMonth), instant: true}}},
+					targets: []target{{expr: overRange(unallocatedPerMonth(s)), instant: true}}},
 			}},
 		},
 	}

@@ -35,13 +35,13 @@ func teamEfficiency(s chart) spec {
 		rows: []row{
 			{"Over the range", []panel{
 				{kind: tablePanel, title: "GPU-hours by team", unit: "short", w: 24, h: 9,
-					desc: "Allocated and used GPU-hours over the dashboard's range, efficiency (used / allocated), and cost at $gpu_hourly_price.",
+					desc: "Allocated and used GPU-hours over the dashboard's range, efficiency (used / allocated), and cost at each GPU model's price (gpulens serve's, else the price recording rule or $gpu_hourly_price).",
 					targets: []target{
 						{expr: alloc, instant: true, table: true},
 						{expr: used, instant: true, table: true},
 						{expr: used + " / " + alloc, instant: true, table: true},
-						{expr: alloc + " * " + pricePerHour, instant: true, table: true},
-						{expr: "clamp_min(" + alloc + " - " + used + ", 0) * " + pricePerHour, instant: true, table: true},
+						{expr: heldCostByTeam(s), instant: true, table: true},
+						{expr: unusedCostByTeam(s), instant: true, table: true},
 					},
 					renames: map[string]string{"Value #A": "Allocated GPU-hours", "Value #B": "Used GPU-hours",
 						"Value #C": "Efficiency", "Value #D": "Cost ($)", "Value #E": "Unused ($)"}},

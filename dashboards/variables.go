@@ -55,11 +55,11 @@ func podVar(s chart) cog.Builder[dashboard.VariableModel] {
 	return queryVar("pod", "Pod", s.podValues())
 }
 
-// priceVar is the price of one GPU-hour when no recording rule supplies
-// it (see costPerHour).
+// priceVar is the price of one GPU-hour of a model that neither gpulens
+// serve's price series nor a recording rule prices (see priced).
 func priceVar() cog.Builder[dashboard.VariableModel] {
 	return dashboard.NewTextBoxVariableBuilder("gpu_hourly_price").Label("$ per GPU-hour").
-		Description("Price of one GPU-hour in USD, used when the recording rule cluster:gpulens_gpu_hourly_price_usd:config is absent").
+		Description("Price of one GPU-hour in USD, for GPU models that gpulens serve's gpulens_price_gpu_hour_usd does not price, when the recording rule cluster:gpulens_gpu_hourly_price_usd:config is absent").
 		DefaultValue(dashboard.StringOrMap{String: ptr("4")}).
 		Current(dashboard.VariableOption{Text: dashboard.StringOrArrayOfString{String: ptr("4")},
 			Value: dashboard.StringOrArrayOfString{String: ptr("4")}})
@@ -73,10 +73,6 @@ func teamVar() cog.Builder[dashboard.VariableModel] {
 		Current(dashboard.VariableOption{Text: dashboard.StringOrArrayOfString{String: ptr("namespace")},
 			Value: dashboard.StringOrArrayOfString{String: ptr("namespace")}})
 }
-
-// pricePerHour is the GPU-hour price: a recording rule when one is
-// loaded (so that a price list lives in one place), else the variable.
-var pricePerHour = "scalar(" + signals.Agg("max", nil, "cluster:gpulens_gpu_hourly_price_usd:config") + " or vector($gpu_hourly_price))"
 
 // hoursPerMonth turns an hourly figure into a monthly one, as the
 // analyzer's savings do (730 h).
