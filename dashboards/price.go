@@ -23,23 +23,37 @@ func priced(expr string) string {
 
 // heldCostByTeam and unusedCostByTeam are the dollars of gpuHours: what
 // each team's allocations, and the part of them it did not use, cost over
-// the range at their GPUs' prices.
+// the range at their GPUs' prices, as the ledger's allocation charge and
+// its allocation less usage charge.
 func heldCostByTeam(s chart) string { return gpuHours(priced(s.alloc()), "") }
 
 func unusedCostByTeam(s chart) string {
-	return "clamp_min(" + heldCostByTeam(s) + " - " + gpuHours(priced(s.used()), "") + ", 0)"
+	return "(" + signals.SumBy(byTeam, unusedOverRange(s)) + " / 60)"
 }
 
-// The fleet's monthly dollars at each instant, for the fleet overview to
-// average over the range: what allocations held, the part of it they did
+// unusedOverRange is each allocation's dollar-minutes held and not used
+// over the range (signals.UnusedOver), at its GPU's price.
+func unusedOverRange(s chart) string {
+	return signals.UnusedOver(priced(s.alloc()), priced(s.used()), rangeVar, analyzerStep)
+}
+
+// The fleet's monthly dollars, for the fleet overview: what allocations held, the part of it they did
 // not use, and the GPUs nobody held, at their models' prices for a
 // 730-hour month, as serve's gpulens_fleet_monthly_cost_usd.
 func heldPerMonth(s chart) string { return signals.Sum(priced(s.alloc())) + " * " + hoursPerMonth }
 
+// unusedPerMonth is over the whole range, not at each instant as the
+// other two: use is netted over the range per allocation, as the ledger
+// does (signals.UnusedOver); the range's steps make it a rate.
 func unusedPerMonth(s chart) string {
-	return "clamp_min(" + signals.Sum(priced(s.alloc())) + " - (" + signals.OrZero(signals.Sum(priced(s.used()))) + "), 0) * " + hoursPerMonth
+	return "(" + signals.OrZero(signals.Sum(unusedOverRange(s))) + ") / " + signals.Steps(rangeVar, analyzerStep) + " * " + hoursPerMonth
 }
 
+// unallocatedPerMonth prices every GPU's part that no pod held, the free
+// replicas and slices of shared GPUs too (signals.Unheld), not only the
+// GPUs nobody held that the fleet's "Unallocated GPUs" counts; and every
+// GPU that reports, a lost one too: it is paid for while nobody can hold
+// it, as the ledger charges it.
 func unallocatedPerMonth(s chart) string {
-	return "(" + signals.OrZero(signals.Sum(priced(unallocatedGPUs(s)))) + ") * " + hoursPerMonth
+	return "(" + signals.OrZero(signals.Sum(priced(signals.Unheld(s.gpu.GPU(), s.alloc())))) + ") * " + hoursPerMonth
 }

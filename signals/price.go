@@ -21,3 +21,33 @@ func Priced(expr, price, fallback string) string {
 func FlatPrice(rule, variable string) string {
 	return "scalar(" + Agg("max", nil, rule) + " or vector(" + variable + "))"
 }
+
+// Unheld is, per GPU of gpus (GPULabels, value 1), the share of it that
+// no allocation of alloc held: 1 less their shares, at least 0 (tenants
+// that overcommit a GPU leave none), and all of a GPU nobody held. So a
+// time-sliced GPU with one replica taken of four, or a MIG GPU with a
+// slice free, has its free part unallocated, as the ledger charges it.
+func Unheld(gpus, alloc string) string {
+	gpus = "(" + gpus + ")"
+	return "(clamp_min(" + GroupLeft(gpus, "-", GPUKey, nil, SumBy(GPUKey, alloc)) + ", 0) or " + gpus + ")"
+}
+
+// UnusedOver is, per allocation, the part of what it held over the range
+// rng (at step) that it did not use: the sum of alloc less the sum of
+// used (both with the allocation's labels, priced or not), at least 0.
+// The ledger's usage charge caps each allocation's use at what it held
+// over the window, not at each step, so the clamp is on the window's
+// sums: a tenant of a shared GPU that used more than its share for an
+// hour and less the next hour has the net left unused. An allocation
+// with no utilisation reading has no used series and so nothing unused:
+// the ledger charges it as used.
+func UnusedOver(alloc, used, rng, step string) string {
+	return "clamp_min(" + Subquery("sum_over_time", alloc, rng, step) + " - " + Subquery("sum_over_time", used, rng, step) + ", 0)"
+}
+
+// Steps is how many steps a subquery over rng at step evaluates: what
+// divides a sum_over_time of one into an average over the whole range,
+// including the steps a series was absent.
+func Steps(rng, step string) string {
+	return Subquery("count_over_time", "vector(1)", rng, step)
+}
