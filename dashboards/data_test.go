@@ -132,6 +132,8 @@ func TestPanelsReturnData(t *testing.T) {
 	t.Run("signals", func(t *testing.T) { signalsAgree(t, dbs) })
 	t.Run("recorded", func(t *testing.T) { recordedEqualsInline(t, dbs) })
 	t.Run("dcgm-exporter stock install", func(t *testing.T) { stockInstallPanels(t, dbs[stockDB]) })
+	// Last: it adds serve's price series to the stores.
+	defer t.Run("priced by model", func(t *testing.T) { pricedByModel(t, dbs) })
 	for schema, ds := range generated(t) {
 		t.Run(schema, func(t *testing.T) {
 			db := dbs[schema]
