@@ -16,6 +16,7 @@ const (
 	savingsMetric = vocab.SeriesFindingMonthlySavings
 	teamSeconds   = vocab.SeriesTeamGPUSeconds
 	teamCost      = vocab.SeriesTeamMonthlyCost
+	fleetCost     = vocab.SeriesFleetMonthlyCost
 	findingFilter = `{cluster=~"$cluster", namespace=~"$namespace", severity=~"$severity"}`
 )
 
@@ -39,11 +40,11 @@ func findingsDashboard(s chart) spec {
 				{kind: statPanel, title: "Critical findings", unit: "short", w: 6, h: 4, desc: "Findings of severity critical.",
 					targets: []target{{expr: signals.OrZero(signals.Count(findingMetric + `{cluster=~"$cluster", namespace=~"$namespace", severity="critical"}`)), instant: true}}},
 				{kind: statPanel, title: "Monthly savings", unit: "currencyUSD", w: 6, h: 4, decimals: ptr(0.0),
-					desc:    "What acting on every open finding would save per month.",
-					targets: []target{{expr: signals.OrZero(signals.Sum(savingsMetric + findingFilter)), instant: true}}},
-				{kind: statPanel, title: "Monthly GPU cost", unit: "currencyUSD", w: 6, h: 4, decimals: ptr(0.0),
-					desc:    "What the teams' held GPUs cost per month, at the analyzer's price table.",
-					targets: []target{{expr: signals.Sum(teamCost + `{cluster=~"$cluster"}`), instant: true}}},
+					desc:    "What acting on every open finding that saves would save per month: the report's savings by acting. Changes made for reliability, which cost more, are left out, as there.",
+					targets: []target{{expr: signals.OrZero(signals.Sum(savingsMetric + findingFilter + " > 0")), instant: true}}},
+				{kind: statPanel, title: "Monthly fleet cost", unit: "currencyUSD", w: 6, h: 4, decimals: ptr(0.0),
+					desc:    "What the fleet's GPUs cost per month, held or not, at the analysis's prices: the report's cost of the fleet.",
+					targets: []target{{expr: signals.Sum(fleetCost + `{cluster=~"$cluster"}`), instant: true}}},
 			}},
 			{"By kind", []panel{
 				{kind: timeSeries, title: "Open findings by kind and severity", unit: "short", w: 12, h: 8, stacked: true,

@@ -30,6 +30,9 @@ var serveSeries = []struct {
 	{[]string{"__name__", "gpulens_team_gpu_seconds", "team", "team-nlp", "state", "used"}, 3240000},
 	{[]string{"__name__", "gpulens_team_gpu_seconds", "team", "team-nlp", "state", "idle"}, 360000},
 	{[]string{"__name__", "gpulens_team_monthly_cost_usd", "team", "team-nlp"}, 40150},
+	{[]string{"__name__", "gpulens_fleet_monthly_cost_usd", "state", "used"}, 36135},
+	{[]string{"__name__", "gpulens_fleet_monthly_cost_usd", "state", "idle"}, 4015},
+	{[]string{"__name__", "gpulens_fleet_monthly_cost_usd", "state", "unallocated"}, 8030},
 }
 
 // TestFindingsDashboardOnServeSeries: every query of the findings

@@ -294,10 +294,13 @@ func TestOneMoneyLedger(t *testing.T) {
 	// over its range. $gpu_hourly_price is absurd: a GPU it priced, not
 	// serve's series, would show.
 	t.Run("dashboards", func(t *testing.T) {
-		vars := strings.NewReplacer(`"$cluster"`, `".*"`, `"$node"`, `".*"`, `"$namespace"`, `".*"`, `"$pod"`, `".*"`,
+		vars := strings.NewReplacer(`"$cluster"`, `".*"`, `"$node"`, `".*"`, `"$namespace"`, `".*"`, `"$pod"`, `".*"`, `"$severity"`, `".*"`,
 			"$__range", "7d", "$team_label", "namespace", "$gpu_hourly_price", "1000")
 		fleet := panels(t, "fleet-overview.json")
 		team := panels(t, "team-efficiency.json")
+		found := panels(t, "findings.json")
+		cent(t, "findings: monthly savings", query(t, vars.Replace(found["Monthly savings"][0])), js.Findings.MonthlySavings)
+		cent(t, "findings: monthly fleet cost", query(t, vars.Replace(found["Monthly fleet cost"][0])), monthly(c.CapacityCost))
 		// Held and unallocated capacity are the ledger's to the cent: the
 		// panels integrate each allocation's share and each GPU's free
 		// part at the same one-minute steps the analysis reads, at the
