@@ -37,9 +37,11 @@ func unusedOverRange(s chart) string {
 	return signals.UnusedOver(priced(s.alloc()), priced(s.used()), rangeVar, analyzerStep)
 }
 
-// The fleet's monthly dollars, for the fleet overview: what allocations held, the part of it they did
-// not use, and the GPUs nobody held, at their models' prices for a
-// 730-hour month, as serve's gpulens_fleet_monthly_cost_usd.
+// heldPerMonth, unusedPerMonth and unallocatedPerMonth are the fleet
+// overview's monthly dollars: what allocations held, the part of it they
+// did not use, and the capacity nobody held, at their models' prices for
+// a 730-hour month, as serve's gpulens_fleet_monthly_cost_usd (used +
+// idle, idle, unallocated).
 func heldPerMonth(s chart) string { return signals.Sum(priced(s.alloc())) + " * " + hoursPerMonth }
 
 // unusedPerMonth is over the whole range, not at each instant as the
