@@ -317,6 +317,20 @@ func TestOneMoneyLedger(t *testing.T) {
 		cent(t, "fleet overview: unallocated", query(t, vars.Replace(fleet["Unallocated capacity"][0])), monthly(c.Unallocated))
 		byTeam := team["GPU-hours by team"]
 		cent(t, "team efficiency: the teams' cost", query(t, "sum("+vars.Replace(byTeam[3])+")"), c.Cost)
+		perTeam, err := db.Query(ctx, vars.Replace(byTeam[3]), o.End)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(perTeam) != len(js.Teams) {
+			t.Errorf("team efficiency: %d teams, the report %d", len(perTeam), len(js.Teams))
+		}
+		for _, x := range perTeam {
+			for _, tm := range js.Teams {
+				if string(x.Metric["namespace"]) == tm.Team {
+					cent(t, "team efficiency: "+tm.Team+"'s cost", float64(x.Value), tm.AllocationCost)
+				}
+			}
+		}
 		const tol = 0.005
 		near(t, "fleet overview: held but unused", query(t, vars.Replace(fleet["Held but unused capacity"][0])), monthly(c.Waste), tol)
 		near(t, "team efficiency: the teams' unused", query(t, "sum("+vars.Replace(byTeam[4])+")"), c.Cost-teamUsage, tol)
