@@ -73,6 +73,46 @@ func TestClusterScopeReadsOneCluster(t *testing.T) {
 	}
 }
 
+// TestClusterScopeOnTheScan: the raw-sample scan reads the expression as
+// the scope wrote it, so an instant query and a pass read from raw samples
+// see the one cluster's series, "" the series without the label, as the
+// engine does with the same expression.
+func TestClusterScopeOnTheScan(t *testing.T) {
+	f := newFleet(t)
+	weight := map[string]float64{"eu": 1, "us": 10, "": 100}
+	for c, v := range weight {
+		var extra []string
+		if c != "" {
+			extra = []string{"cluster", c}
+		}
+		f.series(t, gpuLabels("gpulens_gpu_info", "n", "GPU-"+c, "m", extra...), 1, 60, constant(v))
+	}
+	src := f.commit(t)
+	ctx := context.Background()
+	w := fleet.Window{Start: t0, End: minute(60), Step: time.Minute}
+	for c, v := range weight {
+		sc := Cluster("cluster", c)
+		vec, raw, err := instantQuery(ctx, src, sc, "q", `sum(last_over_time(gpulens_gpu_info[5m]))`, minute(60))
+		if err != nil || !raw || len(vec) != 1 || float64(vec[0].Value) != v {
+			t.Errorf("cluster %q: instant %v (raw %v, err %v), want %v from raw samples", c, vec, raw, err, v)
+		}
+		expr, err := sc.apply(`sum(last_over_time(gpulens_gpu_info[5m]))`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if eng, err := src.Query(ctx, expr, minute(60)); err != nil || len(eng) != 1 || float64(eng[0].Value) != v {
+			t.Errorf("cluster %q: the engine answers %v (err %v), want %v", c, eng, err, v)
+		}
+		pass, raw, err := passWindow(ctx, src, sc, namedQuery{name: "p", expr: "gpulens_gpu_info", series: func([]stepSeries) {}}, w)
+		if err != nil || !raw || len(pass.series) != 1 || pass.series[0].metric["uuid"] != model.LabelValue("GPU-"+c) {
+			t.Errorf("cluster %q: pass %v (raw %v, err %v), want GPU-%s's series alone from raw samples", c, pass.series, raw, err, c)
+		}
+		if pass.release != nil {
+			pass.release()
+		}
+	}
+}
+
 // TestClusterValues: the label's values on the exporter's series, ""
 // for series without it; a name that is not a label name is refused.
 func TestClusterValues(t *testing.T) {

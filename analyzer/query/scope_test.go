@@ -24,6 +24,12 @@ func TestScope(t *testing.T) {
 		return []restriction{{raw: []string{"node"}, r: keyRange{lo: "gpu-b", hi: "gpu-d", hasLo: true, hasHi: true}}}
 	}
 	shard := `node=~` + below("gpu-b") + `, node!~` + below("gpu-d")
+	// dcgm-exporter's host, read from Hostname or hostname: two arms.
+	hosts := func(string) []restriction {
+		return []restriction{{raw: []string{"Hostname", "hostname"}, r: keyRange{hi: "n", hasHi: true}}}
+	}
+	old := `Hostname!="", Hostname!~` + below("n")
+	cur := `Hostname="", hostname!~` + below("n")
 	for _, tt := range []struct {
 		name  string
 		scope Scope
@@ -42,6 +48,8 @@ func TestScope(t *testing.T) {
 		{name: "shard of one cluster", scope: eu.within(nodes), expr: `sum by (node) (util) / count(up)`,
 			want: `sum by (node) (util{` + shard + `, cluster="eu"}) / count(up{cluster="eu"})`},
 		{name: "shard alone", scope: Scope{}.within(nodes), expr: `util`, want: `util{` + shard + `}`},
+		{name: "shard of one cluster read from two labels, per arm", scope: eu.within(hosts), expr: `last_over_time(FB_USED[5m])`,
+			want: `(last_over_time(FB_USED{` + old + `, cluster="eu"}[5m]) or last_over_time(FB_USED{` + cur + `, cluster="eu"}[5m]))`},
 		{name: "nothing", scope: Scope{}, expr: `sum(util)  by (node)`, want: `sum(util)  by (node)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
