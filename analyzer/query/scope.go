@@ -49,7 +49,7 @@ func (s Scope) within(pick func(metric string) []restriction) Scope {
 		if outer == nil {
 			return pick(metric)
 		}
-		return append(outer(metric), pick(metric)...)
+		return slices.Concat(outer(metric), pick(metric))
 	}
 	return s
 }
