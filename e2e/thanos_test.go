@@ -229,7 +229,7 @@ func TestThanosQuery(t *testing.T) {
 	pipelinePartial(t, thanosURL, w, sidecars["b"].grpc)
 	// The premise that made the check by cluster above worth making:
 	// cluster a's own queries cannot see that b's store is down.
-	scopedA, err := query.Analyze(context.Background(), query.Scoped(remote(t, thanosURL), vocab.DefaultClusterLabel, "a"), native.Schema{}, w)
+	scopedA, err := query.AnalyzeScoped(context.Background(), remote(t, thanosURL), query.Cluster(vocab.DefaultClusterLabel, "a"), native.Schema{}, w, query.Sharding{})
 	if err != nil || len(scopedA.GPUs) != len(ra.GPUs) {
 		t.Errorf("cluster a alone through Thanos Query with cluster b's store down: err %v, want it whole and unwarned (Thanos Query "+
 			"skips the stores whose external labels do not match): the case of a cluster missing from the discovery is then not tested", err)

@@ -13,8 +13,8 @@ import (
 )
 
 // analyzeClusters analyses a store of several clusters one cluster at a
-// time, each through a source that reads only its series
-// (query.Scoped), and joins each with its own inventory: every figure of
+// time, each reading only its series (query.Cluster, the scope of its
+// every read), and joins each with its own inventory: every figure of
 // a cluster is the one an analysis of that cluster's own Prometheus gives,
 // and a namespace, pod or node of the same name in two clusters is two.
 // One cluster at a time also bounds the memory by the largest cluster,
@@ -28,14 +28,14 @@ func (a *Analysis) analyzeClusters(ctx context.Context, o Options, sch signals.S
 	var found []findings.Clustered
 	gpus := 0
 	for _, c := range clusters {
-		src := query.Scoped(o.Source, o.ClusterLabel, c)
-		res, err := query.AnalyzeSharded(ctx, src, sch, cur, o.currentSharding())
+		sc := query.Cluster(o.ClusterLabel, c)
+		res, err := query.AnalyzeScoped(ctx, o.Source, sc, sch, cur, o.currentSharding())
 		if err != nil {
 			return fmt.Errorf("%s: %w", fleet.ClusterName(c), err)
 		}
 		a.timelines[c] = res.Timeline
 		a.keepUsage(c, res)
-		prev, err := query.AnalyzeSharded(ctx, src, sch, prevW, o.Sharding)
+		prev, err := query.AnalyzeScoped(ctx, o.Source, sc, sch, prevW, o.Sharding)
 		if err != nil {
 			return fmt.Errorf("%s: previous window: %w", fleet.ClusterName(c), err)
 		}

@@ -42,7 +42,7 @@ func analyze(ctx context.Context, src source.Source, sch signals.Schema, w fleet
 	}
 	a := newAnalysis(sch, w)
 	a.res.Shards = 1
-	if err := a.run(ctx, src, plan(a, sch), w, nil); err != nil {
+	if err := a.run(ctx, src, Scope{}, plan(a, sch), w, nil); err != nil {
 		return nil, err
 	}
 	a.finish()

@@ -67,8 +67,8 @@ import (
 // gpus/C GPUs each (every series labelled cluster="cluster-K"; node and pod
 // names repeat across clusters, as real clusters' do), and "analyzer" gives
 // way to "clusters": the analysis pipeline.Run does of a shared store,
-// ClusterValues, then one cluster at a time AnalyzeSharded over Scoped with
-// the default sample budget, then MergeClusters; it also reports
+// ClusterValues, then one cluster at a time AnalyzeScoped in its Cluster
+// scope with the default sample budget, then MergeClusters; it also reports
 // clusters/op. With GPULENS_BENCH_ANALYZER_ONLY set, "engine" and "floor"
 // are skipped: they run the passes unsharded, and a 10,000-GPU week's do
 // not fit in this machine's memory.
@@ -214,7 +214,7 @@ func analyzerBench(f *testFleet, w fleet.Window, gpus int) func(*testing.B) {
 
 // analyzeClusters analyses a store of several clusters as pipeline.Run
 // does (analyzeClusters there): the clusters' values, then each cluster
-// alone through a source scoped to its series, sharded within the default
+// alone in its Cluster scope, sharded within the default
 // sample budget, one at a time, and the results merged. It returns the
 // merged result and the number of clusters.
 func analyzeClusters(ctx context.Context, src source.Source, sch signals.Schema, w fleet.Window) (*fleet.Result, int, error) {
@@ -224,7 +224,7 @@ func analyzeClusters(ctx context.Context, src source.Source, sch signals.Schema,
 	}
 	parts := make([]fleet.Clustered, 0, len(clusters))
 	for _, c := range clusters {
-		res, err := AnalyzeSharded(ctx, Scoped(src, vocab.DefaultClusterLabel, c), sch, w, Sharding{})
+		res, err := AnalyzeScoped(ctx, src, Cluster(vocab.DefaultClusterLabel, c), sch, w, Sharding{})
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", fleet.ClusterName(c), err)
 		}

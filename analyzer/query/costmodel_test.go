@@ -49,7 +49,7 @@ func TestCostModelHolds(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := newAnalysis(m.sch, ww)
-			units, err := a.probe(ctx, db, m.sch)
+			units, err := a.probe(ctx, db, Scope{}, m.sch)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -22,15 +22,15 @@ import (
 // a good fit for a small analysis host and polite to a remote Prometheus.
 const queryConcurrency = 2
 
-// runQueries evaluates qs, at most queryConcurrency at a time: an instant
-// query at w.End, or a pass (namedQuery.series) at every step of w. It
-// hands each answer to use, with whether it was read from raw samples
-// (passWindow), in the order of qs, so the result does not
+// runQueries evaluates qs over sc's series, at most queryConcurrency at a
+// time: an instant query at w.End, or a pass (namedQuery.series) at every
+// step of w. It hands each answer to use, with whether it was read from
+// raw samples (passWindow), in the order of qs, so the result does not
 // depend on which query finished first. An answer is released as soon as
 // it has been used. The first failure in the order of qs is returned and
 // cancels the queries still running; a query that fails is not cancelled
 // early by another's failure, so the error reported is always the real one.
-func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w fleet.Window, use func(namedQuery, model.Vector, passAnswer, bool)) error {
+func runQueries(ctx context.Context, src source.Source, sc Scope, qs []namedQuery, w fleet.Window, use func(namedQuery, model.Vector, passAnswer, bool)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type answer struct {
@@ -58,11 +58,11 @@ func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w fleet
 			go func() {
 				defer func() { <-sem }()
 				if q.series == nil {
-					vec, raw, err := instantQuery(ctx, src, q.name, q.expr, w.End)
+					vec, raw, err := instantQuery(ctx, src, sc, q.name, q.expr, w.End)
 					answers[i] <- answer{vec: vec, raw: raw, err: err}
 					return
 				}
-				pass, raw, err := passWindow(ctx, src, q, w)
+				pass, raw, err := passWindow(ctx, src, sc, q, w)
 				answers[i] <- answer{pass: pass, raw: raw, err: err}
 			}()
 		}
@@ -81,16 +81,22 @@ func runQueries(ctx context.Context, src source.Source, qs []namedQuery, w fleet
 	return nil
 }
 
-// passWindow is a pass's series at the window's steps: read from the
-// store's raw samples (scan.RangeSteps, its arrays lent until the answer's
-// release) where src serves them and the expression is one the scan
-// evaluates the engine's way, or from range queries (queryWindow).
+// passWindow is a pass's series at the window's steps, of sc's series
+// alone (its expression scoped once, for the scan and the engine alike):
+// read from the store's raw samples (scan.RangeSteps, its arrays lent
+// until the answer's release) where src serves them and the expression is
+// one the scan evaluates the engine's way, or from range queries
+// (queryWindow).
 // raw says they were read from raw samples.
-func passWindow(ctx context.Context, src source.Source, q namedQuery, w fleet.Window) (ans passAnswer, raw bool, err error) {
+func passWindow(ctx context.Context, src source.Source, sc Scope, q namedQuery, w fleet.Window) (ans passAnswer, raw bool, err error) {
+	expr, err := sc.apply(q.expr)
+	if err != nil {
+		return passAnswer{}, false, err
+	}
 	if rr, ok := src.(source.RawReader); ok {
 		if store, ok := rr.RawSamples(); ok {
 			g := scan.Grid{Start: firstStep(w), Step: w.Step.Milliseconds(), N: w.ExpectedSteps()}
-			st, err := scan.RangeSteps(ctx, store.Queryable, q.expr, g, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
+			st, err := scan.RangeSteps(ctx, store.Queryable, expr, g, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})
 			if err == nil {
 				return stepsOfScan(st), true, nil
 			}
@@ -104,17 +110,22 @@ func passWindow(ctx context.Context, src source.Source, q namedQuery, w fleet.Wi
 	if err != nil {
 		return passAnswer{}, false, err
 	}
-	mat, err := queryWindow(ctx, rq, q.expr, w)
+	mat, err := queryWindow(ctx, rq, expr, w)
 	if err != nil {
 		return passAnswer{}, false, err
 	}
 	return stepsOfMatrix(mat, w), false, nil
 }
 
-// instantQuery is an instant query's answer at t: from the store's raw
+// instantQuery is an instant query's answer at t over sc's series (expr
+// scoped once, for the scan and the engine alike): from the store's raw
 // samples where it serves them and the scan evaluates the expression the
 // engine's way (scan.Instant), or from the store's engine.
-func instantQuery(ctx context.Context, src source.Source, name, expr string, t time.Time) (model.Vector, bool, error) {
+func instantQuery(ctx context.Context, src source.Source, sc Scope, name, expr string, t time.Time) (model.Vector, bool, error) {
+	expr, err := sc.apply(expr)
+	if err != nil {
+		return nil, false, err
+	}
 	if rr, ok := src.(source.RawReader); ok {
 		if store, ok := rr.RawSamples(); ok {
 			vec, err := scan.Instant(ctx, store.Queryable, expr, t, scan.Rules{Lookback: store.Lookback, LeftClosed: store.LeftClosed, MaxSamples: store.MaxSamples})

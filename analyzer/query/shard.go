@@ -148,14 +148,22 @@ func plan(units []unit, budget float64, maxUnits int, what, flag string) ([]keyR
 	return append(out, cur), nil
 }
 
-// AnalyzeSharded is Analyze with every query kept within sh's budget. A
-// probe finds the fleet's GPUs and allocations per node; when the whole
-// fleet fits, the query set runs as Analyze runs it. Otherwise the GPU-
-// and allocation-level queries run once per range of nodes, and the
-// workload and owner queries once per range of tenant namespaces, sized
-// from the allocations the node shards found; each shard's answers are
-// applied to one analysis, whose rows no two shards share.
+// AnalyzeSharded is Analyze with every query kept within sh's budget: the
+// analysis of every series of src (AnalyzeScoped with the zero Scope).
 func AnalyzeSharded(ctx context.Context, src source.Source, sch signals.Schema, w fleet.Window, sh Sharding) (*fleet.Result, error) {
+	return AnalyzeScoped(ctx, src, Scope{}, sch, w, sh)
+}
+
+// AnalyzeScoped is the analysis of sc's series of src (one cluster's, by
+// Cluster) with every query kept within sh's budget. A probe finds the
+// fleet's GPUs and allocations per node; when the whole fleet fits, the
+// query set runs as Analyze runs it. Otherwise the GPU- and
+// allocation-level queries run once per range of nodes, and the workload
+// and owner queries once per range of tenant namespaces, sized from the
+// allocations the node shards found: each shard reads sc narrowed to its
+// range. Each shard's answers are applied to one analysis, whose rows no
+// two shards share.
+func AnalyzeScoped(ctx context.Context, src source.Source, sc Scope, sch signals.Schema, w fleet.Window, sh Sharding) (*fleet.Result, error) {
 	w, err := w.WithDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("analysis window: %w", err)
@@ -171,7 +179,7 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch signals.Schema, 
 	budget := float64(sh.budget())
 	steps := float64(w.ExpectedSteps())
 
-	nodes, err := a.probe(ctx, src, sch)
+	nodes, err := a.probe(ctx, src, sc, sch)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +190,7 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch signals.Schema, 
 	}
 	if total <= budget && sh.MaxNodes <= 0 && sh.MaxNamespaces <= 0 && sh.MaxPods <= 0 {
 		a.res.Shards = 1
-		if err := a.run(ctx, src, planFor(src)(a, sch), w, nil); err != nil {
+		if err := a.run(ctx, src, sc, planFor(src)(a, sch), w, nil); err != nil {
 			return nil, err
 		}
 		a.finish()
@@ -219,16 +227,13 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch signals.Schema, 
 		mu.Unlock()
 	}
 	err = runShards(ctx, nodeRanges, func(ctx context.Context, r keyRange) error {
-		qs, err := restricted(nodeQs, func(metric string) []restriction {
+		shard := sc.within(func(metric string) []restriction {
 			if metric == "up" || strings.HasPrefix(metric, "kube_") {
 				return nil
 			}
 			return []restriction{{raw: nodeLabels, r: r}}
 		})
-		if err != nil {
-			return err
-		}
-		err = a.run(ctx, src, qs, w, &mu)
+		err := a.run(ctx, src, shard, nodeQs, w, &mu)
 		tick()
 		return err
 	})
@@ -252,7 +257,7 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch signals.Schema, 
 	shards = len(nodeRanges) + len(nsShards)
 	mu.Unlock()
 	err = runShards(ctx, nsShards, func(ctx context.Context, r nsShard) error {
-		qs, err := restricted(nsQs, func(metric string) []restriction {
+		shard := sc.within(func(metric string) []restriction {
 			switch {
 			case metric == "up":
 				return nil
@@ -263,10 +268,7 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch signals.Schema, 
 			}
 			return []restriction{{raw: nsLabels, r: r.ns}, {raw: podLabels, r: r.pods}}
 		})
-		if err != nil {
-			return err
-		}
-		err = a.run(ctx, src, qs, w, &mu)
+		err := a.run(ctx, src, shard, nsQs, w, &mu)
 		tick()
 		return err
 	})
@@ -276,20 +278,6 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch signals.Schema, 
 	a.res.Shards = shards
 	a.finish()
 	return a.res, nil
-}
-
-// restricted is qs with every selector restricted by pick.
-func restricted(qs []namedQuery, pick func(string) []restriction) ([]namedQuery, error) {
-	out := make([]namedQuery, len(qs))
-	for i, q := range qs {
-		expr, err := restrict(q.expr, pick)
-		if err != nil {
-			return nil, fmt.Errorf("analysis query %q: %w", q.name, err)
-		}
-		out[i] = q
-		out[i].expr = expr
-	}
-	return out, nil
 }
 
 // runShards runs each range, shardConcurrency at a time; the first error
@@ -333,14 +321,14 @@ const probeSteps = 30
 // 1/300 of one analysis query's at a week of minutes. A node that exists
 // only between the probe's steps is missed here, and still analysed by
 // the shard whose range holds its name.
-func (a *analysis) probe(ctx context.Context, src source.Source, sch signals.Schema) ([]unit, error) {
+func (a *analysis) probe(ctx context.Context, src source.Source, sc Scope, sch signals.Schema) ([]unit, error) {
 	step := max(a.w.Step, (a.w.Duration() / probeSteps).Truncate(time.Second))
 	count := func(expr string) string {
 		return signals.Subquery("max_over_time", signals.CountBy([]string{signals.LabelNode}, expr), a.w.SubqueryRange(), promDuration(step))
 	}
 	perNode := map[string]float64{}
 	for _, q := range []string{count(sch.GPU()), count(sch.Allocation())} {
-		vec, raw, err := instantQuery(ctx, src, "shard probe", q, a.w.End)
+		vec, raw, err := instantQuery(ctx, src, sc, "shard probe", q, a.w.End)
 		if err != nil {
 			return nil, fmt.Errorf("analysis query \"shard probe\": %w", err)
 		}
@@ -361,10 +349,10 @@ func (a *analysis) probe(ctx context.Context, src source.Source, sch signals.Sch
 	return units, nil
 }
 
-// run evaluates qs and applies their answers; mu, when set, serialises
-// the applying with the other shards'.
-func (a *analysis) run(ctx context.Context, src source.Source, qs []namedQuery, w fleet.Window, mu *sync.Mutex) error {
-	return runQueries(ctx, src, qs, w, func(q namedQuery, vec model.Vector, pass passAnswer, raw bool) {
+// run evaluates qs over sc's series and applies their answers; mu, when
+// set, serialises the applying with the other shards'.
+func (a *analysis) run(ctx context.Context, src source.Source, sc Scope, qs []namedQuery, w fleet.Window, mu *sync.Mutex) error {
+	return runQueries(ctx, src, sc, qs, w, func(q namedQuery, vec model.Vector, pass passAnswer, raw bool) {
 		if mu != nil {
 			mu.Lock()
 			defer mu.Unlock()

@@ -44,5 +44,5 @@ func (c observedRangeSource) QueryRange(ctx context.Context, q string, start, en
 // RawSamples keeps the source's raw reads, which the analysis prefers to
 // its PromQL engine; each read of a selector counts as a query.
 func (c observedSource) RawSamples() (source.RawStore, bool) {
-	return source.WrapRawSamples(c.Source, nil, c.obs.Query)
+	return source.WrapRawSamples(c.Source, c.obs.Query)
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/plan"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/source"
 )
 
 // PlanOptions narrow and shape a plan.
@@ -49,7 +48,7 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 		return s.planClusters(ctx, o, clusters)
 	}
 	s.obs.Progress(0, 2)
-	data, err := s.fetch(ctx, "", s.src, s.inv)
+	data, err := s.fetch(ctx, "", query.Scope{}, s.inv)
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +65,8 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 	return p, nil
 }
 
-// planClusters plans each cluster of a shared store apart, each through
-// a source scoped to its series and with its own inventory: a workload
+// planClusters plans each cluster of a shared store apart, each from its
+// own series (query.Cluster) and with its own inventory: a workload
 // moves only among its own cluster's nodes, so the plan of each cluster
 // is the one its own Prometheus would give. One cluster at a time bounds
 // the memory by the largest cluster. A cluster with nothing to plan is
@@ -84,7 +83,7 @@ func (s *Session) planClusters(ctx context.Context, o PlanOptions, clusters []st
 	for i, c := range clusters {
 		name := fleet.ClusterName(c)
 		inv := s.fleet.Of(c, len(clusters))
-		data, err := s.fetch(ctx, c, query.Scoped(s.src, s.cfg.ClusterLabel, c), inv)
+		data, err := s.fetch(ctx, c, query.Cluster(s.cfg.ClusterLabel, c), inv)
 		if err == nil {
 			for _, p := range data.Pools {
 				have = append(have, p.Model.Key)
@@ -224,12 +223,12 @@ func schemaError(err, noData error, what string) error {
 }
 
 // fetch is every workload's use at every step of the session's window in
-// cluster (read from src, "" where the store holds one cluster), its pods'
-// workloads named by inv: the use the report's analysis folded where it
+// cluster (the store's series in scope sc; "" and the zero Scope where
+// the store holds one cluster), its pods' workloads named by inv: the use the report's analysis folded where it
 // ran (Report), else an analysis of the current window that folds it
 // (query.Sharding.Lanes), sharded within the sample budget as every
 // analysis is. Either way the window is read once, by the analysis.
-func (s *Session) fetch(ctx context.Context, cluster string, src source.Source, inv *inventory.Inventory) (*plan.Data, error) {
+func (s *Session) fetch(ctx context.Context, cluster string, sc query.Scope, inv *inventory.Inventory) (*plan.Data, error) {
 	var res *fleet.Result
 	if s.analysis != nil {
 		res = s.analysis.Usage(cluster)
@@ -239,7 +238,7 @@ func (s *Session) fetch(ctx context.Context, cluster string, src source.Source, 
 		if err != nil {
 			return nil, schemaError(err, plan.ErrNoData, "plan")
 		}
-		if res, err = query.AnalyzeSharded(ctx, src, sch, s.window, s.sharding(true)); err != nil {
+		if res, err = query.AnalyzeScoped(ctx, s.src, sc, sch, s.window, s.sharding(true)); err != nil {
 			return nil, err
 		}
 	}

@@ -46,7 +46,7 @@ func (s *Session) Quotas(ctx context.Context) ([]quota.Advice, []string, error) 
 	}
 	notes := s.notesWithout(s.unclustered())
 	notes = append(notes, quotaInventoryNotes(s.inv, "")...)
-	data, err := s.fetch(ctx, "", s.src, s.inv)
+	data, err := s.fetch(ctx, "", query.Scope{}, s.inv)
 	if err != nil {
 		return nil, notes, err
 	}
@@ -71,7 +71,7 @@ func (s *Session) quotaClusters(ctx context.Context, clusters []string) ([]quota
 			continue
 		}
 		notes = append(notes, quotaInventoryNotes(inv, prefix)...)
-		data, err := s.fetch(ctx, c, query.Scoped(s.src, s.cfg.ClusterLabel, c), inv)
+		data, err := s.fetch(ctx, c, query.Cluster(s.cfg.ClusterLabel, c), inv)
 		if errors.Is(err, plan.ErrNoData) {
 			notes = append(notes, prefix+"no usage to advise from: "+err.Error())
 			continue

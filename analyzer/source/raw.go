@@ -1,11 +1,8 @@
 package source
 
 import (
-	"context"
-	"slices"
 	"time"
 
-	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/storage"
 )
 
@@ -44,12 +41,12 @@ func (e *Embedded) RawSamples() (RawStore, bool) {
 }
 
 // WrapRawSamples is src's raw samples as a source that wraps src reads
-// them: every Select gets the matchers extra too (a cluster's scope), and
-// opened, when not nil, is called as each querier opens (an observer's
+// them: opened, not nil, is called as each querier opens (an observer's
 // count). The store's chunks stay readable where src serves them
 // (storage.ChunkQueryable), wrapped alike. ok is false where src serves
-// no raw samples.
-func WrapRawSamples(src Source, extra []*labels.Matcher, opened func()) (RawStore, bool) {
+// no raw samples. A wrapper does not narrow what is read: the analysis
+// writes its scope into the expression the scan reads (query.Scope).
+func WrapRawSamples(src Source, opened func()) (RawStore, bool) {
 	rr, ok := src.(RawReader)
 	if !ok {
 		return RawStore{}, false
@@ -58,7 +55,7 @@ func WrapRawSamples(src Source, extra []*labels.Matcher, opened func()) (RawStor
 	if !ok {
 		return st, false
 	}
-	w := wrapped{q: st.Queryable, extra: extra, opened: opened}
+	w := wrapped{q: st.Queryable, opened: opened}
 	if cq, ok := st.Queryable.(storage.ChunkQueryable); ok {
 		st.Queryable = wrappedChunks{wrapped: w, cq: cq}
 	} else {
@@ -69,7 +66,6 @@ func WrapRawSamples(src Source, extra []*labels.Matcher, opened func()) (RawStor
 
 type wrapped struct {
 	q      storage.Queryable
-	extra  []*labels.Matcher
 	opened func()
 }
 
@@ -78,19 +74,8 @@ func (w wrapped) Querier(mint, maxt int64) (storage.Querier, error) {
 	if err != nil {
 		return nil, err
 	}
-	if w.opened != nil {
-		w.opened()
-	}
-	return wrappedQuerier{Querier: q, extra: w.extra}, nil
-}
-
-type wrappedQuerier struct {
-	storage.Querier
-	extra []*labels.Matcher
-}
-
-func (q wrappedQuerier) Select(ctx context.Context, sorted bool, hints *storage.SelectHints, ms ...*labels.Matcher) storage.SeriesSet {
-	return q.Querier.Select(ctx, sorted, hints, append(slices.Clip(ms), q.extra...)...)
+	w.opened()
+	return q, nil
 }
 
 type wrappedChunks struct {
@@ -103,17 +88,6 @@ func (w wrappedChunks) ChunkQuerier(mint, maxt int64) (storage.ChunkQuerier, err
 	if err != nil {
 		return nil, err
 	}
-	if w.opened != nil {
-		w.opened()
-	}
-	return wrappedChunkQuerier{ChunkQuerier: q, extra: w.extra}, nil
-}
-
-type wrappedChunkQuerier struct {
-	storage.ChunkQuerier
-	extra []*labels.Matcher
-}
-
-func (q wrappedChunkQuerier) Select(ctx context.Context, sorted bool, hints *storage.SelectHints, ms ...*labels.Matcher) storage.ChunkSeriesSet {
-	return q.ChunkQuerier.Select(ctx, sorted, hints, append(slices.Clip(ms), q.extra...)...)
+	w.opened()
+	return q, nil
 }

@@ -10,19 +10,103 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
+// Scope is the series one read of the store reads: those within every
+// restriction it holds. It is the analysis's one way of narrowing what it
+// reads. A cluster of a shared store is an equality on the cluster label
+// (Cluster); a shard is a range of nodes or of tenant namespaces and pods
+// (AnalyzeScoped narrows its scope within); a shard of one cluster is
+// both. apply writes it into an expression once, before either the
+// raw-sample scan or the engine reads it (instantQuery, passWindow), so
+// the two read the same series and nothing wraps the source. The zero
+// Scope reads every series.
+//
+// The schemas' own signals.Scope is not this: it is what the dashboards
+// and rules, which Grafana and Prometheus evaluate and no read of ours
+// sees, write into their expressions ($cluster, $node). The analysis
+// writes its expressions under the zero signals.Scope and narrows them
+// here.
+type Scope struct {
+	// every holds on every series, whatever its metric (a cluster's).
+	every []restriction
+	// of, when set, are the restrictions of one metric's series: a
+	// shard's, since the label a node or a namespace is read from
+	// depends on the metric, and some (up) are never sharded.
+	of func(metric string) []restriction
+}
+
+// Cluster is the scope of one cluster of a shared store: the series whose
+// label is value, or, where value is "", the series without the label.
+// Through it an analysis of a shared store is, query for query, the
+// analysis of that cluster's own Prometheus.
+func Cluster(label, value string) Scope {
+	return Scope{every: []restriction{{raw: []string{label}, r: exactly(value)}}}
+}
+
+// within is s narrowed further by pick's restrictions of each metric.
+func (s Scope) within(pick func(metric string) []restriction) Scope {
+	outer := s.of
+	s.of = func(metric string) []restriction {
+		if outer == nil {
+			return pick(metric)
+		}
+		return slices.Concat(outer(metric), pick(metric))
+	}
+	return s
+}
+
+// restrictions are those of metric's series: the metric's own (a
+// shard's) before those of every series (a cluster's), the order their
+// matchers are written in.
+func (s Scope) restrictions(metric string) []restriction {
+	var out []restriction
+	if s.of != nil {
+		out = s.of(metric)
+	}
+	return append(slices.Clip(out), s.every...)
+}
+
+// apply is expr reading only the scope's series: every vector selector,
+// inside range selectors, subqueries and both sides of every join, gets
+// the matchers of its metric's restrictions. A selector that already has
+// a matcher on the label keeps it, and PromQL ands them. A restriction
+// read from two labels makes a selector the union of its copies
+// (rewrite). The zero Scope leaves expr as it is, unparsed.
+func (s Scope) apply(expr string) (string, error) {
+	if len(s.every) == 0 && s.of == nil {
+		return expr, nil
+	}
+	e, err := promqlParser.ParseExpr(expr)
+	if err != nil {
+		return "", fmt.Errorf("parsing %q to scope it: %w", expr, err)
+	}
+	e, err = rewrite(e, s.restrictions, false)
+	if err != nil {
+		return "", err
+	}
+	return e.String(), nil
+}
+
 // keyRange is the half-open interval [lo, hi) of a label value in byte
 // order; an unset bound is open. The ranges of one shard plan are
 // adjacent and cover every string, "" included, so every series falls in
-// exactly one shard whether or not the probe saw its value.
+// exactly one shard whether or not the probe saw its value. A range of
+// one value (exactly) is lo alone, matched by equality: a cluster's.
 type keyRange struct {
 	lo, hi       string
 	hasLo, hasHi bool
+	one          bool
 }
 
-func (r keyRange) all() bool { return !r.hasLo && !r.hasHi }
+// exactly is the range of v alone; "" is the series without the label.
+func exactly(v string) keyRange { return keyRange{lo: v, one: true} }
+
+func (r keyRange) all() bool { return !r.one && !r.hasLo && !r.hasHi }
 
 // contains is r's test in Go, for the plan's own bookkeeping.
 func (r keyRange) contains(v string) bool {
+	if r.one {
+		return v == r.lo
+	}
 	return (!r.hasLo || v >= r.lo) && (!r.hasHi || v < r.hi)
 }
 
@@ -41,6 +125,9 @@ func atLeast(lo string) string {
 
 // rangeMatchers select the values of label in r.
 func rangeMatchers(label string, r keyRange) []*labels.Matcher {
+	if r.one {
+		return []*labels.Matcher{labels.MustNewMatcher(labels.MatchEqual, label, r.lo)}
+	}
 	var ms []*labels.Matcher
 	if r.hasLo {
 		ms = append(ms, labels.MustNewMatcher(labels.MatchRegexp, label, atLeast(r.lo)))
@@ -51,9 +138,9 @@ func rangeMatchers(label string, r keyRange) []*labels.Matcher {
 	return ms
 }
 
-// restriction is one shard's constraint on the series a selector reads:
-// the logical value (a node, a tenant's namespace) lies in r, and the
-// value is read from raw, the first of the labels that is not empty
+// restriction is one constraint of a Scope on the series a selector
+// reads: the logical value (a cluster, a node, a tenant's namespace)
+// lies in r, and the value is read from raw, the first of the labels that is not empty
 // (as the schemas' label_replace chains read it: dcgm-exporter's
 // hostname over Hostname, exported_namespace over namespace).
 type restriction struct {
@@ -80,24 +167,6 @@ func (x restriction) arms() [][]*labels.Matcher {
 	return out
 }
 
-// restrict rewrites every vector selector of expr so that it only reads
-// the series within every restriction pick gives its metric (none: the
-// selector is left as it is). A selector whose restriction has one arm gets the arm's
-// matchers; one with several becomes the union of its copies, one per
-// arm, which PromQL allows wherever an instant vector is (not inside a
-// range selector: that is refused).
-func restrict(expr string, pick func(metric string) []restriction) (string, error) {
-	e, err := promqlParser.ParseExpr(expr)
-	if err != nil {
-		return "", fmt.Errorf("parsing %q to shard it: %w", expr, err)
-	}
-	e, err = rewrite(e, pick, false)
-	if err != nil {
-		return "", err
-	}
-	return e.String(), nil
-}
-
 func metricName(vs *parser.VectorSelector) string {
 	if vs.Name != "" {
 		return vs.Name
@@ -110,6 +179,12 @@ func metricName(vs *parser.VectorSelector) string {
 	return ""
 }
 
+// rewrite restricts every vector selector of e to the series within every
+// restriction pick gives its metric (none: the selector is left as it is).
+// A selector whose restrictions have one arm gets the arm's matchers; one
+// with several becomes the union of its copies, one per arm, which PromQL
+// allows wherever an instant vector is. Inside a range selector it cannot
+// (perArm), and where perArm does not apply it is refused.
 func rewrite(e parser.Expr, pick func(string) []restriction, inRange bool) (parser.Expr, error) {
 	var err error
 	sub := func(x parser.Expr) parser.Expr {
