@@ -19,9 +19,12 @@ func chargeTeams(teams []Team, l *ledger.Ledger, teamOf func(cluster, namespace 
 		at[teamKey{t.Cluster, t.Team}] = i
 	}
 	added := false
-	for _, g := range l.GPUs {
-		for _, x := range g.Tenants {
+	for gi := range l.GPUs {
+		g := &l.GPUs[gi]
+		for xi := range g.Tenants {
+			x := &g.Tenants[xi]
 			k := teamKey{g.Cluster, teamOf(g.Cluster, x.Namespace)}
+			x.Team = k.team
 			i, ok := at[k]
 			if !ok {
 				i, added = len(teams), true
