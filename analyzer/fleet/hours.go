@@ -40,9 +40,10 @@ type AllocationHours struct {
 	// share at each step (AllocatedGPUHours, hour by hour).
 	Held, GPUHours []float64
 	// Measured is the part of Held with a utilization reading, and Used
-	// that time × min(1, utilization) at each of its steps: Used over
-	// Measured is the hour's utilization of the share, each step capped
-	// at the share as the report's timeline caps it.
+	// that time × the utilization (of the share, at least 0; above 1
+	// where a time-sliced tenant used what its co-tenants left) at each
+	// of its steps: Used over Measured is the hour's average utilization,
+	// as AvgUtilization is the window's.
 	Measured, Used []float64
 }
 

@@ -71,9 +71,10 @@ func allocationEntry(x *fleet.Allocation, hours int) *entry {
 		e.Tenant.used(x.UtilizationSteps > 0, x.AvgUtilization)
 		return e
 	}
-	// Each hour is charged on its own utilization: an hour without a
-	// reading takes the allocation's over the window, and an allocation
-	// with none is charged on the usage basis for all it held.
+	// Each hour is charged on its own average utilization, capped at the
+	// share as the window's is: an hour without a reading takes the
+	// allocation's over the window, and an allocation with none is
+	// charged on the usage basis for all it held.
 	var measured, usedAll float64
 	for i := range x.Hours.Held {
 		measured += x.Hours.Measured[i]

@@ -32,11 +32,12 @@
 // (fleet.HAMiTenant.HeldShare), and its use the larger of its SM
 // utilisation (HAMi's p95) and memory used (p99) over the device's.
 //
-// An hour's use: an allocation's utilisation in the hour (each step capped
-// at its share, averaged over the steps with a reading); an hour without a
-// reading takes the allocation's over the window; an allocation with no
-// reading at all is charged on the usage basis for all it held (no
-// reading, no discount).
+// An hour's use is what the allocation held in it × its average
+// utilisation over the hour's steps with a reading, capped at 1 (its
+// share), the window ledger's rule hour by hour; an hour without a reading
+// takes the allocation's over the window; an allocation with no reading at
+// all is charged on the usage basis for all it held (no reading, no
+// discount).
 //
 // HAMi's series are read as window figures (query.ReadHAMi), not hour by
 // hour. A HAMi tenant the exporter saw is charged its HAMi share over the

@@ -269,7 +269,7 @@ func TestHourlyBalanceProperty(t *testing.T) {
 					}
 					if measured && rng.IntN(4) > 0 {
 						hs.Measured[j] = hs.Held[j] * rng.Float64()
-						hs.Used[j] = hs.Measured[j] * rng.Float64()
+						hs.Used[j] = hs.Measured[j] * rng.Float64() * 1.5 // a time slice above its share
 					}
 					x.HeldHours += hs.Held[j]
 					x.AllocatedGPUHours += hs.GPUHours[j]

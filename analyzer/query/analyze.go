@@ -339,7 +339,7 @@ func (a *analysis) finish() {
 	a.finishPasses()
 	a.res.Timeline = a.timeline.result()
 	a.res.Usage = a.lanes.result()
-	a.hours.done()
+	a.hours.done(a.gpus, a.allocs)
 	a.finishXIDs()
 	a.settleAllocModes()
 	a.settleAllocationPaths()

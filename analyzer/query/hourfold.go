@@ -14,9 +14,10 @@ import (
 // own. What it keeps is per hour, not per step: a GPU's hours
 // (fleet.GPU.ReportedByHour) and an allocation's (fleet.AllocationHours),
 // and each allocation's shares, in runs, from its allocation pass to its
-// utilization pass.
+// utilization pass. The passes add steps (exact in a float64); done turns
+// them into hours with one product each, so that a full hour of one-minute
+// steps is 1 h, not sixty sixtieths' rounding.
 type hourFold struct {
-	w      fleet.Window
 	hours  int
 	stepH  float64
 	hourOf []int32
@@ -30,7 +31,7 @@ func newHourFold(w fleet.Window, on bool) *hourFold {
 	}
 	_, n := w.HourGrid()
 	_, steps := w.Grid()
-	f := &hourFold{w: w, hours: n, stepH: w.Step.Hours(), hourOf: make([]int32, steps), shares: map[fleet.AllocationKey][]shareRun{}}
+	f := &hourFold{hours: n, stepH: w.Step.Hours(), hourOf: make([]int32, steps), shares: map[fleet.AllocationKey][]shareRun{}}
 	for i := range f.hourOf {
 		f.hourOf[i] = int32(w.StepHour(i))
 	}
@@ -59,7 +60,7 @@ func (f *hourFold) gpu(g *fleet.GPU, v []float64) {
 		if g.ReportedByHour == nil {
 			g.ReportedByHour = make([]float64, f.hours)
 		}
-		g.ReportedByHour[h] += f.stepH
+		g.ReportedByHour[h]++
 	}
 }
 
@@ -91,8 +92,8 @@ func (f *hourFold) keep(x *fleet.Allocation, v []float64) {
 	for _, r := range runs {
 		for i := r.from; i < r.from+r.n; i++ {
 			j := f.hour(i) - first
-			h.Held[j] += f.stepH
-			h.GPUHours[j] += r.v * f.stepH
+			h.Held[j]++
+			h.GPUHours[j] += r.v
 		}
 	}
 	x.Hours = h
@@ -118,15 +119,32 @@ func (f *hourFold) util(x *fleet.Allocation, util []float64) {
 				continue
 			}
 			j := f.hour(i) - h.First
-			h.Measured[j] += f.stepH
-			h.Used[j] += min(1, max(0, u)) * f.stepH
+			h.Measured[j]++
+			h.Used[j] += max(0, u)
 		}
 	}
 }
 
-// done drops the shares of allocations the utilization pass never saw.
-func (f *hourFold) done() {
-	if f != nil {
-		clear(f.shares)
+// done turns the steps the passes added into hours, and drops the shares
+// of allocations the utilization pass never saw.
+func (f *hourFold) done(gpus map[fleet.GPUKey]*fleet.GPU, allocs map[fleet.AllocationKey]*fleet.Allocation) {
+	if f == nil {
+		return
+	}
+	clear(f.shares)
+	for _, g := range gpus {
+		for i := range g.ReportedByHour {
+			g.ReportedByHour[i] *= f.stepH
+		}
+	}
+	for _, x := range allocs {
+		if h := x.Hours; h != nil {
+			for i := range h.Held {
+				h.Held[i] *= f.stepH
+				h.GPUHours[i] *= f.stepH
+				h.Measured[i] *= f.stepH
+				h.Used[i] *= f.stepH
+			}
+		}
 	}
 }
