@@ -168,3 +168,16 @@ func (l *Ledger) Totals(b Basis) Totals {
 	}
 	return l.Allocation
 }
+
+// ByHour says the ledger was balanced hour by hour: some GPU had hours
+// folded by the analysis, not the window as its one period.
+func (l *Ledger) ByHour() bool {
+	for _, g := range l.GPUs {
+		for _, h := range g.Hourly {
+			if h.End.Sub(h.Start) == time.Hour {
+				return true
+			}
+		}
+	}
+	return false
+}

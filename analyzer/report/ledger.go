@@ -107,6 +107,11 @@ func (r *Report) reconciliationSection() section {
 	if r.Ledger == nil {
 		return s
 	}
+	if r.Ledger.ByHour() {
+		s.Intro = strings.Replace(s.Intro, "Per GPU over the window, the charges and the remainder are its price × hours",
+			"For every GPU and every hour, the charges and the remainder are its price × the part of the hour it was reported (-o ledger-csv lists them)", 1)
+		s.Intro = strings.Replace(s.Intro, "held more than their GPU's hours between them", "held more than their GPU's time in an hour between them", 1)
+	}
 	if !r.CostKnown {
 		s.Intro += " No price table: in GPU-hours."
 	} else if len(r.Ledger.Unpriced) > 0 {

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,6 +35,14 @@ func TestLedgerCSVHourly(t *testing.T) {
 	r := Build(Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
 		Findings: a.Findings, Team: func(_, ns string) string { return inv.Team(ns) }, Notes: a.Notes}, prices)
 	window := fixtureReport(t, inv, prices)
+	if !r.Ledger.ByHour() || window.Ledger.ByHour() {
+		t.Fatalf("balanced by hour: %v with the hours folded, %v without; want true and false", r.Ledger.ByHour(), window.Ledger.ByHour())
+	}
+	for _, s := range r.sections() {
+		if s.ID == "reconciliation" && !strings.Contains(s.Intro, "For every GPU and every hour") {
+			t.Errorf("the reconciliation says %q, not that it balances every hour", s.Intro)
+		}
+	}
 
 	var buf bytes.Buffer
 	if err := Render(&buf, r, "ledger-csv"); err != nil {
