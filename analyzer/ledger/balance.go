@@ -79,8 +79,12 @@ func balance(w fleet.Window, g fleet.GPU, es []*entry, price float64, priced boo
 			charged += h
 		}
 		// What is left is computed, not summed from its parts, so that each
-		// hour balances to the rounding of one subtraction.
+		// hour balances to the rounding of one subtraction; the rounding of
+		// shares that fill the hour (3 × 1/3) is none.
 		free := max(0, p.Hours-charged)
+		if free <= 1e-12*p.Hours {
+			free = 0
+		}
 		hr.Allocation.Unallocated = money(free)
 		hr.Usage.Unallocated = money(free)
 		hr.Usage.Idle = money(idle)
