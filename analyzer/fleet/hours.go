@@ -21,7 +21,7 @@ func (w Window) HourGrid() (start time.Time, hours int) {
 	return h0, w.StepHour(steps-1) + 1
 }
 
-// StepHour is the hour of HourGrid step i of the window falls in.
+// StepHour is the hour of HourGrid that step i of the window falls in.
 func (w Window) StepHour(i int) int {
 	first, _ := w.Grid()
 	t0 := first.Add(-w.Step)
