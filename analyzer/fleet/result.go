@@ -113,6 +113,9 @@ type Allocation struct {
 	// UtilizationCoverage is that over Steps.
 	UtilizationSteps    int
 	UtilizationCoverage float64
+	// Hours are its hold and use hour by hour, where the analysis folded
+	// hours (Sharding.Lanes); nil otherwise.
+	Hours *AllocationHours `json:"-"`
 
 	// PeakMemoryBytes and P99MemoryBytes are over the steps with a memory
 	// sample (MemorySteps).
@@ -207,6 +210,10 @@ type GPU struct {
 	AllocatedGPUHours float64
 	Steps             int
 	Coverage          float64
+	// ReportedByHour is ReportedHours in each hour of the window's
+	// HourGrid, where the analysis folded hours (Sharding.Lanes); nil
+	// otherwise.
+	ReportedByHour []float64 `json:"-"`
 
 	// CoTenants is the peak number of allocations on the GPU at one step.
 	CoTenants int

@@ -1,15 +1,6 @@
 package ledger
 
-import (
-	"cmp"
-	"maps"
-	"slices"
-
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/internal/mig"
-	"github.com/gpulens/gpulens/signals"
-)
+import "time"
 
 // Basis is how a tenant is charged: for what it held or what it used.
 type Basis string
@@ -71,6 +62,9 @@ type Tenant struct {
 	HeldGPUHours float64 `json:"held_gpu_hours"`
 	UsedGPUHours float64 `json:"used_gpu_hours"`
 	Measured     bool    `json:"measured"`
+	// Team is the tenant's namespace's team, where a report named it
+	// (the JSON report has each team's charges in its teams).
+	Team string `json:"-"`
 	Charge
 }
 
@@ -97,13 +91,44 @@ type GPU struct {
 	PricePerHour float64 `json:"price_per_hour"`
 	PriceKnown   bool    `json:"price_known"`
 	Cost         float64 `json:"cost"`
-	// Scale is what every tenant's held and used hours were multiplied by:
-	// 1, or Hours over what they held together where that was more.
+	// Scale is what the tenants were charged over what they held: 1, or
+	// less where in some hour they held more than the GPU's time then.
 	Scale   float64  `json:"scale"`
 	Tenants []Tenant `json:"tenants,omitempty"`
 	// Allocation and Usage are the remainder on each basis.
 	Allocation Remainder `json:"allocation"`
 	Usage      Remainder `json:"usage"`
+	// Hourly is the GPU's ledger hour by hour, of the hours its exporter
+	// reported it; the figures above are their sums. Where the analysis
+	// folded no hours (a source without range queries) it is one period,
+	// the window. Left out of the JSON report: -o ledger-csv writes it.
+	Hourly []Hour `json:"-"`
+}
+
+// Hour is one GPU's ledger over one clock hour (or the window, where the
+// analysis folded no hours): its tenants' charges and its remainder add up
+// to its price × Hours, the part of the hour its exporter reported it, on
+// both bases.
+type Hour struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	Hours float64   `json:"hours"`
+	Cost  float64   `json:"cost"`
+	// Scale is 1, or Hours over what the tenants held in the hour where
+	// that was more.
+	Scale float64 `json:"scale"`
+	// Charges are the tenants', in the order of GPU.Tenants.
+	Charges    []Charge  `json:"charges"`
+	Allocation Remainder `json:"allocation"`
+	Usage      Remainder `json:"usage"`
+}
+
+// Remainder is the hour's remainder on basis b.
+func (h Hour) Remainder(b Basis) Remainder {
+	if b == Usage {
+		return h.Usage
+	}
+	return h.Allocation
 }
 
 // Remainder is the GPU's remainder on basis b.
@@ -144,183 +169,15 @@ func (l *Ledger) Totals(b Basis) Totals {
 	return l.Allocation
 }
 
-// Build is res's ledger at prices (nil: every price unknown).
-func Build(res *fleet.Result, prices *recommend.Prices) *Ledger {
-	l := &Ledger{}
-	byGPU := map[fleet.GPUKey][]Tenant{}
-	for _, x := range res.Allocations {
-		k := fleet.GPUKey{Cluster: x.Cluster, Node: x.Node, UUID: x.UUID}
-		byGPU[k] = append(byGPU[k], allocationTenant(x))
-	}
-	hamiTenants(res, byGPU)
-	unpriced := map[string]bool{}
-	for _, g := range res.GPUs {
-		price, err := prices.PerHour(g.Model)
-		if err != nil {
-			unpriced[g.Model] = true
-		}
-		lg := balance(g, byGPU[g.GPUKey], price, err == nil)
-		delete(byGPU, g.GPUKey)
-		l.GPUs = append(l.GPUs, lg)
-		l.addTotals(lg)
-	}
-	for _, ts := range byGPU {
-		l.Orphans += len(ts)
-	}
-	for m := range unpriced {
-		l.Unpriced = append(l.Unpriced, cmp.Or(m, "GPUs of unknown model"))
-	}
-	slices.Sort(l.Unpriced)
-	return l
-}
-
-// allocationTenant is x as a tenant, before scaling.
-func allocationTenant(x fleet.Allocation) Tenant {
-	t := Tenant{Namespace: x.Namespace, Pod: x.Pod, Container: x.Container, GPUInstance: x.GPUInstance,
-		Mode: modeOf(x), Share: x.Share, HeldGPUHours: x.AllocatedGPUHours}
-	if t.HeldGPUHours == 0 && x.HeldHours > 0 && x.MIGProfile != "" {
-		// A slice the analysis gave no share: its profile's, from the catalog.
-		if m, ok := mig.Lookup(x.Model); ok {
-			if p, ok := m.Profile(x.MIGProfile); ok {
-				t.Share, t.HeldGPUHours = p.ComputeShare(), p.ComputeShare()*x.HeldHours
+// ByHour says the ledger was balanced hour by hour: some GPU had hours
+// folded by the analysis, not the window as its one period.
+func (l *Ledger) ByHour() bool {
+	for _, g := range l.GPUs {
+		for _, h := range g.Hourly {
+			if h.End.Sub(h.Start) == time.Hour {
+				return true
 			}
 		}
 	}
-	t.HeldGPUHours = max(0, t.HeldGPUHours)
-	t.used(x.UtilizationSteps > 0, x.AvgUtilization)
-	return t
-}
-
-// used sets the tenant's used hours from a utilisation of its share.
-func (t *Tenant) used(measured bool, util float64) {
-	t.Measured = measured
-	t.UsedGPUHours = t.HeldGPUHours
-	if measured {
-		t.UsedGPUHours = t.HeldGPUHours * min(1, max(0, util))
-	}
-}
-
-func modeOf(x fleet.Allocation) string {
-	switch {
-	case x.AllocationPath == signals.AllocationPathDRA:
-		return ModeDRA
-	case x.Sharing == "" || x.Sharing == signals.SharingNone:
-		return ModeWhole
-	}
-	return x.Sharing
-}
-
-// hamiTenants puts res's HAMi tenants on their GPUs: the exporter sees a
-// HAMi GPU time-sliced, each tenant with a replica's share; HAMi's
-// resources say what each really holds. A tenant the exporter saw is
-// re-shared over the hours it was seen; one it did not is added over the
-// part of the window HAMi read it.
-func hamiTenants(res *fleet.Result, byGPU map[fleet.GPUKey][]Tenant) {
-	if len(res.HAMi) == 0 {
-		return
-	}
-	gpuOf := map[string]fleet.GPUKey{}
-	for _, g := range res.GPUs {
-		gpuOf[g.UUID] = g.GPUKey
-	}
-	heldHours := map[[4]string]float64{}
-	for _, x := range res.Allocations {
-		heldHours[[4]string{x.UUID, x.Namespace, x.Pod, x.Container}] += x.HeldHours
-	}
-	window := res.Window.Duration().Hours()
-	for _, h := range res.HAMi {
-		k, ok := gpuOf[h.GPUUUID]
-		if !ok {
-			k = fleet.GPUKey{Node: h.Node, UUID: h.GPUUUID}
-		}
-		share := max(0, recommend.HAMiShare(h.CoresPct, h.MemoryMiB, h.DeviceBytes))
-		hours, seen := heldHours[[4]string{h.GPUUUID, h.Namespace, h.Pod, h.Container}]
-		if !seen {
-			hours = h.Coverage * window
-		}
-		t := Tenant{Namespace: h.Namespace, Pod: h.Pod, Container: h.Container, Mode: ModeHAMi, Share: share, HeldGPUHours: share * hours}
-		// What it used is the larger of its SM utilisation and its memory
-		// used, each of the device (signals/hami's UsedShare); of the
-		// tenant's share, that over the share. The analysis keeps HAMi's
-		// p95 of the utilisation and p99 of the memory, not averages: the
-		// usage basis charges a HAMi tenant for its busy hours.
-		used := h.UtilP95
-		if h.DeviceBytes > 0 {
-			used = max(used, h.MemP99/h.DeviceBytes)
-		}
-		util := 0.0
-		if share > 0 {
-			util = used / share
-		}
-		t.used(h.Coverage > 0, util)
-		ts := byGPU[k]
-		i := slices.IndexFunc(ts, func(x Tenant) bool {
-			return x.Namespace == h.Namespace && x.Pod == h.Pod && x.Container == h.Container
-		})
-		if i >= 0 {
-			ts[i] = t
-		} else {
-			byGPU[k] = append(ts, t)
-		}
-	}
-}
-
-// balance charges g's tenants at price: what they held and used, scaled
-// down together where they held more than g's hours, and the rest of the
-// hours as the remainder.
-func balance(g fleet.GPU, ts []Tenant, price float64, priced bool) GPU {
-	out := GPU{Cluster: g.Cluster, Node: g.Node, UUID: g.UUID, Model: g.Model, Hours: max(0, g.ReportedHours), PriceKnown: priced, Scale: 1}
-	if priced {
-		out.PricePerHour = price
-	}
-	money := func(h float64) Amount { return Amount{GPUHours: h, Cost: h * out.PricePerHour} }
-	out.Cost = out.Hours * out.PricePerHour
-	var held float64
-	modeHours := map[string]float64{}
-	for _, t := range ts {
-		held += t.HeldGPUHours
-		modeHours[t.Mode] += t.HeldGPUHours
-	}
-	if held > out.Hours {
-		out.Scale = out.Hours / held
-	}
-	var idle, charged float64
-	for _, t := range ts {
-		h, u := t.HeldGPUHours*out.Scale, t.UsedGPUHours*out.Scale
-		t.Allocation, t.Usage = money(h), money(u)
-		idle += h - u
-		charged += h
-		out.Tenants = append(out.Tenants, t)
-	}
-	// What is left is computed, not summed from its parts, so that each
-	// GPU balances to the rounding of one subtraction.
-	free := max(0, out.Hours-charged)
-	out.Allocation.Unallocated = money(free)
-	out.Usage.Unallocated = money(free)
-	out.Usage.Idle = money(idle)
-	if len(ts) > 0 {
-		out.Mode = slices.MaxFunc(slices.Sorted(maps.Keys(modeHours)), func(a, b string) int { return cmp.Compare(modeHours[a], modeHours[b]) })
-	}
-	slices.SortFunc(out.Tenants, func(a, b Tenant) int {
-		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Pod, b.Pod), cmp.Compare(a.Container, b.Container), cmp.Compare(a.GPUInstance, b.GPUInstance))
-	})
-	return out
-}
-
-// addTotals adds g to both bases' totals: GPU-hours always, money where g
-// is priced.
-func (l *Ledger) addTotals(g GPU) {
-	for _, b := range Bases {
-		tot := &l.Allocation
-		if b == Usage {
-			tot = &l.Usage
-		}
-		r := g.Remainder(b)
-		tot.Cost.add(Amount{GPUHours: g.Hours, Cost: g.Cost})
-		tot.Idle.add(r.Idle)
-		tot.Unallocated.add(r.Unallocated)
-		for _, t := range g.Tenants {
-			tot.Attributed.add(t.On(b))
-		}
-	}
+	return false
 }

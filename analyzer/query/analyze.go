@@ -110,6 +110,9 @@ type analysis struct {
 	// lanes folds each allocation's use at every step out of the passes,
 	// where Sharding.Lanes asks for it.
 	lanes *laneFold
+	// hours folds each GPU's and allocation's hours out of the passes,
+	// with the lanes.
+	hours *hourFold
 	// xids are the application XIDs raised on each GPU, with the
 	// allocations that held it then (health.go).
 	xids map[fleet.GPUKey][]*xidRaised
@@ -336,6 +339,7 @@ func (a *analysis) finish() {
 	a.finishPasses()
 	a.res.Timeline = a.timeline.result()
 	a.res.Usage = a.lanes.result()
+	a.hours.done(a.gpus, a.allocs)
 	a.finishXIDs()
 	a.settleAllocModes()
 	a.settleAllocationPaths()

@@ -81,6 +81,7 @@ func (a *analysis) allocationPass(ans []stepSeries) {
 		a.timeline.keep(g.key, g.v)
 		a.lanes.keep(g.key, g.v)
 		x := a.allocationOf(g.key)
+		a.hours.keep(x, g.v)
 		x.Steps = present(g.v)
 		x.SinceLastSeen = sinceLastStep(a.w, int64(a.stepTime(lastStep(g.v))))
 		x.Workload, x.WorkloadKind = inferWorkload(g.key.Pod)
@@ -120,6 +121,7 @@ func (a *analysis) utilizationPass(ans []stepSeries) {
 		a.timeline.fold(g.key, g.v)
 		a.lanes.util(g.key, g.v)
 		x := a.allocationOf(g.key)
+		a.hours.util(x, g.v)
 		setUnlessNaN(avgOverTime(g.v), func(v float64) { x.AvgUtilization = v })
 		setUnlessNaN(quantileOverTime(0.95, g.v), func(v float64) { x.P95Utilization = v })
 		x.UtilizationSteps = present(g.v)
@@ -161,6 +163,7 @@ func (a *analysis) gpuPass(ans []stepSeries) {
 	for _, g := range groupBy(a, ans, func(m model.Metric) modelKey { return modelKey{gpuKey(m), string(m[signals.LabelModel])} }, aggMax) {
 		x := a.gpuOf(g.key.gpu)
 		x.Steps += present(g.v)
+		a.hours.gpu(x, g.v)
 		if x.Model == "" {
 			x.Model = g.key.model
 		}

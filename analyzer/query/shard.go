@@ -77,6 +77,8 @@ type Sharding struct {
 	// Lanes also folds each allocation's use at every step into
 	// Result.Usage, for the consolidation plan, from the passes' own
 	// values (laneFold): no read of its own. Only the passes give it.
+	// It also folds each GPU's and allocation's hours for the hourly
+	// ledger (hourFold, fleet.AllocationHours), as small a fold.
 	Lanes bool
 }
 
@@ -172,6 +174,7 @@ func AnalyzeScoped(ctx context.Context, src source.Source, sc Scope, sch signals
 	if _, ok := src.(source.RangeQuerier); ok {
 		a.timeline = newTimelineFold(w, sh.TimelinePoints)
 		a.lanes = newLaneFold(w, sh.Lanes)
+		a.hours = newHourFold(w, sh.Lanes)
 	}
 	if err := a.missingSignals(ctx, src, sch); err != nil {
 		return nil, err

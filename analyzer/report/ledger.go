@@ -19,9 +19,12 @@ func chargeTeams(teams []Team, l *ledger.Ledger, teamOf func(cluster, namespace 
 		at[teamKey{t.Cluster, t.Team}] = i
 	}
 	added := false
-	for _, g := range l.GPUs {
-		for _, x := range g.Tenants {
+	for gi := range l.GPUs {
+		g := &l.GPUs[gi]
+		for xi := range g.Tenants {
+			x := &g.Tenants[xi]
 			k := teamKey{g.Cluster, teamOf(g.Cluster, x.Namespace)}
+			x.Team = k.team
 			i, ok := at[k]
 			if !ok {
 				i, added = len(teams), true
@@ -103,6 +106,11 @@ func (r *Report) reconciliationSection() section {
 			"are scaled down in proportion. The teams' cost column is on the " + string(r.CostBasis) + " basis (--cost-basis)."}
 	if r.Ledger == nil {
 		return s
+	}
+	if r.Ledger.ByHour() {
+		s.Intro = strings.Replace(s.Intro, "Per GPU over the window, the charges and the remainder are its price × hours",
+			"For every GPU and every hour, the charges and the remainder are its price × the part of the hour it was reported (-o ledger-csv lists them)", 1)
+		s.Intro = strings.Replace(s.Intro, "held more than their GPU's hours between them", "held more than their GPU's time in an hour between them", 1)
 	}
 	if !r.CostKnown {
 		s.Intro += " No price table: in GPU-hours."

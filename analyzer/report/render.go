@@ -7,14 +7,15 @@ import (
 )
 
 // Formats are the renderers, in the order --help lists them.
-var Formats = []string{"table", "markdown", "html", "json", "csv"}
+var Formats = []string{"table", "markdown", "html", "json", "csv", "ledger-csv"}
 
 var renderers = map[string]func(io.Writer, *Report) error{
-	"table":    writeTable,
-	"markdown": writeMarkdown,
-	"html":     writeHTML,
-	"json":     writeJSON,
-	"csv":      writeCSV,
+	"table":      writeTable,
+	"markdown":   writeMarkdown,
+	"html":       writeHTML,
+	"json":       writeJSON,
+	"csv":        writeCSV,
+	"ledger-csv": writeLedgerCSV,
 }
 
 // UnknownFormatError is returned by Render for a format it does not know.

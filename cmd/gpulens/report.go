@@ -73,7 +73,7 @@ func newReportCmd() *cobra.Command {
 	f := c.Flags()
 	o.src.register(f)
 	o.out.Register(f, report.Formats, "table")
-	f.StringVar(&o.src.CostBasis, "cost-basis", "allocation", "Basis of the teams' cost column: allocation (what each team held) or usage (what it used); the reconciliation section, the JSON and the CSV have both")
+	f.StringVar(&o.src.CostBasis, "cost-basis", "allocation", "Basis of the teams' cost column: allocation (what each team held) or usage (what it used); the reconciliation section, the JSON, the CSV and -o ledger-csv (every GPU, hour and tenant) have both")
 	f.StringVar(&o.webhook, "send-webhook", "", "Also post the Markdown report to this Slack-compatible incoming webhook URL (shown by ps: prefer --send-webhook-file or $"+webhookEnv+")")
 	f.StringVar(&o.webhookFile, "send-webhook-file", "", "File holding the incoming webhook URL to post the Markdown report to (default: $"+webhookEnv+" if set)")
 	return c

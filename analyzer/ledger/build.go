@@ -1,0 +1,233 @@
+package ledger
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/internal/mig"
+	"github.com/gpulens/gpulens/signals"
+)
+
+// entry is a tenant before scaling, with what it held and used in each
+// hour of the window's HourGrid; held nil where only its window figures
+// (Tenant.HeldGPUHours, UsedGPUHours) are known.
+type entry struct {
+	Tenant
+	held, used []float64
+}
+
+// Build is res's ledger at prices (nil: every price unknown).
+func Build(res *fleet.Result, prices *recommend.Prices) *Ledger {
+	l := &Ledger{}
+	_, hours := res.Window.HourGrid()
+	byGPU := map[fleet.GPUKey][]*entry{}
+	for i := range res.Allocations {
+		x := &res.Allocations[i]
+		k := fleet.GPUKey{Cluster: x.Cluster, Node: x.Node, UUID: x.UUID}
+		byGPU[k] = append(byGPU[k], allocationEntry(x, hours))
+	}
+	hamiTenants(res, byGPU, hours)
+	unpriced := map[string]bool{}
+	for _, g := range res.GPUs {
+		price, err := prices.PerHour(g.Model)
+		if err != nil {
+			unpriced[g.Model] = true
+		}
+		lg := balance(res.Window, g, byGPU[g.GPUKey], price, err == nil)
+		delete(byGPU, g.GPUKey)
+		l.GPUs = append(l.GPUs, lg)
+		l.addTotals(lg)
+	}
+	for _, ts := range byGPU {
+		l.Orphans += len(ts)
+	}
+	for m := range unpriced {
+		l.Unpriced = append(l.Unpriced, cmp.Or(m, "GPUs of unknown model"))
+	}
+	slices.Sort(l.Unpriced)
+	return l
+}
+
+// allocationEntry is x as a tenant, before scaling: hour by hour where
+// the analysis folded x's hours (of a grid of hours hours).
+func allocationEntry(x *fleet.Allocation, hours int) *entry {
+	t := Tenant{Namespace: x.Namespace, Pod: x.Pod, Container: x.Container, GPUInstance: x.GPUInstance,
+		Mode: modeOf(*x), Share: x.Share, HeldGPUHours: x.AllocatedGPUHours}
+	// A slice the analysis gave no share: its profile's, from the catalog.
+	catalog := 0.0
+	if t.HeldGPUHours == 0 && x.HeldHours > 0 && x.MIGProfile != "" {
+		if m, ok := mig.Lookup(x.Model); ok {
+			if p, ok := m.Profile(x.MIGProfile); ok {
+				catalog = p.ComputeShare()
+				t.Share, t.HeldGPUHours = catalog, catalog*x.HeldHours
+			}
+		}
+	}
+	t.HeldGPUHours = max(0, t.HeldGPUHours)
+	e := &entry{Tenant: t}
+	if x.Hours == nil {
+		e.Tenant.used(x.UtilizationSteps > 0, x.AvgUtilization)
+		return e
+	}
+	// Each hour is charged on its own average utilization, capped at the
+	// share as the window's is: an hour without a reading takes the
+	// allocation's over the window, and an allocation with none is
+	// charged on the usage basis for all it held.
+	var measured, usedAll float64
+	for i := range x.Hours.Held {
+		measured += x.Hours.Measured[i]
+		usedAll += x.Hours.Used[i]
+	}
+	e.held, e.used = make([]float64, hours), make([]float64, hours)
+	e.HeldGPUHours, e.Measured = 0, measured > 0
+	for h := range hours {
+		held, gpuHours, m, u := x.Hours.At(h)
+		if catalog > 0 {
+			gpuHours = catalog * held
+		}
+		gpuHours = max(0, gpuHours)
+		util := 1.0
+		switch {
+		case m > 0:
+			util = u / m
+		case measured > 0:
+			util = usedAll / measured
+		}
+		e.held[h], e.used[h] = gpuHours, gpuHours*min(1, max(0, util))
+		e.HeldGPUHours += e.held[h]
+		e.UsedGPUHours += e.used[h]
+	}
+	return e
+}
+
+// used sets the tenant's used hours from a utilisation of its share.
+func (t *Tenant) used(measured bool, util float64) {
+	t.Measured = measured
+	t.UsedGPUHours = t.HeldGPUHours
+	if measured {
+		t.UsedGPUHours = t.HeldGPUHours * min(1, max(0, util))
+	}
+}
+
+func modeOf(x fleet.Allocation) string {
+	switch {
+	case x.AllocationPath == signals.AllocationPathDRA:
+		return ModeDRA
+	case x.Sharing == "" || x.Sharing == signals.SharingNone:
+		return ModeWhole
+	}
+	return x.Sharing
+}
+
+// hamiTenants puts res's HAMi tenants on their GPUs: the exporter sees a
+// HAMi GPU time-sliced, each tenant with a replica's share; HAMi's
+// resources say what each really holds. A tenant the exporter saw is
+// re-shared over the hours it was seen, hour by hour where the analysis
+// folded them; one it did not is added over the part of the window HAMi
+// read it, which balance spreads over the hours its GPU reported: HAMi's
+// series are read as window figures (query.ReadHAMi), not hour by hour.
+// Likewise a HAMi tenant's use is its window's (p95 of the utilisation,
+// p99 of the memory) in every hour.
+func hamiTenants(res *fleet.Result, byGPU map[fleet.GPUKey][]*entry, hours int) {
+	if len(res.HAMi) == 0 {
+		return
+	}
+	gpuOf := map[string]fleet.GPUKey{}
+	for _, g := range res.GPUs {
+		gpuOf[g.UUID] = g.GPUKey
+	}
+	type seen struct {
+		hours  float64
+		byHour []float64
+	}
+	seenBy := map[[4]string]*seen{}
+	for _, x := range res.Allocations {
+		k := [4]string{x.UUID, x.Namespace, x.Pod, x.Container}
+		s := seenBy[k]
+		if s == nil {
+			s = &seen{}
+			seenBy[k] = s
+		}
+		s.hours += x.HeldHours
+		if x.Hours != nil {
+			if s.byHour == nil {
+				s.byHour = make([]float64, hours)
+			}
+			for h := range hours {
+				held, _, _, _ := x.Hours.At(h)
+				s.byHour[h] += held
+			}
+		}
+	}
+	window := res.Window.Duration().Hours()
+	for _, h := range res.HAMi {
+		k, ok := gpuOf[h.GPUUUID]
+		if !ok {
+			k = fleet.GPUKey{Node: h.Node, UUID: h.GPUUUID}
+		}
+		share := max(0, recommend.HAMiShare(h.CoresPct, h.MemoryMiB, h.DeviceBytes))
+		s := seenBy[[4]string{h.GPUUUID, h.Namespace, h.Pod, h.Container}]
+		held := h.Coverage * window
+		if s != nil {
+			held = s.hours
+		}
+		e := &entry{Tenant: Tenant{Namespace: h.Namespace, Pod: h.Pod, Container: h.Container, Mode: ModeHAMi, Share: share, HeldGPUHours: share * held}}
+		// What it used is the larger of its SM utilisation and its memory
+		// used, each of the device (signals/hami's UsedShare); of the
+		// tenant's share, that over the share. The analysis keeps HAMi's
+		// p95 of the utilisation and p99 of the memory, not averages: the
+		// usage basis charges a HAMi tenant for its busy hours.
+		used := h.UtilP95
+		if h.DeviceBytes > 0 {
+			used = max(used, h.MemP99/h.DeviceBytes)
+		}
+		util := 0.0
+		if share > 0 {
+			util = used / share
+		}
+		e.Tenant.used(h.Coverage > 0, util)
+		if s != nil && s.byHour != nil {
+			ratio := 1.0
+			if e.HeldGPUHours > 0 {
+				ratio = e.UsedGPUHours / e.HeldGPUHours
+			}
+			e.held, e.used = make([]float64, hours), make([]float64, hours)
+			e.HeldGPUHours, e.UsedGPUHours = 0, 0
+			for i, x := range s.byHour {
+				e.held[i] = share * x
+				e.used[i] = e.held[i] * ratio
+				e.HeldGPUHours += e.held[i]
+				e.UsedGPUHours += e.used[i]
+			}
+		}
+		ts := byGPU[k]
+		i := slices.IndexFunc(ts, func(x *entry) bool {
+			return x.Namespace == h.Namespace && x.Pod == h.Pod && x.Container == h.Container
+		})
+		if i >= 0 {
+			ts[i] = e
+		} else {
+			byGPU[k] = append(ts, e)
+		}
+	}
+}
+
+// addTotals adds g to both bases' totals: GPU-hours always, money where g
+// is priced.
+func (l *Ledger) addTotals(g GPU) {
+	for _, b := range Bases {
+		tot := &l.Allocation
+		if b == Usage {
+			tot = &l.Usage
+		}
+		r := g.Remainder(b)
+		tot.Cost.add(Amount{GPUHours: g.Hours, Cost: g.Cost})
+		tot.Idle.add(r.Idle)
+		tot.Unallocated.add(r.Unallocated)
+		for _, t := range g.Tenants {
+			tot.Attributed.add(t.On(b))
+		}
+	}
+}
