@@ -55,3 +55,58 @@ func (h *AllocationHours) At(hour int) (held, gpuHours, measured, used float64) 
 	i := hour - h.First
 	return h.Held[i], h.GPUHours[i], h.Measured[i], h.Used[i]
 }
+
+// The usage rule, one for the ledger and the report: an allocation used
+// what it held × its utilization, capped at its share (a time-sliced
+// tenant's reading is of the whole device and can exceed it), hour by
+// hour where the analysis folded its hours. Hour by hour, a tenant busy
+// in some hours and idle in others is not let off the idle ones by the
+// busy ones, as a window average would.
+
+// Utilization is the hour's average utilization, in [0, 1]: the hour's
+// own where it had a reading, else window (the allocation's over the
+// window, also clamped).
+func (h *AllocationHours) Utilization(hour int, window float64) float64 {
+	_, _, m, u := h.At(hour)
+	if m > 0 {
+		return min(1, max(0, u/m))
+	}
+	return min(1, max(0, window))
+}
+
+// WindowUtilization is the allocation's average utilization over the
+// hours folded, and whether any hour had a reading.
+func (h *AllocationHours) WindowUtilization() (float64, bool) {
+	var measured, used float64
+	if h != nil {
+		for i := range h.Held {
+			measured += h.Measured[i]
+			used += h.Used[i]
+		}
+	}
+	if measured == 0 {
+		return 0, false
+	}
+	return used / measured, true
+}
+
+// UsedGPUHours is what x used by the usage rule, and whether it had a
+// utilization reading at all (without one it is 0: the callers decide
+// what an unmeasured hold costs).
+func (x *Allocation) UsedGPUHours() (float64, bool) {
+	if x.Hours == nil {
+		if x.UtilizationSteps == 0 {
+			return 0, false
+		}
+		return max(0, x.AllocatedGPUHours) * min(1, max(0, x.AvgUtilization)), true
+	}
+	window, ok := x.Hours.WindowUtilization()
+	if !ok {
+		return 0, false
+	}
+	var used float64
+	for i, g := range x.Hours.GPUHours {
+		used += max(0, g) * x.Hours.Utilization(x.Hours.First+i, window)
+	}
+	return used, true
+}

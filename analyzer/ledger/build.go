@@ -71,31 +71,25 @@ func allocationEntry(x *fleet.Allocation, hours int) *entry {
 		e.Tenant.used(x.UtilizationSteps > 0, x.AvgUtilization)
 		return e
 	}
-	// Each hour is charged on its own average utilization, capped at the
-	// share as the window's is: an hour without a reading takes the
-	// allocation's over the window, and an allocation with none is
-	// charged on the usage basis for all it held.
-	var measured, usedAll float64
-	for i := range x.Hours.Held {
-		measured += x.Hours.Measured[i]
-		usedAll += x.Hours.Used[i]
-	}
+	// Each hour is charged by the usage rule (fleet.AllocationHours.
+	// Utilization: the hour's reading, or the window's where the hour had
+	// none); an allocation with no reading at all is charged on the usage
+	// basis for all it held.
+	window, measured := x.Hours.WindowUtilization()
 	e.held, e.used = make([]float64, hours), make([]float64, hours)
-	e.HeldGPUHours, e.Measured = 0, measured > 0
+	e.HeldGPUHours, e.Measured = 0, measured
 	for h := range hours {
-		held, gpuHours, m, u := x.Hours.At(h)
+		_, gpuHours, _, _ := x.Hours.At(h)
 		if catalog > 0 {
+			held, _, _, _ := x.Hours.At(h)
 			gpuHours = catalog * held
 		}
 		gpuHours = max(0, gpuHours)
 		util := 1.0
-		switch {
-		case m > 0:
-			util = u / m
-		case measured > 0:
-			util = usedAll / measured
+		if measured {
+			util = x.Hours.Utilization(h, window)
 		}
-		e.held[h], e.used[h] = gpuHours, gpuHours*min(1, max(0, util))
+		e.held[h], e.used[h] = gpuHours, gpuHours*util
 		e.HeldGPUHours += e.held[h]
 		e.UsedGPUHours += e.used[h]
 	}

@@ -156,11 +156,14 @@ func (u *GPUHours) add(x fleet.Allocation, pr *pricer) {
 		u.Unpriced = addUnpriced(u.Unpriced, x.Model, 0, x.AllocatedGPUHours, 0)
 	}
 	u.Cost += x.AllocatedGPUHours * price
-	if x.UtilizationSteps == 0 {
+	// The ledger's usage rule (fleet.Allocation.UsedGPUHours, hour by
+	// hour where the analysis folded hours), so that the idle allocations'
+	// waste is the ledger's usage-basis idle.
+	used, measured := x.UsedGPUHours()
+	if !measured {
 		u.UnmeasuredGPUHours += x.AllocatedGPUHours
 		return
 	}
-	used := x.AllocatedGPUHours * min(1, max(0, x.AvgUtilization))
 	u.UsedGPUHours += used
 	u.IdleGPUHours += x.AllocatedGPUHours - used
 	u.Waste += (x.AllocatedGPUHours - used) * price
