@@ -40,6 +40,9 @@ func ClusterValues(ctx context.Context, src source.Source, sch signals.Schema, w
 	if p, ok := sch.(interface{ Present() []string }); ok {
 		names = p.Present()
 	}
+	if one, ok := unlabelled(ctx, src, names, w, label); ok {
+		return one, nil
+	}
 	q := signals.ClusterValues(label, names, w.SubqueryRange(), step)
 	vec, _, err := instantQuery(ctx, src, "clusters", q, w.End)
 	if err != nil {
