@@ -209,6 +209,7 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch signals.Schema, 
 		return nil, err
 	}
 	done, shards := 0, len(nodeRanges)+1
+	release := releaseOf(src)
 	var mu sync.Mutex
 	tick := func() {
 		mu.Lock()
@@ -229,6 +230,7 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch signals.Schema, 
 			return err
 		}
 		err = a.run(ctx, src, qs, w, &mu)
+		release()
 		tick()
 		return err
 	})
@@ -267,6 +269,7 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch signals.Schema, 
 			return err
 		}
 		err = a.run(ctx, src, qs, w, &mu)
+		release()
 		tick()
 		return err
 	})
@@ -276,6 +279,20 @@ func AnalyzeSharded(ctx context.Context, src source.Source, sch signals.Schema, 
 	a.res.Shards = shards
 	a.finish()
 	return a.res, nil
+}
+
+// releaseOf gives back, once a shard is read, the process's resident
+// pages of the store's files that the shard read (source.RawStore.
+// Release): a shard's series are not read again, and without it the
+// process holds every chunk of the window by its end (2.4 GiB of a
+// 10,000-GPU week, beside the analysis's own memory).
+func releaseOf(src source.Source) func() {
+	if rr, ok := src.(source.RawReader); ok {
+		if st, ok := rr.RawSamples(); ok && st.Release != nil {
+			return st.Release
+		}
+	}
+	return func() {}
 }
 
 // restricted is qs with every selector restricted by pick.
