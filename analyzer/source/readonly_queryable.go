@@ -54,7 +54,15 @@ func (q *readOnlyQueryable) dropPages() {
 	}
 	dirs := make([]string, 0, len(q.blocks))
 	for _, b := range q.blocks {
-		dirs = append(dirs, b.Dir())
+		// The process's mappings name files by their absolute paths,
+		// links resolved: --data-dir may be neither.
+		d, err := filepath.Abs(b.Dir())
+		if err == nil {
+			d, err = filepath.EvalSymlinks(d)
+		}
+		if err == nil {
+			dirs = append(dirs, d)
+		}
 	}
 	dropMappedPages(dirs)
 }

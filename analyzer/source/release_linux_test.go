@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +17,14 @@ import (
 // back the pages of its blocks that a read made resident (RawStore.
 // Release), and a read after it answers as before, its pages faulted back.
 func TestReleaseDropsBlockPages(t *testing.T) {
+	for _, tc := range []struct{ name, link string }{{name: "absolute"}, {name: "relative, through a link", link: "data"}} {
+		t.Run(tc.name, func(t *testing.T) { releaseDropsBlockPages(t, tc.link) })
+	}
+}
+
+// releaseDropsBlockPages opens the store by its path, or where link is
+// set, by link, a relative path to a symbolic link to it.
+func releaseDropsBlockPages(t *testing.T, link string) {
 	dir := t.TempDir()
 	rw := openTest(t, dir, EmbeddedOptions{})
 	end := t0.Add(5 * time.Hour)
@@ -28,7 +37,16 @@ func TestReleaseDropsBlockPages(t *testing.T) {
 	if err := rw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ro := openTest(t, dir, EmbeddedOptions{ReadOnly: true})
+	open := dir
+	if link != "" {
+		parent := t.TempDir()
+		if err := os.Symlink(dir, filepath.Join(parent, link)); err != nil {
+			t.Fatal(err)
+		}
+		t.Chdir(parent)
+		open = link
+	}
+	ro := openTest(t, open, EmbeddedOptions{ReadOnly: true})
 	st, ok := ro.RawSamples()
 	if !ok || st.Release == nil {
 		t.Fatalf("a read-only store's raw samples have no Release (ok %v)", ok)
