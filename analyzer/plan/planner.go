@@ -166,6 +166,7 @@ func Make(d *Data, pol Policy, prices *recommend.Prices) (*Plan, error) {
 	}
 	out := &Plan{Start: d.Start, End: d.End, Step: d.Step, StepS: d.Step.Seconds(), Policy: pol, Notes: d.Notes}
 	for _, pool := range d.Pools {
+		sizeLanes(pool)
 		pp := planPool(pool, pol)
 		if pp.NodesNeeded > 0 && !pol.NoTimeSlicing && slices.ContainsFunc(pp.GPUs, func(g GPU) bool { return g.Mode == ModeTimeSlicing }) {
 			alt := pol
@@ -256,11 +257,9 @@ func keepToday(pool *Pool, pp PoolPlan) PoolPlan {
 }
 
 // planPool runs every strategy's first-fit-decreasing and local search,
-// and the exact search on small pools, and keeps the fewest GPUs.
+// and the exact search on small pools, and keeps the fewest GPUs. The
+// pool's lanes are sized first (sizeLanes).
 func planPool(pool *Pool, pol Policy) PoolPlan {
-	for _, l := range pool.Lanes {
-		l.stats = statsOf(l)
-	}
 	p := newPacker(pool, pol)
 	var (
 		best     []*bin
@@ -395,30 +394,40 @@ func uniform(pool *Pool, bins []*bin) bool {
 	return true
 }
 
-// statsOf summarises a lane over the steps it ran, for sizing and
-// ordering; the fit checks use the steps themselves.
-func statsOf(l *Lane) laneStats {
+// sizeLanes summarises each lane of pool (statsOf) once: a lane's stats
+// do not depend on the policy, and a pool planned twice (with and without
+// time-slicing, Make) would otherwise size a week's steps of every lane
+// twice. The quantiles' scratch is shared by the lanes.
+func sizeLanes(pool *Pool) {
 	var mem, load []float64
+	for _, l := range pool.Lanes {
+		l.stats, mem, load = statsOf(l, mem[:0], load[:0])
+	}
+}
+
+// statsOf summarises a lane over the steps it ran, for sizing and
+// ordering; the fit checks use the steps themselves. mem and load are
+// scratch for the running steps' values, returned for the next lane.
+func statsOf(l *Lane, mem, load []float64) (laneStats, []float64, []float64) {
 	run := make([]uint64, (len(l.Mem)+63)/64)
+	s := laneStats{run: run, mem: make([]float32, len(l.Mem))}
 	for t := range l.Mem {
+		s.mem[t] = l.plannedMem(t)
 		if !l.running(t) {
 			continue
 		}
 		run[t/64] |= 1 << (t % 64)
-		mem = append(mem, float64(l.plannedMem(t)))
+		mem = append(mem, float64(s.mem[t]))
 		load = append(load, float64(l.Load[t]))
 	}
-	s := laneStats{steps: len(mem), run: run, mem: make([]float32, len(l.Mem))}
-	for t := range l.Mem {
-		s.mem[t] = l.plannedMem(t)
-	}
+	s.steps = len(mem)
 	s.blocks = summarize(s.mem, l.Load, 2, blockSummary{})
 	if len(mem) == 0 {
-		return s
+		return s, mem, load
 	}
 	s.peakMem, s.p99Mem = slices.Max(mem), quantile(mem, 0.99)
 	s.peakLoad, s.p95Load = slices.Max(load), quantile(load, 0.95)
-	return s
+	return s, mem, load
 }
 
 // quantile interpolates as PromQL's quantile_over_time does; it reorders

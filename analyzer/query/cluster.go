@@ -38,6 +38,9 @@ func ClusterValues(ctx context.Context, src source.Source, sch signals.Schema, w
 	if p, ok := sch.(interface{ Present() []string }); ok {
 		names = p.Present()
 	}
+	if one, ok := unlabelled(ctx, src, names, w, label); ok {
+		return one, nil
+	}
 	q := signals.ClusterValues(label, names, w.SubqueryRange(), step)
 	vec, _, err := instantQuery(ctx, src, Scope{}, "clusters", q, w.End)
 	if err != nil {

@@ -220,6 +220,7 @@ func AnalyzeScoped(ctx context.Context, src source.Source, sc Scope, sch signals
 		return nil, err
 	}
 	done, shards := 0, len(nodeRanges)+1
+	release := releaseOf(src)
 	var mu sync.Mutex
 	tick := func() {
 		mu.Lock()
@@ -237,6 +238,7 @@ func AnalyzeScoped(ctx context.Context, src source.Source, sc Scope, sch signals
 			return []restriction{{raw: nodeLabels, r: r}}
 		})
 		err := a.run(ctx, src, shard, nodeQs, w, &mu)
+		release()
 		tick()
 		return err
 	})
@@ -272,6 +274,7 @@ func AnalyzeScoped(ctx context.Context, src source.Source, sc Scope, sch signals
 			return []restriction{{raw: nsLabels, r: r.ns}, {raw: podLabels, r: r.pods}}
 		})
 		err := a.run(ctx, src, shard, nsQs, w, &mu)
+		release()
 		tick()
 		return err
 	})
@@ -281,6 +284,20 @@ func AnalyzeScoped(ctx context.Context, src source.Source, sc Scope, sch signals
 	a.res.Shards = shards
 	a.finish()
 	return a.res, nil
+}
+
+// releaseOf gives back, once a shard is read, the process's resident
+// pages of the store's files that the shard read (source.RawStore.
+// Release): a shard's series are not read again, and without it the
+// process holds every chunk of the window by its end (2.4 GiB of a
+// 10,000-GPU week, beside the analysis's own memory).
+func releaseOf(src source.Source) func() {
+	if rr, ok := src.(source.RawReader); ok {
+		if st, ok := rr.RawSamples(); ok && st.Release != nil {
+			return st.Release
+		}
+	}
+	return func() {}
 }
 
 // runShards runs each range, shardConcurrency at a time; the first error

@@ -30,6 +30,11 @@ type RawStore struct {
 	// its own to keep to (a remote store's raw reads, bounded by the
 	// analysis's sharding).
 	MaxSamples int
+	// Release, where not nil, gives back the process's resident pages of
+	// the store's files read so far (an embedded TSDB opened read-only
+	// maps its blocks), for a reader that is done with a part of the
+	// store; a later read faults them back in from the page cache.
+	Release func()
 }
 
 var _ RawReader = (*Embedded)(nil)
@@ -37,7 +42,11 @@ var _ RawReader = (*Embedded)(nil)
 // RawSamples reads the TSDB's chunks: its queryable serves them as chunks
 // too (storage.ChunkQueryable), which the scan decodes itself.
 func (e *Embedded) RawSamples() (RawStore, bool) {
-	return RawStore{Queryable: e.queryable, Lookback: lookbackDelta, MaxSamples: e.maxSamples}, true
+	st := RawStore{Queryable: e.queryable, Lookback: lookbackDelta, MaxSamples: e.maxSamples}
+	if e.ro != nil {
+		st.Release = e.ro.dropPages
+	}
+	return st, true
 }
 
 // WrapRawSamples is src's raw samples as a source that wraps src reads

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/tsdb"
@@ -38,6 +39,32 @@ type readOnlyQueryable struct {
 	blocks  []*tsdb.Block
 	head    *tsdb.DB // nil when the directory has no WAL
 	sandbox string
+	// mu keeps the blocks mapped while dropPages gives their pages back.
+	mu     sync.Mutex
+	closed bool
+}
+
+// dropPages gives back the process's resident pages of the blocks'
+// files (dropMappedPages); the blocks stay open and readable.
+func (q *readOnlyQueryable) dropPages() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return
+	}
+	dirs := make([]string, 0, len(q.blocks))
+	for _, b := range q.blocks {
+		// The process's mappings name files by their absolute paths,
+		// links resolved: --data-dir may be neither.
+		d, err := filepath.Abs(b.Dir())
+		if err == nil {
+			d, err = filepath.EvalSymlinks(d)
+		}
+		if err == nil {
+			dirs = append(dirs, d)
+		}
+	}
+	dropMappedPages(dirs)
 }
 
 // headFiles are the entries of a TSDB directory that make up its head.
@@ -129,6 +156,9 @@ func (q *readOnlyQueryable) Querier(mint, maxt int64) (_ storage.Querier, err er
 
 // Close releases the blocks and the head and deletes the sandboxes.
 func (q *readOnlyQueryable) Close() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
 	var errs []error
 	if q.head != nil {
 		errs = append(errs, q.head.Close())

@@ -87,7 +87,10 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 func execute(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
-	if err := root.Execute(); err != nil {
+	stop := startCPUProfile(stderr)
+	err := root.Execute()
+	stop()
+	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		if isUsage(err) {
 			return exitUsage
