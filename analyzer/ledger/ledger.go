@@ -219,22 +219,24 @@ func hamiTenants(res *fleet.Result, byGPU map[fleet.GPUKey][]Tenant) {
 	if len(res.HAMi) == 0 {
 		return
 	}
-	gpuOf := map[string]fleet.GPUKey{}
+	// By cluster and UUID: the clusters of one store may repeat pod
+	// names and even UUIDs, and a tenant is charged in its own only.
+	gpuOf := map[[2]string]fleet.GPUKey{}
 	for _, g := range res.GPUs {
-		gpuOf[g.UUID] = g.GPUKey
+		gpuOf[[2]string{g.Cluster, g.UUID}] = g.GPUKey
 	}
-	heldHours := map[[4]string]float64{}
+	heldHours := map[[5]string]float64{}
 	for _, x := range res.Allocations {
-		heldHours[[4]string{x.UUID, x.Namespace, x.Pod, x.Container}] += x.HeldHours
+		heldHours[[5]string{x.Cluster, x.UUID, x.Namespace, x.Pod, x.Container}] += x.HeldHours
 	}
 	window := res.Window.Duration().Hours()
 	for _, h := range res.HAMi {
-		k, ok := gpuOf[h.GPUUUID]
+		k, ok := gpuOf[[2]string{h.Cluster, h.GPUUUID}]
 		if !ok {
-			k = fleet.GPUKey{Node: h.Node, UUID: h.GPUUUID}
+			k = fleet.GPUKey{Cluster: h.Cluster, Node: h.Node, UUID: h.GPUUUID}
 		}
 		share := max(0, recommend.HAMiShare(h.CoresPct, h.MemoryMiB, h.DeviceBytes))
-		hours, seen := heldHours[[4]string{h.GPUUUID, h.Namespace, h.Pod, h.Container}]
+		hours, seen := heldHours[[5]string{h.Cluster, h.GPUUUID, h.Namespace, h.Pod, h.Container}]
 		if !seen {
 			hours = h.Coverage * window
 		}
