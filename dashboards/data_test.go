@@ -18,7 +18,7 @@ import (
 	"github.com/gpulens/gpulens/vocab"
 )
 
-// The demo fleet (sim.Default, 4 nodes, 32 GPUs, every sharing mode) in
+// The demo fleet (sim.Default, 6 nodes, 38 GPUs, every sharing mode) in
 // two short windows instead of a week, which would take minutes: the last
 // two hours, and an hour a week earlier for the week-over-week panels.
 // Its faults (an XID 13, an L4 falling off the bus) are moved into the
@@ -194,9 +194,9 @@ func migNeverAddsParent(t *testing.T, dbs map[string]*source.Embedded) {
 			}
 			seen[key] = true
 		}
-		// 36 GPUs (4 of them on the DRA node), less the L4 that fell off
-		// the bus.
-		if want := 36 - 1; len(seen) != want {
+		// 38 GPUs (4 of them on the DRA node, 2 on the HAMi node), less
+		// the L4 that fell off the bus.
+		if want := 38 - 1; len(seen) != want {
 			t.Errorf("%s: %d GPUs with a load, want %d", schema, len(seen), want)
 		}
 	}

@@ -18,8 +18,8 @@ import (
 	"github.com/gpulens/gpulens/signals/native"
 )
 
-// TestShardedEqualsUnsharded simulates the demo's fleet (sim.Default: five
-// nodes, 36 GPUs, every sharing mode, one node's GPUs through DRA claims)
+// TestShardedEqualsUnsharded simulates the demo's fleet (sim.Default: six
+// nodes, 38 GPUs, every sharing mode, one node's GPUs through DRA claims)
 // for three hours in each schema and
 // layout, and checks on the embedded engine that:
 //   - with one node, and one namespace split at every workload boundary
