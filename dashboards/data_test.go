@@ -92,13 +92,18 @@ func demoFleet(t *testing.T) map[string]*source.Embedded {
 			// Every field, as with a counters file of the user's own;
 			// stockDB has the default one.
 			full.Install.DefaultCSV = false
-			return tee{
+			exporters := tee{
 				native: fleet.NewTSDBSink(ctx, dbs["native"], &n).WithTarget("gpulens-exporter", node+":9845"),
 				dcgm: tee{
 					native: full,
 					dcgm:   upgraded(dcgmSink(fleet.NewTSDBSink(ctx, dbs[stockDB], &n).WithTarget("dcgm-exporter", node+":9400"))),
 				},
 			}
+			// The HAMi node's HAMi series, beside either exporter's.
+			hamiTarget := func(db string) fleet.Sink {
+				return fleet.NewTSDBSink(ctx, dbs[db], &n).WithTarget("hami-vgpu-monitor", node+":9394")
+			}
+			return fleet.NewHAMiSink(exporters, tee{native: hamiTarget("native"), dcgm: tee{native: hamiTarget("dcgm-exporter"), dcgm: hamiTarget(stockDB)}}, sc, node)
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -115,9 +120,10 @@ func demoFleet(t *testing.T) map[string]*source.Embedded {
 }
 
 // gpuSeries matches the metrics of GPUs, MIG instances and containers,
-// and the rule files' recordings of them, as opposed to `gpulens serve`'s
+// HAMi's (their current names; the forms read both eras), and the rule
+// files' recordings of them, as opposed to `gpulens serve`'s
 // findings, which the simulation does not produce.
-var gpuSeries = regexp.MustCompile(`\b(gpulens_(gpu|mig|container)_[a-z_]+|DCGM_FI_[A-Z_]+|[a-z_]+:gpulens_dcgm_[a-z_]+:[a-z_]+)\b`)
+var gpuSeries = regexp.MustCompile(`\b(gpulens_(gpu|mig|container)_[a-z_]+|DCGM_FI_[A-Z_]+|[a-z_]+:gpulens_dcgm_[a-z_]+:[a-z_]+|hami_[a-z_]+)\b`)
 
 var legendLabel = regexp.MustCompile(`\{\{\s*([a-z_]+)\s*\}\}`)
 
@@ -128,6 +134,7 @@ func TestPanelsReturnData(t *testing.T) {
 	dbs := demoFleet(t)
 	t.Run("mig", func(t *testing.T) { migNeverAddsParent(t, dbs) })
 	t.Run("figures", func(t *testing.T) { consistentFigures(t, dbs) })
+	t.Run("hami", func(t *testing.T) { hamiFigures(t, dbs) })
 	t.Run("variables", func(t *testing.T) { variablesFindValues(t, dbs) })
 	t.Run("signals", func(t *testing.T) { signalsAgree(t, dbs) })
 	t.Run("recorded", func(t *testing.T) { recordedEqualsInline(t, dbs) })
