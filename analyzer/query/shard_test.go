@@ -88,10 +88,14 @@ func TestShardedEqualsUnsharded(t *testing.T) {
 				return
 			}
 
-			// Three quarters of the unsharded peak: the largest node
-			// holds under a third of the fleet's GPUs and allocations,
-			// and the cost model's margin over the measured peak is under 1.5 (perSeriesStep).
-			limit := peak * 3 / 4
+			// Two thirds of the unsharded peak: the largest node holds
+			// under a third of the fleet's GPUs and allocations, and the
+			// cost model's margin over the measured peak is under 1.5
+			// (perSeriesStep), so a node's shard fits; the peak is a query
+			// the analysis folds in a raw pass (gpu allocated steps), and
+			// its heaviest engine query (gpu utilization average) is over
+			// 0.7 of it, so the unsharded analysis does not.
+			limit := peak * 2 / 3
 			low := reopen(t, dir, limit)
 			_, err = Analyze(ctx, low, m.sch, w)
 			if err == nil || !strings.Contains(err.Error(), "query processing would load too many samples into memory") {
