@@ -39,12 +39,13 @@ func consistentFigures(t *testing.T, dbs map[string]*source.Embedded) {
 	// Counts of physical GPUs: dcgm-exporter tells MIG, whole and shared
 	// GPUs apart as gpulens does, and both drop the lost L4. The DRA node
 	// (exporter/sim/testdata/default.yaml) adds 4 GPUs: 3 held through
-	// claims (one by an idle notebook), 1 unallocated.
+	// claims (one by an idle notebook), 1 unallocated; the HAMi node 2,
+	// both held by busy tenants.
 	for _, c := range []struct {
 		panel string
 		want  float64
 	}{
-		{"GPUs", 31 + 4}, {"Allocated GPUs", 27 + 3}, {"Allocated but idle GPUs", 3 + 1}, {"Unallocated GPUs", 4 + 1},
+		{"GPUs", 31 + 4 + 2}, {"Allocated GPUs", 27 + 3 + 2}, {"Allocated but idle GPUs", 3 + 1}, {"Unallocated GPUs", 4 + 1},
 	} {
 		for _, schema := range Schemas() {
 			vec := instant(t, dbs[schema], schema, "gpulens-fleet", c.panel, "A")

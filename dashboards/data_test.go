@@ -18,7 +18,7 @@ import (
 	"github.com/gpulens/gpulens/vocab"
 )
 
-// The demo fleet (sim.Default, 4 nodes, 32 GPUs, every sharing mode) in
+// The demo fleet (sim.Default, 6 nodes, 38 GPUs, every sharing mode) in
 // two short windows instead of a week, which would take minutes: the last
 // two hours, and an hour a week earlier for the week-over-week panels.
 // Its faults (an XID 13, an L4 falling off the bus) are moved into the
@@ -92,13 +92,18 @@ func demoFleet(t *testing.T) map[string]*source.Embedded {
 			// Every field, as with a counters file of the user's own;
 			// stockDB has the default one.
 			full.Install.DefaultCSV = false
-			return tee{
+			exporters := tee{
 				native: fleet.NewTSDBSink(ctx, dbs["native"], &n).WithTarget("gpulens-exporter", node+":9845"),
 				dcgm: tee{
 					native: full,
 					dcgm:   upgraded(dcgmSink(fleet.NewTSDBSink(ctx, dbs[stockDB], &n).WithTarget("dcgm-exporter", node+":9400"))),
 				},
 			}
+			// The HAMi node's HAMi series, beside either exporter's.
+			hamiTarget := func(db string) fleet.Sink {
+				return fleet.NewTSDBSink(ctx, dbs[db], &n).WithTarget("hami-vgpu-monitor", node+":9394")
+			}
+			return fleet.NewHAMiSink(exporters, tee{native: hamiTarget("native"), dcgm: tee{native: hamiTarget("dcgm-exporter"), dcgm: hamiTarget(stockDB)}}, sc, node)
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -115,9 +120,10 @@ func demoFleet(t *testing.T) map[string]*source.Embedded {
 }
 
 // gpuSeries matches the metrics of GPUs, MIG instances and containers,
-// and the rule files' recordings of them, as opposed to `gpulens serve`'s
+// HAMi's (their current names; the forms read both eras), and the rule
+// files' recordings of them, as opposed to `gpulens serve`'s
 // findings, which the simulation does not produce.
-var gpuSeries = regexp.MustCompile(`\b(gpulens_(gpu|mig|container)_[a-z_]+|DCGM_FI_[A-Z_]+|[a-z_]+:gpulens_dcgm_[a-z_]+:[a-z_]+)\b`)
+var gpuSeries = regexp.MustCompile(`\b(gpulens_(gpu|mig|container)_[a-z_]+|DCGM_FI_[A-Z_]+|[a-z_]+:gpulens_dcgm_[a-z_]+:[a-z_]+|hami_[a-z_]+)\b`)
 
 var legendLabel = regexp.MustCompile(`\{\{\s*([a-z_]+)\s*\}\}`)
 
@@ -128,6 +134,7 @@ func TestPanelsReturnData(t *testing.T) {
 	dbs := demoFleet(t)
 	t.Run("mig", func(t *testing.T) { migNeverAddsParent(t, dbs) })
 	t.Run("figures", func(t *testing.T) { consistentFigures(t, dbs) })
+	t.Run("hami", func(t *testing.T) { hamiFigures(t, dbs) })
 	t.Run("variables", func(t *testing.T) { variablesFindValues(t, dbs) })
 	t.Run("signals", func(t *testing.T) { signalsAgree(t, dbs) })
 	t.Run("recorded", func(t *testing.T) { recordedEqualsInline(t, dbs) })
@@ -196,9 +203,9 @@ func migNeverAddsParent(t *testing.T, dbs map[string]*source.Embedded) {
 			}
 			seen[key] = true
 		}
-		// 36 GPUs (4 of them on the DRA node), less the L4 that fell off
-		// the bus.
-		if want := 36 - 1; len(seen) != want {
+		// 38 GPUs (4 of them on the DRA node, 2 on the HAMi node), less
+		// the L4 that fell off the bus.
+		if want := 38 - 1; len(seen) != want {
 			t.Errorf("%s: %d GPUs with a load, want %d", schema, len(seen), want)
 		}
 	}

@@ -64,6 +64,7 @@ func teamEfficiency(s chart) spec {
 					desc:    "Efficiency over the range minus the efficiency of the same range a week earlier.",
 					targets: []target{{expr: "(" + used + ") / (" + alloc + ") - (" + usedPrev + ") / (" + allocPrev + ")", legend: "{{$team_label}}", instant: true}}},
 			}},
+			hamiRow(s),
 		},
 	}
 }

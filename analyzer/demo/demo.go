@@ -80,7 +80,13 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	t0 := time.Now()
 	err = fleet.Run(ctx, fleet.Options{Scenario: o.Scenario, Start: start, End: end, Step: o.Step, Progress: bar.Set},
 		func(node string) fleet.Sink {
-			return fleet.NewTSDBSink(ctx, db, &samples).WithTarget("gpulens-exporter", node+":9845")
+			exporter := fleet.NewTSDBSink(ctx, db, &samples).WithTarget("gpulens-exporter", node+":9845")
+			if !sharesWithHAMi(o.Scenario, node) {
+				return exporter
+			}
+			// HAMi's series, scraped from a target of their own (the
+			// vGPU monitor's port); the scheduler's go with them.
+			return fleet.NewHAMiSink(exporter, fleet.NewTSDBSink(ctx, db, &samples).WithTarget("hami-vgpu-monitor", node+":9394"), o.Scenario, node)
 		})
 	bar.Done()
 	if err != nil {
@@ -120,4 +126,14 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 		fmt.Fprintf(stderr, "The TSDB is kept in %s: gpulens report --data-dir %s --since %s\n", o.DataDir, o.DataDir, o.Length)
 	}
 	return r, nil
+}
+
+// sharesWithHAMi says whether node of sc has GPUs shared with HAMi.
+func sharesWithHAMi(sc *sim.Scenario, node string) bool {
+	for i := range sc.Nodes {
+		if sc.Nodes[i].Name == node {
+			return sc.Nodes[i].SharesWithHAMi()
+		}
+	}
+	return false
 }

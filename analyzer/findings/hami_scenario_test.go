@@ -69,7 +69,7 @@ func TestHAMiScenario(t *testing.T) {
 				if err := fleet.Run(ctx, fleet.Options{Scenario: sc, Start: scenarioStart, End: scenarioEnd, Step: scenarioStep}, newSink); err != nil {
 					t.Fatal(err)
 				}
-				tenants, err := query.ReadHAMi(ctx, db, schema, scenarioStart, scenarioEnd, scenarioStep)
+				tenants, err := query.ReadHAMi(ctx, db, query.Scope{}, schema, scenarioStart, scenarioEnd, scenarioStep)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -21,6 +21,9 @@ func (r *Result) SetCluster(cluster string) {
 	for i := range r.GPUs {
 		r.GPUs[i].Cluster = cluster
 	}
+	for i := range r.HAMi {
+		r.HAMi[i].Cluster = cluster
+	}
 	if len(r.PodOwners) > 0 {
 		owners := make(map[PodRef]Owner, len(r.PodOwners))
 		for k, o := range r.PodOwners {
@@ -57,6 +60,7 @@ func MergeClusters(parts []Clustered) *Result {
 		out.Allocations = append(out.Allocations, r.Allocations...)
 		out.Workloads = append(out.Workloads, r.Workloads...)
 		out.GPUs = append(out.GPUs, r.GPUs...)
+		out.HAMi = append(out.HAMi, r.HAMi...)
 		for k, o := range r.PodOwners {
 			if out.PodOwners == nil {
 				out.PodOwners = map[PodRef]Owner{}
@@ -103,6 +107,11 @@ func (r *Result) OfCluster(cluster string) *Result {
 	for _, x := range r.GPUs {
 		if x.Cluster == cluster {
 			out.GPUs = append(out.GPUs, x)
+		}
+	}
+	for _, x := range r.HAMi {
+		if x.Cluster == cluster {
+			out.HAMi = append(out.HAMi, x)
 		}
 	}
 	for k, o := range r.PodOwners {

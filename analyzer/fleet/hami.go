@@ -4,6 +4,10 @@ package fleet
 // what it holds (its HAMi resources) and what it used (as HAMi-core
 // measured it), in base units.
 type HAMiTenant struct {
+	// Cluster is as in AllocationKey: a store of several clusters holds
+	// the same pod names, nodes and even GPU UUIDs (a cloned image) in
+	// each, so a tenant is only known with its cluster (SetCluster).
+	Cluster                                         string `json:",omitempty"`
 	Namespace, Pod, Container, Node, GPUUUID, Model string
 	// CoresPct is nvidia.com/gpucores (0: unlimited); MemoryMiB the
 	// memory limit HAMi-core enforces (gpumem, or gpumem-percentage

@@ -128,17 +128,19 @@ func hamiTenants(res *fleet.Result, byGPU map[fleet.GPUKey][]*entry, hours int) 
 	if len(res.HAMi) == 0 {
 		return
 	}
-	gpuOf := map[string]fleet.GPUKey{}
+	// By cluster and UUID: the clusters of one store may repeat pod
+	// names and even UUIDs, and a tenant is charged in its own only.
+	gpuOf := map[[2]string]fleet.GPUKey{}
 	for _, g := range res.GPUs {
-		gpuOf[g.UUID] = g.GPUKey
+		gpuOf[[2]string{g.Cluster, g.UUID}] = g.GPUKey
 	}
 	type seen struct {
 		hours  float64
 		byHour []float64
 	}
-	seenBy := map[[4]string]*seen{}
+	seenBy := map[[5]string]*seen{}
 	for _, x := range res.Allocations {
-		k := [4]string{x.UUID, x.Namespace, x.Pod, x.Container}
+		k := [5]string{x.Cluster, x.UUID, x.Namespace, x.Pod, x.Container}
 		s := seenBy[k]
 		if s == nil {
 			s = &seen{}
@@ -157,12 +159,12 @@ func hamiTenants(res *fleet.Result, byGPU map[fleet.GPUKey][]*entry, hours int) 
 	}
 	window := res.Window.Duration().Hours()
 	for _, h := range res.HAMi {
-		k, ok := gpuOf[h.GPUUUID]
+		k, ok := gpuOf[[2]string{h.Cluster, h.GPUUUID}]
 		if !ok {
-			k = fleet.GPUKey{Node: h.Node, UUID: h.GPUUUID}
+			k = fleet.GPUKey{Cluster: h.Cluster, Node: h.Node, UUID: h.GPUUUID}
 		}
 		share := max(0, recommend.HAMiShare(h.CoresPct, h.MemoryMiB, h.DeviceBytes))
-		s := seenBy[[4]string{h.GPUUUID, h.Namespace, h.Pod, h.Container}]
+		s := seenBy[[5]string{h.Cluster, h.GPUUUID, h.Namespace, h.Pod, h.Container}]
 		held := h.Coverage * window
 		if s != nil {
 			held = s.hours

@@ -44,7 +44,13 @@ func (a *Analysis) analyzeClusters(ctx context.Context, o Options, sch signals.S
 		gpus += len(res.GPUs)
 		// Detected before the cluster is named in the results' keys: the
 		// inventory of one cluster knows its objects by their own names.
-		found = append(found, findings.Clustered{Cluster: c, Result: findings.Detect(res, inv, o.findingsConfig(), o.Prices)})
+		detected := findings.Detect(res, inv, o.findingsConfig(), o.Prices)
+		// HAMi's series within the same scope: each cluster's
+		// tenants, named for it by MergeClusters, never another's.
+		if err := addHAMi(ctx, o.Source, sc, o, sch, cur, res, detected); err != nil {
+			return fmt.Errorf("%s: %w", fleet.ClusterName(c), err)
+		}
+		found = append(found, findings.Clustered{Cluster: c, Result: detected})
 		resParts = append(resParts, fleet.Clustered{Cluster: c, Result: res})
 		prevParts = append(prevParts, fleet.Clustered{Cluster: c, Result: prev})
 		a.inventoryNotes = append(a.inventoryNotes, inventoryNotes(inv, fleet.ClusterName(c)+": ")...)

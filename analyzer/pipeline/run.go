@@ -196,18 +196,9 @@ func (a *Analysis) analyzeOne(ctx context.Context, o Options, sch signals.Schema
 	progress()
 	a.Current, a.Previous = res, prev
 	a.Findings = findings.Detect(res, o.Inventory, o.findingsConfig(), o.Prices)
-	// HAMi's tenants are read from HAMi's own series, beside the
-	// exporter's: one query finds none where HAMi is not installed.
-	w, err := cur.WithDefaults()
-	if err != nil {
+	if err := addHAMi(ctx, o.Source, query.Scope{}, o, sch, cur, res, a.Findings); err != nil {
 		return err
 	}
-	tenants, err := query.ReadHAMi(ctx, o.Source, sch, w.Start, w.End, w.Step)
-	if err != nil {
-		return fmt.Errorf("HAMi tenants: %w", err)
-	}
-	a.Findings.Findings = append(a.Findings.Findings, findings.DetectHAMi(tenants, o.Prices)...)
-	res.HAMi = tenants // the report's ledger charges them
 	a.inventoryNotes = inventoryNotes(o.Inventory, "")
 	return nil
 }

@@ -121,7 +121,7 @@ func checkReplay(t *testing.T, d *Data, p *Plan) {
 
 func TestDemoWeekPlan(t *testing.T) {
 	if testing.Short() {
-		t.Skip("simulates a week of the demo's 36 GPUs")
+		t.Skip("simulates a week of the demo's 38 GPUs")
 	}
 	sc := sim.Default()
 	d := simulateWeek(t, sc, native.Schema{})

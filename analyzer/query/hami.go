@@ -16,17 +16,22 @@ import (
 	"github.com/gpulens/gpulens/signals/hami"
 )
 
-// ReadHAMi reads every HAMi tenant of [start, end] at step through
+// ReadHAMi reads every HAMi tenant of [start, end] at step, within sc
+// (one cluster of a shared store, as the analysis reads it), through
 // signals/hami's forms (both metric eras), each GPU's model and node from
 // the exporter beside HAMi (schema's GPU form, joined on the UUID).
 // HAMi's scheduler names a container by its index in the pod, its
 // monitor by name: a container's cores are its pod's on that GPU, which
 // is exact for the pods with one container on the GPU.
-func ReadHAMi(ctx context.Context, q source.Source, schema signals.Schema, start, end time.Time, step time.Duration) ([]fleet.HAMiTenant, error) {
+func ReadHAMi(ctx context.Context, q source.Source, sc Scope, schema signals.Schema, start, end time.Time, step time.Duration) ([]fleet.HAMiTenant, error) {
 	rng, st := promdur.Format(end.Sub(start)), promdur.Format(step)
 	over := func(fn, expr string) string { return signals.Subquery(fn, expr, rng, st) }
 	quantile := func(phi float64, expr string) string { return signals.Quantile(phi, expr, rng, st) }
 	read := func(expr string) (model.Vector, error) {
+		expr, err := sc.apply(expr)
+		if err != nil {
+			return nil, fmt.Errorf("hami: %w", err)
+		}
 		v, err := q.Query(ctx, expr, end)
 		if err != nil {
 			return nil, fmt.Errorf("hami: %w", err)

@@ -18,8 +18,8 @@ import (
 	"github.com/gpulens/gpulens/signals/native"
 )
 
-// TestShardedEqualsUnsharded simulates the demo's fleet (sim.Default: five
-// nodes, 36 GPUs, every sharing mode, one node's GPUs through DRA claims)
+// TestShardedEqualsUnsharded simulates the demo's fleet (sim.Default: six
+// nodes, 38 GPUs, every sharing mode, one node's GPUs through DRA claims)
 // for three hours in each schema and
 // layout, and checks on the embedded engine that:
 //   - with one node, and one namespace split at every workload boundary
@@ -88,10 +88,14 @@ func TestShardedEqualsUnsharded(t *testing.T) {
 				return
 			}
 
-			// Three quarters of the unsharded peak: the largest node
-			// holds under a third of the fleet's GPUs and allocations,
-			// and the cost model's margin over the measured peak is under 1.5 (perSeriesStep).
-			limit := peak * 3 / 4
+			// Two thirds of the unsharded peak: the largest node holds
+			// under a third of the fleet's GPUs and allocations, and the
+			// cost model's margin over the measured peak is under 1.5
+			// (perSeriesStep), so a node's shard fits; the peak is a query
+			// the analysis folds in a raw pass (gpu allocated steps), and
+			// its heaviest engine query (gpu utilization average) is over
+			// 0.7 of it, so the unsharded analysis does not.
+			limit := peak * 2 / 3
 			low := reopen(t, dir, limit)
 			_, err = Analyze(ctx, low, m.sch, w)
 			if err == nil || !strings.Contains(err.Error(), "query processing would load too many samples into memory") {

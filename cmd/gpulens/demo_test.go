@@ -35,12 +35,12 @@ func TestDemoRunsThePipeline(t *testing.T) {
 		t.Errorf("%d teams in the demo week, want the default scenario's 5", len(r.Teams))
 	}
 	// The demo's report is the report's: its consolidation section too,
-	// planned over the default scenario's 4 nodes of 8 GPUs and its DRA
-	// node of 4.
-	if c := r.Consolidation; c == nil || c.Unavailable != "" || c.GPUsToday != 4*8+4 {
-		t.Errorf("consolidation %+v, want a plan of the 36 GPUs", c)
+	// planned over the default scenario's 4 nodes of 8 GPUs, its DRA
+	// node of 4 and its HAMi node of 2.
+	if c := r.Consolidation; c == nil || c.Unavailable != "" || c.GPUsToday != 4*8+4+2 {
+		t.Errorf("consolidation %+v, want a plan of the 38 GPUs", c)
 	}
-	for _, want := range []string{"Simulated 5 nodes", "PromQL queries", "gpulens report --data-dir"} {
+	for _, want := range []string{"Simulated 6 nodes", "PromQL queries", "gpulens report --data-dir"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}

@@ -42,10 +42,11 @@ func TestPlanOutputs(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &p); err != nil {
 		t.Fatalf("%v:\n%s", err, stdout.String())
 	}
-	// The demo fleet: 4 nodes of 8 GPUs and a DRA node of 4 H100s, every
-	// GPU reporting, in 4 pools (the DRA node's H100s join the H100 pool).
-	if p.GPUsToday != 4*8+4 || len(p.Pools) != 4 {
-		t.Errorf("%d GPUs in %d pools, want 36 in 4", p.GPUsToday, len(p.Pools))
+	// The demo fleet: 4 nodes of 8 GPUs, a DRA node of 4 H100s and a
+	// HAMi node of 2 A100 40GBs, every GPU reporting, in 5 pools (the DRA
+	// node's H100s join the H100 pool, the A100 40GBs are a pool).
+	if p.GPUsToday != 4*8+4+2 || len(p.Pools) != 5 {
+		t.Errorf("%d GPUs in %d pools, want 38 in 5", p.GPUsToday, len(p.Pools))
 	}
 	for _, pool := range p.Pools {
 		// Six hours at the demo's two-minute step, planned at one minute:

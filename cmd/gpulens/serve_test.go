@@ -165,8 +165,8 @@ func TestServeEndToEnd(t *testing.T) {
 	if !reflect.DeepEqual(demo, report) {
 		t.Errorf("'gpulens demo --format json' differs from 'gpulens report --format json' over its TSDB")
 	}
-	if c, _ := report["consolidation"].(map[string]any); c == nil || c["gpus_today"] != float64(4*8+4) {
-		t.Errorf("the report's consolidation %v, want a plan of the demo's 36 GPUs (4 nodes of 8, a DRA node of 4)", report["consolidation"])
+	if c, _ := report["consolidation"].(map[string]any); c == nil || c["gpus_today"] != float64(4*8+4+2) {
+		t.Errorf("the report's consolidation %v, want a plan of the demo's 38 GPUs (4 nodes of 8, a DRA node of 4, a HAMi node of 2)", report["consolidation"])
 	}
 
 	var fr struct {

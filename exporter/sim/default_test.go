@@ -26,8 +26,8 @@ func TestDefaultScenarioCoverage(t *testing.T) {
 			namespaces[p.Namespace] = true
 		}
 	}
-	if len(sc.Nodes) != 5 || gpus != 36 {
-		t.Errorf("default has %d nodes, %d GPUs; want 5 and 36", len(sc.Nodes), gpus)
+	if len(sc.Nodes) != 6 || gpus != 38 {
+		t.Errorf("default has %d nodes, %d GPUs; want 6 and 38", len(sc.Nodes), gpus)
 	}
 	dra, shared := 0, map[string]int{}
 	for _, n := range sc.Nodes {
@@ -42,7 +42,7 @@ func TestDefaultScenarioCoverage(t *testing.T) {
 	if dra != 1 || shared["team-recsys/embed-shared-gpu"] != 2 {
 		t.Errorf("default has %d DRA nodes and claims %v; want one node, with a claim two pods share", dra, shared)
 	}
-	for _, m := range []string{ModeTimeSlicing, ModeMPS, ModeMIG, "rename"} {
+	for _, m := range []string{ModeTimeSlicing, ModeMPS, ModeMIG, ModeHAMi, "rename"} {
 		if !modes[m] {
 			t.Errorf("default scenario lacks sharing %s", m)
 		}

@@ -46,3 +46,15 @@ func (l HAMiLimits) MemoryMiB(total uint64) int64 {
 	}
 	return int64(total >> 20)
 }
+
+// SharesWithHAMi says whether any of the node's GPUs is shared with mode
+// hami: only such a node has HAMi's series beside its exporter's
+// (fleet.NewHAMiSink).
+func (n *Node) SharesWithHAMi() bool {
+	for _, sh := range n.Sharing {
+		if sh.Mode == ModeHAMi {
+			return true
+		}
+	}
+	return false
+}

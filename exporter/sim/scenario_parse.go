@@ -23,8 +23,9 @@ var defaultScenario []byte
 // default scenario has under testdata/.
 const DefaultFile = "default.yaml"
 
-// Default returns a fresh copy of the embedded default scenario: five nodes,
-// 36 GPUs, every sharing mode and load profile, one node of DRA.
+// Default returns a fresh copy of the embedded default scenario: six nodes,
+// 38 GPUs, every sharing mode and load profile, one node of DRA and one of
+// HAMi.
 func Default() *Scenario {
 	sc, err := Parse(defaultScenario, DefaultFile)
 	if err != nil {
