@@ -22,7 +22,78 @@ type HAMiTenant struct {
 	Coverage float64
 }
 
-// HeldShare is the tenant's allocation-basis share of its GPU.
+// HeldShare is the tenant's allocation-basis share of its GPU: the
+// larger of its cores share (gpucores / 100) and its memory share (gpumem
+// over the device's memory, where HAMi gave the device's).
 func (t HAMiTenant) HeldShare() float64 {
-	return max(float64(t.CoresPct)/100, float64(t.MemoryMiB)*(1<<20)/t.DeviceBytes)
+	if t.DeviceBytes <= 0 {
+		return max(0, float64(t.CoresPct)/100)
+	}
+	return max(0, float64(t.CoresPct)/100, float64(t.MemoryMiB)*(1<<20)/t.DeviceBytes)
+}
+
+// UsedShare is what the tenant used of its GPU, the usage basis's: the
+// larger of its SM utilisation and its memory used, each of the device.
+// The analysis keeps HAMi's p95 of the utilisation and p99 of the memory,
+// not averages: the usage basis charges a HAMi tenant for its busy hours.
+func (t HAMiTenant) UsedShare() float64 {
+	used := t.UtilP95
+	if t.DeviceBytes > 0 {
+		used = max(used, t.MemP99/t.DeviceBytes)
+	}
+	return max(0, used)
+}
+
+// Utilization is UsedShare over HeldShare, the tenant's use of what it
+// holds, as an Allocation's AvgUtilization is of its share; 0 for a tenant
+// that holds nothing.
+func (t HAMiTenant) Utilization() float64 {
+	if held := t.HeldShare(); held > 0 {
+		return t.UsedShare() / held
+	}
+	return 0
+}
+
+// ApplyHAMi gives each allocation of r that is one of r.HAMi's tenants
+// the tenant's share and use (its Sharing stays the exporter's, which
+// the plan packs by). The exporters see a HAMi GPU time-sliced,
+// each tenant holding a replica (a tenth of the GPU at HAMi's default
+// split); HAMi's limits say what it really holds, and every figure of
+// the analysis's allocations (the report's costs, waste and unallocated
+// capacity, the ledger's charges) must read the same share. The held time
+// stays the exporter's, hour by hour; the share and the use are HAMi's
+// window figures in every hour. Findings are detected before: they read
+// the exporter's view, and HAMi's own (findings.DetectHAMi) beside it.
+func (r *Result) ApplyHAMi() {
+	type key struct{ cluster, uuid, ns, pod, ctr string }
+	tenants := map[key]HAMiTenant{}
+	for _, t := range r.HAMi {
+		tenants[key{t.Cluster, t.GPUUUID, t.Namespace, t.Pod, t.Container}] = t
+	}
+	if len(tenants) == 0 {
+		return
+	}
+	for i := range r.Allocations {
+		x := &r.Allocations[i]
+		t, ok := tenants[key{x.Cluster, x.UUID, x.Namespace, x.Pod, x.Container}]
+		if !ok {
+			continue
+		}
+		share, util := t.HeldShare(), t.Utilization()
+		x.Share = share
+		x.AllocatedGPUHours = share * x.HeldHours
+		x.AvgUtilization, x.UtilizationSteps = util, 0
+		if t.Coverage > 0 {
+			x.UtilizationSteps = max(1, int(t.Coverage*float64(r.ExpectedSteps)))
+		}
+		if h := x.Hours; h != nil {
+			for j := range h.Held {
+				h.GPUHours[j] = share * h.Held[j]
+				h.Measured[j], h.Used[j] = 0, 0
+				if t.Coverage > 0 {
+					h.Measured[j], h.Used[j] = h.Held[j], h.Held[j]*util
+				}
+			}
+		}
+	}
 }

@@ -163,27 +163,17 @@ func hamiTenants(res *fleet.Result, byGPU map[fleet.GPUKey][]*entry, hours int) 
 		if !ok {
 			k = fleet.GPUKey{Cluster: h.Cluster, Node: h.Node, UUID: h.GPUUUID}
 		}
-		share := max(0, recommend.HAMiShare(h.CoresPct, h.MemoryMiB, h.DeviceBytes))
+		share := h.HeldShare()
 		s := seenBy[[5]string{h.Cluster, h.GPUUUID, h.Namespace, h.Pod, h.Container}]
 		held := h.Coverage * window
 		if s != nil {
 			held = s.hours
 		}
 		e := &entry{Tenant: Tenant{Namespace: h.Namespace, Pod: h.Pod, Container: h.Container, Mode: ModeHAMi, Share: share, HeldGPUHours: share * held}}
-		// What it used is the larger of its SM utilisation and its memory
-		// used, each of the device (signals/hami's UsedShare); of the
-		// tenant's share, that over the share. The analysis keeps HAMi's
-		// p95 of the utilisation and p99 of the memory, not averages: the
-		// usage basis charges a HAMi tenant for its busy hours.
-		used := h.UtilP95
-		if h.DeviceBytes > 0 {
-			used = max(used, h.MemP99/h.DeviceBytes)
-		}
-		util := 0.0
-		if share > 0 {
-			util = used / share
-		}
-		e.Tenant.used(h.Coverage > 0, util)
+		// What it used: the larger of its SM utilisation and its memory
+		// used, each of the device, over its share (fleet.HAMiTenant's
+		// rule, which the analysis's allocations read too: ApplyHAMi).
+		e.Tenant.used(h.Coverage > 0, h.Utilization())
 		if s != nil && s.byHour != nil {
 			ratio := 1.0
 			if e.HeldGPUHours > 0 {

@@ -27,5 +27,6 @@ func addHAMi(ctx context.Context, src source.Source, sc query.Scope, o Options, 
 	}
 	found.Findings = append(found.Findings, findings.DetectHAMi(tenants, o.Prices)...)
 	res.HAMi = tenants
+	res.ApplyHAMi() // one share per tenant, in the report and the ledger alike
 	return nil
 }
