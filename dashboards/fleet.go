@@ -35,6 +35,7 @@ func unallocatedGPUs(s chart) string {
 }
 
 func fleetOverview(s chart) spec {
+	s = s.withoutTenantVars(false)
 	overRange := func(expr string) string { return signals.Subquery("avg_over_time", expr, rangeVar, analyzerStep) }
 	return spec{
 		uid: "gpulens-fleet-" + s.schema(), title: "gpulens / Fleet overview",

@@ -63,6 +63,20 @@ func (c chart) inline() chart {
 	return c
 }
 
+// withoutTenantVars is the chart for a dashboard without the $namespace
+// and $pod variables (pod false: without $pod only): Grafana leaves an
+// undefined variable as it is, and `pod=~"$pod"` then matches no series,
+// so a panel that names one its dashboard lacks is empty
+// (TestVariablesDefined).
+func (c chart) withoutTenantVars(namespace bool) chart {
+	c.podScope.Pod = ""
+	if !namespace {
+		c.podScope.Namespace = ""
+	}
+	c.pod = c.pod.In(c.podScope)
+	return c
+}
+
 // withTeam keeps $team_label (namespace, or a team label relabelling put
 // on the series) through the per-pod signals, for the team dashboard.
 func (c chart) withTeam() chart {

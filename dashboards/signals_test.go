@@ -47,9 +47,9 @@ func signalPairs(sch signals.Schema, c chart) []signalPair {
 		{"used", signals.Used(sch), c.used(), true},
 		{"memory used", sch.MemoryUsed(), c.podMemUsed(), true},
 		// The team dashboard keeps $team_label through the tenants'
-		// aggregations (namespace here).
-		{"allocation by team", sch.Allocation(), c.withTeam().alloc(), true},
-		{"used by team", signals.Used(sch), c.withTeam().used(), true},
+		// aggregations (namespace here), and has no $pod.
+		{"allocation by team", sch.Allocation(), c.withoutTenantVars(true).withTeam().alloc(), true},
+		{"used by team", signals.Used(sch), c.withoutTenantVars(true).withTeam().used(), true},
 	}
 	for _, r := range []string{signals.ProfSMActive, signals.ProfSMOccupancy, signals.ProfTensorActive, signals.ProfDRAMActive} {
 		sigs = append(sigs,

@@ -25,7 +25,7 @@ func gpuHours(expr, offset string) string {
 }
 
 func teamEfficiency(s chart) spec {
-	s = s.withTeam()
+	s = s.withoutTenantVars(true).withTeam()
 	alloc, used := gpuHours(s.alloc(), ""), gpuHours(s.used(), "")
 	allocPrev, usedPrev := gpuHours(s.alloc(), "1w"), gpuHours(s.used(), "1w")
 	return spec{
