@@ -20,20 +20,17 @@ var TenantKey = []string{signals.LabelNamespace, signals.LabelPod, signals.Label
 // reads them.
 var podKey = []string{signals.LabelNamespace, signals.LabelPod, signals.LabelUUID}
 
-// tenantHeld is the allocation-basis share of each tenant (TenantKey) of
-// its GPU, fleet.HAMiTenant.HeldShare's: the larger of its pod's cores
-// share and its memory limit over the device's memory, of cores and
-// memory as over (identity, or a *_over_time of the window) reads them.
-// A container without a memory limit series is no tenant, as in ReadHAMi.
-func (f Forms) tenantHeld(over func(string) string) string {
-	mem := "(" + over(f.Sel(ContainerMemoryLimit)) + " / on (" + signals.LabelUUID + ") group_left () " + over(f.Sel(DeviceMemory)) + ")"
-	cores := signals.MaxBy(podKey, over(f.HeldCores()))
+// TenantHeld is each HAMi tenant's held share of its GPU at each instant,
+// by TenantKey: fleet.HAMiTenant.HeldShare's rule, the larger of its
+// pod's cores share and its memory limit over the device's memory. A
+// container without a memory limit series is no tenant, as in ReadHAMi.
+// ReadHAMi takes the window's largest limits; a pod's HAMi resources are
+// immutable, so they are its limits at every instant it runs.
+func (f Forms) TenantHeld() string {
+	mem := "(" + f.Sel(ContainerMemoryLimit) + " / on (" + signals.LabelUUID + ") group_left () " + f.Sel(DeviceMemory) + ")"
+	cores := signals.MaxBy(podKey, f.HeldCores())
 	return larger(TenantKey, signals.GroupLeft(mem+" * 0", "+", podKey, nil, cores), mem)
 }
-
-// TenantHeld is each HAMi tenant's held share of its GPU at each instant,
-// by TenantKey.
-func (f Forms) TenantHeld() string { return f.tenantHeld(func(e string) string { return e }) }
 
 // Rescale is x, series with the labels of alloc (an exporter's
 // allocations, signals.Schema.Allocation, normalised labels) and values
