@@ -135,6 +135,7 @@ func TestPanelsReturnData(t *testing.T) {
 	t.Run("mig", func(t *testing.T) { migNeverAddsParent(t, dbs) })
 	t.Run("figures", func(t *testing.T) { consistentFigures(t, dbs) })
 	t.Run("hami", func(t *testing.T) { hamiFigures(t, dbs) })
+	t.Run("hami held", func(t *testing.T) { hamiHeld(t, dbs) })
 	t.Run("variables", func(t *testing.T) { variablesFindValues(t, dbs) })
 	t.Run("signals", func(t *testing.T) { signalsAgree(t, dbs) })
 	t.Run("recorded", func(t *testing.T) { recordedEqualsInline(t, dbs) })

@@ -25,16 +25,18 @@ func priced(expr string) string {
 // each team's allocations, and the part of them it did not use, cost over
 // the range at their GPUs' prices, as the ledger's allocation charge and
 // its allocation less usage charge.
-func heldCostByTeam(s chart) string { return gpuHours(priced(s.alloc()), "") }
+func heldCostByTeam(s chart) string { return gpuHours(s.heldPriced(), "") }
 
 func unusedCostByTeam(s chart) string {
 	return "(" + signals.SumBy(byTeam, unusedOverRange(s)) + " / 60)"
 }
 
 // unusedOverRange is each allocation's dollar-minutes held and not used
-// over the range (signals.UnusedOver), at its GPU's price.
+// over the range (signals.UnusedOver), at its GPU's price; a HAMi
+// tenant's at HAMi's share, its use the ledger's window figure (its
+// quantiles over the range against what it held), not per-step use.
 func unusedOverRange(s chart) string {
-	return signals.UnusedOver(priced(s.alloc()), priced(s.used()), rangeVar, analyzerStep)
+	return signals.UnusedOver(s.heldPriced(), priced(s.used()), rangeVar, analyzerStep, s.windowUse())
 }
 
 // heldPerMonth, unusedPerMonth and unallocatedPerMonth are the fleet
@@ -42,7 +44,7 @@ func unusedOverRange(s chart) string {
 // did not use, and the capacity nobody held, at their models' prices for
 // a 730-hour month, as serve's gpulens_fleet_monthly_cost_usd (used +
 // idle, idle, unallocated).
-func heldPerMonth(s chart) string { return signals.Sum(priced(s.alloc())) + " * " + hoursPerMonth }
+func heldPerMonth(s chart) string { return signals.Sum(s.heldPriced()) + " * " + hoursPerMonth }
 
 // unusedPerMonth is over the whole range, not at each instant as the
 // other two: use is netted over the range per allocation, as the ledger
@@ -57,5 +59,5 @@ func unusedPerMonth(s chart) string {
 // GPU that reports, a lost one too: it is paid for while nobody can hold
 // it, as the ledger charges it.
 func unallocatedPerMonth(s chart) string {
-	return "(" + signals.OrZero(signals.Sum(priced(signals.Unheld(s.gpu.GPU(), s.alloc())))) + ") * " + hoursPerMonth
+	return "(" + signals.OrZero(signals.Sum(priced(signals.Unheld(s.gpu.GPU(), s.held())))) + ") * " + hoursPerMonth
 }

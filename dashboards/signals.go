@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/hami"
 	"github.com/gpulens/gpulens/signals/schemas"
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -154,11 +155,47 @@ func (c chart) alloc() string {
 
 // used is alloc times the container's measured use of it: its fraction of
 // the physical GPU.
-func (c chart) used() string {
+func (c chart) used() string { return signals.UsedOf(c.alloc(), c.utilization()) }
+
+// utilization is each container's measured use of its share.
+func (c chart) utilization() string {
 	if c.rec != nil {
-		return signals.UsedOf(c.alloc(), c.podScope.Recorded(c.rec.utilization))
+		return c.podScope.Recorded(c.rec.utilization)
 	}
-	return signals.Used(c.pod)
+	return c.pod.Utilization()
+}
+
+// hami are HAMi's tenant forms on the store's $cluster: only joined to
+// alloc's containers, so no other scope is needed (signals/hami
+// WithHeld, TenantUse).
+func (c chart) hami() hami.Forms { return hami.In(signals.Scope{Matchers: c.clusterMatcher()}) }
+
+// held is alloc with each HAMi tenant's share as HAMi holds it (the
+// larger of its gpucores and gpumem shares), not the replica the
+// exporters see: what the money panels charge, as the ledger does
+// (analyzer/fleet ApplyHAMi). Without HAMi's series it is alloc.
+func (c chart) held() string { return c.hami().Rescale(c.alloc(), c.alloc()) }
+
+// heldPriced is held at each GPU's price (priced), HAMi's forms once.
+func (c chart) heldPriced() string { return c.hami().Rescale(priced(c.alloc()), c.alloc()) }
+
+// heldUsed is held times the container's measured use of it, per step.
+// The ledger's use of a HAMi tenant is a window figure (windowUse), which
+// the panels that net use over the range read instead.
+func (c chart) heldUsed() string { return c.hami().Rescale(c.used(), c.alloc()) }
+
+// heldPacked is held and heldUsed in one vector (signals.Pack), parts
+// "held" and "used", HAMi's forms once; a container without a
+// utilisation reading used 0.
+func (c chart) heldPacked() string {
+	return c.hami().Rescale(signals.Pack([2]string{"held", c.alloc()}, [2]string{"used", c.used() + " or " + c.alloc() + " * 0"}), c.alloc())
+}
+
+// windowUse is, for UnusedOver, the HAMi tenants' use over the range at
+// their GPUs' prices (signals/hami TenantUsed), as the ledger's usage
+// basis charges them: HAMi's quantiles over the window, not per-step use.
+func (c chart) windowUse() *signals.WindowUse {
+	return &signals.WindowUse{Key: hami.TenantKey, Weight: priced(c.alloc() + " * 0 + 1"), Used: c.hami().TenantUsed(rangeVar, analyzerStep)}
 }
 
 // podMemUsed is the memory each container uses on its GPU.

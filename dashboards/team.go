@@ -26,8 +26,10 @@ func gpuHours(expr, offset string) string {
 
 func teamEfficiency(s chart) spec {
 	s = s.withoutTenantVars(true).withTeam()
-	alloc, used := gpuHours(s.alloc(), ""), gpuHours(s.used(), "")
-	allocPrev, usedPrev := gpuHours(s.alloc(), "1w"), gpuHours(s.used(), "1w")
+	// HAMi tenants at HAMi's share (chart.held), as the cost columns and
+	// the ledger charge them.
+	alloc, used := gpuHours(s.held(), ""), gpuHours(s.heldUsed(), "")
+	allocPrev, usedPrev := gpuHours(s.held(), "1w"), gpuHours(s.heldUsed(), "1w")
 	return spec{
 		uid: "gpulens-team-" + s.schema(), title: "gpulens / Team efficiency", timeFrom: "now-7d",
 		desc: "GPU-hours each team held and used over the range, its efficiency and cost, and the change against the week before.",
@@ -48,10 +50,10 @@ func teamEfficiency(s chart) spec {
 			}},
 			{"Over time", []panel{
 				ts("Allocated vs used GPUs", "short", "GPUs held (shares summed) and used (share × measured use) by each team.", 12,
-					target{expr: signals.SumBy(byTeam, s.alloc()), legend: "{{$team_label}} allocated"},
-					target{expr: signals.SumBy(byTeam, s.used()), legend: "{{$team_label}} used"}),
+					target{expr: signals.SumBy(byTeam, s.held()), legend: "{{$team_label}} allocated"},
+					target{expr: signals.SumBy(byTeam, s.heldUsed()), legend: "{{$team_label}} used"}),
 				ratio("Efficiency", "Used over allocated GPU capacity, per team.", 12,
-					target{expr: signals.SumBy(byTeam, s.used()) + " / " + signals.SumBy(byTeam, s.alloc()), legend: "{{$team_label}}"}),
+					target{expr: signals.SumBy(byTeam, s.heldUsed()) + " / " + signals.SumBy(byTeam, s.held()), legend: "{{$team_label}}"}),
 			}},
 			{"Week over week", []panel{
 				{kind: barGauge, title: "Allocated GPU-hours, change", unit: "short", w: 8, h: 8,
@@ -62,9 +64,21 @@ func teamEfficiency(s chart) spec {
 					targets: []target{{expr: used + " - " + usedPrev, legend: "{{$team_label}}", instant: true}}},
 				{kind: barGauge, title: "Efficiency, change", unit: "percentunit", w: 8, h: 8,
 					desc:    "Efficiency over the range minus the efficiency of the same range a week earlier.",
-					targets: []target{{expr: "(" + used + ") / (" + alloc + ") - (" + usedPrev + ") / (" + allocPrev + ")", legend: "{{$team_label}}", instant: true}}},
+					targets: []target{{expr: efficiency(s, "") + " - " + efficiency(s, "1w"), legend: "{{$team_label}}", instant: true}}},
 			}},
 			hamiRow(s),
 		},
 	}
+}
+
+// efficiency is each team's used over allocated GPU-hours over the range,
+// moved back by offset, HAMi tenants at HAMi's share: both sides packed
+// in one vector (signals.RatioOfParts), so that HAMi's forms
+// (chart.heldPacked) are written once, not once a side; four sides
+// outgrew VictoriaMetrics' 16 KiB a query. A team whose allocations
+// have no utilisation reading used 0.
+func efficiency(s chart, offset string) string {
+	by := append(append([]string{}, byTeam...), signals.LabelPart)
+	packed := signals.SubqueryOffset("sum_over_time", signals.SumBy(by, s.heldPacked()), rangeVar, analyzerStep, offset)
+	return signals.RatioOfParts(byTeam, "used", "held", packed)
 }

@@ -41,8 +41,29 @@ func Unheld(gpus, alloc string) string {
 // hour and less the next hour has the net left unused. An allocation
 // with no utilisation reading has no used series and so nothing unused:
 // the ledger charges it as used.
-func UnusedOver(alloc, used, rng, step string) string {
-	return "clamp_min(" + Subquery("sum_over_time", alloc, rng, step) + " - " + Subquery("sum_over_time", used, rng, step) + ", 0)"
+//
+// w, where not nil, is the allocations whose use is a window figure (a
+// HAMi tenant's: signals/hami TenantUsed): they used w.Weight's sum over
+// the range times w.Used, in place of the sum of used.
+func UnusedOver(alloc, used, rng, step string, w *WindowUse) string {
+	held, usedSum := Subquery("sum_over_time", alloc, rng, step), Subquery("sum_over_time", used, rng, step)
+	if w != nil {
+		usedSum = "(" + GroupLeft(Subquery("sum_over_time", w.Weight, rng, step), "*", w.Key, nil, "("+w.Used+")") + " or " + usedSum + ")"
+	}
+	return "clamp_min(" + held + " - " + usedSum + ", 0)"
+}
+
+// WindowUse is the allocations of UnusedOver that used, of each step they
+// were held, a share of the GPU measured over the whole range, not at
+// each step. Used is that share per Key (a subset of alloc's labels);
+// Weight is, per allocation (alloc's labels), what one GPU held for a
+// step counts: 1, or its price where alloc is priced. The clamp of
+// UnusedOver then caps the use at what was held: for a share held alike
+// at every step, the range's steps times max(0, held - Used), the
+// ledger's held × (1 - min(1, Used / held)).
+type WindowUse struct {
+	Key          []string
+	Weight, Used string
 }
 
 // Steps is how many steps a subquery over rng at step evaluates: what
