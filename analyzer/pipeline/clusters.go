@@ -50,6 +50,9 @@ func (a *Analysis) analyzeClusters(ctx context.Context, o Options, sch signals.S
 		if err := addHAMi(ctx, o.Source, sc, o, sch, cur, res, detected); err != nil {
 			return fmt.Errorf("%s: %w", fleet.ClusterName(c), err)
 		}
+		if err := previousHAMi(ctx, o.Source, sc, sch, prevW, prev); err != nil {
+			return fmt.Errorf("%s: %w", fleet.ClusterName(c), err)
+		}
 		found = append(found, findings.Clustered{Cluster: c, Result: detected})
 		resParts = append(resParts, fleet.Clustered{Cluster: c, Result: res})
 		prevParts = append(prevParts, fleet.Clustered{Cluster: c, Result: prev})

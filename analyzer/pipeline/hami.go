@@ -30,3 +30,22 @@ func addHAMi(ctx context.Context, src source.Source, sc query.Scope, o Options, 
 	res.ApplyHAMi() // one share per tenant, in the report and the ledger alike
 	return nil
 }
+
+// previousHAMi gives the previous window's allocations HAMi's shares too,
+// so that the week-over-week change compares one reading of a HAMi
+// tenant with the same reading, not HAMi's limits with the exporter's
+// replica. It reads that window's HAMi series (one query where HAMi is
+// not installed) and detects nothing: findings are the current window's.
+func previousHAMi(ctx context.Context, src source.Source, sc query.Scope, sch signals.Schema, prevW fleet.Window, prev *fleet.Result) error {
+	w, err := prevW.WithDefaults()
+	if err != nil {
+		return err
+	}
+	tenants, err := query.ReadHAMi(ctx, src, sc, sch, w.Start, w.End, w.Step)
+	if err != nil {
+		return fmt.Errorf("previous window: HAMi tenants: %w", err)
+	}
+	prev.HAMi = tenants
+	prev.ApplyHAMi()
+	return nil
+}

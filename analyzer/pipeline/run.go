@@ -199,6 +199,9 @@ func (a *Analysis) analyzeOne(ctx context.Context, o Options, sch signals.Schema
 	if err := addHAMi(ctx, o.Source, query.Scope{}, o, sch, cur, res, a.Findings); err != nil {
 		return err
 	}
+	if err := previousHAMi(ctx, o.Source, query.Scope{}, sch, prevW, prev); err != nil {
+		return err
+	}
 	a.inventoryNotes = inventoryNotes(o.Inventory, "")
 	return nil
 }
