@@ -169,3 +169,21 @@ func DeviceOfResource(resource string) string {
 	}
 	return resource
 }
+
+// MIGProfileOf is the MIG profile a device names, in the forms
+// Request.Device and DeviceOfResource write ("mig.nvidia.com 1g.10gb ×2")
+// or as a device plugin's extended resource ("nvidia.com/mig-1g.10gb"):
+// their inverse, so that a recommendation's shape can be compared with
+// another's. "" where it names no profile.
+func MIGProfileOf(device string) string {
+	d, _, _ := strings.Cut(device, " ×")
+	d = strings.TrimSuffix(d, ".shared")
+	if p, ok := strings.CutPrefix(d, vocab.ResourceMIGPrefix); ok {
+		return p
+	}
+	p, _ := strings.CutPrefix(d, ClassMIG+" ")
+	if p == d {
+		return ""
+	}
+	return p
+}

@@ -18,9 +18,14 @@ type entry struct {
 	held, used []float64
 }
 
-// Build is res's ledger at prices (nil: every price unknown).
+// Build is res's ledger at prices (nil: every price unknown). It gives
+// res's HAMi tenants' allocations HAMi's shares (fleet.Result.ApplyHAMi).
 func Build(res *fleet.Result, prices *recommend.Prices) *Ledger {
 	l := &Ledger{}
+	// HAMi's shares for the allocations that are HAMi tenants, as the
+	// pipeline gave them (idempotent): one rule for the report and the
+	// ledger, whoever built res.
+	res.ApplyHAMi()
 	_, hours := res.Window.HourGrid()
 	byGPU := map[fleet.GPUKey][]*entry{}
 	for i := range res.Allocations {
@@ -28,7 +33,7 @@ func Build(res *fleet.Result, prices *recommend.Prices) *Ledger {
 		k := fleet.GPUKey{Cluster: x.Cluster, Node: x.Node, UUID: x.UUID}
 		byGPU[k] = append(byGPU[k], allocationEntry(x, hours))
 	}
-	hamiTenants(res, byGPU, hours)
+	hamiTenants(res, byGPU)
 	unpriced := map[string]bool{}
 	for _, g := range res.GPUs {
 		price, err := prices.PerHour(g.Model)
@@ -79,9 +84,8 @@ func allocationEntry(x *fleet.Allocation, hours int) *entry {
 	e.held, e.used = make([]float64, hours), make([]float64, hours)
 	e.HeldGPUHours, e.Measured = 0, measured
 	for h := range hours {
-		_, gpuHours, _, _ := x.Hours.At(h)
+		held, gpuHours, _, _ := x.Hours.At(h)
 		if catalog > 0 {
-			held, _, _, _ := x.Hours.At(h)
 			gpuHours = catalog * held
 		}
 		gpuHours = max(0, gpuHours)
@@ -115,16 +119,15 @@ func modeOf(x fleet.Allocation) string {
 	return x.Sharing
 }
 
-// hamiTenants puts res's HAMi tenants on their GPUs: the exporter sees a
-// HAMi GPU time-sliced, each tenant with a replica's share; HAMi's
-// resources say what each really holds. A tenant the exporter saw is
-// re-shared over the hours it was seen, hour by hour where the analysis
-// folded them; one it did not is added over the part of the window HAMi
-// read it, which balance spreads over the hours its GPU reported: HAMi's
-// series are read as window figures (query.ReadHAMi), not hour by hour.
-// Likewise a HAMi tenant's use is its window's (p95 of the utilisation,
+// hamiTenants puts res's HAMi tenants on their GPUs. A tenant the
+// exporter saw is its allocations, which fleet.Result.ApplyHAMi gave
+// HAMi's share and use: it is only named a HAMi tenant here. One the
+// exporter did not see is added at its share over the part of the window
+// HAMi read it, which balance spreads over the hours its GPU reported:
+// HAMi's series are read as window figures (query.ReadHAMi), not hour by
+// hour, and a HAMi tenant's use is its window's (p95 of the utilisation,
 // p99 of the memory) in every hour.
-func hamiTenants(res *fleet.Result, byGPU map[fleet.GPUKey][]*entry, hours int) {
+func hamiTenants(res *fleet.Result, byGPU map[fleet.GPUKey][]*entry) {
 	if len(res.HAMi) == 0 {
 		return
 	}
@@ -134,69 +137,25 @@ func hamiTenants(res *fleet.Result, byGPU map[fleet.GPUKey][]*entry, hours int) 
 	for _, g := range res.GPUs {
 		gpuOf[[2]string{g.Cluster, g.UUID}] = g.GPUKey
 	}
-	type seen struct {
-		hours  float64
-		byHour []float64
-	}
-	seenBy := map[[5]string]*seen{}
-	for _, x := range res.Allocations {
-		k := [5]string{x.Cluster, x.UUID, x.Namespace, x.Pod, x.Container}
-		s := seenBy[k]
-		if s == nil {
-			s = &seen{}
-			seenBy[k] = s
-		}
-		s.hours += x.HeldHours
-		if x.Hours != nil {
-			if s.byHour == nil {
-				s.byHour = make([]float64, hours)
-			}
-			for h := range hours {
-				held, _, _, _ := x.Hours.At(h)
-				s.byHour[h] += held
-			}
-		}
-	}
 	window := res.Window.Duration().Hours()
 	for _, h := range res.HAMi {
 		k, ok := gpuOf[[2]string{h.Cluster, h.GPUUUID}]
 		if !ok {
 			k = fleet.GPUKey{Cluster: h.Cluster, Node: h.Node, UUID: h.GPUUUID}
 		}
+		seen := false
+		for _, e := range byGPU[k] {
+			if e.Namespace == h.Namespace && e.Pod == h.Pod && e.Container == h.Container {
+				e.Mode, seen = ModeHAMi, true
+			}
+		}
+		if seen {
+			continue
+		}
 		share := h.HeldShare()
-		s := seenBy[[5]string{h.Cluster, h.GPUUUID, h.Namespace, h.Pod, h.Container}]
-		held := h.Coverage * window
-		if s != nil {
-			held = s.hours
-		}
-		e := &entry{Tenant: Tenant{Namespace: h.Namespace, Pod: h.Pod, Container: h.Container, Mode: ModeHAMi, Share: share, HeldGPUHours: share * held}}
-		// What it used: the larger of its SM utilisation and its memory
-		// used, each of the device, over its share (fleet.HAMiTenant's
-		// rule, which the analysis's allocations read too: ApplyHAMi).
+		e := &entry{Tenant: Tenant{Namespace: h.Namespace, Pod: h.Pod, Container: h.Container, Mode: ModeHAMi, Share: share, HeldGPUHours: share * h.Coverage * window}}
 		e.Tenant.used(h.Coverage > 0, h.Utilization())
-		if s != nil && s.byHour != nil {
-			ratio := 1.0
-			if e.HeldGPUHours > 0 {
-				ratio = e.UsedGPUHours / e.HeldGPUHours
-			}
-			e.held, e.used = make([]float64, hours), make([]float64, hours)
-			e.HeldGPUHours, e.UsedGPUHours = 0, 0
-			for i, x := range s.byHour {
-				e.held[i] = share * x
-				e.used[i] = e.held[i] * ratio
-				e.HeldGPUHours += e.held[i]
-				e.UsedGPUHours += e.used[i]
-			}
-		}
-		ts := byGPU[k]
-		i := slices.IndexFunc(ts, func(x *entry) bool {
-			return x.Namespace == h.Namespace && x.Pod == h.Pod && x.Container == h.Container
-		})
-		if i >= 0 {
-			ts[i] = e
-		} else {
-			byGPU[k] = append(ts, e)
-		}
+		byGPU[k] = append(byGPU[k], e)
 	}
 }
 

@@ -3,6 +3,7 @@ package recommend
 import (
 	"fmt"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/hami"
@@ -12,14 +13,12 @@ import (
 // (nvidia.com/gpumem, nvidia.com/gpucores) on the GPU it shares.
 const ActionHAMiResources Action = "set-hami-resources"
 
-// HAMiShare is the share of its GPU a HAMi container is charged for: the
-// larger of its cores share (gpucores / 100) and its memory share
-// (gpumem / the device's memory), as signals/hami's HeldShare.
+// HAMiShare is the share of its GPU a HAMi container is charged for
+// (fleet.HAMiTenant.HeldShare, the ledger's and the analysis's rule): the
+// larger of its cores share (gpucores / 100) and its memory share (gpumem
+// over the device's memory).
 func HAMiShare(coresPct int64, memMiB int64, deviceBytes float64) float64 {
-	if deviceBytes <= 0 {
-		return float64(coresPct) / 100
-	}
-	return max(float64(coresPct)/100, float64(memMiB)*(1<<20)/deviceBytes)
+	return fleet.HAMiTenant{CoresPct: coresPct, MemoryMiB: memMiB, DeviceBytes: deviceBytes}.HeldShare()
 }
 
 // HAMiResources is the recommendation to set w's HAMi resources to

@@ -1,7 +1,7 @@
 package session
 
 import (
-	"strings"
+	"github.com/gpulens/gpulens/analyzer/dra"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/plan"
@@ -45,12 +45,12 @@ func recommendedShape(r *recommend.Recommendation) string {
 	switch r.Action {
 	case recommend.ActionMIGProfile:
 		// Through the device plugin "nvidia.com/mig-1g.20gb", through DRA
-		// "mig.nvidia.com 3g.40gb": the profile is the last word.
-		to := strings.Fields(r.To)
-		if len(to) == 0 {
+		// "mig.nvidia.com 3g.40gb" (×N for several: the shape is the slice).
+		p := dra.MIGProfileOf(r.To)
+		if p == "" {
 			return ""
 		}
-		return "a MIG " + strings.TrimPrefix(to[len(to)-1], "nvidia.com/mig-") + " slice"
+		return "a MIG " + p + " slice"
 	case recommend.ActionTimeSlicing:
 		return "a time-sliced replica"
 	case recommend.ActionDedicatedGPU:

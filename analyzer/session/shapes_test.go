@@ -22,6 +22,9 @@ func TestShapeDifferences(t *testing.T) {
 		rec("ocr", recommend.ActionMIGProfile, "nvidia.com/mig-1g.20gb"),
 		rec("notebook", recommend.ActionMIGProfile, "mig.nvidia.com 3g.40gb"),
 		rec("agrees", recommend.ActionMIGProfile, "nvidia.com/mig-2g.20gb"),
+		// A DRA claim of two slices (dra.Request.Device's "×2"): each
+		// replica the plan places is one such slice, so they agree.
+		rec("pair", recommend.ActionMIGProfile, "mig.nvidia.com 1g.10gb ×2"),
 		rec("released", recommend.ActionRelease, ""),
 		rec("trainer", recommend.ActionDedicatedGPU, "nvidia.com/gpu"),
 	}
@@ -30,6 +33,7 @@ func TestShapeDifferences(t *testing.T) {
 		{Workload: ref("ocr"), Mode: plan.ModeTimeSlicing}, // a second replica: said once
 		{Workload: ref("notebook"), Mode: plan.ModeMIG, Slice: "2g.20gb"},
 		{Workload: ref("agrees"), Mode: plan.ModeMIG, Slice: "2g.20gb"},
+		{Workload: ref("pair"), Mode: plan.ModeMIG, Slice: "1g.10gb"},
 		{Workload: ref("released"), Mode: plan.ModeTimeSlicing},
 		{Workload: ref("trainer"), Mode: plan.ModeTimeSlicing, Training: true},
 		{Workload: ref("unjudged"), Mode: plan.ModeWhole},
