@@ -1,5 +1,7 @@
 package vocab
 
+import "slices"
+
 // The finding kinds: the names of what the findings judge, shared by the
 // analyzer (analyzer/criteria re-exports them), serve's alerts and
 // series, the rule files and the dashboards. Every kind has an alert in
@@ -20,3 +22,17 @@ const (
 	KindThermal          = "thermal-throttling"
 	KindInsufficientData = "insufficient-data"
 )
+
+// Kinds are the finding kinds, sorted: what a kind=... selector may name.
+// Every kind has an alert (TestEveryKindHasAnAlert), so the alerts list
+// them all.
+func Kinds() []string {
+	var out []string
+	for _, a := range Alerts {
+		if a.Kind != "" && !slices.Contains(out, a.Kind) {
+			out = append(out, a.Kind)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

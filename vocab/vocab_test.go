@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,6 +66,9 @@ func TestEveryKindHasAnAlert(t *testing.T) {
 			}
 			if a, ok := AlertOf(kind); !ok || a.Kind != kind {
 				t.Errorf("%s (%s) has no alert in Alerts", id.Name, kind)
+			}
+			if !slices.Contains(Kinds(), kind) {
+				t.Errorf("%s (%s) is not in Kinds(), which recommend -l kind=... checks against", id.Name, kind)
 			}
 		}
 		return true

@@ -2,12 +2,15 @@ package report
 
 import "github.com/gpulens/gpulens/analyzer/findings"
 
+// findingLabelKeys are the labels a finding may carry, sorted: what
+// -l/--selector may name (CheckSelector).
+var findingLabelKeys = []string{"allocation_path", "cluster", "gpu_uuid", "kind", "model", "namespace", "node", "pod",
+	"severity", "sharing", "team", "workload", "workload_kind"}
+
 // FindingLabels are a finding's labels, as kubectl's -l/--selector reads
 // an object's: its kind, severity and subject, the names of the JSON form
-// (kind, severity, namespace, workload, workload_kind, pod, node,
-// gpu_uuid, model, team, cluster, allocation_path, sharing). A label the
-// finding lacks is absent, so "!node" selects the fleet's and the
-// workloads' findings, and "node" a node's.
+// (findingLabelKeys). A label the finding lacks is absent, so "!node"
+// selects the fleet's and the workloads' findings, and "node" a node's.
 func FindingLabels(f findings.Finding) map[string]string {
 	l := map[string]string{"kind": f.Kind, "severity": string(f.Severity)}
 	for k, v := range map[string]string{"namespace": f.Namespace, "workload": f.Workload, "workload_kind": f.WorkloadKind,

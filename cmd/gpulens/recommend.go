@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/manifest"
+	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/internal/outputflag"
 )
@@ -58,7 +59,7 @@ func newRecommendCmd() *cobra.Command {
 	o.out.Register(f, manifest.WithKustomize(report.RecommendFormats), "table")
 	registerOutputDir(f, &o.outputDir)
 	f.StringSliceVarP(&o.namespaces, "namespace", "n", nil, "Only these namespaces' findings (repeatable or comma-separated; a node's or the fleet's finding is in none)")
-	f.StringVarP(&o.selector, "selector", "l", "", "Only the findings whose labels match this selector, as kubectl's (kind=idle-allocation,severity!=info; labels: kind, severity, namespace, workload, pod, node, gpu_uuid, model, team, cluster, allocation_path, sharing)")
+	f.StringVarP(&o.selector, "selector", "l", "", "Only the findings whose labels match this selector, as kubectl's (kind=idle-allocation,severity!=info; labels: kind, severity, namespace, workload, workload_kind, pod, node, gpu_uuid, model, team, cluster, allocation_path, sharing)")
 	f.BoolVar(&o.all, "all", false, "Also list info findings that carry no change and no savings (table and json)")
 	return c
 }
@@ -77,6 +78,9 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 	if err != nil {
 		return usageError{fmt.Errorf("-l/--selector: %w", err)}
 	}
+	if err := report.CheckSelector(sel); err != nil {
+		return usageError{fmt.Errorf("-l/--selector: %w", err)}
+	}
 	a, err := o.src.analyze(ctx, o.now(), stderr)
 	if err != nil {
 		return err
@@ -86,6 +90,17 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 	}
 	fs := slices.DeleteFunc(report.SelectFindings(a.Findings.Findings, o.all, o.namespaces...),
 		func(f findings.Finding) bool { return !sel.Matches(labels.Set(report.FindingLabels(f))) })
+	if len(fs) == 0 {
+		if why := report.ExplainNoMatch(a.Findings.Findings, namespacesOf(a), o.namespaces, sel); why != "" {
+			if o.out.Format == "table" {
+				// The table's own empty message ("every workload is sized
+				// to its use") would be false here: the filter, not the
+				// fleet, left nothing.
+				return outputflag.Write(stdout, o.out.File, []byte("No findings: "+why+".\n"))
+			}
+			fmt.Fprintf(stderr, "note: %s\n", why)
+		}
+	}
 	if ok, err := manifest.WriteOutput(stdout, o.out.Format, o.out.File, o.outputDir, func() []manifest.Doc { return manifest.FromFindings(fs) }, "No changes: nothing to change."); ok {
 		return err
 	}
@@ -94,4 +109,19 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 		return err
 	}
 	return outputflag.Write(stdout, o.out.File, buf.Bytes())
+}
+
+// namespacesOf are the namespaces the window's allocations name: a
+// namespace whose pods held GPUs is in the data even when it has no
+// finding.
+func namespacesOf(a *pipeline.Analysis) []string {
+	var out []string
+	if a.Current != nil {
+		for _, al := range a.Current.Allocations {
+			if al.Namespace != "" && !slices.Contains(out, al.Namespace) {
+				out = append(out, al.Namespace)
+			}
+		}
+	}
+	return out
 }

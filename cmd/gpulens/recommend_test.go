@@ -210,3 +210,52 @@ func TestRecommendSelector(t *testing.T) {
 		t.Errorf("malformed selector: exit %d, %q", code, stderr.String())
 	}
 }
+
+// TestRecommendFilterMatchingNothing: a filter that matches nothing says
+// so, and a selector no finding could match is a usage error naming what
+// there is (issue 52 item 6). At 36bc8ff each of these exited 0 with "No
+// findings to act on: every workload is sized to its use".
+func TestRecommendFilterMatchingNothing(t *testing.T) {
+	dir := demoTSDB(t)
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		// out is what stdout must hold, errOut what stderr must.
+		out, errOut []string
+	}{
+		{"namespace not in the data", []string{"-n", "team-nope"}, exitOK,
+			[]string{"No findings: no namespace team-nope in the data", "team-nlp"}, nil},
+		{"namespace not in the data, json", []string{"-n", "team-nope", "-o", "json"}, exitOK,
+			[]string{"[]"}, []string{"no namespace team-nope in the data"}},
+		{"unknown selector key", []string{"-l", "tema=team-nlp"}, exitUsage,
+			nil, []string{`no finding carries the label "tema"`, `did you mean "team"`, "allocation_path, cluster"}},
+		{"unknown kind", []string{"-l", "kind=idle-alocation"}, exitUsage,
+			nil, []string{`kind "idle-alocation" is not a finding's kind`, `did you mean "idle-allocation"`, "unallocated-capacity"}},
+		{"unknown severity", []string{"-l", "severity in (warn)"}, exitUsage,
+			nil, []string{`severity "warn"`, "critical, info, warning"}},
+		{"team no finding has", []string{"-l", "team=team-nobody"}, exitOK,
+			[]string{"No findings: no finding of the window has team=team-nobody"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := execute(recommendArgs(dir, c.args...), &stdout, &stderr)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d: %s", code, c.code, stderr.String())
+			}
+			for _, w := range c.out {
+				if !strings.Contains(stdout.String(), w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout.String())
+				}
+			}
+			for _, w := range c.errOut {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+				}
+			}
+			if strings.Contains(stdout.String(), "sized to its use") {
+				t.Errorf("an empty filter reads as a fleet sized to its use:\n%s", stdout.String())
+			}
+		})
+	}
+}
