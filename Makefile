@@ -12,6 +12,14 @@ GO       ?= go
 # go-nvml's, not ours, and would be a newcomer's first screen.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 BIN      ?= bin
+# What `gpulens version` and the exporter's build_info say: git's, set with
+# -ldflags because a machine may set GOFLAGS=-buildvcs=false, which keeps the
+# toolchain from stamping the revision (internal/buildinfo fills the rest).
+VPKG     := github.com/prometheus/common/version
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+BRANCH   ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null)
+LDFLAGS  ?= -X $(VPKG).Version=$(VERSION) -X $(VPKG).Revision=$(REVISION) -X $(VPKG).Branch=$(BRANCH)
 PKGS     ?= ./...
 TESTFLAGS ?= -count=1 -timeout 20m
 # The race detector runs where goroutines share state: the exporter (sampler
@@ -27,7 +35,7 @@ OTHER_PKGS := $(filter-out $(RACE_PKGS),$(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO)
 all: build
 
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
 test:
 	$(GO) test -race $(TESTFLAGS) $(RACE_PKGS)
@@ -38,7 +46,7 @@ test:
 # commands (./bin/gpulens report --data-dir ./demo-data ...) work as written.
 DEMO_DATA ?= demo-data
 demo:
-	$(GO) build -o $(BIN)/gpulens ./cmd/gpulens
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/gpulens ./cmd/gpulens
 	rm -rf $(DEMO_DATA)
 	$(BIN)/gpulens demo --data-dir $(DEMO_DATA)
 

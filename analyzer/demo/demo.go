@@ -4,6 +4,7 @@
 package demo
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -40,6 +41,10 @@ type Options struct {
 	// progress lines.
 	Stderr io.Writer
 	Quiet  bool
+	// Program is how the closing hint names gpulens ("gpulens" if empty):
+	// the CLI passes the path it was run as, so that the hint runs as
+	// printed (./bin/gpulens after make demo).
+	Program string
 }
 
 // StoreError is a TSDB the demo could not open: the CLI's data error.
@@ -123,7 +128,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	fmt.Fprintf(stderr, "Analyzed with the %s schema: %d PromQL queries per window in %.1fs.\n",
 		a.Schema.Name(), a.Current.QueryCount, time.Since(t1).Seconds())
 	if o.DataDir != "" {
-		fmt.Fprintf(stderr, "The TSDB is kept in %s: gpulens report --data-dir %s --since %s\n", o.DataDir, o.DataDir, o.Length)
+		fmt.Fprintf(stderr, "The TSDB is kept in %s: %s report --data-dir %s --since %s\n", o.DataDir, cmp.Or(o.Program, "gpulens"), o.DataDir, o.Length)
 	}
 	return r, nil
 }

@@ -24,10 +24,12 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 	webflag "github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
+	// Fills the version package from the build information.
 	"github.com/gpulens/gpulens/exporter/collector"
 	"github.com/gpulens/gpulens/exporter/podresources"
 	"github.com/gpulens/gpulens/exporter/server"
 	"github.com/gpulens/gpulens/exporter/sim"
+	_ "github.com/gpulens/gpulens/internal/buildinfo"
 	"github.com/gpulens/gpulens/internal/healthz"
 )
 

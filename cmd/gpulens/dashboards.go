@@ -21,25 +21,29 @@ type dashboardsOptions struct {
 func newDashboardsCmd() *cobra.Command {
 	o := &dashboardsOptions{}
 	c := &cobra.Command{
-		Use:     "dashboards --out DIR",
+		Use:     "dashboards --output-dir DIR",
 		GroupID: "basic",
 		Short:   "Write the Grafana dashboards (fleet, node and GPU, team, workload, findings) as JSON",
 		Long:    help("dashboards"),
 		Example: `  # Write the dashboards for gpulens-exporter's series
-  gpulens dashboards --out ./dashboards
+  gpulens dashboards --output-dir ./dashboards
 
   # For a cluster that runs NVIDIA's dcgm-exporter
-  gpulens dashboards --out ./dashboards --schema dcgm-exporter
+  gpulens dashboards --output-dir ./dashboards --schema dcgm-exporter
 
   # For a Thanos whose clusters are told apart by a "k8s_cluster" external label
-  gpulens dashboards --out ./dashboards --cluster-label k8s_cluster`,
+  gpulens dashboards --output-dir ./dashboards --cluster-label k8s_cluster`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runDashboards(o, c.OutOrStdout())
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.out, "out", "", "Directory to write the dashboards to (created if missing)")
+	f.StringVar(&o.out, "output-dir", "", "Directory to write the dashboards to (created if missing)")
+	// --out was this flag's name before every command's directory flag
+	// was --output-dir; it stays, deprecated, so scripts keep working.
+	f.StringVar(&o.out, "out", "", "Deprecated: use --output-dir")
+	_ = f.MarkDeprecated("out", "use --output-dir, as every gpulens command names its output directory")
 	f.StringVar(&o.schema, "schema", "native", "Metrics the dashboards chart: "+strings.Join(dashboards.Schemas(), ", "))
 	f.StringVar(&o.clusterLabel, "cluster-label", vocab.DefaultClusterLabel, "Label that names each series' cluster, whose values the cluster variable lists (as the analyzer's --cluster-label)")
 	return c
@@ -47,7 +51,7 @@ func newDashboardsCmd() *cobra.Command {
 
 func runDashboards(o *dashboardsOptions, stdout io.Writer) error {
 	if o.out == "" {
-		return usageError{fmt.Errorf("--out is required\nSee 'gpulens dashboards --help'.")}
+		return usageError{fmt.Errorf("--output-dir is required\nSee 'gpulens dashboards --help'.")}
 	}
 	if !slices.Contains(dashboards.Schemas(), o.schema) {
 		return usageError{fmt.Errorf("--schema: %q is not one of %s", o.schema, strings.Join(dashboards.Schemas(), ", "))}

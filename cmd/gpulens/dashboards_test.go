@@ -29,7 +29,7 @@ func TestDashboardsCommand(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
 			var stdout, stderr bytes.Buffer
-			code := execute(append([]string{"dashboards", "--out", dir}, tc.args...), &stdout, &stderr)
+			code := execute(append([]string{"dashboards", "--output-dir", dir}, tc.args...), &stdout, &stderr)
 			if code != tc.code || !strings.Contains(stderr.String(), tc.stderr) {
 				t.Fatalf("exit %d, stderr %q; want %d, %q", code, stderr.String(), tc.code, tc.stderr)
 			}
@@ -57,7 +57,21 @@ func TestDashboardsCommand(t *testing.T) {
 		})
 	}
 	var stdout, stderr bytes.Buffer
-	if code := execute([]string{"dashboards"}, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "--out is required") {
-		t.Errorf("without --out: exit %d, %q", code, stderr.String())
+	if code := execute([]string{"dashboards"}, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "--output-dir is required") {
+		t.Errorf("without --output-dir: exit %d, %q", code, stderr.String())
+	}
+}
+
+// TestDashboardsDeprecatedOut: --out, the flag's name before every
+// command's directory flag was --output-dir, still writes the dashboards,
+// with a deprecation warning on stderr (kubectl's rule for a renamed flag).
+func TestDashboardsDeprecatedOut(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := execute([]string{"dashboards", "--out", dir}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 5 || !strings.Contains(stderr.String(), "deprecated, use --output-dir") {
+		t.Errorf("%d files, stderr %q; want 5 files and the deprecation", len(entries), stderr.String())
 	}
 }

@@ -5,12 +5,17 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/analyzer/demo"
 	"github.com/gpulens/gpulens/analyzer/report"
+	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/internal/outputflag"
 )
 
@@ -25,7 +30,7 @@ func newDemoCmd() *cobra.Command {
 		Use:     "demo",
 		GroupID: "basic",
 		Short:   "Simulate a GPU fleet for a week through the real exporter and analyze it",
-		Long:    help("demo"),
+		Long:    demoHelp(),
 		Example: `  # Run the default demo and print the analysis
   gpulens demo
 
@@ -59,7 +64,7 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	opts.TimelinePoints, opts.Stderr = timelinePoints, stderr
+	opts.TimelinePoints, opts.Stderr, opts.Program = timelinePoints, stderr, program()
 	r, err := demo.Run(ctx, opts)
 	var se *demo.StoreError
 	if errors.As(err, &se) {
@@ -73,4 +78,25 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 		return err
 	}
 	return outputflag.Write(stdout, o.out.File, buf.Bytes())
+}
+
+// demoHelp is the demo's help with the default scenario's size counted
+// from the scenario itself, so that the text cannot drift from it.
+func demoHelp() string {
+	sc := sim.Default()
+	gpus := 0
+	for _, n := range sc.Nodes {
+		gpus += n.GPUs
+	}
+	return strings.NewReplacer("{nodes}", strconv.Itoa(len(sc.Nodes)), "{gpus}", strconv.Itoa(gpus)).Replace(help("demo"))
+}
+
+// program is how the demo's closing hint names gpulens: as it was run
+// where that was a relative path (./bin/gpulens, the README's), else
+// "gpulens" (on the PATH, or a go run's temporary binary).
+func program() string {
+	if p := os.Args[0]; strings.Contains(p, "/") && !filepath.IsAbs(p) {
+		return p
+	}
+	return "gpulens"
 }

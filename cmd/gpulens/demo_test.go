@@ -89,3 +89,17 @@ func TestDemoBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoHelpCountsTheScenario: the help's size of the default scenario
+// is counted from it: six nodes and 38 GPUs (exporter/sim/testdata's
+// default.yaml; make demo prints "Simulated 6 nodes"). At 36bc8ff the
+// help said "5 nodes and 36 GPUs".
+func TestDemoHelpCountsTheScenario(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := execute([]string{"demo", "--help"}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "6 nodes and 38 GPUs") || strings.Contains(stdout.String(), "{") {
+		t.Errorf("demo --help does not count the default scenario:\n%s", stdout.String())
+	}
+}

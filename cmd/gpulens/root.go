@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/prometheus/common/version"
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/analyzer/demo"
@@ -68,6 +69,10 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	// --version, as kubectl's and Prometheus's binaries take it: the
+	// same text as the version command.
+	root.Version = version.Version
+	root.SetVersionTemplate(version.Print("gpulens") + "\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())}
 	})

@@ -5,6 +5,9 @@ import (
 
 	"github.com/prometheus/common/version"
 	"github.com/spf13/cobra"
+
+	// Fills the version package from the build information.
+	_ "github.com/gpulens/gpulens/internal/buildinfo"
 )
 
 func newVersionCmd() *cobra.Command {
