@@ -206,12 +206,13 @@ func writeRecommendTable(w io.Writer, fs []findings.Finding) error {
 	return nil
 }
 
-// dollars writes -$717 rather than $-717.
+// dollars writes -$717 rather than $-717, and $5,774 as the report
+// does (thousands, the one money format).
 func dollars(v float64) string {
 	if v < 0 {
-		return fmt.Sprintf("-$%.0f", -v)
+		return "-$" + thousands(-v, 0)
 	}
-	return fmt.Sprintf("$%.0f", v)
+	return "$" + thousands(v, 0)
 }
 
 func workloadRef(f findings.Finding) string {

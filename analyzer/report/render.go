@@ -7,13 +7,14 @@ import (
 )
 
 // Formats are the renderers, in the order --help lists them.
-var Formats = []string{"table", "markdown", "html", "json", "csv", "ledger-csv"}
+var Formats = []string{"table", "markdown", "html", "json", "yaml", "csv", "ledger-csv"}
 
 var renderers = map[string]func(io.Writer, *Report) error{
 	"table":      writeTable,
 	"markdown":   writeMarkdown,
 	"html":       writeHTML,
 	"json":       writeJSON,
+	"yaml":       writeYAML,
 	"csv":        writeCSV,
 	"ledger-csv": writeLedgerCSV,
 }
