@@ -18,6 +18,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/session"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/internal/humanlog"
 	"github.com/gpulens/gpulens/internal/progress"
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -99,8 +100,10 @@ func (f *sourceFlags) openConfig(ctx context.Context, cfg session.Config) (*sess
 	return s, nil
 }
 
+// warnLogger is a one-shot command's logger: its warnings, one readable
+// line each (serve, a daemon, logs logfmt).
 func warnLogger(w io.Writer) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return slog.New(humanlog.New(w, slog.LevelWarn))
 }
 
 // exit maps a session's error to the exit code scripts rely on, and its
