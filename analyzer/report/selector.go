@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/internal/suggest"
 )
 
 // severities are the values a severity=... selector may name.
@@ -130,48 +131,16 @@ func listOf(vs []string) string {
 
 func orList(vs []string) string { return strings.Join(vs, " or ") }
 
-// didYouMean names the known value nearest to v when it is a likely typo
-// (at most two edits, or a third of v's length) or a shortening of it
-// (warn), else "".
+// didYouMean names the known value v was likely meant to be: a
+// shortening of it (warn) or a near spelling (suggest.Nearest), else "".
 func didYouMean(v string, known []string) string {
 	for _, k := range known {
 		if len(v) >= 3 && strings.HasPrefix(k, v) {
 			return fmt.Sprintf(" (did you mean %q?)", k)
 		}
 	}
-	best, dist := "", 3
-	if l := len(v) / 3; l > dist {
-		dist = l
+	if k, ok := suggest.Nearest(v, known); ok {
+		return fmt.Sprintf(" (did you mean %q?)", k)
 	}
-	for _, k := range known {
-		if d := editDistance(v, k); d < dist {
-			best, dist = k, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// editDistance is Levenshtein's, over bytes: the labels and kinds are
-// ASCII.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return ""
 }

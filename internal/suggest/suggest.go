@@ -23,10 +23,12 @@ func Nearest(word string, candidates []string) (string, bool) {
 	return best, bestD <= max(1, max(len(w), len(best))/3)
 }
 
-// distance is the Levenshtein distance over bytes: names here are ASCII.
+// distance is the optimal string alignment distance over bytes (names
+// here are ASCII): Levenshtein's, with two swapped neighbours one edit, the
+// commonest typo (tema for team).
 func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	rows := [3][]int{make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)}
+	pp, prev, cur := rows[0], rows[1], rows[2]
 	for j := range prev {
 		prev[j] = j
 	}
@@ -38,8 +40,11 @@ func distance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], pp[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		pp, prev, cur = prev, cur, pp
 	}
 	return prev[len(b)]
 }
