@@ -1,0 +1,51 @@
+package safetext
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// CellMax is how many characters of a value a terminal table shows. The
+// longest name Kubernetes allows is 253 (a DNS subdomain: a pod, a node)
+// and a label value 63, so a namespace/pod cell of any real object fits
+// (63 + 1 + 253 = 317); a longer value is not a Kubernetes name, and a
+// 100 KB one would otherwise stretch every row of its table off screen.
+const CellMax = 320
+
+// LineMax is how many characters of a line of prose (a headline, a
+// section's introduction, a note) a terminal shows: several names in a
+// sentence fit, a 100 KB value does not flood the screen.
+const LineMax = 4096
+
+// Cell is s made safe for one cell of a terminal table written with
+// text/tabwriter: control characters (C0 with ESC, BEL, CR and LF, DEL,
+// C1) and invalid UTF-8 are written as Go escapes (\x1b) as Comment does,
+// and so is a tab, which tabwriter would read as the end of the cell; the
+// row stays one row with its columns. A value longer than CellMax is cut
+// with an ellipsis.
+func Cell(s string) string {
+	return truncate(strings.ReplaceAll(Comment(s), "\t", `\t`), CellMax)
+}
+
+// Line is s made safe for a line of prose on a terminal: no control
+// character (tabs aside, which break no line and start no sequence)
+// reaches it, and it is cut at LineMax characters.
+func Line(s string) string {
+	return truncate(Comment(s), LineMax)
+}
+
+// truncate cuts s to at most max runes, the last an ellipsis. Cutting an
+// escape in the middle (\x1…) leaves only printable characters.
+func truncate(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == max-1 {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
