@@ -77,6 +77,16 @@ func TestShellArg(t *testing.T) {
 			t.Errorf("ShellArg(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+	for _, tt := range []struct{ kind, name, want string }{
+		{"deployment", "web", "deployment web"},
+		{"deployment", "--all", "deployment/--all"},
+		{"pod", "-x; id", "'pod/-x; id'"},
+		{"pod", "a b", "pod 'a b'"},
+	} {
+		if got := ShellObject(tt.kind, tt.name); got != tt.want {
+			t.Errorf("ShellObject(%q, %q) = %q, want %q", tt.kind, tt.name, got, tt.want)
+		}
+	}
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		t.Skip("no sh to read the words back")

@@ -22,3 +22,15 @@ func ShellArg(s string) string {
 // = only assigns in a word before the command's name, and ShellArg's
 // words are arguments.
 const shellSafe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,/:@%+="
+
+// ShellObject is the object words of a kubectl command, "kind name", each
+// as ShellArg writes it. A name that starts with "-" (no Kubernetes name
+// does; a label value in a store can, such as "--all") would be read by
+// kubectl as a flag however it is quoted, so it is written as one word,
+// kind/name, which kubectl reads as the same object and never as a flag.
+func ShellObject(kind, name string) string {
+	if strings.HasPrefix(name, "-") {
+		return ShellArg(kind + "/" + name)
+	}
+	return ShellArg(kind) + " " + ShellArg(name)
+}

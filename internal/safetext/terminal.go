@@ -5,12 +5,14 @@ import (
 	"unicode/utf8"
 )
 
-// CellMax is how many characters of a value a terminal table shows. The
-// longest name Kubernetes allows is 253 (a DNS subdomain: a pod, a node)
-// and a label value 63, so a namespace/pod cell of any real object fits
-// (63 + 1 + 253 = 317); a longer value is not a Kubernetes name, and a
-// 100 KB one would otherwise stretch every row of its table off screen.
-const CellMax = 320
+// CellMax is how many characters of a cell a terminal table shows. A
+// cell is a name or a finding's sentence: the longest name Kubernetes
+// allows is 253 characters (a DNS subdomain: a pod, a node), and the
+// longest sentence of the golden reports, which names three workloads and
+// a node, about 560. A value far past that is no Kubernetes name, and a
+// 100 KB one would otherwise stretch its column, and so every row of the
+// table, across thousands of screen lines.
+const CellMax = 1024
 
 // LineMax is how many characters of a line of prose (a headline, a
 // section's introduction, a note) a terminal shows: several names in a
