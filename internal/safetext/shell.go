@@ -2,14 +2,18 @@ package safetext
 
 import "strings"
 
-// ShellArg is s as one word a POSIX shell reads back as s
-// (https://pubs.opengroup.org/onlinepubs/9799919799/utilities/V3_chap02.html#tag_19_02_02:
-// nothing is special between single quotes, and a single quote is
-// written as '\''), for a command gpulens suggests in a comment. A word
-// of only characters no shell treats specially is left bare, so an
-// honest command reads as one would type it; an empty word is ''.
-// Control characters are then left to the comment's own escaping
-// (Comment), which writes them as \x1b: the command is one line.
+// ShellArg is s as one word a POSIX shell reads back as s, for a command
+// gpulens suggests in a comment. Nothing is special between single quotes
+// (https://pubs.opengroup.org/onlinepubs/9799919799/utilities/V3_chap02.html#tag_19_02_02),
+// so the word is s between single quotes, each single quote in it closed,
+// escaped and reopened:
+//
+//	it's  ->  'it'\''s'
+//
+// A word of only characters no shell treats specially is left bare, so an
+// honest command reads as one would type it; an empty word is two quotes.
+// Control characters are left to the comment's own escaping (Comment),
+// which writes them as \x1b: the command stays one line.
 func ShellArg(s string) string {
 	if s != "" && strings.Trim(s, shellSafe) == "" {
 		return s
