@@ -53,7 +53,7 @@ func TestCell(t *testing.T) {
 	if got := Line(long); utf8.RuneCountInString(got) != LineMax || !strings.HasSuffix(got, "…") {
 		t.Errorf("Line(100 KB) has %d runes", utf8.RuneCountInString(got))
 	}
-	if got := Line("a\tb\x1bc"); got != "a\tb\\x1bc" {
+	if got := Line("a\tb\x1bc\nd"); got != `a\tb\x1bc\nd` {
 		t.Errorf("Line = %q", got)
 	}
 }

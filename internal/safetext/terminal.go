@@ -30,10 +30,11 @@ func Cell(s string) string {
 }
 
 // Line is s made safe for a line of prose on a terminal: no control
-// character (tabs aside, which break no line and start no sequence)
-// reaches it, and it is cut at LineMax characters.
+// character, a tab included (gpulens writes none in prose, and one from a
+// label would misalign what follows), reaches it, and it is cut at
+// LineMax characters.
 func Line(s string) string {
-	return truncate(Comment(s), LineMax)
+	return truncate(strings.ReplaceAll(Comment(s), "\t", `\t`), LineMax)
 }
 
 // truncate cuts s to at most max runes, the last an ellipsis. Cutting an
