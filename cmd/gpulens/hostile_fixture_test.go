@@ -23,9 +23,10 @@ var hostile = map[string]string{
 	"vision":    `-2+3+cmd|' /C calc'!A0`,
 	"inference": "@SUM(1+1)\x1b]52;c;ZWNobyBoaQ==\x07\rinference",
 	"search":    strings.Repeat("search.*", 100<<10/8),
-	// pods: bare pods, whose name is the workload's
-	"bob-jupyter":   "bob|`jupyter`<script>alert(1)</script>; rm -rf ~",
-	"alice-jupyter": "--all\talice\u009b31m'$(id)'",
+	// pods: bare pods, whose name is the workload's (bob's is in the
+	// previous week only, alice's in the report's)
+	"bob-jupyter":   "bob|`jupyter`; rm -rf ~",
+	"alice-jupyter": "--all\talice\u009b31m'$(id)'<script>alert(1)</script>",
 	// a node
 	"gpu-l4-01": "gpu-l4-01\r\x1b[2K| forged | row |\x7f",
 	// clusters
