@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpulens/gpulens/internal/safetext"
 )
 
 // Where the NVIDIA GPU operator is told to read configs from: its
@@ -67,7 +69,7 @@ func (c *configs) docs(cluster string) []Doc {
 				devicePluginPolicyField, DevicePluginConfigMap, devicePluginConfigLabel),
 		}
 		for _, k := range slices.Sorted(maps.Keys(c.devicePlugin)) {
-			comments = append(comments, fmt.Sprintf("  kubectl label node <node> %s=%s --overwrite", devicePluginConfigLabel, k))
+			comments = append(comments, "  kubectl label node <node> "+safetext.ShellArg(devicePluginConfigLabel+"="+k)+" --overwrite")
 		}
 		out = append(out, Doc{Cluster: cluster, Comments: comments, Object: toMap(cm)})
 	}
@@ -81,7 +83,7 @@ func (c *configs) docs(cluster string) []Doc {
 				migManagerPolicyField, MIGConfigMap, migConfigLabel),
 		}
 		for _, k := range slices.Sorted(maps.Keys(c.mig)) {
-			comments = append(comments, fmt.Sprintf("  kubectl label node <node> %s=%s --overwrite", migConfigLabel, k))
+			comments = append(comments, "  kubectl label node <node> "+safetext.ShellArg(migConfigLabel+"="+k)+" --overwrite")
 		}
 		out = append(out, Doc{Cluster: cluster, Comments: comments, Object: toMap(cm)})
 	}

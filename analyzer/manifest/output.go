@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/gpulens/gpulens/internal/outputflag"
+	"github.com/gpulens/gpulens/internal/safetext"
 )
 
 // The formats this package writes for recommend, plan and quota: yaml, a
@@ -60,7 +61,7 @@ func WriteOutput(stdout io.Writer, format, file, dir string, docs func() []Doc, 
 		if err != nil {
 			return true, err
 		}
-		_, err = fmt.Fprintf(stdout, "Wrote %d files to %s: review them, then kubectl apply -k %s\n", len(files), dir, dir)
+		_, err = fmt.Fprintf(stdout, "Wrote %d files to %s: review them, then kubectl apply -k %s\n", len(files), dir, safetext.ShellArg(dir))
 		return true, err
 	}
 	return false, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/quota"
+	"github.com/gpulens/gpulens/internal/safetext"
 )
 
 // FromQuota is each quota change: a ResourceQuota's new hard limit as a
@@ -43,7 +44,7 @@ func FromQuota(advice []quota.Advice) []Doc {
 			// The version gpulens read the queue's paths from.
 			group, version, _ := strings.Cut(inventory.KueueAPI, "/")
 			d.Target = Target{Group: group, Version: version, Kind: quota.KindClusterQueue, Name: a.Name}
-			d.Comments = append(d.Comments, "kubectl patch clusterqueues.kueue.x-k8s.io "+a.Name+" --type json -p '"+a.Patch+"'")
+			d.Comments = append(d.Comments, "kubectl patch "+safetext.ShellObject("clusterqueues.kueue.x-k8s.io", a.Name)+" --type json -p "+safetext.ShellArg(a.Patch))
 		default:
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/internal/safetext"
 )
 
 // apiVersions are the workload kinds gpulens builds objects for.
@@ -189,10 +190,12 @@ func releaseDoc(w workload.Ref) Doc {
 	case "CronJob":
 		typed = &batchv1.CronJob{TypeMeta: tm, ObjectMeta: om, Spec: batchv1.CronJobSpec{Suspend: &yes}}
 	case "Pod", "":
-		return Doc{Comments: []string{fmt.Sprintf("release: a bare pod has nothing to scale: kubectl -n %s delete pod %s", w.Namespace, w.Name)}}
+		// The command's words are quoted as a shell reads them (a name
+		// from the store could hold "; rm" or be "--all").
+		return Doc{Comments: []string{fmt.Sprintf("release: a bare pod has nothing to scale: kubectl -n %s delete %s", safetext.ShellArg(w.Namespace), safetext.ShellObject("pod", w.Name))}}
 	default:
-		return Doc{Comments: []string{fmt.Sprintf("release: %s cannot be scaled to zero by gpulens: delete it, or narrow where it runs (kubectl -n %s delete %s %s)",
-			w, w.Namespace, strings.ToLower(w.Kind), w.Name)}}
+		return Doc{Comments: []string{fmt.Sprintf("release: %s cannot be scaled to zero by gpulens: delete it, or narrow where it runs (kubectl -n %s delete %s)",
+			w, safetext.ShellArg(w.Namespace), safetext.ShellObject(strings.ToLower(w.Kind), w.Name))}}
 	}
 	obj := toMap(typed)
 	return Doc{Object: obj, Patch: true, Target: targetOf(obj)}

@@ -54,14 +54,18 @@ func writeTable(w io.Writer, p *Plan) error {
 		100*p.Policy.MemoryMargin, 100*p.Policy.ComputeTarget, p.Policy.MaxReplicas)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	// col is the cluster column, where the plan is of several clusters.
+	// Cells and lines hold the store's text (clusters, models, nodes,
+	// lanes): each goes through safetext (cell, safetext.Line), so no
+	// control character reaches the terminal and a row stays one row.
+	cell := safetext.Cell
 	col := func(c string) string { return "" }
 	if p.clustered() {
-		col = func(c string) string { return c + "\t" }
-		fmt.Fprintf(w, "Each cluster is planned apart: a workload moves only among its own cluster's nodes (clusters %s).\n\n", strings.Join(p.Clusters, ", "))
+		col = func(c string) string { return cell(c) + "\t" }
+		fmt.Fprintln(w, safetext.Line(fmt.Sprintf("Each cluster is planned apart: a workload moves only among its own cluster's nodes (clusters %s).", strings.Join(p.Clusters, ", ")))+"\n")
 	}
 	fmt.Fprintln(tw, col("CLUSTER")+"MODEL\tNODES TODAY\tNEEDED\tGPUS TODAY\tNEEDED\tHEADROOM GPUS\tSAVING/MONTH\tMETHOD")
 	for _, pp := range p.Pools {
-		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", col(clusterCell(pp.Cluster)), pp.Model, count(pp.NodesToday), count(pp.NodesNeeded), pp.GPUsToday, pp.GPUsNeeded,
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", col(clusterCell(pp.Cluster)), cell(pp.Model), count(pp.NodesToday), count(pp.NodesNeeded), pp.GPUsToday, pp.GPUsNeeded,
 			pp.HeadroomGPUs, money(pp.MonthlySavingUSD), pp.Method)
 	}
 	total := p.MonthlySavingUSD
@@ -88,7 +92,7 @@ func writeTable(w io.Writer, p *Plan) error {
 				nodes += fmt.Sprintf("; more nodes than today, since %s did not fit today's layout (the notes say why)", plural(len(pp.DidNotFit), "lane"))
 			}
 		}
-		fmt.Fprintf(w, "\n%s: %s%s\n", p.title(pp), gpus(pp.GPUsNeeded), nodes)
+		fmt.Fprintf(w, "\n%s\n", safetext.Line(fmt.Sprintf("%s: %s%s", p.title(pp), gpus(pp.GPUsNeeded), nodes)))
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		nodeOf := map[int]string{}
 		for _, n := range pp.Nodes {
@@ -99,7 +103,7 @@ func writeTable(w io.Writer, p *Plan) error {
 		fmt.Fprintln(tw, "  NODE\tGPU\tLAYOUT\tPEAK MEMORY\tPEAK LOAD\tCONTENDED STEPS\tWORKLOADS")
 		for i, g := range pp.GPUs {
 			r := pp.Replay.GPUs[i]
-			fmt.Fprintf(tw, "  %s\t%d\t%s\t%.0f%%\t%.0f%%\t%d\t%s\n", cmp.Or(nodeOf[i], "-"), g.Index, g.Layout(), 100*r.PeakMemoryRatio, 100*r.PeakLoad, r.ContendedSteps, safetext.Comment(strings.Join(g.Lanes, ", ")))
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%.0f%%\t%.0f%%\t%d\t%s\n", cell(cmp.Or(nodeOf[i], "-")), g.Index, cell(g.Layout()), 100*r.PeakMemoryRatio, 100*r.PeakLoad, r.ContendedSteps, cell(strings.Join(g.Lanes, ", ")))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -107,7 +111,7 @@ func writeTable(w io.Writer, p *Plan) error {
 		fmt.Fprintf(w, "  Replay: %d steps on %s, %d overcommitted memory steps; %s with contended steps (summed load above the GPU, or a slice's load above the slice).\n",
 			pp.Replay.Steps, gpus(len(pp.GPUs)), pp.Replay.OvercommittedSteps, gpus(pp.Replay.ContendedGPUs()))
 		for _, n := range pp.Notes {
-			fmt.Fprintf(w, "  Note: %s\n", n)
+			fmt.Fprintf(w, "  Note: %s\n", safetext.Line(n))
 		}
 	}
 
@@ -127,14 +131,14 @@ func writeTable(w io.Writer, p *Plan) error {
 			if a.GrowthBytes > 0 {
 				extra = strings.TrimPrefix(extra+fmt.Sprintf(", grows +%.1f GiB", a.GrowthBytes/(1<<30)), ", ")
 			}
-			fmt.Fprintf(tw, "  %s%s\t%s\t%s\t%s/%d\t%.1f GiB\t%.0f%%\t%s\n", col(safetext.Comment(clusterCell(pp.Cluster))), safetext.Comment(a.Lane), fromOf(a), to, pp.Model, a.GPU, a.PeakMemoryBytes/(1<<30), 100*a.P95Load, extra)
+			fmt.Fprintf(tw, "  %s%s\t%s\t%s\t%s/%d\t%.1f GiB\t%.0f%%\t%s\n", col(clusterCell(pp.Cluster)), cell(a.Lane), cell(fromOf(a)), cell(to), cell(pp.Model), a.GPU, a.PeakMemoryBytes/(1<<30), 100*a.P95Load, extra)
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, n := range p.Notes {
-		fmt.Fprintf(w, "Note: %s\n", n)
+		fmt.Fprintf(w, "Note: %s\n", safetext.Line(n))
 	}
 	return nil
 }
@@ -273,7 +277,7 @@ func emitChanges(p *Plan, e emitter) {
 			if a.Workload.Kind == "Pod" {
 				e.note("# %s/%s has no controller gpulens knows of; pods cannot be patched in place: apply this to the spec that creates it", a.Workload.Namespace, a.Workload.Name)
 			} else {
-				e.note("# kubectl -n %s patch %s %s --type strategic --patch-file <this document>", a.Workload.Namespace, strings.ToLower(a.Workload.Kind), a.Workload.Name)
+				e.note("# kubectl -n %s patch %s --type strategic --patch-file <this document>", safetext.ShellArg(a.Workload.Namespace), safetext.ShellObject(strings.ToLower(a.Workload.Kind), a.Workload.Name))
 			}
 			e.patch(patch)
 		}

@@ -45,7 +45,7 @@ func writeTable(w io.Writer, advice []Advice, notes []string) error {
 		// clusters.
 		col := func(string) string { return "" }
 		if clustered(advice) {
-			col = func(c string) string { return dash(c) + "\t" }
+			col = func(c string) string { return safetext.Cell(dash(c)) + "\t" }
 			fmt.Fprint(tw, "CLUSTER\t")
 		}
 		fmt.Fprintln(tw, "KIND\tNAME\tFLAVOR\tRESOURCE\tNAMESPACES\tQUOTA\tBORROWING\tPEAK\tP95\tADVISED\tADVISED BORROWING")
@@ -54,9 +54,11 @@ func writeTable(w io.Writer, advice []Advice, notes []string) error {
 			if a.Namespace != "" {
 				name = a.Namespace + "/" + a.Name
 			}
-			// Names from the cluster and the store, escaped for the terminal.
-			fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%g\t%s\t%g\t%g\t%d\t%s\n", col(safetext.Comment(a.Cluster)), a.Kind, safetext.Comment(name), safetext.Comment(dash(a.Flavor)), a.Resource,
-				safetext.Comment(dash(strings.Join(a.Namespaces, ","))), a.Quota, limit(a.Borrowing), a.Peak, a.P95, a.Advised, intLimit(a.AdvisedBorrowing))
+			// Names from the cluster and the store, escaped for the
+			// terminal, each one cell (safetext.Cell: a tab in one would
+			// shift the columns).
+			fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%g\t%s\t%g\t%g\t%d\t%s\n", col(a.Cluster), a.Kind, safetext.Cell(name), safetext.Cell(dash(a.Flavor)), safetext.Cell(a.Resource),
+				safetext.Cell(dash(strings.Join(a.Namespaces, ","))), a.Quota, limit(a.Borrowing), a.Peak, a.P95, a.Advised, intLimit(a.AdvisedBorrowing))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -64,12 +66,12 @@ func writeTable(w io.Writer, advice []Advice, notes []string) error {
 		fmt.Fprintln(w, "\nPeak and p95 are GPUs held at once over the window's steps; the advised quota covers the p95 with the margin (quota.margin of --config), and, in a cohort, the borrowing limit the rest of the peak.")
 		for _, a := range advice {
 			for _, n := range a.Notes {
-				fmt.Fprintf(w, "Note: %s%s %s: %s\n", of(a), a.Kind, a.Name, n)
+				fmt.Fprintf(w, "Note: %s\n", safetext.Line(fmt.Sprintf("%s%s %s: %s", of(a), a.Kind, a.Name, n)))
 			}
 		}
 	}
 	for _, n := range notes {
-		fmt.Fprintf(w, "Note: %s\n", n)
+		fmt.Fprintf(w, "Note: %s\n", safetext.Line(n))
 	}
 	return nil
 }
@@ -84,13 +86,15 @@ func writePatches(w io.Writer, advice []Advice) error {
 			fmt.Fprintln(w, "---")
 		}
 		n++
-		target := strings.ToLower(a.Kind) + " " + a.Name
+		// The command's words are quoted as a shell reads them: copying
+		// the line runs this patch, whatever the names hold.
+		target := safetext.ShellObject(strings.ToLower(a.Kind), a.Name)
 		if a.Kind == KindClusterQueue {
-			target = "clusterqueues.kueue.x-k8s.io " + a.Name
+			target = safetext.ShellObject("clusterqueues.kueue.x-k8s.io", a.Name)
 		}
 		ns := ""
 		if a.Namespace != "" {
-			ns = "-n " + a.Namespace + " "
+			ns = "-n " + safetext.ShellArg(a.Namespace) + " "
 		}
 		// Names come from the store and the cluster: a line break in one
 		// is escaped rather than ending the comment.

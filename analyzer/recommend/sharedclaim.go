@@ -10,6 +10,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/internal/safetext"
 	"github.com/gpulens/gpulens/signals"
 )
 
@@ -82,8 +83,8 @@ func ClaimPerPod(c SharedClaim, p criteria.Policy, prices *Prices) *Recommendati
 		// Without the claim's spec and the pods' entry naming it, no
 		// object can be written: say what to write.
 		r.Notes = append(r.Notes, fmt.Sprintf("gpulens could not read ResourceClaim %s from the cluster (cluster access): create a ResourceClaimTemplate in %s whose spec.spec is the claim's spec "+
-			"(kubectl get resourceclaim -n %s %s -o jsonpath='{.spec}'), point the pod template's resourceClaims entry that names %s at it (resourceClaimTemplateName instead of resourceClaimName), "+
-			"and delete the claim once no pod uses it (status.reservedFor empty)", c.Claim, ns, ns, name, name))
+			"(kubectl -n %s get %s -o jsonpath='{.spec}'), point the pod template's resourceClaims entry that names %s at it (resourceClaimTemplateName instead of resourceClaimName), "+
+			"and delete the claim once no pod uses it (status.reservedFor empty)", c.Claim, ns, safetext.ShellArg(ns), safetext.ShellObject("resourceclaim", name), name))
 	} else {
 		tmplName := perPodTemplateName(c.Spec.ResourceClaim)
 		spec := map[string]any{"spec": deepCopy(c.Spec.Spec)}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/ledger"
+	"github.com/gpulens/gpulens/internal/safetext"
 )
 
 // CSVHeader is the CSV format's columns: one row per team, then the
@@ -96,17 +97,9 @@ func writeCSV(w io.Writer, r *Report) error {
 }
 
 // csvText is a cell of text from the data (a team, namespaces, a
-// cluster: label values anyone who can label a namespace or write to the
-// store chooses), kept from being read as a formula by a spreadsheet: one
-// starting with =, +, -, @, a tab or a carriage return gets a leading
-// apostrophe, as OWASP's "CSV Injection" advises. Numbers are written by
-// num and never pass here.
-func csvText(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
-}
+// cluster), kept from being read as a formula (safetext.CSVCell). Numbers
+// are written by num and never pass here.
+var csvText = safetext.CSVCell
 
 func (r *Report) csvRow(scope, team, namespaces string, allocs int, u GPUHours, prev *GPUHours) []string {
 	row := []string{scope, csvText(team), csvText(namespaces), strconv.Itoa(allocs)}

@@ -41,12 +41,14 @@ func writeLedgerCSV(w io.Writer, r *Report) error {
 	if r.Ledger != nil {
 		for _, g := range r.Ledger.GPUs {
 			for _, h := range g.Hourly {
-				gpu := []string{h.Start.UTC().Format(time.RFC3339), h.End.UTC().Format(time.RFC3339), g.Cluster, g.Node, g.UUID, g.Model, g.Mode, num(h.Hours)}
+				// Cluster to mode and the tenant's names are the store's label
+				// values: each goes through csvText, the numbers do not.
+				gpu := []string{h.Start.UTC().Format(time.RFC3339), h.End.UTC().Format(time.RFC3339), csvText(g.Cluster), csvText(g.Node), csvText(g.UUID), csvText(g.Model), csvText(g.Mode), num(h.Hours)}
 				row := func(tenant []string, alloc, usage ledger.Amount) {
 					if alloc.GPUHours == 0 && usage.GPUHours == 0 {
 						return
 					}
-					out := append(append(append([]string{}, gpu...), tenant...), num(alloc.GPUHours), "", num(usage.GPUHours), "", r.Currency)
+					out := append(append(append([]string{}, gpu...), tenant...), num(alloc.GPUHours), "", num(usage.GPUHours), "", csvText(r.Currency))
 					if g.PriceKnown && r.CostKnown {
 						out[len(out)-4], out[len(out)-2] = num(alloc.Cost), num(usage.Cost)
 					}
@@ -54,7 +56,7 @@ func writeLedgerCSV(w io.Writer, r *Report) error {
 				}
 				for i, c := range h.Charges {
 					x := g.Tenants[i]
-					row([]string{x.Team, x.Namespace, x.Pod, x.Container, x.GPUInstance, x.Mode, num(x.Share)}, c.Allocation, c.Usage)
+					row([]string{csvText(x.Team), csvText(x.Namespace), csvText(x.Pod), csvText(x.Container), csvText(x.GPUInstance), csvText(x.Mode), num(x.Share)}, c.Allocation, c.Usage)
 				}
 				row([]string{"", LedgerIdle, "", "", "", "", ""}, h.Allocation.Idle, h.Usage.Idle)
 				row([]string{"", LedgerUnallocated, "", "", "", "", ""}, h.Allocation.Unallocated, h.Usage.Unallocated)

@@ -178,28 +178,30 @@ func writeRecommendTable(w io.Writer, fs []findings.Finding) error {
 		if f.CostKnown {
 			savings = dollars(f.MonthlySavingsUSD)
 		}
-		subject := safetext.Comment(cmp.Or(workloadRef(f), f.Node+"/"+f.GPUUUID))
+		// The subject, the cluster and a change's from and to are the
+		// store's text: each is one cell (safetext.Cell), on one row.
+		subject := safetext.Cell(cmp.Or(workloadRef(f), f.Node+"/"+f.GPUUUID))
 		if clustered {
-			fmt.Fprintf(tw, "%s\t", safetext.Comment(clusterCell(f.Cluster)))
+			fmt.Fprintf(tw, "%s\t", safetext.Cell(clusterCell(f.Cluster)))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.0f%%\n", f.Severity, f.Kind, subject, change, savings, 100*f.Confidence)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.0f%%\n", f.Severity, safetext.Cell(f.Kind), subject, safetext.Cell(change), savings, 100*f.Confidence)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
 	for i, f := range fs {
-		fmt.Fprintf(w, "%d. %s\n", i+1, safetext.Comment(f.Summary))
+		fmt.Fprintf(w, "%d. %s\n", i+1, safetext.Line(f.Summary))
 		r := f.Recommendation
 		if r != nil && r.Summary != "" && !strings.Contains(f.Summary, r.Summary) {
-			fmt.Fprintf(w, "   %s\n", safetext.Comment(r.Summary))
+			fmt.Fprintf(w, "   %s\n", safetext.Line(r.Summary))
 		}
 		if r != nil && r.Allocation == signals.AllocationPathDRA {
 			// A claim's change takes steps the table's columns cannot
 			// say: which objects, and why not in place.
-			fmt.Fprintf(w, "   %s\n", safetext.Comment(claimPath(r)))
+			fmt.Fprintf(w, "   %s\n", safetext.Line(claimPath(r)))
 			for _, note := range r.Notes {
-				fmt.Fprintf(w, "   - %s\n", safetext.Comment(note))
+				fmt.Fprintf(w, "   - %s\n", safetext.Line(note))
 			}
 		}
 	}
@@ -268,7 +270,7 @@ func writePatches(w io.Writer, fs []findings.Finding) error {
 			comment(w, "allocation: %s (the container's resources.limits)", r.Allocation)
 		}
 		if t := r.ClaimTemplate; t != nil {
-			comment(w, "kubectl -n %s create -f <this document>", t.Namespace)
+			comment(w, "kubectl -n %s create -f <this document>", safetext.ShellArg(t.Namespace))
 			fmt.Fprint(w, strings.TrimRight(t.YAML, "\n")+"\n")
 			if r.Patch != nil {
 				sep()
@@ -283,7 +285,9 @@ func writePatches(w io.Writer, fs []findings.Finding) error {
 				// whatever creates the pod.
 				comment(w, "%s/%s has no controller gpulens knows of; pods cannot be patched in place: apply this to the spec that creates it", ns, name)
 			} else {
-				comment(w, "kubectl -n %s patch %s %s --type strategic --patch-file <this document>", ns, strings.ToLower(kind), name)
+				// Each word is quoted as a shell reads it: copying the line
+				// runs this command, whatever the labels hold.
+				comment(w, "kubectl -n %s patch %s --type strategic --patch-file <this document>", safetext.ShellArg(ns), safetext.ShellObject(strings.ToLower(kind), name))
 			}
 			fmt.Fprint(w, strings.TrimRight(r.Patch.YAML, "\n")+"\n")
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/internal/outputflag"
+	"github.com/gpulens/gpulens/internal/safetext"
 )
 
 type recommendOptions struct {
@@ -86,7 +87,7 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 		return err
 	}
 	for _, s := range a.Findings.Skipped {
-		fmt.Fprintf(stderr, "skipped: %s\n", s)
+		fmt.Fprintf(stderr, "skipped: %s\n", safetext.Line(s)) // it names workloads: store text
 	}
 	fs := slices.DeleteFunc(report.SelectFindings(a.Findings.Findings, o.all, o.namespaces...),
 		func(f findings.Finding) bool { return !sel.Matches(labels.Set(report.FindingLabels(f))) })

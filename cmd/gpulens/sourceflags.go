@@ -20,6 +20,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/internal/humanlog"
 	"github.com/gpulens/gpulens/internal/progress"
+	"github.com/gpulens/gpulens/internal/safetext"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -156,7 +157,7 @@ func (f *sourceFlags) analyze(ctx context.Context, now time.Time, stderr io.Writ
 	}
 	sayDetected(stderr, a)
 	for _, n := range s.ClusterNotes() {
-		fmt.Fprintf(stderr, "note: %s\n", n)
+		fmt.Fprintf(stderr, "note: %s\n", safetext.Line(n)) // it names clusters: store text
 	}
 	return a, nil
 }

@@ -78,7 +78,7 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	// Store text (a label value in an error) reaches the terminal: its
 	// control characters are shown, not run, and the record stays one
 	// line.
-	line := safetext.Comment(b.String()) + "\n"
+	line := safetext.Line(b.String()) + "\n"
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	_, err := io.WriteString(h.w, line)
