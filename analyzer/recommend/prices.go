@@ -190,6 +190,41 @@ func tableKey(model string, table map[string]float64) (string, bool) {
 
 func hasKey(table map[string]float64, k string) bool { _, ok := table[k]; return ok }
 
+// Unmatched says, for each price a user's file set (not the embedded
+// table's) that prices none of models, the GPU models of the data, which
+// key it is, in which file, and the model seen nearest to it: a product
+// name written a little wrong ("NVIDIA H100 80GB HBM" for "... HBM3")
+// would otherwise be ignored while the GPU keeps the table's price.
+func (p *Prices) Unmatched(models []string) []string {
+	if p == nil || len(models) == 0 {
+		return nil
+	}
+	used := map[string]bool{}
+	for _, m := range models {
+		if k, ok := tableKey(m, p.perHour); ok {
+			used[k] = true
+		}
+		if g, ok := ParseVGPU(m); ok {
+			if b, known := LookupVGPUBoard(g.Board); known && b.Key != "" {
+				used[strings.ToLower(b.Key)] = true
+			}
+		}
+	}
+	var out []string
+	for _, k := range p.Models() {
+		file := p.from[k]
+		if used[k] || len(p.Files) == 0 || file == p.Files[0] {
+			continue
+		}
+		msg := fmt.Sprintf("%s: the price of %q matches no GPU of the data, whose models are %s", file, k, strings.Join(models, ", "))
+		if near, ok := suggest.Nearest(k, models); ok {
+			msg = fmt.Sprintf("%s: the price of %q matches no GPU of the data: did you mean %q?", file, k, near)
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
 // Models lists the priced keys, sorted.
 func (p *Prices) Models() []string {
 	return slices.Sorted(maps.Keys(p.perHour))
@@ -204,7 +239,19 @@ func parsePrices(base *Prices, data []byte, file string) (*Prices, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	defer func() { out.dates[file] = out.Date }()
+	dated := false
+	defer func() {
+		if dated {
+			out.dates[file] = out.Date
+			return
+		}
+		// A file without a date leaves the table's date to the prices
+		// it did not set: said so, not shown under the embedded
+		// table's date as if as current.
+		if len(doc.Content) > 0 && base.Date != "" {
+			out.Date = base.Date + ", " + file + " undated"
+		}
+	}()
 	priceKeys := []string{"date", "currency", "sources", "prices", "instances", "discounts"}
 	if err := yamlfile.Recognize(file, "price table", &doc, func(k string) bool { return slices.Contains(priceKeys, k) }, strings.Join(priceKeys, ", ")); err != nil {
 		return nil, err
@@ -225,7 +272,7 @@ func parsePrices(base *Prices, data []byte, file string) (*Prices, error) {
 				return nil, &criteria.FileError{File: file, Line: v.Line, Key: k.Value, Msg: "want a string"}
 			}
 			if k.Value == "date" {
-				out.Date = v.Value
+				out.Date, dated = v.Value, true
 			} else if v.Value != "USD" {
 				// Every figure downstream is in dollars; converting is the
 				// user's job, silently mixing currencies is not.
@@ -283,11 +330,20 @@ func modelValues(v *yaml.Node, file, section, what string, ok func(float64) bool
 	if v.Kind != yaml.MappingNode {
 		return &criteria.FileError{File: file, Line: v.Line, Key: section, Msg: "want a mapping of model to " + what}
 	}
+	// seen is each key's line: a key given twice (in any case: keys are
+	// matched case-folded) would otherwise let the later win in silence.
+	seen := map[string]int{}
 	for j := 0; j+1 < len(v.Content); j += 2 {
 		mk, mv := v.Content[j], v.Content[j+1]
 		if mk.Kind != yaml.ScalarNode || strings.TrimSpace(mk.Value) == "" {
 			return &criteria.FileError{File: file, Line: mk.Line, Key: section, Msg: "want a GPU model or catalog key, got an empty or non-scalar key"}
 		}
+		folded := strings.ToLower(strings.TrimSpace(mk.Value))
+		if line, dup := seen[folded]; dup {
+			return &criteria.FileError{File: file, Line: mk.Line, Key: section + "." + mk.Value,
+				Msg: fmt.Sprintf("given twice, on lines %d and %d: keep one", line, mk.Line)}
+		}
+		seen[folded] = mk.Line
 		f, err := strconv.ParseFloat(mv.Value, 64)
 		if mv.Kind != yaml.ScalarNode || err != nil || !ok(f) {
 			return &criteria.FileError{File: file, Line: mv.Line, Key: section + "." + mk.Value, Msg: fmt.Sprintf("%s, got %q", bad, mv.Value)}

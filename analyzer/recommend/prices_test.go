@@ -75,6 +75,9 @@ func TestPriceFileErrors(t *testing.T) {
 		{"missing.yaml", "no such file"},
 		{"typo.yaml", `testdata/prices/typo.yaml:5: prices.H100-80G: unknown model "H100-80G": did you mean H100-80GB?`},
 		{"typo-discount.yaml", `testdata/prices/typo-discount.yaml:2: discounts.A100-80BG: unknown model "A100-80BG": did you mean A100-80GB?`},
+		// Keys are matched case-folded, so these two are one key; at
+		// 36bc8ff the later won in silence.
+		{"duplicate.yaml", `testdata/prices/duplicate.yaml:5: prices.h100-80gb: given twice, on lines 3 and 5: keep one`},
 	}
 	for _, tt := range tests {
 		_, err := LoadPrices("testdata/prices/" + tt.file)
@@ -153,5 +156,36 @@ func TestPriceFileTakesProductNames(t *testing.T) {
 		if got, err := p.PerHour(model); err != nil || got != want {
 			t.Errorf("PerHour(%q) = %v, %v; want %v", model, got, err, want)
 		}
+	}
+}
+
+// TestUndatedFileAndUnmatchedKeys: a user's price file without a date is
+// said to be undated, not shown under the embedded table's date; a price
+// that matches no GPU of the data (an NVML product name written a little
+// wrong: NVML reports "NVIDIA H100 80GB HBM3", go-nvml's dgxh100 mock
+// and dcgm-exporter's modelName alike) is named with the model meant. At
+// 36bc8ff the file took the embedded table's date and the key was ignored
+// in silence, the H100 keeping the table's price.
+func TestUndatedFileAndUnmatchedKeys(t *testing.T) {
+	base := DefaultPrices()
+	p, err := LoadPrices("testdata/prices/undated.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := base.Date + ", testdata/prices/undated.yaml undated"; p.Date != want {
+		t.Errorf("Date %q, want %q", p.Date, want)
+	}
+	if src := p.Source("NVIDIA L4"); src != "testdata/prices/undated.yaml" {
+		t.Errorf("L4's source %q, want the file without a date", src)
+	}
+	got := p.Unmatched([]string{"NVIDIA H100 80GB HBM3", "NVIDIA L4"})
+	want := []string{`testdata/prices/undated.yaml: the price of "nvidia h100 80gb hbm" matches no GPU of the data: did you mean "NVIDIA H100 80GB HBM3"?`}
+	if !slices.Equal(got, want) {
+		t.Errorf("Unmatched = %q, want %q", got, want)
+	}
+	// The embedded table's own keys are never reported: it prices every
+	// catalog model, most of which a fleet does not have.
+	if got := base.Unmatched([]string{"NVIDIA L4"}); len(got) != 0 {
+		t.Errorf("the embedded table reported: %q", got)
 	}
 }

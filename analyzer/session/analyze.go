@@ -58,6 +58,7 @@ func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis
 	} else {
 		a.Notes = append(a.Notes, s.absentClusters(a.Clusters)...)
 	}
+	s.priceNotes(a)
 	return a, nil
 }
 

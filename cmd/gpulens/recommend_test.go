@@ -259,3 +259,21 @@ func TestRecommendFilterMatchingNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestPriceKeyMatchingNoGPU: a --prices key that prices no GPU of the
+// window is a warning naming the model meant (the demo's H100s report
+// NVML's "NVIDIA H100 80GB HBM3"); at 36bc8ff it was ignored in silence.
+func TestPriceKeyMatchingNoGPU(t *testing.T) {
+	dir := demoTSDB(t)
+	prices := filepath.Join(t.TempDir(), "prices.yaml")
+	if err := os.WriteFile(prices, []byte("date: \"2026-12\"\nprices:\n  \"NVIDIA H100 80GB HBM\": 5.00\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := execute(recommendArgs(dir, "--prices", prices, "-o", "json"), &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if want := `did you mean "NVIDIA H100 80GB HBM3"?`; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+	}
+}
