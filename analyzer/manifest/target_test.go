@@ -18,7 +18,9 @@ import (
 // NewSelectorRegex; resmap/reswrangler.go, Select): at main the name
 // ".*-0" was written as is, and its release (replicas: 0) selected every
 // StatefulSet of the namespace; "a+b" matched "aab" and not itself;
-// "llama3.1-serve" matched "llama3x1-serve". Each target must be the
+// "llama3.1-serve" matched "llama3x1-serve"; "+x" does not compile
+// ("missing argument to repetition operator"), failing the whole build.
+// Each target must be the
 // quoted name, and, read as kustomize reads it, match the name alone.
 // tools/kustomize renders the same with kustomize itself.
 func TestTargetsAreLiteral(t *testing.T) {
@@ -32,6 +34,7 @@ func TestTargetsAreLiteral(t *testing.T) {
 	}{
 		{".*", ".*-0", `\.\*`, `\.\*-0`, []string{"kafka", "postgres-primary", "x-0"}},
 		{"ml", "a+b", "ml", `a\+b`, []string{"aab", "ab"}},
+		{"ml", "+x", "ml", `\+x`, []string{"x"}},
 		{"serving", "llama3.1-serve", "serving", `llama3\.1-serve`, []string{"llama3x1-serve"}},
 	} {
 		w := workload.Ref{Kind: "StatefulSet", Namespace: tt.ns, Name: tt.name}
