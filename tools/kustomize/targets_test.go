@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/manifest"
 	"github.com/gpulens/gpulens/analyzer/recommend"
@@ -20,7 +22,9 @@ import (
 // advice is what gpulens recommends for the hostile names of
 // testdata/workloads.yaml: release the StatefulSet data/.* (its pod's
 // label read ".*-0") and .*/w, and move llama3.1-serve and a+b from a
-// whole GPU to a 3g.40gb MIG slice.
+// whole GPU to a 3g.40gb MIG slice; and move serving/embedder, whose
+// GPU container is not in the data, to a smaller slice, which no patch
+// can say.
 func advice() []findings.Finding {
 	finding := func(r *recommend.Recommendation) findings.Finding {
 		return findings.Finding{Namespace: r.Workload.Namespace, Workload: r.Workload.Name, WorkloadKind: r.Workload.Kind,
@@ -38,8 +42,13 @@ func advice() []findings.Finding {
 		release(workload.Ref{Kind: "StatefulSet", Namespace: ".*", Name: "w", Container: "w"}),
 		resize(workload.Ref{Kind: "Deployment", Namespace: "serving", Name: "llama3.1-serve", Container: "server"}),
 		resize(workload.Ref{Kind: "Deployment", Namespace: "ml", Name: "a+b", Container: "trainer"}),
+		finding(recommend.RightSize(recommend.Usage{Workload: embedder, Model: "NVIDIA H100 80GB HBM3", Sharing: "none", Share: 1,
+			P95Utilization: 0.01, P99MemoryBytes: 1 << 30}, criteria.DefaultPolicy())),
 	}
 }
+
+// embedder is a workload whose GPU container is not in the data.
+var embedder = workload.Ref{Kind: "Deployment", Namespace: "serving", Name: "embedder"}
 
 type id struct{ kind, namespace, name string }
 
@@ -56,6 +65,10 @@ type id struct{ kind, namespace, name string }
 // to 0, the release of .*/w every StatefulSet named w in any namespace,
 // "llama3.1-serve" also patched llama3x1-serve, and "a+b" patched aab and
 // not itself (kustomize says nothing of a target that selects nothing).
+// serving/embedder's GPU container is not in the data: at main its patch
+// named a container "main", which the strategic merge added to the pod
+// (containers merge by name); now it is not patched, and the
+// kustomization's head says which field to change.
 func TestHostileNamesPatchOnlyTheirTargets(t *testing.T) {
 	workloads, err := os.ReadFile(filepath.Join("testdata", "workloads.yaml"))
 	if err != nil {
@@ -91,6 +104,9 @@ func TestHostileNamesPatchOnlyTheirTargets(t *testing.T) {
 	kb, err := fSys.ReadFile("/advice/kustomization.yaml")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := "containers[<the GPU container>].resources.limits[nvidia.com/mig-1g.10gb] to 1"; !strings.Contains(string(kb), want) {
+		t.Errorf("kustomization.yaml does not say %q for %s:\n%s", want, embedder, kb)
 	}
 	var k map[string]any
 	if err := yaml.Unmarshal(kb, &k); err != nil {
