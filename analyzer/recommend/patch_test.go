@@ -42,7 +42,8 @@ func TestNoPatchWithoutContainer(t *testing.T) {
 				"no patch is written: the container holding the GPU is not in the data (the series carry no container label)"},
 		// 10 GiB p99 with the default 20% margin: 12,288 MiB.
 		{"MPS memory limit",
-			RelieveOOM("mps", 4, 80*gibF, Tenant{Usage: Usage{Workload: noContainer, Model: h100, Sharing: "mps", Share: 0.25, P99MemoryBytes: 10 * gibF}}, p),
+			RelieveOOM("mps", 4, 80*gibF, Tenant{Usage: Usage{Workload: noContainer, Model: h100, Sharing: "mps", Share: 0.25, P99MemoryBytes: 10 * gibF,
+				Resources: map[string]int64{"nvidia.com/gpu.shared": 1}}}, p),
 			"Deployment/team-a/web: set spec.template.spec.containers[<the GPU container>].env[CUDA_MPS_PINNED_DEVICE_MEM_LIMIT] to \"0=12288M\"; " +
 				"no patch is written: the container holding the GPU is not in the data (the series carry no container label)"},
 	} {

@@ -116,7 +116,13 @@ func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Ten
 			Sharing:            share,
 			Notes:              notes,
 		}
-		r.patchOr(heaviest.Workload, PatchChange{Env: map[string]string{"CUDA_MPS_PINNED_DEVICE_MEM_LIMIT": limit}})
+		ch := PatchChange{Env: map[string]string{"CUDA_MPS_PINNED_DEVICE_MEM_LIMIT": limit}}
+		if share != nil {
+			// With the config the same output writes, its node
+			// advertises the renamed resource.
+			ch, r.To = share.under(ch, heaviest.Usage), share.Advertises(r.To)
+		}
+		r.patchOr(heaviest.Workload, ch)
 		return r
 	}
 	why := fmt.Sprintf("it needs %s of the %s the co-tenants of its time-sliced GPU share, and time-slicing cannot limit memory", gib(need), gib(deviceMemory))
@@ -128,6 +134,13 @@ func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Ten
 	}
 	r := Dedicated(heaviest.Usage, p, why)
 	r.DevicePluginConfig, r.Sharing = cfg, share
+	if share != nil && r.Allocation == signals.AllocationPathDevicePlugin {
+		// The output writes the config for the nodes it runs on, which
+		// then advertise nvidia.com/gpu renamed: a request by the old
+		// name would never be scheduled there.
+		r.To = share.Advertises(r.To)
+		r.repatch(heaviest.Workload, share.under(heaviest.change(vocab.ResourceGPU), heaviest.Usage))
+	}
 	r.Notes = append(notes, r.Notes...)
 	return r
 }
