@@ -131,7 +131,7 @@ func ContainerUnknown(w workload.Ref, c PatchChange) string {
 	for _, k := range sortedKeys(c.Env) {
 		do = append(do, fmt.Sprintf("set %s.env[%s] to %q", field, k, c.Env[k]))
 	}
-	return fmt.Sprintf("%s: %s; no patch is written: the container holding the GPU is not in the data (the series carry no container label)",
+	return fmt.Sprintf("%s: %s; no patch is written: the container holding the GPU is not in the data (no container label on its series, and no pod spec from the cluster with one GPU container)",
 		w, strings.Join(do, ", "))
 }
 
