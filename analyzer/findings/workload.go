@@ -34,7 +34,7 @@ func (d *detector) workload(w fleet.Workload) {
 	owner, team, resources, src := d.owner(w)
 	d.report.WorkloadSources[src]++
 	f := Finding{
-		Namespace: w.Namespace, Workload: owner.Name, WorkloadKind: owner.Kind, WorkloadSource: src, Container: w.Container,
+		Namespace: w.Namespace, Workload: owner.Name, WorkloadKind: owner.Kind, WorkloadSource: src, Container: owner.Container,
 		Model: w.Model, Team: team, Pods: w.Pods, AllocationPath: w.AllocationPath, Claims: claimNames(w.Claims),
 		Evidence: map[string]float64{
 			"coverage": w.Coverage, "held_hours": w.HeldHours, "share": w.Share, "replicas": w.Replicas,
@@ -199,6 +199,11 @@ func (d *detector) owner(w fleet.Workload) (workload.Ref, string, map[string]int
 	if owner.Kind == "" {
 		owner.Kind = "Pod"
 	}
+	if owner.Container == "" {
+		// The series carry no container label: the spec's one GPU
+		// container, for a patch to name.
+		owner.Container = d.gpuContainer(w)
+	}
 	var team string
 	if d.haveInventory() {
 		team = d.inv.Namespaces[w.Namespace].Team
@@ -218,6 +223,20 @@ func (d *detector) owner(w fleet.Workload) (workload.Ref, string, map[string]int
 		}
 	}
 	return owner, team, d.requests(w), SourcePodName
+}
+
+// gpuContainer is the GPU container (inventory.Pod.GPUContainer) of any
+// of the workload's pods the cluster still knows.
+func (d *detector) gpuContainer(w fleet.Workload) string {
+	if !d.haveInventory() {
+		return ""
+	}
+	for _, pod := range w.Pods {
+		if p, ok := d.inv.Pods[inventory.PodKey{Namespace: w.Namespace, Name: pod}]; ok && p.GPUContainer != "" {
+			return p.GPUContainer
+		}
+	}
+	return ""
 }
 
 // requests are the GPU resources of any of the workload's pods the

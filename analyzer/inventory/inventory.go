@@ -57,6 +57,10 @@ type Pod struct {
 	// GPURequests are the pod's limits on GPU resources, by resource name
 	// (nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-1g.10gb).
 	GPURequests map[string]int64
+	// GPUContainer is the one app container of the pod spec whose
+	// resources hold a GPU, the container a patch of its GPU request
+	// names; empty where none or several do.
+	GPUContainer string
 	// Claims are the pod's spec.resourceClaims: devices it gets by Dynamic
 	// Resource Allocation (ClaimsOf says which are GPUs).
 	Claims        []PodClaim

@@ -34,13 +34,11 @@ type Doc struct {
 }
 
 // Target names the object a patch changes, as kustomize's patch targets
-// do.
+// do; its fields are names, written as the patterns that match exactly
+// them (MarshalJSON).
 type Target struct {
-	Group     string `json:"group,omitempty"`
-	Version   string `json:"version"`
-	Kind      string `json:"kind"`
-	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name"`
+	Group, Version, Kind string
+	Namespace, Name      string
 }
 
 // APIVersion is group/version, or the version alone for the core group.

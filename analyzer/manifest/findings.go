@@ -72,6 +72,10 @@ func findingDocs(f findings.Finding) []Doc {
 		docs[0].Comments = append(notes, docs[0].Comments...)
 	case r.Patch != nil:
 		docs = append(docs, patchDoc(r.Patch))
+	case r.ByHand != "":
+		// The container is not in the data: the change in words, no
+		// patch.
+		docs = append(docs, Doc{Comments: []string{r.ByHand}})
 	case r.Sharing != nil:
 		// The device plugin config alone: its ConfigMap comes first.
 		docs = append(docs, Doc{Comments: []string{fmt.Sprintf("roll out device plugin config %q (ConfigMap %s/%s above) to the nodes %s runs on",
@@ -79,7 +83,7 @@ func findingDocs(f findings.Finding) []Doc {
 	default:
 		return nil
 	}
-	if r.Sharing != nil && r.Patch != nil {
+	if r.Sharing != nil && (r.Patch != nil || r.ByHand != "") {
 		docs[0].Comments = append(docs[0].Comments, fmt.Sprintf("with device plugin config %q (ConfigMap %s/%s above) on the nodes it runs on",
 			r.Sharing.Name(), OperatorNamespace, DevicePluginConfigMap))
 	}

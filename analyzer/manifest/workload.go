@@ -80,13 +80,6 @@ func podSpecOf(obj map[string]any, kind string) map[string]any {
 	return m
 }
 
-func containerName(w workload.Ref) string {
-	if w.Container == "" {
-		return "main"
-	}
-	return w.Container
-}
-
 // patchDoc is p as a typed object of its workload's kind: the container's
 // resources and env, or the pod template's resourceClaims. A resource to
 // drop is a strategic-merge null, set after marshalling since a typed
@@ -100,7 +93,12 @@ func patchDoc(p *recommend.Patch) Doc {
 	var spec corev1.PodSpec
 	ch := p.Change
 	if len(ch.Limits) > 0 || len(ch.Env) > 0 || len(ch.Remove) > 0 {
-		c := corev1.Container{Name: containerName(w)}
+		if w.Container == "" {
+			// A strategic merge adds a container it does not find by name:
+			// no guessed one.
+			return Doc{Comments: []string{recommend.ContainerUnknown(w, ch)}}
+		}
+		c := corev1.Container{Name: w.Container}
 		if len(ch.Limits) > 0 {
 			c.Resources.Limits = corev1.ResourceList{}
 			for r, n := range ch.Limits {

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 )
@@ -59,7 +60,7 @@ spec:
 		{"RayCluster", ""},
 	} {
 		t.Run(tt.kind, func(t *testing.T) {
-			w := workload.Ref{Kind: tt.kind, Namespace: "shop", Name: "web"}
+			w := workload.Ref{Kind: tt.kind, Namespace: "shop", Name: "web", Container: "main"}
 			d := patchDoc(recommend.BuildPatch(w, resize))
 			if tt.want == "" {
 				if d.Object != nil || len(d.Comments) == 0 {
@@ -138,5 +139,29 @@ func TestFileName(t *testing.T) {
 		if got := fileName(in); got != want {
 			t.Errorf("fileName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestByHandIsWordsAlone: a recommendation whose container is not in the
+// data (recommend.Recommendation.ByHand) is written as the words saying
+// which field to change, with no object: at main 36bc8ff the patch named
+// a container "main", which a strategic merge adds to the pod.
+func TestByHandIsWordsAlone(t *testing.T) {
+	w := workload.Ref{Kind: "StatefulSet", Namespace: "team-a", Name: "db"}
+	ch := recommend.PatchChange{Limits: map[string]int64{"nvidia.com/gpu.shared": 1}, Remove: []string{"nvidia.com/gpu"}}
+	r := &recommend.Recommendation{Action: recommend.ActionTimeSlicing, Workload: w, Patch: recommend.BuildPatch(w, ch),
+		ByHand: recommend.ContainerUnknown(w, ch), Sharing: &recommend.Sharing{Strategy: "time-slicing", Replicas: 4}, DevicePluginConfig: "version: v1\n"}
+	docs := FromFindings([]findings.Finding{{Namespace: w.Namespace, Workload: w.Name, WorkloadKind: w.Kind, Summary: "share it", Recommendation: r}})
+	said := false
+	for _, d := range docs {
+		if d.Patch || d.ManifestOnly != nil {
+			t.Errorf("a patch without the container: %+v", d)
+		}
+		for _, c := range d.Comments {
+			said = said || strings.Contains(c, "set spec.template.spec.containers[<the GPU container>].resources.limits[nvidia.com/gpu.shared] to 1")
+		}
+	}
+	if !said {
+		t.Errorf("no document says the field to change: %+v", docs)
 	}
 }

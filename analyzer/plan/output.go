@@ -270,10 +270,15 @@ func emitChanges(p *Plan, e emitter) {
 			if strings.HasPrefix(a.From, "mig ") {
 				remove = append(remove, vocab.ResourceMIGPrefix+strings.TrimPrefix(a.From, "mig "))
 			}
-			patch := recommend.BuildPatch(a.Workload,
-				recommend.PatchChange{Limits: map[string]int64{a.Resource: 1}, Remove: remove})
+			change := recommend.PatchChange{Limits: map[string]int64{a.Resource: 1}, Remove: remove}
+			patch := recommend.BuildPatch(a.Workload, change)
 			e.doc(pp.Cluster)
 			e.note("# %s: %s → %s (%s GPU %d)", a.Workload, a.From, a.Resource, p.title(pp), a.GPU)
+			if patch == nil {
+				e.note("# %s", recommend.ContainerUnknown(a.Workload, change))
+				e.empty()
+				continue
+			}
 			if a.Workload.Kind == "Pod" {
 				e.note("# %s/%s has no controller gpulens knows of; pods cannot be patched in place: apply this to the spec that creates it", a.Workload.Namespace, a.Workload.Name)
 			} else {

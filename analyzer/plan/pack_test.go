@@ -18,7 +18,7 @@ const gib = 1 << 30
 // series builds a lane from per-step functions of memory (GiB) and load;
 // a step where both are 0 is one where no pod of the lane ran.
 func series(name string, steps int, mem func(t int) float64, load func(t int) float64) *Lane {
-	l := &Lane{Workload: workload.Ref{Kind: "Deployment", Namespace: "ns", Name: name}, From: "whole",
+	l := &Lane{Workload: workload.Ref{Kind: "Deployment", Namespace: "ns", Name: name, Container: "main"}, From: "whole",
 		Mem: make([]float32, steps), Load: make([]float32, steps)}
 	for t := 0; t < steps; t++ {
 		l.Mem[t], l.Load[t] = float32(mem(t)*gib), float32(load(t))

@@ -43,11 +43,11 @@ func HAMiResources(w workload.Ref, curMemMiB, curCores, memMiB, coresPct int64, 
 		CurrentShare:     HAMiShare(curCores, curMemMiB, deviceBytes),
 		RecommendedShare: HAMiShare(newCores, newMem, deviceBytes),
 		Allocation:       signals.AllocationPathDevicePlugin,
-		Patch:            BuildPatch(w, PatchChange{Limits: limits}),
 		Summary: fmt.Sprintf("set %s to nvidia.com/gpumem %d (MiB) and nvidia.com/gpucores %d: %s",
 			w, newMem, newCores, why),
 		Notes: []string{"HAMi reads the limits when the container starts: the patch restarts the pods. A nvidia.com/gpumem-percentage limit, if set, is to be removed for gpumem to apply."},
 	}
 	r.Reliability = r.RecommendedShare > r.CurrentShare
+	r.patchOr(w, PatchChange{Limits: limits})
 	return r
 }

@@ -3,6 +3,7 @@ package recommend
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -55,8 +56,16 @@ func podSpecPath(kind string) []string {
 	}
 }
 
-// BuildPatch renders c for w's container.
+// BuildPatch renders c for w's container; nil when the data does not
+// say which container holds the GPU (w.Container empty). A strategic
+// merge matches containers by name and adds one it does not find, so a
+// patch naming a guessed container would add a container without an image
+// rather than change the GPU's; ContainerUnknown says the change in
+// words instead.
 func BuildPatch(w workload.Ref, c PatchChange) *Patch {
+	if w.Container == "" {
+		return nil
+	}
 	limits := map[string]any{}
 	requests := map[string]any{}
 	for _, r := range c.Remove {
@@ -67,7 +76,7 @@ func BuildPatch(w workload.Ref, c PatchChange) *Patch {
 	for r, n := range c.Limits {
 		limits[r] = n
 	}
-	container := map[string]any{"name": containerName(w)}
+	container := map[string]any{"name": w.Container}
 	res := map[string]any{}
 	if len(limits) > 0 {
 		res["limits"] = limits
@@ -101,11 +110,39 @@ func BuildPatch(w workload.Ref, c PatchChange) *Patch {
 	return &Patch{Target: w.String(), YAML: string(y), JSON: string(j), Workload: w, Change: c}
 }
 
-func containerName(w workload.Ref) string {
-	if w.Container == "" {
-		return "main"
+// ContainerUnknown is c in words for w, whose container holding the GPU
+// is not in the data: the field of the pod template to change, with the
+// container left for the reader to name.
+func ContainerUnknown(w workload.Ref, c PatchChange) string {
+	field := strings.Join(podSpecPath(w.Kind), ".") + ".containers[<the GPU container>]"
+	var do []string
+	for _, r := range sortedKeys(c.Limits) {
+		do = append(do, fmt.Sprintf("set %s.resources.limits[%s] to %d", field, r, c.Limits[r]))
 	}
-	return w.Container
+	var drop []string
+	for _, r := range c.Remove {
+		if _, set := c.Limits[r]; !set && !slices.Contains(drop, r) {
+			drop = append(drop, r)
+		}
+	}
+	if len(drop) > 0 {
+		do = append(do, fmt.Sprintf("remove %s from %s.resources.limits and .requests", strings.Join(drop, " and "), field))
+	}
+	for _, k := range sortedKeys(c.Env) {
+		do = append(do, fmt.Sprintf("set %s.env[%s] to %q", field, k, c.Env[k]))
+	}
+	return fmt.Sprintf("%s: %s; no patch is written: the container holding the GPU is not in the data (no container label on its series, and no pod spec from the cluster with one GPU container)",
+		w, strings.Join(do, ", "))
+}
+
+// patchOr sets r's patch of c for w, or, where w's container is not in
+// the data, says the change in words (ByHand, and in Notes).
+func (r *Recommendation) patchOr(w workload.Ref, c PatchChange) {
+	if r.Patch = BuildPatch(w, c); r.Patch != nil {
+		return
+	}
+	r.ByHand = ContainerUnknown(w, c)
+	r.Notes = append(r.Notes, r.ByHand)
 }
 
 // Sharing is a device plugin sharing config in data: its strategy

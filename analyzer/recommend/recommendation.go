@@ -59,8 +59,13 @@ type Recommendation struct {
 	ClaimTemplate *Manifest
 	// Patch is the strategic-merge patch for the workload; nil when the
 	// change is to the device plugin only, or cannot be made by a patch
-	// (a named ResourceClaim: Notes say what to do).
+	// (a named ResourceClaim: Notes say what to do; a container not in
+	// the data: ByHand does).
 	Patch *Patch
+	// ByHand is, where the change is a container's and the data does not
+	// say which container holds the GPU, the field to change, in words
+	// (ContainerUnknown); it is one of Notes too. Empty otherwise.
+	ByHand string `json:",omitempty"`
 	// DevicePluginConfig is the device plugin sharing config to roll out
 	// (YAML), when the change needs one.
 	DevicePluginConfig string

@@ -105,18 +105,25 @@ func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Ten
 	if sharing == signals.SharingMPS {
 		limit := fmt.Sprintf("0=%dM", int64(math.Ceil(need/(1<<20))))
 		current := heaviest.currentShare(p.MIGShare)
-		return &Recommendation{
+		r := &Recommendation{
 			Action:   ActionMPSMemoryLimit,
 			Workload: heaviest.Workload,
 			Summary: fmt.Sprintf("cap %s's MPS pinned device memory at %s (its p99 peak %s plus %s margin) so that it fails alone instead of taking its co-tenants down",
 				heaviest.Workload.Name, gib(need), gib(heaviest.P99MemoryBytes), pct(p.MemoryMargin)),
 			From: heaviest.gpuResources()[0], To: heaviest.gpuResources()[0],
 			CurrentShare: current, RecommendedShare: current,
-			Patch:              BuildPatch(heaviest.Workload, PatchChange{Env: map[string]string{"CUDA_MPS_PINNED_DEVICE_MEM_LIMIT": limit}}),
 			DevicePluginConfig: cfg,
 			Sharing:            share,
 			Notes:              notes,
 		}
+		ch := PatchChange{Env: map[string]string{"CUDA_MPS_PINNED_DEVICE_MEM_LIMIT": limit}}
+		if share != nil {
+			// With the config the same output writes, its node
+			// advertises the renamed resource.
+			ch, r.To = share.under(ch, heaviest.Usage), share.Advertises(r.To)
+		}
+		r.patchOr(heaviest.Workload, ch)
+		return r
 	}
 	why := fmt.Sprintf("it needs %s of the %s the co-tenants of its time-sliced GPU share, and time-slicing cannot limit memory", gib(need), gib(deviceMemory))
 	if need > deviceMemory {
@@ -127,6 +134,13 @@ func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Ten
 	}
 	r := Dedicated(heaviest.Usage, p, why)
 	r.DevicePluginConfig, r.Sharing = cfg, share
+	if share != nil && r.Allocation == signals.AllocationPathDevicePlugin {
+		// The output writes the config for the nodes it runs on, which
+		// then advertise nvidia.com/gpu renamed: a request by the old
+		// name would never be scheduled there.
+		r.To = share.Advertises(r.To)
+		r.repatch(heaviest.Workload, share.under(heaviest.change(vocab.ResourceGPU), heaviest.Usage))
+	}
 	r.Notes = append(notes, r.Notes...)
 	return r
 }

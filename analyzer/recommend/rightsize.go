@@ -129,8 +129,8 @@ func timeSlice(u Usage, p criteria.Policy, current float64) *Recommendation {
 		DevicePluginConfig: timeSlicingConfig(signals.SharingTimeSlicing, best),
 		Sharing:            sharingOf(signals.SharingTimeSlicing, best),
 	}, shared, ClaimChange{})
-	r.Notes = []string{"time-slicing does not isolate memory: co-tenants' peaks add up, so watch the timeslice-oom-risk finding",
-		"apply the config to a dedicated shared node pool (nvidia.com/device-plugin.config label)"}
+	r.Notes = append(r.Notes, "time-slicing does not isolate memory: co-tenants' peaks add up, so watch the timeslice-oom-risk finding",
+		"apply the config to a dedicated shared node pool (nvidia.com/device-plugin.config label)")
 	return r
 }
 

@@ -123,7 +123,7 @@ func TestPatchForDeployment(t *testing.T) {
 	if r.Patch.JSON != wantJSON {
 		t.Errorf("JSON patch %s, want %s", r.Patch.JSON, wantJSON)
 	}
-	cron := BuildPatch(workload.Ref{Kind: "CronJob", Namespace: "n", Name: "c"}, PatchChange{Limits: map[string]int64{"nvidia.com/gpu": 1}})
+	cron := BuildPatch(workload.Ref{Kind: "CronJob", Namespace: "n", Name: "c", Container: "main"}, PatchChange{Limits: map[string]int64{"nvidia.com/gpu": 1}})
 	if !strings.HasPrefix(cron.JSON, `{"spec":{"jobTemplate":{"spec":{"template":{"spec":{"containers":[{"name":"main"`) {
 		t.Errorf("CronJob patch %s", cron.JSON)
 	}

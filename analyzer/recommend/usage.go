@@ -103,9 +103,9 @@ func (u Usage) gpuResources() []string {
 	return []string{vocab.ResourceGPU}
 }
 
-// change is a patch from the current resources to one of to.
-func (u Usage) change(to string) *Patch {
-	return BuildPatch(u.Workload, PatchChange{Limits: map[string]int64{to: 1}, Remove: u.gpuResources()})
+// change is the change from the current resources to one of to.
+func (u Usage) change(to string) PatchChange {
+	return PatchChange{Limits: map[string]int64{to: 1}, Remove: u.gpuResources()}
 }
 
 // retarget gives r its change of GPU along u's allocation path: on the
@@ -132,7 +132,7 @@ func (u Usage) retarget(r *Recommendation, resource string, claim ClaimChange) *
 	if !ok {
 		r.Allocation = signals.AllocationPathDevicePlugin
 		r.From, r.To = u.gpuResources()[0], resource
-		r.Patch = u.change(resource)
+		r.patchOr(u.Workload, u.change(resource))
 		return r
 	}
 	r.Allocation, r.Claim = signals.AllocationPathDRA, u.Claim.Source()

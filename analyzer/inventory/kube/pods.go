@@ -31,6 +31,7 @@ func (r *reader) podSummary(p *corev1.Pod) inventory.Pod {
 		WorkloadName:     w.name,
 		WorkloadInferred: inferred,
 		GPURequests:      gpuRequests(&p.Spec),
+		GPUContainer:     gpuContainer(&p.Spec),
 		Claims:           podClaims(p),
 		PriorityClass:    p.Spec.PriorityClassName,
 		Labels:           p.Labels,
@@ -87,4 +88,25 @@ func addGPUs(into map[string]int64, c *corev1.Container) {
 			}
 		}
 	}
+}
+
+// gpuContainer is the one app container whose resources hold a GPU; empty
+// where none or several do, since which of several a change is for is not
+// in the spec. An init container's devices are not what a change of the
+// running workload's request is about.
+func gpuContainer(spec *corev1.PodSpec) string {
+	name := ""
+	for i := range spec.Containers {
+		c := &spec.Containers[i]
+		held := map[string]int64{}
+		addGPUs(held, c)
+		if len(held) == 0 {
+			continue
+		}
+		if name != "" {
+			return ""
+		}
+		name = c.Name
+	}
+	return name
 }

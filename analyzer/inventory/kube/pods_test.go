@@ -69,3 +69,30 @@ func TestGPURequests(t *testing.T) {
 		})
 	}
 }
+
+// TestGPUContainer: the container a patch of the GPU request names, read
+// from the pod spec where the metrics carry no container label; none
+// where several app containers hold GPUs (which one a change is for is not
+// in the spec) or only an init container does. Without it, at main
+// 36bc8ff, a patch named a container "main" that the pod did not have.
+func TestGPUContainer(t *testing.T) {
+	named := func(name string, res corev1.ResourceList) corev1.Container {
+		return corev1.Container{Name: name, Resources: corev1.ResourceRequirements{Limits: res}}
+	}
+	gpu := corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("1")}
+	cpu := corev1.ResourceList{"cpu": resource.MustParse("1")}
+	for _, tt := range []struct {
+		name string
+		spec corev1.PodSpec
+		want string
+	}{
+		{"the server beside a sidecar", corev1.PodSpec{Containers: []corev1.Container{named("envoy", cpu), named("server", gpu)}}, "server"},
+		{"no GPU", corev1.PodSpec{Containers: []corev1.Container{named("web", cpu)}}, ""},
+		{"two GPU containers", corev1.PodSpec{Containers: []corev1.Container{named("a", gpu), named("b", gpu)}}, ""},
+		{"an init container's GPU", corev1.PodSpec{InitContainers: []corev1.Container{named("warm", gpu)}, Containers: []corev1.Container{named("web", cpu)}}, ""},
+	} {
+		if got := gpuContainer(&tt.spec); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -44,27 +44,27 @@ func TestReadCluster(t *testing.T) {
 		}{
 			{"inference", "triton-6b8f9c7d54-x2k4q", inventory.Pod{
 				Node: a100, Phase: "Running", WorkloadKind: "Deployment", WorkloadName: "triton",
-				GPURequests: map[string]int64{"nvidia.com/gpu.shared": 1}, PriorityClass: "inference-critical",
+				GPURequests: map[string]int64{"nvidia.com/gpu.shared": 1}, GPUContainer: "triton", PriorityClass: "inference-critical",
 			}},
 			{"inference", "triton-6b8f9c7d54-q9w7z", inventory.Pod{
 				Node: a100, Phase: "Running", WorkloadKind: "Deployment", WorkloadName: "triton",
-				GPURequests: map[string]int64{"nvidia.com/gpu.shared": 1}, PriorityClass: "inference-critical",
+				GPURequests: map[string]int64{"nvidia.com/gpu.shared": 1}, GPUContainer: "triton", PriorityClass: "inference-critical",
 			}},
 			{"research", "llm-finetune-0", inventory.Pod{
 				Node: h100, Phase: "Running", WorkloadKind: "StatefulSet", WorkloadName: "llm-finetune",
-				GPURequests: map[string]int64{"nvidia.com/mig-3g.40gb": 1}, PriorityClass: "batch-low",
+				GPURequests: map[string]int64{"nvidia.com/mig-3g.40gb": 1}, GPUContainer: "trainer", PriorityClass: "batch-low",
 			}},
 			{"research", "llm-finetune-1", inventory.Pod{
 				Node: h100, Phase: "Running", WorkloadKind: "StatefulSet", WorkloadName: "llm-finetune",
-				GPURequests: map[string]int64{"nvidia.com/mig-3g.40gb": 1}, PriorityClass: "batch-low",
+				GPURequests: map[string]int64{"nvidia.com/mig-3g.40gb": 1}, GPUContainer: "trainer", PriorityClass: "batch-low",
 			}},
 			{"research", "nightly-eval-29431200-7hq2m", inventory.Pod{
 				Node: h100, Phase: "Succeeded", WorkloadKind: "CronJob", WorkloadName: "nightly-eval",
-				GPURequests: map[string]int64{"nvidia.com/mig-1g.10gb": 1}, PriorityClass: "batch-low",
+				GPURequests: map[string]int64{"nvidia.com/mig-1g.10gb": 1}, GPUContainer: "eval", PriorityClass: "batch-low",
 			}},
 			{"notebooks", "jupyter-alice", inventory.Pod{
 				Node: a100, Phase: "Running", WorkloadKind: "Pod", WorkloadName: "jupyter-alice",
-				GPURequests: map[string]int64{"nvidia.com/gpu.shared": 1},
+				GPURequests: map[string]int64{"nvidia.com/gpu.shared": 1}, GPUContainer: "notebook",
 			}},
 			{"web", "nginx-5c7588df89-kw8vt", inventory.Pod{
 				Node: l4, Phase: "Running", WorkloadKind: "Deployment", WorkloadName: "nginx",
