@@ -12,7 +12,9 @@ import (
 const maxStaleLogged = 10
 
 // warnStale says on the log where the data stops before the window's end
-// (fleet.Result.Stale): those nodes are judged at their last sample and
+// (fleet.Result.Stale), with the step each node was last seen at (up to
+// the engine's 5m lookback after its last sample, where the store has no
+// staleness markers): those nodes are judged at their last sample and
 // none of them is advised to scale down, which a reader of the advice
 // alone would not know. The report's notes say it too.
 func (s *Session) warnStale(res *fleet.Result) {
@@ -37,7 +39,7 @@ func (s *Session) warnStale(res *fleet.Result) {
 	}
 	s.cfg.Logger.Warn("the data stops before the window's end: those nodes are judged at their last sample, and none is advised to scale down",
 		"window_end", res.Window.LastStep().UTC().Format(time.RFC3339), "stale_nodes", len(stale), "nodes", len(res.NodesSeen()),
-		"last_sample", dataEnd.UTC().Format(time.RFC3339), "stopped", strings.Join(names, ", "))
+		"last_seen", dataEnd.UTC().Format(time.RFC3339), "stopped", strings.Join(names, ", "))
 }
 
 func later(a, b time.Time) time.Time {
