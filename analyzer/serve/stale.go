@@ -22,7 +22,9 @@ func (s *Service) keepStale(res *Result) []findings.Finding {
 	for _, n := range res.Stale {
 		stale[n] = true
 	}
-	of := func(f findings.Finding) bool { return f.Node != "" && stale[fleet.NodeRef{Cluster: f.Cluster, Node: f.Node}] }
+	of := func(f findings.Finding) bool {
+		return f.Node != "" && stale[fleet.NodeRef{Cluster: f.Cluster, Node: f.Node}]
+	}
 	var out []findings.Finding
 	kept := 0
 	for _, f := range prev.advice {
