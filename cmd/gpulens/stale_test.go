@@ -91,6 +91,31 @@ func TestDemoReadLaterGivesTheSameAdvice(t *testing.T) {
 		}
 	}
 
+	// Every format of the report says where the data stops: the notes,
+	// and in JSON the window's data_stops too.
+	for _, format := range []string{"table", "markdown", "html", "json"} {
+		var stdout, stderr bytes.Buffer
+		args := []string{"report", "--data-dir", dir, "--since", "3h", "--until", end.Add(30 * time.Minute).Format(time.RFC3339), "--no-kubernetes", "-o", format}
+		if code := execute(args, &stdout, &stderr); code != exitOK {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr.String())
+		}
+		for _, want := range []string{"data stops", "gpu-h100-01 last seen " + end.Format("2006-01-02T15:0")} {
+			if !strings.Contains(stdout.String(), want) {
+				t.Errorf("the %s report lacks %q", format, want)
+			}
+		}
+		if format == "json" {
+			var r struct {
+				Window struct {
+					DataStops []struct{ Node string } `json:"data_stops"`
+				}
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &r); err != nil || len(r.Window.DataStops) != 6 {
+				t.Errorf("the JSON report's window.data_stops %+v (%v), want the demo's 6 nodes", r.Window.DataStops, err)
+			}
+		}
+	}
+
 	// Without --until, the window ends at the store's last sample.
 	noUntil, _, warning := actions("")
 	if strings.Contains(warning, "data stops") {
