@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"time"
+
+	"github.com/prometheus/prometheus/tsdb"
 )
 
 // LastSampler is a source that can tell cheaply, without reading samples,
@@ -31,7 +33,6 @@ var _ LastSampler = (*Embedded)(nil)
 // data is told as data that stopped (fleet.Result.Stale), never read as
 // an empty fleet.
 func (e *Embedded) LastSample(_ context.Context, end time.Time) (time.Time, bool, error) {
-	type span struct{ min, max int64 }
 	var spans []span
 	switch {
 	case e.ro != nil:
@@ -39,15 +40,13 @@ func (e *Embedded) LastSample(_ context.Context, end time.Time) (time.Time, bool
 			spans = append(spans, span{b.Meta().MinTime, b.Meta().MaxTime - 1})
 		}
 		if e.ro.head != nil {
-			h := e.ro.head.Head()
-			spans = append(spans, span{h.MinTime(), h.MaxTime()}, span{h.MinOOOTime(), h.MaxOOOTime()})
+			spans = append(spans, headSpans(e.ro.head.Head())...)
 		}
 	case e.db != nil:
 		for _, b := range e.db.Blocks() {
 			spans = append(spans, span{b.Meta().MinTime, b.Meta().MaxTime - 1})
 		}
-		h := e.db.Head()
-		spans = append(spans, span{h.MinTime(), h.MaxTime()}, span{h.MinOOOTime(), h.MaxOOOTime()})
+		spans = append(spans, headSpans(e.db.Head())...)
 	}
 	hi := end.UnixMilli()
 	last := int64(math.MinInt64)
@@ -62,4 +61,17 @@ func (e *Embedded) LastSample(_ context.Context, end time.Time) (time.Time, bool
 		return time.Time{}, false, nil
 	}
 	return time.UnixMilli(last).UTC(), true, nil
+}
+
+type span struct{ min, max int64 }
+
+// headSpans are the head's bounds, in-order and out-of-order. A head
+// emptied by compaction (PersistHead's reopened one) says MinTime =
+// MaxTime = the last block's end, a millisecond after its last sample:
+// only a head with series counts.
+func headSpans(h *tsdb.Head) []span {
+	if h.NumSeries() == 0 {
+		return nil
+	}
+	return []span{{h.MinTime(), h.MaxTime()}, {h.MinOOOTime(), h.MaxOOOTime()}}
 }
