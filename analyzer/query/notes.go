@@ -17,7 +17,7 @@ func (a *analysis) notes() []string {
 	if len(a.res.GPUs) == 0 {
 		notes = append(notes, "no GPU series in the window: is the exporter scraped, and is the window right?")
 	}
-	if n := StaleNote(a.res); n != "" {
+	if n := staleNote(a.res); n != "" {
 		notes = append(notes, n)
 	}
 	var partialGPUs, noUtilGPUs int

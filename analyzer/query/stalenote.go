@@ -8,15 +8,15 @@ import (
 	"github.com/gpulens/gpulens/analyzer/fleet"
 )
 
-// maxStaleNamed is how many nodes whose data stopped StaleNote names
+// maxStaleNamed is how many nodes whose data stopped staleNote names
 // before "and K more".
 const maxStaleNamed = 5
 
-// StaleNote says where the data stops before the window's end
+// staleNote says where the data stops before the window's end
 // (fleet.Result.Stale): which nodes, and when each was last seen; empty
 // when the data reaches it. The report carries it among its notes, so
 // every format says it.
-func StaleNote(res *fleet.Result) string {
+func staleNote(res *fleet.Result) string {
 	stale := res.Stale()
 	if len(stale) == 0 {
 		return ""
