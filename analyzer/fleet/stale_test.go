@@ -28,8 +28,8 @@ func TestNodesSeen(t *testing.T) {
 		gpu("stopped", "d", 26*time.Minute), gpu("stopped", "e", 30*time.Minute),
 	}
 	res.Allocations = []fleet.Allocation{
-		alloc("fresh", "job", time.Hour),             // a finished Job
-		alloc("stopped", "web", 0),                   // not read: the node has GPU series
+		alloc("fresh", "job", time.Hour), // a finished Job
+		alloc("stopped", "web", 0),       // not read: the node has GPU series
 		alloc("pods-only", "a", 20*time.Minute), alloc("pods-only", "b", 40*time.Minute),
 	}
 	want := map[fleet.NodeRef]time.Duration{
