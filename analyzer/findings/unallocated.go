@@ -16,9 +16,9 @@ import (
 	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
-// heldNowWithin is how close to the window's last step an allocation must
-// have been seen to hold its GPU now (at the window's end): the engine's
-// lookback. Without staleness markers (a backfill) a deleted pod's series
+// heldNowWithin is how close to its node's last sample (the window's last
+// step, unless the node's data stopped before it) an allocation must have
+// been seen to hold its GPU now: the engine's lookback. Without staleness markers (a backfill) a deleted pod's series
 // is seen for that long after its last sample anyway, so a pod gone within
 // it cannot be told from one still there; with the allowance both kinds
 // of data give the same answer.
@@ -108,6 +108,16 @@ func (d *detector) unallocatedCapacity(g fleet.GPU, base func(string, Severity) 
 		f.Summary += fmt.Sprintf(", but %d GPU(s) of %s are held now, so the autoscaler cannot remove the node: %s ('gpulens plan' packs the pool on fewer nodes)", use.held, g.Node, how)
 		f.Recommendation = &recommend.Recommendation{Action: recommend.ActionConsolidate, CurrentShare: ratio, RecommendedShare: ratio,
 			Summary: how + "; 'gpulens plan' gives the layout"}
+	case use.stopped > fleet.StaleAfter:
+		// The node's data stops before the window's end: what holds its
+		// GPUs now is not in the data, and absent samples are not an
+		// empty node. It may be gone already, or its exporter (or
+		// Prometheus) down; either way scaling it down is not advised.
+		f.Severity, f.Confidence = Info, confidence(g.Coverage, 0.5)
+		f.Evidence["node_data_stopped_seconds_before_end"] = use.stopped.Seconds()
+		f.Summary += fmt.Sprintf(", and no GPU of %s was held at its last sample, but its data stops %s before the window's end (last seen %s): "+
+			"whether the node is empty now cannot be judged, so no scale-down is advised (is its exporter scraped, is Prometheus up?)",
+			g.Node, use.stopped, d.res.Window.LastStep().Add(-use.stopped).UTC().Format(time.RFC3339))
 	case use.busy:
 		// Held for most of the window by pods gone by its end: the node
 		// is empty now, and there is nothing to move.
@@ -143,6 +153,11 @@ type nodeUse struct {
 	// unseen is how many of its GPUs are in use while no pod is seen on
 	// them (UnnamedUseOf).
 	unseen int
+	// stopped is how long before the window's last step the node's
+	// data was last seen (fleet.Result.NodesSeen): past
+	// fleet.StaleAfter its GPUs are judged at its last sample, and it is
+	// not known to be empty now.
+	stopped time.Duration
 	// clusterPods are the pods the cluster lists on the node, running
 	// and holding a device of their own (a GPU ResourceClaim, or a
 	// request on a node that does not share its GPUs), that no allocation
@@ -160,14 +175,19 @@ type holding struct {
 
 // nodeUse is node's use, worked out for every node on the first call: one
 // pass over the GPUs and one over the allocations, whatever the number of
-// unallocated GPUs asking. Only the allocations seen at the window's end
-// (heldNowWithin) hold a GPU now: a rollout's old pods and finished Jobs
-// are gone and never named.
+// unallocated GPUs asking. Only the allocations seen at the node's last
+// sample (heldNowWithin) hold a GPU now: a rollout's old pods and
+// finished Jobs are gone and never named. That sample is the window's
+// end unless the node's data stopped before it (an exporter or a
+// Prometheus down, a store read after its last sample): then the pods
+// seen last are the ones that held its GPUs, not none.
 func (d *detector) nodeUse(node string) nodeUse {
 	if d.nodes == nil {
 		d.nodes = map[string]nodeUse{}
+		seen := d.res.NodesSeen()
 		for _, g := range d.res.GPUs {
 			u := d.nodes[g.Node]
+			u.stopped = max(u.stopped, seen[fleet.NodeRef{Cluster: g.Cluster, Node: g.Node}])
 			if !d.unallocated(g) {
 				u.busy = true
 			} else if UnnamedUseOf(g, d.cfg).InUse() {
@@ -179,7 +199,7 @@ func (d *detector) nodeUse(node string) nodeUse {
 		held := map[string]map[fleet.GPUKey]bool{}
 		holders := map[string]map[workload.Ref]*holding{}
 		for _, a := range d.res.Allocations {
-			if a.SinceLastSeen > heldNowWithin {
+			if a.SinceLastSeen-seen[fleet.NodeRef{Cluster: a.Cluster, Node: a.Node}] > heldNowWithin {
 				continue
 			}
 			k := fleet.GPUKey{Cluster: a.Cluster, Node: a.Node, UUID: a.UUID}

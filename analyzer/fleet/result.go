@@ -210,6 +210,13 @@ type GPU struct {
 	AllocatedGPUHours float64
 	Steps             int
 	Coverage          float64
+	// SinceLastSeen is the time from the last step the GPU's exporter
+	// was seen reporting it at to the window's last step, as
+	// Allocation.SinceLastSeen is: 0 for a GPU reported at the end of
+	// the window. A node whose GPUs all stopped before it (an exporter or
+	// a Prometheus that stopped, a store read after its last sample) is
+	// judged at its last sample, not at the window's end (Result.Stale).
+	SinceLastSeen time.Duration `json:",omitzero"`
 	// ReportedByHour is ReportedHours in each hour of the window's
 	// HourGrid, where the analysis folded hours (Sharding.Lanes); nil
 	// otherwise.

@@ -166,6 +166,9 @@ func (a *analysis) scanQueries(sch signals.Schema) []namedQuery {
 				g.Model = string(s.Metric[signals.LabelModel])
 			}
 		})},
+		{name: "gpu last step", expr: over("max_over_time", signals.StepTime(gpu)), apply: a.gpuValue(func(g *fleet.GPU, v float64) {
+			g.SinceLastSeen = sinceLastStep(a.w, int64(math.Round(v*1000)))
+		})},
 		{name: "gpu allocated steps", expr: over("count_over_time", signals.AndOn(gpu, signals.GPUKey, presence(signals.GPUKey, sch.Allocation()))), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AllocatedHours = hours(a.w, v) })},
 		{name: "gpu allocated GPU steps", expr: over("sum_over_time", signals.SumBy(signals.GPUKey, sch.Allocation())), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AllocatedGPUHours = hours(a.w, v) })},
 		{name: "gpu co-tenants", expr: over("max_over_time", signals.CountBy(signals.GPUKey, alloc)), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.CoTenants = int(v) })},

@@ -17,6 +17,9 @@ func (a *analysis) notes() []string {
 	if len(a.res.GPUs) == 0 {
 		notes = append(notes, "no GPU series in the window: is the exporter scraped, and is the window right?")
 	}
+	if n := staleNote(a.res); n != "" {
+		notes = append(notes, n)
+	}
 	var partialGPUs, noUtilGPUs int
 	lowest := -1
 	for i, g := range a.res.GPUs {

@@ -154,7 +154,7 @@ func (a *analysis) memoryPass(ans []stepSeries) {
 	}
 }
 
-// gpuPass: the steps each GPU reported, and its model.
+// gpuPass: the steps each GPU reported, the last of them, and its model.
 func (a *analysis) gpuPass(ans []stepSeries) {
 	type modelKey struct {
 		gpu   fleet.GPUKey
@@ -162,6 +162,12 @@ func (a *analysis) gpuPass(ans []stepSeries) {
 	}
 	for _, g := range groupBy(a, ans, func(m model.Metric) modelKey { return modelKey{gpuKey(m), string(m[signals.LabelModel])} }, aggMax) {
 		x := a.gpuOf(g.key.gpu)
+		// A GPU whose model label changed is several groups: it was last
+		// seen at the latest of them.
+		since := sinceLastStep(a.w, int64(a.stepTime(lastStep(g.v))))
+		if x.Steps == 0 || since < x.SinceLastSeen {
+			x.SinceLastSeen = since
+		}
 		x.Steps += present(g.v)
 		a.hours.gpu(x, g.v)
 		if x.Model == "" {

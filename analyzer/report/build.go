@@ -45,8 +45,8 @@ type Input struct {
 func Build(a Input, prices *recommend.Prices) *Report {
 	pr := newPricer(prices)
 	r := &Report{
-		Window:    window(a.Current.Window),
-		Previous:  window(a.Previous.Window),
+		Window:    window(a.Current.Window, a.Current.Stale()),
+		Previous:  window(a.Previous.Window, nil),
 		Schema:    a.Schema,
 		CostKnown: prices != nil,
 		Currency:  "USD",
@@ -81,8 +81,12 @@ func Build(a Input, prices *recommend.Prices) *Report {
 	return r
 }
 
-func window(w fleet.Window) Window {
-	return Window{Start: w.Start.UTC(), End: w.End.UTC(), Hours: w.Duration().Hours()}
+func window(w fleet.Window, stale []fleet.NodeSeen) Window {
+	out := Window{Start: w.Start.UTC(), End: w.End.UTC(), Hours: w.Duration().Hours()}
+	for _, n := range stale {
+		out.DataStops = append(out.DataStops, DataStop{Cluster: n.Cluster, Node: n.Node, LastSeen: n.LastSeen.UTC()})
+	}
+	return out
 }
 
 // pricer looks prices up once per model and remembers the models without

@@ -48,6 +48,21 @@ type Window struct {
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
 	Hours float64   `json:"hours"`
+	// DataStops are the nodes whose data stops before the window's end
+	// (fleet.Result.Stale), the longest stopped first: they are judged at
+	// their last sample, and none is advised to scale down. The notes
+	// say it in words.
+	DataStops []DataStop `json:"data_stops,omitempty"`
+}
+
+// DataStop is a node whose data stops before the window's end.
+type DataStop struct {
+	Cluster string `json:"cluster,omitempty"`
+	Node    string `json:"node"`
+	// LastSeen is the last step its series were seen at: its last
+	// sample, or up to the engine's lookback (5m) after it where the
+	// store has no staleness markers.
+	LastSeen time.Time `json:"last_seen"`
 }
 
 // GPUHours are the allocation figures, in GPU-hours and money, shared by a

@@ -28,7 +28,7 @@ var Families = []Family{
 	{vocab.SeriesServeAnalysisDuration, "gauge", "How long the last analysis took, successful or not."},
 	{vocab.SeriesServeAnalyses, "counter", "Analyses run, by result: success or failure."},
 	{vocab.SeriesServeQueries, "counter", "PromQL queries issued by successful analyses."},
-	{vocab.SeriesServeStale, "gauge", "1 while the last analysis failed and the series and API show the last good one."},
+	{vocab.SeriesServeStale, "gauge", "1 while the last analysis failed, or found every node's data stopped, and the series and API show the last good one."},
 	{vocab.SeriesServeAlerts, "gauge", "Alerts being sent to Alertmanager, by state: active or resolved (re-sent for 15 minutes)."},
 	{vocab.SeriesServeNotificationsSent, "counter", "Alerts an Alertmanager accepted."},
 	{vocab.SeriesServeNotificationsFailed, "counter", "Alerts in batches an Alertmanager did not accept after every retry."},

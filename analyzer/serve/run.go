@@ -156,8 +156,14 @@ func Run(ctx context.Context, c Config) error {
 			if err != nil {
 				return nil, exit(err)
 			}
-			return &Result{Findings: a.Findings.Findings, Report: r,
-				Queries: a.Current.QueryCount + a.Previous.QueryCount}, nil
+			res := &Result{Findings: a.Findings.Findings, Report: r,
+				Queries: a.Current.QueryCount + a.Previous.QueryCount}
+			stale := a.Current.Stale()
+			for _, n := range stale {
+				res.Stale = append(res.Stale, n.NodeRef)
+			}
+			res.AllStale = len(stale) > 0 && len(stale) == len(a.Current.NodesSeen())
+			return res, nil
 		},
 		Interval: c.Interval, Notifier: notifier, Health: health, ReportURL: reportURL,
 		Logger: logger.With("component", "serve"),

@@ -99,6 +99,16 @@ func (s *Service) Cycle(ctx context.Context) {
 	actx, cancel := context.WithTimeout(ctx, s.o.Interval)
 	res, err := s.o.Analyze(actx)
 	cancel()
+	if err == nil && res != nil && res.AllStale && s.current.Load() != nil {
+		// Every node's data stopped: nothing in this analysis is judged
+		// on current data, so the last good one stays, as after a
+		// failure.
+		s.lastDur.Store(int64(time.Since(start)))
+		s.stale.Store(true)
+		s.o.Logger.Warn("the data stops before the window's end on every node; serving the last good analysis",
+			"nodes", len(res.Stale), "last_success", s.LastSuccess())
+		return
+	}
 	if err == nil {
 		err = s.publish(res)
 	}
@@ -119,33 +129,37 @@ func (s *Service) Cycle(ctx context.Context) {
 	s.o.Logger.Info("analysis done", "findings", len(res.Findings), "queries", res.Queries, "duration", dur.Round(time.Millisecond))
 }
 
-// publish builds everything one analysis serves, then swaps it in.
+// publish builds everything one analysis serves, then swaps it in: its
+// findings, less those of the nodes whose data stopped, which keep the
+// ones served before (keepStale).
 func (s *Service) publish(res *Result) error {
 	if res == nil || res.Report == nil {
 		return errors.New("the analysis returned no report")
 	}
 	r := res.Report
+	advice := s.keepStale(res)
 	var rep, fs bytes.Buffer
 	if err := report.Render(&rep, r, "json"); err != nil {
 		return fmt.Errorf("report JSON: %w", err)
 	}
-	if err := report.WriteFindingsJSON(&fs, res.Findings); err != nil {
+	if err := report.WriteFindingsJSON(&fs, advice); err != nil {
 		return fmt.Errorf("findings JSON: %w", err)
 	}
 	now := s.o.Now()
 	snap := &snapshot{
 		at:     now,
 		window: r.Window,
-		set: series.Build(series.Input{Findings: res.Findings, Teams: r.Teams, CostKnown: r.CostKnown,
+		set: series.Build(series.Input{Findings: advice, Teams: r.Teams, CostKnown: r.CostKnown,
 			WindowHours: r.Window.Hours, Ledger: r.Ledger}),
 		report:   rep.Bytes(),
 		findings: fs.Bytes(),
+		advice:   advice,
 	}
 	s.current.Store(snap)
 	s.stale.Store(false)
 	s.lastSuccess.Store(now.UnixNano())
 	if s.o.Notifier != nil {
-		s.o.Notifier.Update(alertsOf(res.Findings, s.o.ReportURL))
+		s.o.Notifier.Update(alertsOf(advice, s.o.ReportURL))
 	}
 	return nil
 }

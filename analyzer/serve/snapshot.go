@@ -6,6 +6,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/report"
 )
 
@@ -15,6 +16,12 @@ type Result struct {
 	Report   *report.Report
 	// Queries is how many PromQL queries the analysis issued.
 	Queries int
+	// Stale are the nodes whose data stops before the window's end
+	// (fleet.Result.Stale), and AllStale says every node's does: their
+	// findings are not judged on current data, and the service keeps
+	// the ones it served before for them (keepStale).
+	Stale    []fleet.NodeRef
+	AllStale bool
 }
 
 // snapshot is everything served from one successful analysis, built
@@ -25,4 +32,7 @@ type snapshot struct {
 	set      *metrics.Set
 	report   []byte
 	findings []byte
+	// advice are the findings served, for the next analysis to keep those
+	// of the nodes whose data stopped.
+	advice []findings.Finding
 }

@@ -47,6 +47,7 @@ func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis
 	}
 	s.cfg.Logger.Info("analysis read", "source", a.Source, "path", path, "passes", a.Current.Passes,
 		"raw passes", a.Current.RawPasses, "queries", a.Current.QueryCount)
+	s.warnStale(a.Current)
 	if a.Clusters == nil {
 		// One cluster's series: what several contexts read is joined
 		// with the primary's inventory, and the notes say why.

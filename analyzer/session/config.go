@@ -30,6 +30,12 @@ type Config struct {
 	// (0: one minute). Every use case reads this one window's grid.
 	Start, End time.Time
 	Step       time.Duration
+	// EndAtLastSample ends the window at the store's last sample, where
+	// that is before End and the source can tell it without reading
+	// (source.LastSampler: a store on disk), keeping the window's
+	// length: a --data-dir read without --until. A store read after its
+	// last sample would otherwise end in minutes without data.
+	EndAtLastSample bool
 	// MaxWindow bounds the window once started at the store's first
 	// sample (0: no bound): a mistyped --since over a store of years is
 	// refused rather than read.

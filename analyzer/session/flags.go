@@ -103,7 +103,7 @@ func (f *Flags) Config(now time.Time, logger *slog.Logger, obs Observer) (Config
 	cfg := Config{
 		MaxWindow:     maxWindow,
 		PrometheusURL: f.PrometheusURL, DataDir: f.DataDir, Remote: f.Remote, MaxSamples: f.MaxSamples,
-		Schema: f.Schema, Start: start, End: end, Step: f.Step, ConfigFile: f.ConfigFile, PricesFile: f.PricesFile, DCGMFieldsFile: f.DCGMFields,
+		Schema: f.Schema, Start: start, End: end, EndAtLastSample: f.Until == "", Step: f.Step, ConfigFile: f.ConfigFile, PricesFile: f.PricesFile, DCGMFieldsFile: f.DCGMFields,
 		Kubernetes: kube.Options{Kubeconfig: f.Kubeconfig, TeamLabel: f.TeamLabel},
 		Contexts:   f.Contexts, AllContexts: f.AllContexts, ClusterLabel: f.ClusterLabel,
 		Logger: logger, Observer: obs,

@@ -21,15 +21,36 @@ const (
 	InputMaxWindow = "max-window"
 )
 
-// fitWindow starts the window at the store's first sample, when the
-// source can tell it without reading samples, so that memory follows the
-// data and not the window asked for; then checks the window against
-// Config.MaxWindow and MaxSteps. The end stays where it was asked: data
-// that stopped coming shows as uncovered time at the end, and is not read
-// as current. The start moves by whole steps, so the grid of steps stays
-// where it was.
+// fitWindow ends the window at the store's last sample where no end was
+// asked (Config.EndAtLastSample) and the source can tell it without
+// reading samples (a store on disk), keeping its length; starts it at the
+// store's first sample, when the source can tell that, so that memory
+// follows the data and not the window asked for; then checks the window
+// against Config.MaxWindow and MaxSteps. An end that was asked stays
+// where it was: data that stopped coming before it shows as uncovered
+// time at the end, and its nodes are judged at their last sample
+// (fleet.Result.Stale), not read as empty. The start moves by whole
+// steps, so the grid of steps stays where it was.
 func (s *Session) fitWindow(ctx context.Context, src source.Source) error {
 	w := s.window
+	if ls, ok := src.(source.LastSampler); ok && s.cfg.EndAtLastSample {
+		last, ok, err := ls.LastSample(ctx, w.End)
+		switch {
+		case err != nil:
+			s.cfg.Logger.Warn("could not find the store's last sample; the window ends as asked", "source", src.Describe(), "err", err)
+		case ok:
+			// A whole second, so that the window's end reads as one.
+			end := last.Truncate(time.Second)
+			if end.Before(last) {
+				end = end.Add(time.Second)
+			}
+			if end.Before(w.End) {
+				s.cfg.Logger.Info("no --until: the window ends at the store's last sample",
+					"asked", w.End.Format(time.RFC3339), "end", end.Format(time.RFC3339))
+				w.Start, w.End = end.Add(-w.End.Sub(w.Start)), end
+			}
+		}
+	}
 	if fs, ok := src.(source.FirstSampler); ok {
 		first, ok, err := fs.FirstSample(ctx, w.Start, w.End, max(w.Step, time.Hour))
 		switch {

@@ -79,6 +79,9 @@ func runServe(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 		if err != nil {
 			return nil, err
 		}
+		// serve judges now: a store that stopped is stale data, said as
+		// such (fleet.Result.Stale), not a window moved to its end.
+		cfg.EndAtLastSample = false
 		return o.src.openConfig(ctx, cfg)
 	}
 	c := o.cfg

@@ -52,7 +52,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.DCGMFields, "dcgm-fields", "", "YAML file mapping dcgm-exporter fields to the names this store holds them under (a pipeline that renames them, or --use-old-namespace), one \"DCGM_FI_DEV_FB_USED: dcgm_fb_used\" a line; dcgm-exporter's own names of every release are read without it")
 	fs.StringVar(&f.Since, "since", "7d", "Length of the window, ending at --until (e.g. 36h, 7d, 2w)")
 	fs.StringVar(&f.MaxWindow, "max-window", "400d", "The longest window read: --since starts at the store's first sample when that is later, and a window still longer than this is refused (0: no bound)")
-	fs.StringVar(&f.Until, "until", "", "End of the window, RFC 3339 (default: now)")
+	fs.StringVar(&f.Until, "until", "", "End of the window, RFC 3339 (default: now; with --data-dir, the store's last sample when that is earlier)")
 	fs.DurationVar(&f.Step, "step", time.Minute, "Resolution the window is read at: the scrape interval, or longer")
 	fs.StringVar(&f.TeamLabel, "team-label", kube.DefaultTeamLabel, "Namespace label naming the team that owns it")
 	fs.StringVar(&f.Kubeconfig, "kubeconfig", "", "Kubeconfig file (default: in-cluster, $KUBECONFIG or ~/.kube/config)")
