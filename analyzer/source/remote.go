@@ -123,7 +123,7 @@ func NewRemote(o RemoteOptions) (*Remote, error) {
 	}
 
 	r := &Remote{
-		api:      v1.NewAPI(recordingClient{c}),
+		api:      v1.NewAPI(recordingClient{readingClient{Client: c, hc: hc, limit: o.MaxReplyBytes}}),
 		describe: describe,
 		timeout:  o.Timeout,
 		retries:  o.Retries,
