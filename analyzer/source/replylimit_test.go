@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/golang/snappy"
@@ -242,5 +244,32 @@ func TestReplyAtTheLimit(t *testing.T) {
 			t.Errorf("without a flag the error names the option: %v", err)
 		}
 		srv.Close()
+	}
+}
+
+// TestReadReply: a reply read in segments is the bytes sent, across the
+// segments' boundaries, with or without a length; and one whose stream
+// breaks before its end is an error, not a shorter reply, as net/http's
+// chunked reader says io.ErrUnexpectedEOF for a reply cut off mid-chunk
+// (which Remote retries as the network's failure).
+func TestReadReply(t *testing.T) {
+	for _, n := range []int{0, 1, firstSegment - 1, firstSegment, firstSegment + 1, 3*firstSegment + 7, maxSegment + 3*firstSegment} {
+		want := make([]byte, n)
+		for i := range want {
+			want[i] = byte(i*7 + i/251)
+		}
+		for _, length := range []int64{-1, int64(n)} {
+			got, err := readReply(iotest.HalfReader(bytes.NewReader(want)), length, 0)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%d bytes, length %d: got %d bytes, %v", n, length, len(got), err)
+			}
+		}
+	}
+	cut := io.MultiReader(bytes.NewReader(make([]byte, firstSegment+5)), iotest.ErrReader(io.ErrUnexpectedEOF))
+	if _, err := readReply(cut, -1, 0); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("a reply cut off: %v, want io.ErrUnexpectedEOF", err)
+	}
+	if _, err := readReply(bytes.NewReader(make([]byte, 10)), 20, 0); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("a reply shorter than its length: %v, want io.ErrUnexpectedEOF", err)
 	}
 }
