@@ -18,12 +18,14 @@ import (
 // planner keeps a query's points under --query.max-samples (40M by
 // default) divided by the schema's points per series and step (1.75 or
 // 4), so at most about 10-23M points, which Prometheus's JSON writes in
-// 17-36 bytes each (`[1764950400,"0.5"],`): a few hundred MB. client_golang
-// buffers a reply whole before decoding it (api.httpClient.Do), and its
-// buffer doubles as it fills, so a reply cut off at the limit has cost up
-// to about twice the limit: 512 MiB keeps that near 1 GiB, under the 1.5
-// GiB issue 52 asks of a 600 MB reply and inside the 4 GiB the
-// 10,000-GPU week's report is documented to need (docs/BENCHMARKS.md).
+// 17-36 bytes each (`[1764950400,"0.5"],`): a few hundred MB, more only
+// where the budget is raised (then raise this too, or lower the budget for
+// smaller shards). A reply cut off at the limit costs about the limit
+// (readReply), and a report that meets two before it stops peaked at
+// 0.75-1.0 GiB (docs/BENCHMARKS.md, "A reply too large"): under the 1.5
+// GiB issue 52 asks of a 600 MB reply, and well inside the 4 GiB the
+// 10,000-GPU week's report is documented to take. The chart, whose
+// analyzer runs in 512Mi, passes less (deploy/helm: analyzer.maxReplySize).
 const DefaultMaxReplyBytes = 512 << 20
 
 // ReplyTooLargeError is a reply over RemoteOptions.MaxReplyBytes. It is

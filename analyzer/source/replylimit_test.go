@@ -118,8 +118,8 @@ func probe(r *http.Request) bool {
 // limit is not read at all, and an endless one is given up within the
 // limit and the loopback's buffers. On main at 36bc8ff the client read
 // every reply whole (client_golang's httpClient.Do buffers the body, then
-// v1 decodes it): these replies decode, so every case succeeded, and the
-// endless one was read to its 64 MiB end.
+// v1 decodes it): these replies decode, so every case succeeded, the
+// endless ones read to their 64 MiB end.
 func TestRepliesOverTheLimit(t *testing.T) {
 	const limit = 1 << 20
 	frame := frame(t, &prompb.ChunkedSeries{Labels: []prompb.Label{{Name: "__name__", Value: "x"}}, Chunks: []prompb.Chunk{xorChunk(t, 0, 100)}})
@@ -156,11 +156,11 @@ func TestRepliesOverTheLimit(t *testing.T) {
 		size     int64
 		announce bool
 	}{
-		{op: "query", size: 4 << 20},
+		{op: "query", size: -1},
 		{op: "query", size: 4 << 20, announce: true},
 		{op: "range query", size: -1},
 		{op: "range query", size: 4 << 20, announce: true},
-		{op: "listing metric names", size: 4 << 20},
+		{op: "listing metric names", size: -1},
 		{op: "remote read", size: -1},
 		{op: "remote read", size: 4 << 20, announce: true},
 	} {
@@ -201,8 +201,8 @@ func TestRepliesOverTheLimit(t *testing.T) {
 			// The client hangs up at the limit; what the server wrote
 			// beyond it sat in the loopback's socket buffers.
 			srv.Close() // waits for the handler
-			if sent := h.sent.Load(); sent >= endlessCap/2 || sent >= h.total.Load() {
-				t.Errorf("the server wrote %d bytes of %d: the client did not hang up at the %d-byte limit", sent, h.total.Load(), limit)
+			if sent := h.sent.Load(); sent >= endlessCap/2 {
+				t.Errorf("the server wrote %d bytes: the client did not hang up at the %d-byte limit", sent, limit)
 			}
 		})
 	}
