@@ -25,6 +25,8 @@ const (
 	InputNodeGPUs   = "node-gpus"
 	InputContext    = "context"
 	InputAllCtx     = "all-contexts"
+	// InputMaxReply is the limit on a reply's size.
+	InputMaxReply = "query.max-reply-size"
 )
 
 // InputError is a mistake in what the user gave: a flag's value or a file.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/alecthomas/units"
 	"github.com/prometheus/common/model"
 
 	"github.com/gpulens/gpulens/analyzer/inventory/kube"
@@ -24,6 +25,9 @@ type Flags struct {
 	DataDir       string
 	Remote        source.RemoteOptions
 	Headers       []string
+	// MaxReplySize is --query.max-reply-size as given (64MiB, 1GiB; "0":
+	// no limit), Remote.MaxReplyBytes once parsed.
+	MaxReplySize string
 
 	Schema string
 	Since  string
@@ -122,6 +126,20 @@ func (f *Flags) Config(now time.Time, logger *slog.Logger, obs Observer) (Config
 			return cfg, &FlagError{errors.New("--no-kubernetes and --context or --all-contexts are exclusive: give one")}
 		}
 		cfg.NoKubernetes = "--no-kubernetes was given"
+	}
+	// Empty is the zero Flags' no limit; the CLI's default is a size.
+	if f.MaxReplySize != "" {
+		// Prometheus's own sizes, as its body_size_limit reads them
+		// (config.ScrapeConfig.BodySizeLimit is a units.Base2Bytes): KB
+		// and KiB are both 1024, a bare number has no unit and is refused.
+		n, err := units.ParseBase2Bytes(f.MaxReplySize)
+		switch {
+		case err != nil:
+			return cfg, flagErr("--%s: %q is not a size such as 64MiB, 512MB or 1GiB, or 0 for no limit (%v)", InputMaxReply, f.MaxReplySize, err)
+		case n < 0:
+			return cfg, flagErr("--%s: %q must not be negative (0: no limit)", InputMaxReply, f.MaxReplySize)
+		}
+		cfg.Remote.MaxReplyBytes = int64(n)
 	}
 	cfg.Remote.Headers = map[string]string{}
 	for _, h := range f.Headers {

@@ -160,6 +160,7 @@ func (s *Session) openSource() (source.Source, error) {
 		o := cfg.Remote
 		o.URL = cfg.PrometheusURL
 		o.Logger = cfg.Logger
+		o.MaxReplyFlag = "--" + InputMaxReply
 		src, err := source.NewRemote(o)
 		if err != nil {
 			return nil, &InputError{Input: InputURL, Err: err}

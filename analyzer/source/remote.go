@@ -1,6 +1,7 @@
 package source
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,6 +57,15 @@ type RemoteOptions struct {
 	// one up to 30s. Zero means 500ms.
 	Backoff time.Duration
 
+	// MaxReplyBytes is the largest reply body read, in bytes after
+	// decompression, from any endpoint; a larger one fails the call with
+	// a *ReplyTooLargeError, unretried. Zero means no limit, as
+	// Prometheus's body_size_limit. MaxReplyFlag names the setting that
+	// raises it, for the error (the CLI's flag); empty means
+	// "RemoteOptions.MaxReplyBytes".
+	MaxReplyBytes int64
+	MaxReplyFlag  string
+
 	// DisableRemoteRead keeps the analysis off the remote-read endpoint:
 	// every figure is then asked of the server's PromQL engine.
 	DisableRemoteRead bool
@@ -92,8 +102,8 @@ func NewRemote(o RemoteOptions) (*Remote, error) {
 		return nil, fmt.Errorf("invalid Prometheus URL %q: want http(s)://host[:port][/path]", u.Redacted())
 	}
 	describe := "prometheus at " + u.Redacted()
-	if o.Retries < 0 || o.Timeout < 0 || o.Backoff < 0 {
-		return nil, fmt.Errorf("%s: retries, timeout and backoff must not be negative", describe)
+	if o.Retries < 0 || o.Timeout < 0 || o.Backoff < 0 || o.MaxReplyBytes < 0 {
+		return nil, fmt.Errorf("%s: retries, timeout, backoff and the reply limit must not be negative", describe)
 	}
 
 	cfg, err := httpClientConfig(o)
@@ -104,13 +114,16 @@ func NewRemote(o RemoteOptions) (*Remote, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", describe, err)
 	}
+	if o.MaxReplyBytes > 0 {
+		hc.Transport = &replyLimit{next: hc.Transport, limit: o.MaxReplyBytes, flag: cmp.Or(o.MaxReplyFlag, "RemoteOptions.MaxReplyBytes")}
+	}
 	c, err := api.NewClient(api.Config{Address: o.URL, Client: hc})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", describe, err)
 	}
 
 	r := &Remote{
-		api:      v1.NewAPI(recordingClient{c}),
+		api:      v1.NewAPI(recordingClient{readingClient{Client: c, hc: hc, limit: o.MaxReplyBytes}}),
 		describe: describe,
 		timeout:  o.Timeout,
 		retries:  o.Retries,

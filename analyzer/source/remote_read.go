@@ -184,6 +184,9 @@ func (r *Remote) readChunksOnce(ctx context.Context, a *attempt, mint, maxt int6
 	hr.Header.Set("Content-Type", "application/x-protobuf")
 	hr.Header.Set("X-Prometheus-Remote-Read-Version", "0.1.0")
 	resp, err := r.client.Do(hr)
+	if big, ok := tooLarge(err); ok {
+		return nil, &RemoteError{Source: r.describe, Op: "remote read", Msg: big.Error(), err: big}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: remote read: %s", r.describe, r.redact.apply(err.Error()))
 	}
@@ -198,6 +201,9 @@ func (r *Remote) readChunksOnce(ctx context.Context, a *attempt, mint, maxt int6
 		return nil, fmt.Errorf("%s: remote read answered %q, not streamed chunks", r.describe, ct)
 	}
 	series, err := r.decodeFrames(bufio.NewReader(resp.Body))
+	if big, ok := tooLarge(err); ok {
+		return nil, &RemoteError{Source: r.describe, Op: "remote read", Msg: big.Error(), err: big}
+	}
 	if errors.Is(err, errCutOff) {
 		a.status = 0 // the network's failure, not the server's answer
 	}

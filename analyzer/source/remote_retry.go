@@ -72,6 +72,9 @@ func (r *Remote) do(ctx context.Context, op string, call func(context.Context) (
 			// retried: its store is down for longer than a backoff.
 			return r.partial(op, warnings)
 		}
+		if big, ok := tooLarge(err); ok {
+			big.Query = queryOf(logArgs)
+		}
 		err = r.wrap(op, a, err)
 		if try >= r.retries || !retryable(ctx, a, err) {
 			return err
@@ -88,10 +91,25 @@ func (r *Remote) do(ctx context.Context, op string, call func(context.Context) (
 	}
 }
 
+// queryOf is the PromQL among do's logArgs, the value after "query".
+func queryOf(logArgs []any) string {
+	for i := 0; i+1 < len(logArgs); i += 2 {
+		if k, ok := logArgs[i].(string); ok && k == "query" {
+			q, _ := logArgs[i+1].(string)
+			return q
+		}
+	}
+	return ""
+}
+
 // retryable says whether another attempt could succeed. A client-side
 // timeout is not retried: the same query would time out again, only later.
 func retryable(ctx context.Context, a *attempt, err error) bool {
 	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	// The same question gets the same oversized answer.
+	if _, ok := tooLarge(err); ok {
 		return false
 	}
 	// A certificate that failed verification fails the same way next time.
@@ -128,7 +146,10 @@ func (r *Remote) wait(try int, retryAfter time.Duration) time.Duration {
 func (r *Remote) wrap(op string, a *attempt, err error) error {
 	msg := err.Error()
 	var apiErr *v1.Error
-	if errors.As(err, &apiErr) {
+	if big, ok := tooLarge(err); ok {
+		// Without net/http's "Post URL:" before it.
+		msg = big.Error()
+	} else if errors.As(err, &apiErr) {
 		msg = apiErr.Msg
 		// Generic HTTP errors carry the body as Detail and a useless
 		// "server error: 503" as Msg; the body says what went wrong.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/alecthomas/units"
 	"github.com/spf13/pflag"
 
 	"github.com/gpulens/gpulens/analyzer/inventory/kube"
@@ -48,6 +49,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.Remote.DisableRemoteRead, "no-remote-read", false, "Ask the server's PromQL engine for every figure, instead of reading raw samples through its remote-read endpoint (Prometheus, Mimir, Cortex) where it serves one")
 	fs.IntVar(&f.Remote.Retries, "retries", 2, "Retries of a query after a network error, a 429 or a 5xx")
 	fs.IntVar(&f.MaxSamples, "query.max-samples", 0, "The most samples one query may load: the analysis is split into shards of nodes and namespaces that each stay under it (0: 40M, under the 50M of Prometheus's --query.max-samples default; set it to the server's limit, e.g. VictoriaMetrics' -search.maxSamplesPerQuery). With --data-dir also the engine's own limit (0: 50M)")
+	fs.StringVar(&f.MaxReplySize, session.InputMaxReply, units.Base2Bytes(source.DefaultMaxReplyBytes).String(), "The largest reply read from --prometheus-url, as Prometheus's body_size_limit (64MiB, 1GiB; 0: no limit): a larger one fails the query, unretried, before it fills the analyzer's memory")
 	fs.StringVar(&f.Schema, "schema", session.SchemaAuto, "Metric schema: auto, "+strings.Join(source.SchemaNames(), " or "))
 	fs.StringVar(&f.DCGMFields, "dcgm-fields", "", "YAML file mapping dcgm-exporter fields to the names this store holds them under (a pipeline that renames them, or --use-old-namespace), one \"DCGM_FI_DEV_FB_USED: dcgm_fb_used\" a line; dcgm-exporter's own names of every release are read without it")
 	fs.StringVar(&f.Since, "since", "7d", "Length of the window, ending at --until (e.g. 36h, 7d, 2w)")

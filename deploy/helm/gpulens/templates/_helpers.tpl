@@ -58,6 +58,9 @@ the fleet's kubeconfig and contexts (analyzer.fleet, docs/FLEET.md). */}}
 - --prometheus-url={{ .Values.analyzer.prometheusURL }}
 - --team-label={{ .Values.analyzer.teamLabel }}
 - --cluster-label={{ .Values.analyzer.clusterLabel }}
+{{- with .Values.analyzer.maxReplySize }}
+- --query.max-reply-size={{ . }}
+{{- end }}
 {{- with .Values.analyzer.bearerTokenFile }}
 - --bearer-token-file={{ . }}
 {{- end }}
