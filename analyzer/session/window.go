@@ -56,8 +56,9 @@ func (s *Session) fitWindow(ctx context.Context, src source.Source) error {
 		switch {
 		case err != nil:
 			// The analysis's own queries will say what is wrong with
-			// the source; the window stays as asked.
-			s.cfg.Logger.Warn("could not find the store's first sample; reading the whole window", "source", src.Describe(), "err", err)
+			// the source, as an error: a warning of the same failure
+			// before it would only repeat it. The window stays as asked.
+			s.cfg.Logger.Info("could not find the store's first sample; reading the whole window", "source", src.Describe(), "err", err)
 		case ok && first.After(w.Start):
 			steps := int64(w.End.Sub(first)/w.Step) + 1
 			if start := w.End.Add(-time.Duration(steps) * w.Step); start.After(w.Start) {
