@@ -1,0 +1,179 @@
+package findings
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/workload"
+)
+
+// replicatedResult is one workload of kind/name whose pods each hold a whole
+// A100-80GB for the whole week at the given average use, grouped as the
+// engine groups allocations into a workload (query's workloads: pooled
+// average, replicas = allocation steps over the union of steps).
+func replicatedResult(kind, name string, pods []string, utils []float64) *fleet.Result {
+	var allocs []fleet.Allocation
+	var gpus []fleet.GPU
+	w := fleet.Workload{WorkloadKey: fleet.WorkloadKey{Ref: workload.Ref{Kind: kind, Namespace: "serving", Name: name, Container: "main"}, Model: a100},
+		Sharing: "none", Share: 1, Steps: 10080, Coverage: 1, HeldHours: 168}
+	var utilSum float64
+	for i, pod := range pods {
+		uuid := fmt.Sprintf("GPU-%d", i)
+		a := alloc(pod, uuid, a100, "none", "", 1, utils[i], min(1, utils[i]*1.2), 30*GiB)
+		a.Namespace, a.Node, a.Workload, a.WorkloadKind, a.AllocatedGPUHours = "serving", fmt.Sprintf("node-%d", i), name, kind, 168
+		allocs = append(allocs, a)
+		g := gpu(uuid, a100, "none", 80*GiB)
+		g.Node = a.Node
+		gpus = append(gpus, g)
+		w.Pods = append(w.Pods, pod)
+		w.GPUs = append(w.GPUs, fleet.GPUKey{Node: a.Node, UUID: uuid})
+		w.AllocationSteps += a.Steps
+		w.AllocatedGPUHours += a.AllocatedGPUHours
+		w.UtilizationSteps += a.UtilizationSteps
+		utilSum += a.AvgUtilization * float64(a.UtilizationSteps)
+		w.MemorySteps += a.MemorySteps
+		w.PeakMemoryBytes, w.P99MemoryBytes = 30*GiB, 30*GiB
+		w.P95Utilization = max(w.P95Utilization, a.P95Utilization)
+	}
+	w.AvgUtilization = utilSum / float64(w.UtilizationSteps)
+	w.Replicas, w.UtilizationCoverage = float64(len(pods)), 1
+	res := result(nil, gpus)
+	res.Allocations, res.Workloads = allocs, []fleet.Workload{w}
+	return res
+}
+
+// TestIdleReplica: a replica idle all week among busy siblings is named
+// on its own, priced at its own GPU, with the advice its controller
+// takes; uneven load that all works, an all-idle workload and one pod
+// are left to the workload's verdict. The first three cases and the
+// Deployment fail at main 36bc8ff, where only the workload's average is
+// judged (47% of a whole A100: an underused-gpu at info, $0 saved, no
+// pod named); the others guard against a new false alarm and hold at
+// main too.
+//
+// A StatefulSet scaled down removes its highest ordinal first ("Pods
+// are terminated in reverse order, from {N-1..0}", Kubernetes docs,
+// StatefulSets, Deployment and Scaling Guarantees:
+// https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#deployment-and-scaling-guarantees;
+// and the StatefulSet Basics tutorial, Scaling Down: the controller
+// deletes one Pod at a time in reverse order of its ordinal,
+// https://kubernetes.io/docs/tutorials/stateful-application/basic-stateful-set/#scaling-down):
+// only an idle highest ordinal is given back by scaling down by one.
+func TestIdleReplica(t *testing.T) {
+	price, err := recommend.DefaultPrices().PerHour(a100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One whole A100-80GB a month: the table's hourly price × 730 h.
+	gpuMonth := price * 730
+	sts := []string{"llm-serve-0", "llm-serve-1", "llm-serve-2", "llm-serve-3"}
+	deploy := []string{"llm-serve-7d9f8b6c4d-b7r4w", "llm-serve-7d9f8b6c4d-k7r2t", "llm-serve-7d9f8b6c4d-x2x9z"}
+	tests := []struct {
+		name  string
+		kind  string
+		pods  []string
+		utils []float64
+		// idle is the replica named on its own, "" for none; scale says
+		// its advice is to scale the workload down by one.
+		idle  string
+		scale bool
+		// workloadKind is the workload's own verdict, "" for none, over
+		// workloadPods of its pods.
+		workloadKind string
+		workloadPods int
+	}{
+		// Replicas 0–2 at 55–70%, replica 3 at 0.5%: 3 busy replicas
+		// average 62.3%, above underused's 60%, so the workload's
+		// verdict is gone with the idle replica's GPU taken out of it.
+		{name: "highest ordinal idle", kind: "StatefulSet", pods: sts, utils: []float64{0.55, 0.62, 0.70, 0.005}, idle: "llm-serve-3", scale: true},
+		// Scaling down would remove llm-serve-3, which is busy.
+		{name: "middle ordinal idle", kind: "StatefulSet", pods: sts, utils: []float64{0.55, 0.005, 0.62, 0.70}, idle: "llm-serve-1"},
+		// A Deployment removes whichever replica its controller ranks
+		// first, not a chosen one: no scale advice.
+		{name: "deployment replica idle", kind: "Deployment", pods: deploy, utils: []float64{0.60, 0.01, 0.66}, idle: "llm-serve-7d9f8b6c4d-k7r2t"},
+		// The busy replicas at 30%: still underused, and the workload's
+		// verdict is over the three of them only.
+		{name: "idle replica beside underused ones", kind: "StatefulSet", pods: sts, utils: []float64{0.30, 0.30, 0.30, 0.005}, idle: "llm-serve-3", scale: true,
+			workloadKind: criteria.KindUnderusedGPU, workloadPods: 3},
+		// 70/40/15/8%: every replica above the idle threshold (5%).
+		{name: "uneven but working", kind: "StatefulSet", pods: sts, utils: []float64{0.70, 0.40, 0.15, 0.08},
+			workloadKind: criteria.KindUnderusedGPU, workloadPods: 4},
+		{name: "all idle", kind: "StatefulSet", pods: sts, utils: []float64{0.005, 0.01, 0.002, 0.004},
+			workloadKind: criteria.KindIdleAllocation, workloadPods: 4},
+		{name: "one pod", kind: "StatefulSet", pods: sts[:1], utils: []float64{0.005},
+			workloadKind: criteria.KindIdleAllocation, workloadPods: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := replicatedResult(tt.kind, "llm-serve", tt.pods, tt.utils)
+			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+			var replica, wl *Finding
+			var cost float64
+			for i, f := range r.Findings {
+				if f.Workload != "llm-serve" {
+					continue
+				}
+				cost += f.MonthlyCostUSD
+				if len(f.Pods) == 1 && len(tt.pods) > 1 {
+					if replica != nil {
+						t.Fatalf("two replicas named: %s; %s", replica.Summary, f.Summary)
+					}
+					replica = &r.Findings[i]
+				} else {
+					wl = &r.Findings[i]
+				}
+			}
+			// Every GPU of the workload is priced once: 4 findings' costs
+			// add up to at most the GPUs held, never more.
+			if wl != nil && tt.workloadKind != "" && math.Abs(cost-float64(len(tt.pods))*gpuMonth) > 0.01 {
+				t.Errorf("the workload's findings cost $%.2f a month, want %d GPU-months, $%.2f", cost, len(tt.pods), float64(len(tt.pods))*gpuMonth)
+			}
+			switch {
+			case tt.workloadKind == "" && wl != nil:
+				t.Errorf("workload verdict %s: %s, want none", wl.Kind, wl.Summary)
+			case tt.workloadKind != "" && (wl == nil || wl.Kind != tt.workloadKind || len(wl.Pods) != tt.workloadPods):
+				t.Errorf("workload verdict %+v, want %s over %d pods", wl, tt.workloadKind, tt.workloadPods)
+			case wl != nil && wl.Evidence["replicas"] != float64(tt.workloadPods):
+				// Its savings are per replica × replicas held at once:
+				// the idle replica's GPU must not be among them.
+				t.Errorf("workload verdict over %.2f replicas, want %d", wl.Evidence["replicas"], tt.workloadPods)
+			}
+			if tt.idle == "" {
+				if replica != nil {
+					t.Errorf("replica named: %s", replica.Summary)
+				}
+				return
+			}
+			if replica == nil {
+				t.Fatalf("no finding names %s:\n%s", tt.idle, summaries(r))
+			}
+			f := replica
+			if f.Kind != criteria.KindIdleAllocation || f.Pod != tt.idle || f.WorkloadKind != tt.kind || len(f.GPUs) != 1 || !strings.Contains(f.Summary, tt.idle) {
+				t.Errorf("got %s %s/%s pod %s on %v: %s; want idle-allocation of %s", f.Kind, f.WorkloadKind, f.Workload, f.Pod, f.GPUs, f.Summary, tt.idle)
+			}
+			if !f.CostKnown || math.Abs(f.MonthlyCostUSD-gpuMonth) > 0.01 {
+				t.Errorf("costs $%.2f a month, want one A100-80GB month, $%.2f", f.MonthlyCostUSD, gpuMonth)
+			}
+			rec := f.Recommendation
+			if tt.scale {
+				if rec == nil || rec.Action != recommend.ActionFewerReplicas || rec.Workload.Kind != "StatefulSet" || rec.Workload.Name != "llm-serve" {
+					t.Fatalf("recommendation %+v, want the StatefulSet scaled down by one", rec)
+				}
+				if math.Abs(f.MonthlySavingsUSD-gpuMonth) > 0.01 {
+					t.Errorf("saves $%.2f a month, want $%.2f", f.MonthlySavingsUSD, gpuMonth)
+				}
+				return
+			}
+			// Scaling down would remove a busy replica: no change to make,
+			// the GPU-month is at stake, not saved.
+			if rec != nil || f.MonthlySavingsUSD != 0 || !strings.Contains(f.Summary, "endpoints") {
+				t.Errorf("recommendation %+v saving $%.2f (%s); want none, and the load balancer's endpoints to check", rec, f.MonthlySavingsUSD, f.Summary)
+			}
+		})
+	}
+}
