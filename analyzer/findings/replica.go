@@ -11,6 +11,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/internal/safetext"
 	"github.com/gpulens/gpulens/signals"
 )
 
@@ -157,12 +158,24 @@ func (d *detector) idleReplica(w fleet.Workload, owner workload.Ref, team, src s
 		p.name, w.Namespace, owner.Name, owner.Kind, len(pods), holding, hoursOf(p.heldHours), pct(p.avg()), busy, plural(busy, "replica", "replicas"), pct(busyAvg))
 	share := d.share(w) * float64(len(p.atEnd))
 	var rec *recommend.Recommendation
-	if ord, ok := ordinal(owner, p.name); ok && owner.Kind == "StatefulSet" && highestBusyBelow(owner, ord, pods, idle) {
+	ord, ok := ordinal(owner, p.name)
+	top, idleAbove := topOrdinal(owner, ord, pods, idle)
+	if ok && owner.Kind == "StatefulSet" && idleAbove {
 		f.Evidence["ordinal"] = float64(ord)
+		// ord replicas keep ordinals 0..ord-1. --current-replicas makes
+		// kubectl refuse where the set's count is not top+1 (a pod
+		// missing from the data, .spec.ordinals.start above 0), rather
+		// than remove a busy replica.
+		scale := fmt.Sprintf("kubectl -n %s scale %s --current-replicas=%d --replicas=%d",
+			safetext.ShellArg(w.Namespace), safetext.ShellObject("statefulset", owner.Name), top+1, ord)
+		what := "down by one replica"
+		if ord < top {
+			what = fmt.Sprintf("down to %d replicas, which removes it and the idle replicas above it", ord)
+		}
 		rec = &recommend.Recommendation{
 			Action: recommend.ActionFewerReplicas, Workload: owner,
-			Summary: fmt.Sprintf("scale StatefulSet %s/%s down by one replica: a StatefulSet removes its highest ordinal first, and that is idle %s",
-				w.Namespace, owner.Name, p.name),
+			Summary: fmt.Sprintf("scale StatefulSet %s/%s %s (%s): a StatefulSet removes its highest ordinals first",
+				w.Namespace, owner.Name, what, scale),
 			CurrentShare: share, RecommendedShare: 0,
 		}
 		f.Summary += "; " + rec.Summary
@@ -173,7 +186,7 @@ func (d *detector) idleReplica(w fleet.Workload, owner workload.Ref, team, src s
 		// Scaling down would remove another, busy replica: no change to
 		// make, so the money is what it costs, not a saving.
 		f.Summary += "; the replicas share no load: check the Service's endpoints (is the pod among them?), its readiness and the load balancer's balancing"
-		if owner.Kind == "StatefulSet" {
+		if owner.Kind == "StatefulSet" && ok {
 			f.Summary += " (scaling the StatefulSet down would remove its highest ordinal, a busy replica, not this one)"
 		}
 	}
@@ -197,20 +210,20 @@ func ordinal(owner workload.Ref, pod string) (int, bool) {
 	return n, err == nil
 }
 
-// highestBusyBelow says every replica still held above ordinal ord is idle
-// too: scaling the set down removes them (and then ord) before any busy
-// replica.
-func highestBusyBelow(owner workload.Ref, ord int, pods, idle []*podUse) bool {
+// topOrdinal is the highest ordinal of the set's replicas still held,
+// and whether every one of them above ord is idle too: scaling the set
+// down then removes them (and then ord) before any busy replica.
+func topOrdinal(owner workload.Ref, ord int, pods, idle []*podUse) (int, bool) {
+	top, idleAbove := ord, true
 	for _, q := range pods {
 		n, ok := ordinal(owner, q.name)
 		if !ok || n <= ord || len(q.atEnd) == 0 {
 			continue
 		}
-		if !slices.Contains(idle, q) {
-			return false
-		}
+		top = max(top, n)
+		idleAbove = idleAbove && slices.Contains(idle, q)
 	}
-	return true
+	return top, idleAbove
 }
 
 // without is w less the idle pods: its pooled figures over the rest. The

@@ -78,10 +78,9 @@ func TestIdleReplica(t *testing.T) {
 		kind  string
 		pods  []string
 		utils []float64
-		// idle is the replica named on its own, "" for none; scale says
-		// its advice is to scale the workload down by one.
-		idle  string
-		scale bool
+		// idle are the replicas named on their own, each with the scale
+		// command its advice gives, "" where no scale-down fits.
+		idle map[string]string
 		// workloadKind is the workload's own verdict, "" for none, over
 		// workloadPods of its pods.
 		workloadKind string
@@ -90,15 +89,27 @@ func TestIdleReplica(t *testing.T) {
 		// Replicas 0–2 at 55–70%, replica 3 at 0.5%: 3 busy replicas
 		// average 62.3%, above underused's 60%, so the workload's
 		// verdict is gone with the idle replica's GPU taken out of it.
-		{name: "highest ordinal idle", kind: "StatefulSet", pods: sts, utils: []float64{0.55, 0.62, 0.70, 0.005}, idle: "llm-serve-3", scale: true},
+		// 4 replicas, one fewer: 3.
+		{name: "highest ordinal idle", kind: "StatefulSet", pods: sts, utils: []float64{0.55, 0.62, 0.70, 0.005},
+			idle: map[string]string{"llm-serve-3": "kubectl -n serving scale statefulset llm-serve --current-replicas=4 --replicas=3"}},
 		// Scaling down would remove llm-serve-3, which is busy.
-		{name: "middle ordinal idle", kind: "StatefulSet", pods: sts, utils: []float64{0.55, 0.005, 0.62, 0.70}, idle: "llm-serve-1"},
+		{name: "middle ordinal idle", kind: "StatefulSet", pods: sts, utils: []float64{0.55, 0.005, 0.62, 0.70},
+			idle: map[string]string{"llm-serve-1": ""}},
+		// The two highest idle: down to 2 removes both; each finding
+		// prices its own GPU.
+		{name: "two highest ordinals idle", kind: "StatefulSet", pods: sts, utils: []float64{0.62, 0.66, 0.01, 0.005},
+			idle: map[string]string{
+				"llm-serve-2": "kubectl -n serving scale statefulset llm-serve --current-replicas=4 --replicas=2",
+				"llm-serve-3": "kubectl -n serving scale statefulset llm-serve --current-replicas=4 --replicas=3",
+			}},
 		// A Deployment removes whichever replica its controller ranks
 		// first, not a chosen one: no scale advice.
-		{name: "deployment replica idle", kind: "Deployment", pods: deploy, utils: []float64{0.60, 0.01, 0.66}, idle: "llm-serve-7d9f8b6c4d-k7r2t"},
+		{name: "deployment replica idle", kind: "Deployment", pods: deploy, utils: []float64{0.60, 0.01, 0.66},
+			idle: map[string]string{"llm-serve-7d9f8b6c4d-k7r2t": ""}},
 		// The busy replicas at 30%: still underused, and the workload's
 		// verdict is over the three of them only.
-		{name: "idle replica beside underused ones", kind: "StatefulSet", pods: sts, utils: []float64{0.30, 0.30, 0.30, 0.005}, idle: "llm-serve-3", scale: true,
+		{name: "idle replica beside underused ones", kind: "StatefulSet", pods: sts, utils: []float64{0.30, 0.30, 0.30, 0.005},
+			idle:         map[string]string{"llm-serve-3": "kubectl -n serving scale statefulset llm-serve --current-replicas=4 --replicas=3"},
 			workloadKind: criteria.KindUnderusedGPU, workloadPods: 3},
 		// 70/40/15/8%: every replica above the idle threshold (5%).
 		{name: "uneven but working", kind: "StatefulSet", pods: sts, utils: []float64{0.70, 0.40, 0.15, 0.08},
@@ -112,7 +123,8 @@ func TestIdleReplica(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res := replicatedResult(tt.kind, "llm-serve", tt.pods, tt.utils)
 			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
-			var replica, wl *Finding
+			var wl *Finding
+			replicas := map[string]Finding{}
 			var cost float64
 			for i, f := range r.Findings {
 				if f.Workload != "llm-serve" {
@@ -120,17 +132,16 @@ func TestIdleReplica(t *testing.T) {
 				}
 				cost += f.MonthlyCostUSD
 				if len(f.Pods) == 1 && len(tt.pods) > 1 {
-					if replica != nil {
-						t.Fatalf("two replicas named: %s; %s", replica.Summary, f.Summary)
-					}
-					replica = &r.Findings[i]
+					replicas[f.Pod] = f
+				} else if wl != nil {
+					t.Errorf("two workload verdicts: %s; %s", wl.Summary, f.Summary)
 				} else {
 					wl = &r.Findings[i]
 				}
 			}
-			// Every GPU of the workload is priced once: 4 findings' costs
-			// add up to at most the GPUs held, never more.
-			if wl != nil && tt.workloadKind != "" && math.Abs(cost-float64(len(tt.pods))*gpuMonth) > 0.01 {
+			// Every GPU of the workload is priced once: its findings'
+			// costs add up to the GPUs held, never more.
+			if tt.workloadKind != "" && math.Abs(cost-float64(len(tt.pods))*gpuMonth) > 0.01 {
 				t.Errorf("the workload's findings cost $%.2f a month, want %d GPU-months, $%.2f", cost, len(tt.pods), float64(len(tt.pods))*gpuMonth)
 			}
 			switch {
@@ -143,36 +154,39 @@ func TestIdleReplica(t *testing.T) {
 				// the idle replica's GPU must not be among them.
 				t.Errorf("workload verdict over %.2f replicas, want %d", wl.Evidence["replicas"], tt.workloadPods)
 			}
-			if tt.idle == "" {
-				if replica != nil {
-					t.Errorf("replica named: %s", replica.Summary)
+			for pod := range replicas {
+				if _, want := tt.idle[pod]; !want {
+					t.Errorf("replica named: %s", replicas[pod].Summary)
 				}
-				return
 			}
-			if replica == nil {
-				t.Fatalf("no finding names %s:\n%s", tt.idle, summaries(r))
-			}
-			f := replica
-			if f.Kind != criteria.KindIdleAllocation || f.Pod != tt.idle || f.WorkloadKind != tt.kind || len(f.GPUs) != 1 || !strings.Contains(f.Summary, tt.idle) {
-				t.Errorf("got %s %s/%s pod %s on %v: %s; want idle-allocation of %s", f.Kind, f.WorkloadKind, f.Workload, f.Pod, f.GPUs, f.Summary, tt.idle)
-			}
-			if !f.CostKnown || math.Abs(f.MonthlyCostUSD-gpuMonth) > 0.01 {
-				t.Errorf("costs $%.2f a month, want one A100-80GB month, $%.2f", f.MonthlyCostUSD, gpuMonth)
-			}
-			rec := f.Recommendation
-			if tt.scale {
-				if rec == nil || rec.Action != recommend.ActionFewerReplicas || rec.Workload.Kind != "StatefulSet" || rec.Workload.Name != "llm-serve" {
-					t.Fatalf("recommendation %+v, want the StatefulSet scaled down by one", rec)
+			for pod, command := range tt.idle {
+				f, ok := replicas[pod]
+				if !ok {
+					t.Errorf("no finding names %s:\n%s", pod, summaries(r))
+					continue
 				}
-				if math.Abs(f.MonthlySavingsUSD-gpuMonth) > 0.01 {
-					t.Errorf("saves $%.2f a month, want $%.2f", f.MonthlySavingsUSD, gpuMonth)
+				if f.Kind != criteria.KindIdleAllocation || f.WorkloadKind != tt.kind || len(f.GPUs) != 1 || !strings.Contains(f.Summary, pod) {
+					t.Errorf("got %s %s/%s pod %s on %v: %s; want idle-allocation of %s", f.Kind, f.WorkloadKind, f.Workload, f.Pod, f.GPUs, f.Summary, pod)
 				}
-				return
-			}
-			// Scaling down would remove a busy replica: no change to make,
-			// the GPU-month is at stake, not saved.
-			if rec != nil || f.MonthlySavingsUSD != 0 || !strings.Contains(f.Summary, "endpoints") {
-				t.Errorf("recommendation %+v saving $%.2f (%s); want none, and the load balancer's endpoints to check", rec, f.MonthlySavingsUSD, f.Summary)
+				if !f.CostKnown || math.Abs(f.MonthlyCostUSD-gpuMonth) > 0.01 {
+					t.Errorf("%s costs $%.2f a month, want one A100-80GB month, $%.2f", pod, f.MonthlyCostUSD, gpuMonth)
+				}
+				rec := f.Recommendation
+				if command != "" {
+					if rec == nil || rec.Action != recommend.ActionFewerReplicas || rec.Workload.Kind != "StatefulSet" || rec.Workload.Name != "llm-serve" ||
+						!strings.Contains(rec.Summary, command) {
+						t.Errorf("%s: recommendation %+v, want the StatefulSet scaled down: %s", pod, rec, command)
+					}
+					if math.Abs(f.MonthlySavingsUSD-gpuMonth) > 0.01 {
+						t.Errorf("%s saves $%.2f a month, want $%.2f", pod, f.MonthlySavingsUSD, gpuMonth)
+					}
+					continue
+				}
+				// Scaling down would remove a busy replica: no change to
+				// make, the GPU-month is at stake, not saved.
+				if rec != nil || f.MonthlySavingsUSD != 0 || !strings.Contains(f.Summary, "endpoints") {
+					t.Errorf("%s: recommendation %+v saving $%.2f (%s); want none, and the load balancer's endpoints to check", pod, rec, f.MonthlySavingsUSD, f.Summary)
+				}
 			}
 		})
 	}
