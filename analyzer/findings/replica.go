@@ -32,6 +32,20 @@ type podUse struct {
 	atEnd []fleet.GPUKey
 }
 
+// claims are the ResourceClaims its allocations came through, sorted.
+func (p *podUse) claims() []fleet.ClaimRef {
+	var out []fleet.ClaimRef
+	for _, a := range p.allocs {
+		if a.Claim != (fleet.ClaimRef{}) && !slices.Contains(out, a.Claim) {
+			out = append(out, a.Claim)
+		}
+	}
+	slices.SortFunc(out, func(x, y fleet.ClaimRef) int {
+		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name))
+	})
+	return out
+}
+
 func (p *podUse) avg() float64 {
 	if p.utilSteps == 0 {
 		return 0
@@ -93,9 +107,17 @@ func (d *detector) podsOf(w fleet.Workload) []*podUse {
 		p := &podUse{name: pod}
 		byPod[pod], out = p, append(out, p)
 	}
-	for _, a := range d.res.Allocations {
+	if d.byWorkload == nil {
+		d.byWorkload = map[fleet.WorkloadKey][]int{}
+		for i, a := range d.res.Allocations {
+			k := workloadKeyOf(a)
+			d.byWorkload[k] = append(d.byWorkload[k], i)
+		}
+	}
+	for _, i := range d.byWorkload[w.WorkloadKey] {
+		a := d.res.Allocations[i]
 		p, ok := byPod[a.Pod]
-		if !ok || workloadKeyOf(a) != w.WorkloadKey {
+		if !ok {
 			continue
 		}
 		p.allocs = append(p.allocs, a)
@@ -144,6 +166,7 @@ func (d *detector) idleReplica(w fleet.Workload, owner workload.Ref, team, src s
 	for _, g := range p.atEnd {
 		f.GPUs = append(f.GPUs, g.UUID)
 	}
+	f.Claims = claimNames(p.claims())
 	if len(p.atEnd) == 1 {
 		f.Node, f.GPUUUID = p.atEnd[0].Node, p.atEnd[0].UUID
 		if len(p.allocs) == 1 {
@@ -190,6 +213,9 @@ func (d *detector) idleReplica(w fleet.Workload, owner workload.Ref, team, src s
 			f.Summary += " (scaling the StatefulSet down would remove its highest ordinal, a busy replica, not this one)"
 		}
 	}
+	if w.AllocationPath == signals.AllocationPathDRA {
+		f.Summary += " (" + throughClaims(f.Claims) + ")"
+	}
 	f.Recommendation = rec
 	d.cost(&f, w.Model, share, nil)
 	if f.CostKnown && rec != nil {
@@ -232,7 +258,7 @@ func topOrdinal(owner workload.Ref, ord int, pods, idle []*podUse) (int, bool) {
 // replica at each step, which an idle one seldom is, and stay too.
 func without(w fleet.Workload, pods, idle []*podUse) fleet.Workload {
 	out := w
-	out.Pods, out.GPUs = nil, nil
+	out.Pods, out.GPUs, out.Claims = nil, nil, nil
 	out.AllocationSteps, out.AllocatedGPUHours, out.UtilizationSteps, out.MemorySteps, out.PeakMemoryBytes = 0, 0, 0, 0, 0
 	var utilSum float64
 	for _, p := range pods {
@@ -243,6 +269,11 @@ func without(w fleet.Workload, pods, idle []*podUse) fleet.Workload {
 		for _, a := range p.allocs {
 			if g := (fleet.GPUKey{Cluster: a.Cluster, Node: a.Node, UUID: a.UUID}); !slices.Contains(out.GPUs, g) {
 				out.GPUs = append(out.GPUs, g)
+			}
+		}
+		for _, c := range p.claims() {
+			if !slices.Contains(out.Claims, c) {
+				out.Claims = append(out.Claims, c)
 			}
 		}
 		out.AllocationSteps += p.allocationSteps
@@ -262,6 +293,9 @@ func without(w fleet.Workload, pods, idle []*podUse) fleet.Workload {
 	if out.AllocationSteps > 0 {
 		out.UtilizationCoverage = min(1, float64(out.UtilizationSteps)/float64(out.AllocationSteps))
 	}
+	slices.SortFunc(out.Claims, func(x, y fleet.ClaimRef) int {
+		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name))
+	})
 	slices.SortFunc(out.GPUs, func(x, y fleet.GPUKey) int { return cmp.Or(cmp.Compare(x.Node, y.Node), cmp.Compare(x.UUID, y.UUID)) })
 	if len(out.GPUs) != 1 {
 		out.GPUInstance = ""

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/exporter/sim"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // replicatedResult is one workload of kind/name whose pods each hold a whole
@@ -234,5 +236,40 @@ func TestIdleReplicaFromStore(t *testing.T) {
 				t.Errorf("recommendation %+v, want the StatefulSet scaled from 4 to 3", rec)
 			}
 		})
+	}
+}
+
+// TestIdleReplicaThroughDRA: each replica's GPU comes from its own
+// ResourceClaim (a ResourceClaimTemplate's): the idle replica's finding
+// names its claim only, and the workload's verdict over the busy ones no
+// longer lists it. At main 36bc8ff no finding names the replica.
+func TestIdleReplicaThroughDRA(t *testing.T) {
+	pods := []string{"llm-serve-0", "llm-serve-1", "llm-serve-2", "llm-serve-3"}
+	res := replicatedResult("StatefulSet", "llm-serve", pods, []float64{0.30, 0.30, 0.30, 0.005})
+	w := &res.Workloads[0]
+	w.AllocationPath = signals.AllocationPathDRA
+	for i := range res.Allocations {
+		a := &res.Allocations[i]
+		a.AllocationPath, a.Claim = signals.AllocationPathDRA, fleet.ClaimRef{Namespace: "serving", Name: a.Pod + "-gpu"}
+		w.Claims = append(w.Claims, a.Claim)
+	}
+	r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	var replica, wl *Finding
+	for i, f := range r.Findings {
+		switch {
+		case f.Pod == "llm-serve-3":
+			replica = &r.Findings[i]
+		case f.Workload == "llm-serve":
+			wl = &r.Findings[i]
+		}
+	}
+	if replica == nil || wl == nil {
+		t.Fatalf("want a finding on llm-serve-3 and one on the workload:\n%s", summaries(r))
+	}
+	if want := []string{"serving/llm-serve-3-gpu"}; !slices.Equal(replica.Claims, want) || !strings.Contains(replica.Summary, want[0]) {
+		t.Errorf("replica's claims %q (%s), want %q", replica.Claims, replica.Summary, want)
+	}
+	if want := []string{"serving/llm-serve-0-gpu", "serving/llm-serve-1-gpu", "serving/llm-serve-2-gpu"}; !slices.Equal(wl.Claims, want) {
+		t.Errorf("workload's claims %q, want %q", wl.Claims, want)
 	}
 }
