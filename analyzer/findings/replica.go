@@ -64,8 +64,8 @@ var replicated = map[string]bool{"StatefulSet": true, "Deployment": true, "Repli
 // on min_samples utilization samples) while another replica is busy gets
 // its own idle-allocation finding, and w is returned without it, so that
 // its GPU is neither averaged into the busy replicas' verdict nor priced
-// twice. Only pods still holding GPUs at the window's end are split off:
-// an old generation gone in a rollout is history, not a replica to scale.
+// twice. Only pods still holding GPUs at the window's end are compared:
+// an old generation gone in a rollout is history, not a replica.
 // Shared GPUs are left whole: a tenant's figures there may be the
 // device's (deviceFiguresAny), so one tenant's idleness is not its own.
 func (d *detector) splitIdleReplicas(w fleet.Workload, owner workload.Ref, team, src string) fleet.Workload {
@@ -78,9 +78,15 @@ func (d *detector) splitIdleReplicas(w fleet.Workload, owner workload.Ref, team,
 		if p.utilSteps < d.cfg.MinSamples {
 			continue // its use is unknown, not zero
 		}
+		if len(p.atEnd) == 0 {
+			// A pod gone before the window's end (an old generation of
+			// a rollout) is no sibling: a busy one followed by an idle
+			// one is one replica whose use changed.
+			continue
+		}
 		if p.avg() >= d.cfg.Idle.MaxAvgUtilization {
 			busy = append(busy, p)
-		} else if p.heldHours >= d.cfg.Idle.MinHeldHours && len(p.atEnd) > 0 {
+		} else if p.heldHours >= d.cfg.Idle.MinHeldHours {
 			idle = append(idle, p)
 		}
 	}

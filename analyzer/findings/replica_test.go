@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
@@ -53,12 +54,12 @@ func replicatedResult(kind, name string, pods []string, utils []float64) *fleet.
 
 // TestIdleReplica: a replica idle all week among busy siblings is named
 // on its own, priced at its own GPU, with the advice its controller
-// takes; uneven load that all works, an all-idle workload and one pod
-// are left to the workload's verdict. The first three cases and the
-// Deployment fail at main 36bc8ff, where only the workload's average is
-// judged (47% of a whole A100: an underused-gpu at info, $0 saved, no
-// pod named); the others guard against a new false alarm and hold at
-// main too.
+// takes; uneven load that all works, an all-idle workload, a rollout to
+// an idle pod and one pod are left to the workload's verdict. The five
+// cases that name a replica fail at main 36bc8ff, where only the
+// workload's average is judged (the issue's 47% of a whole A100: an
+// underused-gpu at info, $0 saved, no pod named); the other four guard
+// against a new false alarm and hold at main too.
 //
 // A StatefulSet scaled down removes its highest ordinal first ("Pods
 // are terminated in reverse order, from {N-1..0}", Kubernetes docs,
@@ -89,6 +90,8 @@ func TestIdleReplica(t *testing.T) {
 		// workloadPods of its pods.
 		workloadKind string
 		workloadPods int
+		// gone are pods deleted an hour before the window's end.
+		gone map[string]bool
 	}{
 		// Replicas 0–2 at 55–70%, replica 3 at 0.5%: 3 busy replicas
 		// average 62.3%, above underused's 60%, so the workload's
@@ -120,12 +123,21 @@ func TestIdleReplica(t *testing.T) {
 			workloadKind: criteria.KindUnderusedGPU, workloadPods: 4},
 		{name: "all idle", kind: "StatefulSet", pods: sts, utils: []float64{0.005, 0.01, 0.002, 0.004},
 			workloadKind: criteria.KindIdleAllocation, workloadPods: 4},
+		// A rollout: the old pod served, the new one is idle. One
+		// replica whose use changed, not an idle sibling.
+		{name: "rollout to an idle pod", kind: "Deployment", pods: deploy[:2], utils: []float64{0.60, 0.01}, gone: map[string]bool{deploy[0]: true},
+			workloadKind: criteria.KindUnderusedGPU, workloadPods: 2},
 		{name: "one pod", kind: "StatefulSet", pods: sts[:1], utils: []float64{0.005},
 			workloadKind: criteria.KindIdleAllocation, workloadPods: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := replicatedResult(tt.kind, "llm-serve", tt.pods, tt.utils)
+			for i := range res.Allocations {
+				if tt.gone[res.Allocations[i].Pod] {
+					res.Allocations[i].SinceLastSeen = time.Hour
+				}
+			}
 			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 			var wl *Finding
 			replicas := map[string]Finding{}
