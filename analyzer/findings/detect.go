@@ -63,6 +63,9 @@ type detector struct {
 	// shared are the shared GPUs whose tenants show the device's load,
 	// not their own (loadUnknowable).
 	shared map[fleet.GPUKey]*sharedLoad
+	// byWorkload indexes res.Allocations by the workload they were
+	// grouped into, for judging replicas one by one (podsOf).
+	byWorkload map[fleet.WorkloadKey][]int
 }
 
 func (d *detector) add(f Finding) { d.report.Findings = append(d.report.Findings, f) }

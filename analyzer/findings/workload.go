@@ -33,6 +33,9 @@ func (d *detector) workload(w fleet.Workload) {
 	w, clusterSharing, fromCluster := d.withClusterSharing(w)
 	owner, team, resources, src := d.owner(w)
 	d.report.WorkloadSources[src]++
+	if !fromCluster {
+		w = d.splitIdleReplicas(w, owner, team, src)
+	}
 	f := Finding{
 		Namespace: w.Namespace, Workload: owner.Name, WorkloadKind: owner.Kind, WorkloadSource: src, Container: owner.Container,
 		Model: w.Model, Team: team, Pods: w.Pods, AllocationPath: w.AllocationPath, Claims: claimNames(w.Claims),
