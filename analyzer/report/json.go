@@ -1,14 +1,17 @@
 package report
 
 import (
-	"encoding/json"
 	"io"
 )
 
 // writeJSON prints the whole Report; it is the machine-readable format and
-// has everything, including every finding.
+// has everything, including every finding. A money figure is a number
+// only where it is known (reportJSON).
 func writeJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	b, err := reportJSON(r)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
 }

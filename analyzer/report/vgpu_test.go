@@ -5,6 +5,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"math"
 	"os"
+	"sigs.k8s.io/yaml"
 	"strings"
 	"testing"
 	"time"
@@ -223,6 +224,78 @@ func TestUnknownPriceIsNotZero(t *testing.T) {
 				if strings.HasPrefix(line, "team,b,") || strings.HasPrefix(line, "cluster,") {
 					if f := strings.Split(line, ","); f[9] != "" || f[10] != "" {
 						t.Errorf("CSV row %q: cost and waste must be empty (unknown), not a number", line)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestUnknownMoneyIsNullInJSON: in -o json a money figure is a number
+// only where it is known; where part of it is priced, that part is beside
+// it as FIELD_priced, and the top-level cost_known is false while any
+// model is unpriced (price_table says a table was given). At 36bc8ff the
+// JSON held "estimated_waste": 0 and "monthly_savings": 0 for unpriced
+// GPUs and cost_known true: a script summing the fleet read $0. The
+// figures are by hand: the H100's day is 8 × 24 = $192, its release
+// 8 × 730 = $5,840 a month.
+func TestUnknownMoneyIsNullInJSON(t *testing.T) {
+	prices, err := recommend.DefaultPrices().Override([]byte("prices: {H100-80GB: 8.00}\n"), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type money = map[string]any
+	for _, c := range []struct {
+		name     string
+		withH100 bool
+		cluster  money
+		findings money
+	}{
+		{"only unpriced", false,
+			money{"cost": nil, "estimated_waste": nil, "capacity_cost": nil, "cost_priced": "absent", "capacity_cost_known": false},
+			money{"monthly_savings": nil, "monthly_savings_priced": "absent"}},
+		{"partly priced", true,
+			money{"cost": nil, "cost_priced": 192.0, "capacity_cost": nil, "capacity_cost_priced": 192.0, "estimated_waste": nil},
+			money{"monthly_savings": nil, "monthly_savings_priced": 5840.0}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := unpricedResult(c.withH100, 3)
+			fs := &findings.Result{Findings: []findings.Finding{{Kind: "idle-allocation", Severity: findings.Warning, Namespace: "b", Workload: "nb",
+				Model: "GRID A40-24C", Summary: "b/nb idle", Recommendation: &recommend.Recommendation{Action: recommend.ActionRelease, CurrentShare: 1}}}}
+			if c.withH100 {
+				fs.Findings = append(fs.Findings, findings.Finding{Kind: "idle-allocation", Severity: findings.Warning, Namespace: "a", Workload: "nb",
+					Model: "NVIDIA H100 80GB HBM3", Summary: "a/nb idle", CostKnown: true, MonthlyCostUSD: 8 * 730, MonthlySavingsUSD: 8 * 730,
+					Recommendation: &recommend.Recommendation{Action: recommend.ActionRelease, CurrentShare: 1}})
+			}
+			r := Build(Input{Schema: "dcgm-exporter", Current: res, Previous: &fleet.Result{Window: res.Window}, Findings: fs}, prices)
+			for _, format := range []string{"json", "yaml"} {
+				var out strings.Builder
+				if err := Render(&out, r, format); err != nil {
+					t.Fatal(err)
+				}
+				var doc map[string]any
+				if err := yaml.Unmarshal([]byte(out.String()), &doc); err != nil {
+					t.Fatalf("%s: %v", format, err)
+				}
+				if doc["cost_known"] != false || doc["price_table"] != true {
+					t.Errorf("%s: cost_known %v, price_table %v; want false, true", format, doc["cost_known"], doc["price_table"])
+				}
+				check := func(what string, obj map[string]any, want money) {
+					for k, w := range want {
+						got, ok := obj[k]
+						switch {
+						case w == "absent" && ok:
+							t.Errorf("%s %s: %s is %v, want it absent", format, what, k, got)
+						case w != "absent" && (!ok || got != w):
+							t.Errorf("%s %s: %s is %v (present %v), want %v", format, what, k, got, ok, w)
+						}
+					}
+				}
+				check("cluster", doc["cluster"].(map[string]any), c.cluster)
+				check("findings", doc["findings"].(map[string]any), c.findings)
+				for _, tm := range doc["teams"].([]any) {
+					if tm := tm.(map[string]any); tm["team"] == "b" {
+						check("team b", tm, money{"cost": nil, "waste": nil, "cost_priced": "absent"})
 					}
 				}
 			}

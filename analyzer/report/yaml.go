@@ -17,7 +17,7 @@ import (
 // JSONToYAML refuses every control character, where yaml.v3's encoder
 // writes them double-quoted with escapes (TestHostileLabelValues).
 func writeYAML(w io.Writer, r *Report) error {
-	j, err := json.Marshal(r)
+	j, err := reportJSON(r)
 	if err != nil {
 		return err
 	}
