@@ -5,7 +5,10 @@ import (
 	"math"
 	"time"
 
+	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/tsdb"
+	"github.com/prometheus/prometheus/tsdb/chunks"
+	"github.com/prometheus/prometheus/tsdb/index"
 )
 
 // LastSampler is a source that can tell cheaply, without reading samples,
@@ -22,30 +25,27 @@ type LastSampler interface {
 
 var _ LastSampler = (*Embedded)(nil)
 
-// LastSample implements LastSampler from the blocks' meta.json and the
-// head's bounds, as FirstSample does. A block's MaxTime is exclusive: a
-// block written from the head (the demo's PersistHead, a backfill) ends
-// 1ms after its last sample (prometheus tsdb/head.go,
-// RangeHead.BlockMaxTime, MaxTime()+1); one a running Prometheus cut at its
-// range's end says that end, which is later than its last sample when no
-// sample came after (the head, where a copy's newest samples lie, says
-// its own exactly). Later is the safe side: a window that ends after the
-// data is told as data that stopped (fleet.Result.Stale), never read as
-// an empty fleet.
-func (e *Embedded) LastSample(_ context.Context, end time.Time) (time.Time, bool, error) {
+// LastSample implements LastSampler from the head's bounds, which are
+// exact, and the blocks': a block's meta.json MaxTime is only an upper
+// bound (a block a compaction cut at its range's end says that end: the
+// demo's week ending at 17:07 is one block to 18:00, and a report read at
+// 17:30 would end there, 23 minutes past the data), so the newest block's
+// last sample is read from its index's chunk bounds (every series' chunk
+// metas, no sample), one block only. A chunk that runs past end counts as
+// ending at end: later is the safe side, a window that ends after the
+// data is told as data that stopped (fleet.Result.Stale), never read as an
+// empty fleet.
+func (e *Embedded) LastSample(ctx context.Context, end time.Time) (time.Time, bool, error) {
+	var blocks []*tsdb.Block
 	var spans []span
 	switch {
 	case e.ro != nil:
-		for _, b := range e.ro.blocks {
-			spans = append(spans, span{b.Meta().MinTime, b.Meta().MaxTime - 1})
-		}
+		blocks = e.ro.blocks
 		if e.ro.head != nil {
 			spans = append(spans, headSpans(e.ro.head.Head())...)
 		}
 	case e.db != nil:
-		for _, b := range e.db.Blocks() {
-			spans = append(spans, span{b.Meta().MinTime, b.Meta().MaxTime - 1})
-		}
+		blocks = e.db.Blocks()
 		spans = append(spans, headSpans(e.db.Head())...)
 	}
 	hi := end.UnixMilli()
@@ -57,10 +57,67 @@ func (e *Embedded) LastSample(_ context.Context, end time.Time) (time.Time, bool
 		}
 		last = max(last, min(s.max, hi))
 	}
+	// The newest block whose bounds could hold a later sample than the
+	// head's, read exactly; older blocks end before it.
+	var newest *tsdb.Block
+	for _, b := range blocks {
+		m := b.Meta()
+		if m.MinTime > hi || m.MaxTime-1 <= last {
+			continue
+		}
+		if newest == nil || m.MaxTime > newest.Meta().MaxTime {
+			newest = b
+		}
+	}
+	if newest != nil {
+		t, ok, err := blockLastSample(ctx, newest, hi)
+		if err != nil {
+			return time.Time{}, false, err
+		}
+		if ok {
+			last = max(last, t)
+		}
+		// A block whose chunks all start after end holds nothing at or
+		// before it; an older one then may, and is taken at its bound.
+		for _, b := range blocks {
+			if m := b.Meta(); b != newest && m.MinTime <= hi {
+				last = max(last, min(m.MaxTime-1, hi))
+			}
+		}
+	}
 	if last == math.MinInt64 {
 		return time.Time{}, false, nil
 	}
 	return time.UnixMilli(last).UTC(), true, nil
+}
+
+// blockLastSample is the latest chunk end at or before hi (a chunk
+// running past hi counts as hi) over every series of b.
+func blockLastSample(ctx context.Context, b *tsdb.Block, hi int64) (int64, bool, error) {
+	ir, err := b.Index()
+	if err != nil {
+		return 0, false, err
+	}
+	defer ir.Close()
+	name, value := index.AllPostingsKey()
+	p, err := ir.Postings(ctx, name, value)
+	if err != nil {
+		return 0, false, err
+	}
+	var builder labels.ScratchBuilder
+	var chks []chunks.Meta
+	last, ok := int64(math.MinInt64), false
+	for p.Next() {
+		if err := ir.Series(p.At(), &builder, &chks); err != nil {
+			return 0, false, err
+		}
+		for _, c := range chks {
+			if c.MinTime <= hi {
+				last, ok = max(last, min(c.MaxTime, hi)), true
+			}
+		}
+	}
+	return last, ok, p.Err()
 }
 
 type span struct{ min, max int64 }
