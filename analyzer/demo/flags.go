@@ -11,13 +11,16 @@ import (
 
 // Flags are `gpulens demo`'s flags as given; Options checks them.
 type Flags struct {
-	Scenario    string // --scenario; "" is sim.Default
-	End         string // --end, RFC 3339; "" is now
-	Duration    string // --duration
-	Step        time.Duration
-	DataDir     string // --data-dir
-	OpenMetrics string // --export-openmetrics
-	Quiet       bool
+	Scenario string // --scenario; "" is sim.Default
+	End      string // --end, RFC 3339; "" is now
+	Duration string // --duration
+	Step     time.Duration
+	// PreviousStep is --previous-step: the scrape interval of the window
+	// before the one simulated (0: none).
+	PreviousStep time.Duration
+	DataDir      string // --data-dir
+	OpenMetrics  string // --export-openmetrics
+	Quiet        bool
 }
 
 // FlagError is a malformed flag or scenario; its message names the flag
@@ -39,6 +42,9 @@ func (f Flags) Options(now time.Time) (Options, error) {
 	if f.Step <= 0 || f.Step > time.Hour {
 		return Options{}, flagErr("--step: %s is outside (0, 1h]", f.Step)
 	}
+	if f.PreviousStep < 0 || f.PreviousStep > time.Hour {
+		return Options{}, flagErr("--previous-step: %s is outside [0, 1h] (0: no previous window)", f.PreviousStep)
+	}
 	end := now.UTC().Truncate(f.Step)
 	if f.End != "" {
 		if end, err = time.Parse(time.RFC3339, f.End); err != nil {
@@ -58,6 +64,6 @@ func (f Flags) Options(now time.Time) (Options, error) {
 			return Options{}, flagErr("--data-dir: %s is not empty (a TSDB from an earlier run?); remove it or name a new directory", f.DataDir)
 		}
 	}
-	return Options{Scenario: sc, Start: end.Add(-dur), End: end, Step: f.Step, Length: f.Duration,
+	return Options{Scenario: sc, Start: end.Add(-dur), End: end, Step: f.Step, PreviousStep: f.PreviousStep, Length: f.Duration,
 		DataDir: f.DataDir, OpenMetrics: f.OpenMetrics, Quiet: f.Quiet}, nil
 }

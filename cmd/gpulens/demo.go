@@ -49,6 +49,7 @@ func newDemoCmd() *cobra.Command {
 	f.StringVar(&o.flags.End, "end", "", "End of the simulated week, RFC 3339 (default: now)")
 	f.StringVar(&o.flags.Duration, "duration", "7d", "Length of the simulated window (e.g. 7d, 36h)")
 	f.DurationVar(&o.flags.Step, "step", time.Minute, "Sampling resolution of the simulation (the scrape interval)")
+	f.DurationVar(&o.flags.PreviousStep, "previous-step", 5*time.Minute, "Also simulate the window before, at this coarser scrape interval, for the report's change against it (0: none)")
 	f.StringVar(&o.flags.DataDir, "data-dir", "", "Keep the TSDB in this directory (default: a temporary one, removed afterwards)")
 	f.StringVar(&o.flags.OpenMetrics, "export-openmetrics", "", "Also write the simulated samples as OpenMetrics to this file")
 	o.out.Register(f, report.Formats, "table")

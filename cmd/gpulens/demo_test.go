@@ -103,3 +103,42 @@ func TestDemoHelpCountsTheScenario(t *testing.T) {
 		t.Errorf("demo --help does not count the default scenario:\n%s", stdout.String())
 	}
 }
+
+// TestDemoHasAPreviousWindow: the demo also simulates the window before
+// its own (at --previous-step), so its report shows each team's change
+// against it, the column a team lead reads first; --previous-step 0 leaves
+// it out. At 36bc8ff the demo had no previous window and every change was
+// empty.
+func TestDemoHasAPreviousWindow(t *testing.T) {
+	for _, c := range []struct {
+		previous   string
+		wantChange bool
+	}{{"10m", true}, {"0", false}} {
+		var stdout, stderr bytes.Buffer
+		args := []string{"demo", "--duration", "3h", "--end", "2026-01-05T14:00:00Z", "--step", "2m", "--previous-step", c.previous, "-o", "json", "--quiet"}
+		if code := execute(args, &stdout, &stderr); code != exitOK {
+			t.Fatalf("--previous-step %s: exit %d: %s", c.previous, code, stderr.String())
+		}
+		var r struct {
+			Cluster struct {
+				Change *struct {
+					AllocatedGPUHours float64 `json:"allocated_gpu_hours"`
+				} `json:"change"`
+			} `json:"cluster"`
+			Teams []struct {
+				Change *json.RawMessage `json:"change"`
+			} `json:"teams"`
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Cluster.Change != nil; got != c.wantChange {
+			t.Errorf("--previous-step %s: the fleet's change is there: %v, want %v", c.previous, got, c.wantChange)
+		}
+		for i, tm := range r.Teams {
+			if got := tm.Change != nil && string(*tm.Change) != "null"; got != c.wantChange {
+				t.Errorf("--previous-step %s: team %d's change is there: %v, want %v", c.previous, i, got, c.wantChange)
+			}
+		}
+	}
+}

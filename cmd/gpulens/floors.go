@@ -17,6 +17,8 @@ var flagRanges = map[string]flagrange.Range{
 	"retries":           {Min: 0, Max: 20},
 	"query.max-samples": {Min: 0},
 	"step":              {Min: 1},
+	// demo
+	"previous-step": {Min: 0, Max: 3600, Why: "0 simulates no previous window; a scrape interval is at most an hour"},
 	// plan
 	"node-gpus":    {Min: 0, Max: 1024},
 	"max-replicas": {Min: 0, Max: 1024},
