@@ -116,6 +116,9 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := writeQuotas(ctx, db, o.Scenario, start, end, o.Step, &samples); err != nil {
+		return nil, err
+	}
 	if o.DataDir != "" {
 		// Kept for later reports, which open it read-only and would
 		// otherwise replay the head's last hours from the WAL.

@@ -27,11 +27,19 @@ var ErrNoCluster = errors.New("no cluster access")
 // advised, and why.
 func (s *Session) Quotas(ctx context.Context) ([]quota.Advice, []string, error) {
 	if !s.inv.Available {
-		// No cluster could be read: there is no quota to advise, in
-		// any cluster, and nothing to query.
+		// No cluster could be read: the quotas are those the store's
+		// series hold, where it holds any (kube-state-metrics',
+		// Kueue's).
 		why := s.inv.Skipped
 		if len(s.clusterNotes) > 0 {
 			why = []string{"no cluster could be read"}
+		}
+		if len(s.members) == 0 {
+			advice, notes, ok, err := s.storeQuotas(ctx)
+			if ok || err != nil {
+				return advice, notes, err
+			}
+			why = append(slices.Clone(why), noQuotaSeries)
 		}
 		return nil, slices.Clone(s.clusterNotes), fmt.Errorf("%w: the quotas are not known (%s)", ErrNoCluster, strings.Join(why, "; "))
 	}

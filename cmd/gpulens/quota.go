@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/analyzer/manifest"
 	"github.com/gpulens/gpulens/analyzer/quota"
+	"github.com/gpulens/gpulens/analyzer/session"
 	"github.com/gpulens/gpulens/internal/outputflag"
 )
 
@@ -62,6 +65,9 @@ func runQuota(ctx context.Context, o *quotaOptions, stdout, stderr io.Writer) er
 	advice, notes, err := s.Quotas(ctx)
 	if err != nil {
 		return o.src.exit(err)
+	}
+	if slices.Contains(notes, session.QuotasFromStore) {
+		fmt.Fprintf(stderr, "note: %s\n", session.QuotasFromStore)
 	}
 	if ok, err := manifest.WriteOutput(stdout, o.out.Format, o.out.File, o.outputDir, func() []manifest.Doc { return manifest.FromQuota(advice) }, "No changes: every GPU quota fits what was held."); ok {
 		return err
