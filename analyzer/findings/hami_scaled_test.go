@@ -139,9 +139,10 @@ func TestHAMiScaledOvercommit(t *testing.T) {
 // pkg/device-plugin/nvidiadevice/nvinternal/rm/devices.go:209 at
 // 4707fb02), which gpulens-exporter's ParseDeviceID rejects (a UUID
 // followed by "-0" is no UUID); how dcgm-exporter's pod mapper reads them
-// was not confirmed from its source. The GPU's node is held, so no GPU of
-// it is advised let go either. At main the findings are detected before
-// HAMi's tenants are read and never see them: both GPUs "showed no pod".
+// was not confirmed from its source. The GPUs' node is held, so its free
+// GPU 2 is not advised let go with the node: its HAMi tenants are named
+// to move. At main the findings are detected before HAMi's tenants are
+// read and never see them: both HAMi GPUs "showed no pod".
 func TestHAMiTenantsAreNoStrangers(t *testing.T) {
 	ctx := context.Background()
 	_, db := hamiStore(t, "scaled", hami.EraCurrent, dcgm.Schema{}, true)
@@ -149,8 +150,8 @@ func TestHAMiTenantsAreNoStrangers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.GPUs) != 2 {
-		t.Fatalf("%d GPUs, want 2", len(res.GPUs))
+	if len(res.GPUs) != 3 {
+		t.Fatalf("%d GPUs, want 3", len(res.GPUs))
 	}
 	// The fixture reproduces the issue: no pod on either GPU, in use.
 	before := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
@@ -162,11 +163,30 @@ func TestHAMiTenantsAreNoStrangers(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.HAMi = tenants // as the pipeline reads them, before the findings
+	hamiGPUs := map[string]bool{}
+	for _, tn := range tenants {
+		hamiGPUs[tn.GPUUUID] = true
+	}
 	r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	free := 0
 	for _, f := range r.Findings {
-		if f.Kind == criteria.KindUnallocated {
-			t.Errorf("a GPU HAMi names tenants on is called unallocated: %s", f.Summary)
+		if f.Kind != criteria.KindUnallocated {
+			continue
 		}
+		if hamiGPUs[f.GPUUUID] {
+			t.Errorf("a GPU HAMi names tenants on is called unallocated: %s", f.Summary)
+			continue
+		}
+		// GPU 2 is free, but its node is held by HAMi's tenants: no
+		// scale-down, the tenants to move named.
+		free++
+		if f.Recommendation == nil || f.Recommendation.Action != recommend.ActionConsolidate ||
+			!containsAll(f.Summary, "2 GPU(s) of gpu-hami-scaled are held now", "team-a/svc-a (Pod, 1 shared GPU)", "chat/chat-a (Pod, 1 shared GPU)") {
+			t.Errorf("the free GPU beside HAMi's: %s (%+v), want its node held by HAMi's tenants", f.Summary, f.Recommendation)
+		}
+	}
+	if free != 1 {
+		t.Errorf("%d unallocated findings on the free GPU, want 1", free)
 	}
 }
 
