@@ -66,6 +66,8 @@ type detector struct {
 	// byWorkload indexes res.Allocations by the workload they were
 	// grouped into, for judging replicas one by one (podsOf).
 	byWorkload map[fleet.WorkloadKey][]int
+	// hami indexes res.HAMi by GPU (hamiTenants).
+	hami map[hamiGPU][]HAMiTenant
 }
 
 func (d *detector) add(f Finding) { d.report.Findings = append(d.report.Findings, f) }

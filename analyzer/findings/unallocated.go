@@ -37,8 +37,9 @@ func (d *detector) unallocatedCapacity(g fleet.GPU, base func(string, Severity) 
 		return
 	}
 	subject := fmt.Sprintf("%s %s on %s", shortModel(g.Model), g.UUID, g.Node)
-	ratio := g.UnallocatedHours / g.ReportedHours
-	if use := UnnamedUseOf(g, d.cfg); use.InUse() {
+	free := d.freeHours(g)
+	ratio := free / g.ReportedHours
+	if use := UnnamedUseOf(g, d.cfg); use.InUse() && len(d.hamiTenants(g)) == 0 {
 		// Used while no pod is seen on it: the data only fails to say by
 		// whom. dcgm-exporter maps no pod to a GPU advertised under a
 		// resource it does not read (the device plugin's renameByDefault,
@@ -69,8 +70,8 @@ func (d *detector) unallocatedCapacity(g fleet.GPU, base func(string, Severity) 
 		return
 	}
 	f := base(criteria.KindUnallocated, Warning)
-	f.Evidence["unallocated_hours"], f.Evidence["unallocated_ratio"] = g.UnallocatedHours, ratio
-	f.Summary = fmt.Sprintf("%s sat unallocated for %s (%s of the time it reported)", subject, hoursOf(g.UnallocatedHours), pct(ratio))
+	f.Evidence["unallocated_hours"], f.Evidence["unallocated_ratio"] = free, ratio
+	f.Summary = fmt.Sprintf("%s sat unallocated for %s (%s of the time it reported)", subject, hoursOf(free), pct(ratio))
 	use := d.nodeUse(g.Node)
 	if use.unseen > 0 || len(use.clusterPods) > 0 {
 		// The data misses tenants on this node: GPUs busy with no pod
@@ -134,9 +135,9 @@ func (d *detector) unallocatedCapacity(g fleet.GPU, base func(string, Severity) 
 }
 
 // unallocated says g sat unallocated for enough of the time it reported
-// to be let go.
+// to be let go: held by no allocation and no HAMi tenant (freeHours).
 func (d *detector) unallocated(g fleet.GPU) bool {
-	return g.ReportedHours > 0 && g.UnallocatedHours/g.ReportedHours >= d.cfg.Unallocated.MinRatio
+	return g.ReportedHours > 0 && d.freeHours(g)/g.ReportedHours >= d.cfg.Unallocated.MinRatio
 }
 
 // nodeUse is what holds a node's GPUs at the end of the window.
@@ -190,7 +191,7 @@ func (d *detector) nodeUse(node string) nodeUse {
 			u.stopped = max(u.stopped, seen[fleet.NodeRef{Cluster: g.Cluster, Node: g.Node}])
 			if !d.unallocated(g) {
 				u.busy = true
-			} else if UnnamedUseOf(g, d.cfg).InUse() {
+			} else if UnnamedUseOf(g, d.cfg).InUse() && len(d.hamiTenants(g)) == 0 {
 				u.unseen++
 			}
 			d.nodes[g.Node] = u
@@ -220,6 +221,7 @@ func (d *detector) nodeUse(node string) nodeUse {
 				h.whole[k] = true
 			}
 		}
+		d.hamiHeldNow(held, holders)
 		for n, gpus := range held {
 			u := d.nodes[n]
 			u.held = len(gpus)

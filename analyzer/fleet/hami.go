@@ -12,9 +12,12 @@ type HAMiTenant struct {
 	// CoresPct is nvidia.com/gpucores (0: unlimited); MemoryMiB the
 	// memory limit HAMi-core enforces (gpumem, or gpumem-percentage
 	// converted); DeviceBytes the GPU's memory as HAMi's scheduler counts
-	// it.
-	CoresPct, MemoryMiB int64
-	DeviceBytes         float64
+	// it: the device plugin registers the physical memory times
+	// deviceMemoryScaling, so above 1 it is a scheduling figure larger
+	// than the GPU. PhysicalBytes is the GPU's memory as its exporter
+	// reads it from the device (0: the exporter gave none).
+	CoresPct, MemoryMiB        int64
+	DeviceBytes, PhysicalBytes float64
 	// MemP99 and MemPeak are the memory used, bytes; UtilP95 the SM
 	// utilisation of the device, 0..1.
 	MemP99, MemPeak, UtilP95 float64
@@ -22,9 +25,22 @@ type HAMiTenant struct {
 	Coverage float64
 }
 
+// MemoryBytes is the GPU's memory as the device has it: the exporter's,
+// else HAMi's registered size. What the tenants' limits are compared
+// with: HAMi's size past the physical one (deviceMemoryScaling above 1)
+// is memory the scheduler promises and the GPU does not have.
+func (t HAMiTenant) MemoryBytes() float64 {
+	if t.PhysicalBytes > 0 {
+		return t.PhysicalBytes
+	}
+	return t.DeviceBytes
+}
+
 // HeldShare is the tenant's allocation-basis share of its GPU: the
 // larger of its cores share (gpucores / 100) and its memory share (gpumem
-// over the device's memory, where HAMi gave the device's).
+// over the device's memory, where HAMi gave the device's). The memory is
+// HAMi's registered size, as the scheduler shares it out and as
+// signals/hami's forms (the dashboards' money) divide by it.
 func (t HAMiTenant) HeldShare() float64 {
 	if t.DeviceBytes <= 0 {
 		return max(0, float64(t.CoresPct)/100)

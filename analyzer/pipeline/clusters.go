@@ -44,12 +44,13 @@ func (a *Analysis) analyzeClusters(ctx context.Context, o Options, sch signals.S
 		gpus += len(res.GPUs)
 		// Detected before the cluster is named in the results' keys: the
 		// inventory of one cluster knows its objects by their own names.
-		detected := findings.Detect(res, inv, o.findingsConfig(), o.Prices)
 		// HAMi's series within the same scope: each cluster's
 		// tenants, named for it by MergeClusters, never another's.
-		if err := addHAMi(ctx, o.Source, sc, o, sch, cur, res, detected); err != nil {
+		if err := readHAMi(ctx, o.Source, sc, sch, cur, res); err != nil {
 			return fmt.Errorf("%s: %w", fleet.ClusterName(c), err)
 		}
+		detected := findings.Detect(res, inv, o.findingsConfig(), o.Prices)
+		addHAMi(o, res, detected)
 		if err := previousHAMi(ctx, o.Source, sc, sch, prevW, prev); err != nil {
 			return fmt.Errorf("%s: %w", fleet.ClusterName(c), err)
 		}

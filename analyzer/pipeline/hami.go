@@ -11,12 +11,13 @@ import (
 	"github.com/gpulens/gpulens/signals"
 )
 
-// addHAMi reads the HAMi tenants of the store src reads within sc (one
-// cluster's, where the store holds several) into res, for
-// the report's ledger, and adds their findings to found. HAMi's tenants
-// are read from HAMi's own series, beside the exporter's: one query finds
-// none where HAMi is not installed.
-func addHAMi(ctx context.Context, src source.Source, sc query.Scope, o Options, sch signals.Schema, cur fleet.Window, res *fleet.Result, found *findings.Result) error {
+// readHAMi reads the HAMi tenants of the store src reads within sc (one
+// cluster's, where the store holds several) into res.HAMi, before the
+// findings: a GPU the exporter maps no pod to is held all the same where
+// HAMi's series name its tenants (findings' unallocated rule reads them).
+// HAMi's tenants are read from HAMi's own series, beside the exporter's:
+// one query finds none where HAMi is not installed.
+func readHAMi(ctx context.Context, src source.Source, sc query.Scope, sch signals.Schema, cur fleet.Window, res *fleet.Result) error {
 	w, err := cur.WithDefaults()
 	if err != nil {
 		return err
@@ -25,10 +26,16 @@ func addHAMi(ctx context.Context, src source.Source, sc query.Scope, o Options, 
 	if err != nil {
 		return fmt.Errorf("HAMi tenants: %w", err)
 	}
-	found.Findings = append(found.Findings, findings.DetectHAMi(tenants, o.Prices)...)
 	res.HAMi = tenants
-	res.ApplyHAMi() // one share per tenant, in the report and the ledger alike
 	return nil
+}
+
+// addHAMi adds res's HAMi tenants' findings to found and gives their
+// allocations HAMi's shares, for the report's ledger: after the
+// exporter's findings, which read the exporter's view.
+func addHAMi(o Options, res *fleet.Result, found *findings.Result) {
+	found.Findings = append(found.Findings, findings.DetectHAMi(res.HAMi, o.Prices)...)
+	res.ApplyHAMi() // one share per tenant, in the report and the ledger alike
 }
 
 // previousHAMi gives the previous window's allocations HAMi's shares too,

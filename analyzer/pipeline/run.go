@@ -195,10 +195,11 @@ func (a *Analysis) analyzeOne(ctx context.Context, o Options, sch signals.Schema
 	}
 	progress()
 	a.Current, a.Previous = res, prev
-	a.Findings = findings.Detect(res, o.Inventory, o.findingsConfig(), o.Prices)
-	if err := addHAMi(ctx, o.Source, query.Scope{}, o, sch, cur, res, a.Findings); err != nil {
+	if err := readHAMi(ctx, o.Source, query.Scope{}, sch, cur, res); err != nil {
 		return err
 	}
+	a.Findings = findings.Detect(res, o.Inventory, o.findingsConfig(), o.Prices)
+	addHAMi(o, res, a.Findings)
 	if err := previousHAMi(ctx, o.Source, query.Scope{}, sch, prevW, prev); err != nil {
 		return err
 	}

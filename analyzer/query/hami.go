@@ -19,7 +19,8 @@ import (
 // ReadHAMi reads every HAMi tenant of [start, end] at step, within sc
 // (one cluster of a shared store, as the analysis reads it), through
 // signals/hami's forms (both metric eras), each GPU's model and node from
-// the exporter beside HAMi (schema's GPU form, joined on the UUID).
+// the exporter beside HAMi (schema's GPU form, joined on the UUID), and
+// its physical memory from the exporter's GPUMemoryTotal.
 // HAMi's scheduler names a container by its index in the pod, its
 // monitor by name: a container's cores are its pod's on that GPU, which
 // is exact for the pods with one container on the GPU.
@@ -92,6 +93,17 @@ func ReadHAMi(ctx context.Context, q source.Source, sc Scope, schema signals.Sch
 	for _, s := range dv {
 		devices[string(s.Metric["uuid"])] = float64(s.Value)
 	}
+	// The device's own memory, beside HAMi's registered size: the
+	// exporter reads it from NVML (gpulens-exporter) or as FB_USED +
+	// FB_FREE + FB_RESERVED (dcgm-exporter), unscaled.
+	physical := map[string]float64{}
+	pv, err := read(signals.MaxBy([]string{"uuid"}, over("max_over_time", schema.GPUMemoryTotal())))
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range pv {
+		physical[string(s.Metric["uuid"])] = float64(s.Value)
+	}
 	gpus := map[string]model.Metric{}
 	gv, err := read(signals.MaxBy([]string{"node", "uuid", "model"}, over("max_over_time", schema.GPU())))
 	if err != nil {
@@ -103,7 +115,7 @@ func ReadHAMi(ctx context.Context, q source.Source, sc Scope, schema signals.Sch
 	out := make([]fleet.HAMiTenant, 0, len(tenants))
 	for k, t := range tenants {
 		t.CoresPct = int64(cores[podKey{k.ns, k.pod, k.uuid}]*100 + 0.5)
-		t.DeviceBytes = devices[k.uuid]
+		t.DeviceBytes, t.PhysicalBytes = devices[k.uuid], physical[k.uuid]
 		if g, ok := gpus[k.uuid]; ok {
 			t.Node, t.Model = string(g["node"]), string(g["model"])
 		}

@@ -21,6 +21,10 @@ nodes:
 	if err != nil {
 		t.Fatal(err)
 	}
+	scaled, err := Parse([]byte(strings.Replace(ok, "mode: hami", "mode: hami, deviceMemoryScaling: 1.5", 1)), "s.yaml")
+	if err != nil || scaled.Nodes[0].Sharing[0].MemoryScaling != 1.5 {
+		t.Errorf("deviceMemoryScaling 1.5: %v, %+v", err, scaled)
+	}
 	if sc.HAMi.Era().String() != "legacy" || sc.Nodes[0].Pods[0].HAMi.Cores != 30 {
 		t.Errorf("parsed %+v", sc.HAMi)
 	}
@@ -35,6 +39,10 @@ nodes:
 		{strings.Replace(ok, "cores: 30", "cores: 130", 1), "hami.cores: 130 out of range"},
 		{strings.Replace(ok, "memory: 40GiB", "memory: 40GiB, memoryPercentage: 50", 1), "set memory (nvidia.com/gpumem) or memoryPercentage, not both"},
 		{strings.Replace(ok, "mode: hami", "mode: time-slicing, replicas: 2", 1), "pods[0].hami: GPU 0 is not shared with mode hami"},
+		// deviceMemoryScaling is HAMi's: a time-slicing group has none, and
+		// a scaling is positive.
+		{strings.Replace(ok, "mode: hami", "mode: time-slicing, replicas: 2, deviceMemoryScaling: 1.5", 1), "sharing[0].deviceMemoryScaling: 1.5: only a positive scaling of mode hami"},
+		{strings.Replace(ok, "mode: hami", "mode: hami, deviceMemoryScaling: -1", 1), "sharing[0].deviceMemoryScaling: -1: only a positive scaling of mode hami"},
 	} {
 		if _, err := Parse([]byte(tt.edit), "s.yaml"); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("error %v, want %q", err, tt.want)

@@ -68,6 +68,9 @@ func buildLayout(n *Node, sys *system, count int, path string, report reporter) 
 			report.errorf(sp+".mode", "%s", errUnknown("sharing mode", sh.Mode, "none, time-slicing, mps, mig, hami"))
 			valid = false
 		}
+		if sh.MemoryScaling != 0 && (sh.Mode != ModeHAMi || sh.MemoryScaling < 0) {
+			report.errorf(sp+".deviceMemoryScaling", "%v: only a positive scaling of mode hami (HAMi's deviceMemoryScaling)", sh.MemoryScaling)
+		}
 		if sh.Mode != ModeMIG && len(sh.MIG) > 0 {
 			report.errorf(sp+".mig", "a MIG geometry needs mode mig, not %q", sh.Mode)
 		}

@@ -57,6 +57,12 @@ type Sharing struct {
 	// Rename advertises time-slicing replicas as nvidia.com/gpu.shared
 	// (the device plugin's renameByDefault).
 	Rename bool `yaml:"rename"`
+	// MemoryScaling is, for hami, the node's deviceMemoryScaling (HAMi's
+	// per-node config; 0 means HAMi's default, 1): HAMi's device plugin
+	// registers each GPU's memory times it (register.go), and the
+	// scheduler's device memory series say that size. The exporter still
+	// reads the device's own memory.
+	MemoryScaling float64 `yaml:"deviceMemoryScaling"`
 }
 
 // Pod is a single-container pod holding one GPU, one MIG instance or one

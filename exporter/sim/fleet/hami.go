@@ -3,6 +3,7 @@ package fleet
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -43,6 +44,7 @@ type HAMiSink struct {
 	limits     map[string]sim.HAMiLimits // by namespace/pod
 	gpus       map[string]*hamiGPU       // by UUID
 	totals     map[string]float64        // each GPU's memory, by UUID
+	scaling    map[string]float64        // deviceMemoryScaling, by GPU index
 }
 
 type hamiGPU struct {
@@ -59,7 +61,8 @@ type hamiTenant struct {
 // NewHAMiSink wraps inner for node of sc. HAMi's series go to out, its
 // scrape targets' sink; nil sends them to inner.
 func NewHAMiSink(inner, out Sink, sc *sim.Scenario, node string) *HAMiSink {
-	s := &HAMiSink{inner: inner, out: out, node: node, era: sc.HAMi.Era(), limits: map[string]sim.HAMiLimits{}, gpus: map[string]*hamiGPU{}, totals: map[string]float64{}}
+	s := &HAMiSink{inner: inner, out: out, node: node, era: sc.HAMi.Era(), limits: map[string]sim.HAMiLimits{}, gpus: map[string]*hamiGPU{}, totals: map[string]float64{},
+		scaling: map[string]float64{}}
 	if s.out == nil {
 		s.out = inner
 	}
@@ -72,6 +75,7 @@ func NewHAMiSink(inner, out Sink, sc *sim.Scenario, node string) *HAMiSink {
 			if sh.Mode == sim.ModeHAMi {
 				for _, g := range sh.GPUs {
 					hamiGPUs[g] = true
+					s.scaling[strconv.Itoa(g)] = sh.MemoryScaling
 				}
 			}
 		}
@@ -158,8 +162,16 @@ func (s *HAMiSink) emitGPU(ts time.Time, uuid string, g *hamiGPU) error {
 		return nil
 	}
 	// HAMi accounts memory in MiB (the scheduler's Totalmem, the
-	// annotation's Usedmem).
+	// annotation's Usedmem). Its device plugin registers the device's
+	// memory times deviceMemoryScaling, truncated
+	// (pkg/device-plugin/nvidiadevice/nvinternal/plugin/register.go:148-151
+	// at 4707fb02): Totalmem, the gpumem-percentage base
+	// (pkg/device/nvidia/device.go:780-782) and the device limit series
+	// are that figure, not the GPU's.
 	totalMiB := int64(total) >> 20
+	if sc := s.scaling[g.index]; sc != 0 && sc != 1 {
+		totalMiB = int64(float64(totalMiB) * sc)
+	}
 	vals := map[string]string{
 		"node": s.node, "nodeid": s.node, "nodename": s.node,
 		"device_uuid": uuid, "deviceuuid": uuid, "device_index": g.index, "deviceidx": g.index,
