@@ -66,6 +66,9 @@ type detector struct {
 	// byWorkload indexes res.Allocations by the workload they were
 	// grouped into, for judging replicas one by one (podsOf).
 	byWorkload map[fleet.WorkloadKey][]int
+	// absent are the GPUs gone at the window's end from nodes that kept
+	// reporting (absenceOf).
+	absent map[fleet.GPUKey]fleet.Absence
 }
 
 func (d *detector) add(f Finding) { d.report.Findings = append(d.report.Findings, f) }

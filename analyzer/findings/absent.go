@@ -1,0 +1,44 @@
+package findings
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/signals/dcgm"
+)
+
+// absenceOf is g's absence at the window's end (fleet.Result.Absent):
+// gone while its node's other GPUs kept reporting.
+func (d *detector) absenceOf(g fleet.GPU) (fleet.Absence, bool) {
+	if d.absent == nil {
+		d.absent = map[fleet.GPUKey]fleet.Absence{}
+		for _, a := range d.res.Absent() {
+			d.absent[a.GPUKey] = a
+		}
+	}
+	a, ok := d.absent[g.GPUKey]
+	return a, ok
+}
+
+// fellOff says g fell off the bus: XID 79 among its events.
+func fellOff(g fleet.GPU) bool {
+	return slices.Contains(g.XIDCodes, strconv.Itoa(dcgm.XIDFallenOffBus))
+}
+
+// absenceClause is how long g has been gone, from when: a GPU lost at
+// the window's end has been lost since it was last seen, not for the
+// steps its lost state was reported (those are evidence: natively the
+// steps gpulens_gpu_up read 0 before the exporter dropped the GPU, on
+// dcgm-exporter the steps its last XID read 79 after its readings went
+// blank).
+func absenceClause(a fleet.Absence) string {
+	others := "GPU"
+	if a.Reporting > 1 {
+		others = "GPUs"
+	}
+	return fmt.Sprintf("has not reported since %s: gone for the window's last %.1f h, while the node's %d other %s kept reporting",
+		a.LastSeen.UTC().Format(time.RFC3339), a.For.Hours(), a.Reporting, others)
+}
