@@ -39,6 +39,6 @@ func absenceClause(a fleet.Absence) string {
 	if a.Reporting > 1 {
 		others = "GPUs"
 	}
-	return fmt.Sprintf("has not reported since %s: gone for the window's last %.1f h, while the node's %d other %s kept reporting",
+	return fmt.Sprintf("gone since %s, for the window's last %.1f h, while the node's %d other %s kept reporting",
 		a.LastSeen.UTC().Format(time.RFC3339), a.For.Hours(), a.Reporting, others)
 }

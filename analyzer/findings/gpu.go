@@ -58,7 +58,7 @@ func (d *detector) gpu(g fleet.GPU) {
 				// dcgm-exporter has no up signal and drops a lost GPU's
 				// blank readings, so a GPU lost without XID 79 only
 				// vanishes; so does one taken out of service.
-				what = append(what, absenceClause(absence)+": lost without an XID 79, or taken out of service; check nvidia-smi and the kernel log on the node")
+				what = append(what, "stopped reporting: "+absenceClause(absence)+": lost without an XID 79, or taken out of service; check nvidia-smi and the kernel log on the node")
 			}
 		case g.DownSteps > 0:
 			// A lost GPU is paid for and serves nobody until reset. It can

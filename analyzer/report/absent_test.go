@@ -57,9 +57,9 @@ func TestAbsenceHasALength(t *testing.T) {
 		absent    float64 // absent_hours evidence; 0: none
 	}{
 		{uuid: "GPU-a-3", sev: findings.Critical, absent: goneHours,
-			want: []string{"XID 79", "has not reported since " + lastSeen.Format(time.RFC3339), "last 44.7 h", "node's 7 other GPUs kept reporting"},
+			want: []string{"XID 79", "gone since " + lastSeen.Format(time.RFC3339), "the window's last 44.7 h", "node's 7 other GPUs kept reporting"},
 			not:  []string{"lost for 0.1 h"}},
-		{uuid: "GPU-c-1", sev: findings.Critical, want: []string{"XID 79", "was lost for 1.0 h"}, not: []string{"has not reported since"}},
+		{uuid: "GPU-c-1", sev: findings.Critical, want: []string{"XID 79", "was lost for 1.0 h"}, not: []string{"gone since"}},
 	} {
 		f, ok := errs[tc.uuid]
 		if !ok {
