@@ -100,6 +100,20 @@ func TestAbsenceHasALength(t *testing.T) {
 	if ds := r.Window.DataStops; len(ds) != 1 || ds[0].Node != "node-b" || !ds[0].LastSeen.Equal(start.Add(100*time.Hour)) || ds[0].AbsentHours != 68 {
 		t.Errorf("data stops %+v, want node-b alone, last seen 100 h in, for 68 h", ds)
 	}
+	// The ledger says the absence beside the GPU's reported hours, outside
+	// its cost (docs/MONEY.md, "A GPU gone from a running node").
+	for _, g := range r.Ledger.GPUs {
+		switch {
+		case g.UUID == "GPU-a-3":
+			if g.Absent == nil || !g.Absent.LastSeen.Equal(lastSeen) || math.Abs(g.Absent.Hours-goneHours) > 1e-9 ||
+				math.Abs(g.Absent.Cost-goneHours*g.PricePerHour) > 1e-6 || g.PricePerHour == 0 || math.Abs(g.Hours-123.3) > 1e-9 {
+				t.Errorf("ledger's GPU-a-3: %.4f h reported, absent %+v; want 123.3 h reported and %.1f h absent since %s at $%.2f/h",
+					g.Hours, g.Absent, goneHours, lastSeen, g.PricePerHour)
+			}
+		case g.Absent != nil:
+			t.Errorf("ledger's %s absent %+v, want none", g.UUID, g.Absent)
+		}
+	}
 	var text bytes.Buffer
 	if err := Render(&text, r, "table"); err != nil {
 		t.Fatal(err)
