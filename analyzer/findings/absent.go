@@ -42,3 +42,21 @@ func absenceClause(a fleet.Absence) string {
 	return fmt.Sprintf("gone since %s, for the window's last %.1f h, while the node's %d other %s kept reporting",
 		a.LastSeen.UTC().Format(time.RFC3339), a.For.Hours(), a.Reporting, others)
 }
+
+// podBound says g's series may have ended only because its last tenant's
+// did: dcgm-exporter's --kubernetes-virtual-gpus before 2025 rebuilds
+// every series from the pods, so a GPU no pod holds has none
+// (exporter/sim/fleet's DCGMVirtualGPUs), and its absence is as likely a
+// GPU no longer held as a lost one. Other layouts, and gpulens-exporter,
+// report a GPU no pod holds, so there the absence is the GPU's.
+func (d *detector) podBound(g fleet.GPU) bool {
+	if d.res.Schema != dcgm.SchemaName {
+		return false
+	}
+	for _, a := range d.res.Allocations {
+		if a.Cluster == g.Cluster && a.Node == g.Node && a.UUID == g.UUID && a.SinceLastSeen <= g.SinceLastSeen+fleet.StaleAfter {
+			return true
+		}
+	}
+	return false
+}

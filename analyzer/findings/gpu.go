@@ -54,6 +54,11 @@ func (d *detector) gpu(g fleet.GPU) {
 				f.Severity = Critical
 				f.Evidence["lost_hours"] = absence.For.Hours()
 				what = append(what, "was lost and "+absenceClause(absence)+": drain the node and reset or replace the GPU")
+			} else if d.podBound(g) {
+				f.Severity = Info
+				f.Evidence["pod_bound"] = 1
+				what = append(what, "stopped reporting with its last pod: "+absenceClause(absence)+
+					": lost without an XID 79, or, where dcgm-exporter runs --kubernetes-virtual-gpus before its 2025 releases (series only for a GPU a pod holds), no longer held; check nvidia-smi on the node")
 			} else {
 				// dcgm-exporter has no up signal and drops a lost GPU's
 				// blank readings, so a GPU lost without XID 79 only
