@@ -68,6 +68,9 @@ type detector struct {
 	byWorkload map[fleet.WorkloadKey][]int
 	// hami indexes res.HAMi by GPU (hamiTenants).
 	hami map[hamiGPU][]HAMiTenant
+	// absent are the GPUs gone at the window's end from nodes that kept
+	// reporting (absenceOf).
+	absent map[fleet.GPUKey]fleet.Absence
 }
 
 func (d *detector) add(f Finding) { d.report.Findings = append(d.report.Findings, f) }

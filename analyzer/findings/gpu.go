@@ -22,14 +22,16 @@ func (d *detector) gpu(g fleet.GPU) {
 			Evidence: map[string]float64{"coverage": g.Coverage, "reported_hours": g.ReportedHours}, Confidence: confidence(g.Coverage)}
 	}
 	subject := fmt.Sprintf("%s %s on %s", shortModel(g.Model), g.UUID, g.Node)
-	if g.Coverage < d.cfg.MinCoverage || g.Steps < d.cfg.MinSamples {
+	absence, gone := d.absenceOf(g) // absent.go
+	scant := g.Coverage < d.cfg.MinCoverage || g.Steps < d.cfg.MinSamples
+	if scant && !gone {
 		f := base(criteria.KindInsufficientData, Info)
 		f.Summary = fmt.Sprintf("%s reported for %s (%s of the window): too little to judge", subject, hoursOf(g.ReportedHours), pct(g.Coverage))
 		d.cost(&f, g.Model, 1, nil)
 		d.add(f)
 		return
 	}
-	if g.XIDErrors > 0 || g.DownSteps > 0 {
+	if g.XIDErrors > 0 || g.DownSteps > 0 || gone {
 		f := base(criteria.KindGPUErrors, Warning)
 		down := d.res.Window.Step.Hours() * float64(g.DownSteps)
 		f.Evidence["xid_errors"], f.Evidence["down_hours"] = g.XIDErrors, down
@@ -41,7 +43,29 @@ func (d *detector) gpu(g fleet.GPU) {
 			}
 			what = append(what, xid)
 		}
-		if g.DownSteps > 0 {
+		switch {
+		case gone:
+			// Gone from a node that kept reporting: its absence, to the
+			// window's end, is how long it has been lost, whatever the
+			// steps its lost state was reported for (absenceClause).
+			f.Evidence["absent_hours"], f.Evidence["last_seen_unix"] = absence.For.Hours(), float64(absence.LastSeen.Unix())
+			f.Evidence["node_gpus_reporting"] = float64(absence.Reporting)
+			if g.DownSteps > 0 || fellOff(g) {
+				f.Severity = Critical
+				f.Evidence["lost_hours"] = absence.For.Hours()
+				what = append(what, "was lost and "+absenceClause(absence)+": drain the node and reset or replace the GPU")
+			} else if d.podBound(g) {
+				f.Severity = Info
+				f.Evidence["pod_bound"] = 1
+				what = append(what, "stopped reporting with its last pod: "+absenceClause(absence)+
+					": lost without an XID 79, or, where dcgm-exporter runs --kubernetes-virtual-gpus before its 2025 releases (series only for a GPU a pod holds), no longer held; check nvidia-smi on the node")
+			} else {
+				// dcgm-exporter has no up signal and drops a lost GPU's
+				// blank readings, so a GPU lost without XID 79 only
+				// vanishes; so does one taken out of service.
+				what = append(what, "stopped reporting: "+absenceClause(absence)+": lost without an XID 79, or taken out of service; check nvidia-smi and the kernel log on the node")
+			}
+		case g.DownSteps > 0:
 			// A lost GPU is paid for and serves nobody until reset. It can
 			// be lost without any XID (NVML_ERROR_GPU_IS_LOST, a hang).
 			f.Severity = Critical
@@ -50,6 +74,10 @@ func (d *detector) gpu(g fleet.GPU) {
 		f.Summary = subject + " " + strings.Join(what, " and ")
 		d.cost(&f, g.Model, 1, nil)
 		d.add(f)
+	}
+	if scant {
+		// Gone too early in the window for its figures to be judged.
+		return
 	}
 	d.workloadXID(g, base, subject) // xid.go
 	if g.ThrottleSteps >= d.cfg.MinSamples && g.ThermalThrottleRatio >= d.cfg.Thermal.MinRatio {

@@ -35,12 +35,15 @@ func Build(res *fleet.Result, prices *recommend.Prices) *Ledger {
 	}
 	hamiTenants(res, byGPU)
 	unpriced := map[string]bool{}
+	absent := absences(res) // absent.go
 	for _, g := range res.GPUs {
 		price, err := prices.PerHour(g.Model)
 		if err != nil {
 			unpriced[g.Model] = true
 		}
 		lg := balance(res.Window, g, byGPU[g.GPUKey], price, err == nil)
+		a, ok := absent[g.GPUKey]
+		lg.Absent = absentOf(a, ok, lg.PricePerHour)
 		delete(byGPU, g.GPUKey)
 		l.GPUs = append(l.GPUs, lg)
 		l.addTotals(lg)

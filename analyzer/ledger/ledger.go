@@ -103,6 +103,9 @@ type GPU struct {
 	// folded no hours (a source without range queries) it is one period,
 	// the window. Left out of the JSON report: -o ledger-csv writes it.
 	Hourly []Hour `json:"-"`
+	// Absent is the GPU's time gone at the window's end, where its node
+	// kept reporting without it: outside Hours and Cost (absent.go).
+	Absent *Absent `json:"absent,omitempty"`
 }
 
 // Hour is one GPU's ledger over one clock hour (or the window, where the

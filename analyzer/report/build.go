@@ -84,7 +84,7 @@ func Build(a Input, prices *recommend.Prices) *Report {
 func window(w fleet.Window, stale []fleet.NodeSeen) Window {
 	out := Window{Start: w.Start.UTC(), End: w.End.UTC(), Hours: w.Duration().Hours()}
 	for _, n := range stale {
-		out.DataStops = append(out.DataStops, DataStop{Cluster: n.Cluster, Node: n.Node, LastSeen: n.LastSeen.UTC()})
+		out.DataStops = append(out.DataStops, DataStop{Cluster: n.Cluster, Node: n.Node, LastSeen: n.LastSeen.UTC(), AbsentHours: n.SinceLastSeen.Hours()})
 	}
 	return out
 }
@@ -434,6 +434,7 @@ func coverage(a Input) Coverage {
 	for _, w := range res.Workloads {
 		c.AllocationPaths[w.AllocationPath]++
 	}
+	c.AbsentGPUs = absentGPUs(res) // absent.go
 	c.Notes = append(slices.Clone(res.Notes), a.Notes...)
 	return c
 }

@@ -63,6 +63,8 @@ type DataStop struct {
 	// sample, or up to the engine's lookback (5m) after it where the
 	// store has no staleness markers.
 	LastSeen time.Time `json:"last_seen"`
+	// AbsentHours is from LastSeen to the window's last step.
+	AbsentHours float64 `json:"absent_hours"`
 }
 
 // GPUHours are the allocation figures, in GPU-hours and money, shared by a
@@ -283,7 +285,25 @@ type Coverage struct {
 	// allocated through, as the exporter's series say (device-plugin,
 	// dra).
 	AllocationPaths map[string]int `json:"allocation_paths"`
-	Notes           []string       `json:"notes"`
+	// AbsentGPUs are the GPUs gone before the window's end from nodes
+	// that kept reporting (fleet.Result.Absent), the longest gone first.
+	AbsentGPUs []AbsentGPU `json:"absent_gpus,omitempty"`
+	Notes      []string    `json:"notes"`
+}
+
+// AbsentGPU is a GPU that stopped reporting while its node went on.
+type AbsentGPU struct {
+	Cluster string `json:"cluster,omitempty"`
+	Node    string `json:"node"`
+	UUID    string `json:"gpu_uuid"`
+	Model   string `json:"model"`
+	// LastSeen is the last step it was reported at; AbsentHours from it
+	// to the window's last step.
+	LastSeen    time.Time `json:"last_seen"`
+	AbsentHours float64   `json:"absent_hours"`
+	// NodeGPUsReporting is how many of its node's other GPUs were
+	// reported at the window's end.
+	NodeGPUsReporting int `json:"node_gpus_reporting"`
 }
 
 // TeamSeries is a team's utilization per bucket; OK is false for buckets

@@ -243,6 +243,7 @@ func (r *Report) coverageSection() section {
 		{"Allocation paths", allocationPaths(c)},
 		{"Resolution", fmt.Sprintf("%ds steps, %d in the window", c.StepSeconds, c.ExpectedSteps)},
 	}
+	rows = append(rows, absentRows(c.AbsentGPUs)...)
 	for _, n := range c.Notes {
 		rows = append(rows, []string{"Note", n})
 	}

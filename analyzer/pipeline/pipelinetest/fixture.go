@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -33,13 +34,39 @@ type Fixture struct {
 	Labels map[string]string `yaml:"labels"`
 }
 
-// GPU is one physical GPU, reporting for the whole fixture.
+// GPU is one physical GPU, reporting for the whole fixture unless To
+// (from the fixture's start) ends its series first or Gap leaves a hole.
 type GPU struct {
 	Node      string  `yaml:"node"`
 	UUID      string  `yaml:"uuid"`
 	Model     string  `yaml:"model"`
 	MemoryGiB float64 `yaml:"memory_gib"`
 	Util      Load    `yaml:"util"`
+	// To is when the exporter last reported the GPU (a GPU that fell off
+	// the bus and was gone from NVML after the exporter restarted); 0 is
+	// the fixture's end.
+	To time.Duration `yaml:"to"`
+	// Gap is a span with no series of the GPU, which then comes back.
+	Gap Span `yaml:"gap"`
+	// Down are spans with gpulens_gpu_up 0 (NVML_ERROR_GPU_IS_LOST).
+	Down []Span `yaml:"down"`
+	// XIDs are events, each counted on gpulens_gpu_xid_errors_total from
+	// the scrape after At while the GPU is reported.
+	XIDs []XID `yaml:"xids"`
+}
+
+// Span is [From, To) from the fixture's start, to the scrape.
+type Span struct {
+	From time.Duration `yaml:"from"`
+	To   time.Duration `yaml:"to"`
+}
+
+func (s Span) holds(off time.Duration) bool { return off > s.From && off <= s.To }
+
+// XID is one XID event of Code at At.
+type XID struct {
+	Code string        `yaml:"code"`
+	At   time.Duration `yaml:"at"`
 }
 
 // Allocation is a container holding a share of a GPU from From to To,
@@ -156,13 +183,27 @@ func WriteAll(dir string, fs ...*Fixture) error {
 func (f *Fixture) append(app storage.Appender) error {
 	for _, g := range f.GPUs {
 		dev := []string{"node", g.Node, "gpu", "0", "uuid", g.UUID, "model", g.Model}
-		for name, v := range map[string]func(time.Time) float64{
+		up := func(t time.Time) float64 {
+			for _, s := range g.Down {
+				if s.holds(t.Sub(f.Start)) {
+					return 0
+				}
+			}
+			return 1
+		}
+		series := map[string]func(time.Time) float64{
 			"gpulens_gpu_info":               func(time.Time) float64 { return 1 },
-			"gpulens_gpu_up":                 func(time.Time) float64 { return 1 },
+			"gpulens_gpu_up":                 up,
 			"gpulens_gpu_utilization_ratio":  g.Util.at,
 			"gpulens_gpu_memory_total_bytes": func(time.Time) float64 { return g.MemoryGiB * gib },
-		} {
-			if err := f.series(app, name, dev, f.Start, f.End, v); err != nil {
+		}
+		for _, span := range g.spans(f) {
+			for name, v := range series {
+				if err := f.series(app, name, dev, span[0], span[1], v); err != nil {
+					return err
+				}
+			}
+			if err := g.xids(f, app, dev, span); err != nil {
 				return err
 			}
 		}
@@ -188,6 +229,50 @@ func (f *Fixture) append(app storage.Appender) error {
 			err = f.series(app, "gpulens_container_gpu_memory_used_bytes", append(l, "method", "process"), from, to, func(time.Time) float64 { return a.MemoryGiB * gib })
 		}
 		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// spans are the intervals the GPU was reported in.
+func (g GPU) spans(f *Fixture) [][2]time.Time {
+	end := f.End
+	if g.To > 0 {
+		end = f.Start.Add(g.To)
+	}
+	if g.Gap.To <= g.Gap.From {
+		return [][2]time.Time{{f.Start, end}}
+	}
+	return [][2]time.Time{{f.Start, f.Start.Add(g.Gap.From)}, {f.Start.Add(g.Gap.To), end}}
+}
+
+// xids writes each code's counter within span, as the exporter creates it
+// with its first event: from the scrape after the first event on.
+func (g GPU) xids(f *Fixture, app storage.Appender, dev []string, span [2]time.Time) error {
+	codes := map[string][]time.Time{}
+	for _, x := range g.XIDs {
+		codes[x.Code] = append(codes[x.Code], f.Start.Add(x.At))
+	}
+	for code, at := range codes {
+		first := slices.MinFunc(at, time.Time.Compare)
+		if !first.Before(span[1]) {
+			continue
+		}
+		count := func(t time.Time) float64 {
+			n := 0
+			for _, x := range at {
+				if x.Before(t) {
+					n++
+				}
+			}
+			return float64(n)
+		}
+		from := span[0]
+		if first.After(from) {
+			from = first
+		}
+		if err := f.series(app, "gpulens_gpu_xid_errors_total", append(slices.Clone(dev), "xid", code), from, span[1], count); err != nil {
 			return err
 		}
 	}
