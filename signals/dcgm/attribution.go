@@ -32,7 +32,12 @@ func (s Schema) StepAttribution() string {
 	// it is the default layout's pod row and the device's own, one of
 	// them lingering for the lookback where no staleness marker ended it
 	// (a pod arrived or left, in a backfill), not per-process series.
-	perProcess := "count by " + key + " (" + norm(s.present(FBUsed, wholeGPU+", "+LabelPodUID+`!=""`)) + ")"
+	// No device row has pod_uid, so its series need no tenant rule
+	// (Tenants): one selector, which keeps the expression within
+	// VictoriaMetrics' -search.maxQueryLen.
+	uid := s.on(FBUsed, wholeGPU, LabelPodUID+`!=""`)
+	uid.Presence = true
+	perProcess := "count by " + key + " (" + norm(uid.selector()) + ")"
 	mig := "count by " + key + " (" + norm(s.migTenants(anyMIG)) + ")"
 	// Written so that each signal is read once (PromQL has no variables,
 	// and VictoriaMetrics refuses queries over 16 KiB by default): a held
