@@ -16,7 +16,9 @@ import (
 func TestQueriesFitVictoriaMetrics(t *testing.T) {
 	const limit = 16 * 1024
 	o := signals.Over{Range: "604800s", Step: "60s", Apply: func(fn, e string) string { return fn + "((" + e + ")[604799999ms:60s])" }}
-	for _, s := range []signals.Schema{native.Schema{}, dcgm.Schema{}} {
+	// dcgm.Schema.Fit's tenant fields: a counters file without FB_USED, or
+	// trimmed to GR_ENGINE_ACTIVE, reads its tenants from those.
+	for _, s := range []signals.Schema{native.Schema{}, dcgm.Schema{}, dcgm.Schema{TenantField: dcgm.GPUUtil}, dcgm.Schema{TenantField: dcgm.GREngineActive}} {
 		h := s.Health(o)
 		exprs := map[string]string{
 			"allocation": s.Allocation(), "utilization": s.Utilization(), "memory": s.MemoryUsed(), "gpu": s.GPU(),

@@ -73,8 +73,12 @@ func (d *detector) readClusterSharing() {
 	const kinds = criteria.KindTimesliceOOMRisk + " and " + criteria.KindTrainingOnShared
 	switch {
 	case unseen > 0 && !d.haveInventory():
-		d.skip(kinds, fmt.Sprintf("%d GPUs show at most one pod per device (dcgm-exporter without --kubernetes-virtual-gpus), "+
-			"so a time-sliced or MPS GPU among them cannot be told from a whole one; needs cluster access (GPU Feature Discovery's node labels or the device plugin's config) to tell", unseen))
+		// One pod per device is every GPU one pod holds alone, under any
+		// layout: the flag is named as why a shared GPU would read so,
+		// not as the install's (the data of --kubernetes-virtual-gpus
+		// shows it too).
+		d.skip(kinds, fmt.Sprintf("%d GPUs show at most one pod per device, "+
+			"so a time-sliced or MPS GPU among them (dcgm-exporter without --kubernetes-virtual-gpus names one of its tenants) cannot be told from a whole one; needs cluster access (GPU Feature Discovery's node labels or the device plugin's config) to tell", unseen))
 	case unknownNode > 0:
 		// dcgm-exporter's Hostname is not always the node's name.
 		d.skip(kinds, fmt.Sprintf("%d GPUs show at most one pod per device and are on nodes the cluster does not list by that name, "+

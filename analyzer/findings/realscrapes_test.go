@@ -87,4 +87,12 @@ func TestFitReadsTenantsWithoutFBUsed(t *testing.T) {
 	if got := (dcgm.Schema{}).Fit([]string{"DCGM_FI_DEV_FB_USED_BYTES", "DCGM_FI_DEV_GPU_UTIL_RATIO"}).TenantField; got != "" {
 		t.Errorf("FB_USED in 4.9's name: tenants from %q, want FB_USED", got)
 	}
+	// A counters file trimmed to GR_ENGINE_ACTIVE (issue 53, item 5; at
+	// main 36bc8ff the tenants stayed FB_USED's, which the store lacks).
+	if got := (dcgm.Schema{}).Fit([]string{dcgm.GREngineActive, dcgm.XIDErrors}).TenantField; got != dcgm.GREngineActive {
+		t.Errorf("GR_ENGINE_ACTIVE alone: tenants from %q, want GR_ENGINE_ACTIVE", got)
+	}
+	if got := (dcgm.Schema{}).Fit([]string{dcgm.GREngineActive, dcgm.GPUUtil}).TenantField; got != dcgm.GPUUtil {
+		t.Errorf("GPU_UTIL and GR_ENGINE_ACTIVE: tenants from %q, want GPU_UTIL", got)
+	}
 }

@@ -99,10 +99,15 @@ func (a *analysis) attributionNotes() []string {
 			signals.Exported(signals.LabelPod), signals.Exported(signals.LabelNamespace), signals.Exported(signals.LabelContainer)))
 	}
 	if n := counts[fleet.AttributionCopies]; n > 0 {
-		notes = append(notes, fmt.Sprintf("%d GPUs report the device's utilization and memory on every tenant (dcgm-exporter --kubernetes-virtual-gpus before 2025): device figures are right, which tenant used them is not known", n))
+		// Copies come from either of two installs the series cannot tell
+		// apart without another query: the note names both.
+		notes = append(notes, fmt.Sprintf("%d GPUs report the device's utilization and memory on every tenant (dcgm-exporter --kubernetes-virtual-gpus before 2025, or its default layout's pod label moving between a time-sliced GPU's co-tenants, dcgm-exporter #340): device figures are right, which tenant used them is not known", n))
 	}
 	if n := counts[fleet.AttributionOneTenant]; n > 0 {
-		notes = append(notes, fmt.Sprintf("%d GPUs show at most one pod per device (dcgm-exporter without --kubernetes-virtual-gpus): a time-sliced GPU reads as held whole by one arbitrary tenant, and its co-tenants are not seen", n))
+		// A GPU one pod holds alone reads so under every layout but the
+		// 2025 one: the flag is named as the cause of a time-sliced GPU
+		// read so, not as the install's.
+		notes = append(notes, fmt.Sprintf("%d GPUs show at most one pod per device: a time-sliced GPU read so (dcgm-exporter without --kubernetes-virtual-gpus) reads as held whole by one arbitrary tenant, and its co-tenants are not seen", n))
 	}
 	if perProcess := counts[fleet.AttributionPerProcess]; perProcess > 0 {
 		notes = append(notes, fmt.Sprintf("%d GPUs have per-tenant figures from dcgm-exporter's per-process series (2025 releases, --kubernetes-virtual-gpus): each tenant's utilization and memory are its own processes'; other fields are the device's", perProcess))

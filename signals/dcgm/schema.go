@@ -94,22 +94,27 @@ func (s Schema) wholeTenants() string { return s.held(s.tenantField(), wholeGPU)
 
 func (s Schema) tenantField() string { return cmp.Or(s.TenantField, FBUsed) }
 
-// Fit is the schema for a store holding the metric names names: where
-// none of FB_USED's names is there (a counters file without it), the
-// tenants are read from GPU_UTIL, which every pod mapping labels per
-// tenant as it does FB_USED. A union of both per GPU would say the same
-// but makes the allocation's expression longer than VictoriaMetrics
-// accepts (-search.maxQueryLen, 16 KiB), and a counters file is the
-// same on every node of a GPU Operator install.
+// Fit is the schema for a store holding the metric names names: the
+// tenants, and with them which GPUs report (GPU), are read from the first
+// of FB_USED, GPU_UTIL and GR_ENGINE_ACTIVE whose names the store holds.
+// dcgm-exporter's pod mapping labels every field of a held device alike
+// (transformation/kubernetes.go, PodMapper.Process), so any of them names
+// the same tenants; a counters file trimmed to cut cardinality may keep
+// only one, and a GPU must not vanish because its exporter kept
+// GR_ENGINE_ACTIVE (the DCP profile field users keep for activity) and
+// dropped the DEV_* fields. A union of the fields per GPU would say the
+// same but makes the allocation's expression longer than VictoriaMetrics
+// accepts (-search.maxQueryLen, 16 KiB), and a counters file is the same
+// on every node of a GPU Operator install.
 func (s Schema) Fit(names []string) Schema {
-	for _, n := range s.Fields.namesOf(FBUsed) {
-		if slices.Contains(names, n) {
-			return s
-		}
-	}
-	for _, n := range s.Fields.namesOf(GPUUtil) {
-		if slices.Contains(names, n) {
-			s.TenantField = GPUUtil
+	for _, f := range []string{FBUsed, GPUUtil, GREngineActive} {
+		for _, n := range s.Fields.namesOf(f) {
+			if slices.Contains(names, n) {
+				if f != FBUsed {
+					s.TenantField = f
+				}
+				return s
+			}
 		}
 	}
 	return s
