@@ -10,6 +10,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
+	fleetmodel "github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
@@ -167,3 +168,59 @@ func TestOOMTenantUnknownWithoutKubeStateMetrics(t *testing.T) {
 	}
 }
 
+
+// TestOOMTenantJudgedByItsDeaths holds the rule on built results: two
+// tenants of a time-sliced A100-80GB without per-tenant memory
+// (allocation-only, so at main the tenant held longest, first by name,
+// svc-a, was named). Only a restart with the GPU at least at the
+// OOM-risk warning ratio (0.9 of 80 GiB: 72 GiB) names a tenant, and not
+// one whose ends were all for another reason than Error: OOMKilled is the
+// container's host memory limit, which the kubelet reports for a cgroup
+// OOM kill, not a CUDA out-of-memory error (exit code 1, reason Error).
+// The "names svc-b" and "died below the warning ratio" cases fail at main
+// 36bc8ff (it named svc-a; it raised nothing below 72 GiB at the p99);
+// the others guard that a restart alone accuses no one.
+func TestOOMTenantJudgedByItsDeaths(t *testing.T) {
+	died := []fleetmodel.Restart{{Time: t0.Add(30 * time.Hour), GPUMemoryBytes: 79.5 * GiB}}
+	for _, tt := range []struct {
+		name       string
+		p99        float64
+		restarts   []fleetmodel.Restart
+		terminated *fleetmodel.Termination
+		want       string // the tenant named; "" for no finding
+		sev        Severity
+		deaths     float64
+	}{
+		{"died with the GPU full", 76 * GiB, died, &fleetmodel.Termination{Reasons: []string{"Error"}, ExitCode: 1, HasExitCode: true}, "svc-b", Critical, 1},
+		{"died with the GPU full, no reason series", 76 * GiB, died, nil, "svc-b", Critical, 1},
+		{"died below the warning ratio at the p99", 60 * GiB, died, nil, "svc-b", Critical, 1},
+		{"restarted with the GPU far from full", 76 * GiB, []fleetmodel.Restart{{Time: t0.Add(30 * time.Hour), GPUMemoryBytes: 30 * GiB}}, nil, "svc-a", Warning, 0},
+		{"killed for its host memory", 76 * GiB, died, &fleetmodel.Termination{Reasons: []string{"OOMKilled"}, ExitCode: 137, HasExitCode: true}, "svc-a", Warning, 0},
+		{"no restart", 60 * GiB, nil, nil, "", "", 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := alloc("svc-a", "GPU-1", a100, "time-slicing", "", 0.5, 0.2, 0.3, 0)
+			b := alloc("svc-b", "GPU-1", a100, "time-slicing", "", 0.5, 0.2, 0.3, 0)
+			a.MemorySteps, b.MemorySteps = 0, 0
+			b.Restarts, b.Terminated = tt.restarts, tt.terminated
+			g := gpu("GPU-1", a100, "time-slicing", 80*GiB)
+			g.MemoryUsedP99Bytes, g.MemoryUsedLastBytes, g.MemoryUsedSteps = tt.p99, tt.p99, 10080
+			r := Detect(result([]fleetmodel.Allocation{a, b}, []fleetmodel.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+			f := find(r, criteria.KindTimesliceOOMRisk)
+			switch {
+			case tt.want == "" && f != nil:
+				t.Fatalf("unexpected %s", f.Summary)
+			case tt.want == "":
+				return
+			case f == nil:
+				t.Fatalf("no %s finding, want one naming %s:\n%s", criteria.KindTimesliceOOMRisk, tt.want, summaries(r))
+			}
+			if f.Workload != tt.want || f.Severity != tt.sev || f.Evidence["oom_restarts"] != tt.deaths {
+				t.Errorf("names %s (%s, %v deaths), want %s (%s, %v): %s", f.Workload, f.Severity, f.Evidence["oom_restarts"], tt.want, tt.sev, tt.deaths, f.Summary)
+			}
+			if named := tt.deaths > 0; named == strings.Contains(f.Summary, "held longest") || named != strings.Contains(f.Summary, "restarted at") {
+				t.Errorf("named by its deaths: %v; summary: %s", named, f.Summary)
+			}
+		})
+	}
+}
