@@ -168,7 +168,6 @@ func TestOOMTenantUnknownWithoutKubeStateMetrics(t *testing.T) {
 	}
 }
 
-
 // TestOOMTenantJudgedByItsDeaths holds the rule on built results: two
 // tenants of a time-sliced A100-80GB without per-tenant memory
 // (allocation-only, so at main the tenant held longest, first by name,
