@@ -71,12 +71,17 @@ var containerLabels = []string{LabelNamespace, LabelPod, LabelContainer}
 // count exceeds the step before's; the container died in between, so the
 // memory is the larger of the GPU's at those two steps (before spans
 // them: twice w's step, less a millisecond, so that a left-closed range
-// does not take a third). allocations is a schema's allocations where
-// only presence matters, gpuMemory its GPUMemoryUsed.
+// does not take a third). The container is joined to the GPUs it held at
+// any step of w, not at the restart's: a flapping pod label (dcgm-exporter
+// without virtual GPUs) names it at some steps only. That presence is
+// pinned to the window's end (@ end()), so the engine reads it once, not
+// at every step. allocations is a schema's allocations where only
+// presence matters, gpuMemory its GPUMemoryUsed.
 func RestartsHeld(w Over, allocations, gpuMemory, before, bytes, at string) string {
 	keys := AllocationKeyLabels
 	restarted := GroupBy(containerLabels, ContainerRestarts+" - "+ContainerRestarts+" offset "+w.Step+" > 0")
-	died := AndOn(GroupBy(keys, allocations), containerLabels, restarted)
+	tenants := GroupBy(keys, "count_over_time(("+GroupBy(keys, allocations)+")["+w.Range+":"+w.Step+"] @ end())")
+	died := AndOn(tenants, containerLabels, restarted)
 	held := "max_over_time((" + MaxBy(GPUKey, gpuMemory) + ")[" + before + ":" + w.Step + "])"
 	withMemory := CountValues(bytes, keys, GroupLeft("("+died+")", "*", GPUKey, nil, held))
 	return w.Apply("count_over_time", CountValues(at, append(slices.Clone(keys), bytes), "0 * "+withMemory+" + time()"))
