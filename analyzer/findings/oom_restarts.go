@@ -58,12 +58,16 @@ func (d *detector) ranOut(g fleet.GPU, dev float64) (oomDeaths, bool) {
 	return best, found
 }
 
+// shownDeaths is how many restarts a summary lists: a crash loop's
+// hundreds are counted, not listed.
+const shownDeaths = 3
+
 // deathsClause says who ran out, when, and with how much on the GPU.
 func (d *detector) deathsClause(o oomDeaths, dev float64) string {
 	a := d.res.Allocations[o.alloc]
 	var at []string
 	day := ""
-	for _, r := range o.restarts {
+	for _, r := range o.restarts[:min(len(o.restarts), shownDeaths)] {
 		t := r.Time.UTC()
 		s := t.Format("15:04")
 		if t.Format(time.DateOnly) != day {
@@ -71,6 +75,9 @@ func (d *detector) deathsClause(o oomDeaths, dev float64) string {
 			s = day + " " + s
 		}
 		at = append(at, fmt.Sprintf("%s UTC (the GPU at %s of %s just before)", s, gib(r.GPUMemoryBytes), gib(dev)))
+	}
+	if more := len(o.restarts) - shownDeaths; more > 0 {
+		at = append(at, fmt.Sprintf("%d more time(s)", more))
 	}
 	end := ""
 	if t := a.Terminated; t != nil {

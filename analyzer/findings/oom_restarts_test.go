@@ -230,3 +230,23 @@ func TestOOMTenantJudgedByItsDeaths(t *testing.T) {
 		})
 	}
 }
+
+// TestOOMDeathsClauseCountsACrashLoop: a container that died with its
+// GPU full at every one of 40 restarts is named with the first three and
+// a count, not 40 times and memories. At main 36bc8ff no restart was
+// read or listed (ranOut and deathsClause did not exist).
+func TestOOMDeathsClauseCountsACrashLoop(t *testing.T) {
+	a := alloc("svc-b", "GPU-1", a100, "time-slicing", "", 0.5, 0.2, 0.3, 0)
+	for i := range 40 {
+		a.Restarts = append(a.Restarts, fleetmodel.Restart{Time: t0.Add(time.Duration(i) * 10 * time.Minute), GPUMemoryBytes: 79 * GiB})
+	}
+	d := &detector{res: result([]fleetmodel.Allocation{a}, nil), cfg: criteria.DefaultConfig()}
+	o, ok := d.ranOut(fleetmodel.GPU{GPUKey: fleetmodel.GPUKey{Node: "node-1", UUID: "GPU-1"}}, 80*GiB)
+	if !ok || len(o.restarts) != 40 {
+		t.Fatalf("ran out: %v with %d restarts, want 40", ok, len(o.restarts))
+	}
+	got := d.deathsClause(o, 80*GiB)
+	if strings.Count(got, "just before") != shownDeaths || !strings.Contains(got, "and 37 more time(s)") {
+		t.Errorf("clause %q, want 3 restarts listed and 37 more counted", got)
+	}
+}
