@@ -63,27 +63,26 @@ const (
 var containerLabels = []string{LabelNamespace, LabelPod, LabelContainer}
 
 // RestartsHeld is every restart in w of a container that held a GPU,
-// with what the GPU's memory was just before it died: one series per
-// restart and allocation, with the allocation's key, the step the
-// restart was first seen at in label at (Unix seconds) and the GPU's
-// memory in label bytes, from count_values at each step of w as
-// XIDHolders does. A restart is seen at the first step whose restart
-// count exceeds the step before's; the container died in between, so the
-// memory is the larger of the GPU's at those two steps (before spans
-// them: twice w's step, less a millisecond, so that a left-closed range
-// does not take a third). The container is joined to the GPUs it held at
-// any step of w, not at the restart's: a flapping pod label (dcgm-exporter
+// with the GPU's memory just before it died: one series per restart and
+// allocation, with the allocation's key, the last step before the
+// restart in label at (Unix seconds) and the GPU's memory at that step in
+// label bytes, from count_values at each step of w as XIDHolders does. A
+// restart falls between a step and the next whose restart count is
+// higher: the next is read with a negative offset (Prometheus from 2.33,
+// VictoriaMetrics, the embedded engine, as dcgm.Held does), so the memory
+// is the GPU's at the step the container was last seen alive, without a
+// second read of it. The container is joined to the GPUs it held at any
+// step of w, not at the restart's: a flapping pod label (dcgm-exporter
 // without virtual GPUs) names it at some steps only. That presence is
 // pinned to the window's end (@ end()), so the engine reads it once, not
 // at every step. allocations is a schema's allocations where only
 // presence matters, gpuMemory its GPUMemoryUsed.
-func RestartsHeld(w Over, allocations, gpuMemory, before, bytes, at string) string {
+func RestartsHeld(w Over, allocations, gpuMemory, bytes, at string) string {
 	keys := AllocationKeyLabels
-	restarted := GroupBy(containerLabels, ContainerRestarts+" - "+ContainerRestarts+" offset "+w.Step+" > 0")
+	restarts := GroupBy(containerLabels, ContainerRestarts+" offset -"+w.Step+" - "+ContainerRestarts+" > 0")
 	tenants := GroupBy(keys, "count_over_time(("+GroupBy(keys, allocations)+")["+w.Range+":"+w.Step+"] @ end())")
-	died := AndOn(tenants, containerLabels, restarted)
-	held := "max_over_time((" + MaxBy(GPUKey, gpuMemory) + ")[" + before + ":" + w.Step + "])"
-	withMemory := CountValues(bytes, keys, GroupLeft("("+died+")", "*", GPUKey, nil, held))
+	dies := AndOn(tenants, containerLabels, restarts)
+	withMemory := CountValues(bytes, keys, GroupLeft("("+dies+")", "*", GPUKey, nil, MaxBy(GPUKey, gpuMemory)))
 	return w.Apply("count_over_time", CountValues(at, append(slices.Clone(keys), bytes), "0 * "+withMemory+" + time()"))
 }
 

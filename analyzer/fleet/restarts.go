@@ -9,7 +9,7 @@ type Restart struct {
 	// died within the step before it.
 	Time time.Time
 	// GPUMemoryBytes is the memory in use on the allocation's GPU just
-	// before: the larger of the GPU's at Time and at the step before.
+	// before: at the step before Time, the container's last alive.
 	GPUMemoryBytes float64
 }
 

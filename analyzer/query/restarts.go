@@ -26,25 +26,31 @@ const labelBytes = "bytes"
 type containerRef struct{ namespace, pod, container string }
 
 func (a *analysis) restartQueries(sch signals.Schema) []namedQuery {
-	before := promDuration(2*a.w.Step - 1e6)
 	return []namedQuery{
-		{name: "container restarts", expr: signals.RestartsHeld(a.window(), allocationPresence(sch), sch.GPUMemoryUsed(), before, labelBytes, labelAt), apply: a.restartHeld},
+		{name: "container restarts", expr: signals.RestartsHeld(a.window(), allocationPresence(sch), sch.GPUMemoryUsed(), labelBytes, labelAt), apply: a.restartHeld},
 		{name: "container terminations", expr: signals.Terminations(rangeStr(a.w)), apply: a.terminated},
 	}
 }
 
-// restartHeld reads one of RestartsHeld's series.
+// restartHeld reads one of RestartsHeld's series: a restart is dated by
+// the first step that counts it, the one after the series' at. A restart
+// after the window's last step, which the look ahead sees where the store
+// has later data, is not the window's.
 func (a *analysis) restartHeld(s *model.Sample) {
 	at, err := strconv.ParseFloat(string(s.Metric[labelAt]), 64)
 	bytes, errBytes := strconv.ParseFloat(string(s.Metric[labelBytes]), 64)
 	if err != nil || errBytes != nil {
 		return
 	}
+	seen := model.Time(math.Round(at*1000)).Add(a.w.Step)
+	if last := firstStep(a.w) + int64(a.w.ExpectedSteps()-1)*a.w.Step.Milliseconds(); int64(seen) > last {
+		return
+	}
 	if a.restarts == nil {
 		a.restarts = map[fleet.AllocationKey][]fleet.Restart{}
 	}
 	k := allocationKey(s.Metric)
-	a.restarts[k] = append(a.restarts[k], fleet.Restart{Time: model.Time(math.Round(at * 1000)).Time().UTC(), GPUMemoryBytes: bytes})
+	a.restarts[k] = append(a.restarts[k], fleet.Restart{Time: seen.Time().UTC(), GPUMemoryBytes: bytes})
 }
 
 // terminated reads one of Terminations' series: a reason or an exit code.
