@@ -42,7 +42,7 @@ func (a *analysis) restartHeld(s *model.Sample) {
 	if err != nil || errBytes != nil {
 		return
 	}
-	seen := model.Time(math.Round(at*1000)).Add(a.w.Step)
+	seen := model.Time(math.Round(at * 1000)).Add(a.w.Step)
 	if last := firstStep(a.w) + int64(a.w.ExpectedSteps()-1)*a.w.Step.Milliseconds(); int64(seen) > last {
 		return
 	}
