@@ -1,5 +1,7 @@
 package signals
 
+import "slices"
+
 // kube-state-metrics' series the readers join with a schema's signals:
 // owner references, which outlive the pods they name in the store.
 
@@ -33,4 +35,64 @@ func ExporterPodNodes(w Over, pods string) string {
 func OfPods(podOwners, pods string) string {
 	pod := []string{LabelNamespace, LabelPod}
 	return AndOn(podOwners, pod, GroupBy(pod, pods))
+}
+
+// kube-state-metrics' container status series, as
+// docs/metrics/workload/pod-metrics.md (kubernetes/kube-state-metrics)
+// names them; every one is labelled namespace, pod, container and uid.
+// The terminated-reason series exist only while a container has such a
+// state (v2.0.0-rc.0, #1381 and #1397); the exit code only from v2.7.0
+// (2022-11-25, #1752, experimental), so an older install has reasons
+// without codes.
+const (
+	// ContainerRestarts is a counter of the container's restarts.
+	ContainerRestarts = "kube_pod_container_status_restarts_total"
+	// ContainerLastTerminatedReason (label reason) is why the container
+	// last ended: Error, OOMKilled (its cgroup's host memory, not the
+	// GPU's), Completed...
+	ContainerLastTerminatedReason = "kube_pod_container_status_last_terminated_reason"
+	// ContainerTerminatedReason (label reason) is why the container, now
+	// terminated, ended.
+	ContainerTerminatedReason = "kube_pod_container_status_terminated_reason"
+	// ContainerLastTerminatedExitCode is the exit code of that end.
+	ContainerLastTerminatedExitCode = "kube_pod_container_status_last_terminated_exitcode"
+)
+
+// containerLabels are what kube-state-metrics and a schema's allocations
+// both name a container by.
+var containerLabels = []string{LabelNamespace, LabelPod, LabelContainer}
+
+// RestartsHeld is every restart in w of a container that held a GPU,
+// with the GPU's memory just before it died: one series per restart and
+// allocation, with the allocation's key, the last step before the
+// restart in label at (Unix seconds) and the GPU's memory at that step in
+// label bytes, from count_values at each step of w as XIDHolders does. A
+// restart falls between a step and the next whose restart count is
+// higher: the next is read with a negative offset (Prometheus from 2.33,
+// VictoriaMetrics, the embedded engine, as dcgm.Held does), so the memory
+// is the GPU's at the step the container was last seen alive, without a
+// second read of it. The container is joined to the GPUs it held at any
+// step of w, not at the restart's: a flapping pod label (dcgm-exporter
+// without virtual GPUs) names it at some steps only. That presence is
+// pinned to the window's end (@ end()), so the engine reads it once, not
+// at every step. allocations is a schema's allocations where only
+// presence matters, gpuMemory its GPUMemoryUsed.
+func RestartsHeld(w Over, allocations, gpuMemory, bytes, at string) string {
+	keys := AllocationKeyLabels
+	restarts := GroupBy(containerLabels, ContainerRestarts+" offset -"+w.Step+" - "+ContainerRestarts+" > 0")
+	tenants := GroupBy(keys, "count_over_time(("+GroupBy(keys, allocations)+")["+w.Range+":"+w.Step+"] @ end())")
+	dies := AndOn(tenants, containerLabels, restarts)
+	withMemory := CountValues(bytes, keys, GroupLeft("("+dies+")", "*", GPUKey, nil, MaxBy(GPUKey, gpuMemory)))
+	return w.Apply("count_over_time", CountValues(at, append(slices.Clone(keys), bytes), "0 * "+withMemory+" + time()"))
+}
+
+// Terminations is, per container that ended within rng (a PromQL
+// duration, up to the evaluation), each reason kube-state-metrics gave
+// for an end (label reason) and the last exit code (label exitcode),
+// one series each.
+func Terminations(rng string) string {
+	reason := func(metric string) string { return "max_over_time(" + metric + "[" + rng + "]) == 1" }
+	reasons := GroupBy(append(slices.Clone(containerLabels), "reason"), reason(ContainerLastTerminatedReason)+" or "+reason(ContainerTerminatedReason))
+	codes := CountValues("exitcode", containerLabels, MaxBy(containerLabels, "last_over_time("+ContainerLastTerminatedExitCode+"["+rng+"])"))
+	return reasons + " or " + codes
 }

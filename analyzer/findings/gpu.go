@@ -116,7 +116,10 @@ func (d *detector) oomRisk(g fleet.GPU, sharing string, cluster inventory.NodeSh
 	var tenants, unmeasured []recommend.Tenant
 	var minShare, tenantsGrowth float64
 	var pods []string
-	for _, a := range d.res.Allocations {
+	// tenantAt and unmeasuredAt are the allocations (indexes) behind
+	// tenants and unmeasured.
+	var tenantAt, unmeasuredAt []int
+	for i, a := range d.res.Allocations {
 		if a.Node != g.Node || a.UUID != g.UUID {
 			continue
 		}
@@ -128,6 +131,7 @@ func (d *detector) oomRisk(g fleet.GPU, sharing string, cluster inventory.NodeSh
 			// Allocation-only attribution (no hostPID): the tenant is
 			// known, its memory is not. Held longest first.
 			w, res := d.podOwner(a)
+			unmeasuredAt = append(unmeasuredAt, i)
 			unmeasured = append(unmeasured, recommend.Tenant{Usage: recommend.Usage{Workload: w, Model: a.Model, Sharing: a.Sharing,
 				Share: a.Share, DeviceMemoryBytes: g.MemoryTotalBytes, Resources: res}, ProjectedMemoryBytes: a.HeldHours})
 			continue
@@ -135,6 +139,7 @@ func (d *detector) oomRisk(g fleet.GPU, sharing string, cluster inventory.NodeSh
 		tenantsGrowth += math.Max(0, a.MemoryGrowthBytesPerHour)
 		w, res := d.podOwner(a)
 		proj := math.Max(a.P99MemoryBytes, a.LastMemoryBytes+math.Max(0, a.MemoryGrowthBytesPerHour)*horizon)
+		tenantAt = append(tenantAt, i)
 		tenants = append(tenants, recommend.Tenant{Usage: recommend.Usage{Workload: w, Model: a.Model, Sharing: a.Sharing,
 			Share: a.Share, P95Utilization: a.P95Utilization, P99MemoryBytes: a.P99MemoryBytes, DeviceMemoryBytes: g.MemoryTotalBytes, Resources: res},
 			ProjectedMemoryBytes: proj})
@@ -148,7 +153,7 @@ func (d *detector) oomRisk(g fleet.GPU, sharing string, cluster inventory.NodeSh
 	// GPU, never skipped silently; only the tenant to move is unknown.
 	blind := len(tenants) == 0 && len(unmeasured) > 0 && g.MemoryUsedSteps >= d.cfg.MinSamples
 	if blind {
-		tenants = unmeasured
+		tenants, tenantAt = unmeasured, unmeasuredAt
 	}
 	if len(tenants) == 0 || dev == 0 {
 		return
@@ -173,9 +178,15 @@ func (d *detector) oomRisk(g fleet.GPU, sharing string, cluster inventory.NodeSh
 	projected = math.Min(projected, dev)
 	inUse = math.Min(inUse, dev)
 	ratio, projRatio := inUse/dev, projected/dev
+	// The tenant Kubernetes saw die with the GPU full is the one that ran
+	// out, whoever holds the most now (oom_restarts.go); the GPU did run
+	// out, whatever its p99.
+	died, dead := d.ranOut(g, dev)
+	deadAt := slices.Index(tenantAt, died.alloc)
+	dead = dead && deadAt >= 0
 	var sev Severity
 	switch {
-	case ratio >= d.cfg.OOMRisk.CriticalRatio:
+	case ratio >= d.cfg.OOMRisk.CriticalRatio, dead:
 		sev = Critical
 	case ratio >= d.cfg.OOMRisk.WarningRatio, projRatio >= d.cfg.OOMRisk.WarningRatio:
 		sev = Warning
@@ -185,6 +196,10 @@ func (d *detector) oomRisk(g fleet.GPU, sharing string, cluster inventory.NodeSh
 	heaviest := slices.MaxFunc(tenants, func(a, b recommend.Tenant) int {
 		return cmp.Or(cmp.Compare(a.ProjectedMemoryBytes, b.ProjectedMemoryBytes), cmp.Compare(b.Workload.Name, a.Workload.Name))
 	})
+	if dead {
+		heaviest = tenants[deadAt]
+		heaviest.RanOut = fmt.Sprintf("its container died %d time(s) with the GPU's memory full", len(died.restarts))
+	}
 	if blind || copies {
 		// What the unknown tenant holds is at most what the device holds:
 		// the device's figure, once.
@@ -228,14 +243,22 @@ func (d *detector) oomRisk(g fleet.GPU, sharing string, cluster inventory.NodeSh
 		measure, gib(inUse), gib(dev), pct(ratio), len(pods), g.CoTenants)
 	f.Summary += growthClause(projRatio, ratio, growth, horizon, toFull)
 	f.Summary += ": " + f.Recommendation.Summary
-	if copies {
+	if dead {
+		// Named by its deaths, the tenant is no guess; what it holds may
+		// still be unknown (tenant_memory_unknown).
+		f.Evidence["oom_restarts"] = float64(len(died.restarts))
+		f.Summary += d.deathsClause(died, dev)
+		if blind {
+			f.Evidence["tenant_memory_unknown"] = 1
+		}
+	} else if copies {
 		// The device's memory is right, but which tenant holds or grows
 		// it is unknown when every tenant reports the device's figures,
 		// so the tenant named is a guess.
 		f.Confidence = confidence(f.Confidence, 0.5)
 		f.Summary += " (dcgm-exporter reports the whole device's memory for every tenant: the tenant named is a guess)"
 	}
-	if blind {
+	if blind && !dead {
 		f.Evidence["tenant_memory_unknown"] = 1
 		f.Confidence = confidence(f.Confidence, 0.5)
 		f.Summary += " (no per-tenant memory: the exporter runs without hostPID, allocation-only; the tenant named is the one held longest, not the one known to grow)"

@@ -384,6 +384,15 @@ func runScenarioIn(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Invento
 // would have exposed it, and runs the query set over it.
 func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scenarioEnd time.Time, scenarioStep time.Duration) *fleetmodel.Result {
 	t.Helper()
+	return analyzeScenarioWith(t, s, m, scenarioStart, scenarioEnd, scenarioStep, nil)
+}
+
+// analyzeScenarioWith is analyzeScenario with kube-state-metrics'
+// container series of every pod (fleet.Options.KubeStateMetrics), written
+// through ksm, where it is set.
+func analyzeScenarioWith(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scenarioEnd time.Time, scenarioStep time.Duration,
+	ksm func(fleet.Sink) fleet.Sink) *fleetmodel.Result {
+	t.Helper()
 	ctx := context.Background()
 	db, err := source.OpenEmbedded(t.TempDir(), source.EmbeddedOptions{})
 	if err != nil {
@@ -424,7 +433,13 @@ func analyzeScenario(t *testing.T, s *sim.Scenario, m mode, scenarioStart, scena
 		}
 		return sink
 	}
-	if err := fleet.Run(ctx, fleet.Options{Scenario: s, Start: scenarioStart, End: scenarioEnd, Step: scenarioStep, AllocationOnly: m.allocationOnly}, newSink); err != nil {
+	o := fleet.Options{Scenario: s, Start: scenarioStart, End: scenarioEnd, Step: scenarioStep, AllocationOnly: m.allocationOnly}
+	if ksm != nil {
+		o.KubeStateMetrics = func(string) fleet.Sink {
+			return ksm(fleet.NewTSDBSink(ctx, db, &n).WithTarget("kube-state-metrics", "kube-state-metrics:8080"))
+		}
+	}
+	if err := fleet.Run(ctx, o, newSink); err != nil {
 		t.Fatal(err)
 	}
 	// The data must read as the schema it was written in.

@@ -127,6 +127,12 @@ type Allocation struct {
 	// all of them (deriv): with it, a leak can be projected forward.
 	LastMemoryBytes          float64
 	MemoryGrowthBytesPerHour float64
+
+	// Restarts are its container's restarts in the window, by time, and
+	// Terminated what kube-state-metrics said of its ends; none where the
+	// store has no kube-state-metrics.
+	Restarts   []Restart    `json:",omitempty"`
+	Terminated *Termination `json:",omitempty"`
 }
 
 // WorkloadKey identifies a workload's allocations of one shape: the pods

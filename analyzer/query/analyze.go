@@ -116,6 +116,10 @@ type analysis struct {
 	// xids are the application XIDs raised on each GPU, with the
 	// allocations that held it then (health.go).
 	xids map[fleet.GPUKey][]*xidRaised
+	// restarts and terminations are kube-state-metrics' record of the
+	// allocations' containers' deaths (restarts.go).
+	restarts     map[fleet.AllocationKey][]fleet.Restart
+	terminations map[containerRef]*fleet.Termination
 }
 
 func by(labels []string) string { return signals.By(labels...) }
@@ -185,7 +189,7 @@ func (a *analysis) scanQueries(sch signals.Schema) []namedQuery {
 		// The tenants' memory is summed per step, before the quantile:
 		// tenants that take turns never add up.
 		{name: "gpu tenants memory p99", expr: quantile(0.99, signals.SumBy(signals.GPUKey, mem)), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.TenantsMemoryP99Bytes = v })},
-	}, slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch, true), a.healthQueries(sch), a.attributionQueries(sch, false), a.hostQueries(sch), a.claimQueries(sch))...)
+	}, slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch, true), a.healthQueries(sch), a.attributionQueries(sch, false), a.hostQueries(sch), a.claimQueries(sch), a.restartQueries(sch))...)
 }
 
 // allocSteps records an allocation's steps and the workload the engine
@@ -344,6 +348,7 @@ func (a *analysis) finish() {
 	a.res.Usage = a.lanes.result()
 	a.hours.done(a.gpus, a.allocs)
 	a.finishXIDs()
+	a.finishRestarts()
 	a.settleAllocModes()
 	a.settleAllocationPaths()
 	expected := float64(a.res.ExpectedSteps)

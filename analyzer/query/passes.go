@@ -52,6 +52,7 @@ func (a *analysis) passQueries(sch signals.Schema) []namedQuery {
 	qs = append(qs, a.attributionQueries(sch, true)...)
 	qs = append(qs, a.hostQueries(sch)...)
 	qs = append(qs, a.claimQueries(sch)...)
+	qs = append(qs, a.restartQueries(sch)...)
 	return append(qs, a.ownerQueries(sch, false)...)
 }
 

@@ -73,6 +73,10 @@ type Tenant struct {
 	// none has one (allocation-only). Its memory figures are then the
 	// device's, given once, and no tenant's need is derived from them.
 	MemoryUnknown bool
+	// RanOut, when set, says how the tenant is known to have run the GPU
+	// out of memory (Kubernetes saw it die with the GPU full): the one to
+	// move, even where its own memory is unknown.
+	RanOut string
 }
 
 // RelieveOOM answers memory pressure on a time-sliced or MPS GPU. The
@@ -87,9 +91,12 @@ func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Ten
 		// The split of the device's memory between the tenants is not in
 		// the data: no tenant's need, and no replica count, follows from
 		// it. The device's figure is said once.
-		r := Dedicated(heaviest.Usage, p, fmt.Sprintf("which co-tenant holds the %s in use of the %s its time-sliced GPU has is not known, and time-slicing cannot limit memory",
-			gib(heaviest.P99MemoryBytes), gib(deviceMemory)))
-		return r
+		why := fmt.Sprintf("which co-tenant holds the %s in use of the %s its time-sliced GPU has is not known, and time-slicing cannot limit memory",
+			gib(heaviest.P99MemoryBytes), gib(deviceMemory))
+		if heaviest.RanOut != "" {
+			why = heaviest.RanOut + ", and time-slicing cannot limit memory"
+		}
+		return Dedicated(heaviest.Usage, p, why)
 	}
 	fewer := 0
 	if need > 0 && replicas > 1 {

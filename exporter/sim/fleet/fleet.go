@@ -39,6 +39,10 @@ type Options struct {
 	// default): no host /proc, so shared GPUs get allocation series only,
 	// without per-tenant utilization or memory.
 	AllocationOnly bool
+	// KubeStateMetrics, when set, gives each node a second Sink for the
+	// series kube-state-metrics would write of its pods' containers
+	// (ksm.go).
+	KubeStateMetrics func(node string) Sink
 	// Progress, when set, is called after each node step with the node
 	// steps done and the total; it may be called from several goroutines.
 	Progress func(done, total int)
@@ -104,16 +108,31 @@ func Run(ctx context.Context, o Options, newSink func(node string) Sink) error {
 	g.SetLimit(max(1, runtime.GOMAXPROCS(0)))
 	for _, n := range nodes {
 		sink := newSink(n.name)
+		var ksm Sink
+		if o.KubeStateMetrics != nil {
+			ksm = o.KubeStateMetrics(n.name)
+		}
 		g.Go(func() error {
 			for i := range total {
 				if err := gctx.Err(); err != nil {
 					return err
 				}
-				if err := n.step(gctx, o.Start.Add(time.Duration(i)*o.Step), sink); err != nil {
+				ts := o.Start.Add(time.Duration(i) * o.Step)
+				if err := n.step(gctx, ts, sink); err != nil {
 					return err
+				}
+				if ksm != nil {
+					if err := n.kubeState(ts, ksm); err != nil {
+						return err
+					}
 				}
 				if o.Progress != nil {
 					o.Progress(int(done.Add(1)), total*len(nodes))
+				}
+			}
+			if ksm != nil {
+				if err := ksm.Close(); err != nil {
+					return err
 				}
 			}
 			return sink.Close()
