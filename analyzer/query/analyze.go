@@ -118,7 +118,10 @@ type analysis struct {
 	xids map[fleet.GPUKey][]*xidRaised
 	// restarts and terminations are kube-state-metrics' record of the
 	// allocations' containers' deaths (restarts.go).
-	restarts     map[fleet.AllocationKey][]fleet.Restart
+	restarts map[fleet.AllocationKey][]fleet.Restart
+	// metricNames are the metric names the window holds, where listed
+	// (missingSignals); nil where not, and every query then runs.
+	metricNames  []string
 	terminations map[containerRef]*fleet.Termination
 }
 

@@ -16,14 +16,17 @@ import (
 // on a stock GPU Operator install dcgm-exporter emits only its default
 // counters file, and a signal read from a field it leaves out is unknown,
 // not zero.
+// The names listed are kept (analysis.metricNames): a query over a metric
+// the store does not hold is skipped (restartQueries).
 func (a *analysis) missingSignals(ctx context.Context, src source.Source, sch signals.Schema) error {
-	opt, ok := sch.(signals.OptionalSignals)
-	if !ok {
-		return nil
-	}
 	names, err := src.MetricNames(ctx, a.w.Start, a.w.End)
 	if err != nil {
 		return fmt.Errorf("listing the metric names in the window: %w", err)
+	}
+	a.metricNames = names
+	opt, ok := sch.(signals.OptionalSignals)
+	if !ok {
+		return nil
 	}
 	signals := opt.Optional()
 	for _, sig := range slices.Sorted(maps.Keys(signals)) {

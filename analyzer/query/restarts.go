@@ -26,6 +26,13 @@ const labelBytes = "bytes"
 type containerRef struct{ namespace, pod, container string }
 
 func (a *analysis) restartQueries(sch signals.Schema) []namedQuery {
+	if a.metricNames != nil && !slices.Contains(a.metricNames, signals.ContainerRestarts) {
+		// No kube-state-metrics restarts in the window: the join would
+		// still read every allocation over the window (a third more CPU
+		// and half again the memory of a 1,000-GPU week's analysis,
+		// docs/BENCHMARKS.md) to answer nothing.
+		return nil
+	}
 	return []namedQuery{
 		{name: "container restarts", expr: signals.RestartsHeld(a.window(), allocationPresence(sch), sch.GPUMemoryUsed(), labelBytes, labelAt), apply: a.restartHeld},
 		{name: "container terminations", expr: signals.Terminations(rangeStr(a.w)), apply: a.terminated},
