@@ -75,8 +75,17 @@ func FuzzParseDevicesAllocated(f *testing.F) {
 			if err != nil {
 				t.Fatalf("%q: its own encoding %q does not parse: %v", s, FormatDevicesAllocated(got), err)
 			}
+			// Values, not only lengths: a round trip that kept the
+			// containers but lost a device's memory or cores (issue 53's
+			// mutation audit) must fail. An empty container reads back
+			// as empty however it was held.
 			if len(again) != len(got) {
 				t.Fatalf("%q: %d containers, %d after a round trip", s, len(got), len(again))
+			}
+			for i := range got {
+				if len(got[i]) != len(again[i]) || (len(got[i]) > 0 && !reflect.DeepEqual(got[i], again[i])) {
+					t.Fatalf("%q: container %d is %+v, %+v after a round trip", s, i, got[i], again[i])
+				}
 			}
 		}
 	})
