@@ -19,15 +19,23 @@ import (
 // The names listed are kept (analysis.metricNames): a query over a metric
 // the store does not hold is skipped (restartQueries).
 func (a *analysis) missingSignals(ctx context.Context, src source.Source, sch signals.Schema) error {
+	opt, ok := sch.(signals.OptionalSignals)
+	if !ok {
+		// For the restarts' gate alone, which a listing that fails or
+		// warns must not fail: the names are the whole store's, not the
+		// analysis's scope (Thanos Query warns of a store of another
+		// cluster that is down, e2e TestThanosQuery), and without them
+		// every query runs.
+		if names, err := src.MetricNames(ctx, a.w.Start, a.w.End); err == nil {
+			a.metricNames = names
+		}
+		return nil
+	}
 	names, err := src.MetricNames(ctx, a.w.Start, a.w.End)
 	if err != nil {
 		return fmt.Errorf("listing the metric names in the window: %w", err)
 	}
 	a.metricNames = names
-	opt, ok := sch.(signals.OptionalSignals)
-	if !ok {
-		return nil
-	}
 	signals := opt.Optional()
 	for _, sig := range slices.Sorted(maps.Keys(signals)) {
 		fields := signals[sig]
