@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"math"
+	"slices"
 
 	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/signals"
@@ -147,6 +148,17 @@ func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Ten
 		// name would never be scheduled there.
 		r.To = share.Advertises(r.To)
 		r.repatch(heaviest.Workload, share.under(heaviest.change(vocab.ResourceGPU), heaviest.Usage))
+		if fewer >= 2 {
+			// Under a config of several replicas the patched request
+			// is one of them, not a dedicated GPU: the advice says,
+			// and prices, what the output does, and a dedicated GPU
+			// on an unshared pool is the other way.
+			r.Action, r.RecommendedShare = ActionTimeSlicing, 1/float64(fewer)
+			r.Summary = fmt.Sprintf("cut its GPU's time-slicing replicas from %d to %d (the device plugin config beside it, on the nodes it runs on) so that every tenant's peak of %s fits, and request one of them (%s): %s",
+				replicas, fewer, gib(need), r.To, why)
+			notes = []string{"or request a dedicated GPU (" + vocab.ResourceGPU + ") on a node pool whose GPUs are not shared"}
+			r.Notes = slices.DeleteFunc(r.Notes, func(n string) bool { return n == "schedule it on a node pool whose GPUs are not shared" })
+		}
 	}
 	r.Notes = append(notes, r.Notes...)
 	return r

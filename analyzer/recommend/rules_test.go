@@ -2,6 +2,7 @@ package recommend
 
 import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,9 +147,23 @@ func TestReliabilityRules(t *testing.T) {
 
 	leak := Tenant{Usage: Usage{Workload: web, Model: "NVIDIA A100-SXM4-80GB", Sharing: "time-slicing", Share: 0.25, P99MemoryBytes: 20 * gibF},
 		ProjectedMemoryBytes: 30 * gibF}
+	// 30 GiB projected × 1.2 margin = 36 GiB: two replicas of the 80 GiB
+	// GPU fit it. Under the config of 2 replicas the output writes, the
+	// patched request (nvidia.com/gpu.shared, renameByDefault) is one of
+	// them, half the GPU: the advice says so and is priced so, not as the
+	// dedicated GPU it said before (its patch and summary disagreed).
 	r := RelieveOOM("time-slicing", 4, 80*gibF, leak, p)
-	if r.Action != ActionDedicatedGPU || !strings.Contains(r.DevicePluginConfig, "replicas: 2") || !strings.Contains(r.DevicePluginConfig, "timeSlicing") {
+	if r.Action != ActionTimeSlicing || r.RecommendedShare != 0.5 || !r.Reliability || r.To != "nvidia.com/gpu.shared" ||
+		!strings.Contains(r.Summary, "from 4 to 2") || !strings.Contains(r.DevicePluginConfig, "replicas: 2") ||
+		!strings.Contains(r.DevicePluginConfig, "timeSlicing") || !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "dedicated GPU") }) {
 		t.Errorf("time-slicing OOM relief: %+v", r)
+	}
+	// Where only one replica leaves room, the config's single replica is
+	// the whole GPU: a dedicated GPU, as said.
+	big := leak
+	big.ProjectedMemoryBytes = 60 * gibF
+	if r := RelieveOOM("time-slicing", 4, 80*gibF, big, p); r.Action != ActionDedicatedGPU || r.RecommendedShare != 1 || !strings.Contains(r.DevicePluginConfig, "replicas: 1") {
+		t.Errorf("time-slicing OOM relief to one replica: %+v", r)
 	}
 	r = RelieveOOM("mps", 4, 80*gibF, leak, p)
 	if r.Action != ActionMPSMemoryLimit || !strings.Contains(r.Patch.YAML, "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT") ||
