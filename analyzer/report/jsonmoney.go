@@ -25,11 +25,12 @@ var moneyFlags = []struct {
 	{flag: "savings_unpriced", inverted: true, unpriced: "savings_unpriced", fields: []string{"monthly_savings"}},
 }
 
-// reportJSON is r's JSON with every unknown money figure null
-// (moneyFlags), its fields in the struct's order. The top-level
-// cost_known says every figure is known; price_table says a price table
-// was given (what cost_known alone used to mean).
-func reportJSON(r *Report) ([]byte, error) {
+// reportValue is r's JSON form with every unknown money figure null
+// (moneyFlags), its fields in the struct's order, for -o json and -o
+// yaml alike. The top-level cost_known says every figure is known;
+// price_table says a price table was given (what cost_known alone used to
+// mean).
+func reportValue(r *Report) (*value, error) {
 	raw, err := json.Marshal(r)
 	if err != nil {
 		return nil, err
@@ -43,6 +44,15 @@ func reportJSON(r *Report) ([]byte, error) {
 	root.set("price_table", jsonBool(r.CostKnown), "cost_known")
 	root.set("cost_known", jsonBool(r.CostKnown && len(r.UnpricedModels) == 0), "")
 	nullUnknown(root)
+	return root, nil
+}
+
+// reportJSON is reportValue written as encoding/json's indented form.
+func reportJSON(r *Report) ([]byte, error) {
+	root, err := reportValue(r)
+	if err != nil {
+		return nil, err
+	}
 	var out bytes.Buffer
 	root.write(&out, "")
 	out.WriteByte('\n')

@@ -3,27 +3,25 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
 
-// writeYAML prints the JSON form as YAML, as kubectl's -o yaml does: the
-// same fields under the same names and in the same order, so a script may
-// read either. The JSON is walked token by token into YAML nodes (which
-// keep its order), not parsed as YAML: a YAML reader refuses the DEL and
-// C1 characters JSON leaves raw in a label value, and sigs.k8s.io/yaml's
-// JSONToYAML refuses every control character, where yaml.v3's encoder
-// writes them double-quoted with escapes (TestHostileLabelValues).
+// writeYAML prints the JSON form (reportValue, its nulls included) as
+// YAML, as kubectl's -o yaml does: the same fields under the same names
+// and in the same order, so a script may read either. The JSON is not
+// parsed as YAML: a YAML reader refuses the DEL and C1 characters JSON
+// leaves raw in a label value, and sigs.k8s.io/yaml's JSONToYAML refuses
+// every control character, where yaml.v3's encoder writes them
+// double-quoted with escapes (TestHostileLabelValues).
 func writeYAML(w io.Writer, r *Report) error {
-	j, err := reportJSON(r)
+	root, err := reportValue(r)
 	if err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(j))
-	dec.UseNumber()
-	doc, err := yamlNode(dec)
+	doc, err := root.yamlNode()
 	if err != nil {
 		return err
 	}
@@ -40,48 +38,39 @@ func writeYAML(w io.Writer, r *Report) error {
 	return err
 }
 
-// yamlNode is the next JSON value of dec as a YAML node. Strings are
-// tagged !!str, so the encoder quotes one that would read as another type
-// ("true", "2026-03-09"); numbers keep JSON's digits.
-func yamlNode(dec *json.Decoder) (*yaml.Node, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch v := tok.(type) {
-	case json.Delim:
+// yamlNode is v as a YAML node. Strings are tagged !!str, so the encoder
+// quotes one that would read as another type ("true", "2026-03-09");
+// numbers keep JSON's digits.
+func (v *value) yamlNode() (*yaml.Node, error) {
+	switch {
+	case v.object || v.array:
 		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		if v == '[' {
+		if v.array {
 			n.Kind, n.Tag = yaml.SequenceNode, "!!seq"
 		}
-		for dec.More() {
-			if n.Kind == yaml.MappingNode {
-				k, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k.(string)})
+		for i, c := range v.vals {
+			if v.object {
+				n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v.keys[i]})
 			}
-			c, err := yamlNode(dec)
+			cn, err := c.yamlNode()
 			if err != nil {
 				return nil, err
 			}
-			n.Content = append(n.Content, c)
+			n.Content = append(n.Content, cn)
 		}
-		_, err := dec.Token() // the closing delimiter
-		return n, err
-	case string:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v}, nil
-	case json.Number:
-		tag := "!!float"
-		if _, err := v.Int64(); err == nil {
-			tag = "!!int"
+		return n, nil
+	case strings.HasPrefix(v.raw, `"`):
+		var str string
+		if err := json.Unmarshal([]byte(v.raw), &str); err != nil {
+			return nil, err
 		}
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: v.String()}, nil
-	case bool:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: fmt.Sprint(v)}, nil
-	case nil:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: str}, nil
+	case v.raw == "null":
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}, nil
+	case v.raw == "true" || v.raw == "false":
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: v.raw}, nil
+	case strings.ContainsAny(v.raw, ".eE"):
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: v.raw}, nil
 	}
-	return nil, fmt.Errorf("unexpected JSON token %v", tok)
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: v.raw}, nil
 }

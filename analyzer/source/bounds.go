@@ -29,29 +29,14 @@ var (
 // FirstSample implements FirstSampler from the blocks' meta.json and the
 // head's bounds, which tsdb keeps in memory.
 func (e *Embedded) FirstSample(_ context.Context, start, end time.Time, _ time.Duration) (time.Time, bool, error) {
-	type span struct{ min, max int64 }
-	var spans []span
-	switch {
-	case e.ro != nil:
-		for _, b := range e.ro.blocks {
-			spans = append(spans, span{b.Meta().MinTime, b.Meta().MaxTime})
-		}
-		if e.ro.head != nil {
-			h := e.ro.head.Head()
-			spans = append(spans, span{h.MinTime(), h.MaxTime()}, span{h.MinOOOTime(), h.MaxOOOTime()})
-		}
-	case e.db != nil:
-		for _, b := range e.db.Blocks() {
-			spans = append(spans, span{b.Meta().MinTime, b.Meta().MaxTime})
-		}
-		h := e.db.Head()
-		spans = append(spans, span{h.MinTime(), h.MaxTime()}, span{h.MinOOOTime(), h.MaxOOOTime()})
+	blocks, spans := e.bounds()
+	for _, b := range blocks {
+		spans = append(spans, span{b.Meta().MinTime, b.Meta().MaxTime})
 	}
 	lo, hi := start.UnixMilli(), end.UnixMilli()
 	first := int64(math.MaxInt64)
 	for _, s := range spans {
-		// An empty head says MinTime MaxInt64 and MaxTime MinInt64.
-		if s.min > s.max || s.max < lo || s.min > hi {
+		if s.max < lo || s.min > hi {
 			continue
 		}
 		first = min(first, max(s.min, lo))

@@ -36,23 +36,11 @@ var _ LastSampler = (*Embedded)(nil)
 // data is told as data that stopped (fleet.Result.Stale), never read as an
 // empty fleet.
 func (e *Embedded) LastSample(ctx context.Context, end time.Time) (time.Time, bool, error) {
-	var blocks []*tsdb.Block
-	var spans []span
-	switch {
-	case e.ro != nil:
-		blocks = e.ro.blocks
-		if e.ro.head != nil {
-			spans = append(spans, headSpans(e.ro.head.Head())...)
-		}
-	case e.db != nil:
-		blocks = e.db.Blocks()
-		spans = append(spans, headSpans(e.db.Head())...)
-	}
+	blocks, spans := e.bounds()
 	hi := end.UnixMilli()
 	last := int64(math.MinInt64)
 	for _, s := range spans {
-		// An empty head says MinTime MaxInt64 and MaxTime MinInt64.
-		if s.min > s.max || s.min > hi {
+		if s.min > hi {
 			continue
 		}
 		last = max(last, min(s.max, hi))
@@ -120,15 +108,38 @@ func blockLastSample(ctx context.Context, b *tsdb.Block, hi int64) (int64, bool,
 	return last, ok, p.Err()
 }
 
+// span is a time range of samples, in milliseconds, both ends in it.
 type span struct{ min, max int64 }
 
-// headSpans are the head's bounds, in-order and out-of-order. A head
-// emptied by compaction (PersistHead's reopened one) says MinTime =
-// MaxTime = the last block's end, a millisecond after its last sample:
-// only a head with series counts.
+// bounds are the store's blocks and its head's spans, in-order and
+// out-of-order, for FirstSample and LastSample.
+func (e *Embedded) bounds() ([]*tsdb.Block, []span) {
+	switch {
+	case e.ro != nil:
+		if e.ro.head == nil {
+			return e.ro.blocks, nil
+		}
+		return e.ro.blocks, headSpans(e.ro.head.Head())
+	case e.db != nil:
+		return e.db.Blocks(), headSpans(e.db.Head())
+	}
+	return nil, nil
+}
+
+// headSpans are the head's bounds, in-order and out-of-order, where they
+// hold samples. A head emptied by compaction (PersistHead's reopened one)
+// says MinTime = MaxTime = the last block's end, a millisecond after its
+// last sample: only a head with series counts. An empty in-order or
+// out-of-order part says MinTime MaxInt64 and MaxTime MinInt64.
 func headSpans(h *tsdb.Head) []span {
 	if h.NumSeries() == 0 {
 		return nil
 	}
-	return []span{{h.MinTime(), h.MaxTime()}, {h.MinOOOTime(), h.MaxOOOTime()}}
+	var out []span
+	for _, s := range []span{{h.MinTime(), h.MaxTime()}, {h.MinOOOTime(), h.MaxOOOTime()}} {
+		if s.min <= s.max {
+			out = append(out, s)
+		}
+	}
+	return out
 }
