@@ -91,9 +91,9 @@ func DCGM(c criteria.Config) File {
 	// host names every series' node as the cluster does (dcgm.ResolveHost).
 	host := dcgm.ResolveHost
 	gpu := func(expr string) string { return host(signals.MaxBy(gpuBy, expr)) }
-	rangeOf := func(fn, f, rng string) string { return dcgm.Norm(dcgm.RangeOf(fn, f, rng)) }
+	rangeOf := func(fn signals.Fn, f, rng string) string { return dcgm.Norm(dcgm.RangeOf(fn, f, rng)) }
 	// shared is 1 per whole GPU more than one pod held within sharedWindow.
-	shared := signals.CountBy(signals.GPUKey, signals.Range("max_over_time", recTenant, sharedWindow)) + " > 1"
+	shared := signals.Above(signals.CountBy(signals.GPUKey, signals.Range(signals.MaxOverTime, recTenant, sharedWindow)), 1)
 	// Thermal needs no window: a stub Apply keeps Health from calling nil.
 	devHealth := dev.Health(signals.RuleWindow("1h"))
 	health := sch.Health(signals.RuleWindow("1h"))
@@ -105,54 +105,54 @@ func DCGM(c criteria.Config) File {
 			resolved(recGPUUtil, sch.GPUUtilization()),
 			resolved(recGPUMemUsed, sch.GPUMemoryUsed()),
 			resolved(recGPUMemTotal, sch.GPUMemoryTotal()),
-			[]Rule{{Record: recGPUMemUsedMax, Expr: signals.Range("max_over_time", recGPUMemUsed, "5m") + " / " + recGPUMemTotal}},
+			[]Rule{{Record: recGPUMemUsedMax, Expr: signals.Range(signals.MaxOverTime, recGPUMemUsed, "5m") + " / " + recGPUMemTotal}},
 		)},
 		{Name: "gpulens-dcgm.gpu", Rules: []Rule{
 			alert(vocab.AlertGPUAllocatedIdle, "warning",
-				fmt.Sprintf("%s < %v", signals.Range("avg_over_time", recAllocUtil, "1h"), idle), heldFor,
+				signals.IdleHourRecorded(recAllocUtil, idle), heldFor,
 				"A pod holds a GPU it does not use.",
 				byPod+" has used less than "+fmt.Sprintf("%.0f%%", idle*100)+" of its GPU allocation on "+onGPU+" for "+heldFor+"."),
 			alert(vocab.AlertSharedGPUMemoryNearlyFull, "warning",
-				signals.AndOn(fmt.Sprintf("%s / %s > %v", recGPUMemUsed, recGPUMemTotal, c.OOMRisk.WarningRatio), signals.GPUKey, shared), "5m",
+				signals.AndOn(signals.Above(recGPUMemUsed+" / "+recGPUMemTotal, c.OOMRisk.WarningRatio), signals.GPUKey, shared), "5m",
 				"A shared GPU is close to running out of memory.",
 				"Memory of the shared "+onGPU+" is {{ $value | humanizePercentage }} used: its tenants' next allocation may fail with out-of-memory."),
 			alert(vocab.AlertSharedGPUMemoryGrowing, "warning",
-				signals.AndOn(signals.Range("predict_linear", recGPUMemUsed, "1h", strconv.Itoa(int(growthHorizon(c)*3600)))+" - "+recGPUMemTotal+" > 0", signals.GPUKey, shared), "15m",
+				signals.AndOn(signals.Above(signals.Range(signals.PredictLinear, recGPUMemUsed, "1h", strconv.Itoa(int(growthHorizon(c)*3600)))+" - "+recGPUMemTotal, 0), signals.GPUKey, shared), "15m",
 				"A shared GPU's memory grows toward exhaustion.",
 				"At the last hour's rate, memory of the shared "+onGPU+fmt.Sprintf(" runs out within %vh.", growthHorizon(c))),
 			// DCGM has no "up" per GPU; XID 79 is the GPU falling off the bus.
-			alert(vocab.AlertGPULost, "critical", devHealth.Down+" == 1", "",
+			alert(vocab.AlertGPULost, "critical", signals.Equal(devHealth.Down, 1), "",
 				"A GPU fell off the bus.",
 				onGPU+fmt.Sprintf(" reported XID %d (fallen off the bus); its pods are failing.", dcgm.XIDFallenOffBus)),
 			// The XID field is a gauge of the last code, one series per code
 			// since 3.3.6-3.4.2: aggregated per GPU before looking for a change.
 			alert(vocab.AlertGPUXIDErrors, "warning",
-				signals.Subquery("max_over_time", dcgm.XIDChanged(dcgm.On(dcgm.XIDErrors), "1m", gpuBy...), "10m", signals.RuleStep), "",
+				signals.Subquery(signals.MaxOverTime, dcgm.XIDChanged(dcgm.On(dcgm.XIDErrors), "1m", gpuBy...), "10m", signals.RuleStep), "",
 				"A GPU reported XID errors.",
 				onGPU+" reported XID {{ $value }} in the last 10 minutes."),
 			alert(vocab.AlertGPUThermalThrottling, "warning",
-				fmt.Sprintf("%s > %v", over("avg", "1h", health.Thermal), c.Thermal.MinRatio), "15m",
+				signals.Above(over(signals.AvgOverTime, "1h", health.Thermal), c.Thermal.MinRatio), "15m",
 				"A GPU slows down because it is too hot.",
 				onGPU+" was thermally throttled {{ $value | humanizePercentage }} of the last hour."+outsideCSV(dcgm.ClocksEventReasons, dcgm.ClockThrottleReasons)),
 			alert(vocab.AlertGPUPowerThrottling, "info",
-				fmt.Sprintf("%s > %v", over("avg", "1h", host(dev.ThrottledBy(signals.ThrottleHWSlowdown, signals.ThrottleHWPowerBrakeSlowdown))), c.Thermal.MinRatio), "15m",
+				signals.Above(over(signals.AvgOverTime, "1h", host(dev.ThrottledBy(signals.ThrottleHWSlowdown, signals.ThrottleHWPowerBrakeSlowdown))), c.Thermal.MinRatio), "15m",
 				"A GPU slows down for a hardware power limit.",
 				onGPU+" was slowed down by the hardware (power brake or slowdown) {{ $value | humanizePercentage }} of the last hour."+outsideCSV(dcgm.ClocksEventReasons, dcgm.ClockThrottleReasons)),
-			alert(vocab.AlertGPUECCUncorrectable, "critical", host(dev.ECCUncorrectedIn("10m"))+" > 0", "",
+			alert(vocab.AlertGPUECCUncorrectable, "critical", signals.Above(host(dev.ECCUncorrectedIn("10m")), 0), "",
 				"A GPU had uncorrectable ECC errors.",
 				onGPU+" had uncorrectable ECC errors in the last 10 minutes."+outsideCSV(dcgm.ECCDBEVolTotal)),
-			alert(vocab.AlertGPURowRemapFailed, "critical", host(dev.RemapFailed())+" > 0", "",
+			alert(vocab.AlertGPURowRemapFailed, "critical", signals.Above(host(dev.RemapFailed()), 0), "",
 				"A GPU could not remap a failing memory row.",
 				"A row remap failed on "+onGPU+": the GPU should be replaced."+outsideCSV(dcgm.RowRemapFailure)),
 		}},
 		{Name: "gpulens-dcgm.exporter", Rules: []Rule{
 			alert(vocab.AlertExporterDown, "critical",
-				signals.TargetDown(".*dcgm.*", dcgm.RangeOf("last_over_time", dcgm.XIDErrors, "1h")), "5m",
+				signals.TargetDown(".*dcgm.*", dcgm.RangeOf(signals.LastOverTime, dcgm.XIDErrors, "1h")), "5m",
 				"Prometheus cannot scrape dcgm-exporter.",
 				"{{ $labels.instance }} of job {{ $labels.job }} has been down for 5 minutes: its node's GPUs are not monitored."),
 			// dcgm-exporter keeps serving its last values when DCGM stops
 			// updating; the power reading stops changing first.
-			alert(vocab.AlertExporterStale, "warning", gpu(rangeOf("changes", dcgm.PowerUsage, "15m"))+" == 0", "15m",
+			alert(vocab.AlertExporterStale, "warning", signals.Equal(gpu(rangeOf(signals.Changes, dcgm.PowerUsage, "15m")), 0), "15m",
 				"dcgm-exporter serves old data.",
 				"The power reading of "+onGPU+" has not changed for 15 minutes: DCGM is probably not updating."),
 		}},

@@ -20,10 +20,10 @@ var nat = native.Schema{Scope: signals.Scope{Keep: signals.LabelGPU}}
 var sharedGPU = signals.MaxBy(gpuBy,
 	native.Schema{Scope: signals.Scope{Matchers: `sharing=~"time-slicing|mps"`, Keep: signals.LabelGPU}}.Allocation())
 
-// over is fn_over_time of a signal's expression over rng, at the rules'
-// one-minute resolution.
-func over(fn, rng, expr string) string {
-	return signals.Subquery(fn+"_over_time", expr, rng, signals.RuleStep)
+// over is fn of a signal's expression over rng, at the rules' one-minute
+// resolution.
+func over(fn signals.Fn, rng, expr string) string {
+	return signals.Subquery(fn, expr, rng, signals.RuleStep)
 }
 
 // health has no window: a stub keeps Health from needing one.
@@ -41,11 +41,11 @@ func Native(c criteria.Config) File {
 	idle, held := c.Idle.MaxAvgUtilization, hours(c.Idle.MinHeldHours)
 	return File{Groups: []Group{
 		{Name: "gpulens.recording", Rules: []Rule{
-			{Record: "node_gpu:" + native.GPUUtilizationRatio + ":avg5m", Expr: over("avg", "5m", nat.GPUUtilization())},
+			{Record: "node_gpu:" + native.GPUUtilizationRatio + ":avg5m", Expr: over(signals.AvgOverTime, "5m", nat.GPUUtilization())},
 			{Record: "node_gpu:gpulens_gpu_memory_used_ratio:max5m",
-				Expr: over("max", "5m", nat.GPUMemoryUsed()) + " / " + nat.GPUMemoryTotal()},
+				Expr: over(signals.MaxOverTime, "5m", nat.GPUMemoryUsed()) + " / " + nat.GPUMemoryTotal()},
 			{Record: "namespace_pod:" + native.ContainerGPUUtilizationRatio + ":avg5m",
-				Expr: over("avg", "5m", nat.Utilization())},
+				Expr: over(signals.AvgOverTime, "5m", nat.Utilization())},
 			{Record: "namespace:" + native.ContainerGPUAllocationRatio + ":sum",
 				Expr: signals.SumBy(byNamespace, nat.Allocation())},
 			{Record: "namespace:gpulens_container_gpu_used_ratio:sum",
@@ -57,40 +57,40 @@ func Native(c criteria.Config) File {
 				// description names it, not the exporter's pod.
 				// The sharing mode joins from the allocation, for routes and
 				// for the reader: an idle tenant of a shared GPU costs less.
-				signals.GroupLeft(fmt.Sprintf("(%s < %v)", over("avg", "1h", nat.Utilization()), idle), "+",
+				signals.GroupLeft("("+signals.IdleHour(nat.Utilization(), idle)+")", "+",
 					append(slices.Clone(signals.AllocationKeyLabels), signals.LabelGPU), []string{signals.LabelSharing}, "(0 * "+nat.Allocation()+")"), held,
 				"A pod holds a GPU it does not use.",
 				byPod+" has used less than "+fmt.Sprintf("%.0f%%", idle*100)+" of its GPU allocation on "+onGPU+" for "+held+"."),
 			alert(vocab.AlertSharedGPUMemoryNearlyFull, "warning",
-				signals.AndOn(fmt.Sprintf("%s > %v", signals.MaxBy(gpuBy, nat.GPUMemoryUsed()+" / "+nat.GPUMemoryTotal()), c.OOMRisk.WarningRatio),
+				signals.AndOn(signals.Above(signals.MaxBy(gpuBy, nat.GPUMemoryUsed()+" / "+nat.GPUMemoryTotal()), c.OOMRisk.WarningRatio),
 					signals.GPUKey, sharedGPU), "5m",
 				"A shared GPU is close to running out of memory.",
 				"Memory of the shared "+onGPU+" is {{ $value | humanizePercentage }} used: its tenants' next allocation may fail with out-of-memory."),
 			alert(vocab.AlertSharedGPUMemoryGrowing, "warning",
-				signals.AndOn(signals.MaxBy(gpuBy, signals.Subquery("predict_linear", nat.GPUMemoryUsed(), "1h", signals.RuleStep, strconv.Itoa(int(growthHorizon(c)*3600)))+
-					" - "+nat.GPUMemoryTotal())+" > 0", signals.GPUKey, sharedGPU), "15m",
+				signals.AndOn(signals.Above(signals.MaxBy(gpuBy, signals.Subquery(signals.PredictLinear, nat.GPUMemoryUsed(), "1h", signals.RuleStep, strconv.Itoa(int(growthHorizon(c)*3600)))+
+					" - "+nat.GPUMemoryTotal()), 0), signals.GPUKey, sharedGPU), "15m",
 				"A shared GPU's memory grows toward exhaustion.",
 				"At the last hour's rate, memory of the shared "+onGPU+fmt.Sprintf(" runs out within %vh.", growthHorizon(c))),
-			alert(vocab.AlertGPULost, "critical", health.Down+" == 1", "5m",
+			alert(vocab.AlertGPULost, "critical", signals.Equal(health.Down, 1), "5m",
 				"A GPU stopped answering.",
 				onGPU+" has not answered NVML for 5 minutes (lost or hung); its pods are failing."),
 			alert(vocab.AlertGPUXIDErrors, "warning",
-				nat.XIDEventsIn("10m")+" > 0", "",
+				signals.Above(nat.XIDEventsIn("10m"), 0), "",
 				"A GPU reported XID errors.",
 				onGPU+" reported XID {{ $labels.xid }} in the last 10 minutes."),
 			alert(vocab.AlertGPUThermalThrottling, "warning",
-				fmt.Sprintf("%s > %v", over("avg", "1h", health.Thermal), c.Thermal.MinRatio), "15m",
+				signals.Above(over(signals.AvgOverTime, "1h", health.Thermal), c.Thermal.MinRatio), "15m",
 				"A GPU slows down because it is too hot.",
 				onGPU+" was thermally throttled {{ $value | humanizePercentage }} of the last hour."),
 			alert(vocab.AlertGPUPowerThrottling, "info",
-				fmt.Sprintf("%s > %v", over("avg", "1h", nat.ThrottledBy(signals.ThrottleHWSlowdown, signals.ThrottleHWPowerBrakeSlowdown)), c.Thermal.MinRatio), "15m",
+				signals.Above(over(signals.AvgOverTime, "1h", nat.ThrottledBy(signals.ThrottleHWSlowdown, signals.ThrottleHWPowerBrakeSlowdown)), c.Thermal.MinRatio), "15m",
 				"A GPU slows down for a hardware power limit.",
 				onGPU+" was slowed down by the hardware (power brake or slowdown) {{ $value | humanizePercentage }} of the last hour."),
 			alert(vocab.AlertGPUECCUncorrectable, "critical",
-				nat.ECCUncorrectedIn("10m")+" > 0", "",
+				signals.Above(nat.ECCUncorrectedIn("10m"), 0), "",
 				"A GPU had uncorrectable ECC errors.",
 				onGPU+" had uncorrectable ECC errors in the last 10 minutes."),
-			alert(vocab.AlertGPURowRemapFailed, "critical", nat.RemapFailed()+" == 1", "",
+			alert(vocab.AlertGPURowRemapFailed, "critical", signals.Equal(nat.RemapFailed(), 1), "",
 				"A GPU could not remap a failing memory row.",
 				"A row remap failed on "+onGPU+": the GPU should be replaced."),
 		}},
@@ -98,13 +98,13 @@ func Native(c criteria.Config) File {
 			// By job name, or, whatever the job is called, by the exporter's
 			// own series in the last hour.
 			alert(vocab.AlertExporterDown, "critical",
-				signals.TargetDown(".*gpulens-exporter.*", signals.Range("last_over_time", exporterBuildInfo, "1h")), "5m",
+				signals.TargetDown(".*gpulens-exporter.*", signals.Range(signals.LastOverTime, exporterBuildInfo, "1h")), "5m",
 				"Prometheus cannot scrape gpulens-exporter.",
 				"{{ $labels.instance }} of job {{ $labels.job }} has been down for 5 minutes: its node's GPUs are not monitored."),
-			alert(vocab.AlertExporterStale, "warning", "time() - "+native.ExporterLastCollectionTimestampSeconds+" > 120", "5m",
+			alert(vocab.AlertExporterStale, "warning", signals.Above(signals.Since(native.ExporterLastCollectionTimestampSeconds), 120), "5m",
 				"gpulens-exporter serves old data.",
 				"{{ $labels.instance }} has not read its GPUs for more than 2 minutes."),
-			alert(vocab.AlertAttributionDown, "warning", native.ExporterPodResourcesUp+" == 0", "10m",
+			alert(vocab.AlertAttributionDown, "warning", signals.Equal(native.ExporterPodResourcesUp, 0), "10m",
 				"gpulens-exporter cannot tell which pod holds which GPU.",
 				"{{ $labels.instance }} cannot read the kubelet's pod-resources socket: no per-pod series."),
 			// Only where per-process attribution was asked for: the chart's
@@ -122,7 +122,7 @@ func Native(c criteria.Config) File {
 // series `gpulens serve` exposes; it is the same for both schemas.
 func findingsGroup() Group {
 	return Group{Name: "gpulens.findings", Rules: []Rule{
-		alert(vocab.AlertCriticalFinding, "critical", signals.MaxBy([]string{"kind", "namespace", "workload", "node", "gpu_uuid"}, vocab.SeriesFinding+`{severity="critical"}`)+" == 1", "",
+		alert(vocab.AlertCriticalFinding, "critical", signals.Equal(signals.MaxBy([]string{"kind", "namespace", "workload", "node", "gpu_uuid"}, vocab.SeriesFinding+`{severity="critical"}`), 1), "",
 			"gpulens found a critical problem.",
 			"gpulens serve reports a critical {{ $labels.kind }} finding for {{ $labels.namespace }}/{{ $labels.workload }} on {{ $labels.node }} ({{ $labels.gpu_uuid }})."),
 	}}

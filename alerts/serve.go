@@ -12,15 +12,15 @@ import (
 // both schemas: serve's series are its own.
 func serveGroup() Group {
 	return Group{Name: "gpulens.serve", Rules: []Rule{
-		alert(vocab.AlertServeStale, "warning", signals.MaxBy([]string{"instance"}, vocab.SeriesServeStale)+" == 1", "30m",
+		alert(vocab.AlertServeStale, "warning", signals.Equal(signals.MaxBy([]string{"instance"}, vocab.SeriesServeStale), 1), "30m",
 			"gpulens serve is serving an old analysis.",
 			"{{ $labels.instance }}'s analyses have failed for 30 minutes: its findings, series and alerts are those of its last good analysis. Its log says why (the metrics source, most often)."),
 		alert(vocab.AlertServeNotificationsFailing, "warning",
-			signals.SumBy([]string{"instance", "alertmanager"},
-				signals.Range("increase", vocab.SeriesServeNotificationsFailed, "15m")+" + "+signals.Range("increase", vocab.SeriesServeNotificationsDropped, "15m"))+" > 0", "15m",
+			signals.Above(signals.SumBy([]string{"instance", "alertmanager"},
+				signals.Range(signals.Increase, vocab.SeriesServeNotificationsFailed, "15m")+" + "+signals.Range(signals.Increase, vocab.SeriesServeNotificationsDropped, "15m")), 0), "15m",
 			"gpulens serve cannot deliver alerts to an Alertmanager.",
 			"{{ $labels.instance }} could not deliver {{ $value | humanize }} alerts to {{ $labels.alertmanager }} in the last 15 minutes, after every retry (or they were dropped from a full queue)."),
-		alert(vocab.AlertServeStateNotWritten, "warning", signals.Range("increase", vocab.SeriesServeStateWriteFailures, "30m")+" > 0", "",
+		alert(vocab.AlertServeStateNotWritten, "warning", signals.Above(signals.Range(signals.Increase, vocab.SeriesServeStateWriteFailures, "30m"), 0), "",
 			"gpulens serve cannot write its state file.",
 			"{{ $labels.instance }} could not write its --state.file: a restart would resolve its alerts and fire them again."),
 	}}

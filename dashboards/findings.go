@@ -41,7 +41,7 @@ func findingsDashboard(s chart) spec {
 					targets: []target{{expr: signals.OrZero(signals.Count(findingMetric + `{cluster=~"$cluster", namespace=~"$namespace", severity="critical"}`)), instant: true}}},
 				{kind: statPanel, title: "Monthly savings", unit: "currencyUSD", w: 6, h: 4, decimals: ptr(0.0),
 					desc:    "What acting on every open finding that saves would save per month: the report's savings by acting. Changes made for reliability, which cost more, are left out, as there.",
-					targets: []target{{expr: signals.OrZero(signals.Sum(savingsMetric + findingFilter + " > 0")), instant: true}}},
+					targets: []target{{expr: signals.OrZero(signals.Sum(signals.Above(savingsMetric+findingFilter, 0))), instant: true}}},
 				{kind: statPanel, title: "Monthly fleet cost", unit: "currencyUSD", w: 6, h: 4, decimals: ptr(0.0),
 					desc:    "What the fleet's GPUs cost per month, held or not, at the analysis's prices: the report's cost of the fleet.",
 					targets: []target{{expr: signals.Sum(fleetCost + `{cluster=~"$cluster"}`), instant: true}}},

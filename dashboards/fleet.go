@@ -18,7 +18,9 @@ var (
 
 // idleBelow is the findings' idle threshold, so that "idle" on the
 // dashboards means what an idle-allocation finding means.
-func idleBelow() string { return fmt.Sprint(criteria.DefaultConfig().Idle.MaxAvgUtilization) }
+func idleBelow() string { return fmt.Sprint(idleThreshold()) }
+
+func idleThreshold() float64 { return criteria.DefaultConfig().Idle.MaxAvgUtilization }
 
 // allocatedGPUs is one series per physical GPU a pod holds (all of it, a
 // replica or a MIG slice), by model and sharing mode.
@@ -27,7 +29,7 @@ func allocatedGPUs(s chart) string {
 }
 
 func idleGPUs(s chart) string {
-	return signals.AndOn(allocatedGPUs(s), signals.GPUKey, "("+signals.MaxBy(signals.GPUKey, s.gpuUtil())+" < "+idleBelow()+")")
+	return signals.AndOn(allocatedGPUs(s), signals.GPUKey, "("+signals.IdleHour(signals.MaxBy(signals.GPUKey, s.gpuUtil()), idleThreshold())+")")
 }
 
 func unallocatedGPUs(s chart) string {
@@ -36,7 +38,7 @@ func unallocatedGPUs(s chart) string {
 
 func fleetOverview(s chart) spec {
 	s = s.withoutTenantVars(false)
-	overRange := func(expr string) string { return signals.Subquery("avg_over_time", expr, rangeVar, analyzerStep) }
+	overRange := func(expr string) string { return signals.Subquery(signals.AvgOverTime, expr, rangeVar, analyzerStep) }
 	return spec{
 		uid: "gpulens-fleet-" + s.schema(), title: "gpulens / Fleet overview",
 		desc: "GPUs by model and sharing mode, how busy they are, and what held and idle capacity costs.",
@@ -50,7 +52,7 @@ func fleetOverview(s chart) spec {
 					desc:    "Physical GPUs of which a pod holds all, a replica or a MIG slice.",
 					targets: []target{{expr: signals.Count(signals.CountBy(signals.GPUKey, allocatedGPUs(s))), instant: true}}},
 				{kind: statPanel, title: "Allocated but idle GPUs", unit: "short", w: 6, h: 4,
-					desc:    "Allocated GPUs whose load is below the idle-allocation finding's threshold (" + idleBelow() + ").",
+					desc:    "Allocated GPUs whose load over the last hour averaged below the idle-allocation finding's threshold (" + idleBelow() + "), as the GPUAllocatedIdle alert judges each hour.",
 					targets: []target{{expr: signals.OrZero(signals.Count(signals.CountBy(signals.GPUKey, idleGPUs(s)))), instant: true}}},
 				{kind: statPanel, title: "Unallocated GPUs", unit: "short", w: 6, h: 4,
 					desc:    "GPUs reporting that no pod holds: capacity paid for and not schedulable demand.",

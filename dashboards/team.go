@@ -21,7 +21,7 @@ const (
 // analyzer's one-minute resolution: an instant query, so Grafana never
 // sums points over time (dcgm-exporter #146).
 func gpuHours(expr, offset string) string {
-	return "(" + signals.SubqueryOffset("sum_over_time", signals.SumBy(byTeam, expr), rangeVar, analyzerStep, offset) + " / 60)"
+	return "(" + signals.SubqueryOffset(signals.SumOverTime, signals.SumBy(byTeam, expr), rangeVar, analyzerStep, offset) + " / 60)"
 }
 
 func teamEfficiency(s chart) spec {
@@ -79,6 +79,6 @@ func teamEfficiency(s chart) spec {
 // have no utilisation reading used 0.
 func efficiency(s chart, offset string) string {
 	by := append(append([]string{}, byTeam...), signals.LabelPart)
-	packed := signals.SubqueryOffset("sum_over_time", signals.SumBy(by, s.heldPacked()), rangeVar, analyzerStep, offset)
+	packed := signals.SubqueryOffset(signals.SumOverTime, signals.SumBy(by, s.heldPacked()), rangeVar, analyzerStep, offset)
 	return signals.RatioOfParts(byTeam, "used", "held", packed)
 }

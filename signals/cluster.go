@@ -13,5 +13,5 @@ import (
 // once, a tile at a time, so it cannot miss a cluster.
 func ClusterValues(label string, names []string, rng, step string) string {
 	tile := CountBy([]string{label}, fmt.Sprintf(`last_over_time({__name__=~%q}[%s])`, strings.Join(names, "|"), step))
-	return Subquery("max_over_time", tile, rng, step) + " or " + tile
+	return Subquery(MaxOverTime, tile, rng, step) + " or " + tile
 }

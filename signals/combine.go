@@ -6,7 +6,7 @@ package signals
 // Answering is 1 per physical GPU that reports and is not lost (Health's
 // Down), with GPULabels: a lost GPU is neither allocated nor spare.
 func Answering(s Schema) string {
-	down := s.Health(Over{Range: "1h", Step: "1m", Apply: func(fn, e string) string { return fn + "((" + e + ")[1h:1m])" }}).Down
+	down := s.Health(Over{Range: "1h", Step: "1m", Apply: func(fn Fn, e string) string { return Subquery(fn, e, "1h", "1m") }}).Down
 	return "(" + s.GPU() + ") unless on (" + LabelNode + ", " + LabelUUID + ") (" + down + " == 1)"
 }
 

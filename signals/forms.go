@@ -38,18 +38,18 @@ func OrZero(expr string) string { return expr + " or vector(0)" }
 // rng: "fn((expr)[rng:step])"; fn is a *_over_time function or one of the
 // same shape (deriv), with args after the range (predict_linear's
 // horizon).
-func Subquery(fn, expr, rng, step string, args ...string) string {
+func Subquery(fn Fn, expr, rng, step string, args ...string) string {
 	return SubqueryOffset(fn, expr, rng, step, "", args...)
 }
 
 // SubqueryOffset is Subquery moved back in time by offset, a PromQL
 // duration ("1w"); none where it is empty.
-func SubqueryOffset(fn, expr, rng, step, offset string, args ...string) string {
+func SubqueryOffset(fn Fn, expr, rng, step, offset string, args ...string) string {
 	sub := "(" + expr + ")[" + rng + ":" + step + "]"
 	if offset != "" {
 		sub += " offset " + offset
 	}
-	return fn + "(" + strings.Join(append([]string{sub}, args...), ", ") + ")"
+	return string(fn) + "(" + strings.Join(append([]string{sub}, args...), ", ") + ")"
 }
 
 // Quantile is quantile_over_time(q, ...) of expr over the subquery.
@@ -60,15 +60,15 @@ func Quantile(q float64, expr, rng, step string) string {
 // Range is fn over the trailing range rng of a selector or a recorded
 // series' name: "fn(sel[rng])", with args after the range
 // (predict_linear's horizon).
-func Range(fn, sel, rng string, args ...string) string {
-	return fn + "(" + strings.Join(append([]string{sel + "[" + rng + "]"}, args...), ", ") + ")"
+func Range(fn Fn, sel, rng string, args ...string) string {
+	return string(fn) + "(" + strings.Join(append([]string{sel + "[" + rng + "]"}, args...), ", ") + ")"
 }
 
 // Window is the Over of a trailing range rng at resolution step, whose
 // Apply is Subquery: what a rule, a dashboard or the analysis passes a
 // schema's windowed signals (Health, GPUAttribution).
 func Window(rng, step string) Over {
-	return Over{Range: rng, Step: step, Apply: func(fn, e string) string { return Subquery(fn, e, rng, step) }}
+	return Over{Range: rng, Step: step, Apply: func(fn Fn, e string) string { return Subquery(fn, e, rng, step) }}
 }
 
 // RuleStep is the rules' resolution of a subquery over a signal.

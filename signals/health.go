@@ -30,7 +30,7 @@ type Health struct {
 // subquery with its store-independent bounds.
 type Over struct {
 	Range, Step string
-	Apply       func(fn, expr string) string
+	Apply       func(fn Fn, expr string) string
 }
 
 // ApplicationXIDs are the XIDs NVIDIA documents as caused by the
@@ -55,5 +55,5 @@ func XIDHolders(w Over, allocations, raised, at string) string {
 	raised = "(" + raised + ")"
 	held := GroupLeft(GroupBy(keys, allocations), "*", GPUKey, nil, raised)
 	codes := CountValues("xid", keys, "("+held+") or "+raised)
-	return w.Apply("count_over_time", CountValues(at, append(slices.Clone(keys), "xid"), "0 * "+codes+" + time()"))
+	return w.Apply(CountOverTime, CountValues(at, append(slices.Clone(keys), "xid"), "0 * "+codes+" + time()"))
 }

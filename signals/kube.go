@@ -9,7 +9,7 @@ import "slices"
 // label, each at its largest value over w: a pod deleted within the
 // window still has its owner.
 func owners(w Over, metric, name string) string {
-	return MaxBy([]string{LabelNamespace, name, "owner_kind", "owner_name"}, w.Apply("max_over_time", metric+`{owner_kind!="<none>"}`))
+	return MaxBy([]string{LabelNamespace, name, "owner_kind", "owner_name"}, w.Apply(MaxOverTime, metric+`{owner_kind!="<none>"}`))
 }
 
 // PodOwners, ReplicaSetOwners and JobOwners are kube_pod_owner,
@@ -26,7 +26,7 @@ func JobOwners(w Over) string        { return owners(w, "kube_job_owner", "job_n
 // host label (Traits.HostPods).
 func ExporterPodNodes(w Over, pods string) string {
 	info := `kube_pod_info{pod=~"` + pods + `", node!=""}`
-	return MaxBy([]string{LabelPod, LabelNode}, w.Apply("max_over_time", info))
+	return MaxBy([]string{LabelPod, LabelNode}, w.Apply(MaxOverTime, info))
 }
 
 // OfPods is podOwners restricted to the pods (namespace, pod) that
@@ -83,7 +83,7 @@ func RestartsHeld(w Over, allocations, gpuMemory, bytes, at string) string {
 	tenants := GroupBy(keys, "count_over_time(("+GroupBy(keys, allocations)+")["+w.Range+":"+w.Step+"] @ end())")
 	dies := AndOn(tenants, containerLabels, restarts)
 	withMemory := CountValues(bytes, keys, GroupLeft("("+dies+")", "*", GPUKey, nil, MaxBy(GPUKey, gpuMemory)))
-	return w.Apply("count_over_time", CountValues(at, append(slices.Clone(keys), bytes), "0 * "+withMemory+" + time()"))
+	return w.Apply(CountOverTime, CountValues(at, append(slices.Clone(keys), bytes), "0 * "+withMemory+" + time()"))
 }
 
 // Terminations is, per container that ended within rng (a PromQL

@@ -47,9 +47,9 @@ func Unheld(gpus, alloc string) string {
 // HAMi tenant's: signals/hami TenantUsed): they used w.Weight's sum over
 // the range times w.Used, in place of the sum of used.
 func UnusedOver(alloc, used, rng, step string, w *WindowUse) string {
-	held, usedSum := Subquery("sum_over_time", alloc, rng, step), Subquery("sum_over_time", used, rng, step)
+	held, usedSum := Subquery(SumOverTime, alloc, rng, step), Subquery(SumOverTime, used, rng, step)
 	if w != nil {
-		usedSum = "(" + GroupLeft(Subquery("sum_over_time", w.Weight, rng, step), "*", w.Key, nil, "("+w.Used+")") + " or " + usedSum + ")"
+		usedSum = "(" + GroupLeft(Subquery(SumOverTime, w.Weight, rng, step), "*", w.Key, nil, "("+w.Used+")") + " or " + usedSum + ")"
 	}
 	return "clamp_min(" + held + " - " + usedSum + ", 0)"
 }
@@ -71,5 +71,5 @@ type WindowUse struct {
 // divides a sum_over_time of one into an average over the whole range,
 // including the steps a series was absent.
 func Steps(rng, step string) string {
-	return Subquery("count_over_time", "vector(1)", rng, step)
+	return Subquery(CountOverTime, "vector(1)", rng, step)
 }

@@ -15,7 +15,7 @@ import (
 // prints the lengths.
 func TestQueriesFitVictoriaMetrics(t *testing.T) {
 	const limit = 16 * 1024
-	o := signals.Over{Range: "604800s", Step: "60s", Apply: func(fn, e string) string { return fn + "((" + e + ")[604799999ms:60s])" }}
+	o := signals.Over{Range: "604800s", Step: "60s", Apply: func(fn signals.Fn, e string) string { return signals.Subquery(fn, e, "604799999ms", "60s") }}
 	// dcgm.Schema.Fit's tenant fields: a counters file without FB_USED, or
 	// trimmed to GR_ENGINE_ACTIVE, reads its tenants from those.
 	for _, s := range []signals.Schema{native.Schema{}, dcgm.Schema{}, dcgm.Schema{TenantField: dcgm.GPUUtil}, dcgm.Schema{TenantField: dcgm.GREngineActive}} {

@@ -40,7 +40,7 @@ const (
 const gpuResources = `(requests\\.|limits\\.)?nvidia\\.com/.+`
 
 func lastBy(labels []string, sel, rng string) string {
-	return MaxBy(labels, Range("last_over_time", sel, rng))
+	return MaxBy(labels, Range(LastOverTime, sel, rng))
 }
 
 // ResourceQuotas is kube_resourcequota's NVIDIA entries at the end of rng,
@@ -67,5 +67,5 @@ func KueueBorrowingLimits(rng string) string {
 // NVIDIA resource in rng, by namespace, name, flavor and resource.
 func KueueLocalQueueFlavors(rng string) string {
 	return GroupBy([]string{LabelNamespace, LabelLocalQueue, LabelFlavor, LabelQuotaResource},
-		Range("last_over_time", MetricKueueLocalQueueUsage+`{resource=~"`+gpuResources+`"}`, rng))
+		Range(LastOverTime, MetricKueueLocalQueueUsage+`{resource=~"`+gpuResources+`"}`, rng))
 }

@@ -95,8 +95,8 @@ func TestDetect(t *testing.T) {
 }
 
 // fixtureWindow is the last five minutes up to the fixtures' one scrape.
-var fixtureWindow = signals.Over{Range: "5m", Step: "1m", Apply: func(fn, expr string) string {
-	return fn + "((" + expr + ")[5m:1m])"
+var fixtureWindow = signals.Over{Range: "5m", Step: "1m", Apply: func(fn signals.Fn, expr string) string {
+	return signals.Subquery(fn, expr, "5m", "1m")
 }}
 
 func expressions(s signals.Schema) map[string]string {

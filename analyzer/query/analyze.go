@@ -147,48 +147,48 @@ func (a *analysis) scanQueries(sch signals.Schema) []namedQuery {
 	return append([]namedQuery{
 		// withWorkload outside the subquery labels each allocation's row
 		// once, not at every step.
-		{name: "allocation steps", expr: withWorkload(over("count_over_time", alloc)), apply: a.allocSteps},
+		{name: "allocation steps", expr: withWorkload(over(signals.CountOverTime, alloc)), apply: a.allocSteps},
 		// time() is each step's own instant: the largest is the last
 		// step the allocation was seen at.
-		{name: "allocation last step", expr: over("max_over_time", signals.StepTime(alloc)), apply: a.alloc(func(x *fleet.Allocation, v float64) {
+		{name: "allocation last step", expr: over(signals.MaxOverTime, signals.StepTime(alloc)), apply: a.alloc(func(x *fleet.Allocation, v float64) {
 			x.SinceLastSeen = sinceLastStep(a.w, int64(math.Round(v*1000)))
 		})},
-		{name: "allocated GPU steps", expr: over("sum_over_time", alloc), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.AllocatedGPUHours = hours(a.w, v) })},
-		{name: "allocation attributes", expr: over("last_over_time", sch.Allocation()), apply: a.allocAttributes},
-		{name: "allocation attribute steps", expr: over("count_over_time", sch.Allocation()), apply: a.allocModeSteps},
-		{name: "utilization average", expr: over("avg_over_time", util), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.AvgUtilization = v })},
+		{name: "allocated GPU steps", expr: over(signals.SumOverTime, alloc), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.AllocatedGPUHours = hours(a.w, v) })},
+		{name: "allocation attributes", expr: over(signals.LastOverTime, sch.Allocation()), apply: a.allocAttributes},
+		{name: "allocation attribute steps", expr: over(signals.CountOverTime, sch.Allocation()), apply: a.allocModeSteps},
+		{name: "utilization average", expr: over(signals.AvgOverTime, util), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.AvgUtilization = v })},
 		{name: "utilization p95", expr: quantile(0.95, util), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.P95Utilization = v })},
-		{name: "utilization steps", expr: over("count_over_time", util), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.UtilizationSteps = int(v) })},
+		{name: "utilization steps", expr: over(signals.CountOverTime, util), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.UtilizationSteps = int(v) })},
 		{name: "memory peak", expr: a.maxOverTime(signals.AllocationKeyLabels, sch.MemoryUsed()), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.PeakMemoryBytes = v })},
 		{name: "memory p99", expr: quantile(0.99, mem), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.P99MemoryBytes = v })},
-		{name: "memory steps", expr: over("count_over_time", mem), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.MemorySteps = int(v) })},
-		{name: "memory last", expr: over("last_over_time", mem), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.LastMemoryBytes = v })},
+		{name: "memory steps", expr: over(signals.CountOverTime, mem), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.MemorySteps = int(v) })},
+		{name: "memory last", expr: over(signals.LastOverTime, mem), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.LastMemoryBytes = v })},
 		// deriv() is a least-squares fit over the whole window, so a
 		// sawtooth of allocations and frees does not read as growth.
-		{name: "memory growth", expr: over("deriv", mem), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.MemoryGrowthBytesPerHour = v * 3600 })},
+		{name: "memory growth", expr: over(signals.Deriv, mem), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.MemoryGrowthBytesPerHour = v * 3600 })},
 
-		{name: "gpu steps", expr: over("count_over_time", maxBy(signals.GPULabels, sch.GPU())), apply: a.gpu(func(g *fleet.GPU, s *model.Sample) {
+		{name: "gpu steps", expr: over(signals.CountOverTime, maxBy(signals.GPULabels, sch.GPU())), apply: a.gpu(func(g *fleet.GPU, s *model.Sample) {
 			g.Steps += int(s.Value)
 			if g.Model == "" {
 				g.Model = string(s.Metric[signals.LabelModel])
 			}
 		})},
-		{name: "gpu last step", expr: over("max_over_time", signals.StepTime(gpu)), apply: a.gpuValue(func(g *fleet.GPU, v float64) {
+		{name: "gpu last step", expr: over(signals.MaxOverTime, signals.StepTime(gpu)), apply: a.gpuValue(func(g *fleet.GPU, v float64) {
 			g.SinceLastSeen = sinceLastStep(a.w, int64(math.Round(v*1000)))
 		})},
-		{name: "gpu allocated steps", expr: over("count_over_time", signals.AndOn(gpu, signals.GPUKey, presence(signals.GPUKey, sch.Allocation()))), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AllocatedHours = hours(a.w, v) })},
-		{name: "gpu allocated GPU steps", expr: over("sum_over_time", signals.SumBy(signals.GPUKey, sch.Allocation())), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AllocatedGPUHours = hours(a.w, v) })},
-		{name: "gpu co-tenants", expr: over("max_over_time", signals.CountBy(signals.GPUKey, alloc)), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.CoTenants = int(v) })},
-		{name: "gpu sharing", expr: over("count_over_time", signals.CountBy(append(slices.Clone(signals.GPUKey), signals.LabelSharing), sch.Allocation())), apply: a.gpuSharing},
-		{name: "gpu utilization average", expr: over("avg_over_time", gpuUtil), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AvgUtilization = v })},
-		{name: "gpu utilization steps", expr: over("count_over_time", gpuUtil), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.UtilizationSteps = int(v) })},
+		{name: "gpu allocated steps", expr: over(signals.CountOverTime, signals.AndOn(gpu, signals.GPUKey, presence(signals.GPUKey, sch.Allocation()))), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AllocatedHours = hours(a.w, v) })},
+		{name: "gpu allocated GPU steps", expr: over(signals.SumOverTime, signals.SumBy(signals.GPUKey, sch.Allocation())), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AllocatedGPUHours = hours(a.w, v) })},
+		{name: "gpu co-tenants", expr: over(signals.MaxOverTime, signals.CountBy(signals.GPUKey, alloc)), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.CoTenants = int(v) })},
+		{name: "gpu sharing", expr: over(signals.CountOverTime, signals.CountBy(append(slices.Clone(signals.GPUKey), signals.LabelSharing), sch.Allocation())), apply: a.gpuSharing},
+		{name: "gpu utilization average", expr: over(signals.AvgOverTime, gpuUtil), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AvgUtilization = v })},
+		{name: "gpu utilization steps", expr: over(signals.CountOverTime, gpuUtil), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.UtilizationSteps = int(v) })},
 		{name: "gpu memory total", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryTotal()), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryTotalBytes = v })},
 		{name: "gpu energy", expr: maxBy(signals.GPUKey, sch.GPUEnergy(rangeStr(a.w), stepStr(a.w))), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.EnergyJoules = v })},
 		{name: "gpu memory used p99", expr: quantile(0.99, gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedP99Bytes = v })},
 		{name: "gpu memory used peak", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryUsed()), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedPeakBytes = v })},
-		{name: "gpu memory used steps", expr: over("count_over_time", gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedSteps = int(v) })},
-		{name: "gpu memory used last", expr: over("last_over_time", gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedLastBytes = v })},
-		{name: "gpu memory used growth", expr: over("deriv", gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedGrowthBytesPerHour = v * 3600 })},
+		{name: "gpu memory used steps", expr: over(signals.CountOverTime, gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedSteps = int(v) })},
+		{name: "gpu memory used last", expr: over(signals.LastOverTime, gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedLastBytes = v })},
+		{name: "gpu memory used growth", expr: over(signals.Deriv, gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedGrowthBytesPerHour = v * 3600 })},
 		// The tenants' memory is summed per step, before the quantile:
 		// tenants that take turns never add up.
 		{name: "gpu tenants memory p99", expr: quantile(0.99, signals.SumBy(signals.GPUKey, mem)), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.TenantsMemoryP99Bytes = v })},
@@ -209,7 +209,7 @@ func (a *analysis) window() signals.Over {
 	return signals.Over{Range: rangeStr(a.w), Step: stepStr(a.w), Apply: a.over}
 }
 
-func (a *analysis) over(fn, expr string) string {
+func (a *analysis) over(fn signals.Fn, expr string) string {
 	return signals.Subquery(fn, expr, a.w.SubqueryRange(), stepStr(a.w))
 }
 

@@ -15,7 +15,7 @@ import (
 // allocation pass. An allocation it does not name came from a device
 // plugin.
 func (a *analysis) claimQueries(sch signals.Schema) []namedQuery {
-	return []namedQuery{{name: "claims", expr: a.over("count_over_time", sch.Claims()), apply: a.claimSteps}}
+	return []namedQuery{{name: "claims", expr: a.over(signals.CountOverTime, sch.Claims()), apply: a.claimSteps}}
 }
 
 // claimSeen is one claim an allocation was seen with, and for how many

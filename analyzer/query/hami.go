@@ -26,7 +26,7 @@ import (
 // is exact for the pods with one container on the GPU.
 func ReadHAMi(ctx context.Context, q source.Source, sc Scope, schema signals.Schema, start, end time.Time, step time.Duration) ([]fleet.HAMiTenant, error) {
 	rng, st := promdur.Format(end.Sub(start)), promdur.Format(step)
-	over := func(fn, expr string) string { return signals.Subquery(fn, expr, rng, st) }
+	over := func(fn signals.Fn, expr string) string { return signals.Subquery(fn, expr, rng, st) }
 	quantile := func(phi float64, expr string) string { return signals.Quantile(phi, expr, rng, st) }
 	read := func(expr string) (model.Vector, error) {
 		expr, err := sc.apply(expr)
@@ -44,7 +44,7 @@ func ReadHAMi(ctx context.Context, q source.Source, sc Scope, schema signals.Sch
 	keyOf := func(m model.Metric) key {
 		return key{string(m["namespace"]), string(m["pod"]), string(m["container"]), string(m["uuid"])}
 	}
-	limits, err := read(over("max_over_time", hami.Sel(hami.ContainerMemoryLimit)))
+	limits, err := read(over(signals.MaxOverTime, hami.Sel(hami.ContainerMemoryLimit)))
 	if err != nil {
 		return nil, err
 	}
@@ -61,9 +61,9 @@ func ReadHAMi(ctx context.Context, q source.Source, sc Scope, schema signals.Sch
 		set  func(*fleet.HAMiTenant, float64)
 	}{
 		{quantile(0.99, hami.Sel(hami.ContainerMemoryUsed)), func(t *fleet.HAMiTenant, v float64) { t.MemP99 = v }},
-		{over("max_over_time", hami.Sel(hami.ContainerMemoryUsed)), func(t *fleet.HAMiTenant, v float64) { t.MemPeak = v }},
+		{over(signals.MaxOverTime, hami.Sel(hami.ContainerMemoryUsed)), func(t *fleet.HAMiTenant, v float64) { t.MemPeak = v }},
 		{quantile(0.95, hami.UsedCores()), func(t *fleet.HAMiTenant, v float64) { t.UtilP95 = v }},
-		{over("count_over_time", hami.Sel(hami.ContainerMemoryUsed)), func(t *fleet.HAMiTenant, v float64) { t.Coverage = min(1, v/float64(steps)) }},
+		{over(signals.CountOverTime, hami.Sel(hami.ContainerMemoryUsed)), func(t *fleet.HAMiTenant, v float64) { t.Coverage = min(1, v/float64(steps)) }},
 	} {
 		v, err := read(f.expr)
 		if err != nil {
@@ -77,7 +77,7 @@ func ReadHAMi(ctx context.Context, q source.Source, sc Scope, schema signals.Sch
 	}
 	type podKey struct{ ns, pod, uuid string }
 	cores := map[podKey]float64{}
-	cv, err := read(over("max_over_time", hami.HeldCores()))
+	cv, err := read(over(signals.MaxOverTime, hami.HeldCores()))
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func ReadHAMi(ctx context.Context, q source.Source, sc Scope, schema signals.Sch
 		cores[k] = max(cores[k], float64(s.Value))
 	}
 	devices := map[string]float64{}
-	dv, err := read(over("max_over_time", hami.Sel(hami.DeviceMemory)))
+	dv, err := read(over(signals.MaxOverTime, hami.Sel(hami.DeviceMemory)))
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func ReadHAMi(ctx context.Context, q source.Source, sc Scope, schema signals.Sch
 	// exporter reads it from NVML (gpulens-exporter) or as FB_USED +
 	// FB_FREE + FB_RESERVED (dcgm-exporter), unscaled.
 	physical := map[string]float64{}
-	pv, err := read(signals.MaxBy([]string{"uuid"}, over("max_over_time", schema.GPUMemoryTotal())))
+	pv, err := read(signals.MaxBy([]string{"uuid"}, over(signals.MaxOverTime, schema.GPUMemoryTotal())))
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func ReadHAMi(ctx context.Context, q source.Source, sc Scope, schema signals.Sch
 		physical[string(s.Metric["uuid"])] = float64(s.Value)
 	}
 	gpus := map[string]model.Metric{}
-	gv, err := read(signals.MaxBy([]string{"node", "uuid", "model"}, over("max_over_time", schema.GPU())))
+	gv, err := read(signals.MaxBy([]string{"node", "uuid", "model"}, over(signals.MaxOverTime, schema.GPU())))
 	if err != nil {
 		return nil, err
 	}

@@ -18,11 +18,11 @@ import (
 func (a *analysis) healthQueries(sch signals.Schema) []namedQuery {
 	h := sch.Health(a.window())
 	qs := []namedQuery{
-		{name: "gpu down steps", expr: a.over("sum_over_time", h.Down), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.DownSteps = int(v) })},
+		{name: "gpu down steps", expr: a.over(signals.SumOverTime, h.Down), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.DownSteps = int(v) })},
 		{name: "gpu xid errors", expr: h.XIDEvents, apply: a.gpu(xidApply)},
 		{name: "gpu xid raised", expr: a.xidHolders(sch, h), apply: a.xidHolder},
-		{name: "gpu thermal throttle", expr: a.over("avg_over_time", h.Thermal), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.ThermalThrottleRatio = v })},
-		{name: "gpu throttle steps", expr: a.over("count_over_time", h.Thermal), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.ThrottleSteps = int(v) })},
+		{name: "gpu thermal throttle", expr: a.over(signals.AvgOverTime, h.Thermal), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.ThermalThrottleRatio = v })},
+		{name: "gpu throttle steps", expr: a.over(signals.CountOverTime, h.Thermal), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.ThrottleSteps = int(v) })},
 	}
 	return slices.DeleteFunc(qs, func(q namedQuery) bool { return h.Down == "" || (q.name == "gpu xid raised" && h.XIDRaised == "") })
 }

@@ -27,7 +27,7 @@ func (a *analysis) ownerQueries(sch signals.Schema, join bool) []namedQuery {
 	w := signals.Window(a.w.SubqueryRange(), promDuration(max(ownerStep, a.w.Step)))
 	pods := signals.PodOwners(w)
 	if join {
-		pods = signals.OfPods(pods, a.over("count_over_time", presence([]string{signals.LabelNamespace, signals.LabelPod}, allocationPresence(sch))))
+		pods = signals.OfPods(pods, a.over(signals.CountOverTime, presence([]string{signals.LabelNamespace, signals.LabelPod}, allocationPresence(sch))))
 	}
 	return []namedQuery{
 		{name: "pod owners", expr: pods, apply: a.ownerApply(func(r fleet.PodRef, o fleet.Owner) { a.podOwners[r] = o }, "pod")},

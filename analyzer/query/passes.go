@@ -44,7 +44,7 @@ func (a *analysis) passQueries(sch signals.Schema) []namedQuery {
 	}...)
 	if h.Down != "" {
 		qs = append(qs,
-			namedQuery{name: "gpu down steps", expr: a.over("sum_over_time", h.Down), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.DownSteps = int(v) })},
+			namedQuery{name: "gpu down steps", expr: a.over(signals.SumOverTime, h.Down), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.DownSteps = int(v) })},
 			namedQuery{name: "gpu xid errors", expr: h.XIDEvents, apply: a.gpu(xidApply)},
 			namedQuery{name: "gpu thermal", expr: h.Thermal, series: a.thermalPass},
 		)

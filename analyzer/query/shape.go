@@ -34,7 +34,7 @@ func maxBy(labels []string, expr string) string {
 // first, and this order spares the engine an aggregation at each of the
 // window's steps and a second series × steps matrix.
 func (a *analysis) maxOverTime(labels []string, expr string) string {
-	return signals.MaxBy(labels, a.over("max_over_time", unwrapMax(labels, expr)))
+	return signals.MaxBy(labels, a.over(signals.MaxOverTime, unwrapMax(labels, expr)))
 }
 
 // unwrapMax is inner when expr is "max by (G) (inner)" with labels ⊆ G,

@@ -344,7 +344,7 @@ const probeSteps = 30
 func (a *analysis) probe(ctx context.Context, src source.Source, sc Scope, sch signals.Schema) ([]unit, error) {
 	step := max(a.w.Step, (a.w.Duration() / probeSteps).Truncate(time.Second))
 	count := func(expr string) string {
-		return signals.Subquery("max_over_time", signals.CountBy([]string{signals.LabelNode}, expr), a.w.SubqueryRange(), promDuration(step))
+		return signals.Subquery(signals.MaxOverTime, signals.CountBy([]string{signals.LabelNode}, expr), a.w.SubqueryRange(), promDuration(step))
 	}
 	perNode := map[string]float64{}
 	for _, q := range []string{count(sch.GPU()), count(sch.Allocation())} {

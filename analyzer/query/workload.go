@@ -49,7 +49,7 @@ func (a *analysis) workloadQueries(sch signals.Schema) []namedQuery {
 	perStep := func(agg, expr string) string { return signals.Agg(agg, workloadLabels, withWorkload(expr)) }
 	quantile := a.quantile
 	return []namedQuery{
-		{name: "workload steps", expr: a.over("count_over_time", perStep("group", allocationPresence(sch))), apply: a.workloadValue(func(x *workloadPerStep, v float64) { x.steps = int(v) })},
+		{name: "workload steps", expr: a.over(signals.CountOverTime, perStep("group", allocationPresence(sch))), apply: a.workloadValue(func(x *workloadPerStep, v float64) { x.steps = int(v) })},
 		{name: "workload utilization p95", expr: quantile(0.95, perStep("max", sch.Utilization())), apply: a.workloadValue(func(x *workloadPerStep, v float64) { x.p95Utilization = v })},
 		{name: "workload memory p99", expr: quantile(0.99, perStep("max", sch.MemoryUsed())), apply: a.workloadValue(func(x *workloadPerStep, v float64) { x.p99Memory = v })},
 	}

@@ -16,7 +16,7 @@ import (
 // for the lookback beside the one that replaced it, and one such step must
 // not make a whole GPU's week read as copies.
 func (s Schema) GPUAttribution(o signals.Over) string {
-	return o.Apply("max_over_time", fmt.Sprintf("min_over_time((%s)[%s:%s])", s.StepAttribution(), signals.SustainRange(o.Step), o.Step))
+	return o.Apply(signals.MaxOverTime, fmt.Sprintf("min_over_time((%s)[%s:%s])", s.StepAttribution(), signals.SustainRange(o.Step), o.Step))
 }
 
 // StepAttribution is the attribution code at one step, for readers that

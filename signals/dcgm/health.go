@@ -21,7 +21,7 @@ func (s Schema) Health(o signals.Over) signals.Health {
 	bits := norm(s.throttleReasons())
 	return signals.Health{
 		Down:      fmt.Sprintf("%s == bool %d", xid, XIDFallenOffBus),
-		XIDEvents: o.Apply("sum_over_time", `count_values by `+s.by(signals.GPUKey)+` ("xid", `+changed+`)`),
+		XIDEvents: o.Apply(signals.SumOverTime, `count_values by `+s.by(signals.GPUKey)+` ("xid", `+changed+`)`),
 		// The gauge holds one code at a time, the value the code: each
 		// step at which it changed, whatever the code, as XIDEvents
 		// counts them.

@@ -170,10 +170,10 @@ func (s Sel) tenant(prefix string) []string {
 // RangeOf is fn over the trailing range rng of field, under each of its
 // names, unscaled: for a function whose answer does not depend on the
 // unit (changes, last_over_time read for presence). Not normalised.
-func RangeOf(fn, field, rng string) string {
+func RangeOf(fn signals.Fn, field, rng string) string {
 	var alts []string
 	for _, n := range Names(field) {
-		alts = append(alts, fn+"("+n+"["+rng+"])")
+		alts = append(alts, string(fn)+"("+n+"["+rng+"])")
 	}
 	if len(alts) == 1 {
 		return alts[0]

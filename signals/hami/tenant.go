@@ -54,7 +54,7 @@ func (f Forms) Rescale(x, alloc string) string {
 // as ReadHAMi reads them. A window figure, not a per-step one: the ledger
 // charges a HAMi tenant, of every hour it held, min(held, this).
 func (f Forms) TenantUsed(rng, step string) string {
-	device := signals.Subquery("max_over_time", f.Sel(DeviceMemory), rng, step)
+	device := signals.Subquery(signals.MaxOverTime, f.Sel(DeviceMemory), rng, step)
 	mem := signals.Quantile(0.99, f.Sel(ContainerMemoryUsed), rng, step) + " / on (" + signals.LabelUUID + ") group_left () " + device
 	return larger(TenantKey, signals.Quantile(0.95, f.UsedCores(), rng, step), mem)
 }
