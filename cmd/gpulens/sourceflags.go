@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -14,14 +13,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gpulens/gpulens/analyzer/inventory/kube"
-	"github.com/gpulens/gpulens/analyzer/pipeline"
-	"github.com/gpulens/gpulens/analyzer/plan"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/session"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/internal/humanlog"
 	"github.com/gpulens/gpulens/internal/progress"
-	"github.com/gpulens/gpulens/internal/safetext"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -112,61 +107,12 @@ func warnLogger(w io.Writer) *slog.Logger {
 // exit maps a session's error to the exit code scripts rely on, and its
 // input to the flag that sets it.
 func (f *sourceFlags) exit(err error) error {
-	var (
-		ie *session.InputError
-		de *session.DataDirError
-		re *source.RemoteError
-	)
-	switch {
-	case errors.As(err, &ie) && errors.Is(err, session.ErrNoSource):
-		return usageError{errors.New("no metrics source: give --prometheus-url URL or --data-dir DIR")}
-	case errors.As(err, &ie) && errors.Is(err, session.ErrTwoSources):
-		return usageError{errors.New("--prometheus-url and --data-dir are exclusive: give one")}
-	case errors.As(err, &ie):
-		return usageError{fmt.Errorf("--%s: %w", ie.Input, ie.Err)}
-	case errors.As(err, &de):
-		return exitError{code: exitData, err: fmt.Errorf("--data-dir: %w", de.Err)}
-	case errors.Is(err, query.ErrBudget):
-		return exitError{code: exitData, err: err}
-	case errors.Is(err, pipeline.ErrNoData), errors.Is(err, plan.ErrNoData), errors.Is(err, plan.ErrNoPool):
-		return exitError{code: exitNoData, err: err}
-	case errors.Is(err, plan.ErrReplay):
-		return exitError{code: exitFailure, err: fmt.Errorf("%w; no plan is printed", err)}
-	case errors.As(err, &re):
-		return exitError{code: exitUnreachable, err: err}
-	case errors.Is(err, session.ErrNoCluster):
-		return exitError{code: exitNoCluster, err: err}
-	case f.DataDir != "" && strings.Contains(err.Error(), "too many samples"):
-		// The engine's words do not say which knob raises the limit.
-		return exitError{code: exitData, err: fmt.Errorf("%w (raise --query.max-samples, or shorten --since)", err)}
-	case f.DataDir != "":
-		return exitError{code: exitData, err: err}
+	kind, err := session.Classify(err, f.DataDir != "")
+	switch kind {
+	case session.BadInput:
+		return usageError{err}
+	case session.Failed:
+		return err
 	}
-	return err
-}
-
-// analyze opens a session and analyses its window: what every command
-// that reads metrics but plans nothing does.
-func (f *sourceFlags) analyze(ctx context.Context, now time.Time, stderr io.Writer) (*pipeline.Analysis, error) {
-	s, err := f.open(ctx, now, stderr)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	a, err := s.Analyze(ctx, 0)
-	if err != nil {
-		return nil, f.exit(err)
-	}
-	sayDetected(stderr, a)
-	for _, n := range s.ClusterNotes() {
-		fmt.Fprintf(stderr, "note: %s\n", safetext.Line(n)) // it names clusters: store text
-	}
-	return a, nil
-}
-
-// sayDetected says which schema was detected, when it was.
-func sayDetected(w io.Writer, a *pipeline.Analysis) {
-	if a.Detected {
-		fmt.Fprintf(w, "Using the %s schema (detected).\n", a.Schema.Name())
-	}
+	return exitError{code: exitCodes[kind], err: err}
 }
