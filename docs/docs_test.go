@@ -21,7 +21,7 @@ import (
 )
 
 // documents are the Markdown files checked, relative to the repository.
-var documents = []string{"README.md", "docs/*.md", "dashboards/README.md"}
+var documents = []string{"README.md", "docs/*.md", "dashboards/README.md", "alerts/README.md"}
 
 const module = "github.com/gpulens/gpulens/"
 
@@ -64,6 +64,7 @@ func TestNamesExist(t *testing.T) {
 	checked := 0
 	for _, f := range files {
 		rel, _ := filepath.Rel(root, f)
+		tr.docDir = filepath.Dir(f)
 		for _, r := range spans(t, f) {
 			if why := tr.check(r.text); why != "" {
 				t.Errorf("%s:%d: `%s`: %s", rel, r.line, r.text, why)
@@ -116,6 +117,9 @@ type tree struct {
 	top  map[string]bool     // top-level names
 	pkgs map[string][]string // package name → directories
 	test map[string]bool     // Test*, Benchmark* and Fuzz* funcs
+	// docDir is the directory of the document being read: a README
+	// names its own directory's files from there.
+	docDir string
 
 	mu    sync.Mutex
 	decls map[string]*decls // directory → its declarations
@@ -243,15 +247,23 @@ func (tr *tree) checkPath(p string) string {
 	if !tr.top[first] {
 		return "" // another repository's path, or one built at run time
 	}
-	if strings.ContainsAny(p, "*{") {
-		m, err := filepath.Glob(filepath.Join(tr.root, strings.NewReplacer("{", "", "}", "").Replace(p)))
-		if err != nil || len(m) == 0 {
-			return "no file matches"
-		}
-		return ""
+	dirs := []string{tr.root}
+	if tr.docDir != "" && tr.docDir != tr.root {
+		dirs = append(dirs, tr.docDir)
 	}
-	if _, err := os.Stat(filepath.Join(tr.root, p)); err == nil {
-		return ""
+	if strings.ContainsAny(p, "*{") {
+		g := strings.NewReplacer("{", "", "}", "").Replace(p)
+		for _, dir := range dirs {
+			if m, err := filepath.Glob(filepath.Join(dir, g)); err == nil && len(m) > 0 {
+				return ""
+			}
+		}
+		return "no file matches"
+	}
+	for _, dir := range dirs {
+		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
+			return ""
+		}
 	}
 	if first == "testdata" {
 		// A package's own testdata (its fuzz corpus, its goldens), named
