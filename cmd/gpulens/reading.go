@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"slices"
 	"time"
@@ -11,10 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/analyzer/manifest"
-	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/session"
 	"github.com/gpulens/gpulens/internal/outputflag"
-	"github.com/gpulens/gpulens/internal/safetext"
 )
 
 // reading is what every command that reads metrics and writes one answer
@@ -49,7 +46,7 @@ func (r *reading) command(name, short string, formats []string, run func(ctx con
 	r.src.register(f)
 	r.out.Register(f, formats, "table")
 	if slices.Contains(formats, manifest.FormatKustomize) {
-		f.StringVar(&r.outputDir, "output-dir", "", "With -o kustomize: the directory to write kustomization.yaml, resources/ and patches/ into")
+		registerOutputDir(f, &r.outputDir)
 	}
 	return c
 }
@@ -57,32 +54,18 @@ func (r *reading) command(name, short string, formats []string, run func(ctx con
 // open checks the output flags, before an analysis that may take
 // minutes, then opens the session the source flags name.
 func (r *reading) open(ctx context.Context, stderr io.Writer) (*session.Session, error) {
-	if err := r.out.Resolve(stderr); err != nil {
-		return nil, err
-	}
-	if err := manifest.CheckOutput(r.out.Format, r.out.File, r.outputDir); err != nil {
+	if err := r.checkOutput(stderr); err != nil {
 		return nil, err
 	}
 	return r.src.open(ctx, r.now(), stderr)
 }
 
-// analyze opens the session and analyses its window, saying the
-// detected schema and the clusters' notes on stderr.
-func (r *reading) analyze(ctx context.Context, stderr io.Writer) (*pipeline.Analysis, error) {
-	s, err := r.open(ctx, stderr)
-	if err != nil {
-		return nil, err
+// checkOutput checks -o, --output-file and --output-dir, before any analysis.
+func (r *reading) checkOutput(stderr io.Writer) error {
+	if err := r.out.Resolve(stderr); err != nil {
+		return err
 	}
-	defer s.Close()
-	a, err := s.Analyze(ctx, 0)
-	if err != nil {
-		return nil, r.src.exit(err)
-	}
-	sayDetected(stderr, a)
-	for _, n := range s.ClusterNotes() {
-		fmt.Fprintf(stderr, "note: %s\n", safetext.Line(n)) // it names clusters: store text
-	}
-	return a, nil
+	return manifest.CheckOutput(r.out.Format, r.out.File, r.outputDir)
 }
 
 // write writes the answer: the manifests docs returns for -o yaml and
@@ -99,11 +82,4 @@ func (r *reading) write(stdout io.Writer, docs func() []manifest.Doc, none strin
 		return err
 	}
 	return outputflag.Write(stdout, r.out.File, buf.Bytes())
-}
-
-// sayDetected says which schema was detected, when it was.
-func sayDetected(w io.Writer, a *pipeline.Analysis) {
-	if a.Detected {
-		fmt.Fprintf(w, "Using the %s schema (detected).\n", a.Schema.Name())
-	}
 }

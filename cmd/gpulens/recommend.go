@@ -38,7 +38,10 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 	if err != nil {
 		return usageError{fmt.Errorf("-l/--selector: %w", err)}
 	}
-	a, err := o.analyze(ctx, stderr)
+	if err := o.checkOutput(stderr); err != nil {
+		return err
+	}
+	a, err := o.src.analyze(ctx, o.now(), stderr)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -13,10 +14,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gpulens/gpulens/analyzer/inventory/kube"
+	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/session"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/internal/humanlog"
 	"github.com/gpulens/gpulens/internal/progress"
+	"github.com/gpulens/gpulens/internal/safetext"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -108,11 +111,37 @@ func warnLogger(w io.Writer) *slog.Logger {
 // input to the flag that sets it.
 func (f *sourceFlags) exit(err error) error {
 	kind, err := session.Classify(err, f.DataDir != "")
-	switch kind {
-	case session.BadInput:
+	if kind == session.BadInput {
 		return usageError{err}
-	case session.Failed:
-		return err
 	}
-	return exitError{code: exitCodes[kind], err: err}
+	if code, ok := exitCodes[kind]; ok {
+		return exitError{code: code, err: err}
+	}
+	return err // session.Failed: exitFailure
+}
+
+// analyze opens a session and analyses its window: what every command
+// that reads metrics but plans nothing does.
+func (f *sourceFlags) analyze(ctx context.Context, now time.Time, stderr io.Writer) (*pipeline.Analysis, error) {
+	s, err := f.open(ctx, now, stderr)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	a, err := s.Analyze(ctx, 0)
+	if err != nil {
+		return nil, f.exit(err)
+	}
+	sayDetected(stderr, a)
+	for _, n := range s.ClusterNotes() {
+		fmt.Fprintf(stderr, "note: %s\n", safetext.Line(n)) // it names clusters: store text
+	}
+	return a, nil
+}
+
+// sayDetected says which schema was detected, when it was.
+func sayDetected(w io.Writer, a *pipeline.Analysis) {
+	if a.Detected {
+		fmt.Fprintf(w, "Using the %s schema (detected).\n", a.Schema.Name())
+	}
 }
