@@ -466,3 +466,19 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// maxArchitecture bounds docs/ARCHITECTURE.md: a map read in a quarter
+// of an hour, not a history. It had grown a section per issue to 174 KB,
+// and said what was no longer so (issue 55); detail belongs in the
+// package's doc.go, history in the commit log.
+const maxArchitecture = 25 << 10
+
+func TestArchitectureIsAMap(t *testing.T) {
+	fi, err := os.Stat("ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > maxArchitecture {
+		t.Errorf("docs/ARCHITECTURE.md is %d bytes, over %d: move detail into the package's doc.go and history into the commit message", fi.Size(), maxArchitecture)
+	}
+}
