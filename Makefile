@@ -58,6 +58,7 @@ bench: build
 # promtool is Debian's prometheus package; locally a missing promtool is
 # skipped with a notice, in CI (CI=true) it fails the target.
 lint:
+	./scripts/check-tracked.sh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	@if command -v promtool >/dev/null; then \

@@ -82,7 +82,7 @@ func parseConfig(c *Config, data []byte, file string) error {
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	known := func(k string) bool { _, ok := field(reflect.ValueOf(c).Elem(), k); return ok }
-	if err := yamlfile.Recognize(file, "findings config", &doc, known, "the keys of docs/ARCHITECTURE.md's findings config"); err != nil {
+	if err := yamlfile.Recognize(file, "findings config", &doc, known, "the keys of analyzer/criteria/defaults.yaml"); err != nil {
 		return err
 	}
 	lines := map[string]int{}

@@ -3,6 +3,8 @@ package demo
 import (
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/session"
@@ -66,4 +68,16 @@ func (f Flags) Options(now time.Time) (Options, error) {
 	}
 	return Options{Scenario: sc, Start: end.Add(-dur), End: end, Step: f.Step, PreviousStep: f.PreviousStep, Length: f.Duration,
 		DataDir: f.DataDir, OpenMetrics: f.OpenMetrics, Quiet: f.Quiet}, nil
+}
+
+// Help is the demo's help text with {nodes} and {gpus} replaced by the
+// default scenario's size, counted from the scenario so that the text
+// cannot drift from it.
+func Help(text string) string {
+	sc := sim.Default()
+	gpus := 0
+	for _, n := range sc.Nodes {
+		gpus += n.GPUs
+	}
+	return strings.NewReplacer("{nodes}", strconv.Itoa(len(sc.Nodes)), "{gpus}", strconv.Itoa(gpus)).Replace(text)
 }

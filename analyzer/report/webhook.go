@@ -143,3 +143,12 @@ func redactEcho(body, hook string) string {
 	}
 	return body
 }
+
+// SendReport posts r's Markdown, as WebhookText cuts it for a chat.
+func (w Webhook) SendReport(ctx context.Context, r *Report) error {
+	md, err := WebhookText(r)
+	if err != nil {
+		return err
+	}
+	return w.Send(ctx, md)
+}

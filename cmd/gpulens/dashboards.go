@@ -25,15 +25,8 @@ func newDashboardsCmd() *cobra.Command {
 		GroupID: "basic",
 		Short:   "Write the Grafana dashboards (fleet, node and GPU, team, workload, findings) as JSON",
 		Long:    help("dashboards"),
-		Example: `  # Write the dashboards for gpulens-exporter's series
-  gpulens dashboards --output-dir ./dashboards
-
-  # For a cluster that runs NVIDIA's dcgm-exporter
-  gpulens dashboards --output-dir ./dashboards --schema dcgm-exporter
-
-  # For a Thanos whose clusters are told apart by a "k8s_cluster" external label
-  gpulens dashboards --output-dir ./dashboards --cluster-label k8s_cluster`,
-		Args: cobra.NoArgs,
+		Example: examples("dashboards"),
+		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runDashboards(o, c.OutOrStdout())
 		},

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/demo"
 	"github.com/gpulens/gpulens/analyzer/report"
-	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/internal/outputflag"
 )
 
@@ -30,16 +28,9 @@ func newDemoCmd() *cobra.Command {
 		Use:     "demo",
 		GroupID: "basic",
 		Short:   "Simulate a GPU fleet for a week through the real exporter and analyze it",
-		Long:    demoHelp(),
-		Example: `  # Run the default demo and print the analysis
-  gpulens demo
-
-  # Keep the TSDB for later reports, and export the week for promtool or VictoriaMetrics
-  gpulens demo --data-dir ./demo-data --export-openmetrics week.om
-
-  # Your own fleet, as an HTML report
-  gpulens demo --scenario my-fleet.yaml -o html --output-file week.html`,
-		Args: cobra.NoArgs,
+		Long:    demo.Help(help("demo")),
+		Example: examples("demo"),
+		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runDemo(c.Context(), o, c.OutOrStdout(), c.ErrOrStderr())
 		},
@@ -79,17 +70,6 @@ func runDemo(ctx context.Context, o *demoOptions, stdout, stderr io.Writer) erro
 		return err
 	}
 	return outputflag.Write(stdout, o.out.File, buf.Bytes())
-}
-
-// demoHelp is the demo's help with the default scenario's size counted
-// from the scenario itself, so that the text cannot drift from it.
-func demoHelp() string {
-	sc := sim.Default()
-	gpus := 0
-	for _, n := range sc.Nodes {
-		gpus += n.GPUs
-	}
-	return strings.NewReplacer("{nodes}", strconv.Itoa(len(sc.Nodes)), "{gpus}", strconv.Itoa(gpus)).Replace(help("demo"))
 }
 
 // program is how the demo's closing hint names gpulens: as it was run

@@ -19,3 +19,7 @@ func help(name string) string {
 	}
 	return strings.TrimSuffix(string(b), "\n")
 }
+
+// examples are the command's examples, help/NAME.examples.txt: text that
+// a reader of the help changes, apart from the Go that registers flags.
+func examples(name string) string { return help(name + ".examples") }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
+	"github.com/gpulens/gpulens/analyzer/report"
 )
 
 const fixtureUntil = "2026-03-16T00:00:00Z"
@@ -60,7 +61,7 @@ func TestReportCommand(t *testing.T) {
 		}
 	}
 	// The developer's own $GPULENS_WEBHOOK_URL must not receive test reports.
-	t.Setenv(webhookEnv, "")
+	t.Setenv(report.WebhookEnv, "")
 	secrets := t.TempDir()
 	hookFile := filepath.Join(secrets, "hook-url")
 	emptyFile := filepath.Join(secrets, "empty")
@@ -144,7 +145,7 @@ func TestReportCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv(webhookEnv, tt.env)
+			t.Setenv(report.WebhookEnv, tt.env)
 			var stdout, stderr bytes.Buffer
 			code := execute(tt.args, &stdout, &stderr)
 			if code != tt.wantCode {

@@ -4,12 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/prometheus/common/version"
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/analyzer/demo"
 	"github.com/gpulens/gpulens/analyzer/manifest"
+	"github.com/gpulens/gpulens/analyzer/report"
+	"github.com/gpulens/gpulens/analyzer/session"
+	"github.com/gpulens/gpulens/internal/cpuprofile"
 	"github.com/gpulens/gpulens/internal/flagrange"
 	"github.com/gpulens/gpulens/internal/outputflag"
 )
@@ -33,6 +37,10 @@ const (
 	exitNoCluster = 6
 )
 
+// exitCodes are the exit codes of a session's failures.
+var exitCodes = map[session.Failure]int{session.Unreachable: exitUnreachable,
+	session.NoData: exitNoData, session.BadData: exitData, session.NoCluster: exitNoCluster}
+
 // usageError marks errors in flags or arguments.
 type usageError struct{ error }
 
@@ -44,8 +52,9 @@ func isUsage(err error) bool {
 		me *manifest.OutputError
 		re *flagrange.Error
 		de *demo.FlagError
+		we *report.WebhookURLError
 	)
-	return errors.As(err, &ue) || errors.As(err, &oe) || errors.As(err, &me) || errors.As(err, &re) || errors.As(err, &de)
+	return errors.As(err, &ue) || errors.As(err, &oe) || errors.As(err, &me) || errors.As(err, &re) || errors.As(err, &de) || errors.As(err, &we)
 }
 
 // exitError carries the exit code of a failure.
@@ -92,7 +101,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 func execute(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
-	stop := startCPUProfile(stderr)
+	stop := cpuprofile.Start(os.Getenv, stderr)
 	err := root.Execute()
 	stop()
 	if err != nil {

@@ -32,14 +32,8 @@ func newServeCmd() *cobra.Command {
 		GroupID: "basic",
 		Short:   "Analyze on an interval; serve findings as metrics and JSON, and send them to Alertmanager",
 		Long:    help("serve"),
-		Example: `  # In the cluster, against Prometheus, with an HA pair of Alertmanagers
-  gpulens serve --prometheus-url http://prometheus:9090 \
-    --alertmanager.url http://alertmanager-0:9093 --alertmanager.url http://alertmanager-1:9093
-
-  # Over the TSDB 'gpulens demo --data-dir' kept, pushing to VictoriaMetrics
-  gpulens serve --data-dir ./demo-data --since 7d --no-kubernetes \
-    --push.url http://victoria-metrics:8428/api/v1/import/prometheus`,
-		Args: cobra.NoArgs,
+		Example: examples("serve"),
+		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runServe(c.Context(), o, c.ErrOrStderr())
 		},

@@ -15,8 +15,6 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/inventory/kube"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
-	"github.com/gpulens/gpulens/analyzer/plan"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/session"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/internal/humanlog"
@@ -112,37 +110,14 @@ func warnLogger(w io.Writer) *slog.Logger {
 // exit maps a session's error to the exit code scripts rely on, and its
 // input to the flag that sets it.
 func (f *sourceFlags) exit(err error) error {
-	var (
-		ie *session.InputError
-		de *session.DataDirError
-		re *source.RemoteError
-	)
-	switch {
-	case errors.As(err, &ie) && errors.Is(err, session.ErrNoSource):
-		return usageError{errors.New("no metrics source: give --prometheus-url URL or --data-dir DIR")}
-	case errors.As(err, &ie) && errors.Is(err, session.ErrTwoSources):
-		return usageError{errors.New("--prometheus-url and --data-dir are exclusive: give one")}
-	case errors.As(err, &ie):
-		return usageError{fmt.Errorf("--%s: %w", ie.Input, ie.Err)}
-	case errors.As(err, &de):
-		return exitError{code: exitData, err: fmt.Errorf("--data-dir: %w", de.Err)}
-	case errors.Is(err, query.ErrBudget):
-		return exitError{code: exitData, err: err}
-	case errors.Is(err, pipeline.ErrNoData), errors.Is(err, plan.ErrNoData), errors.Is(err, plan.ErrNoPool):
-		return exitError{code: exitNoData, err: err}
-	case errors.Is(err, plan.ErrReplay):
-		return exitError{code: exitFailure, err: fmt.Errorf("%w; no plan is printed", err)}
-	case errors.As(err, &re):
-		return exitError{code: exitUnreachable, err: err}
-	case errors.Is(err, session.ErrNoCluster):
-		return exitError{code: exitNoCluster, err: err}
-	case f.DataDir != "" && strings.Contains(err.Error(), "too many samples"):
-		// The engine's words do not say which knob raises the limit.
-		return exitError{code: exitData, err: fmt.Errorf("%w (raise --query.max-samples, or shorten --since)", err)}
-	case f.DataDir != "":
-		return exitError{code: exitData, err: err}
+	kind, err := session.Classify(err, f.DataDir != "")
+	if kind == session.BadInput {
+		return usageError{err}
 	}
-	return err
+	if code, ok := exitCodes[kind]; ok {
+		return exitError{code: code, err: err}
+	}
+	return err // session.Failed: exitFailure
 }
 
 // analyze opens a session and analyses its window: what every command
