@@ -29,9 +29,13 @@ func TestValidate(t *testing.T) {
 			want: []string{"Config.Namespace is empty", "Config.Name is empty", "Config.Identity is empty"}},
 		{name: "bad names", edit: func(c *Config) { c.Namespace, c.Name = "GPU_lens", "Reclaim" },
 			want: []string{`Config.Namespace "GPU_lens"`, `Config.Name "Reclaim"`}},
-		{name: "fractional lease", edit: func(c *Config) { c.LeaseDuration, c.RenewDeadline, c.RetryPeriod = 1500*time.Millisecond, time.Second, 100*time.Millisecond },
+		{name: "fractional lease", edit: func(c *Config) {
+			c.LeaseDuration, c.RenewDeadline, c.RetryPeriod = 1500*time.Millisecond, time.Second, 100*time.Millisecond
+		},
 			want: []string{"Config.LeaseDuration 1.5s is not a whole number of seconds"}},
-		{name: "sub-second lease", edit: func(c *Config) { c.LeaseDuration, c.RenewDeadline, c.RetryPeriod = 500*time.Millisecond, 400*time.Millisecond, 100*time.Millisecond },
+		{name: "sub-second lease", edit: func(c *Config) {
+			c.LeaseDuration, c.RenewDeadline, c.RetryPeriod = 500*time.Millisecond, 400*time.Millisecond, 100*time.Millisecond
+		},
 			want: []string{"Config.LeaseDuration 500ms is not a whole number of seconds"}},
 		// 10s default renew deadline against a 5s lease.
 		{name: "renew past lease", edit: func(c *Config) { c.LeaseDuration = 5 * time.Second },
