@@ -50,6 +50,7 @@ func reclaimEntries() []entry {
 					t.Errorf("reclaim mounts %v without a policy", c.VolumeMounts)
 				}
 				checkReclaimBindings(t, objs, "ml-notebooks", "research")
+				checkReclaimScraped(t, objs)
 			},
 		},
 		{
@@ -57,6 +58,7 @@ func reclaimEntries() []entry {
 			values: `
 analyzer:
   alertmanagers: [http://am-0:9093, http://am-1:9093]
+  serviceMonitor: {enabled: true}
   reclaim:
     enabled: true
     act: true
@@ -65,7 +67,7 @@ analyzer:
     interval: 5m
     policy: {grace_period: 2h, idle: {for: 36h}}
 `,
-			objects: concat(defaultObjects, reclaimObjects, []string{"ConfigMap gpulens/gpulens-analyzer-reclaim-policy"}),
+			objects: concat(defaultObjects, reclaimObjects, []string{"ConfigMap gpulens/gpulens-analyzer-reclaim-policy", "ServiceMonitor gpulens/gpulens-analyzer"}),
 			check: func(t *testing.T, objs []Object) {
 				c := reclaimContainer(t, objs)
 				want := slices.Concat([]string{"reclaim"}, reclaimSourceArgs, []string{
@@ -100,9 +102,37 @@ analyzer:
 					t.Errorf("policy.yaml %v, want %v", policy, want2)
 				}
 				checkReclaimBindings(t, objs, "ml-notebooks", "research")
+				checkReclaimScraped(t, objs)
+				var ports []string
+				for _, e := range serviceMonitor(t, objs, "gpulens-analyzer").Spec.Endpoints {
+					if e.HonorLabels {
+						ports = append(ports, e.Port+e.Path)
+					}
+				}
+				if want := []string{"http/metrics", "reclaim/metrics"}; !slices.Equal(ports, want) {
+					t.Errorf("the analyzer's ServiceMonitor scrapes %q with honorLabels, want %q", ports, want)
+				}
 			},
 		},
 	}
+}
+
+// checkReclaimScraped: the analyzer's Service exposes reclaim's /metrics
+// port.
+func checkReclaimScraped(t *testing.T, objs []Object) {
+	t.Helper()
+	for _, o := range objs {
+		if s, ok := o.Typed.(*corev1.Service); ok && s.Name == "gpulens-analyzer" {
+			for _, p := range s.Spec.Ports {
+				if p.Name == "reclaim" && p.Port == 9849 && p.TargetPort.StrVal == "reclaim" {
+					return
+				}
+			}
+			t.Errorf("the analyzer's Service ports %+v lack reclaim's", s.Spec.Ports)
+			return
+		}
+	}
+	t.Error("no analyzer Service")
 }
 
 func equalJSON(a, b any) bool {
