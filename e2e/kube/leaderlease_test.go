@@ -222,3 +222,35 @@ func TestLeaderLeaseLost(t *testing.T) {
 		t.Errorf("the Lease's holder is %q after the candidate stopped, want %q's untouched", h, thief)
 	}
 }
+
+// TestLeaderLeaseFuncReturns: a func that returns by itself while leading
+// has done its work: Run returns nil and releases the Lease.
+func TestLeaderLeaseFuncReturns(t *testing.T) {
+	ac := clientFor(t, adminConfig(t))
+	ns := testNamespace(t, ac, "reclaimrbac-lease", nil)
+	const lease = "reclaimrbac-reclaim"
+	ran := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- leaderlease.Run(t.Context(), leaderlease.Config{
+			Client: ac, Namespace: ns, Name: lease, Identity: "reclaimrbac-once",
+			LeaseDuration: testLeaseDuration, RenewDeadline: testRenewDeadline, RetryPeriod: testRetryPeriod,
+		}, func(context.Context) { close(ran) })
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(testLeaseDuration):
+		t.Fatal("Run did not return after its func did")
+	}
+	select {
+	case <-ran:
+	default:
+		t.Fatal("Run returned without running its func")
+	}
+	if h := holder(t, ac, ns, lease); h != "" {
+		t.Errorf("the Lease is held by %q after the func returned, want released", h)
+	}
+}

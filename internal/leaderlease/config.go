@@ -1,9 +1,12 @@
 package leaderlease
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -22,8 +25,8 @@ type Config struct {
 	// Namespace and Name are the Lease's.
 	Namespace, Name string
 	// Identity is this candidate's, written as the Lease's holderIdentity:
-	// unique among the candidates (a pod's name), else two could both
-	// believe they hold it.
+	// unique among the candidates, else two could both believe they hold
+	// it. Identity() makes one.
 	Identity string
 	// LeaseDuration is how long the others wait, after they last saw the
 	// Lease change, before they take it over. Whole seconds: the Lease
@@ -87,7 +90,7 @@ func (c Config) validate() error {
 		bad("Config.Name %q: %s", c.Name, strings.Join(msgs, "; "))
 	}
 	if strings.TrimSpace(c.Identity) == "" {
-		bad("Config.Identity is empty: each candidate needs its own (a pod's name)")
+		bad("Config.Identity is empty: each candidate needs its own (leaderlease.Identity())")
 	}
 	for _, d := range []struct {
 		field string
@@ -107,4 +110,22 @@ func (c Config) validate() error {
 		bad("Config.RenewDeadline %s must be longer than %.1f × Config.RetryPeriod %s (client-go's JitterFactor)", c.RenewDeadline, leaderelection.JitterFactor, c.RetryPeriod)
 	}
 	return errors.Join(errs...)
+}
+
+// Identity is this process's candidate identity: the host's name (a pod's
+// name) and a random suffix, as kube-controller-manager makes its own
+// (cmd/kube-controller-manager/app/controllermanager.go: hostname + "_" +
+// a UUID). The hostname alone is not enough: a candidate that reads its
+// own identity in a valid Lease takes it as its own (client-go's
+// IsLeader), so two processes of one host would both act.
+func Identity() (string, error) {
+	host, err := os.Hostname()
+	if err != nil {
+		return "", fmt.Errorf("leaderlease: identity: %w", err)
+	}
+	b := make([]byte, 4)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("leaderlease: identity: %w", err)
+	}
+	return host + "_" + hex.EncodeToString(b), nil
 }

@@ -2,6 +2,7 @@ package leaderlease
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +88,22 @@ func TestRunRefusesBadConfig(t *testing.T) {
 	err := Run(context.Background(), c, func(context.Context) { t.Error("fn ran") })
 	if err == nil || !strings.Contains(err.Error(), "Config.Identity") {
 		t.Fatalf("Run: %v, want the Identity's error", err)
+	}
+}
+
+// TestIdentity: the host's name, then a suffix that differs between two
+// processes of one host.
+func TestIdentity(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, errA := Identity()
+	b, errB := Identity()
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	if !strings.HasPrefix(a, host+"_") || len(a) != len(host)+1+8 || a == b {
+		t.Errorf("identities %q and %q, want %s_ and 8 hex digits, different", a, b, host)
 	}
 }
