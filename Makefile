@@ -84,11 +84,14 @@ generate:
 	$(GO) test -count=1 ./exporter/collector/ ./cmd/gpulens-exporter/ -run 'Golden' -update
 	$(GO) test -count=1 ./dashboards/ ./alerts/ -run 'Committed' -update
 
-# Plain manifests rendered from the Helm chart with default values, by
-# Helm's own Go packages (tools/chart, a module of its own): no helm binary.
+# Plain manifests rendered from the Helm chart with default values, and with
+# gpulens reclaim enabled for e2e/kube's RBAC test, by Helm's own Go
+# packages (tools/chart, a module of its own): no helm binary.
 # tools/chart's tests fail when the committed file is stale.
 manifests:
 	$(GO) -C tools/chart run ./cmd/render -chart ../../deploy/helm/gpulens -o ../../deploy/manifests/gpulens.yaml
+	$(GO) -C tools/chart run ./cmd/render -chart ../../deploy/helm/gpulens -name reclaimrbac -namespace reclaimrbac-gpulens \
+		-f ../../e2e/kube/testdata/reclaim/values.yaml -o ../../e2e/kube/testdata/reclaim/chart.yaml
 
 clean:
 	rm -rf $(BIN)

@@ -52,6 +52,12 @@ var crdKinds = map[string]bool{"ServiceMonitor": true, "PrometheusRule": true}
 // the server is asked. Objects of crdKinds are returned undecoded.
 func loadManifests(t *testing.T) []manifest {
 	t.Helper()
+	return loadManifestsFrom(t, manifestsPath)
+}
+
+// loadManifestsFrom is loadManifests of another render of the chart.
+func loadManifestsFrom(t *testing.T, manifestsPath string) []manifest {
+	t.Helper()
 	b, err := os.ReadFile(manifestsPath)
 	if err != nil {
 		t.Fatal(err)

@@ -190,6 +190,33 @@ var leastRBAC = map[string][]grant{
 		{"kueue.x-k8s.io", "localqueues", "list", ""},
 		{"kueue.x-k8s.io", "resourceflavors", "list", ""},
 	},
+	// gpulens reclaim's writes, bound by RoleBindings only in
+	// analyzer.reclaim.namespaces: what analyzer/reclaim calls (its
+	// objects.go and actuator.go), no delete and no create of workloads.
+	"ClusterRole gpulens-analyzer-reclaim": {
+		{"apps", "deployments", "get", ""},
+		{"apps", "deployments", "list", ""},
+		{"apps", "deployments", "patch", ""}, // the records in annotations
+		{"apps", "statefulsets", "get", ""},
+		{"apps", "statefulsets", "list", ""},
+		{"apps", "statefulsets", "patch", ""},
+		{"apps", "deployments/scale", "patch", ""}, // replicas to 0 and back
+		{"apps", "statefulsets/scale", "patch", ""},
+		{"batch", "jobs", "get", ""},
+		{"batch", "jobs", "list", ""},
+		{"batch", "jobs", "patch", ""}, // spec.suspend and the records
+		{"batch", "cronjobs", "get", ""},
+		{"batch", "cronjobs", "list", ""},
+		{"batch", "cronjobs", "patch", ""},
+		{"events.k8s.io", "events", "create", ""},
+	},
+	// Its leader election's Lease, by name where RBAC can name it: a
+	// create cannot be restricted by resourceNames.
+	"Role gpulens/gpulens-analyzer-reclaim-lease": {
+		{"coordination.k8s.io", "leases", "get", "gpulens-reclaim"},
+		{"coordination.k8s.io", "leases", "update", "gpulens-reclaim"},
+		{"coordination.k8s.io", "leases", "create", ""},
+	},
 	"Role gpu-operator/gpulens-analyzer-device-plugin-config": {
 		{"", "configmaps", "get", "device-plugin-config"},
 		{"", "configmaps", "get", "time-slicing-config"},

@@ -69,7 +69,7 @@ func concat(lists ...[]string) []string {
 
 func matrix(t *testing.T) []entry {
 	t.Helper()
-	return []entry{
+	return append([]entry{
 		{name: "default", objects: defaultObjects, check: func(t *testing.T, objs []Object) {
 			exp := exporterPod(t, objs).Containers[0]
 			wantArgs(t, "exporter", exp.Args, "--attribution.sharing-strategy=auto", "--path.procfs=")
@@ -220,7 +220,7 @@ analyzer:
 			values:  "analyzer: {enabled: false}\n",
 			objects: exporterObjects,
 		},
-	}
+	}, reclaimEntries()...)
 }
 
 // rendered caches each entry's render: the matrix, lint and dry-run tests

@@ -114,3 +114,25 @@ mode, 0644, as it does the web config.) */}}
 {{- end }}
 {{- end }}
 {{- end -}}
+
+{{/* gpulens reclaim's Lease (--leader-election.name), in the release namespace. */}}
+{{- define "gpulens.analyzer.reclaimLeaseName" -}}
+{{- default (printf "%s-reclaim" .Release.Name | trunc 63 | trimSuffix "-") .Values.analyzer.reclaim.leaseName -}}
+{{- end -}}
+
+{{/* Whether reclaim renders; it fails on values it cannot honour. */}}
+{{- define "gpulens.analyzer.reclaimEnabled" -}}
+{{- $r := .Values.analyzer.reclaim -}}
+{{- if and .Values.analyzer.enabled $r.enabled -}}
+{{- if not $r.namespaces -}}
+{{- fail "analyzer.reclaim.enabled: list the namespaces it may act in under analyzer.reclaim.namespaces; none are implied" -}}
+{{- end -}}
+{{- if not .Values.analyzer.rbac.create -}}
+{{- fail "analyzer.reclaim.enabled needs analyzer.rbac.create: its Role is what confines it to analyzer.reclaim.namespaces" -}}
+{{- end -}}
+{{- if .Values.analyzer.fleet.kubeconfigSecret.name -}}
+{{- fail "analyzer.reclaim acts on this cluster, with the pod's ServiceAccount; it does not combine with analyzer.fleet: run it in each member cluster" -}}
+{{- end -}}
+true
+{{- end -}}
+{{- end -}}
