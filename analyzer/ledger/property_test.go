@@ -237,63 +237,212 @@ func TestBalanceProperty(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 53))
 		res, world := drawWorld(rng)
 		l := Build(res, prices)
-		if len(l.GPUs) != len(world) {
-			t.Fatalf("seed %d: %d GPUs in the ledger, want %d", seed, len(l.GPUs), len(world))
-		}
-		var fleetCost, fleetUnalloc, fleetIdle, fleetAttrAlloc, fleetAttrUsage float64
-		for i, g := range l.GPUs {
-			wg := world[i]
-			e := wg.expect()
-			checkBalance(t, g)
-			// Within 1e-9 of the GPU's hours: what one hour's rounding
-			// leaves, far below a mischarge.
-			tol := 1e-9 * max(1, e.hours)
-			off := func(got, want float64) bool { return math.Abs(got-want) > tol }
-			if g.UUID != wg.uuid || off(g.Hours, e.hours) || off(g.Cost, e.hours*wg.price) {
-				t.Errorf("seed %d, %s: %g h, $%g; want %s, %g h, $%g", seed, g.UUID, g.Hours, g.Cost, wg.uuid, e.hours, e.hours*wg.price)
-			}
-			for _, b := range Bases {
-				r := g.Remainder(b)
-				if off(r.Unallocated.GPUHours, e.unallocated) || off(r.Unallocated.Cost, e.unallocated*wg.price) {
-					t.Errorf("seed %d, %s, %s basis: unallocated %+v; want %g GPU-h, $%g", seed, g.UUID, b, r.Unallocated, e.unallocated, e.unallocated*wg.price)
-				}
-				wantIdle := e.idle
-				if b == Allocation {
-					wantIdle = 0
-				}
-				if off(r.Idle.GPUHours, wantIdle) || off(r.Idle.Cost, wantIdle*wg.price) {
-					t.Errorf("seed %d, %s, %s basis: idle %+v; want %g GPU-h, $%g", seed, g.UUID, b, r.Idle, wantIdle, wantIdle*wg.price)
-				}
-			}
-			if len(g.Tenants) != len(wg.tenants) {
-				t.Errorf("seed %d, %s: %d tenants, want %d", seed, g.UUID, len(g.Tenants), len(wg.tenants))
-			}
-			for _, x := range g.Tenants {
-				wa, wu := e.alloc[x.Pod], e.usage[x.Pod]
-				if off(x.Allocation.GPUHours, wa) || off(x.Allocation.Cost, wa*wg.price) || off(x.Usage.GPUHours, wu) || off(x.Usage.Cost, wu*wg.price) {
-					t.Errorf("seed %d, %s, %s: charged %+v; want %g GPU-h ($%g) held, %g ($%g) used", seed, g.UUID, x.Pod, x.Charge, wa, wa*wg.price, wu, wu*wg.price)
-				}
-				fleetAttrAlloc += wa * wg.price
-				fleetAttrUsage += wu * wg.price
-			}
-			fleetCost += e.hours * wg.price
-			fleetUnalloc += e.unallocated * wg.price
-			fleetIdle += e.idle * wg.price
-		}
-		tol := 1e-9 * max(1, fleetCost)
-		for _, b := range Bases {
-			tot := l.Totals(b)
-			attr, idle := fleetAttrAlloc, 0.0
-			if b == Usage {
-				attr, idle = fleetAttrUsage, fleetIdle
-			}
-			if math.Abs(tot.Cost.Cost-fleetCost) > tol || math.Abs(tot.Unallocated.Cost-fleetUnalloc) > tol ||
-				math.Abs(tot.Idle.Cost-idle) > tol || math.Abs(tot.Attributed.Cost-attr) > tol {
-				t.Errorf("seed %d, %s basis: totals %+v; want cost $%g, attributed $%g, idle $%g, unallocated $%g", seed, b, tot, fleetCost, attr, idle, fleetUnalloc)
-			}
-		}
+		checkWorld(t, seed, l, world)
 		if t.Failed() {
 			t.Fatalf("seed %d", seed)
 		}
 	}
+}
+
+// checkWorld compares l with the world it was built from: every GPU's
+// hours and cost, its tenants' charges and its idle and unallocated time
+// on both bases, and the fleet's totals, each worked from the world.
+func checkWorld(t *testing.T, seed uint64, l *Ledger, world []worldGPU) {
+	t.Helper()
+	if len(l.GPUs) != len(world) {
+		t.Fatalf("seed %d: %d GPUs in the ledger, want %d", seed, len(l.GPUs), len(world))
+	}
+	var fleetCost, fleetUnalloc, fleetIdle, fleetAttrAlloc, fleetAttrUsage float64
+	for i, g := range l.GPUs {
+		wg := world[i]
+		e := wg.expect()
+		checkBalance(t, g)
+		// Within 1e-9 of the GPU's hours: what one hour's rounding
+		// leaves, far below a mischarge.
+		tol := 1e-9 * max(1, e.hours)
+		off := func(got, want float64) bool { return math.Abs(got-want) > tol }
+		if g.UUID != wg.uuid || off(g.Hours, e.hours) || off(g.Cost, e.hours*wg.price) {
+			t.Errorf("seed %d, %s: %g h, $%g; want %s, %g h, $%g", seed, g.UUID, g.Hours, g.Cost, wg.uuid, e.hours, e.hours*wg.price)
+		}
+		for _, b := range Bases {
+			r := g.Remainder(b)
+			if off(r.Unallocated.GPUHours, e.unallocated) || off(r.Unallocated.Cost, e.unallocated*wg.price) {
+				t.Errorf("seed %d, %s, %s basis: unallocated %+v; want %g GPU-h, $%g", seed, g.UUID, b, r.Unallocated, e.unallocated, e.unallocated*wg.price)
+			}
+			wantIdle := e.idle
+			if b == Allocation {
+				wantIdle = 0
+			}
+			if off(r.Idle.GPUHours, wantIdle) || off(r.Idle.Cost, wantIdle*wg.price) {
+				t.Errorf("seed %d, %s, %s basis: idle %+v; want %g GPU-h, $%g", seed, g.UUID, b, r.Idle, wantIdle, wantIdle*wg.price)
+			}
+		}
+		if len(g.Tenants) != len(wg.tenants) {
+			t.Errorf("seed %d, %s: %d tenants, want %d", seed, g.UUID, len(g.Tenants), len(wg.tenants))
+		}
+		for _, x := range g.Tenants {
+			wa, wu := e.alloc[x.Pod], e.usage[x.Pod]
+			if off(x.Allocation.GPUHours, wa) || off(x.Allocation.Cost, wa*wg.price) || off(x.Usage.GPUHours, wu) || off(x.Usage.Cost, wu*wg.price) {
+				t.Errorf("seed %d, %s, %s: charged %+v; want %g GPU-h ($%g) held, %g ($%g) used", seed, g.UUID, x.Pod, x.Charge, wa, wa*wg.price, wu, wu*wg.price)
+			}
+			fleetAttrAlloc += wa * wg.price
+			fleetAttrUsage += wu * wg.price
+		}
+		fleetCost += e.hours * wg.price
+		fleetUnalloc += e.unallocated * wg.price
+		fleetIdle += e.idle * wg.price
+	}
+	tol := 1e-9 * max(1, fleetCost)
+	for _, b := range Bases {
+		tot := l.Totals(b)
+		attr, idle := fleetAttrAlloc, 0.0
+		if b == Usage {
+			attr, idle = fleetAttrUsage, fleetIdle
+		}
+		if math.Abs(tot.Cost.Cost-fleetCost) > tol || math.Abs(tot.Unallocated.Cost-fleetUnalloc) > tol ||
+			math.Abs(tot.Idle.Cost-idle) > tol || math.Abs(tot.Attributed.Cost-attr) > tol {
+			t.Errorf("seed %d, %s basis: totals %+v; want cost $%g, attributed $%g, idle $%g, unallocated $%g", seed, b, tot, fleetCost, attr, idle, fleetUnalloc)
+		}
+	}
+}
+
+// worldOf is the world of a fleet drawn as TestHourlyBalanceProperty
+// draws it, worked from its inputs before Build (which gives HAMi's
+// tenants their shares in place) by the rules of docs/MONEY.md and
+// fleet/hours.go's usage rule: an allocation holds its GPU-hours hour by
+// hour (a MIG slice without a share its profile's, 1g.10gb one of the
+// A100's seven compute slices), and uses in each hour its reading of
+// that hour, else its window's, capped at 1; without any reading, all it
+// held. An allocation without hours, and a HAMi tenant the exporter did
+// not see, hold their window figures spread over the hours the GPU
+// reported. A HAMi tenant the exporter saw holds HAMi's share (the larger
+// of gpucores over 100 and gpumem over the device) of the time the
+// exporter saw it held, and uses its p95 share of it, where HAMi read it.
+// A GPU with no hours folded has the window as its one period.
+func worldOf(res *fleet.Result, prices *recommend.Prices) []worldGPU {
+	_, n := res.Window.HourGrid()
+	windowHours := res.Window.Duration().Hours()
+	clamp := func(v float64) float64 { return min(1, max(0, v)) }
+	type key struct{ uuid, pod string }
+	hami := map[key]fleet.HAMiTenant{}
+	for _, h := range res.HAMi {
+		hami[key{h.GPUUUID, h.Pod}] = h
+	}
+	held := func(h fleet.HAMiTenant) (share, util float64) {
+		share = float64(h.CoresPct) / 100
+		used := h.UtilP95
+		if h.DeviceBytes > 0 {
+			share = max(share, float64(h.MemoryMiB)*(1<<20)/h.DeviceBytes)
+			used = max(used, h.MemP99/h.DeviceBytes)
+		}
+		if share > 0 {
+			util = used / share
+		}
+		return share, util
+	}
+	var world []worldGPU
+	for _, g := range res.GPUs {
+		price, _ := prices.PerHour(g.Model)
+		wg := worldGPU{uuid: g.UUID, price: price, reported: []float64{g.ReportedHours}}
+		if g.ReportedByHour != nil {
+			wg.reported = g.ReportedByHour
+		}
+		var reportedAll float64
+		for _, r := range wg.reported {
+			reportedAll += r
+		}
+		// spread puts window figures on the GPU's periods.
+		spread := func(pod string, heldW, usedW float64) worldTenant {
+			wt := worldTenant{pod: pod, held: make([]float64, len(wg.reported)), used: make([]float64, len(wg.reported))}
+			for p, r := range wg.reported {
+				if reportedAll > 0 {
+					wt.held[p], wt.used[p] = heldW*r/reportedAll, usedW*r/reportedAll
+				}
+			}
+			return wt
+		}
+		seen := map[string]bool{}
+		for _, x := range res.Allocations {
+			if x.UUID != g.UUID {
+				continue
+			}
+			seen[x.Pod] = true
+			h, isHAMi := hami[key{x.UUID, x.Pod}]
+			share, util := held(h)
+			measured := isHAMi && h.Coverage > 0
+			catalog := !isHAMi && x.MIGProfile != "" && x.AllocatedGPUHours == 0 && x.HeldHours > 0
+			if x.Hours == nil {
+				heldW := x.AllocatedGPUHours
+				if !isHAMi {
+					measured, util = x.UtilizationSteps > 0, x.AvgUtilization
+				}
+				switch {
+				case isHAMi:
+					heldW = share * x.HeldHours
+				case catalog:
+					heldW = x.HeldHours / 7
+				}
+				usedW := heldW
+				if measured {
+					usedW = heldW * clamp(util)
+				}
+				wg.tenants = append(wg.tenants, spread(x.Pod, heldW, usedW))
+				continue
+			}
+			hs := x.Hours
+			var sumM, sumU float64
+			for j := range hs.Held {
+				sumM += hs.Measured[j]
+				sumU += hs.Used[j]
+			}
+			heldH, usedH := make([]float64, n), make([]float64, n)
+			for j := range hs.Held {
+				h := hs.First + j
+				u := util
+				switch {
+				case isHAMi:
+					heldH[h] = share * hs.Held[j]
+				case catalog:
+					heldH[h] = hs.Held[j] / 7
+				default:
+					heldH[h] = hs.GPUHours[j]
+				}
+				if !isHAMi {
+					measured = sumM > 0
+					u = sumU / max(sumM, 1e-300)
+					if hs.Measured[j] > 0 {
+						u = hs.Used[j] / hs.Measured[j]
+					}
+				}
+				usedH[h] = heldH[h]
+				if measured {
+					usedH[h] *= clamp(u)
+				}
+			}
+			if g.ReportedByHour == nil {
+				var hw, uw float64
+				for h := range n {
+					hw += heldH[h]
+					uw += usedH[h]
+				}
+				wg.tenants = append(wg.tenants, worldTenant{pod: x.Pod, held: []float64{hw}, used: []float64{uw}})
+				continue
+			}
+			wg.tenants = append(wg.tenants, worldTenant{pod: x.Pod, held: heldH, used: usedH})
+		}
+		for _, h := range res.HAMi {
+			if h.GPUUUID != g.UUID || seen[h.Pod] {
+				continue
+			}
+			share, util := held(h)
+			heldW := share * h.Coverage * windowHours
+			usedW := heldW
+			if h.Coverage > 0 {
+				usedW = heldW * clamp(util)
+			}
+			wg.tenants = append(wg.tenants, spread(h.Pod, heldW, usedW))
+		}
+		world = append(world, wg)
+	}
+	return world
 }
