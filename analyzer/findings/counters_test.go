@@ -2,6 +2,7 @@ package findings
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,5 +134,74 @@ func TestDefaultLayoutIsNotPerProcess(t *testing.T) {
 		if g.Attribution != fleet.AttributionOneTenant || g.ReportedHours < 23.9 {
 			t.Errorf("GPU %s: attribution %q, reported %.2f h; want one-tenant over 24 h", g.UUID, g.Attribution, g.ReportedHours)
 		}
+	}
+}
+
+// TestMixedCountersFiles: one store of two nodes whose dcgm-exporters
+// keep different counters files, gpu-node-1's trimmed to
+// DCGM_FI_PROF_GR_ENGINE_ACTIVE, gpu-node-2's the default (GPU_UTIL,
+// FB_*, GR_ENGINE_ACTIVE: NVIDIA/dcgm-exporter etc/default-counters.csv
+// at d5e5f51), as a fleet upgraded node pool by node pool or with a
+// per-pool values file has. Expected from testdata/counters/
+// mixed-trimmed.prom, scraped every minute for a day: four H100s, each
+// reported 24 h (1440 one-minute steps) and held all of it, 96 GPU-hours
+// of capacity all allocated; ml/idle-0 on gpu-node-1's two GPUs at 0 is
+// idle, ml/busy-0 on gpu-node-2's at 85% is not. Before this, the store
+// holding FB_USED made every GPU's presence and tenants read from FB_USED
+// (dcgm.Schema.Fit), and gpu-node-1's GPUs were not there at all.
+func TestMixedCountersFiles(t *testing.T) {
+	res, report := builtScrapeDay(t, map[time.Duration]string{0: "mixed-trimmed.prom"})
+	want := map[string]struct {
+		node, pod string
+		util      float64
+	}{
+		"GPU-5e1d0c1a-7f3b-4c2e-9a61-0b7d2f4e8c10": {"gpu-node-1", "ml/idle-0", 0},
+		"GPU-9b2c4d6e-1a3f-4e5d-8c7b-2f0e1d3c5a79": {"gpu-node-1", "ml/idle-0", 0},
+		"GPU-3c7a9e21-4b6d-4f80-a2c3-5d7e9f1b3a40": {"gpu-node-2", "ml/busy-0", 0.85},
+		"GPU-3c7a9e21-4b6d-4f80-a2c3-5d7e9f1b3a41": {"gpu-node-2", "ml/busy-0", 0.85},
+	}
+	if len(res.GPUs) != len(want) {
+		t.Fatalf("%d GPUs, want %d: %+v", len(res.GPUs), len(want), res.GPUs)
+	}
+	var capacity, allocated float64
+	for _, g := range res.GPUs {
+		w, ok := want[g.UUID]
+		if !ok || g.Node != w.node {
+			t.Errorf("GPU %s on %s: not one of the fixture's", g.UUID, g.Node)
+			continue
+		}
+		if g.ReportedHours < 23.9 || g.ReportedHours > 24.1 || g.AllocatedHours < 23.9 || g.AllocatedHours > 24.1 {
+			t.Errorf("GPU %s reported %.2f h, allocated %.2f h; want 24 h each", g.UUID, g.ReportedHours, g.AllocatedHours)
+		}
+		if g.UtilizationSteps == 0 || math.Abs(g.AvgUtilization-w.util) > 1e-9 {
+			t.Errorf("GPU %s: utilization %v over %d steps, want %v measured", g.UUID, g.AvgUtilization, g.UtilizationSteps, w.util)
+		}
+		capacity += g.ReportedHours
+		allocated += g.AllocatedGPUHours
+	}
+	if capacity < 95.9 || capacity > 96.1 || allocated < 95.9 || allocated > 96.1 {
+		t.Errorf("capacity %.2f GPU-hours, allocated %.2f; want 96 and 96", capacity, allocated)
+	}
+	onGPU := map[string]string{}
+	for _, a := range res.Allocations {
+		onGPU[a.UUID] = a.Namespace + "/" + a.Pod
+		if w := want[a.UUID]; a.Namespace+"/"+a.Pod != w.pod || a.HeldHours < 23.9 || math.Abs(a.AvgUtilization-w.util) > 1e-9 {
+			t.Errorf("allocation %s/%s on %s: held %.2f h at %v; want %s for 24 h at %v", a.Namespace, a.Pod, a.UUID, a.HeldHours, a.AvgUtilization, w.pod, w.util)
+		}
+	}
+	if len(onGPU) != len(want) || len(res.Allocations) != len(want) {
+		t.Errorf("allocations %v, want one per GPU", onGPU)
+	}
+	var idle []string
+	for _, f := range report.Findings {
+		switch f.Kind {
+		case criteria.KindIdleAllocation:
+			idle = append(idle, f.Summary)
+		case criteria.KindInsufficientData:
+			t.Errorf("insufficient data: %s", f.Summary)
+		}
+	}
+	if len(idle) != 1 || !strings.Contains(idle[0], "ml/idle") || strings.Contains(idle[0], "busy") {
+		t.Errorf("idle findings %q, want one, for ml/idle-0's workload only", idle)
 	}
 }

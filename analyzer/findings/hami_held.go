@@ -9,7 +9,8 @@ import (
 // plugin hands the kubelet device IDs "<UUID>-<n>" (Project-HAMi/HAMi
 // pkg/device-plugin/nvidiadevice/nvinternal/rm/devices.go:209 at
 // 4707fb02), which neither the NVIDIA plugin's UUIDs nor its "::"
-// replicas spell. HAMi's own series still name the GPU's tenants
+// replicas spell (gpulens-exporter reads them since issue 53; an older
+// one, or dcgm-exporter, may not). HAMi's own series still name the GPU's tenants
 // (fleet.Result.HAMi, read before the findings): such a GPU is held by
 // them, not free capacity, and its use is not a stranger's.
 

@@ -137,8 +137,9 @@ func TestHAMiScaledOvercommit(t *testing.T) {
 // (dcgm-exporter #151); HAMi's device plugin hands the kubelet device IDs
 // "<UUID>-<n>" (Project-HAMi/HAMi
 // pkg/device-plugin/nvidiadevice/nvinternal/rm/devices.go:209 at
-// 4707fb02), which gpulens-exporter's ParseDeviceID rejects (a UUID
-// followed by "-0" is no UUID); how dcgm-exporter's pod mapper reads them
+// 4707fb02), which gpulens-exporter's ParseDeviceID rejected before
+// issue 53 (it now reads them as replicas of the GPU); how
+// dcgm-exporter's pod mapper reads them
 // was not confirmed from its source. The GPUs' node is held, so its free
 // GPU 2 is not advised let go with the node: its HAMi tenants are named
 // to move. At main the findings are detected before HAMi's tenants are

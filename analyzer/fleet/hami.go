@@ -9,14 +9,20 @@ type HAMiTenant struct {
 	// each, so a tenant is only known with its cluster (SetCluster).
 	Cluster                                         string `json:",omitempty"`
 	Namespace, Pod, Container, Node, GPUUUID, Model string
-	// CoresPct is nvidia.com/gpucores (0: unlimited); MemoryMiB the
+	// CoresPct is nvidia.com/gpucores, percent of the GPU's SMs HAMi-core
+	// lets the container use (0: unlimited); MemoryMiB the
 	// memory limit HAMi-core enforces (gpumem, or gpumem-percentage
 	// converted); DeviceBytes the GPU's memory as HAMi's scheduler counts
 	// it: the device plugin registers the physical memory times
 	// deviceMemoryScaling, so above 1 it is a scheduling figure larger
 	// than the GPU. PhysicalBytes is the GPU's memory as its exporter
 	// reads it from the device (0: the exporter gave none).
-	CoresPct, MemoryMiB        int64
+	CoresPct, MemoryMiB int64
+	// DeviceCoresPct is the GPU's cores as HAMi's scheduler counts them
+	// (Totalcore: 100 times deviceCoreScaling, register.go:176-177 at
+	// Project-HAMi/HAMi 4707fb02), a scheduling figure as DeviceBytes is;
+	// 0: not read, taken as 100.
+	DeviceCoresPct             int64
 	DeviceBytes, PhysicalBytes float64
 	// MemP99 and MemPeak are the memory used, bytes; UtilP95 the SM
 	// utilisation of the device, 0..1.
@@ -37,15 +43,20 @@ func (t HAMiTenant) MemoryBytes() float64 {
 }
 
 // HeldShare is the tenant's allocation-basis share of its GPU: the
-// larger of its cores share (gpucores / 100) and its memory share (gpumem
-// over the device's memory, where HAMi gave the device's). The memory is
-// HAMi's registered size, as the scheduler shares it out and as
-// signals/hami's forms (the dashboards' money) divide by it.
+// larger of its cores share (gpucores over the device's cores) and its
+// memory share (gpumem over the device's memory, where HAMi gave the
+// device's). Both are HAMi's registered sizes, as the scheduler shares
+// them out and as signals/hami's forms (the dashboards' money) divide by
+// them: with deviceCoreScaling 2, gpucores 57 holds 57/200 of the GPU.
 func (t HAMiTenant) HeldShare() float64 {
-	if t.DeviceBytes <= 0 {
-		return max(0, float64(t.CoresPct)/100)
+	devCores := float64(t.DeviceCoresPct)
+	if devCores <= 0 {
+		devCores = 100
 	}
-	return max(0, float64(t.CoresPct)/100, float64(t.MemoryMiB)*(1<<20)/t.DeviceBytes)
+	if t.DeviceBytes <= 0 {
+		return max(0, float64(t.CoresPct)/devCores)
+	}
+	return max(0, float64(t.CoresPct)/devCores, float64(t.MemoryMiB)*(1<<20)/t.DeviceBytes)
 }
 
 // UsedShare is what the tenant used of its GPU, the usage basis's: the

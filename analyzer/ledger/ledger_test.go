@@ -1,9 +1,7 @@
 package ledger
 
 import (
-	"fmt"
 	"math"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -149,74 +147,6 @@ func rel(got, want float64) float64 {
 		return math.Abs(got)
 	}
 	return math.Abs(got-want) / math.Abs(want)
-}
-
-// TestBalanceProperty: over random fleets of every sharing mode, each
-// GPU's charges plus its remainder are its price × hours within 1e-9,
-// on both bases, with no negative charge, and the totals are the GPUs'.
-func TestBalanceProperty(t *testing.T) {
-	prices := recommend.DefaultPrices()
-	models := []string{"NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "NVIDIA L4", "Some GPU without a price"}
-	modes := []string{"", signals.SharingNone, signals.SharingMIG, signals.SharingTimeSlicing, signals.SharingMPS, ModeDRA, ModeHAMi}
-	for seed := range uint64(500) {
-		rng := rand.New(rand.NewPCG(seed, 46))
-		res := &fleet.Result{Window: window}
-		for g := range 1 + rng.IntN(6) {
-			uuid := fmt.Sprintf("GPU-%d", g)
-			hours := week * rng.Float64()
-			if rng.IntN(10) == 0 {
-				hours = 0 // a GPU whose exporter never reported it whole steps
-			}
-			model := models[rng.IntN(len(models))]
-			res.GPUs = append(res.GPUs, gpu(uuid, model, hours))
-			mode := modes[rng.IntN(len(modes))]
-			for i := range rng.IntN(8) {
-				pod := fmt.Sprintf("p%d-%d", g, i)
-				if mode == ModeHAMi {
-					res.HAMi = append(res.HAMi, fleet.HAMiTenant{Namespace: "ns-" + pod, Pod: pod, Container: "c", GPUUUID: uuid,
-						CoresPct: int64(rng.IntN(101)), MemoryMiB: int64(rng.IntN(100 << 10)), DeviceBytes: float64(int64(rng.IntN(2)) * 80 << 30),
-						UtilP95: rng.Float64() * 1.2, MemP99: rng.Float64() * (90 << 30), Coverage: rng.Float64()})
-					if rng.IntN(2) == 0 {
-						continue // a tenant the exporter did not see
-					}
-				}
-				sharing, share := mode, rng.Float64()*1.5
-				if mode == ModeDRA || mode == ModeHAMi {
-					sharing = signals.SharingTimeSlicing
-				}
-				util := rng.Float64()*1.5 - 0.1
-				if rng.IntN(5) == 0 {
-					util = -1 // unmeasured
-				}
-				x := alloc(uuid, pod, sharing, share, hours*rng.Float64()*1.3, util)
-				x.Model = model
-				if mode == ModeDRA {
-					x.AllocationPath = signals.AllocationPathDRA
-				}
-				if mode == signals.SharingMIG && rng.IntN(3) == 0 {
-					x.MIGProfile, x.Model, x.AllocatedGPUHours = "1g.10gb", "NVIDIA A100-SXM4-80GB", 0
-				}
-				res.Allocations = append(res.Allocations, x)
-			}
-		}
-		l := Build(res, prices)
-		if len(l.GPUs) != len(res.GPUs) {
-			t.Fatalf("seed %d: %d GPUs in the ledger, want %d", seed, len(l.GPUs), len(res.GPUs))
-		}
-		for _, g := range l.GPUs {
-			checkBalance(t, g)
-		}
-		for _, b := range Bases {
-			tot := l.Totals(b)
-			sum := tot.Attributed.Cost + tot.Idle.Cost + tot.Unallocated.Cost
-			if rel(sum, tot.Cost.Cost) > 1e-9 {
-				t.Errorf("seed %d, %s basis: attributed + idle + unallocated = %g, fleet cost %g", seed, b, sum, tot.Cost.Cost)
-			}
-		}
-		if t.Failed() {
-			t.Fatalf("seed %d", seed)
-		}
-	}
 }
 
 // TestOrphans: an allocation on a GPU the exporter never reported has no

@@ -274,7 +274,8 @@ func pickSchema(ctx context.Context, o Options) (signals.Schema, bool, error) {
 		if err != nil {
 			return nil, false, fmt.Errorf("reading the metric names: %w", err)
 		}
-		return d.Fit(names), false, nil
+		d, err = source.FitDCGM(ctx, o.Source, d, names, o.Start, o.End)
+		return d, false, err
 	}
 	if o.Schema != nil {
 		return o.Schema, false, nil

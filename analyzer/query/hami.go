@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -75,13 +76,24 @@ func ReadHAMi(ctx context.Context, q source.Source, sc Scope, schema signals.Sch
 			}
 		}
 	}
+	// A container's gpucores as HAMi's scheduler allocated it, not over
+	// the device's: it is the percent of the GPU's SMs HAMi-core lets the
+	// container use (the device plugin sets CUDA_DEVICE_SM_LIMIT to it,
+	// pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go:837 at
+	// 4707fb02), while the device's Totalcore is 100 times
+	// deviceCoreScaling (register.go:176-177), a scheduling figure. One
+	// query reads both: the device's series carry no pod.
 	type podKey struct{ ns, pod, uuid string }
-	cores := map[podKey]float64{}
-	cv, err := read(over(signals.MaxOverTime, hami.HeldCores()))
+	cores, devCores := map[podKey]float64{}, map[string]float64{}
+	cv, err := read(over(signals.MaxOverTime, hami.Sel(hami.ContainerCoresAllocated)) + " or " + over(signals.MaxOverTime, hami.Sel(hami.DeviceCores)))
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range cv {
+		if _, ok := s.Metric["pod"]; !ok {
+			devCores[string(s.Metric["uuid"])] = float64(s.Value)
+			continue
+		}
 		k := podKey{string(s.Metric["namespace"]), string(s.Metric["pod"]), string(s.Metric["uuid"])}
 		cores[k] = max(cores[k], float64(s.Value))
 	}
@@ -114,7 +126,10 @@ func ReadHAMi(ctx context.Context, q source.Source, sc Scope, schema signals.Sch
 	}
 	out := make([]fleet.HAMiTenant, 0, len(tenants))
 	for k, t := range tenants {
-		t.CoresPct = int64(cores[podKey{k.ns, k.pod, k.uuid}]*100 + 0.5)
+		// HAMi writes whole percents; the ratio read back is 0.29 × 100 =
+		// 28.999…, which truncation would make 28.
+		t.CoresPct = int64(math.Round(cores[podKey{k.ns, k.pod, k.uuid}] * 100))
+		t.DeviceCoresPct = int64(math.Round(devCores[k.uuid] * 100))
 		t.DeviceBytes, t.PhysicalBytes = devices[k.uuid], physical[k.uuid]
 		if g, ok := gpus[k.uuid]; ok {
 			t.Node, t.Model = string(g["node"]), string(g["model"])

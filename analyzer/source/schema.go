@@ -43,7 +43,7 @@ func Detect(ctx context.Context, src Source, start, end time.Time, fields *dcgm.
 		for _, n := range s.Identifying() {
 			if slices.Contains(names, n) {
 				if d, ok := s.(dcgm.Schema); ok {
-					return d.Fit(names), nil
+					return FitDCGM(ctx, src, d, names, start, end)
 				}
 				return s, nil
 			}

@@ -66,6 +66,12 @@ func TestRefreshFixtures(t *testing.T) {
 		{scenario: "mig-mixed", wantPods: 3, wantAllocatable: 4},
 		{scenario: "mig-single", wantPods: 2, wantAllocatable: 4},
 		{scenario: "mps", wantPods: 4, wantAllocatable: 6},
+		// HAMi's device plugin at its default deviceSplitCount of 10
+		// (charts/hami/values.yaml:347) on two GPUs: each advertised as
+		// "<UUID>-0" … "<UUID>-9" (Project-HAMi/HAMi 4707fb02
+		// pkg/device-plugin/nvidiadevice/nvinternal/rm/devices.go:209);
+		// three tenants, each one of its GPU's ten replicas.
+		{scenario: "hami-split", wantPods: 3, wantAllocatable: 20},
 		{scenario: "gke", wantPods: 4, wantAllocatable: 8},
 		{scenario: "index", wantPods: 2, wantAllocatable: 9},
 		{

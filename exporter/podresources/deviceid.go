@@ -14,7 +14,8 @@ type Kind uint8
 // Device ID kinds. The zero value is deliberately invalid.
 const (
 	// KindUUID: GPU-<uuid>, MIG-<uuid> or legacy MIG-GPU-<uuid>/<gi>/<ci>
-	// (the NVIDIA device plugin's default "uuid" strategy).
+	// (the NVIDIA device plugin's default "uuid" strategy), and HAMi's
+	// split GPUs GPU-<uuid>-<n>.
 	KindUUID Kind = iota + 1
 	// KindIndex: 0 or 0:1 (the NVIDIA device plugin's "index" strategy).
 	KindIndex
@@ -56,9 +57,12 @@ type DeviceRef struct {
 	GPUInstance int
 	// ComputeInstance is the MIG compute instance ID (legacy UUIDs only).
 	ComputeInstance int
-	// Replica is the time-slicing or MPS replica number, -1 when the device
-	// is not shared.
+	// Replica is the time-slicing or MPS replica number, or HAMi's split
+	// device's, -1 when the device is not shared.
 	Replica int
+	// HAMiSplit says the replica is written as HAMi's device plugin
+	// writes it, GPU-<uuid>-<n>, not NVIDIA's GPU-<uuid>::<n>.
+	HAMiSplit bool
 	// MIGProfile comes from a mixed-strategy resource name (1g.10gb).
 	MIGProfile string
 	// Shared is true for replicas and for resources whose name says shared.
@@ -70,6 +74,7 @@ var ErrDeviceID = errors.New("unrecognised GPU device ID")
 
 const (
 	replicaSep      = "::"
+	hamiSplitSep    = "-"
 	indexMIGSep     = ":"
 	gkePrefix       = "nvidia"
 	gkeInstance     = "gi"
@@ -123,6 +128,19 @@ func (r *DeviceRef) parseNVIDIA(id string) error {
 		}
 		r.Replica = n
 		base = id[:i]
+	} else if prefix, rest, ok := strings.Cut(id, "-"); ok && prefix+"-" == gpuUUIDPrefix && len(rest) > uuidLen && rest[uuidLen:uuidLen+1] == hamiSplitSep {
+		// HAMi's device plugin advertises each GPU as DeviceSplitCount
+		// devices "<UUID>-<i>", i from 0
+		// (pkg/device-plugin/nvidiadevice/nvinternal/rm/devices.go:202-209
+		// at Project-HAMi/HAMi 4707fb02; its own physicalDeviceID,
+		// plugin/server.go:715-731, cuts the suffix back off). MIG devices
+		// it advertises unsplit.
+		n, err := parseNumber(rest[uuidLen+1:])
+		if err != nil {
+			return fmt.Errorf("HAMi split device: %v", err)
+		}
+		r.Replica, r.HAMiSplit = n, true
+		base = id[:len(gpuUUIDPrefix)+uuidLen]
 	}
 	switch {
 	case strings.HasPrefix(base, legacyMIGPrefix):
@@ -232,6 +250,9 @@ func (r DeviceRef) String() string {
 	}
 	if r.Kind == KindGKE {
 		return base + "/" + gkeReplica + strconv.Itoa(r.Replica)
+	}
+	if r.HAMiSplit {
+		return base + hamiSplitSep + strconv.Itoa(r.Replica)
 	}
 	return base + replicaSep + strconv.Itoa(r.Replica)
 }

@@ -43,6 +43,44 @@ func TestParseDeviceID(t *testing.T) {
 			want:     ref(func(r *DeviceRef) { r.Kind = KindUUID; r.UUID = gpuUUID; r.Replica = 7; r.Shared = true }),
 			wantBase: gpuUUID,
 		},
+		// HAMi's device plugin splits each GPU into DeviceSplitCount
+		// devices "%v-%v" of its UUID and i from 0
+		// (Project-HAMi/HAMi 4707fb02
+		// pkg/device-plugin/nvidiadevice/nvinternal/rm/devices.go:209;
+		// rm/devices_test.go:60 expects "GPU-uuid-1-0", "GPU-uuid-1-1").
+		{
+			name: "HAMi split device, the first", resource: ResourceGPU, id: gpuUUID + "-0",
+			want: ref(func(r *DeviceRef) {
+				r.Kind = KindUUID
+				r.UUID = gpuUUID
+				r.Replica = 0
+				r.HAMiSplit = true
+				r.Shared = true
+			}),
+			wantBase: gpuUUID,
+		},
+		{
+			name: "HAMi split device at the default split count", resource: ResourceGPU, id: gpuUUID + "-9",
+			want: ref(func(r *DeviceRef) {
+				r.Kind = KindUUID
+				r.UUID = gpuUUID
+				r.Replica = 9
+				r.HAMiSplit = true
+				r.Shared = true
+			}),
+			wantBase: gpuUUID,
+		},
+		{
+			name: "HAMi split device of an upper-case UUID", resource: ResourceGPU, id: "GPU-5B4A8D3C-1F2E-4A6B-9C0D-7E8F9A0B1C2D-12",
+			want: ref(func(r *DeviceRef) {
+				r.Kind = KindUUID
+				r.UUID = "GPU-5B4A8D3C-1F2E-4A6B-9C0D-7E8F9A0B1C2D"
+				r.Replica = 12
+				r.HAMiSplit = true
+				r.Shared = true
+			}),
+			wantBase: "GPU-5B4A8D3C-1F2E-4A6B-9C0D-7E8F9A0B1C2D",
+		},
 		{
 			name: "renamed gpu.shared replica", resource: ResourceGPUShared, id: gpuUUID + "::0",
 			want:     ref(func(r *DeviceRef) { r.Kind = KindUUID; r.UUID = gpuUUID; r.Replica = 0; r.Shared = true }),
@@ -201,6 +239,17 @@ func TestParseDeviceIDRejects(t *testing.T) {
 		gpuUUID + "::01",
 		gpuUUID + "::1::2",
 		gpuUUID + "::1234567890", // too many digits to be a replica
+		gpuUUID + "-",            // HAMi's split without its number
+		gpuUUID + "-01",
+		gpuUUID + "--1",
+		gpuUUID + "-x",
+		gpuUUID + "-1234567890",
+		gpuUUID + "-1::2",       // HAMi's split and NVIDIA's replica at once
+		gpuUUID + "::2-1",       // nor the other way round
+		migUUID + "-0",          // HAMi advertises MIG devices unsplit
+		gpuUUID[:39] + "-0",     // a UUID one digit short
+		gpuUUID + "0-0",         // one digit long
+		"GPU-" + gpuUUID + "-0", // a doubled prefix
 		"MIG-GPU-" + gpuUUID[4:] + "/1",
 		"MIG-GPU-" + gpuUUID[4:] + "/1/x",
 		"MIG-GPU-" + gpuUUID[4:] + "/1/0/2",
@@ -272,6 +321,13 @@ func FuzzParseDeviceID(f *testing.F) {
 		{ResourceGPU, "nvidia0/gi2/vgpu3"},
 		{ResourceGPU, "nvidia0/vgpu3"},
 		{"example.com/x", "::"},
+		// HAMi's split devices (rm/devices.go:209 at Project-HAMi/HAMi
+		// 4707fb02), and near misses.
+		{ResourceGPU, gpuUUID + "-0"},
+		{ResourceGPU, gpuUUID + "-9"},
+		{ResourceGPU, gpuUUID + "-10::1"},
+		{ResourceGPU, migUUID + "-3"},
+		{ResourceGPU, gpuUUID + "-"},
 	} {
 		f.Add(seed[0], seed[1])
 	}
@@ -295,6 +351,12 @@ func FuzzParseDeviceID(f *testing.F) {
 		}
 		if ref.Kind == KindUUID && ref.Index != -1 {
 			t.Fatalf("%q is a UUID but has index %d", id, ref.Index)
+		}
+		// A HAMi split device names its physical GPU: the UUID is a whole
+		// GPU's, and the ID is it with "-<replica>".
+		if ref.HAMiSplit && (ref.Kind != KindUUID || !strings.HasPrefix(ref.UUID, "GPU-") || !isUUID(ref.UUID[4:]) ||
+			id != ref.UUID+"-"+strconv.Itoa(ref.Replica)) {
+			t.Fatalf("%q: HAMi split device %+v does not name a GPU", id, ref)
 		}
 	})
 }

@@ -1,6 +1,6 @@
 // Package podresources reads GPU allocations from the kubelet pod-resources
-// v1 API and understands the device IDs the NVIDIA and GKE device plugins
-// hand to the kubelet.
+// v1 API and understands the device IDs the NVIDIA, GKE and HAMi device
+// plugins hand to the kubelet.
 //
 // The kubelet only knows opaque device IDs per resource name. ParseDeviceID
 // turns them into a DeviceRef that names the physical GPU, MIG instance and

@@ -15,7 +15,7 @@ import (
 
 // In implements signals.Schema.
 func (s Schema) In(sc signals.Scope) signals.Schema {
-	return Schema{Scope: sc, Fields: s.Fields, TenantField: s.TenantField}
+	return Schema{Scope: sc, Fields: s.Fields, TenantField: s.TenantField, MixedNames: s.MixedNames}
 }
 
 var migLabels = []string{signals.LabelNode, signals.LabelUUID, signals.LabelModel, signals.LabelGPUInstance, signals.LabelMIGProfile}

@@ -219,6 +219,11 @@ func namesRegex(m *FieldMap, fields ...string) string {
 	for _, f := range fields {
 		all = append(all, m.namesOf(f)...)
 	}
+	return regexOf(all)
+}
+
+// regexOf matches the names all, as namesRegex writes it.
+func regexOf(all []string) string {
 	if len(all) == 1 {
 		return all[0]
 	}

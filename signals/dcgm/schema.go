@@ -44,6 +44,16 @@ type Schema struct {
 	// TenantField is the field whose series name a whole GPU's tenants:
 	// FB_USED when empty (see Fit).
 	TenantField string
+	// MixedNames, where some GPUs report only another of the tenant
+	// fields than TenantField (counters files that differ between nodes:
+	// MixedProbe), are the store's names of FB_USED, GPU_UTIL and
+	// GR_ENGINE_ACTIVE (MixedNamesOf), from any of which a whole GPU and
+	// its tenants are then read; empty where the counters files agree.
+	// The store's names only, not every era's: the allocation repeats
+	// the selection some thirty times, and every name of the three fields
+	// takes it past VictoriaMetrics' query length. Joined by "|", which
+	// keeps a Schema comparable.
+	MixedNames string
 }
 
 var _ signals.Schema = Schema{}
@@ -90,9 +100,27 @@ func (s Schema) held(field, matchers string) string {
 }
 
 // wholeTenants are a whole GPU's tenants (held), from TenantField.
-func (s Schema) wholeTenants() string { return s.held(s.tenantField(), wholeGPU) }
+func (s Schema) wholeTenants() string { return Held(s.tenantSel(wholeGPU), FlapWindow) }
 
 func (s Schema) tenantField() string { return cmp.Or(s.TenantField, FBUsed) }
+
+// tenantFields are the fields Fit chooses the tenant field among, in its
+// order.
+var tenantFields = []string{FBUsed, GPUUtil, GREngineActive}
+
+// tenantSel is the presence selection of the series that say a whole GPU
+// is there and who holds it: TenantField's, or where the counters files
+// differ (MixedNames) any tenant field's, by one regex over the names.
+// A GPU with several of them has a series of each per label set: readers
+// aggregate before any arithmetic.
+func (s Schema) tenantSel(matchers string) Sel {
+	if s.MixedNames != "" {
+		return s.on("", `__name__=~"`+regexOf(strings.Split(s.MixedNames, "|"))+`"`, matchers)
+	}
+	sel := s.on(s.tenantField(), matchers)
+	sel.Presence = true
+	return sel
+}
 
 // Fit is the schema for a store holding the metric names names: the
 // tenants, and with them which GPUs report (GPU), are read from the first
@@ -107,7 +135,7 @@ func (s Schema) tenantField() string { return cmp.Or(s.TenantField, FBUsed) }
 // accepts (-search.maxQueryLen, 16 KiB), and a counters file is the same
 // on every node of a GPU Operator install.
 func (s Schema) Fit(names []string) Schema {
-	for _, f := range []string{FBUsed, GPUUtil, GREngineActive} {
+	for _, f := range tenantFields {
 		for _, n := range s.Fields.namesOf(f) {
 			if slices.Contains(names, n) {
 				if f != FBUsed {
@@ -118,6 +146,57 @@ func (s Schema) Fit(names []string) Schema {
 		}
 	}
 	return s
+}
+
+// MixedNamesOf are the names among names of the tenant fields, in Fit's
+// order of the fields, as MixedNames holds them.
+func (s Schema) MixedNamesOf(names []string) string {
+	var out []string
+	for _, f := range tenantFields {
+		for _, n := range s.Fields.namesOf(f) {
+			if slices.Contains(names, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return strings.Join(out, "|")
+}
+
+// MixedProbe is, for a store holding names, an instant query whose
+// answer over the trailing range rng is the number of whole GPUs that
+// report another tenant field and not TenantField: nodes whose counters
+// files differ (one trimmed to GR_ENGINE_ACTIVE beside the default's
+// FB_USED), which Fit cannot see in the names of the store. Where the
+// answer is above 0 the schema must read MixedNames. ok is false
+// where the store holds no other tenant field's name: nothing to ask.
+// Each name is read apart (last_over_time keeps the name; a regex over
+// the names would give one label set twice).
+func (s Schema) MixedProbe(names []string, rng string) (expr string, ok bool) {
+	seen := func(fields ...string) string {
+		var alts []string
+		for _, f := range fields {
+			for _, n := range s.Fields.namesOf(f) {
+				if slices.Contains(names, n) {
+					alts = append(alts, "last_over_time("+n+"{"+WholeGPU+"}["+rng+"])")
+				}
+			}
+		}
+		if len(alts) == 0 {
+			return ""
+		}
+		return "group by (" + signals.LabelUUID + ") (" + norm("("+strings.Join(alts, " or ")+")") + ")"
+	}
+	var others []string
+	for _, f := range tenantFields {
+		if f != s.tenantField() {
+			others = append(others, f)
+		}
+	}
+	other, primary := seen(others...), seen(s.tenantField())
+	if other == "" || primary == "" {
+		return "", false
+	}
+	return "count(" + other + " unless on (" + signals.LabelUUID + ") " + primary + ")", true
 }
 
 // devicePresent is device for a reader of which series exist.
@@ -185,7 +264,9 @@ func (s Schema) Allocation() string {
 	parts = append(parts, setLabel("(0 * max by "+s.by(signals.AllocationLabels)+" ("+norm(s.migTenants(unknown))+") + 1)"+
 		" / on (node, uuid) group_left () "+instances, signals.LabelSharing, signals.SharingMIG))
 	pods := norm(s.wholeTenants())
-	share := "max by " + s.by(signals.AllocationLabels) + " (0 * " + pods + " + 1)" +
+	// The max before the arithmetic: a GPU of mixed counters files has a
+	// tenant series per field (tenantSel).
+	share := "(0 * max by " + s.by(signals.AllocationLabels) + " (" + pods + ") + 1)" +
 		" / on (node, uuid) group_left () count by (node, uuid) (count by (node, uuid, namespace, pod) (" + pods + "))"
 	parts = append(parts,
 		setLabel("("+share+") == 1", signals.LabelSharing, signals.SharingNone),
@@ -241,7 +322,7 @@ func (s Schema) Utilization() string {
 	tenantsThere := "max by " + s.by(signals.UsageLabels) + " (" + norm(s.present(GPUUtil, wholeGPU)) + ")"
 	device := "count by " + key + " (" + norm(s.devicePresent(GPUUtil, wholeGPU)) + ")"
 	deviceUtil := "max by " + key + " (" + norm(s.device(GPUUtil, wholeGPU)) + ")"
-	pods := "count by " + key + " (count by " + s.by(tenantKey) + " (" + norm(s.present(s.tenantField(), wholeGPU)) + "))"
+	pods := "count by " + key + " (count by " + s.by(tenantKey) + " (" + norm(Tenants(s.tenantSel(wholeGPU))) + "))"
 	return union([]string{
 		"((" + util + " and on " + key + " " + device + ") unless on " + key + " " + s.unmapped() + ") * on " + key + " group_left () " + pods,
 		"(0 * " + tenantsThere + " + on " + key + " group_left () " + deviceUtil + ") and on " + key + " " + s.unmapped(),
@@ -275,8 +356,7 @@ func (s Schema) GPU() string {
 	// From the tenants' field (Fit: GPU_UTIL where a counters file has no
 	// FB_USED), which every layout writes for a GPU no pod holds too; more
 	// fields would only add series for the engine to hold.
-	sel := s.on(s.tenantField(), wholeGPU)
-	sel.Presence = true
+	sel := s.tenantSel(wholeGPU)
 	return "0 * max by " + s.by(signals.GPULabels) + " (" + norm("("+sel.selector()+" or "+s.migInstances(anyMIG)+")") + ") + 1"
 }
 
