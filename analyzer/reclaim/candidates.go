@@ -50,8 +50,8 @@ func ParseRef(s string) (Ref, error) {
 // Object is a workload as the API server shows it now.
 type Object struct {
 	Ref
-	UID     string
-	Created time.Time
+	UID, ResourceVersion string
+	Created              time.Time
 	// Replicas is a Deployment's or StatefulSet's spec.replicas; Suspended
 	// is a Job's or CronJob's spec.suspend.
 	Replicas    int32
@@ -61,6 +61,9 @@ type Object struct {
 	OptedIn bool
 	// Nodes are the nodes its pods run on now.
 	Nodes []string
+	// ActiveJobs are a CronJob's running Jobs (status.active): suspending
+	// the CronJob stops new ones, suspending these releases the GPUs.
+	ActiveJobs []string
 }
 
 // running says it holds (or would hold) GPUs now.

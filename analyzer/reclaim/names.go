@@ -31,6 +31,10 @@ const (
 	// again (scaled up by someone, or undone): it is not reclaimed again
 	// before it has been idle for the policy's full window since.
 	ResumedAtAnnotation = "gpulens.io/reclaim-resumed-at"
+	// ReclaimedJobsAnnotation, on a reclaimed CronJob, lists the Jobs of
+	// it that were running and were suspended with it (comma-separated);
+	// undo resumes them too.
+	ReclaimedJobsAnnotation = "gpulens.io/reclaimed-jobs"
 	// UndoneAtAnnotation is when `gpulens reclaim undo` restored it.
 	UndoneAtAnnotation = "gpulens.io/reclaim-undone-at"
 )
