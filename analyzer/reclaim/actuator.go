@@ -213,7 +213,7 @@ func (a *Actuator) Event(ctx context.Context, o Object, typ, reason, action, not
 	ev := &eventsv1.Event{
 		ObjectMeta:          metav1.ObjectMeta{GenerateName: strings.ToLower(o.Name) + ".", Namespace: o.Namespace},
 		EventTime:           metav1.NewMicroTime(a.now()),
-		ReportingController: Controller,
+		ReportingController: ControllerName,
 		ReportingInstance:   a.Identity,
 		Action:              action,
 		Reason:              reason,

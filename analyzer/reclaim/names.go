@@ -58,5 +58,5 @@ const (
 	AlertIdleBarePod = "GPULensReclaimNotifyOnly"
 )
 
-// Controller is the Events' reportingController.
-const Controller = "gpulens.io/reclaim"
+// ControllerName is the Events' reportingController.
+const ControllerName = "gpulens.io/reclaim"
