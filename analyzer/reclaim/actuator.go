@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -201,6 +202,8 @@ func (e *Evidence) describe() string {
 	return s
 }
 
+var eventSeq atomic.Uint32
+
 // apiVersions are the groups of the kinds Events are about.
 var apiVersions = map[string]string{KindDeployment: "apps/v1", KindStatefulSet: "apps/v1", KindJob: "batch/v1", KindCronJob: "batch/v1", "Pod": "v1"}
 
@@ -211,7 +214,9 @@ func (a *Actuator) Event(ctx context.Context, o Object, typ, reason, action, not
 		note = note[:1021] + "..." // the API's limit on a note
 	}
 	ev := &eventsv1.Event{
-		ObjectMeta:          metav1.ObjectMeta{GenerateName: strings.ToLower(o.Name) + ".", Namespace: o.Namespace},
+		// Named as client-go's recorder names them: the object, a dot,
+		// the time in hex; the sequence keeps two of one instant apart.
+		ObjectMeta:          metav1.ObjectMeta{Name: fmt.Sprintf("%s.%x%04x", o.Name, a.now().UnixNano(), eventSeq.Add(1)&0xffff), Namespace: o.Namespace},
 		EventTime:           metav1.NewMicroTime(a.now()),
 		ReportingController: ControllerName,
 		ReportingInstance:   a.Identity,

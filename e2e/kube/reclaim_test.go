@@ -1,0 +1,374 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/notify"
+	"github.com/gpulens/gpulens/analyzer/reclaim"
+	"github.com/gpulens/gpulens/internal/testenv"
+)
+
+// The reclaimer against a real kube-apiserver: its patches go through the
+// server's validation, the scale subresource and resourceVersion
+// preconditions, and its Events through events.k8s.io. The analysis is
+// given (a fake Analyze): what is under test is what the reclaimer does
+// to the cluster with it. The clock is injected: a grace period passes
+// between two cycles without sleeping.
+
+var podLabels = map[string]string{"app": "nb"}
+
+func template() corev1.PodTemplateSpec {
+	return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
+		Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "c", Image: "jupyter"}}}}
+}
+
+func createDeployment(t *testing.T, c kubernetes.Interface, ns, name string, replicas int32, ann map[string]string) *appsv1.Deployment {
+	t.Helper()
+	tpl := template()
+	tpl.Spec.RestartPolicy = corev1.RestartPolicyAlways
+	d, err := c.AppsV1().Deployments(ns).Create(t.Context(), &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: ann},
+		Spec: appsv1.DeploymentSpec{Replicas: ptr(replicas), Selector: &metav1.LabelSelector{MatchLabels: podLabels}, Template: tpl}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// idleFinding is the analysis's verdict on a workload: idle-allocation at
+// avg utilisation avg, owner read from the API server, one GPU, all of
+// the window covered, $2 an hour.
+func idleFinding(ns, kind, name string, avg float64) findings.Finding {
+	k := "idle-allocation"
+	if avg > 0.02 {
+		k = "underused-gpu"
+	}
+	return findings.Finding{Kind: k, Namespace: ns, Workload: name, WorkloadKind: kind, WorkloadSource: findings.SourceAPI,
+		Evidence: map[string]float64{"avg_utilization": avg, "p95_utilization": avg, "coverage": 1, "gpus": 1}, MonthlyCostUSD: 1460, CostKnown: true}
+}
+
+type fakeAnalysis struct {
+	mu       sync.Mutex
+	clock    time.Time
+	findings []findings.Finding
+	stale    map[string]bool
+}
+
+func (f *fakeAnalysis) now() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.clock }
+func (f *fakeAnalysis) advance(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.clock = f.clock.Add(d)
+}
+func (f *fakeAnalysis) analyze(context.Context) reclaim.Analysis {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return reclaim.Analysis{End: f.clock, Window: 24 * time.Hour, Findings: f.findings, Stale: f.stale}
+}
+
+func events(t *testing.T, c kubernetes.Interface, ns, name string) []string {
+	t.Helper()
+	l, err := c.EventsV1().Events(ns).List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range l.Items {
+		if e.Regarding.Name == name && e.ReportingController == reclaim.ControllerName {
+			out = append(out, e.Reason+": "+e.Note)
+		}
+	}
+	return out
+}
+
+func hasEvent(t *testing.T, c kubernetes.Interface, ns, name, reason string) bool {
+	t.Helper()
+	for _, e := range events(t, c, ns, name) {
+		if strings.HasPrefix(e, reason+": ") {
+			return true
+		}
+	}
+	return false
+}
+
+func gpulensAnnotations(m map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range m {
+		if strings.HasPrefix(k, "gpulens.io/") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// cycle runs one cycle and returns its decisions on ns's workloads: the
+// server is shared, and other tests' namespaces opted in too.
+func cycle(t *testing.T, ctl *reclaim.Controller, ns string) []reclaim.Decision {
+	t.Helper()
+	ds, err := ctl.Cycle(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []reclaim.Decision
+	for _, d := range ds {
+		if d.Namespace == ns {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func TestReclaimActs(t *testing.T) {
+	c := clientFor(t, adminConfig(t))
+	ctx := t.Context()
+	on := map[string]string{reclaim.NamespaceLabel: reclaim.NamespaceEnabled}
+	ns := testNamespace(t, c, "reclaim-on", on)
+	other := testNamespace(t, c, "reclaim-off", nil)
+
+	createDeployment(t, c, ns, "idle", 2, nil)
+	optOut := createDeployment(t, c, ns, "optout", 1, map[string]string{reclaim.OptOutAnnotation: reclaim.OptOutDisabled})
+	busy := createDeployment(t, c, ns, "busy", 1, nil)
+	stale := createDeployment(t, c, ns, "stale", 1, nil)
+	createDeployment(t, c, ns, "active", 1, nil)
+	elsewhere := createDeployment(t, c, other, "idle", 1, nil)
+	// The stale Deployment's pod runs on a node whose data stopped: found
+	// through its ReplicaSet, as a real Deployment's pods are.
+	rs, err := c.AppsV1().ReplicaSets(ns).Create(ctx, &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "stale-5d8f",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "stale", UID: stale.UID, Controller: ptr(true)}}},
+		Spec: appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: podLabels}, Template: withRestart(template())}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "stale-5d8f-x", Labels: podLabels,
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID, Controller: ptr(true)}}},
+		Spec: corev1.PodSpec{NodeName: "reclaim-gpu-7", Containers: []corev1.Container{{Name: "c", Image: "jupyter"}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sts, err := c.AppsV1().StatefulSets(ns).Create(ctx, &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db"},
+		Spec: appsv1.StatefulSetSpec{Replicas: ptr[int32](1), Selector: &metav1.LabelSelector{MatchLabels: podLabels}, Template: withRestart(template())}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.BatchV1().Jobs(ns).Create(ctx, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "train"},
+		Spec: batchv1.JobSpec{Template: template()}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.BatchV1().CronJobs(ns).Create(ctx, &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: "nightly"},
+		Spec: batchv1.CronJobSpec{Schedule: "0 0 * * *", JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: template()}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// 25 hours after they were made: older than the 24h idle window.
+	t0 := time.Now().UTC().Truncate(time.Second).Add(25 * time.Hour)
+	fa := &fakeAnalysis{clock: t0, stale: map[string]bool{"reclaim-gpu-7": true}, findings: []findings.Finding{
+		idleFinding(ns, "Deployment", "idle", 0.001), idleFinding(ns, "Deployment", "optout", 0.001),
+		idleFinding(ns, "Deployment", "busy", 0.4), idleFinding(ns, "Deployment", "stale", 0.001),
+		idleFinding(ns, "Deployment", "active", 0.001), idleFinding(other, "Deployment", "idle", 0.001),
+		idleFinding(ns, "StatefulSet", "db", 0.001), idleFinding(ns, "Job", "train", 0.001), idleFinding(ns, "CronJob", "nightly", 0.001),
+	}}
+	var notifier *notify.Notifier
+	amURL := testenv.Env(t, "GPULENS_TEST_ALERTMANAGER_URL")
+	notifier, err = notify.New(notify.Options{URLs: []string{amURL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nctx, stopNotifier := context.WithCancel(context.Background())
+	defer stopNotifier()
+	go notifier.Run(nctx)
+	ctl := reclaim.New(reclaim.Options{Client: c, Policy: policy(), Analyze: fa.analyze, Act: true, Now: fa.now, Notifier: notifier, Identity: "reclaim-test"})
+
+	// Cycle 1: the idle ones are announced, with the time they will go.
+	cycle(t, ctl, ns)
+	due := t0.Add(4 * time.Hour).Format(time.RFC3339)
+	for _, w := range []struct{ kind, name string }{{"Deployment", "idle"}, {"Deployment", "active"}, {"StatefulSet", "db"}, {"Job", "train"}, {"CronJob", "nightly"}} {
+		o, err := reclaim.Read(ctx, c, reclaim.Ref{Namespace: ns, Kind: w.kind, Name: w.name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := o.Annotations[reclaim.PendingSinceAnnotation]; got != t0.Format(time.RFC3339) {
+			t.Errorf("%s/%s: pending since %q, want %s", w.kind, w.name, got, t0.Format(time.RFC3339))
+		}
+		if ev := events(t, c, ns, w.name); len(ev) != 1 || !strings.HasPrefix(ev[0], "GPUReclaimPending: ") || !strings.Contains(ev[0], " at "+due+" unless") {
+			t.Errorf("%s/%s: events %q, want one GPUReclaimPending due at %s", w.kind, w.name, ev, due)
+		}
+	}
+	waitAlert(t, amURL, ns, "active", func(a *testenv.AMAlert) bool { return a != nil && a.Annotations["reclaim_at"] == due })
+
+	// Cycle 2, an hour on: "active" was used; its reclaim is cancelled.
+	fa.advance(time.Hour)
+	fa.mu.Lock()
+	fa.findings[4] = idleFinding(ns, "Deployment", "active", 0.35)
+	fa.mu.Unlock()
+	cycle(t, ctl, ns)
+	got, _ := c.AppsV1().Deployments(ns).Get(ctx, "active", metav1.GetOptions{})
+	if _, ok := got.Annotations[reclaim.PendingSinceAnnotation]; ok || *got.Spec.Replicas != 1 || !hasEvent(t, c, ns, "active", reclaim.ReasonCancelled) {
+		t.Errorf("active: annotations %v, replicas %d, events %q: want the pending reclaim cancelled", got.Annotations, *got.Spec.Replicas, events(t, c, ns, "active"))
+	}
+	waitAlert(t, amURL, ns, "active", func(a *testenv.AMAlert) bool { return a == nil })
+
+	// Cycle 3, at the end of the grace period: reclaimed.
+	fa.advance(3 * time.Hour)
+	cycle(t, ctl, ns)
+	reclaimedAt := t0.Add(4 * time.Hour).Format(time.RFC3339)
+	d, _ := c.AppsV1().Deployments(ns).Get(ctx, "idle", metav1.GetOptions{})
+	if *d.Spec.Replicas != 0 || d.Annotations[reclaim.ReclaimedReplicasAnnotation] != "2" || d.Annotations[reclaim.ReclaimedAtAnnotation] != reclaimedAt ||
+		d.Annotations[reclaim.PendingSinceAnnotation] != "" || !hasEvent(t, c, ns, "idle", reclaim.ReasonReclaimed) {
+		t.Errorf("idle: replicas %d, annotations %v, events %q", *d.Spec.Replicas, gpulensAnnotations(d.Annotations), events(t, c, ns, "idle"))
+	}
+	var ev reclaim.Evidence
+	if err := json.Unmarshal([]byte(d.Annotations[reclaim.EvidenceAnnotation]), &ev); err != nil || ev.GPUs != 1 || ev.HourlyUSD != 2 || ev.Window != "1d" {
+		t.Errorf("evidence %s: %v", d.Annotations[reclaim.EvidenceAnnotation], err)
+	}
+	if s, _ := c.AppsV1().StatefulSets(ns).Get(ctx, "db", metav1.GetOptions{}); *s.Spec.Replicas != 0 || s.Annotations[reclaim.ReclaimedReplicasAnnotation] != "1" {
+		t.Errorf("db: replicas %d, annotations %v", *s.Spec.Replicas, gpulensAnnotations(s.Annotations))
+	}
+	if j, _ := c.BatchV1().Jobs(ns).Get(ctx, "train", metav1.GetOptions{}); j.Spec.Suspend == nil || !*j.Spec.Suspend || j.Annotations[reclaim.ReclaimedAtAnnotation] != reclaimedAt {
+		t.Errorf("train: suspend %v, annotations %v", j.Spec.Suspend, gpulensAnnotations(j.Annotations))
+	}
+	if cj, _ := c.BatchV1().CronJobs(ns).Get(ctx, "nightly", metav1.GetOptions{}); cj.Spec.Suspend == nil || !*cj.Spec.Suspend {
+		t.Errorf("nightly: suspend %v", cj.Spec.Suspend)
+	}
+	_ = sts
+
+	// Never touched: not one write since they were made.
+	for _, w := range []*appsv1.Deployment{optOut, busy, stale, elsewhere} {
+		now, err := c.AppsV1().Deployments(w.Namespace).Get(ctx, w.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now.ResourceVersion != w.ResourceVersion || len(events(t, c, w.Namespace, w.Name)) > 0 {
+			t.Errorf("%s/%s was written to (annotations %v) or has events %q", w.Namespace, w.Name, gpulensAnnotations(now.Annotations), events(t, c, w.Namespace, w.Name))
+		}
+	}
+
+	// Undo restores the replicas, and the workload is not announced
+	// again before it has been idle for a full window since.
+	act := &reclaim.Actuator{Client: c, Identity: "reclaim-test", Now: fa.now}
+	fa.advance(time.Hour)
+	if _, err := act.Undo(ctx, reclaim.Ref{Namespace: ns, Kind: "Deployment", Name: "idle"}); err != nil {
+		t.Fatal(err)
+	}
+	d, _ = c.AppsV1().Deployments(ns).Get(ctx, "idle", metav1.GetOptions{})
+	if *d.Spec.Replicas != 2 || d.Annotations[reclaim.UndoneAtAnnotation] != t0.Add(5*time.Hour).Format(time.RFC3339) || !hasEvent(t, c, ns, "idle", reclaim.ReasonUndone) {
+		t.Errorf("after undo: replicas %d, annotations %v", *d.Spec.Replicas, gpulensAnnotations(d.Annotations))
+	}
+	if _, err := act.Undo(ctx, reclaim.Ref{Namespace: ns, Kind: "Job", Name: "train"}); err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := c.BatchV1().Jobs(ns).Get(ctx, "train", metav1.GetOptions{}); j.Spec.Suspend == nil || *j.Spec.Suspend {
+		t.Errorf("train after undo: suspend %v", j.Spec.Suspend)
+	}
+	fa.advance(time.Hour)
+	for _, dec := range cycle(t, ctl, ns) {
+		if dec.Ref == (reclaim.Ref{Namespace: ns, Kind: "Deployment", Name: "idle"}) && dec.Action != reclaim.Skip {
+			t.Errorf("idle after undo: %s (%s), want skip until idle a full window again", dec.Action, dec.Reason)
+		}
+	}
+	if d, _ = c.AppsV1().Deployments(ns).Get(ctx, "idle", metav1.GetOptions{}); *d.Spec.Replicas != 2 || d.Annotations[reclaim.PendingSinceAnnotation] != "" {
+		t.Errorf("idle an hour after undo: replicas %d, annotations %v", *d.Spec.Replicas, gpulensAnnotations(d.Annotations))
+	}
+}
+
+// policy is the default, with room in the rate limit for every rerun of
+// these tests on one server: the limit counts the reclaims of the last
+// hour in every opted-in namespace, earlier runs' included (Decide's own
+// test holds the limit).
+func policy() reclaim.Policy {
+	p := reclaim.DefaultPolicy()
+	p.MaxActionsPerHour = 1 << 20
+	return p
+}
+
+func withRestart(p corev1.PodTemplateSpec) corev1.PodTemplateSpec {
+	p.Spec.RestartPolicy = corev1.RestartPolicyAlways
+	return p
+}
+
+// waitAlert waits for Alertmanager's view of the pending-reclaim alert of
+// ns/workload (nil: none unresolved) to satisfy ok.
+func waitAlert(t *testing.T, url, ns, workload string, ok func(*testenv.AMAlert) bool) {
+	t.Helper()
+	var last *testenv.AMAlert
+	for range 100 {
+		alerts, err := testenv.ListAlerts(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = nil
+		for i, a := range alerts {
+			if a.Labels["alertname"] == reclaim.AlertPending && a.Labels["namespace"] == ns && a.Labels["workload"] == workload {
+				last = &alerts[i]
+			}
+		}
+		if ok(last) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("alert %s for %s/%s: got %+v", reclaim.AlertPending, ns, workload, last)
+}
+
+// TestReclaimDryRun: the default announces, and changes no workload,
+// even past the grace period.
+func TestReclaimDryRun(t *testing.T) {
+	c := clientFor(t, adminConfig(t))
+	ctx := t.Context()
+	ns := testNamespace(t, c, "reclaim-dry", map[string]string{reclaim.NamespaceLabel: reclaim.NamespaceEnabled})
+	d := createDeployment(t, c, ns, "idle", 1, nil)
+	fa := &fakeAnalysis{clock: time.Now().Add(25 * time.Hour), findings: []findings.Finding{idleFinding(ns, "Deployment", "idle", 0)}}
+	m := reclaim.NewMetrics()
+	ctl := reclaim.New(reclaim.Options{Client: c, Policy: policy(), Analyze: fa.analyze, Now: fa.now, Metrics: m})
+	if ds := cycle(t, ctl, ns); len(ds) != 1 || ds[0].Action != reclaim.Announce {
+		t.Fatalf("first cycle: %+v", ds)
+	}
+	fa.advance(4 * time.Hour)
+	if ds := cycle(t, ctl, ns); len(ds) != 1 || ds[0].Action != reclaim.Reclaim {
+		t.Fatalf("after the grace period: %+v", ds)
+	}
+	fa.advance(time.Hour)
+	if ds := cycle(t, ctl, ns); len(ds) != 1 || ds[0].Action != reclaim.Skip {
+		t.Fatalf("after a dry reclaim: %+v, want skip (as if reclaimed)", ds)
+	}
+	now, _ := c.AppsV1().Deployments(ns).Get(ctx, "idle", metav1.GetOptions{})
+	if now.ResourceVersion != d.ResourceVersion {
+		t.Errorf("dry run wrote to the Deployment: annotations %v, replicas %d", gpulensAnnotations(now.Annotations), *now.Spec.Replicas)
+	}
+	if ev := events(t, c, ns, "idle"); len(ev) != 1 || !strings.HasPrefix(ev[0], "GPUReclaimPending: dry run, nothing will be changed: ") {
+		t.Errorf("events %q, want one dry-run announcement", ev)
+	}
+	var b strings.Builder
+	_ = m.Write(&b)
+	for _, want := range []string{`gpulens_reclaim_actions_total{action="reclaim",result="dry-run"} 1`, `gpulens_reclaim_actions_total{action="announce",result="dry-run"} 1`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("metrics lack %s:\n%s", want, b.String())
+		}
+	}
+}
+
+// TestReclaimYoung: a workload younger than the idle window is left alone,
+// however idle the analysis says it is.
+func TestReclaimYoung(t *testing.T) {
+	c := clientFor(t, adminConfig(t))
+	ns := testNamespace(t, c, "reclaim-young", map[string]string{reclaim.NamespaceLabel: reclaim.NamespaceEnabled})
+	d := createDeployment(t, c, ns, "new", 1, nil)
+	fa := &fakeAnalysis{clock: time.Now().Add(time.Hour), findings: []findings.Finding{idleFinding(ns, "Deployment", "new", 0)}}
+	ctl := reclaim.New(reclaim.Options{Client: c, Policy: policy(), Analyze: fa.analyze, Act: true, Now: fa.now})
+	ds := cycle(t, ctl, ns)
+	if len(ds) != 1 || ds[0].Action != reclaim.Skip || !strings.HasPrefix(ds[0].Reason, "younger (") {
+		t.Errorf("decisions %+v", ds)
+	}
+	if now, _ := c.AppsV1().Deployments(ns).Get(t.Context(), "new", metav1.GetOptions{}); now.ResourceVersion != d.ResourceVersion {
+		t.Errorf("a young Deployment was written to: %v", gpulensAnnotations(now.Annotations))
+	}
+}
