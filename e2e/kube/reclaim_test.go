@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -370,5 +372,166 @@ func TestReclaimYoung(t *testing.T) {
 	}
 	if now, _ := c.AppsV1().Deployments(ns).Get(t.Context(), "new", metav1.GetOptions{}); now.ResourceVersion != d.ResourceVersion {
 		t.Errorf("a young Deployment was written to: %v", gpulensAnnotations(now.Annotations))
+	}
+}
+
+// TestReclaimConflict: a workload changed between the decision and the
+// reclaim (its owner scaled it up) is left as its owner set it, with no
+// record of a reclaim: every write carries the resourceVersion decided on.
+func TestReclaimConflict(t *testing.T) {
+	c := clientFor(t, adminConfig(t))
+	ctx := t.Context()
+	ns := testNamespace(t, c, "reclaim-conflict", map[string]string{reclaim.NamespaceLabel: reclaim.NamespaceEnabled})
+	createDeployment(t, c, ns, "nb", 1, nil)
+	o, err := reclaim.Read(ctx, c, reclaim.Ref{Namespace: ns, Kind: "Deployment", Name: "nb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale, err := c.AppsV1().Deployments(ns).GetScale(ctx, "nb", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale.Spec.Replicas = 3
+	if _, err := c.AppsV1().Deployments(ns).UpdateScale(ctx, "nb", scale, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	act := &reclaim.Actuator{Client: c}
+	err = act.Reclaim(ctx, reclaim.Decision{Object: o, Action: reclaim.Reclaim, Evidence: &reclaim.Evidence{GPUs: 1}})
+	if err == nil || !apierrors.IsConflict(err) {
+		t.Errorf("reclaim of a changed Deployment: %v, want a conflict", err)
+	}
+	d, _ := c.AppsV1().Deployments(ns).Get(ctx, "nb", metav1.GetOptions{})
+	if *d.Spec.Replicas != 3 || len(gpulensAnnotations(d.Annotations)) > 0 {
+		t.Errorf("replicas %d, annotations %v: want the owner's 3 and no record", *d.Spec.Replicas, gpulensAnnotations(d.Annotations))
+	}
+}
+
+// TestReclaimScaledUpAgain: a reclaimed StatefulSet its owner scales up
+// is recorded as running again, and not announced again until it has been
+// idle for a full window since.
+func TestReclaimScaledUpAgain(t *testing.T) {
+	c := clientFor(t, adminConfig(t))
+	ctx := t.Context()
+	ns := testNamespace(t, c, "reclaim-again", map[string]string{reclaim.NamespaceLabel: reclaim.NamespaceEnabled})
+	if _, err := c.AppsV1().StatefulSets(ns).Create(ctx, &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db"},
+		Spec: appsv1.StatefulSetSpec{Replicas: ptr[int32](1), Selector: &metav1.LabelSelector{MatchLabels: podLabels}, Template: withRestart(template())}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now().UTC().Truncate(time.Second).Add(25 * time.Hour)
+	fa := &fakeAnalysis{clock: t0, findings: []findings.Finding{idleFinding(ns, "StatefulSet", "db", 0)}}
+	ctl := reclaim.New(reclaim.Options{Client: c, Policy: policy(), Analyze: fa.analyze, Act: true, Now: fa.now})
+	cycle(t, ctl, ns)
+	fa.advance(4 * time.Hour)
+	if ds := cycle(t, ctl, ns); len(ds) != 1 || ds[0].Action != reclaim.Reclaim {
+		t.Fatalf("decisions %+v, want the reclaim", ds)
+	}
+	scale, err := c.AppsV1().StatefulSets(ns).GetScale(ctx, "db", metav1.GetOptions{})
+	if err != nil || scale.Spec.Replicas != 0 {
+		t.Fatalf("scale %+v, %v", scale, err)
+	}
+	scale.Spec.Replicas = 1
+	if _, err := c.AppsV1().StatefulSets(ns).UpdateScale(ctx, "db", scale, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	fa.advance(time.Hour)
+	if ds := cycle(t, ctl, ns); len(ds) != 1 || ds[0].Action != reclaim.MarkResumed {
+		t.Fatalf("decisions %+v, want mark-resumed", ds)
+	}
+	s, _ := c.AppsV1().StatefulSets(ns).Get(ctx, "db", metav1.GetOptions{})
+	if s.Annotations[reclaim.ResumedAtAnnotation] != t0.Add(5*time.Hour).Format(time.RFC3339) {
+		t.Errorf("annotations %v, want resumed at %s", gpulensAnnotations(s.Annotations), t0.Add(5*time.Hour).Format(time.RFC3339))
+	}
+	fa.advance(23 * time.Hour)
+	if ds := cycle(t, ctl, ns); len(ds) != 1 || ds[0].Action != reclaim.Skip || !strings.HasPrefix(ds[0].Reason, "running again since ") {
+		t.Errorf("23h after: %+v, want skip", ds)
+	}
+	fa.advance(time.Hour)
+	if ds := cycle(t, ctl, ns); len(ds) != 1 || ds[0].Action != reclaim.Announce {
+		t.Errorf("a full window after: %+v, want announced again", ds)
+	}
+}
+
+// TestReclaimCronJobActiveJobs: reclaiming a CronJob suspends it and the
+// Job of it that holds the GPUs; undo resumes both.
+func TestReclaimCronJobActiveJobs(t *testing.T) {
+	c := clientFor(t, adminConfig(t))
+	ctx := t.Context()
+	ns := testNamespace(t, c, "reclaim-cron", map[string]string{reclaim.NamespaceLabel: reclaim.NamespaceEnabled})
+	cj, err := c.BatchV1().CronJobs(ns).Create(ctx, &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: "nightly"},
+		Spec: batchv1.CronJobSpec{Schedule: "0 0 * * *", JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: template()}}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the CronJob controller would have done: a Job it owns, listed
+	// as active.
+	j, err := c.BatchV1().Jobs(ns).Create(ctx, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "nightly-29000000",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "CronJob", Name: cj.Name, UID: cj.UID, Controller: ptr(true)}}},
+		Spec: batchv1.JobSpec{Template: template()}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cj.Status.Active = []corev1.ObjectReference{{APIVersion: "batch/v1", Kind: "Job", Namespace: ns, Name: j.Name, UID: j.UID}}
+	if _, err := c.BatchV1().CronJobs(ns).UpdateStatus(ctx, cj, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now().UTC().Truncate(time.Second).Add(25 * time.Hour)
+	fa := &fakeAnalysis{clock: t0, findings: []findings.Finding{idleFinding(ns, "CronJob", "nightly", 0)}}
+	ctl := reclaim.New(reclaim.Options{Client: c, Policy: policy(), Analyze: fa.analyze, Act: true, Now: fa.now})
+	// The Job a CronJob owns is judged as the CronJob, not on its own.
+	if ds := cycle(t, ctl, ns); len(ds) != 1 || ds[0].Kind != "CronJob" || ds[0].Action != reclaim.Announce {
+		t.Fatalf("decisions %+v, want the CronJob alone announced", ds)
+	}
+	fa.advance(4 * time.Hour)
+	cycle(t, ctl, ns)
+	suspended := func(name string) bool {
+		t.Helper()
+		got, err := c.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Spec.Suspend != nil && *got.Spec.Suspend
+	}
+	got, _ := c.BatchV1().CronJobs(ns).Get(ctx, "nightly", metav1.GetOptions{})
+	if !*got.Spec.Suspend || !suspended(j.Name) || got.Annotations[reclaim.ReclaimedJobsAnnotation] != j.Name {
+		t.Errorf("after the reclaim: CronJob suspend %v, annotations %v; its Job suspended %v", *got.Spec.Suspend, gpulensAnnotations(got.Annotations), suspended(j.Name))
+	}
+	if _, err := (&reclaim.Actuator{Client: c}).Undo(ctx, reclaim.Ref{Namespace: ns, Kind: "CronJob", Name: "nightly"}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = c.BatchV1().CronJobs(ns).Get(ctx, "nightly", metav1.GetOptions{})
+	if *got.Spec.Suspend || suspended(j.Name) {
+		t.Errorf("after undo: CronJob suspend %v, its Job suspended %v", *got.Spec.Suspend, suspended(j.Name))
+	}
+}
+
+// TestReclaimOneLeader: two reclaimers campaigning for one Lease; only
+// one runs.
+func TestReclaimOneLeader(t *testing.T) {
+	c := clientFor(t, adminConfig(t))
+	ns := testNamespace(t, c, "reclaim-lease", nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	var mu sync.Mutex
+	var leaders []string
+	var wg sync.WaitGroup
+	for _, id := range []string{"a", "b"} {
+		wg.Go(func() {
+			_ = reclaim.Lead(ctx, c, ns, "gpulens-reclaim", id, func(ctx context.Context) {
+				mu.Lock()
+				leaders = append(leaders, id)
+				mu.Unlock()
+				<-ctx.Done()
+			})
+		})
+	}
+	// Longer than two retry periods (2s): the second candidate has tried
+	// again, and found the Lease held.
+	time.Sleep(5 * time.Second)
+	mu.Lock()
+	got := slices.Clone(leaders)
+	mu.Unlock()
+	cancel()
+	wg.Wait()
+	if len(got) != 1 {
+		t.Errorf("leaders %v, want exactly one", got)
 	}
 }
