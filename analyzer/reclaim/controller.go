@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/gpulens/gpulens/analyzer/notify"
+	"github.com/gpulens/gpulens/internal/promdur"
 )
 
 // Options configure a Controller.
@@ -256,7 +257,7 @@ func (c *Controller) alert(d Decision) (notify.Alert, bool) {
 		}
 		ann["reclaim_at"] = at.UTC().Format(time.RFC3339)
 		ann["summary"] = fmt.Sprintf("%s will be %s at %s unless its GPUs are used: idle over the last %s", d.Ref, verb(d.Kind),
-			ann["reclaim_at"], c.o.Policy.Idle.For)
+			ann["reclaim_at"], promdur.Format(c.o.Policy.Idle.For))
 		if d.Action == Skip {
 			ann["summary"] = fmt.Sprintf("%s: its pending reclaim is held: %s", d.Ref, d.Reason)
 		}
