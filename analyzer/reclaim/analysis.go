@@ -44,8 +44,16 @@ func FromPipeline(a *pipeline.Analysis, cluster string) Analysis {
 	} else {
 		out.Partial = append(out.Partial, "no findings")
 	}
-	if a.Inventory == nil && len(a.Clusters) == 0 {
+	// The cluster's own view is what ties a pod to its Deployment: a
+	// part of it unread (RBAC denied pods or ReplicaSets) leaves owners
+	// guessed from pod names, and a guess is not acted on.
+	switch inv := a.InventoryOf(cluster); {
+	case inv == nil || !inv.Available:
 		out.Partial = append(out.Partial, "the cluster was not read: workloads' owners are unconfirmed")
+	default:
+		for _, s := range inv.Skipped {
+			out.Partial = append(out.Partial, "not read from the cluster: "+s)
+		}
 	}
 	for _, n := range a.Current.Stale() {
 		if n.Cluster == cluster {
