@@ -91,13 +91,21 @@ func (c *Controller) Cycle(ctx context.Context) ([]Decision, error) {
 	a := c.o.Analyze(ctx)
 	now := c.o.Now()
 	optedIn, err := OptedIn(ctx, c.o.Client)
+	if err != nil {
+		c.o.Metrics.badCycles.Inc()
+		return nil, err
+	}
 	var objs []Object
+	unread := 0
 	for _, ns := range slices.Sorted(maps.Keys(optedIn)) {
+		os, err := List(ctx, c.o.Client, ns)
 		if err != nil {
-			break
+			// One namespace the Role does not cover yet holds no other
+			// back; its own workloads are not judged (nor cancelled).
+			c.o.Logger.Error("cannot read an opted-in namespace; its workloads are left as they are", "namespace", ns, "err", err)
+			unread++
+			continue
 		}
-		var os []Object
-		os, err = List(ctx, c.o.Client, ns)
 		for _, o := range os {
 			o.OptedIn = true
 			if !c.o.Act {
@@ -106,9 +114,8 @@ func (c *Controller) Cycle(ctx context.Context) ([]Decision, error) {
 			objs = append(objs, o)
 		}
 	}
-	if err != nil {
-		c.o.Metrics.badCycles.Inc()
-		return nil, err
+	if err := ctx.Err(); err != nil {
+		return nil, err // shutting down: nothing is decided on half a read
 	}
 	if a.Err != nil {
 		c.o.Logger.Warn("the analysis failed: no workload is judged, pending reclaims are held", "err", a.Err)
@@ -131,7 +138,11 @@ func (c *Controller) Cycle(ctx context.Context) ([]Decision, error) {
 	if c.o.Notifier != nil {
 		c.o.Notifier.Update(alerts)
 	}
-	c.o.Metrics.okCycles.Inc()
+	if unread > 0 {
+		c.o.Metrics.partialCycles.Inc()
+	} else {
+		c.o.Metrics.okCycles.Inc()
+	}
 	c.o.Logger.Info("reclaim cycle done", "act", c.o.Act, "workloads", len(objs), "announced", counts[Announce], "pending", counts[Wait],
 		"reclaimed", counts[Reclaim], "cancelled", counts[Cancel], "skipped", counts[Skip])
 	return ds, nil

@@ -33,17 +33,17 @@ var Families = []Family{
 	{SeriesReclaimed, "gauge", "Workloads reclaimed by gpulens and not running again."},
 	{SeriesGPUHours, "counter", "GPU-hours released by reclaimed workloads while they stayed reclaimed."},
 	{SeriesUSD, "counter", "What the GPU-hours released would have cost, in USD, at the prices of the analysis that reclaimed them."},
-	{SeriesCycles, "counter", "Reclaim cycles, by result: success, or failure (the cluster could not be read)."},
+	{SeriesCycles, "counter", "Reclaim cycles, by result: success, partial (an opted-in namespace could not be read; its workloads were left alone) or failure (the opted-in namespaces could not be listed)."},
 	{SeriesDecisions, "gauge", "Workloads of the last cycle by decision: announce, pending, reclaim, cancel, skip, mark-resumed, notify-only."},
 }
 
 // Metrics are the reclaimer's series.
 type Metrics struct {
-	Set                 *metrics.Set
-	gpuHours, usd       *metrics.FloatCounter
-	pending, reclaimed  *metrics.Gauge
-	decisions           map[Action]*metrics.Gauge
-	okCycles, badCycles *metrics.Counter
+	Set                                *metrics.Set
+	gpuHours, usd                      *metrics.FloatCounter
+	pending, reclaimed                 *metrics.Gauge
+	decisions                          map[Action]*metrics.Gauge
+	okCycles, badCycles, partialCycles *metrics.Counter
 }
 
 // NewMetrics registers them in a new set.
@@ -51,7 +51,8 @@ func NewMetrics() *Metrics {
 	s := metrics.NewSet()
 	m := &Metrics{Set: s, gpuHours: s.NewFloatCounter(SeriesGPUHours), usd: s.NewFloatCounter(SeriesUSD),
 		pending: s.NewGauge(SeriesPending, nil), reclaimed: s.NewGauge(SeriesReclaimed, nil), decisions: map[Action]*metrics.Gauge{},
-		okCycles: s.NewCounter(metricname.Of(SeriesCycles, "result", "success")), badCycles: s.NewCounter(metricname.Of(SeriesCycles, "result", "failure"))}
+		okCycles: s.NewCounter(metricname.Of(SeriesCycles, "result", "success")), badCycles: s.NewCounter(metricname.Of(SeriesCycles, "result", "failure")),
+		partialCycles: s.NewCounter(metricname.Of(SeriesCycles, "result", "partial"))}
 	for _, a := range []Action{Announce, Wait, Reclaim, Cancel, Skip, MarkResumed, NotifyOnly} {
 		m.decisions[a] = s.NewGauge(metricname.Of(SeriesDecisions, "decision", string(a)), nil)
 	}

@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -533,5 +534,89 @@ func TestReclaimOneLeader(t *testing.T) {
 	wg.Wait()
 	if len(got) != 1 {
 		t.Errorf("leaders %v, want exactly one", got)
+	}
+}
+
+// TestReclaimLeastPrivilege runs the reclaimer as a ServiceAccount holding
+// exactly reclaim.Verbs: a Role in one opted-in namespace, and the
+// cluster-wide list of namespaces. It acts there, and undo works, with
+// nothing more; every other opted-in namespace on the server is unread,
+// and left alone, and the cycle says it was partial.
+func TestReclaimLeastPrivilege(t *testing.T) {
+	admin := clientFor(t, adminConfig(t))
+	ctx := t.Context()
+	ns := testNamespace(t, admin, "reclaim-rbac", map[string]string{reclaim.NamespaceLabel: reclaim.NamespaceEnabled})
+	createDeployment(t, admin, ns, "nb", 1, nil)
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "gpulens-reclaim", Namespace: ns}}
+	if _, err := admin.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	subject := []rbacv1.Subject{{Kind: "ServiceAccount", Name: sa.Name, Namespace: ns}}
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "gpulens-reclaim", Namespace: ns}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{"apps"}, Resources: []string{"deployments", "statefulsets"}, Verbs: []string{"get", "list", "patch"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"deployments/scale", "statefulsets/scale"}, Verbs: []string{"patch"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"replicasets"}, Verbs: []string{"list"}},
+		{APIGroups: []string{"batch"}, Resources: []string{"jobs", "cronjobs"}, Verbs: []string{"get", "list", "patch"}},
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"list"}},
+		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create"}},
+	}}
+	if _, err := admin.RbacV1().Roles(ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "gpulens-reclaim", Namespace: ns},
+		Subjects: subject, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cr := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: ns + "-namespaces"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"list"}}}}
+	if _, err := admin.RbacV1().ClusterRoles().Create(ctx, cr, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: cr.Name}, Subjects: subject,
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: cr.Name}}
+	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = admin.RbacV1().ClusterRoleBindings().Delete(context.Background(), crb.Name, metav1.DeleteOptions{})
+		_ = admin.RbacV1().ClusterRoles().Delete(context.Background(), cr.Name, metav1.DeleteOptions{})
+	})
+	c := clientFor(t, asServiceAccount(adminConfig(t), ns, sa.Name))
+	// RBAC is cached a moment in the authorizer: wait for the grant.
+	for i := 0; ; i++ {
+		if _, err := c.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{}); err == nil {
+			break
+		} else if i == 50 {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	t0 := time.Now().UTC().Truncate(time.Second).Add(25 * time.Hour)
+	fa := &fakeAnalysis{clock: t0, findings: []findings.Finding{idleFinding(ns, "Deployment", "nb", 0)}}
+	m := reclaim.NewMetrics()
+	ctl := reclaim.New(reclaim.Options{Client: c, Policy: policy(), Analyze: fa.analyze, Act: true, Now: fa.now, Metrics: m})
+	cycle(t, ctl, ns)
+	fa.advance(4 * time.Hour)
+	if ds := cycle(t, ctl, ns); len(ds) != 1 || ds[0].Action != reclaim.Reclaim {
+		t.Fatalf("decisions %+v", ds)
+	}
+	d, _ := admin.AppsV1().Deployments(ns).Get(ctx, "nb", metav1.GetOptions{})
+	if *d.Spec.Replicas != 0 || !hasEvent(t, admin, ns, "nb", reclaim.ReasonReclaimed) {
+		t.Errorf("as the ServiceAccount: replicas %d, events %q", *d.Spec.Replicas, events(t, admin, ns, "nb"))
+	}
+	if _, err := (&reclaim.Actuator{Client: c}).Undo(ctx, reclaim.Ref{Namespace: ns, Kind: "Deployment", Name: "nb"}); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	_ = m.Write(&b)
+	if !strings.Contains(b.String(), `gpulens_reclaim_actions_total{action="reclaim",result="success"} 1`) ||
+		strings.Contains(b.String(), `,result="failure"`) {
+		t.Errorf("metrics:\n%s", b.String())
+	}
+	// Other tests' opted-in namespaces are on this server, and this
+	// account reads none of them.
+	if !strings.Contains(b.String(), `gpulens_reclaim_cycles_total{result="partial"} 2`) {
+		t.Errorf("want two partial cycles:\n%s", b.String())
 	}
 }
