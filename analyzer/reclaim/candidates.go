@@ -59,8 +59,8 @@ type Object struct {
 	Annotations map[string]string
 	// OptedIn says its namespace carries NamespaceLabel=NamespaceEnabled.
 	OptedIn bool
-	// Nodes are the nodes its pods run on now.
-	Nodes []string
+	// Nodes are the nodes its pods run on now, and Pods those pods.
+	Nodes, Pods []string
 	// ActiveJobs are a CronJob's running Jobs (status.active): suspending
 	// the CronJob stops new ones, suspending these releases the GPUs.
 	ActiveJobs []string
@@ -260,6 +260,22 @@ func decide(p Policy, a Analysis, o Object, fs []findings.Finding, now time.Time
 	for _, n := range nodes {
 		if n != "" && a.Stale[n] {
 			return hold("the data of node " + n + " stops before the window's end (its exporter or the store is down)")
+		}
+	}
+	// A pod of it that the analysis never saw (its node's exporter down
+	// the whole window, or a pod too new) may be the busy one.
+	seen := map[string]bool{}
+	for _, f := range fs {
+		for _, pod := range f.Pods {
+			seen[pod] = true
+		}
+		if f.Pod != "" {
+			seen[f.Pod] = true
+		}
+	}
+	for _, pod := range o.Pods {
+		if len(fs) > 0 && !seen[pod] {
+			return hold("pod " + pod + " runs without GPU data in the analysis (its node's exporter down, or the pod too new)")
 		}
 	}
 	ev, why := idle(p, a, fs)

@@ -69,6 +69,14 @@ func TestDecide(t *testing.T) {
 		{"analysis window short", func(_ *Object, a *Analysis) { a.Window = 12 * time.Hour }, 1, Skip, "analysis window 12h is shorter than idle.for 1d", time.Time{}},
 		{"owner from pod names", func(_ *Object, a *Analysis) { a.Findings[0].WorkloadSource = findings.SourcePodName }, 1, Skip, "its owner was found by pod-name, not read from the API server", time.Time{}},
 		{"gaps in the window", func(_ *Object, a *Analysis) { a.Findings[0].Evidence["coverage"] = 0.9 }, 1, Skip, "held, with data, for 90% of the 1d window (want 95%): idle for all of it is not established", time.Time{}},
+		{"a pod the analysis never saw", func(o *Object, a *Analysis) {
+			o.Pods = []string{"nb-7c9-a", "nb-7c9-b"}
+			a.Findings[0].Pods = []string{"nb-7c9-a"}
+		}, 1, Skip, "pod nb-7c9-b runs without GPU data in the analysis (its node's exporter down, or the pod too new)", time.Time{}},
+		{"every pod seen", func(o *Object, a *Analysis) {
+			o.Pods = []string{"nb-7c9-a", "nb-7c9-b"}
+			a.Findings[0].Pods = []string{"nb-7c9-b", "nb-7c9-a"}
+		}, 1, Announce, "idle", now.Add(4 * time.Hour)},
 		{"reclaimed and still at zero", func(o *Object, _ *Analysis) {
 			o.Annotations[ReclaimedAtAnnotation], o.Replicas = ago(2*time.Hour), 0
 		}, 1, Skip, "reclaimed at 2026-12-07T10:00:00Z", time.Time{}},

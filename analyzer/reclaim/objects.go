@@ -163,7 +163,12 @@ func List(ctx context.Context, c kubernetes.Interface, ns string) ([]Object, err
 		if top, ok := owner[uid]; ok {
 			uid = top
 		}
-		if i, ok := byUID[uid]; ok && !slices.Contains(out[i].Nodes, p.Spec.NodeName) {
+		i, ok := byUID[uid]
+		if !ok {
+			continue
+		}
+		out[i].Pods = append(out[i].Pods, p.Name)
+		if !slices.Contains(out[i].Nodes, p.Spec.NodeName) {
 			out[i].Nodes = append(out[i].Nodes, p.Spec.NodeName)
 		}
 	}
