@@ -76,8 +76,15 @@ func parsePolicy(p *Policy, data []byte, file string) error {
 		}
 	}
 	probs := p.problems()
-	// A key the file set comes before one whose default merely clashes
-	// with it (that one has no line of its own).
+	for i, pr := range probs {
+		// A default that clashes with a key the file set is said of
+		// that key, at its line.
+		if lines[pr.key] == 0 && pr.alt != nil && lines[pr.alt.key] > 0 {
+			probs[i] = *pr.alt
+		}
+	}
+	// A key the file set comes before a default's problem (that one has
+	// no line of its own).
 	slices.SortStableFunc(probs, func(a, b problem) int { return cmp.Compare(min(1, lines[b.key]), min(1, lines[a.key])) })
 	for _, pr := range probs {
 		return &criteria.FileError{File: file, Line: lines[pr.key], Key: pr.key, Msg: pr.msg}
@@ -135,7 +142,12 @@ func field(v reflect.Value, name string) (reflect.Value, bool) {
 	return reflect.Value{}, false
 }
 
-type problem struct{ key, msg string }
+// problem is a key's value that is wrong; alt says it of the other key
+// of a clash, for when the file set that one and not this.
+type problem struct {
+	key, msg string
+	alt      *problem
+}
 
 // problems are the values that would make a reclaim unsafe or
 // meaningless.
@@ -143,27 +155,29 @@ func (p *Policy) problems() []problem {
 	var out []problem
 	ratio := func(key string, v float64, allowZero bool) {
 		if !(v <= 1) || v < 0 || (!allowZero && v == 0) {
-			out = append(out, problem{key, fmt.Sprintf("%v is not a ratio in (0, 1]", v)})
+			out = append(out, problem{key: key, msg: fmt.Sprintf("%v is not a ratio in (0, 1]", v)})
 		}
 	}
 	ratio("idle.max_avg_utilization", p.Idle.MaxAvgUtilization, true)
 	ratio("idle.max_p95_utilization", p.Idle.MaxP95Utilization, true)
 	ratio("idle.min_coverage", p.Idle.MinCoverage, false)
 	if p.Idle.MaxP95Utilization < p.Idle.MaxAvgUtilization {
-		out = append(out, problem{"idle.max_p95_utilization", fmt.Sprintf("%v is below idle.max_avg_utilization (%v): a p95 is never below its average", p.Idle.MaxP95Utilization, p.Idle.MaxAvgUtilization)})
+		out = append(out, problem{"idle.max_p95_utilization", fmt.Sprintf("%v is below idle.max_avg_utilization (%v): a p95 is never below its average", p.Idle.MaxP95Utilization, p.Idle.MaxAvgUtilization),
+			&problem{key: "idle.max_avg_utilization", msg: fmt.Sprintf("%v is above idle.max_p95_utilization (%v): a p95 is never below its average", p.Idle.MaxAvgUtilization, p.Idle.MaxP95Utilization)}})
 	}
 	if p.Idle.For < time.Hour {
-		out = append(out, problem{"idle.for", fmt.Sprintf("%s: want at least 1h; a shorter window takes a pause for idleness", promdur.Format(p.Idle.For))})
+		out = append(out, problem{key: "idle.for", msg: fmt.Sprintf("%s: want at least 1h; a shorter window takes a pause for idleness", promdur.Format(p.Idle.For))})
 	}
 	if p.GracePeriod < time.Minute {
-		out = append(out, problem{"grace_period", fmt.Sprintf("%s: want at least 1m; a reclaim is announced before it happens", promdur.Format(p.GracePeriod))})
+		out = append(out, problem{key: "grace_period", msg: fmt.Sprintf("%s: want at least 1m; a reclaim is announced before it happens", promdur.Format(p.GracePeriod))})
 	} else if p.GracePeriod >= p.Idle.For {
 		// The analysis at the end of the grace period must cover all of
 		// it, so that activity in it is seen and cancels the reclaim.
-		out = append(out, problem{"grace_period", fmt.Sprintf("%s: want less than idle.for (%s)", promdur.Format(p.GracePeriod), promdur.Format(p.Idle.For))})
+		out = append(out, problem{"grace_period", fmt.Sprintf("%s: want less than idle.for (%s)", promdur.Format(p.GracePeriod), promdur.Format(p.Idle.For)),
+			&problem{key: "idle.for", msg: fmt.Sprintf("%s: want more than grace_period (%s)", promdur.Format(p.Idle.For), promdur.Format(p.GracePeriod))}})
 	}
 	if p.MaxActionsPerHour < 1 {
-		out = append(out, problem{"max_actions_per_hour", fmt.Sprintf("%d: want at least 1 (dry run is the way to act on nothing)", p.MaxActionsPerHour)})
+		out = append(out, problem{key: "max_actions_per_hour", msg: fmt.Sprintf("%d: want at least 1 (dry run is the way to act on nothing)", p.MaxActionsPerHour)})
 	}
 	slices.SortStableFunc(out, func(a, b problem) int { return cmp.Compare(a.key, b.key) })
 	return out

@@ -27,9 +27,10 @@ func TestLoadPolicy(t *testing.T) {
 		{"grace not below window", "idle:\n  for: 4h\ngrace_period: 4h\n", "%s:3: grace_period: 4h: want less than idle.for (4h)"},
 		// The file sets idle.for; the grace period's default clashes with
 		// it, and the key the file set is the one named, with its line.
-		{"window below default grace", "idle:\n  for: 3h\n", "%s:0: grace_period: 4h: want less than idle.for (3h)"},
+		{"window below default grace", "idle:\n  for: 3h\n", "%s:2: idle.for: 3h: want more than grace_period (4h)"},
 		{"ratio", "idle:\n  max_avg_utilization: 2\n", "%s:2: idle.max_avg_utilization: 2 is not a ratio in (0, 1]"},
-		{"p95 below avg", "idle:\n  max_avg_utilization: 0.1\n", "%s:0: idle.max_p95_utilization: 0.05 is below idle.max_avg_utilization (0.1): a p95 is never below its average"},
+		{"p95 below avg", "idle:\n  max_avg_utilization: 0.1\n", "%s:2: idle.max_avg_utilization: 0.1 is above idle.max_p95_utilization (0.05): a p95 is never below its average"},
+		{"p95 set below avg", "idle:\n  max_p95_utilization: 0.01\n", "%s:2: idle.max_p95_utilization: 0.01 is below idle.max_avg_utilization (0.02): a p95 is never below its average"},
 		{"rate", "max_actions_per_hour: 0\n", "%s:1: max_actions_per_hour: 0: want at least 1 (dry run is the way to act on nothing)"},
 		{"not a number", "max_actions_per_hour: many\n", `%s:1: max_actions_per_hour: want a int, got "many"`},
 		{"a list", "idle: [1]\n", "%s:1: idle: want a mapping"},
