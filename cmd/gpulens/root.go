@@ -87,7 +87,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	})
 	root.AddGroup(&cobra.Group{ID: "basic", Title: "Basic Commands:"},
 		&cobra.Group{ID: "other", Title: "Other Commands:"})
-	for _, c := range []*cobra.Command{newDemoCmd(), newReportCmd(), newRecommendCmd(), newPlanCmd(), newQuotaCmd(), newServeCmd(), newDashboardsCmd(), newVersionCmd()} {
+	for _, c := range []*cobra.Command{newDemoCmd(), newReportCmd(), newRecommendCmd(), newPlanCmd(), newQuotaCmd(), newServeCmd(), newReclaimCmd(), newDashboardsCmd(), newVersionCmd()} {
 		root.AddCommand(c)
 		// pflag writes a deprecated flag's warning to its own output,
 		// os.Stderr unless told: the command's stderr, like its errors.

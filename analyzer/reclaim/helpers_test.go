@@ -1,0 +1,5 @@
+package reclaim
+
+import "fmt"
+
+func sprintf(format, path string) string { return fmt.Sprintf(format, path) }

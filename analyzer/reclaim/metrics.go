@@ -1,0 +1,88 @@
+package reclaim
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"strings"
+
+	"github.com/VictoriaMetrics/metrics"
+
+	"github.com/gpulens/gpulens/analyzer/metricname"
+)
+
+// The reclaimer's series (docs/METRICS.md, "gpulens reclaim").
+const (
+	SeriesActions   = "gpulens_reclaim_actions_total"
+	SeriesPending   = "gpulens_reclaim_pending"
+	SeriesReclaimed = "gpulens_reclaim_workloads_reclaimed"
+	SeriesGPUHours  = "gpulens_reclaim_gpu_hours_total"
+	SeriesUSD       = "gpulens_reclaim_usd_total"
+	SeriesCycles    = "gpulens_reclaim_cycles_total"
+	SeriesDecisions = "gpulens_reclaim_decisions"
+)
+
+// Family is one of the reclaimer's families, with its HELP and TYPE.
+type Family struct{ Name, Type, Help string }
+
+// Families lists every family the reclaimer exposes; a test keeps
+// docs/METRICS.md in step.
+var Families = []Family{
+	{SeriesActions, "counter", "Actions taken on workloads, by action (announce, cancel, reclaim, mark-resumed) and result (success, failure, dry-run)."},
+	{SeriesPending, "gauge", "Reclaims announced and not yet done nor cancelled."},
+	{SeriesReclaimed, "gauge", "Workloads reclaimed by gpulens and not running again."},
+	{SeriesGPUHours, "counter", "GPU-hours released by reclaimed workloads while they stayed reclaimed."},
+	{SeriesUSD, "counter", "What the GPU-hours released would have cost, in USD, at the prices of the analysis that reclaimed them."},
+	{SeriesCycles, "counter", "Reclaim cycles, by result: success, partial (an opted-in namespace could not be read; its workloads were left alone) or failure (the opted-in namespaces could not be listed)."},
+	{SeriesDecisions, "gauge", "Workloads of the last cycle by decision: announce, pending, reclaim, cancel, skip, mark-resumed, notify-only."},
+}
+
+// Metrics are the reclaimer's series.
+type Metrics struct {
+	Set                                *metrics.Set
+	gpuHours, usd                      *metrics.FloatCounter
+	pending, reclaimed                 *metrics.Gauge
+	decisions                          map[Action]*metrics.Gauge
+	okCycles, badCycles, partialCycles *metrics.Counter
+}
+
+// NewMetrics registers them in a new set.
+func NewMetrics() *Metrics {
+	s := metrics.NewSet()
+	m := &Metrics{Set: s, gpuHours: s.NewFloatCounter(SeriesGPUHours), usd: s.NewFloatCounter(SeriesUSD),
+		pending: s.NewGauge(SeriesPending, nil), reclaimed: s.NewGauge(SeriesReclaimed, nil), decisions: map[Action]*metrics.Gauge{},
+		okCycles: s.NewCounter(metricname.Of(SeriesCycles, "result", "success")), badCycles: s.NewCounter(metricname.Of(SeriesCycles, "result", "failure")),
+		partialCycles: s.NewCounter(metricname.Of(SeriesCycles, "result", "partial"))}
+	for _, a := range []Action{Announce, Wait, Reclaim, Cancel, Skip, MarkResumed, NotifyOnly} {
+		m.decisions[a] = s.NewGauge(metricname.Of(SeriesDecisions, "decision", string(a)), nil)
+	}
+	return m
+}
+
+func (m *Metrics) action(a Action, result string) {
+	m.Set.GetOrCreateCounter(metricname.Of(SeriesActions, "action", string(a), "result", result)).Inc()
+}
+
+// Write writes the series with HELP and TYPE before each family.
+func (m *Metrics) Write(w io.Writer) error {
+	var buf bytes.Buffer
+	m.Set.WritePrometheus(&buf)
+	help := map[string]Family{}
+	for _, f := range Families {
+		help[f.Name] = f
+	}
+	bw := bufio.NewWriter(w)
+	prev := ""
+	for line := range strings.Lines(buf.String()) {
+		fam := line
+		if i := strings.IndexAny(line, "{ "); i >= 0 {
+			fam = line[:i]
+		}
+		if f, ok := help[fam]; ok && fam != prev {
+			bw.WriteString("# HELP " + f.Name + " " + f.Help + "\n# TYPE " + f.Name + " " + f.Type + "\n")
+		}
+		prev = fam
+		bw.WriteString(line)
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/gpulens/gpulens/analyzer/inventory/kube"
+	"github.com/gpulens/gpulens/analyzer/reclaim"
+	"github.com/gpulens/gpulens/analyzer/session"
+	"github.com/gpulens/gpulens/internal/promdur"
+)
+
+func newReclaimCmd() *cobra.Command {
+	var (
+		src                  sourceFlags
+		cfg                  reclaim.Config
+		logLevel, kubeconfig string
+	)
+	c := &cobra.Command{Use: "reclaim", GroupID: "basic", Args: cobra.NoArgs, Long: help("reclaim"),
+		Short: "Release GPUs idle past a policy, in opted-in namespaces: announced, reversible, dry run unless --act",
+		RunE: func(c *cobra.Command, _ []string) error {
+			logger, err := newLogger(logLevel, c.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			cfg.Open = func(ctx context.Context, window time.Duration) (*session.Session, error) {
+				src.Since = promdur.Format(window)
+				sc, err := src.config(time.Now(), logger, nil)
+				if err != nil {
+					return nil, err
+				}
+				sc.EndAtLastSample = false // now is judged; a store that stopped is stale
+				return src.openConfig(ctx, sc)
+			}
+			if cfg.Client, err = kubeClient(src.Kubeconfig); err != nil {
+				return err
+			}
+			cfg.Identity, _ = os.Hostname()
+			cfg.Logger = logger
+			err = reclaim.Run(c.Context(), cfg)
+			if ce := (*reclaim.ConfigError)(nil); errors.As(err, &ce) {
+				return usageError{ce.Err}
+			}
+			return err
+		}}
+	src.register(c.Flags())
+	cfg.RegisterFlags(c.Flags())
+	_ = c.Flags().MarkHidden("since") // the policy's idle.for: idle for all of the window
+	c.Flags().StringVar(&logLevel, "log.level", "info", "Log level: debug, info, warn or error")
+	undo := &cobra.Command{Use: "undo NAMESPACE/KIND/NAME", Args: cobra.ExactArgs(1), Short: "Restore a reclaimed workload's replicas, or resume it",
+		RunE: func(c *cobra.Command, args []string) error {
+			ref, err := reclaim.ParseRef(args[0])
+			if err != nil {
+				return usageError{err}
+			}
+			client, err := kubeClient(kubeconfig)
+			if err != nil {
+				return err
+			}
+			if _, err = (&reclaim.Actuator{Client: client, Identity: "gpulens-reclaim-undo"}).Undo(c.Context(), ref); err == nil {
+				_, err = fmt.Fprintf(c.OutOrStdout(), "%s restored\n", ref)
+			}
+			return err
+		}}
+	undo.Flags().StringVar(&kubeconfig, "kubeconfig", "", "Kubeconfig file (default: in-cluster, $KUBECONFIG or ~/.kube/config)")
+	c.AddCommand(undo)
+	return c
+}
+
+func kubeClient(kubeconfig string) (kubernetes.Interface, error) {
+	c, err := kube.NewClient(kube.Options{Kubeconfig: kubeconfig})
+	if err != nil {
+		return nil, exitError{exitNoCluster, err}
+	}
+	return c, nil
+}
