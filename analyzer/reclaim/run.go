@@ -2,7 +2,6 @@ package reclaim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/notify"
 	"github.com/gpulens/gpulens/analyzer/session"
+	"github.com/gpulens/gpulens/internal/leaderlease"
 )
 
 // Config is what `gpulens reclaim` runs with: its flags, parsed.
@@ -108,9 +108,9 @@ func Run(ctx context.Context, c Config) error {
 		ctl.Run(ctx, c.Interval)
 		return nil
 	}
-	err = Lead(ctx, c.Client, c.LeaseNamespace, c.LeaseName, c.Identity, func(ctx context.Context) { ctl.Run(ctx, c.Interval) })
-	if err == nil && ctx.Err() == nil {
-		err = errors.New("lost the leader Lease; exiting so that a fresh start campaigns again")
-	}
-	return err
+	// One leader acts; a replica that loses the Lease stops its cycle
+	// and campaigns again (internal/leaderlease releases the Lease only
+	// after the cycle has returned, so two never act at once).
+	return leaderlease.Run(ctx, leaderlease.Config{Client: c.Client, Namespace: c.LeaseNamespace, Name: c.LeaseName,
+		Identity: c.Identity, Logger: c.Logger}, func(ctx context.Context) { ctl.Run(ctx, c.Interval) })
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +13,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory/kube"
 	"github.com/gpulens/gpulens/analyzer/reclaim"
 	"github.com/gpulens/gpulens/analyzer/session"
+	"github.com/gpulens/gpulens/internal/leaderlease"
 	"github.com/gpulens/gpulens/internal/promdur"
 )
 
@@ -29,6 +30,10 @@ func newReclaimCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if len(src.Contexts) > 1 || src.AllContexts {
+				// The writes go to one API server; one reclaimer runs per cluster.
+				return usageError{errors.New("reclaim acts on one cluster: give at most one --context (run one reclaimer per cluster)")}
+			}
 			cfg.Open = func(ctx context.Context, window time.Duration) (*session.Session, error) {
 				src.Since = promdur.Format(window)
 				sc, err := src.config(time.Now(), logger, nil)
@@ -38,10 +43,16 @@ func newReclaimCmd() *cobra.Command {
 				sc.EndAtLastSample = false // now is judged; a store that stopped is stale
 				return src.openConfig(ctx, sc)
 			}
-			if cfg.Client, err = kubeClient(src.Kubeconfig); err != nil {
+			var kctx string
+			if len(src.Contexts) == 1 {
+				kctx, _, _ = strings.Cut(src.Contexts[0], "=") // CONTEXT=CLUSTER names the cluster, not the context
+			}
+			if cfg.Client, err = kubeClient(src.Kubeconfig, kctx); err != nil {
 				return err
 			}
-			cfg.Identity, _ = os.Hostname()
+			if cfg.Identity, err = leaderlease.Identity(); err != nil {
+				return err
+			}
 			cfg.Logger = logger
 			err = reclaim.Run(c.Context(), cfg)
 			if ce := (*reclaim.ConfigError)(nil); errors.As(err, &ce) {
@@ -59,7 +70,7 @@ func newReclaimCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			client, err := kubeClient(kubeconfig)
+			client, err := kubeClient(kubeconfig, "")
 			if err != nil {
 				return err
 			}
@@ -73,8 +84,8 @@ func newReclaimCmd() *cobra.Command {
 	return c
 }
 
-func kubeClient(kubeconfig string) (kubernetes.Interface, error) {
-	c, err := kube.NewClient(kube.Options{Kubeconfig: kubeconfig})
+func kubeClient(kubeconfig, context string) (kubernetes.Interface, error) {
+	c, err := kube.NewClient(kube.Options{Kubeconfig: kubeconfig, Context: context})
 	if err != nil {
 		return nil, exitError{exitNoCluster, err}
 	}

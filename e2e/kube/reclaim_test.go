@@ -20,6 +20,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/notify"
 	"github.com/gpulens/gpulens/analyzer/reclaim"
+	"github.com/gpulens/gpulens/internal/leaderlease"
 	"github.com/gpulens/gpulens/internal/testenv"
 )
 
@@ -516,7 +517,7 @@ func TestReclaimOneLeader(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, id := range []string{"a", "b"} {
 		wg.Go(func() {
-			_ = reclaim.Lead(ctx, c, ns, "gpulens-reclaim", id, func(ctx context.Context) {
+			_ = leaderlease.Run(ctx, leaderlease.Config{Client: c, Namespace: ns, Name: "gpulens-reclaim", Identity: id}, func(ctx context.Context) {
 				mu.Lock()
 				leaders = append(leaders, id)
 				mu.Unlock()
