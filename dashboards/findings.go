@@ -67,6 +67,7 @@ func findingsDashboard(s chart) spec {
 					hidden:  []string{"Value #A", "Value #C", "__name__", "job", "instance"},
 					renames: map[string]string{"kind": "Kind", "summary": "Summary", "gpu_uuid": "GPU", "Value #B": "Savings / month"}},
 			}},
+			reclaimRow(),
 			{"Teams", []panel{
 				{kind: timeSeries, title: "Team GPU-hours by state", unit: "short", w: 12, h: 8, stacked: true,
 					desc:    "GPU-hours of each team in the analyzed window: used and idle, stacked to the hours allocated.",

@@ -32,6 +32,19 @@ const (
 	SeriesServeStateWriteFailures   = "gpulens_serve_state_write_failures_total"
 )
 
+// The series gpulens reclaim exposes (analyzer/reclaim.Families gives each
+// its type and help; docs/METRICS.md documents them); the findings
+// dashboard's Reclaim row reads them.
+const (
+	SeriesReclaimActions   = "gpulens_reclaim_actions_total"
+	SeriesReclaimPending   = "gpulens_reclaim_pending"
+	SeriesReclaimReclaimed = "gpulens_reclaim_workloads_reclaimed"
+	SeriesReclaimGPUHours  = "gpulens_reclaim_gpu_hours_total"
+	SeriesReclaimUSD       = "gpulens_reclaim_usd_total"
+	SeriesReclaimCycles    = "gpulens_reclaim_cycles_total"
+	SeriesReclaimDecisions = "gpulens_reclaim_decisions"
+)
+
 // DefaultClusterLabel is the label a store shared by several clusters
 // names each series' cluster by: the external label that Thanos, Mimir and
 // the Prometheus Operator's examples add (prometheus.prometheusSpec.

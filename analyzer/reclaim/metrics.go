@@ -9,17 +9,18 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/gpulens/gpulens/analyzer/metricname"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // The reclaimer's series (docs/METRICS.md, "gpulens reclaim").
 const (
-	SeriesActions   = "gpulens_reclaim_actions_total"
-	SeriesPending   = "gpulens_reclaim_pending"
-	SeriesReclaimed = "gpulens_reclaim_workloads_reclaimed"
-	SeriesGPUHours  = "gpulens_reclaim_gpu_hours_total"
-	SeriesUSD       = "gpulens_reclaim_usd_total"
-	SeriesCycles    = "gpulens_reclaim_cycles_total"
-	SeriesDecisions = "gpulens_reclaim_decisions"
+	SeriesActions   = vocab.SeriesReclaimActions
+	SeriesPending   = vocab.SeriesReclaimPending
+	SeriesReclaimed = vocab.SeriesReclaimReclaimed
+	SeriesGPUHours  = vocab.SeriesReclaimGPUHours
+	SeriesUSD       = vocab.SeriesReclaimUSD
+	SeriesCycles    = vocab.SeriesReclaimCycles
+	SeriesDecisions = vocab.SeriesReclaimDecisions
 )
 
 // Family is one of the reclaimer's families, with its HELP and TYPE.
