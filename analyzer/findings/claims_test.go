@@ -2,15 +2,17 @@ package findings
 
 import (
 	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
-	"os"
-	"strings"
-	"testing"
-	"time"
+	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/query"
@@ -38,12 +40,12 @@ func TestDRAWorkloads(t *testing.T) {
 			}
 			f := r.Findings[0]
 			const claim = "ml/infer-7d9f8c6b5-x2k9q-gpu-m4t7w"
-			if f.Kind != criteria.KindUnderusedGPU || f.Workload != "infer" || f.AllocationPath != signals.AllocationPathDRA ||
+			if f.Kind != criteria.KindUnderusedGPU || f.Workload != "infer" || f.AllocationPath != vocab.AllocationPathDRA ||
 				len(f.Claims) != 1 || f.Claims[0] != claim || !strings.Contains(f.Summary, "allocated through ResourceClaim "+claim) {
 				t.Errorf("finding %+v", f)
 			}
 			rec := f.Recommendation
-			if rec == nil || rec.Patch != nil || rec.Allocation != signals.AllocationPathDRA || rec.Claim != "ResourceClaim "+claim || len(rec.Notes) == 0 {
+			if rec == nil || rec.Patch != nil || rec.Allocation != vocab.AllocationPathDRA || rec.Claim != "ResourceClaim "+claim || len(rec.Notes) == 0 {
 				t.Errorf("recommendation %+v, want no limits patch, the claim and a note", rec)
 			}
 			// Its sizes are the driver's device classes, not the device

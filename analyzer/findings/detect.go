@@ -2,10 +2,11 @@ package findings
 
 import (
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/signals"
 	"math"
 	"strings"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
@@ -24,7 +25,7 @@ func Detect(res *fleet.Result, inv *inventory.Inventory, cfg criteria.Config, pr
 			d.gpus[res.GPUs[i].GPUKey] = &res.GPUs[i]
 		}
 		d.readClusterSharing()
-		if fields, ok := res.Missing[signals.SignalThermal]; ok {
+		if fields, ok := res.Missing[vocab.SignalThermal]; ok {
 			d.skip(criteria.KindThermal, "needs "+strings.Join(fields, " or ")+", which the data lacks (the GPU Operator's default counters file, dcp-metrics-included.csv, leaves it out)")
 		}
 		for _, w := range res.Workloads {

@@ -3,11 +3,12 @@ package findings
 import (
 	"cmp"
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/signals"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
@@ -89,7 +90,7 @@ func (d *detector) gpu(g fleet.GPU) {
 		d.add(f)
 	}
 	d.unallocatedCapacity(g, base)
-	if sharing, cluster, fromCluster := d.sharingOf(g); sharing == signals.SharingTimeSlicing || sharing == signals.SharingMPS {
+	if sharing, cluster, fromCluster := d.sharingOf(g); sharing == vocab.SharingTimeSlicing || sharing == vocab.SharingMPS {
 		d.oomRisk(g, sharing, cluster, fromCluster, base)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/internal/safetext"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // podUse is one pod's allocations of a workload, pooled.
@@ -69,7 +69,7 @@ var replicated = map[string]bool{"StatefulSet": true, "Deployment": true, "Repli
 // Shared GPUs are left whole: a tenant's figures there may be the
 // device's (deviceFiguresAny), so one tenant's idleness is not its own.
 func (d *detector) splitIdleReplicas(w fleet.Workload, owner workload.Ref, team, src string) fleet.Workload {
-	if len(w.Pods) < 2 || !replicated[owner.Kind] || (w.Sharing != signals.SharingNone && w.Sharing != signals.SharingMIG) {
+	if len(w.Pods) < 2 || !replicated[owner.Kind] || (w.Sharing != vocab.SharingNone && w.Sharing != vocab.SharingMIG) {
 		return w
 	}
 	pods := d.podsOf(w)
@@ -219,7 +219,7 @@ func (d *detector) idleReplica(w fleet.Workload, owner workload.Ref, team, src s
 			f.Summary += " (scaling the StatefulSet down would remove its highest ordinal, a busy replica, not this one)"
 		}
 	}
-	if w.AllocationPath == signals.AllocationPathDRA {
+	if w.AllocationPath == vocab.AllocationPathDRA {
 		f.Summary += " (" + throughClaims(f.Claims) + ")"
 	}
 	f.Recommendation = rec

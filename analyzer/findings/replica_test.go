@@ -14,7 +14,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/exporter/sim"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // replicatedResult is one workload of kind/name whose pods each hold a whole
@@ -259,10 +259,10 @@ func TestIdleReplicaThroughDRA(t *testing.T) {
 	pods := []string{"llm-serve-0", "llm-serve-1", "llm-serve-2", "llm-serve-3"}
 	res := replicatedResult("StatefulSet", "llm-serve", pods, []float64{0.30, 0.30, 0.30, 0.005})
 	w := &res.Workloads[0]
-	w.AllocationPath = signals.AllocationPathDRA
+	w.AllocationPath = vocab.AllocationPathDRA
 	for i := range res.Allocations {
 		a := &res.Allocations[i]
-		a.AllocationPath, a.Claim = signals.AllocationPathDRA, fleet.ClaimRef{Namespace: "serving", Name: a.Pod + "-gpu"}
+		a.AllocationPath, a.Claim = vocab.AllocationPathDRA, fleet.ClaimRef{Namespace: "serving", Name: a.Pod + "-gpu"}
 		w.Claims = append(w.Claims, a.Claim)
 	}
 	r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())

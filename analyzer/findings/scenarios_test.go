@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/gpulens/gpulens/signals/dcgm"
-	"github.com/gpulens/gpulens/signals/native"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,6 +12,10 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	fleetmodel "github.com/gpulens/gpulens/analyzer/fleet"
@@ -545,11 +547,11 @@ func clusterOf(tainted bool, noQuota string, cpuPodNamespace ...string) func(*si
 		for _, sn := range s.Nodes {
 			devs := devicesOf(s, sn.Name)
 			node := inventory.Node{Name: sn.Name, Product: devs[0].Model, Count: sn.GPUs,
-				Capacity: map[string]int64{"nvidia.com/gpu": int64(sn.GPUs)}, SharingStrategy: signals.SharingNone, Replicas: 1}
+				Capacity: map[string]int64{"nvidia.com/gpu": int64(sn.GPUs)}, SharingStrategy: vocab.SharingNone, Replicas: 1}
 			// GPU Feature Discovery's labels: the node's time-slicing or
 			// MPS strategy and replicas.
 			for _, sh := range sn.Sharing {
-				if sh.Mode == signals.SharingTimeSlicing || sh.Mode == signals.SharingMPS {
+				if sh.Mode == vocab.SharingTimeSlicing || sh.Mode == vocab.SharingMPS {
 					node.SharingStrategy, node.Replicas = sh.Mode, sh.Replicas
 				}
 			}

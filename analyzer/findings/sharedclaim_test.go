@@ -15,8 +15,8 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/exporter/sim"
-	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestSharedClaim is issue 47: a week of testdata/sharing/
@@ -97,7 +97,7 @@ func TestSharedClaim(t *testing.T) {
 					t.Fatalf("cluster %v: %d OOM-risk findings, want 1:\n%s", cluster, len(ooms), summaries(r))
 				}
 				f := ooms[0]
-				if f.GPUUUID != uuids[0] || f.Sharing != SharingSharedClaim || f.AllocationPath != signals.AllocationPathDRA ||
+				if f.GPUUUID != uuids[0] || f.Sharing != SharingSharedClaim || f.AllocationPath != vocab.AllocationPathDRA ||
 					!slices.Equal(f.Claims, []string{ns + "/" + claim}) || !slices.Equal(f.Pods, pods) ||
 					f.Namespace != ns || f.Workload != "vllm" || f.WorkloadKind != "Deployment" || f.Severity != Warning {
 					t.Errorf("cluster %v: finding %+v", cluster, f)
@@ -140,7 +140,7 @@ func TestSharedClaim(t *testing.T) {
 					t.Errorf("cluster %v: cost %.2f savings %.2f, want %.2f and %.2f", cluster, f.MonthlyCostUSD, f.MonthlySavingsUSD, wantCost, wantSavings)
 				}
 				rec := f.Recommendation
-				if rec == nil || rec.Action != recommend.ActionClaimPerPod || rec.Allocation != signals.AllocationPathDRA ||
+				if rec == nil || rec.Action != recommend.ActionClaimPerPod || rec.Allocation != vocab.AllocationPathDRA ||
 					rec.Claim != "ResourceClaim "+ns+"/"+claim || rec.CurrentShare != 1 || rec.RecommendedShare != 2 || !rec.Reliability ||
 					strings.HasPrefix(rec.From, "nvidia.com/") || strings.HasPrefix(rec.To, "nvidia.com/") || rec.DevicePluginConfig != "" {
 					t.Fatalf("cluster %v: recommendation %+v, want a claim per pod through the claim", cluster, rec)
@@ -189,7 +189,7 @@ spec:
 			// The notebook beside it keeps its own claim and verdict.
 			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 			if f := match(r, want{criteria.KindIdleAllocation, "alice-jupyter", 1, Warning}, uuids); f == nil ||
-				f.AllocationPath != signals.AllocationPathDRA || !slices.Equal(f.Claims, []string{"research/alice-jupyter-gpu"}) {
+				f.AllocationPath != vocab.AllocationPathDRA || !slices.Equal(f.Claims, []string{"research/alice-jupyter-gpu"}) {
 				t.Errorf("notebook: %+v", f)
 			}
 		})
@@ -224,7 +224,7 @@ spec:
 				for _, c := range w.Claims {
 					claims = append(claims, c.String())
 				}
-				if w.AllocationPath != signals.AllocationPathDRA || w.Sharing != signals.SharingNone ||
+				if w.AllocationPath != vocab.AllocationPathDRA || w.Sharing != vocab.SharingNone ||
 					!slices.Equal(claims, []string{ns + "/" + pods[0] + "-gpu", ns + "/" + pods[1] + "-gpu"}) {
 					t.Errorf("workload %+v", w)
 				}
@@ -284,7 +284,7 @@ func sharedClaimCluster(s *sim.Scenario, ns, claim string, pods []string) *inven
 		Namespaces: map[string]inventory.Namespace{ns: {Name: ns, Team: ns}}, Nodes: map[string]inventory.Node{},
 		Claims: map[inventory.ClaimKey]inventory.ResourceClaim{}}
 	node := s.Nodes[0].Name
-	inv.Nodes[node] = inventory.Node{Name: node, Count: s.Nodes[0].GPUs, SharingStrategy: signals.SharingNone, Replicas: 1,
+	inv.Nodes[node] = inventory.Node{Name: node, Count: s.Nodes[0].GPUs, SharingStrategy: vocab.SharingNone, Replicas: 1,
 		Taints: []inventory.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}}}
 	for _, p := range pods {
 		k := inventory.PodKey{Namespace: ns, Name: p}

@@ -3,12 +3,13 @@ package findings
 import (
 	"cmp"
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/signals"
 	"maps"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
@@ -234,7 +235,7 @@ func (d *detector) nodeUse(node string) nodeUse {
 
 // sharedAllocation says a holds a share of its GPU, not the whole of it.
 func sharedAllocation(a fleet.Allocation) bool {
-	return (a.Sharing != "" && a.Sharing != signals.SharingNone) || (a.Share > 0 && a.Share < 1)
+	return (a.Sharing != "" && a.Sharing != vocab.SharingNone) || (a.Share > 0 && a.Share < 1)
 }
 
 // namedHolders names the workloads that hold a node's GPUs now, each with

@@ -2,9 +2,10 @@ package findings
 
 import (
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/signals"
 	"strings"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
@@ -68,7 +69,7 @@ func (d *detector) workload(w fleet.Workload) {
 	}
 	u := recommend.Usage{Workload: owner, Model: w.Model, Sharing: w.Sharing, MIGProfile: w.MIGProfile, Share: w.Share,
 		P95Utilization: w.P95Utilization, P99MemoryBytes: w.P99MemoryBytes, DeviceMemoryBytes: d.deviceMemory(w),
-		Resources: resources, ThroughDRA: w.AllocationPath == signals.AllocationPathDRA, ClaimNames: claimNames(w.Claims)}
+		Resources: resources, ThroughDRA: w.AllocationPath == vocab.AllocationPathDRA, ClaimNames: claimNames(w.Claims)}
 	if d.haveInventory() {
 		u.Claim = d.inv.GPUClaimOf(w.Namespace, w.Pods)
 	}
@@ -80,7 +81,7 @@ func (d *detector) workload(w fleet.Workload) {
 	holding := holdingOf(w)
 	policy := d.cfg.Recommend
 
-	shared := w.Sharing == signals.SharingTimeSlicing || w.Sharing == signals.SharingMPS
+	shared := w.Sharing == vocab.SharingTimeSlicing || w.Sharing == vocab.SharingMPS
 	deviceLoad, deviceKnown := d.deviceLoad(w)
 
 	// Where a tenant's figures are not its own (dcgm-exporter's copies, a
@@ -129,7 +130,7 @@ func (d *detector) workload(w fleet.Workload) {
 		}
 		d.costOf(&f, w, f.Recommendation)
 
-	case w.Sharing == signals.SharingMIG && d.undersized(w, memKnown):
+	case w.Sharing == vocab.SharingMIG && d.undersized(w, memKnown):
 		f.Kind, f.Severity = criteria.KindMIGUndersized, Warning
 		f.Recommendation = recommend.Upsize(u, policy)
 		if memKnown {
@@ -144,7 +145,7 @@ func (d *detector) workload(w fleet.Workload) {
 		}
 		d.costOf(&f, w, f.Recommendation)
 
-	case w.Sharing == signals.SharingMIG && memKnown && recommend.RightSize(u, policy) != nil:
+	case w.Sharing == vocab.SharingMIG && memKnown && recommend.RightSize(u, policy) != nil:
 		f.Kind, f.Severity = criteria.KindMIGOversized, Warning
 		f.Recommendation = recommend.RightSize(u, policy)
 		f.Summary = fmt.Sprintf("%s uses %s of its %s slice (p95 %s, p99 memory %s); %s", subject, pct(w.AvgUtilization), w.MIGProfile, pct(w.P95Utilization), gib(w.P99MemoryBytes), f.Recommendation.Summary)
@@ -163,7 +164,7 @@ func (d *detector) workload(w fleet.Workload) {
 			f.Summary += fmt.Sprintf("; a dedicated GPU costs $%.0f more a month: a reliability fix, not a saving", -f.MonthlySavingsUSD)
 		}
 
-	case w.Sharing == signals.SharingNone && w.AvgUtilization < d.cfg.Underused.MaxAvgUtilization:
+	case w.Sharing == vocab.SharingNone && w.AvgUtilization < d.cfg.Underused.MaxAvgUtilization:
 		f.Kind, f.Severity = criteria.KindUnderusedGPU, Info
 		if memKnown {
 			f.Recommendation = recommend.RightSize(u, policy)
@@ -187,7 +188,7 @@ func (d *detector) workload(w fleet.Workload) {
 			f.Summary += " (" + why + ")"
 		}
 	}
-	if w.AllocationPath == signals.AllocationPathDRA {
+	if w.AllocationPath == vocab.AllocationPathDRA {
 		f.Summary += " (" + throughClaims(f.Claims) + ")"
 	}
 	d.add(f)
@@ -341,10 +342,10 @@ func (d *detector) deviceMemory(w fleet.Workload) float64 {
 func holdingOf(w fleet.Workload) string {
 	m := shortModel(w.Model)
 	switch w.Sharing {
-	case signals.SharingMIG:
+	case vocab.SharingMIG:
 		return fmt.Sprintf("a %s slice of a %s", w.MIGProfile, m)
-	case signals.SharingTimeSlicing, signals.SharingMPS:
-		if w.AllocationPath == signals.AllocationPathDRA && len(w.Claims) == 1 {
+	case vocab.SharingTimeSlicing, vocab.SharingMPS:
+		if w.AllocationPath == vocab.AllocationPathDRA && len(w.Claims) == 1 {
 			// Pods sharing one ResourceClaim: no device plugin time-slices
 			// the GPU (SharingSharedClaim).
 			return fmt.Sprintf("a %s through shared ResourceClaim %s", m, w.Claims[0])

@@ -7,7 +7,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/internal/mig"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // entry is a tenant before scaling, with what it held and used in each
@@ -114,9 +114,9 @@ func (t *Tenant) used(measured bool, util float64) {
 
 func modeOf(x fleet.Allocation) string {
 	switch {
-	case x.AllocationPath == signals.AllocationPathDRA:
+	case x.AllocationPath == vocab.AllocationPathDRA:
 		return ModeDRA
-	case x.Sharing == "" || x.Sharing == signals.SharingNone:
+	case x.Sharing == "" || x.Sharing == vocab.SharingNone:
 		return ModeWhole
 	}
 	return x.Sharing

@@ -11,7 +11,6 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
-	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -319,7 +318,7 @@ func planPool(pool *Pool, pol Policy) PoolPlan {
 				g.Slices = append(g.Slices, pr.Name)
 			}
 			g.Lanes = append(g.Lanes, l.Name())
-			if a.AllocationPath == signals.AllocationPathDRA {
+			if a.AllocationPath == vocab.AllocationPathDRA {
 				g.DRALanes = append(g.DRALanes, l.Name())
 			}
 			pp.Assignments = append(pp.Assignments, a)
@@ -352,7 +351,7 @@ func planPool(pool *Pool, pol Policy) PoolPlan {
 // caller's to set.
 func assignmentOf(l *Lane, gi int, m Mode) Assignment {
 	a := Assignment{Lane: l.Name(), Workload: l.Workload, Pods: l.Pods, GPU: gi, Mode: m, From: l.From,
-		AllocationPath: cmp.Or(l.AllocationPath, signals.AllocationPathDevicePlugin), Claims: l.Claims,
+		AllocationPath: cmp.Or(l.AllocationPath, vocab.AllocationPathDevicePlugin), Claims: l.Claims,
 		Training: l.Training, PeakMemoryBytes: l.stats.peakMem - l.GrowthBytes, P95Load: l.stats.p95Load, GrowthBytes: l.GrowthBytes}
 	switch m {
 	case ModeWhole:

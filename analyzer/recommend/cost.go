@@ -1,10 +1,10 @@
 package recommend
 
 import (
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"math"
 
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/analyzer/criteria"
+
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -21,7 +21,7 @@ func migShare(m criteria.ShareMode, p MIGProfile) float64 {
 // profile's share under mode. measured is the share the exporter reported;
 // it is used when the profile is not in the catalog.
 func Share(model, sharing, migProfile string, measured float64, mode criteria.ShareMode) float64 {
-	if sharing == signals.SharingMIG {
+	if sharing == vocab.SharingMIG {
 		if m, ok := LookupModel(model); ok {
 			if p, ok := m.Profile(migProfile); ok {
 				return migShare(mode, p)

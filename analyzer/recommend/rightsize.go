@@ -3,11 +3,11 @@ package recommend
 import (
 	"cmp"
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"slices"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
+
 	"github.com/gpulens/gpulens/analyzer/dra"
-	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -56,7 +56,7 @@ func RightSize(u Usage, p criteria.Policy) *Recommendation {
 	current := u.currentShare(p.MIGShare)
 	if prof, ok := FitMIG(u, p); ok {
 		to := migShare(p.MIGShare, prof)
-		if to >= current || (u.Sharing == signals.SharingMIG && prof.Name == u.MIGProfile) {
+		if to >= current || (u.Sharing == vocab.SharingMIG && prof.Name == u.MIGProfile) {
 			return nil
 		}
 		r := u.retarget(&Recommendation{
@@ -72,7 +72,7 @@ func RightSize(u Usage, p criteria.Policy) *Recommendation {
 	if m, ok := LookupModel(u.Model); ok && len(m.MIG) > 0 {
 		return nil // MIG-capable, and not even a smaller slice fits
 	}
-	if u.Sharing == signals.SharingMIG {
+	if u.Sharing == vocab.SharingMIG {
 		// A MIG slice of a model whose geometry is unknown: a
 		// time-slicing share of the device would be advice about a GPU
 		// the slice does not have (Unsizable says why).
@@ -114,7 +114,7 @@ func timeSlice(u Usage, p criteria.Policy, current float64) *Recommendation {
 		// api/nvidia.com/resource/v1beta1/sharing.go: TimeSlicing, MPS).
 		return &Recommendation{
 			Action: ActionTimeSlicing, Workload: u.Workload, Summary: summary,
-			Allocation: signals.AllocationPathDRA, Claim: u.Claim.Source(),
+			Allocation: vocab.AllocationPathDRA, Claim: u.Claim.Source(),
 			From: req.Device(), To: fmt.Sprintf("%s shared %d ways", req.Device(), best),
 			CurrentShare: current, RecommendedShare: 1 / float64(best),
 			Notes: []string{fmt.Sprintf("through DRA, pods share a GPU by naming one ResourceClaim (with the driver's GpuConfig sharing strategy TimeSlicing): "+
@@ -126,8 +126,8 @@ func timeSlice(u Usage, p criteria.Policy, current float64) *Recommendation {
 	r := u.retarget(&Recommendation{
 		Action: ActionTimeSlicing, Workload: u.Workload, Summary: summary,
 		CurrentShare: current, RecommendedShare: 1 / float64(best),
-		DevicePluginConfig: timeSlicingConfig(signals.SharingTimeSlicing, best),
-		Sharing:            sharingOf(signals.SharingTimeSlicing, best),
+		DevicePluginConfig: timeSlicingConfig(vocab.SharingTimeSlicing, best),
+		Sharing:            sharingOf(vocab.SharingTimeSlicing, best),
 	}, shared, ClaimChange{})
 	r.Notes = append(r.Notes, "time-slicing does not isolate memory: co-tenants' peaks add up, so watch the timeslice-oom-risk finding",
 		"apply the config to a dedicated shared node pool (nvidia.com/device-plugin.config label)")
@@ -141,7 +141,7 @@ func Unsizable(u Usage) string {
 	if v, ok := ParseVGPU(u.Model); ok {
 		return vgpuNoMIG(u.Model, v)
 	}
-	if u.Sharing != signals.SharingMIG {
+	if u.Sharing != vocab.SharingMIG {
 		return ""
 	}
 	if m, ok := LookupModel(u.Model); ok && len(m.MIG) > 0 {

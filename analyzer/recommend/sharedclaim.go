@@ -11,7 +11,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/internal/safetext"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // SharedClaim is a GPU several pods use at once through one
@@ -60,7 +60,7 @@ func ClaimPerPod(c SharedClaim, p criteria.Policy, prices *Prices) *Recommendati
 		Workload: c.Workload,
 		Summary: fmt.Sprintf("give each of its %d pods a claim of its own, from a ResourceClaimTemplate: the pods of a shared claim use one device together, "+
 			"nothing limits one pod's memory on it, and one pod's growth runs the other out of memory", n),
-		Allocation: signals.AllocationPathDRA,
+		Allocation: vocab.AllocationPathDRA,
 		Claim:      "ResourceClaim " + c.Claim,
 		From:       fmt.Sprintf("%s shared by %d pods", dra.ClassGPU, n),
 		To:         dra.ClassGPU + " per pod",
