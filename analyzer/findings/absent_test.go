@@ -9,6 +9,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestAbsentGPU guards issue 53 item 3 on hand-made results: a GPU gone
@@ -77,7 +78,7 @@ func TestAbsentGPU(t *testing.T) {
 			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 			var got *Finding
 			for i, f := range r.Findings {
-				if f.GPUUUID == "GPU-gone" && (f.Kind == criteria.KindGPUErrors || f.Kind == criteria.KindInsufficientData) {
+				if f.GPUUUID == "GPU-gone" && (f.Kind == vocab.KindGPUErrors || f.Kind == vocab.KindInsufficientData) {
 					got = &r.Findings[i]
 				}
 			}
@@ -87,8 +88,8 @@ func TestAbsentGPU(t *testing.T) {
 			case tc.sev == "":
 			case got == nil:
 				t.Errorf("no gpu-errors finding on GPU-gone\n%s", summaries(r))
-			case got.Kind != criteria.KindGPUErrors || got.Severity != tc.sev || !strings.Contains(got.Summary, tc.want):
-				t.Errorf("got %s %s %q, want %s %s with %q", got.Kind, got.Severity, got.Summary, criteria.KindGPUErrors, tc.sev, tc.want)
+			case got.Kind != vocab.KindGPUErrors || got.Severity != tc.sev || !strings.Contains(got.Summary, tc.want):
+				t.Errorf("got %s %s %q, want %s %s with %q", got.Kind, got.Severity, got.Summary, vocab.KindGPUErrors, tc.sev, tc.want)
 			}
 		})
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/vocab"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 )
 
@@ -71,7 +70,7 @@ func (d *detector) readClusterSharing() {
 			}
 		}
 	}
-	const kinds = criteria.KindTimesliceOOMRisk + " and " + criteria.KindTrainingOnShared
+	const kinds = vocab.KindTimesliceOOMRisk + " and " + vocab.KindTrainingOnShared
 	switch {
 	case unseen > 0 && !d.haveInventory():
 		// One pod per device is every GPU one pod holds alone, under any

@@ -35,12 +35,12 @@ func TestDRAWorkloads(t *testing.T) {
 			file := map[string]string{native.SchemaName: "native.dra.prom", dcgm.SchemaName: "dcgm-exporter.dra.prom"}[sch.Name()]
 			res := replay(t, sch, "../../signals/testdata/"+file, 4*time.Hour)
 			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
-			if len(r.Findings) != 2 || r.Findings[1].Kind != criteria.KindUnallocated || r.Findings[1].AllocationPath != "" {
+			if len(r.Findings) != 2 || r.Findings[1].Kind != vocab.KindUnallocated || r.Findings[1].AllocationPath != "" {
 				t.Fatalf("findings %+v, want infer's and the unheld A30's", r.Findings)
 			}
 			f := r.Findings[0]
 			const claim = "ml/infer-7d9f8c6b5-x2k9q-gpu-m4t7w"
-			if f.Kind != criteria.KindUnderusedGPU || f.Workload != "infer" || f.AllocationPath != vocab.AllocationPathDRA ||
+			if f.Kind != vocab.KindUnderusedGPU || f.Workload != "infer" || f.AllocationPath != vocab.AllocationPathDRA ||
 				len(f.Claims) != 1 || f.Claims[0] != claim || !strings.Contains(f.Summary, "allocated through ResourceClaim "+claim) {
 				t.Errorf("finding %+v", f)
 			}

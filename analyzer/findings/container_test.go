@@ -8,6 +8,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestContainerFromTheSpec: where the GPU series carry no container label,
@@ -36,7 +37,7 @@ func TestContainerFromTheSpec(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := Detect(build(), tt.inv, criteria.DefaultConfig(), recommend.DefaultPrices())
-			f := find(r, criteria.KindIdleAllocation)
+			f := find(r, vocab.KindIdleAllocation)
 			if f == nil || f.Recommendation == nil {
 				t.Fatalf("no idle allocation with a recommendation: %+v", r.Findings)
 			}

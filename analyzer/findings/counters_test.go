@@ -13,6 +13,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // builtScrapeDay scrapes testdata/counters files every minute for a day
@@ -102,9 +103,9 @@ func TestGREngineActiveOnly(t *testing.T) {
 	var idle, insufficient []Finding
 	for _, f := range report.Findings {
 		switch f.Kind {
-		case criteria.KindIdleAllocation:
+		case vocab.KindIdleAllocation:
 			idle = append(idle, f)
-		case criteria.KindInsufficientData:
+		case vocab.KindInsufficientData:
 			insufficient = append(insufficient, f)
 		}
 	}

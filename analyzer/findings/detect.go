@@ -26,7 +26,7 @@ func Detect(res *fleet.Result, inv *inventory.Inventory, cfg criteria.Config, pr
 		}
 		d.readClusterSharing()
 		if fields, ok := res.Missing[vocab.SignalThermal]; ok {
-			d.skip(criteria.KindThermal, "needs "+strings.Join(fields, " or ")+", which the data lacks (the GPU Operator's default counters file, dcp-metrics-included.csv, leaves it out)")
+			d.skip(vocab.KindThermal, "needs "+strings.Join(fields, " or ")+", which the data lacks (the GPU Operator's default counters file, dcp-metrics-included.csv, leaves it out)")
 		}
 		for _, w := range res.Workloads {
 			d.workload(w)

@@ -171,7 +171,7 @@ func TestHAMiTenantsAreNoStrangers(t *testing.T) {
 	r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 	free := 0
 	for _, f := range r.Findings {
-		if f.Kind != criteria.KindUnallocated {
+		if f.Kind != vocab.KindUnallocated {
 			continue
 		}
 		if hamiGPUs[f.GPUUUID] {
@@ -194,7 +194,7 @@ func TestHAMiTenantsAreNoStrangers(t *testing.T) {
 func countNoPod(r *Result) int {
 	n := 0
 	for _, f := range r.Findings {
-		if f.Kind == criteria.KindUnallocated && strings.Contains(f.Summary, "showed no pod") {
+		if f.Kind == vocab.KindUnallocated && strings.Contains(f.Summary, "showed no pod") {
 			n++
 		}
 	}

@@ -78,7 +78,7 @@ func TestH100MIGUndersizedWithoutMemory(t *testing.T) {
 		t.Run(m.String(), func(t *testing.T) {
 			t.Parallel()
 			r := runScenario(t, s, m, nil)
-			f := match(r, want{criteria.KindMIGUndersized, "feature-train", -1, Warning}, nil)
+			f := match(r, want{vocab.KindMIGUndersized, "feature-train", -1, Warning}, nil)
 			if f == nil {
 				t.Fatalf("no mig-undersized finding for feature-train:\n%s", summaries(r))
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestIdleSmallestSliceSavesItsCost: an idle workload on the smallest MIG
@@ -16,7 +17,7 @@ func TestIdleSmallestSliceSavesItsCost(t *testing.T) {
 	prices := recommend.DefaultPrices()
 	r := Detect(result([]fleet.Allocation{alloc("nb", "GPU-1", h100, "mig", "1g.10gb", 1.0/7, 0.001, 0.01, 2*GiB)},
 		[]fleet.GPU{gpu("GPU-1", h100, "mig", 80*GiB)}), nil, criteria.DefaultConfig(), prices)
-	f := find(r, criteria.KindIdleAllocation)
+	f := find(r, vocab.KindIdleAllocation)
 	if f == nil {
 		t.Fatalf("no idle allocation in %s", summaries(r))
 	}
@@ -44,7 +45,7 @@ func TestUnallocatedAdvisesWhatTheAutoscalerCanDo(t *testing.T) {
 		nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 	got := map[string]*Finding{}
 	for i, f := range r.Findings {
-		if f.Kind == criteria.KindUnallocated {
+		if f.Kind == vocab.KindUnallocated {
 			got[f.GPUUUID] = &r.Findings[i]
 		}
 	}

@@ -2,12 +2,14 @@ package findings
 
 import (
 	"context"
-	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
+	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
@@ -68,7 +70,7 @@ func TestBusyGPUWithoutPodOrFBUsed(t *testing.T) {
 	}
 	var unalloc []Finding
 	for _, f := range report.Findings {
-		if f.Kind == criteria.KindUnallocated {
+		if f.Kind == vocab.KindUnallocated {
 			unalloc = append(unalloc, f)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
@@ -159,7 +158,7 @@ func workloadKeyOf(a fleet.Allocation) fleet.WorkloadKey {
 // busy replica, and the question is why the load skips p.
 func (d *detector) idleReplica(w fleet.Workload, owner workload.Ref, team, src string, p *podUse, pods, idle []*podUse, busy int, busyAvg float64) {
 	f := Finding{
-		Kind: criteria.KindIdleAllocation, Severity: Warning,
+		Kind: vocab.KindIdleAllocation, Severity: Warning,
 		Namespace: w.Namespace, Workload: owner.Name, WorkloadKind: owner.Kind, WorkloadSource: src, Container: w.Container,
 		Model: w.Model, Team: team, Pod: p.name, Pods: []string{p.name}, AllocationPath: w.AllocationPath,
 		Evidence: map[string]float64{

@@ -117,18 +117,18 @@ func TestIdleReplica(t *testing.T) {
 		// verdict is over the three of them only.
 		{name: "idle replica beside underused ones", kind: "StatefulSet", pods: sts, utils: []float64{0.30, 0.30, 0.30, 0.005},
 			idle:         map[string]string{"llm-serve-3": "kubectl -n serving scale statefulset llm-serve --current-replicas=4 --replicas=3"},
-			workloadKind: criteria.KindUnderusedGPU, workloadPods: 3},
+			workloadKind: vocab.KindUnderusedGPU, workloadPods: 3},
 		// 70/40/15/8%: every replica above the idle threshold (5%).
 		{name: "uneven but working", kind: "StatefulSet", pods: sts, utils: []float64{0.70, 0.40, 0.15, 0.08},
-			workloadKind: criteria.KindUnderusedGPU, workloadPods: 4},
+			workloadKind: vocab.KindUnderusedGPU, workloadPods: 4},
 		{name: "all idle", kind: "StatefulSet", pods: sts, utils: []float64{0.005, 0.01, 0.002, 0.004},
-			workloadKind: criteria.KindIdleAllocation, workloadPods: 4},
+			workloadKind: vocab.KindIdleAllocation, workloadPods: 4},
 		// A rollout: the old pod served, the new one is idle. One
 		// replica whose use changed, not an idle sibling.
 		{name: "rollout to an idle pod", kind: "Deployment", pods: deploy[:2], utils: []float64{0.60, 0.01}, gone: map[string]bool{deploy[0]: true},
-			workloadKind: criteria.KindUnderusedGPU, workloadPods: 2},
+			workloadKind: vocab.KindUnderusedGPU, workloadPods: 2},
 		{name: "one pod", kind: "StatefulSet", pods: sts[:1], utils: []float64{0.005},
-			workloadKind: criteria.KindIdleAllocation, workloadPods: 1},
+			workloadKind: vocab.KindIdleAllocation, workloadPods: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -181,7 +181,7 @@ func TestIdleReplica(t *testing.T) {
 					t.Errorf("no finding names %s:\n%s", pod, summaries(r))
 					continue
 				}
-				if f.Kind != criteria.KindIdleAllocation || f.WorkloadKind != tt.kind || len(f.GPUs) != 1 || !strings.Contains(f.Summary, pod) {
+				if f.Kind != vocab.KindIdleAllocation || f.WorkloadKind != tt.kind || len(f.GPUs) != 1 || !strings.Contains(f.Summary, pod) {
 					t.Errorf("got %s %s/%s pod %s on %v: %s; want idle-allocation of %s", f.Kind, f.WorkloadKind, f.Workload, f.Pod, f.GPUs, f.Summary, pod)
 				}
 				if !f.CostKnown || math.Abs(f.MonthlyCostUSD-gpuMonth) > 0.01 {
@@ -238,7 +238,7 @@ func TestIdleReplicaFromStore(t *testing.T) {
 				t.Fatalf("%d findings name a pod, want llm-serve-3's:\n%s", len(named), summaries(r))
 			}
 			f := named[0]
-			if f.Kind != criteria.KindIdleAllocation || f.Pod != "llm-serve-3" || f.WorkloadKind != "StatefulSet" || f.Workload != "llm-serve" {
+			if f.Kind != vocab.KindIdleAllocation || f.Pod != "llm-serve-3" || f.WorkloadKind != "StatefulSet" || f.Workload != "llm-serve" {
 				t.Errorf("got %s of %s/%s pod %s, want idle-allocation of StatefulSet llm-serve's llm-serve-3", f.Kind, f.WorkloadKind, f.Workload, f.Pod)
 			}
 			if math.Abs(f.MonthlyCostUSD-gpuMonth) > 0.01 || math.Abs(f.MonthlySavingsUSD-gpuMonth) > 0.01 {

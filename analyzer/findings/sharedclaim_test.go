@@ -89,7 +89,7 @@ func TestSharedClaim(t *testing.T) {
 				noFigureAboveDevice(t, r, device)
 				var ooms []Finding
 				for _, f := range r.Findings {
-					if f.Kind == criteria.KindTimesliceOOMRisk {
+					if f.Kind == vocab.KindTimesliceOOMRisk {
 						ooms = append(ooms, f)
 					}
 				}
@@ -188,7 +188,7 @@ spec:
 			}
 			// The notebook beside it keeps its own claim and verdict.
 			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
-			if f := match(r, want{criteria.KindIdleAllocation, "alice-jupyter", 1, Warning}, uuids); f == nil ||
+			if f := match(r, want{vocab.KindIdleAllocation, "alice-jupyter", 1, Warning}, uuids); f == nil ||
 				f.AllocationPath != vocab.AllocationPathDRA || !slices.Equal(f.Claims, []string{"research/alice-jupyter-gpu"}) {
 				t.Errorf("notebook: %+v", f)
 			}
@@ -213,7 +213,7 @@ spec:
 			res := analyzeScenario(t, &perPod, tt.m, scenarioStart, scenarioStart.Add(week), scenarioStep)
 			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 			noFigureAboveDevice(t, r, device)
-			if f := match(r, want{criteria.KindTimesliceOOMRisk, "", -1, ""}, uuids); f != nil {
+			if f := match(r, want{vocab.KindTimesliceOOMRisk, "", -1, ""}, uuids); f != nil {
 				t.Errorf("OOM risk on a GPU of its own: %s", f.Summary)
 			}
 			for _, w := range res.Workloads {

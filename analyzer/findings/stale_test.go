@@ -10,6 +10,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // staleFleet is a week of two nodes of two H100s each, every node with
@@ -69,7 +70,7 @@ func TestDataThatStopsIsNotEmpty(t *testing.T) {
 	later := Detect(staleFleet(26*time.Minute), nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 	// The scenario's truth: each node's free GPU is to be consolidated.
 	for _, node := range []string{"node-a", "node-b"} {
-		want := fmt.Sprintf("%s %s GPU-%s-free %s", criteria.KindUnallocated, node, node, recommend.ActionConsolidate)
+		want := fmt.Sprintf("%s %s GPU-%s-free %s", vocab.KindUnallocated, node, node, recommend.ActionConsolidate)
 		if !slices.Contains(advice(atEnd), want) {
 			t.Fatalf("at the data's end, want %q among\n%s", want, strings.Join(advice(atEnd), "\n"))
 		}
@@ -123,10 +124,10 @@ func TestNodeWhoseDataStoppedIsUnknown(t *testing.T) {
 
 	r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
 	want := []string{
-		fmt.Sprintf("%s node-a GPU-a-free %s", criteria.KindUnallocated, recommend.ActionConsolidate),
-		fmt.Sprintf("%s node-b GPU-b-1 none", criteria.KindUnallocated),
-		fmt.Sprintf("%s node-b GPU-b-2 none", criteria.KindUnallocated),
-		fmt.Sprintf("%s node-c GPU-c-1 %s", criteria.KindUnallocated, recommend.ActionScaleDown),
+		fmt.Sprintf("%s node-a GPU-a-free %s", vocab.KindUnallocated, recommend.ActionConsolidate),
+		fmt.Sprintf("%s node-b GPU-b-1 none", vocab.KindUnallocated),
+		fmt.Sprintf("%s node-b GPU-b-2 none", vocab.KindUnallocated),
+		fmt.Sprintf("%s node-c GPU-c-1 %s", vocab.KindUnallocated, recommend.ActionScaleDown),
 	}
 	if got := advice(r); !slices.Equal(got, want) {
 		t.Errorf("advice\n%s\nwant\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), summaries(r))

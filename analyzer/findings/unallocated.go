@@ -11,7 +11,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/vocab"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
@@ -47,7 +46,7 @@ func (d *detector) unallocatedCapacity(g fleet.GPU, base func(string, Severity) 
 		// nvidia.com/gpu.shared, without --nvidia-resource-names:
 		// dcgm-exporter #151), and a process outside Kubernetes holds no
 		// pod either. Scaling it down would take a GPU in use away.
-		f := base(criteria.KindUnallocated, Info)
+		f := base(vocab.KindUnallocated, Info)
 		f.Evidence["unallocated_hours"], f.Evidence["unallocated_ratio"] = g.UnallocatedHours, ratio
 		f.Confidence = confidence(g.Coverage, 0.5)
 		var how string
@@ -70,7 +69,7 @@ func (d *detector) unallocatedCapacity(g fleet.GPU, base func(string, Severity) 
 		d.add(f)
 		return
 	}
-	f := base(criteria.KindUnallocated, Warning)
+	f := base(vocab.KindUnallocated, Warning)
 	f.Evidence["unallocated_hours"], f.Evidence["unallocated_ratio"] = free, ratio
 	f.Summary = fmt.Sprintf("%s sat unallocated for %s (%s of the time it reported)", subject, hoursOf(free), pct(ratio))
 	use := d.nodeUse(g.Node)

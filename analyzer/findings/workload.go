@@ -7,7 +7,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/vocab"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
@@ -59,7 +58,7 @@ func (d *detector) workload(w fleet.Workload) {
 	}
 	subject := d.subject(w, owner)
 	if w.Coverage < d.cfg.MinCoverage || w.Steps < d.cfg.MinSamples {
-		f.Kind, f.Severity = criteria.KindInsufficientData, Info
+		f.Kind, f.Severity = vocab.KindInsufficientData, Info
 		f.Evidence["steps"] = float64(w.Steps)
 		f.Confidence = confidence(w.Coverage)
 		f.Summary = fmt.Sprintf("%s was seen for %s (%s of the window, %d samples): too little to judge", subject, hoursOf(w.HeldHours), pct(w.Coverage), w.Steps)
@@ -100,7 +99,7 @@ func (d *detector) workload(w fleet.Workload) {
 
 	switch {
 	case !utilKnown:
-		f.Kind, f.Severity = criteria.KindInsufficientData, Info
+		f.Kind, f.Severity = vocab.KindInsufficientData, Info
 		f.Evidence["utilization_steps"] = float64(w.UtilizationSteps)
 		f.Confidence = confidence(w.Coverage)
 		f.Summary = fmt.Sprintf("%s held %s for %s with only %d utilization samples: its use is unknown, not zero", subject, holding, hoursOf(w.HeldHours), w.UtilizationSteps)
@@ -115,7 +114,7 @@ func (d *detector) workload(w fleet.Workload) {
 		d.costOf(&f, w, nil)
 
 	case w.AvgUtilization < d.cfg.Idle.MaxAvgUtilization && w.HeldHours >= d.cfg.Idle.MinHeldHours:
-		f.Kind, f.Severity = criteria.KindIdleAllocation, Warning
+		f.Kind, f.Severity = vocab.KindIdleAllocation, Warning
 		if memKnown {
 			f.Recommendation = recommend.RightSize(u, policy)
 		}
@@ -131,7 +130,7 @@ func (d *detector) workload(w fleet.Workload) {
 		d.costOf(&f, w, f.Recommendation)
 
 	case w.Sharing == vocab.SharingMIG && d.undersized(w, memKnown):
-		f.Kind, f.Severity = criteria.KindMIGUndersized, Warning
+		f.Kind, f.Severity = vocab.KindMIGUndersized, Warning
 		f.Recommendation = recommend.Upsize(u, policy)
 		if memKnown {
 			f.Summary = fmt.Sprintf("%s runs at %s p95 use with a p99 memory peak of %s on its %s slice: too small for it", subject, pct(w.P95Utilization), gib(w.P99MemoryBytes), w.MIGProfile)
@@ -146,7 +145,7 @@ func (d *detector) workload(w fleet.Workload) {
 		d.costOf(&f, w, f.Recommendation)
 
 	case w.Sharing == vocab.SharingMIG && memKnown && recommend.RightSize(u, policy) != nil:
-		f.Kind, f.Severity = criteria.KindMIGOversized, Warning
+		f.Kind, f.Severity = vocab.KindMIGOversized, Warning
 		f.Recommendation = recommend.RightSize(u, policy)
 		f.Summary = fmt.Sprintf("%s uses %s of its %s slice (p95 %s, p99 memory %s); %s", subject, pct(w.AvgUtilization), w.MIGProfile, pct(w.P95Utilization), gib(w.P99MemoryBytes), f.Recommendation.Summary)
 		d.costOf(&f, w, f.Recommendation)
@@ -155,7 +154,7 @@ func (d *detector) workload(w fleet.Workload) {
 		// The tenant's own load (gpulens-exporter with hostPID,
 		// dcgm-exporter's 2025 per-process series): a verdict on it.
 		load := u.Load()
-		f.Kind, f.Severity = criteria.KindTrainingOnShared, Warning
+		f.Kind, f.Severity = vocab.KindTrainingOnShared, Warning
 		f.Evidence["p95_gpu_load"] = load
 		f.Recommendation = recommend.Dedicated(u, policy, fmt.Sprintf("its p95 load of %s of the GPU starves the co-tenants of its %s GPU", pct(load), w.Sharing))
 		f.Summary = fmt.Sprintf("%s sustains %s p95 load of a %s GPU for %s: training-like load on a shared GPU slows every co-tenant", subject, pct(load), w.Sharing, hoursOf(w.HeldHours))
@@ -165,7 +164,7 @@ func (d *detector) workload(w fleet.Workload) {
 		}
 
 	case w.Sharing == vocab.SharingNone && w.AvgUtilization < d.cfg.Underused.MaxAvgUtilization:
-		f.Kind, f.Severity = criteria.KindUnderusedGPU, Info
+		f.Kind, f.Severity = vocab.KindUnderusedGPU, Info
 		if memKnown {
 			f.Recommendation = recommend.RightSize(u, policy)
 		}

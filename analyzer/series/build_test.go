@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/internal/testenv"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 func ptr(v float64) *float64 { return &v }
@@ -18,11 +18,11 @@ func ptr(v float64) *float64 { return &v }
 func fixture() Input {
 	return Input{
 		Findings: []findings.Finding{
-			{Kind: criteria.KindIdleAllocation, Severity: findings.Warning, Namespace: "team-a", Workload: "nb", Pod: "nb-1",
+			{Kind: vocab.KindIdleAllocation, Severity: findings.Warning, Namespace: "team-a", Workload: "nb", Pod: "nb-1",
 				Node: "n1", GPUUUID: "GPU-1", Summary: "team-a/nb-1 idle", MonthlyCostUSD: 2000, MonthlySavingsUSD: 2000, CostKnown: true},
-			{Kind: criteria.KindIdleAllocation, Severity: findings.Warning, Namespace: "team-a", Workload: "nb", Pod: "nb-2",
+			{Kind: vocab.KindIdleAllocation, Severity: findings.Warning, Namespace: "team-a", Workload: "nb", Pod: "nb-2",
 				Node: "n1", GPUUUID: "GPU-1", Summary: "team-a/nb-2 idle", MonthlyCostUSD: 1000, MonthlySavingsUSD: 500, CostKnown: true},
-			{Kind: criteria.KindTimesliceOOMRisk, Severity: findings.Critical, Namespace: "team-b", Workload: `we"ird\name`,
+			{Kind: vocab.KindTimesliceOOMRisk, Severity: findings.Critical, Namespace: "team-b", Workload: `we"ird\name`,
 				Node: "n2", GPUUUID: "GPU-2", Summary: "memory at \"94%\"\nof the GPU"},
 		},
 		Teams: []report.Team{
