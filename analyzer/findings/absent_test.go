@@ -7,7 +7,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -75,7 +75,7 @@ func TestAbsentGPU(t *testing.T) {
 			}
 			res := result(allocs, gpus)
 			res.Schema = tc.schema
-			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 			var got *Finding
 			for i, f := range r.Findings {
 				if f.GPUUUID == "GPU-gone" && (f.Kind == vocab.KindGPUErrors || f.Kind == vocab.KindInsufficientData) {

@@ -9,7 +9,7 @@ import (
 	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/exporter/sim"
 )
 
@@ -38,7 +38,7 @@ func TestSharedWithoutProcessData(t *testing.T) {
 				t.Fatalf("%s has per-tenant figures without hostPID: %d utilization, %d memory steps", a.Pod, a.UtilizationSteps, a.MemorySteps)
 			}
 		}
-		r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+		r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 		// The trainer's 95% plateau alone puts the device above
 		// training.min_load; which tenant runs it is unknowable, so none
 		// is accused: the GPU's load is said of the GPU, at info, with
@@ -74,7 +74,7 @@ func TestSharedWithoutProcessData(t *testing.T) {
 		// The OOM scenario's tenants load the GPU lightly: no verdict on
 		// their use, and the reason in the summary.
 		s := load(vocab.KindTimesliceOOMRisk)
-		r := Detect(analyzeScenario(t, s, blind, scenarioStart, scenarioEnd, scenarioStep), nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+		r := Detect(analyzeScenario(t, s, blind, scenarioStart, scenarioEnd, scenarioStep), nil, criteria.DefaultConfig(), price.DefaultPrices())
 		for _, pod := range []string{"summarizer", "leaky-worker"} {
 			f := match(r, want{vocab.KindInsufficientData, pod, 0, Info}, uuidsOf(s))
 			if f == nil || f.Evidence["tenant_utilization_unknown"] != 1 || !strings.Contains(f.Summary, "without hostPID") {

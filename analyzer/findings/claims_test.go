@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
 // TestDRAWorkloads judges four hours of the DRA fleet of
@@ -34,7 +34,7 @@ func TestDRAWorkloads(t *testing.T) {
 		t.Run(sch.Name(), func(t *testing.T) {
 			file := map[string]string{native.SchemaName: "native.dra.prom", dcgm.SchemaName: "dcgm-exporter.dra.prom"}[sch.Name()]
 			res := replay(t, sch, "../../signals/testdata/"+file, 4*time.Hour)
-			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 			if len(r.Findings) != 2 || r.Findings[1].Kind != vocab.KindUnallocated || r.Findings[1].AllocationPath != "" {
 				t.Fatalf("findings %+v, want infer's and the unheld A30's", r.Findings)
 			}

@@ -11,7 +11,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -76,7 +76,7 @@ func TestTimeSlicedUnderOnePodLayout(t *testing.T) {
 		{"GFD says not shared", withLabels("none", 1), ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Detect(res, tt.inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(res, tt.inv, criteria.DefaultConfig(), price.DefaultPrices())
 			oom := find(r, vocab.KindTimesliceOOMRisk)
 			underused := find(r, vocab.KindUnderusedGPU)
 			skipped := slices.ContainsFunc(r.Skipped, func(s string) bool {
@@ -156,7 +156,7 @@ func TestClusterSharingCornerCases(t *testing.T) {
 		return inventory.Node{Name: name, Product: a100, SharingStrategy: "time-slicing", Replicas: 2, Capacity: map[string]int64{"nvidia.com/gpu": 2}}
 	}
 	inv := &inventory.Inventory{Available: true, Nodes: map[string]inventory.Node{"node-1": label("node-1"), "node-2": label("node-2")}}
-	r := Detect(res, inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+	r := Detect(res, inv, criteria.DefaultConfig(), price.DefaultPrices())
 	// Read as shared, each GPU's device load (0.95, copied onto its one
 	// visible tenant) is the GPU's, not web's: said of each GPU, at info.
 	for _, uuid := range []string{"GPU-1", "GPU-2"} {
@@ -170,7 +170,7 @@ func TestClusterSharingCornerCases(t *testing.T) {
 		t.Errorf("a tenant accused on the device's figures: %s", f.Summary)
 	}
 	delete(inv.Nodes, "node-2")
-	r = Detect(res, inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+	r = Detect(res, inv, criteria.DefaultConfig(), price.DefaultPrices())
 	if !slices.ContainsFunc(r.Skipped, func(s string) bool {
 		return strings.Contains(s, "1 GPUs show at most one pod per device and are on nodes the cluster does not list")
 	}) {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -60,7 +60,7 @@ func builtScrapeDay(t *testing.T, files map[time.Duration]string) (*fleet.Result
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res, Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	return res, Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 }
 
 // TestGREngineActiveOnly: an exporter whose counters file keeps only

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
@@ -17,7 +18,7 @@ import (
 // Detect runs every rule over res. inv may be nil or unavailable: the
 // kinds that need it are then listed in Report.Skipped. prices may be nil:
 // every dollar figure is then unknown (CostKnown false), never $0.
-func Detect(res *fleet.Result, inv *inventory.Inventory, cfg criteria.Config, prices *recommend.Prices) *Result {
+func Detect(res *fleet.Result, inv *inventory.Inventory, cfg criteria.Config, prices *price.Prices) *Result {
 	d := &detector{res: res, inv: inv, cfg: cfg, prices: prices, report: &Result{Config: cfg, WorkloadSources: map[string]int{}}}
 	if res != nil {
 		d.gpus = make(map[fleet.GPUKey]*fleet.GPU, len(res.GPUs))
@@ -52,7 +53,7 @@ type detector struct {
 	res    *fleet.Result
 	inv    *inventory.Inventory
 	cfg    criteria.Config
-	prices *recommend.Prices
+	prices *price.Prices
 	report *Result
 	// gpus indexes res.GPUs: every workload and GPU rule looks GPUs up.
 	gpus map[fleet.GPUKey]*fleet.GPU
@@ -85,7 +86,7 @@ func (d *detector) haveInventory() bool { return d.inv != nil && d.inv.Available
 // cost sets the dollar figures of f: share of a model's GPU, and the
 // recommendation's effect.
 func (d *detector) cost(f *Finding, model string, share float64, rec *recommend.Recommendation) {
-	price, err := d.prices.PerHour(model)
+	perHour, err := d.prices.PerHour(model)
 	if err != nil {
 		f.CostKnown = false
 		f.Evidence["price_unknown"] = 1
@@ -93,9 +94,9 @@ func (d *detector) cost(f *Finding, model string, share float64, rec *recommend.
 		return
 	}
 	f.CostKnown = true
-	f.MonthlyCostUSD = recommend.MonthlyCost(share, price)
+	f.MonthlyCostUSD = price.MonthlyCost(share, perHour)
 	if rec != nil {
-		f.MonthlySavingsUSD = recommend.MonthlySavings(rec.CurrentShare, rec.RecommendedShare, price)
+		f.MonthlySavingsUSD = price.MonthlySavings(rec.CurrentShare, rec.RecommendedShare, perHour)
 	}
 }
 
@@ -139,7 +140,7 @@ func gib(b float64) string { return fmt.Sprintf("%.1f GiB", b/(1<<30)) }
 
 // shortModel is the product name without the vendor, for sentences.
 func shortModel(m string) string {
-	if k, ok := recommend.LookupModel(m); ok {
+	if k, ok := price.LookupModel(m); ok {
 		return k.Key
 	}
 	if m == "" {

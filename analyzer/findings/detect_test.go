@@ -9,7 +9,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -110,7 +110,7 @@ func TestDetectKinds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Detect(tt.res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(tt.res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 			f := find(r, tt.kind)
 			if f == nil {
 				t.Fatalf("no %s finding in %+v", tt.kind, r.Findings)
@@ -147,7 +147,7 @@ func TestHealthyFleet(t *testing.T) {
 		alloc("etl-a", "GPU-3", h100, "time-slicing", "", 0.5, 0.3, 0.4, 20*GiB),
 		alloc("etl-b", "GPU-3", h100, "time-slicing", "", 0.5, 0.3, 0.4, 20*GiB),
 	}, []fleet.GPU{gpu("GPU-1", h100, "none", 80*GiB), gpu("GPU-2", h100, "mig", 80*GiB), gpu("GPU-3", h100, "time-slicing", 80*GiB)})
-	for _, f := range Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices()).Findings {
+	for _, f := range Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices()).Findings {
 		if f.Severity != Info {
 			t.Errorf("healthy fleet: %s %s: %s", f.Severity, f.Kind, f.Summary)
 		}
@@ -200,7 +200,7 @@ func TestOOMRisk(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res := result(tt.allocs, []fleet.GPU{tt.gpu})
 			res.Schema = tt.schema
-			f := find(Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices()), vocab.KindTimesliceOOMRisk)
+			f := find(Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices()), vocab.KindTimesliceOOMRisk)
 			switch {
 			case tt.want == "" && f != nil:
 				t.Errorf("unexpected %s: %s", f.Severity, f.Summary)
@@ -215,7 +215,7 @@ func TestOOMRisk(t *testing.T) {
 
 func TestUnknownPrice(t *testing.T) {
 	res := result([]fleet.Allocation{alloc("x", "GPU-1", "NVIDIA RTX A6000", "none", "", 1, 0.01, 0.01, GiB)}, []fleet.GPU{gpu("GPU-1", "NVIDIA RTX A6000", "none", 48*GiB)})
-	f := find(Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices()), vocab.KindIdleAllocation)
+	f := find(Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices()), vocab.KindIdleAllocation)
 	if f == nil || f.CostKnown || f.MonthlyCostUSD != 0 || !strings.Contains(f.Summary, `no price for model "NVIDIA RTX A6000"`) {
 		t.Errorf("unknown price: %+v", f)
 	}
@@ -223,7 +223,7 @@ func TestUnknownPrice(t *testing.T) {
 
 func TestInventoryKinds(t *testing.T) {
 	res := result([]fleet.Allocation{alloc("jupyter", "GPU-1", h100, "none", "", 1, 0.004, 0.02, 2*GiB)}, []fleet.GPU{gpu("GPU-1", h100, "none", 80*GiB)})
-	r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 	if len(r.Skipped) != 2 || !strings.HasPrefix(r.Skipped[0], "untainted-gpu-node: needs cluster access") {
 		t.Errorf("skipped without inventory: %q", r.Skipped)
 	}
@@ -243,7 +243,7 @@ func TestInventoryKinds(t *testing.T) {
 		},
 		Quotas: map[string][]inventory.Quota{},
 	}
-	r = Detect(res, inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+	r = Detect(res, inv, criteria.DefaultConfig(), price.DefaultPrices())
 	var kinds []string
 	for _, f := range r.Findings {
 		kinds = append(kinds, f.Kind+"@"+f.Node+f.Namespace)
@@ -305,7 +305,7 @@ func TestWorkloadSource(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res := build()
 			res.PodOwners = tt.ksm
-			r := Detect(res, tt.inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(res, tt.inv, criteria.DefaultConfig(), price.DefaultPrices())
 			f := find(r, vocab.KindIdleAllocation)
 			if f == nil || f.WorkloadKind != tt.kind || f.Workload != tt.wl || f.WorkloadSource != tt.wantSource || r.WorkloadSources[tt.wantSource] != 1 {
 				t.Errorf("got %+v (sources %v), want %s/%s from %s", f, r.WorkloadSources, tt.kind, tt.wl, tt.wantSource)
@@ -327,7 +327,7 @@ func TestOOMRiskWithoutProcessAttribution(t *testing.T) {
 	}{{76 * GiB, Warning}, {40 * GiB, ""}} {
 		g := gpu("GPU-1", a100, "time-slicing", 80*GiB)
 		g.MemoryUsedP99Bytes, g.MemoryUsedLastBytes, g.MemoryUsedSteps = tt.used, tt.used, 10080
-		f := find(Detect(result([]fleet.Allocation{a, b}, []fleet.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices()), vocab.KindTimesliceOOMRisk)
+		f := find(Detect(result([]fleet.Allocation{a, b}, []fleet.GPU{g}), nil, criteria.DefaultConfig(), price.DefaultPrices()), vocab.KindTimesliceOOMRisk)
 		switch {
 		case tt.want == "" && f != nil:
 			t.Errorf("%.0f GiB used: unexpected %s", tt.used/GiB, f.Summary)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/signals/native"
 	"github.com/gpulens/gpulens/vocab"
 
@@ -18,7 +19,6 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -100,7 +100,7 @@ func TestGoldenNativeFleet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	report := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 	got, err := json.MarshalIndent(report, "", "  ")
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
@@ -146,7 +147,7 @@ func (d *detector) oomRisk(g fleet.GPU, sharing string, cluster inventory.NodeSh
 	}
 	dev := g.MemoryTotalBytes
 	if dev == 0 {
-		m, _ := recommend.LookupModel(g.Model)
+		m, _ := price.LookupModel(g.Model)
 		dev = m.MemoryBytes
 	}
 	// Without per-tenant memory the device's own figures still judge the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	fleetmodel "github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
@@ -106,7 +107,7 @@ func TestHAMiScaledOvercommit(t *testing.T) {
 						t.Errorf("%s: HAMi's size %v, the device's %v; want %v and %v", tn.Pod, tn.DeviceBytes, tn.PhysicalBytes, hamiSize, float64(80<<30))
 					}
 				}
-				got := DetectHAMi(tenants, recommend.DefaultPrices())
+				got := DetectHAMi(tenants, price.DefaultPrices())
 				for _, f := range got {
 					t.Logf("%s %s %v: %s", f.Kind, f.Pod, f.MonthlySavingsUSD, f.Summary)
 				}
@@ -155,7 +156,7 @@ func TestHAMiTenantsAreNoStrangers(t *testing.T) {
 		t.Fatalf("%d GPUs, want 3", len(res.GPUs))
 	}
 	// The fixture reproduces the issue: no pod on either GPU, in use.
-	before := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	before := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 	if n := countNoPod(before); n != 2 {
 		t.Fatalf("without HAMi's tenants %d GPUs showed no pod, want 2 (the fixture no longer reproduces the issue):\n%s", n, summaries(before))
 	}
@@ -168,7 +169,7 @@ func TestHAMiTenantsAreNoStrangers(t *testing.T) {
 	for _, tn := range tenants {
 		hamiGPUs[tn.GPUUUID] = true
 	}
-	r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 	free := 0
 	for _, f := range r.Findings {
 		if f.Kind != vocab.KindUnallocated {

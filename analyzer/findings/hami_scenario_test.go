@@ -7,10 +7,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/vocab"
 
-	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
@@ -83,7 +83,7 @@ func TestHAMiScenario(t *testing.T) {
 						t.Errorf("%s: device %v, model %q, coverage %v", tn.Pod, tn.DeviceBytes, tn.Model, tn.Coverage)
 					}
 				}
-				got := DetectHAMi(tenants, recommend.DefaultPrices())
+				got := DetectHAMi(tenants, price.DefaultPrices())
 				for _, f := range got {
 					t.Logf("%s %s %s %v: %s", f.Kind, f.Pod, f.Severity, f.MonthlySavingsUSD, f.Summary)
 					if f.Namespace == "chat" {

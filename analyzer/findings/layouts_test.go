@@ -12,7 +12,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	fleetmodel "github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 )
@@ -91,7 +91,7 @@ func TestHealthyInEveryLayout(t *testing.T) {
 			t.Parallel()
 			q := res(t)
 			for _, inv := range []*inventory.Inventory{cluster, nil} {
-				r := Detect(q, inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+				r := Detect(q, inv, criteria.DefaultConfig(), price.DefaultPrices())
 				for _, f := range r.Findings {
 					if f.Severity != Info {
 						t.Errorf("cluster access %v: %s %s (pod %q, GPU %s): %s", inv != nil, f.Severity, f.Kind, f.Pod, f.GPUUUID, f.Summary)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -33,7 +34,7 @@ func TestMIGGeometryPerModel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Detect(result([]fleet.Allocation{tt.a}, []fleet.GPU{tt.g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(result([]fleet.Allocation{tt.a}, []fleet.GPU{tt.g}), nil, criteria.DefaultConfig(), price.DefaultPrices())
 			f := find(r, tt.kind)
 			if f == nil {
 				t.Fatalf("no %s in %s", tt.kind, summaries(r))

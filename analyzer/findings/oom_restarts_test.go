@@ -11,7 +11,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	fleetmodel "github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 	"github.com/gpulens/gpulens/signals"
@@ -104,7 +104,7 @@ func TestOOMTenantFromRestarts(t *testing.T) {
 			res := analyzeScenarioWith(t, s, m, scenarioStart, scenarioEnd, scenarioStep, func(k fleet.Sink) fleet.Sink {
 				return restartAt{Sink: k, pod: "a-serve", at: coTenantRestart}
 			})
-			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 			f := find(r, vocab.KindTimesliceOOMRisk)
 			if f == nil {
 				t.Fatalf("no %s finding:\n%s", vocab.KindTimesliceOOMRisk, summaries(r))
@@ -212,7 +212,7 @@ func TestOOMTenantJudgedByItsDeaths(t *testing.T) {
 			b.Restarts, b.Terminated = tt.restarts, tt.terminated
 			g := gpu("GPU-1", a100, "time-slicing", 80*GiB)
 			g.MemoryUsedP99Bytes, g.MemoryUsedLastBytes, g.MemoryUsedSteps = tt.p99, tt.p99, 10080
-			r := Detect(result([]fleetmodel.Allocation{a, b}, []fleetmodel.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(result([]fleetmodel.Allocation{a, b}, []fleetmodel.GPU{g}), nil, criteria.DefaultConfig(), price.DefaultPrices())
 			f := find(r, vocab.KindTimesliceOOMRisk)
 			switch {
 			case tt.want == "" && f != nil:

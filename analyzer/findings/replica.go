@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/internal/safetext"
@@ -224,8 +225,8 @@ func (d *detector) idleReplica(w fleet.Workload, owner workload.Ref, team, src s
 	f.Recommendation = rec
 	d.cost(&f, w.Model, share, nil)
 	if f.CostKnown && rec != nil {
-		price, _ := d.prices.PerHour(w.Model)
-		f.MonthlySavingsUSD = recommend.MonthlySavings(rec.CurrentShare, rec.RecommendedShare, price)
+		perHour, _ := d.prices.PerHour(w.Model)
+		f.MonthlySavingsUSD = price.MonthlySavings(rec.CurrentShare, rec.RecommendedShare, perHour)
 	}
 	d.add(f)
 }

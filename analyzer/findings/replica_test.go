@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/exporter/sim"
@@ -70,12 +71,12 @@ func replicatedResult(kind, name string, pods []string, utils []float64) *fleet.
 // https://kubernetes.io/docs/tutorials/stateful-application/basic-stateful-set/#scaling-down):
 // only an idle highest ordinal is given back by scaling down by one.
 func TestIdleReplica(t *testing.T) {
-	price, err := recommend.DefaultPrices().PerHour(a100)
+	perHour, err := price.DefaultPrices().PerHour(a100)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// One whole A100-80GB a month: the table's hourly price × 730 h.
-	gpuMonth := price * 730
+	gpuMonth := perHour * 730
 	sts := []string{"llm-serve-0", "llm-serve-1", "llm-serve-2", "llm-serve-3"}
 	deploy := []string{"llm-serve-7d9f8b6c4d-b7r4w", "llm-serve-7d9f8b6c4d-k7r2t", "llm-serve-7d9f8b6c4d-x2x9z"}
 	tests := []struct {
@@ -138,7 +139,7 @@ func TestIdleReplica(t *testing.T) {
 					res.Allocations[i].SinceLastSeen = time.Hour
 				}
 			}
-			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 			var wl *Finding
 			replicas := map[string]Finding{}
 			var cost float64
@@ -219,11 +220,11 @@ func TestIdleReplicaFromStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	price, err := recommend.DefaultPrices().PerHour(a100)
+	perHour, err := price.DefaultPrices().PerHour(a100)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gpuMonth := price * 730
+	gpuMonth := perHour * 730
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
 			t.Parallel()
@@ -265,7 +266,7 @@ func TestIdleReplicaThroughDRA(t *testing.T) {
 		a.AllocationPath, a.Claim = vocab.AllocationPathDRA, fleet.ClaimRef{Namespace: "serving", Name: a.Pod + "-gpu"}
 		w.Claims = append(w.Claims, a.Claim)
 	}
-	r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 	var replica, wl *Finding
 	for i, f := range r.Findings {
 		switch {

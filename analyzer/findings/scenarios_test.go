@@ -20,8 +20,8 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	fleetmodel "github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/nvml"
 	"github.com/gpulens/gpulens/exporter/sim"
@@ -379,7 +379,7 @@ func runScenario(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Inventory
 // runScenarioIn is runScenario over another window.
 func runScenarioIn(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Inventory, scenarioStart, scenarioEnd time.Time, scenarioStep time.Duration) *Result {
 	t.Helper()
-	return Detect(analyzeScenario(t, s, m, scenarioStart, scenarioEnd, scenarioStep), inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+	return Detect(analyzeScenario(t, s, m, scenarioStart, scenarioEnd, scenarioStep), inv, criteria.DefaultConfig(), price.DefaultPrices())
 }
 
 // analyzeScenario simulates s into a fresh embedded TSDB, as m's exporter

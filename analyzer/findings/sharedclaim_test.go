@@ -13,6 +13,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/signals/native"
@@ -85,7 +86,7 @@ func TestSharedClaim(t *testing.T) {
 				if cluster {
 					inv = sharedClaimCluster(s, ns, claim, pods)
 				}
-				r := Detect(res, inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+				r := Detect(res, inv, criteria.DefaultConfig(), price.DefaultPrices())
 				noFigureAboveDevice(t, r, device)
 				var ooms []Finding
 				for _, f := range r.Findings {
@@ -187,7 +188,7 @@ spec:
 				}
 			}
 			// The notebook beside it keeps its own claim and verdict.
-			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 			if f := match(r, want{vocab.KindIdleAllocation, "alice-jupyter", 1, Warning}, uuids); f == nil ||
 				f.AllocationPath != vocab.AllocationPathDRA || !slices.Equal(f.Claims, []string{"research/alice-jupyter-gpu"}) {
 				t.Errorf("notebook: %+v", f)
@@ -211,7 +212,7 @@ spec:
 	} {
 		t.Run("per-pod/"+tt.name, func(t *testing.T) {
 			res := analyzeScenario(t, &perPod, tt.m, scenarioStart, scenarioStart.Add(week), scenarioStep)
-			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 			noFigureAboveDevice(t, r, device)
 			if f := match(r, want{vocab.KindTimesliceOOMRisk, "", -1, ""}, uuids); f != nil {
 				t.Errorf("OOM risk on a GPU of its own: %s", f.Summary)

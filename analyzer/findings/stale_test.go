@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -66,8 +67,8 @@ func advice(r *Result) []string {
 // beside each node's held GPU, never scale down. On main 36bc8ff each
 // free GPU got scale-down-node-pool.
 func TestDataThatStopsIsNotEmpty(t *testing.T) {
-	atEnd := Detect(staleFleet(0), nil, criteria.DefaultConfig(), recommend.DefaultPrices())
-	later := Detect(staleFleet(26*time.Minute), nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	atEnd := Detect(staleFleet(0), nil, criteria.DefaultConfig(), price.DefaultPrices())
+	later := Detect(staleFleet(26*time.Minute), nil, criteria.DefaultConfig(), price.DefaultPrices())
 	// The scenario's truth: each node's free GPU is to be consolidated.
 	for _, node := range []string{"node-a", "node-b"} {
 		want := fmt.Sprintf("%s %s GPU-%s-free %s", vocab.KindUnallocated, node, node, recommend.ActionConsolidate)
@@ -122,7 +123,7 @@ func TestNodeWhoseDataStoppedIsUnknown(t *testing.T) {
 		t.Errorf("stale nodes %+v, want node-b alone, last seen %s before the window's last step", stale, stopped)
 	}
 
-	r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 	want := []string{
 		fmt.Sprintf("%s node-a GPU-a-free %s", vocab.KindUnallocated, recommend.ActionConsolidate),
 		fmt.Sprintf("%s node-b GPU-b-1 none", vocab.KindUnallocated),

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
 	"github.com/gpulens/gpulens/vocab"
@@ -228,7 +229,7 @@ func TestUnallocatedHoldersFromOwners(t *testing.T) {
 		{Namespace: "team-a", Name: "chat-6f7c8d9b4-bcdfg"}: {Kind: "Deployment", Name: "chat"},
 		{Namespace: "team-a", Name: "chat-6f7c8d9b4-hjklm"}: {Kind: "Deployment", Name: "chat"},
 	}
-	r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 	var f *Finding
 	for i := range r.Findings {
 		if r.Findings[i].Kind == vocab.KindUnallocated && r.Findings[i].GPUUUID == "GPU-free" {
@@ -274,7 +275,7 @@ func TestUnallocatedWithClusterPodsNotInData(t *testing.T) {
 					Capacity: map[string]int64{"nvidia.com/gpu": 2}}},
 				Pods: map[inventory.PodKey]inventory.Pod{hidden: {PodKey: hidden, Node: "node-1", Phase: "Running",
 					GPURequests: map[string]int64{"nvidia.com/gpu": 1}}}}
-			r := Detect(res, inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(res, inv, criteria.DefaultConfig(), price.DefaultPrices())
 			f := find(r, vocab.KindUnallocated)
 			if f == nil || f.Severity != tt.want {
 				t.Fatalf("want unallocated-capacity at %s:\n%s", tt.want, summaries(r))

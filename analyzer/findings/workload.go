@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
@@ -279,8 +280,8 @@ func (d *detector) subject(w fleet.Workload, owner workload.Ref) string {
 func (d *detector) costOf(f *Finding, w fleet.Workload, rec *recommend.Recommendation) {
 	d.cost(f, w.Model, d.share(w)*max(1, w.Replicas), nil)
 	if f.CostKnown && rec != nil {
-		price, _ := d.prices.PerHour(w.Model)
-		f.MonthlySavingsUSD = recommend.MonthlySavings(rec.CurrentShare, rec.RecommendedShare, price*max(1, w.Replicas))
+		perHour, _ := d.prices.PerHour(w.Model)
+		f.MonthlySavingsUSD = price.MonthlySavings(rec.CurrentShare, rec.RecommendedShare, perHour*max(1, w.Replicas))
 	}
 }
 
@@ -311,7 +312,7 @@ func (d *detector) undersized(w fleet.Workload, memKnown bool) bool {
 	if !memKnown {
 		return false
 	}
-	m, ok := recommend.LookupModel(w.Model)
+	m, ok := price.LookupModel(w.Model)
 	if !ok {
 		return false
 	}
@@ -320,7 +321,7 @@ func (d *detector) undersized(w fleet.Workload, memKnown bool) bool {
 }
 
 func (d *detector) share(w fleet.Workload) float64 {
-	return recommend.Share(w.Model, w.Sharing, w.MIGProfile, w.Share, d.cfg.Recommend.MIGShare)
+	return price.Share(w.Model, w.Sharing, w.MIGProfile, w.Share, d.cfg.Recommend.MIGShare)
 }
 
 // deviceMemory is the memory of the workload's GPUs (the smallest, when

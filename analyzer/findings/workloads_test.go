@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -111,15 +111,15 @@ func TestWorkloadVerdicts(t *testing.T) {
 				if rec == nil || rec.To != tc.target {
 					t.Fatalf("%s: recommendation %+v, want one to %s", m.String(), rec, tc.target)
 				}
-				price, err := recommend.DefaultPrices().PerHour(tc.model)
+				perHour, err := price.DefaultPrices().PerHour(tc.model)
 				if err != nil {
 					t.Fatal(err)
 				}
 				// share saved × price × 730 h a month × replicas held at once.
-				want := (tc.currentShare - tc.toShare) * price * 730 * tc.replicas
+				want := (tc.currentShare - tc.toShare) * perHour * 730 * tc.replicas
 				if math.Abs(f.MonthlySavingsUSD-want) > 0.02*want {
 					t.Errorf("%s: saves $%.2f a month, want $%.2f (%.3f of a GPU × $%.2f/h × 730 h × %.0f)", m.String(),
-						f.MonthlySavingsUSD, want, tc.currentShare-tc.toShare, price, tc.replicas)
+						f.MonthlySavingsUSD, want, tc.currentShare-tc.toShare, perHour, tc.replicas)
 				}
 			}
 		})
@@ -220,8 +220,8 @@ func TestRolloutWeek(t *testing.T) {
 	if f.Recommendation == nil || f.Recommendation.To != "nvidia.com/mig-1g.10gb" {
 		t.Fatalf("recommendation %+v, want 1g.10gb", f.Recommendation)
 	}
-	price, _ := recommend.DefaultPrices().PerHour("A100-80GB")
-	if want := (1 - 1.0/7) * price * 730; math.Abs(f.MonthlySavingsUSD-want) > 0.02*want {
+	perHour, _ := price.DefaultPrices().PerHour("A100-80GB")
+	if want := (1 - 1.0/7) * perHour * 730; math.Abs(f.MonthlySavingsUSD-want) > 0.02*want {
 		t.Errorf("saves $%.2f a month, want $%.2f", f.MonthlySavingsUSD, want)
 	}
 }

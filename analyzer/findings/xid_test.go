@@ -15,7 +15,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 )
@@ -94,7 +94,7 @@ func TestWorkloadXIDNamesItsHolder(t *testing.T) {
 						}
 					}
 				}
-				r := Detect(analyzeScenario(t, s, era.m, scenarioStart, scenarioEnd, scenarioStep), inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+				r := Detect(analyzeScenario(t, s, era.m, scenarioStart, scenarioEnd, scenarioStep), inv, criteria.DefaultConfig(), price.DefaultPrices())
 				checked := 0
 				for _, node := range s.Nodes {
 					for _, fault := range node.Faults {

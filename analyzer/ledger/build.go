@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/internal/mig"
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -20,7 +20,7 @@ type entry struct {
 
 // Build is res's ledger at prices (nil: every price unknown). It gives
 // res's HAMi tenants' allocations HAMi's shares (fleet.Result.ApplyHAMi).
-func Build(res *fleet.Result, prices *recommend.Prices) *Ledger {
+func Build(res *fleet.Result, prices *price.Prices) *Ledger {
 	l := &Ledger{}
 	// HAMi's shares for the allocations that are HAMi tenants, as the
 	// pipeline gave them (idempotent): one rule for the report and the

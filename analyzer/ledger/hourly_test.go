@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -44,7 +44,7 @@ func sum(v ...float64) (s float64) {
 //	       Usage: a 0.1×20/27 = 2/27, b 0.375×20/27 = 7.5/27, c 0.8/27,
 //	       idle 16.7/27.
 func TestThreeHours(t *testing.T) {
-	prices, err := recommend.DefaultPrices().Override([]byte("prices: {H100-80GB: 8.00}\n"), "test.yaml")
+	prices, err := price.DefaultPrices().Override([]byte("prices: {H100-80GB: 8.00}\n"), "test.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func checkHours(t *testing.T, g GPU) {
 // = price × the part of the hour its exporter reported, within 1e-9, on
 // both bases; and the window's figures are the sums of the hours.
 func TestHourlyBalanceProperty(t *testing.T) {
-	prices := recommend.DefaultPrices()
+	prices := price.DefaultPrices()
 	models := []string{"NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "NVIDIA L4", "Some GPU without a price"}
 	modes := []string{"", vocab.SharingNone, vocab.SharingMIG, vocab.SharingTimeSlicing, vocab.SharingMPS, ModeDRA, ModeHAMi}
 	for seed := range uint64(300) {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -31,7 +31,7 @@ func alloc(uuid, pod, sharing string, share, hours, util float64) fleet.Allocati
 
 // TestModes: each sharing mode's charges, on a GPU of a known price.
 func TestModes(t *testing.T) {
-	prices := recommend.DefaultPrices()
+	prices := price.DefaultPrices()
 	const model = "NVIDIA H100 80GB HBM3"
 	price, err := prices.PerHour(model)
 	if err != nil {
@@ -155,7 +155,7 @@ func rel(got, want float64) float64 {
 // GPU's charges plus its remainder are its price × hours within 1e-9,
 // on both bases, with no negative charge, and the totals are the GPUs'.
 func TestBalanceProperty(t *testing.T) {
-	prices := recommend.DefaultPrices()
+	prices := price.DefaultPrices()
 	models := []string{"NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "NVIDIA L4", "Some GPU without a price"}
 	modes := []string{"", vocab.SharingNone, vocab.SharingMIG, vocab.SharingTimeSlicing, vocab.SharingMPS, ModeDRA, ModeHAMi}
 	for seed := range uint64(500) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 	"github.com/gpulens/gpulens/signals/dcgm"
@@ -41,7 +41,7 @@ func TestHAMiTenantsBeforeFindings(t *testing.T) {
 	if err := fleet.Run(ctx, fleet.Options{Scenario: sc, Start: hamiStart, End: hamiEnd, Step: hamiStep}, newSink); err != nil {
 		t.Fatal(err)
 	}
-	a, err := Run(ctx, Options{Source: db, Schema: dcgm.Schema{}, Start: hamiStart, End: hamiEnd, Step: hamiStep, Prices: recommend.DefaultPrices()})
+	a, err := Run(ctx, Options{Source: db, Schema: dcgm.Schema{}, Start: hamiStart, End: hamiEnd, Step: hamiStep, Prices: price.DefaultPrices()})
 	if err != nil {
 		t.Fatal(err)
 	}

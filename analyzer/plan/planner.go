@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -159,7 +159,7 @@ var ErrNoPool = errors.New("no GPU pool to plan")
 // Make plans every pool and replays the measured window on the result. A
 // plan whose replay overcommits memory at any step is an error, never a
 // plan.
-func Make(d *Data, pol Policy, prices *recommend.Prices) (*Plan, error) {
+func Make(d *Data, pol Policy, prices *price.Prices) (*Plan, error) {
 	if len(d.Pools) == 0 {
 		return nil, fmt.Errorf("%w: %s", ErrNoPool, cmp.Or(strings.Join(d.Notes, "; "), "the window has no GPUs of a known model"))
 	}

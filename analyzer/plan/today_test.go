@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -24,7 +24,7 @@ func on(l *Lane, uuid, sharing string) *Lane {
 // plugin config keeps on nodes of their own.
 func TestTodayBoundsTheNodes(t *testing.T) {
 	const steps = 120
-	prices := recommend.DefaultPrices()
+	prices := price.DefaultPrices()
 	price, err := prices.PerHour("L4")
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/price"
 
 	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/vocab"
@@ -49,7 +50,7 @@ func Upsize(u Usage, p criteria.Policy) *Recommendation {
 	if !ok || prof.Whole() {
 		return Dedicated(u, p, fmt.Sprintf("its p99 memory peak of %s and p95 load of %s of the GPU fit no smaller MIG slice with margin", gib(u.P99MemoryBytes), pct(u.Load())))
 	}
-	current, to := u.currentShare(p.MIGShare), migShare(p.MIGShare, prof)
+	current, to := u.currentShare(p.MIGShare), price.ProfileShare(p.MIGShare, prof)
 	if prof.Name == u.MIGProfile || to < current {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/price"
 
 	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/analyzer/workload"
@@ -65,10 +66,10 @@ func (u Usage) shareOrOne() float64 {
 	return 1
 }
 
-func (u Usage) profile() (MIGProfile, bool) {
-	m, ok := LookupModel(u.Model)
+func (u Usage) profile() (price.MIGProfile, bool) {
+	m, ok := price.LookupModel(u.Model)
 	if !ok {
-		return MIGProfile{}, false
+		return price.MIGProfile{}, false
 	}
 	return m.Profile(u.MIGProfile)
 }
@@ -77,13 +78,13 @@ func (u Usage) deviceMemory() float64 {
 	if u.DeviceMemoryBytes > 0 {
 		return u.DeviceMemoryBytes
 	}
-	m, _ := LookupModel(u.Model)
+	m, _ := price.LookupModel(u.Model)
 	return m.MemoryBytes
 }
 
 // currentShare is what the allocation is billed for under mode.
 func (u Usage) currentShare(mode criteria.ShareMode) float64 {
-	return Share(u.Model, u.Sharing, u.MIGProfile, u.Share, mode)
+	return price.Share(u.Model, u.Sharing, u.MIGProfile, u.Share, mode)
 }
 
 // gpuResources are the GPU resource names the container holds now.

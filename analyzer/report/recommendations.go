@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
-	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/internal/safetext"
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -199,7 +198,7 @@ func writeRecommendTable(w io.Writer, fs []findings.Finding) error {
 		if r != nil && r.Allocation == vocab.AllocationPathDRA {
 			// A claim's change takes steps the table's columns cannot
 			// say: which objects, and why not in place.
-			fmt.Fprintf(w, "   %s\n", safetext.Line(claimPath(r)))
+			fmt.Fprintf(w, "   %s\n", safetext.Line(claimPath(f)))
 			for _, note := range r.Notes {
 				fmt.Fprintf(w, "   - %s\n", safetext.Line(note))
 			}
@@ -224,8 +223,9 @@ func workloadRef(f findings.Finding) string {
 	return cmp.Or(f.WorkloadKind, "Pod") + "/" + f.Namespace + "/" + f.Workload
 }
 
-// claimPath says, for a DRA recommendation, where the change is made.
-func claimPath(r *recommend.Recommendation) string {
+// claimPath says, for f's DRA recommendation, where the change is made.
+func claimPath(f findings.Finding) string {
+	r := f.Recommendation
 	switch {
 	case r.ClaimTemplate != nil:
 		return fmt.Sprintf("allocation: dra, through %s (immutable): create ResourceClaimTemplate %s/%s and point the pod template at it",
@@ -262,7 +262,7 @@ func writePatches(w io.Writer, fs []findings.Finding) error {
 		}
 		comment(w, "%s", f.Summary)
 		if dra {
-			comment(w, "%s", claimPath(r))
+			comment(w, "%s", claimPath(f))
 			for _, note := range r.Notes {
 				comment(w, "- %s", note)
 			}

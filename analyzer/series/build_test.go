@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
-	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/internal/testenv"
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -25,9 +24,9 @@ func fixture() Input {
 			{Kind: vocab.KindTimesliceOOMRisk, Severity: findings.Critical, Namespace: "team-b", Workload: `we"ird\name`,
 				Node: "n2", GPUUUID: "GPU-2", Summary: "memory at \"94%\"\nof the GPU"},
 		},
-		Teams: []report.Team{
-			{Team: "ml", GPUHours: report.GPUHours{AllocatedGPUHours: 168, UsedGPUHours: 84, IdleGPUHours: 60, Cost: 168, CostKnown: true, Efficiency: ptr(0.5)}},
-			{Team: "équipe", GPUHours: report.GPUHours{AllocatedGPUHours: 24, Cost: 336, CostKnown: true}},
+		Teams: []Team{
+			{Team: "ml", AllocatedGPUHours: 168, UsedGPUHours: 84, IdleGPUHours: 60, Cost: 168, CostKnown: true, Efficiency: ptr(0.5)},
+			{Team: "équipe", AllocatedGPUHours: 24, Cost: 336, CostKnown: true},
 		},
 		CostKnown:   true,
 		WindowHours: 168,
@@ -82,7 +81,7 @@ func TestBuild(t *testing.T) {
 			mlEU, mlUS := ml, ml
 			mlEU.Cluster, mlUS.Cluster = "eu", "us"
 			mlUS.AllocatedGPUHours = 24
-			return Input{Findings: []findings.Finding{eu, us}, Teams: []report.Team{mlEU, mlUS}}
+			return Input{Findings: []findings.Finding{eu, us}, Teams: []Team{mlEU, mlUS}}
 		}(), want: []string{
 			`gpulens_team_efficiency_ratio{cluster="eu",team="ml"} 0.5`,
 			`gpulens_team_efficiency_ratio{cluster="us",team="ml"} 0.5`,

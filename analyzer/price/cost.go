@@ -1,4 +1,4 @@
-package recommend
+package price
 
 import (
 	"math"
@@ -8,8 +8,8 @@ import (
 	"github.com/gpulens/gpulens/vocab"
 )
 
-// migShare is p's share of a GPU under m.
-func migShare(m criteria.ShareMode, p MIGProfile) float64 {
+// ProfileShare is MIG profile p's share of a GPU under m.
+func ProfileShare(m criteria.ShareMode, p MIGProfile) float64 {
 	if m == criteria.ShareMemory {
 		return p.MemoryShare()
 	}
@@ -24,7 +24,7 @@ func Share(model, sharing, migProfile string, measured float64, mode criteria.Sh
 	if sharing == vocab.SharingMIG {
 		if m, ok := LookupModel(model); ok {
 			if p, ok := m.Profile(migProfile); ok {
-				return migShare(mode, p)
+				return ProfileShare(mode, p)
 			}
 		}
 	}
