@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/internal/outputflag"
+	"github.com/gpulens/gpulens/internal/webhook"
 )
 
 type reportOptions struct {
@@ -87,7 +88,7 @@ func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) 
 		return err
 	}
 	// Checked before the analysis, which may take minutes.
-	webhook, err := o.webhookURL()
+	hookURL, err := o.webhookURL()
 	if err != nil {
 		return err
 	}
@@ -110,13 +111,13 @@ func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) 
 		return err
 	}
 
-	if webhook != "" {
+	if hookURL != "" {
 		md, err := report.WebhookText(r)
 		if err != nil {
 			return err
 		}
-		hook := report.Webhook{URL: webhook, Retries: 3, Backoff: o.webhookBackoff}
-		if err := hook.Send(ctx, md); err != nil {
+		hook := webhook.Hook{URL: hookURL, Retries: 3, Backoff: o.webhookBackoff}
+		if err := hook.Send(ctx, report.WebhookPayload(md)); err != nil {
 			return fmt.Errorf("the report was not sent: %w", err)
 		}
 		fmt.Fprintln(stderr, "Sent the report to the webhook.")
