@@ -123,7 +123,7 @@ func DCGM(c criteria.Config) File {
 			// DCGM has no "up" per GPU; XID 79 is the GPU falling off the bus.
 			alert(vocab.AlertGPULost, "critical", signals.Equal(devHealth.Down, 1), "",
 				"A GPU fell off the bus.",
-				onGPU+fmt.Sprintf(" reported XID %d (fallen off the bus); its pods are failing.", dcgm.XIDFallenOffBus)),
+				onGPU+fmt.Sprintf(" reported XID %d (fallen off the bus); its pods are failing.", vocab.XIDFallenOffBus)),
 			// The XID field is a gauge of the last code, one series per code
 			// since 3.3.6-3.4.2: aggregated per GPU before looking for a change.
 			alert(vocab.AlertGPUXIDErrors, "warning",

@@ -44,8 +44,12 @@ func TestModelConsumersLinkNoEngine(t *testing.T) {
 		{pkg: "recommend", forbidden: engine},
 		{pkg: "report", forbidden: engine},
 		// The ledger is a leaf over the model: prices and the MIG catalog.
-		{pkg: "ledger", forbidden: append([]string{"k8s.io", module + "analyzer/findings", module + "analyzer/report"}, engine...)},
-		{pkg: "series", forbidden: engine},
+		{pkg: "ledger", forbidden: append([]string{"k8s.io", module + "analyzer/findings", module + "analyzer/report", module + "analyzer/recommend"}, engine...)},
+		// Prices are a leaf that every reader of money shares (issue 55).
+		{pkg: "price", forbidden: append([]string{"k8s.io", module + "signals", module + "analyzer/fleet", module + "analyzer/inventory",
+			module + "analyzer/findings", module + "analyzer/recommend", module + "analyzer/ledger", module + "analyzer/report", module + "analyzer/plan"}, engine...)},
+		// serve's /metrics renders the analysis's figures, not the report.
+		{pkg: "series", forbidden: append([]string{module + "analyzer/report"}, engine...)},
 		{pkg: "plan", forbidden: engine},
 		{pkg: "quota", forbidden: engine},
 	} {
@@ -67,10 +71,39 @@ func TestModelConsumersLinkNoEngine(t *testing.T) {
 	}
 }
 
-// TestReportDependencies: the issue's bound on what the report links,
-// the standard library included.
+// TestReasoningLinksNoSignals: the packages that reason about a fleet
+// name its facts (sharing modes, allocation paths, resource and schema
+// names) from vocab, and never link signals/, the PromQL that reads them
+// (issue 55: 24 files imported signals for six constants).
+func TestReasoningLinksNoSignals(t *testing.T) {
+	for _, pkg := range []string{"findings", "ledger", "report", "plan", "recommend", "inventory", "fleet", "price"} {
+		t.Run(pkg, func(t *testing.T) {
+			g := importGraph(t, "./"+pkg)
+			if chain := g.path(module+"analyzer/"+pkg, module+"signals"); chain != nil {
+				t.Errorf("analyzer/%s links signals/: %s", pkg, strings.Join(chain, " → "))
+			}
+		})
+	}
+}
+
+// TestMoneyReadersImportNoRecommend: the ledger and the report price
+// through analyzer/price, not through the recommendations. The report
+// still links recommend through findings (a finding carries its
+// recommendation), so its rule is on its own imports.
+func TestMoneyReadersImportNoRecommend(t *testing.T) {
+	for _, pkg := range []string{"ledger", "report"} {
+		root := module + "analyzer/" + pkg
+		if imports := importGraph(t, "./"+pkg)[root]; slices.Contains(imports, module+"analyzer/recommend") {
+			t.Errorf("analyzer/%s imports analyzer/recommend; price through analyzer/price", pkg)
+		}
+	}
+}
+
+// TestReportDependencies: issue 55's bound on what the report links, the
+// standard library included (281 before: signals' PromQL through the
+// findings, and net/http through the webhook, now internal/webhook).
 func TestReportDependencies(t *testing.T) {
-	const limit = 300
+	const limit = 210
 	if n := len(importGraph(t, "./report")); n >= limit {
 		t.Errorf("analyzer/report links %d packages, want fewer than %d", n, limit)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/prometheus/common/model"
+	"github.com/gpulens/gpulens/internal/promdur"
 )
 
 // Attribution codes: how an exporter's per-tenant series of one GPU relate
@@ -44,10 +44,9 @@ func SustainSteps(step time.Duration) int { return int(Lookback/step) + 1 }
 // millisecond, so that Prometheus 2's closed and Prometheus 3's left-open
 // subquery ranges both hold exactly SustainSteps steps.
 func SustainRange(step string) string {
-	d, err := model.ParseDuration(step)
+	st, err := promdur.Parse(step)
 	if err != nil {
 		return step // the caller's step is its own PromQL; let the engine say what is wrong
 	}
-	st := time.Duration(d)
 	return fmt.Sprintf("%dms", (time.Duration(SustainSteps(st))*st - time.Millisecond).Milliseconds())
 }

@@ -109,11 +109,6 @@ type OptionalSignals interface {
 	Optional() map[string][]string
 }
 
-// Optional
-const (
-	SignalThermal = "thermal"
-)
-
 // Device is what a GPU reports of itself beyond the analysis's signals:
 // the dashboards' panels and the rules read these. Each is per physical
 // GPU (GPULabels), or per MIG instance (GPULabels, gpu_instance and

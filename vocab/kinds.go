@@ -3,9 +3,9 @@ package vocab
 import "slices"
 
 // The finding kinds: the names of what the findings judge, shared by the
-// analyzer (analyzer/criteria re-exports them), serve's alerts and
-// series, the rule files and the dashboards. Every kind has an alert in
-// Alerts (a test parses this file to keep it so).
+// analyzer (which names them from here, not through a re-export), serve's
+// alerts and series, the rule files and the dashboards. Every kind has an
+// alert in Alerts (a test parses this file to keep it so).
 const (
 	KindIdleAllocation   = "idle-allocation"
 	KindUnderusedGPU     = "underused-gpu"

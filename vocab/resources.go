@@ -26,3 +26,15 @@ const (
 	LabelPluginConfig    = "nvidia.com/device-plugin.config"
 	LabelGPUPresent      = "nvidia.com/gpu.present"
 )
+
+// Resource names of HAMi's NVIDIA device (pkg/scheduler/config/config.go:
+// 300-304 at 4707fb02, charts/hami/values.yaml:25-28): the GPUs, the
+// memory in MiB, the memory as a percentage of the device, and the cores
+// in percent of the device's SMs. All four can be renamed in HAMi's
+// chart; these are the defaults. HAMi's GPUs are the device plugin's
+// name, ResourceGPU.
+const (
+	ResourceHAMiMemory           = "nvidia.com/gpumem"
+	ResourceHAMiMemoryPercentage = "nvidia.com/gpumem-percentage"
+	ResourceHAMiCores            = "nvidia.com/gpucores"
+)

@@ -17,7 +17,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/ledger"
 	"github.com/gpulens/gpulens/analyzer/plan"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/analyzer/serve"
 	"github.com/gpulens/gpulens/analyzer/session"
@@ -66,7 +66,7 @@ func TestOneMoneyLedger(t *testing.T) {
 	week := o.End.Sub(o.Start).Hours()
 
 	// The fleet's cost from the scenario and the price table.
-	prices := recommend.DefaultPrices()
+	prices := price.DefaultPrices()
 	var fleetCost float64
 	for _, n := range o.Scenario.Nodes {
 		p, err := prices.PerHour(systemModels[n.System])

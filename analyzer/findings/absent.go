@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // absenceOf is g's absence at the window's end (fleet.Result.Absent):
@@ -25,7 +25,7 @@ func (d *detector) absenceOf(g fleet.GPU) (fleet.Absence, bool) {
 
 // fellOff says g fell off the bus: XID 79 among its events.
 func fellOff(g fleet.GPU) bool {
-	return slices.Contains(g.XIDCodes, strconv.Itoa(dcgm.XIDFallenOffBus))
+	return slices.Contains(g.XIDCodes, strconv.Itoa(vocab.XIDFallenOffBus))
 }
 
 // absenceClause is how long g has been gone, from when: a GPU lost at
@@ -50,7 +50,7 @@ func absenceClause(a fleet.Absence) string {
 // GPU no longer held as a lost one. Other layouts, and gpulens-exporter,
 // report a GPU no pod holds, so there the absence is the GPU's.
 func (d *detector) podBound(g fleet.GPU) bool {
-	if d.res.Schema != dcgm.SchemaName {
+	if d.res.Schema != vocab.SchemaDCGM {
 		return false
 	}
 	for _, a := range d.res.Allocations {

@@ -7,8 +7,9 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestAbsentGPU guards issue 53 item 3 on hand-made results: a GPU gone
@@ -74,10 +75,10 @@ func TestAbsentGPU(t *testing.T) {
 			}
 			res := result(allocs, gpus)
 			res.Schema = tc.schema
-			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 			var got *Finding
 			for i, f := range r.Findings {
-				if f.GPUUUID == "GPU-gone" && (f.Kind == criteria.KindGPUErrors || f.Kind == criteria.KindInsufficientData) {
+				if f.GPUUUID == "GPU-gone" && (f.Kind == vocab.KindGPUErrors || f.Kind == vocab.KindInsufficientData) {
 					got = &r.Findings[i]
 				}
 			}
@@ -87,8 +88,8 @@ func TestAbsentGPU(t *testing.T) {
 			case tc.sev == "":
 			case got == nil:
 				t.Errorf("no gpu-errors finding on GPU-gone\n%s", summaries(r))
-			case got.Kind != criteria.KindGPUErrors || got.Severity != tc.sev || !strings.Contains(got.Summary, tc.want):
-				t.Errorf("got %s %s %q, want %s %s with %q", got.Kind, got.Severity, got.Summary, criteria.KindGPUErrors, tc.sev, tc.want)
+			case got.Kind != vocab.KindGPUErrors || got.Severity != tc.sev || !strings.Contains(got.Summary, tc.want):
+				t.Errorf("got %s %s %q, want %s %s with %q", got.Kind, got.Severity, got.Summary, vocab.KindGPUErrors, tc.sev, tc.want)
 			}
 		})
 	}

@@ -2,10 +2,10 @@ package findings
 
 import (
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/signals"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/vocab"
+
 	"github.com/gpulens/gpulens/analyzer/inventory"
 )
 
@@ -52,13 +52,13 @@ func (d *detector) readClusterSharing() {
 	d.clusterShared = map[fleet.GPUKey]inventory.NodeSharing{}
 	dra := map[fleet.GPUKey]bool{}
 	for _, x := range d.res.Allocations {
-		if x.AllocationPath == signals.AllocationPathDRA {
+		if x.AllocationPath == vocab.AllocationPathDRA {
 			dra[fleet.GPUKey{Node: x.Node, UUID: x.UUID}] = true
 		}
 	}
 	unseen, unknownNode := 0, 0
 	for _, g := range d.res.GPUs {
-		if g.Attribution != fleet.AttributionOneTenant || g.Sharing != signals.SharingNone || dra[g.GPUKey] {
+		if g.Attribution != fleet.AttributionOneTenant || g.Sharing != vocab.SharingNone || dra[g.GPUKey] {
 			continue
 		}
 		unseen++
@@ -70,7 +70,7 @@ func (d *detector) readClusterSharing() {
 			}
 		}
 	}
-	const kinds = criteria.KindTimesliceOOMRisk + " and " + criteria.KindTrainingOnShared
+	const kinds = vocab.KindTimesliceOOMRisk + " and " + vocab.KindTrainingOnShared
 	switch {
 	case unseen > 0 && !d.haveInventory():
 		// One pod per device is every GPU one pod holds alone, under any
@@ -99,7 +99,7 @@ func (d *detector) sharingOf(g fleet.GPU) (string, inventory.NodeSharing, bool) 
 // GPU it held is one the data shows held whole (readClusterSharing): its
 // share is one replica of the GPU, and its figures are the device's.
 func (d *detector) withClusterSharing(w fleet.Workload) (fleet.Workload, inventory.NodeSharing, bool) {
-	if w.Sharing != signals.SharingNone || len(w.GPUs) == 0 {
+	if w.Sharing != vocab.SharingNone || len(w.GPUs) == 0 {
 		return w, inventory.NodeSharing{}, false
 	}
 	var ns inventory.NodeSharing

@@ -2,19 +2,21 @@ package findings
 
 import (
 	"context"
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
-	"github.com/gpulens/gpulens/signals"
-	"github.com/gpulens/gpulens/signals/dcgm"
-	"github.com/gpulens/gpulens/signals/native"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
+	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/vocab"
+
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
 // TestDRAWorkloads judges four hours of the DRA fleet of
@@ -32,18 +34,18 @@ func TestDRAWorkloads(t *testing.T) {
 		t.Run(sch.Name(), func(t *testing.T) {
 			file := map[string]string{native.SchemaName: "native.dra.prom", dcgm.SchemaName: "dcgm-exporter.dra.prom"}[sch.Name()]
 			res := replay(t, sch, "../../signals/testdata/"+file, 4*time.Hour)
-			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
-			if len(r.Findings) != 2 || r.Findings[1].Kind != criteria.KindUnallocated || r.Findings[1].AllocationPath != "" {
+			r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
+			if len(r.Findings) != 2 || r.Findings[1].Kind != vocab.KindUnallocated || r.Findings[1].AllocationPath != "" {
 				t.Fatalf("findings %+v, want infer's and the unheld A30's", r.Findings)
 			}
 			f := r.Findings[0]
 			const claim = "ml/infer-7d9f8c6b5-x2k9q-gpu-m4t7w"
-			if f.Kind != criteria.KindUnderusedGPU || f.Workload != "infer" || f.AllocationPath != signals.AllocationPathDRA ||
+			if f.Kind != vocab.KindUnderusedGPU || f.Workload != "infer" || f.AllocationPath != vocab.AllocationPathDRA ||
 				len(f.Claims) != 1 || f.Claims[0] != claim || !strings.Contains(f.Summary, "allocated through ResourceClaim "+claim) {
 				t.Errorf("finding %+v", f)
 			}
 			rec := f.Recommendation
-			if rec == nil || rec.Patch != nil || rec.Allocation != signals.AllocationPathDRA || rec.Claim != "ResourceClaim "+claim || len(rec.Notes) == 0 {
+			if rec == nil || rec.Patch != nil || rec.Allocation != vocab.AllocationPathDRA || rec.Claim != "ResourceClaim "+claim || len(rec.Notes) == 0 {
 				t.Errorf("recommendation %+v, want no limits patch, the claim and a note", rec)
 			}
 			// Its sizes are the driver's device classes, not the device

@@ -11,8 +11,9 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/exporter/sim"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestTimeSlicedUnderOnePodLayout is issue 10's headline case: a
@@ -75,11 +76,11 @@ func TestTimeSlicedUnderOnePodLayout(t *testing.T) {
 		{"GFD says not shared", withLabels("none", 1), ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Detect(res, tt.inv, criteria.DefaultConfig(), recommend.DefaultPrices())
-			oom := find(r, criteria.KindTimesliceOOMRisk)
-			underused := find(r, criteria.KindUnderusedGPU)
+			r := Detect(res, tt.inv, criteria.DefaultConfig(), price.DefaultPrices())
+			oom := find(r, vocab.KindTimesliceOOMRisk)
+			underused := find(r, vocab.KindUnderusedGPU)
 			skipped := slices.ContainsFunc(r.Skipped, func(s string) bool {
-				return strings.HasPrefix(s, criteria.KindTimesliceOOMRisk) && strings.Contains(s, "cannot be told from a whole one")
+				return strings.HasPrefix(s, vocab.KindTimesliceOOMRisk) && strings.Contains(s, "cannot be told from a whole one")
 			})
 			if tt.inv == nil != skipped {
 				t.Errorf("skipped %q: want the one-pod layout's blind spot said exactly when there is no cluster access", r.Skipped)
@@ -99,7 +100,7 @@ func TestTimeSlicedUnderOnePodLayout(t *testing.T) {
 				t.Errorf("a GPU the cluster says is time-sliced judged as a whole one: %s", underused.Summary)
 			}
 			if oom == nil || oom.GPUUUID != uuid || oom.Severity != Warning {
-				t.Fatalf("want a warning %s on %s:\n%s", criteria.KindTimesliceOOMRisk, uuid, summaries(r))
+				t.Fatalf("want a warning %s on %s:\n%s", vocab.KindTimesliceOOMRisk, uuid, summaries(r))
 			}
 			ev := oom.Evidence
 			if math.Abs(ev["device_memory_bytes"]-device) > mib {
@@ -155,21 +156,21 @@ func TestClusterSharingCornerCases(t *testing.T) {
 		return inventory.Node{Name: name, Product: a100, SharingStrategy: "time-slicing", Replicas: 2, Capacity: map[string]int64{"nvidia.com/gpu": 2}}
 	}
 	inv := &inventory.Inventory{Available: true, Nodes: map[string]inventory.Node{"node-1": label("node-1"), "node-2": label("node-2")}}
-	r := Detect(res, inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+	r := Detect(res, inv, criteria.DefaultConfig(), price.DefaultPrices())
 	// Read as shared, each GPU's device load (0.95, copied onto its one
 	// visible tenant) is the GPU's, not web's: said of each GPU, at info.
 	for _, uuid := range []string{"GPU-1", "GPU-2"} {
 		if !slices.ContainsFunc(r.Findings, func(f Finding) bool {
-			return f.Kind == criteria.KindTrainingOnShared && f.GPUUUID == uuid && f.Severity == Info && f.Workload == ""
+			return f.Kind == vocab.KindTrainingOnShared && f.GPUUUID == uuid && f.Severity == Info && f.Workload == ""
 		}) {
 			t.Errorf("want %s read as time-sliced, its load said of the GPU:\n%s", uuid, summaries(r))
 		}
 	}
-	if f := find(r, criteria.KindTrainingOnShared); f != nil && f.Severity != Info {
+	if f := find(r, vocab.KindTrainingOnShared); f != nil && f.Severity != Info {
 		t.Errorf("a tenant accused on the device's figures: %s", f.Summary)
 	}
 	delete(inv.Nodes, "node-2")
-	r = Detect(res, inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+	r = Detect(res, inv, criteria.DefaultConfig(), price.DefaultPrices())
 	if !slices.ContainsFunc(r.Skipped, func(s string) bool {
 		return strings.Contains(s, "1 GPUs show at most one pod per device and are on nodes the cluster does not list")
 	}) {

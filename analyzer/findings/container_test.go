@@ -7,7 +7,8 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestContainerFromTheSpec: where the GPU series carry no container label,
@@ -35,8 +36,8 @@ func TestContainerFromTheSpec(t *testing.T) {
 		{"not known", nil, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Detect(build(), tt.inv, criteria.DefaultConfig(), recommend.DefaultPrices())
-			f := find(r, criteria.KindIdleAllocation)
+			r := Detect(build(), tt.inv, criteria.DefaultConfig(), price.DefaultPrices())
+			f := find(r, vocab.KindIdleAllocation)
 			if f == nil || f.Recommendation == nil {
 				t.Fatalf("no idle allocation with a recommendation: %+v", r.Findings)
 			}

@@ -11,9 +11,10 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // builtScrapeDay scrapes testdata/counters files every minute for a day
@@ -60,7 +61,7 @@ func builtScrapeDay(t *testing.T, files map[time.Duration]string) (*fleet.Result
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res, Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	return res, Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 }
 
 // TestGREngineActiveOnly: an exporter whose counters file keeps only
@@ -103,9 +104,9 @@ func TestGREngineActiveOnly(t *testing.T) {
 	var idle, insufficient []Finding
 	for _, f := range report.Findings {
 		switch f.Kind {
-		case criteria.KindIdleAllocation:
+		case vocab.KindIdleAllocation:
 			idle = append(idle, f)
-		case criteria.KindInsufficientData:
+		case vocab.KindInsufficientData:
 			insufficient = append(insufficient, f)
 		}
 	}
@@ -195,9 +196,9 @@ func TestMixedCountersFiles(t *testing.T) {
 	var idle []string
 	for _, f := range report.Findings {
 		switch f.Kind {
-		case criteria.KindIdleAllocation:
+		case vocab.KindIdleAllocation:
 			idle = append(idle, f.Summary)
-		case criteria.KindInsufficientData:
+		case vocab.KindInsufficientData:
 			t.Errorf("insufficient data: %s", f.Summary)
 		}
 	}

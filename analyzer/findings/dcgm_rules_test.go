@@ -1,14 +1,16 @@
 package findings
 
 import (
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/signals/dcgm"
-	"github.com/gpulens/gpulens/signals/native"
 	"strings"
 	"testing"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/vocab"
+
 	"github.com/gpulens/gpulens/analyzer/criteria"
-	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
 // TestTrainingOnSharedFromDCGM: with dcgm-exporter's copies every tenant
@@ -45,10 +47,10 @@ func TestTrainingOnSharedFromDCGM(t *testing.T) {
 			g.Attribution = tt.attribution
 			res := result(tenants(tt.p95), []fleet.GPU{g})
 			res.Schema = tt.schema
-			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 			var accused, info int
 			for _, f := range r.Findings {
-				if f.Kind != criteria.KindTrainingOnShared {
+				if f.Kind != vocab.KindTrainingOnShared {
 					continue
 				}
 				if f.Workload == "" && f.Pod == "" {
@@ -87,7 +89,7 @@ func TestOOMRiskFromDCGMIsAGuess(t *testing.T) {
 		g.Attribution = map[string]string{native.SchemaName: fleet.AttributionPerTenant, dcgm.SchemaName: fleet.AttributionCopies}[sch]
 		res := result([]fleet.Allocation{a, b}, []fleet.GPU{g})
 		res.Schema = sch
-		f := find(Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindTimesliceOOMRisk)
+		f := find(Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices()), vocab.KindTimesliceOOMRisk)
 		if f == nil {
 			t.Fatalf("%s: no OOM risk", sch)
 		}
@@ -108,7 +110,7 @@ func TestOOMRiskFromDCGMIsAGuess(t *testing.T) {
 func TestLostWithoutXID(t *testing.T) {
 	g := gpu("GPU-lost", a100, "none", 80*GiB)
 	g.DownSteps = 120
-	f := find(Detect(result(nil, []fleet.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindGPUErrors)
+	f := find(Detect(result(nil, []fleet.GPU{g}), nil, criteria.DefaultConfig(), price.DefaultPrices()), vocab.KindGPUErrors)
 	if f == nil || f.Severity != Critical {
 		t.Fatalf("finding %+v, want a critical gpu-errors", f)
 	}
@@ -116,7 +118,7 @@ func TestLostWithoutXID(t *testing.T) {
 		t.Errorf("summary %q", f.Summary)
 	}
 	g.XIDErrors, g.XIDCodes = 1, []string{"79"}
-	f = find(Detect(result(nil, []fleet.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindGPUErrors)
+	f = find(Detect(result(nil, []fleet.GPU{g}), nil, criteria.DefaultConfig(), price.DefaultPrices()), vocab.KindGPUErrors)
 	if !strings.Contains(f.Summary, "had 1 XID error(s) (XID 79) and was lost for 2.0 h") {
 		t.Errorf("summary %q", f.Summary)
 	}
@@ -128,11 +130,11 @@ func TestLostWithoutXID(t *testing.T) {
 func TestApplicationXIDIsNotAGPUFault(t *testing.T) {
 	g := gpu("GPU-app", a100, "none", 80*GiB)
 	g.WorkloadXIDErrors, g.WorkloadXIDCodes = 1, []string{"13"}
-	r := Detect(result(nil, []fleet.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices())
-	if f := find(r, criteria.KindGPUErrors); f != nil {
+	r := Detect(result(nil, []fleet.GPU{g}), nil, criteria.DefaultConfig(), price.DefaultPrices())
+	if f := find(r, vocab.KindGPUErrors); f != nil {
 		t.Errorf("an application XID made a GPU fault: %s", f.Summary)
 	}
-	if f := find(r, criteria.KindWorkloadXID); f == nil || f.Severity != Info {
-		t.Errorf("workload finding %+v, want an info %s", f, criteria.KindWorkloadXID)
+	if f := find(r, vocab.KindWorkloadXID); f == nil || f.Severity != Info {
+		t.Errorf("workload finding %+v, want an info %s", f, vocab.KindWorkloadXID)
 	}
 }

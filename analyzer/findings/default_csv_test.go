@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/exporter/sim"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestStockCountersFile: a stock GPU Operator install emits only its
@@ -25,16 +25,16 @@ func TestStockCountersFile(t *testing.T) {
 	m.defaultCSV = true
 	stock := runScenario(t, s, m, nil)
 	skipped := strings.Join(stock.Skipped, "\n")
-	if !strings.Contains(skipped, criteria.KindThermal+": needs DCGM_FI_DEV_CLOCKS_EVENT_REASONS or DCGM_FI_DEV_CLOCK_THROTTLE_REASONS") {
+	if !strings.Contains(skipped, vocab.KindThermal+": needs DCGM_FI_DEV_CLOCKS_EVENT_REASONS or DCGM_FI_DEV_CLOCK_THROTTLE_REASONS") {
 		t.Errorf("skipped %q: want the thermal rule, naming its fields", stock.Skipped)
 	}
 	for _, f := range stock.Findings {
-		if f.Kind == criteria.KindThermal {
+		if f.Kind == vocab.KindThermal {
 			t.Errorf("a thermal finding without throttle data: %s", f.Summary)
 		}
 	}
 	for _, f := range full.Findings {
-		if f.Kind == criteria.KindThermal {
+		if f.Kind == vocab.KindThermal {
 			continue
 		}
 		found := false

@@ -2,10 +2,12 @@ package findings
 
 import (
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/signals"
 	"math"
 	"strings"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
@@ -16,7 +18,7 @@ import (
 // Detect runs every rule over res. inv may be nil or unavailable: the
 // kinds that need it are then listed in Report.Skipped. prices may be nil:
 // every dollar figure is then unknown (CostKnown false), never $0.
-func Detect(res *fleet.Result, inv *inventory.Inventory, cfg criteria.Config, prices *recommend.Prices) *Result {
+func Detect(res *fleet.Result, inv *inventory.Inventory, cfg criteria.Config, prices *price.Prices) *Result {
 	d := &detector{res: res, inv: inv, cfg: cfg, prices: prices, report: &Result{Config: cfg, WorkloadSources: map[string]int{}}}
 	if res != nil {
 		d.gpus = make(map[fleet.GPUKey]*fleet.GPU, len(res.GPUs))
@@ -24,8 +26,8 @@ func Detect(res *fleet.Result, inv *inventory.Inventory, cfg criteria.Config, pr
 			d.gpus[res.GPUs[i].GPUKey] = &res.GPUs[i]
 		}
 		d.readClusterSharing()
-		if fields, ok := res.Missing[signals.SignalThermal]; ok {
-			d.skip(criteria.KindThermal, "needs "+strings.Join(fields, " or ")+", which the data lacks (the GPU Operator's default counters file, dcp-metrics-included.csv, leaves it out)")
+		if fields, ok := res.Missing[vocab.SignalThermal]; ok {
+			d.skip(vocab.KindThermal, "needs "+strings.Join(fields, " or ")+", which the data lacks (the GPU Operator's default counters file, dcp-metrics-included.csv, leaves it out)")
 		}
 		for _, w := range res.Workloads {
 			d.workload(w)
@@ -51,7 +53,7 @@ type detector struct {
 	res    *fleet.Result
 	inv    *inventory.Inventory
 	cfg    criteria.Config
-	prices *recommend.Prices
+	prices *price.Prices
 	report *Result
 	// gpus indexes res.GPUs: every workload and GPU rule looks GPUs up.
 	gpus map[fleet.GPUKey]*fleet.GPU
@@ -84,7 +86,7 @@ func (d *detector) haveInventory() bool { return d.inv != nil && d.inv.Available
 // cost sets the dollar figures of f: share of a model's GPU, and the
 // recommendation's effect.
 func (d *detector) cost(f *Finding, model string, share float64, rec *recommend.Recommendation) {
-	price, err := d.prices.PerHour(model)
+	perHour, err := d.prices.PerHour(model)
 	if err != nil {
 		f.CostKnown = false
 		f.Evidence["price_unknown"] = 1
@@ -92,9 +94,9 @@ func (d *detector) cost(f *Finding, model string, share float64, rec *recommend.
 		return
 	}
 	f.CostKnown = true
-	f.MonthlyCostUSD = recommend.MonthlyCost(share, price)
+	f.MonthlyCostUSD = price.MonthlyCost(share, perHour)
 	if rec != nil {
-		f.MonthlySavingsUSD = recommend.MonthlySavings(rec.CurrentShare, rec.RecommendedShare, price)
+		f.MonthlySavingsUSD = price.MonthlySavings(rec.CurrentShare, rec.RecommendedShare, perHour)
 	}
 }
 
@@ -138,7 +140,7 @@ func gib(b float64) string { return fmt.Sprintf("%.1f GiB", b/(1<<30)) }
 
 // shortModel is the product name without the vendor, for sentences.
 func shortModel(m string) string {
-	if k, ok := recommend.LookupModel(m); ok {
+	if k, ok := price.LookupModel(m); ok {
 		return k.Key
 	}
 	if m == "" {

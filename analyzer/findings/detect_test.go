@@ -9,8 +9,9 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 const (
@@ -65,51 +66,51 @@ func TestDetectKinds(t *testing.T) {
 		summary  string
 	}{
 		{"idle whole H100", result([]fleet.Allocation{alloc("jupyter", "GPU-1", h100, "none", "", 1, 0.004, 0.02, 2*GiB)}, []fleet.GPU{busyGPU}),
-			criteria.KindIdleAllocation, Warning, positive, "team-a/jupyter held a whole H100-80GB for 168 h at 0.4% average use"},
+			vocab.KindIdleAllocation, Warning, positive, "team-a/jupyter held a whole H100-80GB for 168 h at 0.4% average use"},
 		{"underused whole A100", result([]fleet.Allocation{alloc("embed", "GPU-1", a100, "none", "", 1, 0.2, 0.3, 10*GiB)}, []fleet.GPU{gpu("GPU-1", a100, "none", 80*GiB)}),
-			criteria.KindUnderusedGPU, Warning, positive, "used 20% of a whole A100-80GB"},
+			vocab.KindUnderusedGPU, Warning, positive, "used 20% of a whole A100-80GB"},
 		{"oversized MIG slice", result([]fleet.Allocation{alloc("ocr", "GPU-1", h100, "mig", "3g.40gb", 3.0/7, 0.2, 0.25, 5*GiB)}, []fleet.GPU{gpu("GPU-1", h100, "mig", 80*GiB)}),
-			criteria.KindMIGOversized, Warning, positive, "request a 1g.10gb MIG slice"},
+			vocab.KindMIGOversized, Warning, positive, "request a 1g.10gb MIG slice"},
 		{"undersized MIG slice", result([]fleet.Allocation{alloc("train", "GPU-1", h100, "mig", "2g.20gb", 2.0/7, 0.97, 0.99, 15*GiB)}, []fleet.GPU{gpu("GPU-1", h100, "mig", 80*GiB)}),
-			criteria.KindMIGUndersized, Warning, negative, "too small for it"},
+			vocab.KindMIGUndersized, Warning, negative, "too small for it"},
 		{"training on a time-sliced GPU", result([]fleet.Allocation{alloc("train", "GPU-1", a100, "time-slicing", "", 0.25, 3.2, 3.6, 30*GiB)}, []fleet.GPU{gpu("GPU-1", a100, "time-slicing", 80*GiB)}),
-			criteria.KindTrainingOnShared, Warning, negative, "a reliability fix, not a saving"},
+			vocab.KindTrainingOnShared, Warning, negative, "a reliability fix, not a saving"},
 		{"insufficient coverage", result([]fleet.Allocation{func() fleet.Allocation {
 			a := alloc("short", "GPU-1", h100, "none", "", 1, 0.01, 0.01, GiB)
 			a.Coverage, a.Steps, a.HeldHours = 0.1, 1008, 16.8
 			return a
-		}()}, []fleet.GPU{busyGPU}), criteria.KindInsufficientData, Info, zero, "too little to judge"},
+		}()}, []fleet.GPU{busyGPU}), vocab.KindInsufficientData, Info, zero, "too little to judge"},
 		{"no utilization samples", result([]fleet.Allocation{func() fleet.Allocation {
 			a := alloc("blind", "GPU-1", h100, "none", "", 1, 0, 0, GiB)
 			a.UtilizationSteps, a.UtilizationCoverage = 0, 0
 			return a
-		}()}, []fleet.GPU{busyGPU}), criteria.KindInsufficientData, Info, zero, "unknown, not zero"},
+		}()}, []fleet.GPU{busyGPU}), vocab.KindInsufficientData, Info, zero, "unknown, not zero"},
 		{"unallocated GPU", result(nil, []fleet.GPU{func() fleet.GPU {
 			g := gpu("GPU-1", h100, "", 80*GiB)
 			g.AllocatedHours, g.UnallocatedHours = 0, 168
 			return g
-		}()}), criteria.KindUnallocated, Warning, positive, "sat unallocated for 168 h (100%"},
+		}()}), vocab.KindUnallocated, Warning, positive, "sat unallocated for 168 h (100%"},
 		{"lost GPU", result(nil, []fleet.GPU{func() fleet.GPU {
 			g := busyGPU
 			g.XIDErrors, g.XIDCodes, g.DownSteps = 1, []string{"79"}, 120
 			return g
-		}()}), criteria.KindGPUErrors, Critical, zero, "had 1 XID error(s) (XID 79) and was lost for 2.0 h"},
+		}()}), vocab.KindGPUErrors, Critical, zero, "had 1 XID error(s) (XID 79) and was lost for 2.0 h"},
 		{"application XIDs", result(nil, []fleet.GPU{func() fleet.GPU {
 			g := busyGPU
 			g.WorkloadXIDErrors, g.WorkloadXIDCodes = 3, []string{"13", "43"}
 			return g
-		}()}), criteria.KindWorkloadXID, Info, zero, "3 application error(s) (XID 13, 43): a bug or a killed process in the workload, not a GPU fault"},
+		}()}), vocab.KindWorkloadXID, Info, zero, "3 application error(s) (XID 13, 43): a bug or a killed process in the workload, not a GPU fault"},
 		{"thermal throttling", result(nil, []fleet.GPU{func() fleet.GPU {
 			g := busyGPU
 			g.ThermalThrottleRatio = 0.3
 			return g
-		}()}), criteria.KindThermal, Warning, zero, "for heat 30% of the time"},
+		}()}), vocab.KindThermal, Warning, zero, "for heat 30% of the time"},
 		{"mixed models on a node", result(nil, []fleet.GPU{busyGPU, gpu("GPU-2", a100, "none", 80*GiB)}),
-			criteria.KindMixedModels, Warning, zero, "has GPUs of 2 models"},
+			vocab.KindMixedModels, Warning, zero, "has GPUs of 2 models"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Detect(tt.res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(tt.res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 			f := find(r, tt.kind)
 			if f == nil {
 				t.Fatalf("no %s finding in %+v", tt.kind, r.Findings)
@@ -117,7 +118,7 @@ func TestDetectKinds(t *testing.T) {
 			if f.Severity != tt.severity || !tt.savings(f.MonthlySavingsUSD) || !strings.Contains(f.Summary, tt.summary) {
 				t.Errorf("%s: severity %s, savings %v, summary %q; want %s and %q", tt.kind, f.Severity, f.MonthlySavingsUSD, f.Summary, tt.severity, tt.summary)
 			}
-			if f.Confidence <= 0 || f.Confidence > 1 || (f.Kind != criteria.KindMixedModels && !f.CostKnown) {
+			if f.Confidence <= 0 || f.Confidence > 1 || (f.Kind != vocab.KindMixedModels && !f.CostKnown) {
 				t.Errorf("confidence %v, cost known %v", f.Confidence, f.CostKnown)
 			}
 		})
@@ -146,7 +147,7 @@ func TestHealthyFleet(t *testing.T) {
 		alloc("etl-a", "GPU-3", h100, "time-slicing", "", 0.5, 0.3, 0.4, 20*GiB),
 		alloc("etl-b", "GPU-3", h100, "time-slicing", "", 0.5, 0.3, 0.4, 20*GiB),
 	}, []fleet.GPU{gpu("GPU-1", h100, "none", 80*GiB), gpu("GPU-2", h100, "mig", 80*GiB), gpu("GPU-3", h100, "time-slicing", 80*GiB)})
-	for _, f := range Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices()).Findings {
+	for _, f := range Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices()).Findings {
 		if f.Severity != Info {
 			t.Errorf("healthy fleet: %s %s: %s", f.Severity, f.Kind, f.Summary)
 		}
@@ -199,7 +200,7 @@ func TestOOMRisk(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res := result(tt.allocs, []fleet.GPU{tt.gpu})
 			res.Schema = tt.schema
-			f := find(Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindTimesliceOOMRisk)
+			f := find(Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices()), vocab.KindTimesliceOOMRisk)
 			switch {
 			case tt.want == "" && f != nil:
 				t.Errorf("unexpected %s: %s", f.Severity, f.Summary)
@@ -214,7 +215,7 @@ func TestOOMRisk(t *testing.T) {
 
 func TestUnknownPrice(t *testing.T) {
 	res := result([]fleet.Allocation{alloc("x", "GPU-1", "NVIDIA RTX A6000", "none", "", 1, 0.01, 0.01, GiB)}, []fleet.GPU{gpu("GPU-1", "NVIDIA RTX A6000", "none", 48*GiB)})
-	f := find(Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindIdleAllocation)
+	f := find(Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices()), vocab.KindIdleAllocation)
 	if f == nil || f.CostKnown || f.MonthlyCostUSD != 0 || !strings.Contains(f.Summary, `no price for model "NVIDIA RTX A6000"`) {
 		t.Errorf("unknown price: %+v", f)
 	}
@@ -222,7 +223,7 @@ func TestUnknownPrice(t *testing.T) {
 
 func TestInventoryKinds(t *testing.T) {
 	res := result([]fleet.Allocation{alloc("jupyter", "GPU-1", h100, "none", "", 1, 0.004, 0.02, 2*GiB)}, []fleet.GPU{gpu("GPU-1", h100, "none", 80*GiB)})
-	r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 	if len(r.Skipped) != 2 || !strings.HasPrefix(r.Skipped[0], "untainted-gpu-node: needs cluster access") {
 		t.Errorf("skipped without inventory: %q", r.Skipped)
 	}
@@ -242,7 +243,7 @@ func TestInventoryKinds(t *testing.T) {
 		},
 		Quotas: map[string][]inventory.Quota{},
 	}
-	r = Detect(res, inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+	r = Detect(res, inv, criteria.DefaultConfig(), price.DefaultPrices())
 	var kinds []string
 	for _, f := range r.Findings {
 		kinds = append(kinds, f.Kind+"@"+f.Node+f.Namespace)
@@ -253,7 +254,7 @@ func TestInventoryKinds(t *testing.T) {
 	if !slices.Equal(kinds, want) || len(r.Skipped) != 0 {
 		t.Errorf("findings %q, skipped %q; want %q", kinds, r.Skipped, want)
 	}
-	idle := find(r, criteria.KindIdleAllocation)
+	idle := find(r, vocab.KindIdleAllocation)
 	if idle.Workload != "alice-jupyter" || idle.WorkloadKind != "StatefulSet" || idle.Team != "nlp" ||
 		idle.Recommendation.Patch.Target != "StatefulSet/team-a/alice-jupyter" {
 		t.Errorf("idle finding not joined with inventory: %+v", idle)
@@ -304,8 +305,8 @@ func TestWorkloadSource(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res := build()
 			res.PodOwners = tt.ksm
-			r := Detect(res, tt.inv, criteria.DefaultConfig(), recommend.DefaultPrices())
-			f := find(r, criteria.KindIdleAllocation)
+			r := Detect(res, tt.inv, criteria.DefaultConfig(), price.DefaultPrices())
+			f := find(r, vocab.KindIdleAllocation)
 			if f == nil || f.WorkloadKind != tt.kind || f.Workload != tt.wl || f.WorkloadSource != tt.wantSource || r.WorkloadSources[tt.wantSource] != 1 {
 				t.Errorf("got %+v (sources %v), want %s/%s from %s", f, r.WorkloadSources, tt.kind, tt.wl, tt.wantSource)
 			}
@@ -326,7 +327,7 @@ func TestOOMRiskWithoutProcessAttribution(t *testing.T) {
 	}{{76 * GiB, Warning}, {40 * GiB, ""}} {
 		g := gpu("GPU-1", a100, "time-slicing", 80*GiB)
 		g.MemoryUsedP99Bytes, g.MemoryUsedLastBytes, g.MemoryUsedSteps = tt.used, tt.used, 10080
-		f := find(Detect(result([]fleet.Allocation{a, b}, []fleet.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices()), criteria.KindTimesliceOOMRisk)
+		f := find(Detect(result([]fleet.Allocation{a, b}, []fleet.GPU{g}), nil, criteria.DefaultConfig(), price.DefaultPrices()), vocab.KindTimesliceOOMRisk)
 		switch {
 		case tt.want == "" && f != nil:
 			t.Errorf("%.0f GiB used: unexpected %s", tt.used/GiB, f.Summary)

@@ -39,7 +39,7 @@ type Finding struct {
 	Pods           []string `json:",omitempty"`
 	GPUs           []string `json:",omitempty"`
 	// AllocationPath is how a workload's pods were given their GPUs, as
-	// the exporter's series say: signals.AllocationPathDevicePlugin, or
+	// the exporter's series say: vocab.AllocationPathDevicePlugin, or
 	// AllocationPathDRA through Claims (namespace/name, sorted). Empty on
 	// findings about a GPU, a node or a namespace.
 	AllocationPath string   `json:",omitempty"`

@@ -4,19 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/signals/native"
 	"math"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/value"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -98,7 +100,7 @@ func TestGoldenNativeFleet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	report := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 	got, err := json.MarshalIndent(report, "", "  ")
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +119,7 @@ func TestGoldenNativeFleet(t *testing.T) {
 		t.Errorf("report differs from %s (go test -update rewrites it):\n%s", golden, got)
 	}
 	// The golden is reviewed by eye; these pin what it must show.
-	for _, k := range []string{criteria.KindIdleAllocation, criteria.KindUnallocated, criteria.KindThermal, criteria.KindMIGOversized, criteria.KindTimesliceOOMRisk, criteria.KindWorkloadXID} {
+	for _, k := range []string{vocab.KindIdleAllocation, vocab.KindUnallocated, vocab.KindThermal, vocab.KindMIGOversized, vocab.KindTimesliceOOMRisk, vocab.KindWorkloadXID} {
 		if find(report, k) == nil {
 			t.Errorf("no %s finding", k)
 		}

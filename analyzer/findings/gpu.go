@@ -3,13 +3,14 @@ package findings
 import (
 	"cmp"
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/signals"
 	"math"
 	"slices"
 	"strings"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/vocab"
+
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 )
@@ -25,14 +26,14 @@ func (d *detector) gpu(g fleet.GPU) {
 	absence, gone := d.absenceOf(g) // absent.go
 	scant := g.Coverage < d.cfg.MinCoverage || g.Steps < d.cfg.MinSamples
 	if scant && !gone {
-		f := base(criteria.KindInsufficientData, Info)
+		f := base(vocab.KindInsufficientData, Info)
 		f.Summary = fmt.Sprintf("%s reported for %s (%s of the window): too little to judge", subject, hoursOf(g.ReportedHours), pct(g.Coverage))
 		d.cost(&f, g.Model, 1, nil)
 		d.add(f)
 		return
 	}
 	if g.XIDErrors > 0 || g.DownSteps > 0 || gone {
-		f := base(criteria.KindGPUErrors, Warning)
+		f := base(vocab.KindGPUErrors, Warning)
 		down := d.res.Window.Step.Hours() * float64(g.DownSteps)
 		f.Evidence["xid_errors"], f.Evidence["down_hours"] = g.XIDErrors, down
 		var what []string
@@ -81,7 +82,7 @@ func (d *detector) gpu(g fleet.GPU) {
 	}
 	d.workloadXID(g, base, subject) // xid.go
 	if g.ThrottleSteps >= d.cfg.MinSamples && g.ThermalThrottleRatio >= d.cfg.Thermal.MinRatio {
-		f := base(criteria.KindThermal, Warning)
+		f := base(vocab.KindThermal, Warning)
 		f.Evidence["thermal_throttle_ratio"] = g.ThermalThrottleRatio
 		f.Confidence = confidence(float64(g.ThrottleSteps) / math.Max(1, float64(d.res.ExpectedSteps)))
 		f.Summary = fmt.Sprintf("%s slowed its clocks for heat %s of the time: check the node's cooling and airflow", subject, pct(g.ThermalThrottleRatio))
@@ -89,7 +90,7 @@ func (d *detector) gpu(g fleet.GPU) {
 		d.add(f)
 	}
 	d.unallocatedCapacity(g, base)
-	if sharing, cluster, fromCluster := d.sharingOf(g); sharing == signals.SharingTimeSlicing || sharing == signals.SharingMPS {
+	if sharing, cluster, fromCluster := d.sharingOf(g); sharing == vocab.SharingTimeSlicing || sharing == vocab.SharingMPS {
 		d.oomRisk(g, sharing, cluster, fromCluster, base)
 	}
 }
@@ -146,7 +147,7 @@ func (d *detector) oomRisk(g fleet.GPU, sharing string, cluster inventory.NodeSh
 	}
 	dev := g.MemoryTotalBytes
 	if dev == 0 {
-		m, _ := recommend.LookupModel(g.Model)
+		m, _ := price.LookupModel(g.Model)
 		dev = m.MemoryBytes
 	}
 	// Without per-tenant memory the device's own figures still judge the
@@ -205,7 +206,7 @@ func (d *detector) oomRisk(g fleet.GPU, sharing string, cluster inventory.NodeSh
 		// the device's figure, once.
 		heaviest.ProjectedMemoryBytes, heaviest.P99MemoryBytes, heaviest.MemoryUnknown = projected, inUse, true
 	}
-	f := base(criteria.KindTimesliceOOMRisk, sev)
+	f := base(vocab.KindTimesliceOOMRisk, sev)
 	f.Sharing = sharing
 	f.Evidence["memory_in_use_p99_bytes"], f.Evidence["device_memory_bytes"], f.Evidence["memory_ratio"] = inUse, dev, ratio
 	f.Evidence["device_memory_used_p99_bytes"], f.Evidence["device_memory_used_last_bytes"] = g.MemoryUsedP99Bytes, g.MemoryUsedLastBytes
@@ -319,7 +320,7 @@ func (d *detector) mixedModels() {
 			continue
 		}
 		slices.Sort(ms)
-		d.add(Finding{Kind: criteria.KindMixedModels, Severity: Warning, Node: node, Confidence: 1,
+		d.add(Finding{Kind: vocab.KindMixedModels, Severity: Warning, Node: node, Confidence: 1,
 			Evidence: map[string]float64{"models": float64(len(ms))},
 			Summary: fmt.Sprintf("node %s has GPUs of %d models (%s): a pod asking for nvidia.com/gpu gets either; split them into node pools labelled by nvidia.com/gpu.product",
 				node, len(ms), strings.Join(ms, ", "))})

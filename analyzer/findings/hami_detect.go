@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/workload"
 )
 
@@ -39,7 +39,7 @@ const (
 
 // DetectHAMi judges HAMi tenants: each check's findings, priced on the
 // tenant's GPU with prices.
-func DetectHAMi(tenants []HAMiTenant, prices *recommend.Prices) []Finding {
+func DetectHAMi(tenants []HAMiTenant, prices *price.Prices) []Finding {
 	var out []Finding
 	for _, t := range tenants {
 		if t.Coverage < hamiMinCoverage || t.DeviceBytes <= 0 {
@@ -73,17 +73,17 @@ func hamiWorkloadOf(t HAMiTenant) workload.Ref {
 
 // priceHAMi sets f's cost: the held share of its GPU, and the
 // recommendation's saving, (held − new share) × price × 730 h.
-func priceHAMi(f Finding, model string, prices *recommend.Prices) Finding {
-	price, err := prices.PerHour(model)
+func priceHAMi(f Finding, model string, prices *price.Prices) Finding {
+	perHour, err := prices.PerHour(model)
 	if err != nil {
 		f.Evidence["price_unknown"] = 1
 		f.Summary += fmt.Sprintf(" (cost unknown: %v)", err)
 		return f
 	}
 	f.CostKnown = true
-	f.MonthlyCostUSD = recommend.MonthlyCost(f.Evidence["held_share"], price)
+	f.MonthlyCostUSD = price.MonthlyCost(f.Evidence["held_share"], perHour)
 	if r := f.Recommendation; r != nil {
-		f.MonthlySavingsUSD = recommend.MonthlySavings(r.CurrentShare, r.RecommendedShare, price)
+		f.MonthlySavingsUSD = price.MonthlySavings(r.CurrentShare, r.RecommendedShare, perHour)
 	}
 	return f
 }

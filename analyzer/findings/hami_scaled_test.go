@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	fleetmodel "github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
@@ -17,6 +18,7 @@ import (
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/hami"
 	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // hamiStore writes testdata/hami/<name>.yaml in era through schema's
@@ -105,7 +107,7 @@ func TestHAMiScaledOvercommit(t *testing.T) {
 						t.Errorf("%s: HAMi's size %v, the device's %v; want %v and %v", tn.Pod, tn.DeviceBytes, tn.PhysicalBytes, hamiSize, float64(80<<30))
 					}
 				}
-				got := DetectHAMi(tenants, recommend.DefaultPrices())
+				got := DetectHAMi(tenants, price.DefaultPrices())
 				for _, f := range got {
 					t.Logf("%s %s %v: %s", f.Kind, f.Pod, f.MonthlySavingsUSD, f.Summary)
 				}
@@ -122,7 +124,7 @@ func TestHAMiScaledOvercommit(t *testing.T) {
 				if !containsAll(f.Summary, "team-a/svc-a, team-b/svc-b, team-c/svc-c", "96.0 GiB of 80.0 GiB", "120.0 GiB") {
 					t.Errorf("summary does not name the tenants and 96 GiB over 80 GiB: %s", f.Summary)
 				}
-				if f.Recommendation == nil || f.Recommendation.Patch == nil || !containsAll(f.Recommendation.Patch.YAML, hami.ResourceMemory, "26624") {
+				if f.Recommendation == nil || f.Recommendation.Patch == nil || !containsAll(f.Recommendation.Patch.YAML, vocab.ResourceHAMiMemory, "26624") {
 					t.Errorf("patch %+v, want gpumem 26624", f.Recommendation)
 				}
 			})
@@ -155,7 +157,7 @@ func TestHAMiTenantsAreNoStrangers(t *testing.T) {
 		t.Fatalf("%d GPUs, want 3", len(res.GPUs))
 	}
 	// The fixture reproduces the issue: no pod on either GPU, in use.
-	before := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	before := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 	if n := countNoPod(before); n != 2 {
 		t.Fatalf("without HAMi's tenants %d GPUs showed no pod, want 2 (the fixture no longer reproduces the issue):\n%s", n, summaries(before))
 	}
@@ -168,10 +170,10 @@ func TestHAMiTenantsAreNoStrangers(t *testing.T) {
 	for _, tn := range tenants {
 		hamiGPUs[tn.GPUUUID] = true
 	}
-	r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 	free := 0
 	for _, f := range r.Findings {
-		if f.Kind != criteria.KindUnallocated {
+		if f.Kind != vocab.KindUnallocated {
 			continue
 		}
 		if hamiGPUs[f.GPUUUID] {
@@ -194,7 +196,7 @@ func TestHAMiTenantsAreNoStrangers(t *testing.T) {
 func countNoPod(r *Result) int {
 	n := 0
 	for _, f := range r.Findings {
-		if f.Kind == criteria.KindUnallocated && strings.Contains(f.Summary, "showed no pod") {
+		if f.Kind == vocab.KindUnallocated && strings.Contains(f.Summary, "showed no pod") {
 			n++
 		}
 	}

@@ -2,13 +2,15 @@ package findings
 
 import (
 	"context"
-	"github.com/gpulens/gpulens/analyzer/query"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/vocab"
+
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
@@ -81,7 +83,7 @@ func TestHAMiScenario(t *testing.T) {
 						t.Errorf("%s: device %v, model %q, coverage %v", tn.Pod, tn.DeviceBytes, tn.Model, tn.Coverage)
 					}
 				}
-				got := DetectHAMi(tenants, recommend.DefaultPrices())
+				got := DetectHAMi(tenants, price.DefaultPrices())
 				for _, f := range got {
 					t.Logf("%s %s %s %v: %s", f.Kind, f.Pod, f.Severity, f.MonthlySavingsUSD, f.Summary)
 					if f.Namespace == "chat" {
@@ -101,7 +103,7 @@ func TestHAMiScenario(t *testing.T) {
 						if f.Severity != w.sev || f.MonthlySavingsUSD != w.saving || !f.CostKnown {
 							t.Errorf("%s %s: severity %s saving %v, want %s %v", w.kind, w.pod, f.Severity, f.MonthlySavingsUSD, w.sev, w.saving)
 						}
-						if f.Recommendation == nil || f.Recommendation.Patch == nil || !containsAll(f.Recommendation.Patch.YAML, hami.ResourceMemory, itoa(w.gpumemMiB)) {
+						if f.Recommendation == nil || f.Recommendation.Patch == nil || !containsAll(f.Recommendation.Patch.YAML, vocab.ResourceHAMiMemory, itoa(w.gpumemMiB)) {
 							t.Errorf("%s %s: patch %+v, want gpumem %d", w.kind, w.pod, f.Recommendation, w.gpumemMiB)
 						}
 					}

@@ -3,7 +3,7 @@ package findings
 import (
 	"testing"
 
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 )
 
 // TestHAMiChecks: each check on hand-made tenants of an A100 80GB
@@ -33,7 +33,7 @@ func TestHAMiChecks(t *testing.T) {
 		{"unlimited cores", tenant(0, 10, 6, 7, 0.3), "", 0},
 	}
 	for _, tt := range tests {
-		got := DetectHAMi([]HAMiTenant{tt.t}, recommend.DefaultPrices())
+		got := DetectHAMi([]HAMiTenant{tt.t}, price.DefaultPrices())
 		if tt.kind == "" {
 			if len(got) != 0 {
 				t.Errorf("%s: %d findings: %s", tt.name, len(got), got[0].Summary)
@@ -50,7 +50,7 @@ func TestHAMiChecks(t *testing.T) {
 	// Too few readings: no verdict.
 	short := tenant(80, 10, 6, 7, 0.2)
 	short.Coverage = 0.3
-	if got := DetectHAMi([]HAMiTenant{short}, recommend.DefaultPrices()); len(got) != 0 {
+	if got := DetectHAMi([]HAMiTenant{short}, price.DefaultPrices()); len(got) != 0 {
 		t.Errorf("judged on 30%% of the window: %s", got[0].Summary)
 	}
 }

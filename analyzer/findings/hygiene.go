@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -16,8 +15,8 @@ func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys
 // hygiene applies the rules that read cluster state only.
 func (d *detector) hygiene() {
 	if !d.haveInventory() {
-		d.skip(criteria.KindUntaintedNode, "needs cluster access (node taints and pods)")
-		d.skip(criteria.KindNoGPUQuota, "needs cluster access (namespaces and ResourceQuotas)")
+		d.skip(vocab.KindUntaintedNode, "needs cluster access (node taints and pods)")
+		d.skip(vocab.KindNoGPUQuota, "needs cluster access (namespaces and ResourceQuotas)")
 		return
 	}
 	d.untaintedNodes()
@@ -63,7 +62,7 @@ func (d *detector) untaintedNodes() {
 		}
 		pods := cpuPods[name]
 		slices.Sort(pods)
-		f := Finding{Kind: criteria.KindUntaintedNode, Severity: Warning, Node: name, Model: n.Product, Confidence: 1,
+		f := Finding{Kind: vocab.KindUntaintedNode, Severity: Warning, Node: name, Model: n.Product, Confidence: 1,
 			Evidence: map[string]float64{"non_gpu_pods": float64(len(pods)), "gpus": float64(n.Count)},
 			Summary: fmt.Sprintf("GPU node %s has no NoSchedule taint and runs %d pods that use no GPU (e.g. %s): taint it nvidia.com/gpu=present:NoSchedule so they cannot keep it up",
 				name, len(pods), pods[0])}
@@ -97,7 +96,7 @@ func (d *detector) namespacesWithoutQuota() {
 		if gpus[ns] == 0 || hasGPUQuota(d.inv.Quotas[ns]) {
 			continue
 		}
-		d.add(Finding{Kind: criteria.KindNoGPUQuota, Severity: Info, Namespace: ns, Team: d.inv.Namespaces[ns].Team, Confidence: 1,
+		d.add(Finding{Kind: vocab.KindNoGPUQuota, Severity: Info, Namespace: ns, Team: d.inv.Namespaces[ns].Team, Confidence: 1,
 			Evidence: map[string]float64{"gpu_requests": float64(gpus[ns])},
 			Summary: fmt.Sprintf("namespace %s requests %d GPU resources and has no ResourceQuota on nvidia.com resources: set requests.nvidia.com/gpu (and the mig-* and gpu.shared resources it uses)",
 				ns, gpus[ns])})

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestKindsListsEveryKind: every Kind constant this package declares
@@ -52,7 +52,7 @@ func TestKindsListsEveryKind(t *testing.T) {
 	if len(kinds) < 5 {
 		t.Fatalf("found only %q: the parse missed HAMi's constants", kinds)
 	}
-	kinds = append(kinds, criteria.KindIdleAllocation, criteria.KindInsufficientData, criteria.KindWorkloadXID)
+	kinds = append(kinds, vocab.KindIdleAllocation, vocab.KindInsufficientData, vocab.KindWorkloadXID)
 	for _, k := range kinds {
 		if !slices.Contains(Kinds(), k) {
 			t.Errorf("kind %q is not in Kinds()", k)

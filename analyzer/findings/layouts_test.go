@@ -1,16 +1,18 @@
 package findings
 
 import (
-	"github.com/gpulens/gpulens/signals/dcgm"
-	"github.com/gpulens/gpulens/signals/native"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/vocab"
+
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	fleetmodel "github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 )
@@ -89,7 +91,7 @@ func TestHealthyInEveryLayout(t *testing.T) {
 			t.Parallel()
 			q := res(t)
 			for _, inv := range []*inventory.Inventory{cluster, nil} {
-				r := Detect(q, inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+				r := Detect(q, inv, criteria.DefaultConfig(), price.DefaultPrices())
 				for _, f := range r.Findings {
 					if f.Severity != Info {
 						t.Errorf("cluster access %v: %s %s (pod %q, GPU %s): %s", inv != nil, f.Severity, f.Kind, f.Pod, f.GPUUUID, f.Summary)
@@ -119,7 +121,7 @@ func TestBusyGPUWithoutPodIsNotFree(t *testing.T) {
 	l4 := devicesOf(healthy, "gpu-l4-1")[0].UUID
 	var f *Finding
 	for i := range r.Findings {
-		if r.Findings[i].Kind == criteria.KindUnallocated && r.Findings[i].GPUUUID == l4 {
+		if r.Findings[i].Kind == vocab.KindUnallocated && r.Findings[i].GPUUUID == l4 {
 			f = &r.Findings[i]
 		}
 	}
@@ -132,12 +134,12 @@ func TestBusyGPUWithoutPodIsNotFree(t *testing.T) {
 		t.Errorf("load while unallocated %v", f.Evidence["min_utilization_while_unallocated"])
 	}
 
-	idle, err := sim.Load(filepath.Join("testdata", "scenarios", criteria.KindUnallocated+".yaml"))
+	idle, err := sim.Load(filepath.Join("testdata", "scenarios", vocab.KindUnallocated+".yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r = runScenario(t, idle, m, nil)
-	if match(r, want{criteria.KindUnallocated, "", 1, Warning}, uuidsOf(idle)) == nil {
+	if match(r, want{vocab.KindUnallocated, "", 1, Warning}, uuidsOf(idle)) == nil {
 		t.Errorf("the idle GPU is no longer flagged:\n%s", summaries(r))
 	}
 }
@@ -166,11 +168,11 @@ func TestUnmappedTenantsMakeNoNodeFree(t *testing.T) {
 	}
 	// The notebook's GPU holds its 10 GiB with no pod seen: in use itself
 	// (issue 42, memory is a tenant the data cannot name, as load is).
-	if f := match(r, want{criteria.KindUnallocated, "", 1, Info}, uuids); f == nil || !strings.Contains(f.Summary, "in use, not free capacity") ||
+	if f := match(r, want{vocab.KindUnallocated, "", 1, Info}, uuids); f == nil || !strings.Contains(f.Summary, "in use, not free capacity") ||
 		f.Evidence["device_memory_used_p99_bytes"] < 9<<30 || f.Recommendation != nil {
 		t.Errorf("GPU 1: want info that its memory is held by a tenant the data does not name:\n%s", summaries(r))
 	}
-	if f := match(r, want{criteria.KindUnallocated, "", 2, Info}, uuids); f == nil || !strings.Contains(f.Summary, "busy with no pod seen") ||
+	if f := match(r, want{vocab.KindUnallocated, "", 2, Info}, uuids); f == nil || !strings.Contains(f.Summary, "busy with no pod seen") ||
 		f.Evidence["node_gpus_busy_without_pod"] != 2 || f.Recommendation != nil {
 		t.Errorf("GPU 2: want info that the node's tenants are not all mapped:\n%s", summaries(r))
 	}
@@ -178,10 +180,10 @@ func TestUnmappedTenantsMakeNoNodeFree(t *testing.T) {
 	mapped := unmapped
 	mapped.legacy = false // StockInstall: --kubernetes-enable-dra
 	r = runScenario(t, s, mapped, nil)
-	if f := match(r, want{criteria.KindUnallocated, "", 2, Warning}, uuids); f == nil || f.Evidence["node_gpus_held"] != 2 {
+	if f := match(r, want{vocab.KindUnallocated, "", 2, Warning}, uuids); f == nil || f.Evidence["node_gpus_held"] != 2 {
 		t.Errorf("want the free GPU 2 flagged beside the 2 GPUs held now:\n%s", summaries(r))
 	}
-	if f := match(r, want{criteria.KindUnallocated, "", 1, ""}, uuids); f != nil {
+	if f := match(r, want{vocab.KindUnallocated, "", 1, ""}, uuids); f != nil {
 		t.Errorf("the notebook's GPU is held, not unallocated: %s", f.Summary)
 	}
 }

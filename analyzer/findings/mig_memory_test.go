@@ -1,11 +1,12 @@
 package findings
 
 import (
-	"github.com/gpulens/gpulens/signals"
-	"github.com/gpulens/gpulens/signals/dcgm"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/exporter/sim"
@@ -33,7 +34,7 @@ func TestH100MIGWithoutMemory(t *testing.T) {
 					continue
 				}
 				found = true
-				if a.Sharing != signals.SharingMIG || a.MIGProfile != "3g.40gb" || a.Share < 3.0/7-1e-9 || a.Share > 3.0/7+1e-9 {
+				if a.Sharing != vocab.SharingMIG || a.MIGProfile != "3g.40gb" || a.Share < 3.0/7-1e-9 || a.Share > 3.0/7+1e-9 {
 					t.Errorf("ocr-serving: %s %s share %v, want mig 3g.40gb 3/7", a.Sharing, a.MIGProfile, a.Share)
 				}
 				if a.MemorySteps != 0 || a.PeakMemoryBytes != 0 {
@@ -77,7 +78,7 @@ func TestH100MIGUndersizedWithoutMemory(t *testing.T) {
 		t.Run(m.String(), func(t *testing.T) {
 			t.Parallel()
 			r := runScenario(t, s, m, nil)
-			f := match(r, want{criteria.KindMIGUndersized, "feature-train", -1, Warning}, nil)
+			f := match(r, want{vocab.KindMIGUndersized, "feature-train", -1, Warning}, nil)
 			if f == nil {
 				t.Fatalf("no mig-undersized finding for feature-train:\n%s", summaries(r))
 			}

@@ -7,16 +7,18 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestIdleSmallestSliceSavesItsCost: an idle workload on the smallest MIG
 // slice cannot be made smaller; releasing it saves all it costs, not $0.
 func TestIdleSmallestSliceSavesItsCost(t *testing.T) {
-	prices := recommend.DefaultPrices()
+	prices := price.DefaultPrices()
 	r := Detect(result([]fleet.Allocation{alloc("nb", "GPU-1", h100, "mig", "1g.10gb", 1.0/7, 0.001, 0.01, 2*GiB)},
 		[]fleet.GPU{gpu("GPU-1", h100, "mig", 80*GiB)}), nil, criteria.DefaultConfig(), prices)
-	f := find(r, criteria.KindIdleAllocation)
+	f := find(r, vocab.KindIdleAllocation)
 	if f == nil {
 		t.Fatalf("no idle allocation in %s", summaries(r))
 	}
@@ -41,10 +43,10 @@ func TestUnallocatedAdvisesWhatTheAutoscalerCanDo(t *testing.T) {
 	held := gpu("GPU-held", h100, "none", 80*GiB) // on node-1, held by nb
 	a := alloc("trainer", "GPU-held", h100, "none", "", 1, 0.9, 0.95, 60*GiB)
 	r := Detect(result([]fleet.Allocation{a}, []fleet.GPU{free("GPU-a", "node-1"), held, free("GPU-b", "node-2"), free("GPU-c", "node-2")}),
-		nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+		nil, criteria.DefaultConfig(), price.DefaultPrices())
 	got := map[string]*Finding{}
 	for i, f := range r.Findings {
-		if f.Kind == criteria.KindUnallocated {
+		if f.Kind == vocab.KindUnallocated {
 			got[f.GPUUUID] = &r.Findings[i]
 		}
 	}

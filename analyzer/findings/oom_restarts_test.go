@@ -11,10 +11,11 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	fleetmodel "github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // restartAt adds one restart of a pod's container at a time to the
@@ -103,10 +104,10 @@ func TestOOMTenantFromRestarts(t *testing.T) {
 			res := analyzeScenarioWith(t, s, m, scenarioStart, scenarioEnd, scenarioStep, func(k fleet.Sink) fleet.Sink {
 				return restartAt{Sink: k, pod: "a-serve", at: coTenantRestart}
 			})
-			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
-			f := find(r, criteria.KindTimesliceOOMRisk)
+			r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
+			f := find(r, vocab.KindTimesliceOOMRisk)
 			if f == nil {
-				t.Fatalf("no %s finding:\n%s", criteria.KindTimesliceOOMRisk, summaries(r))
+				t.Fatalf("no %s finding:\n%s", vocab.KindTimesliceOOMRisk, summaries(r))
 			}
 			if f.Namespace != "team-b" || f.Workload != "b-leaky" {
 				t.Errorf("names %s/%s, want team-b/b-leaky: %s", f.Namespace, f.Workload, f.Summary)
@@ -166,9 +167,9 @@ func TestOOMTenantUnknownWithoutKubeStateMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runScenario(t, s, dcgmCopies, nil)
-	f := find(r, criteria.KindTimesliceOOMRisk)
+	f := find(r, vocab.KindTimesliceOOMRisk)
 	if f == nil {
-		t.Fatalf("no %s finding:\n%s", criteria.KindTimesliceOOMRisk, summaries(r))
+		t.Fatalf("no %s finding:\n%s", vocab.KindTimesliceOOMRisk, summaries(r))
 	}
 	if !strings.Contains(f.Summary, "the tenant named is a guess") || strings.Contains(f.Summary, "restarted") || f.Evidence["oom_restarts"] != 0 {
 		t.Errorf("without kube-state-metrics the tenant must read as a guess: %s", f.Summary)
@@ -211,15 +212,15 @@ func TestOOMTenantJudgedByItsDeaths(t *testing.T) {
 			b.Restarts, b.Terminated = tt.restarts, tt.terminated
 			g := gpu("GPU-1", a100, "time-slicing", 80*GiB)
 			g.MemoryUsedP99Bytes, g.MemoryUsedLastBytes, g.MemoryUsedSteps = tt.p99, tt.p99, 10080
-			r := Detect(result([]fleetmodel.Allocation{a, b}, []fleetmodel.GPU{g}), nil, criteria.DefaultConfig(), recommend.DefaultPrices())
-			f := find(r, criteria.KindTimesliceOOMRisk)
+			r := Detect(result([]fleetmodel.Allocation{a, b}, []fleetmodel.GPU{g}), nil, criteria.DefaultConfig(), price.DefaultPrices())
+			f := find(r, vocab.KindTimesliceOOMRisk)
 			switch {
 			case tt.want == "" && f != nil:
 				t.Fatalf("unexpected %s", f.Summary)
 			case tt.want == "":
 				return
 			case f == nil:
-				t.Fatalf("no %s finding, want one naming %s:\n%s", criteria.KindTimesliceOOMRisk, tt.want, summaries(r))
+				t.Fatalf("no %s finding, want one naming %s:\n%s", vocab.KindTimesliceOOMRisk, tt.want, summaries(r))
 			}
 			if f.Workload != tt.want || f.Severity != tt.sev || f.Evidence["oom_restarts"] != tt.deaths {
 				t.Errorf("names %s (%s, %v deaths), want %s (%s, %v): %s", f.Workload, f.Severity, f.Evidence["oom_restarts"], tt.want, tt.sev, tt.deaths, f.Summary)

@@ -2,17 +2,19 @@ package findings
 
 import (
 	"context"
-	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
+	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/vocab"
+
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals/dcgm"
 )
@@ -38,7 +40,7 @@ func realScrapeDay(t *testing.T, file string) (*fleet.Result, *Result) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res, Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	return res, Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 }
 
 // TestBusyGPUWithoutPodOrFBUsed: NVIDIA/gpu-monitoring-tools#138 (2020),
@@ -68,7 +70,7 @@ func TestBusyGPUWithoutPodOrFBUsed(t *testing.T) {
 	}
 	var unalloc []Finding
 	for _, f := range report.Findings {
-		if f.Kind == criteria.KindUnallocated {
+		if f.Kind == vocab.KindUnallocated {
 			unalloc = append(unalloc, f)
 		}
 	}

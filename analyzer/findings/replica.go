@@ -7,12 +7,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/internal/safetext"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // podUse is one pod's allocations of a workload, pooled.
@@ -69,7 +69,7 @@ var replicated = map[string]bool{"StatefulSet": true, "Deployment": true, "Repli
 // Shared GPUs are left whole: a tenant's figures there may be the
 // device's (deviceFiguresAny), so one tenant's idleness is not its own.
 func (d *detector) splitIdleReplicas(w fleet.Workload, owner workload.Ref, team, src string) fleet.Workload {
-	if len(w.Pods) < 2 || !replicated[owner.Kind] || (w.Sharing != signals.SharingNone && w.Sharing != signals.SharingMIG) {
+	if len(w.Pods) < 2 || !replicated[owner.Kind] || (w.Sharing != vocab.SharingNone && w.Sharing != vocab.SharingMIG) {
 		return w
 	}
 	pods := d.podsOf(w)
@@ -159,7 +159,7 @@ func workloadKeyOf(a fleet.Allocation) fleet.WorkloadKey {
 // busy replica, and the question is why the load skips p.
 func (d *detector) idleReplica(w fleet.Workload, owner workload.Ref, team, src string, p *podUse, pods, idle []*podUse, busy int, busyAvg float64) {
 	f := Finding{
-		Kind: criteria.KindIdleAllocation, Severity: Warning,
+		Kind: vocab.KindIdleAllocation, Severity: Warning,
 		Namespace: w.Namespace, Workload: owner.Name, WorkloadKind: owner.Kind, WorkloadSource: src, Container: w.Container,
 		Model: w.Model, Team: team, Pod: p.name, Pods: []string{p.name}, AllocationPath: w.AllocationPath,
 		Evidence: map[string]float64{
@@ -219,14 +219,14 @@ func (d *detector) idleReplica(w fleet.Workload, owner workload.Ref, team, src s
 			f.Summary += " (scaling the StatefulSet down would remove its highest ordinal, a busy replica, not this one)"
 		}
 	}
-	if w.AllocationPath == signals.AllocationPathDRA {
+	if w.AllocationPath == vocab.AllocationPathDRA {
 		f.Summary += " (" + throughClaims(f.Claims) + ")"
 	}
 	f.Recommendation = rec
 	d.cost(&f, w.Model, share, nil)
 	if f.CostKnown && rec != nil {
-		price, _ := d.prices.PerHour(w.Model)
-		f.MonthlySavingsUSD = recommend.MonthlySavings(rec.CurrentShare, rec.RecommendedShare, price)
+		perHour, _ := d.prices.PerHour(w.Model)
+		f.MonthlySavingsUSD = price.MonthlySavings(rec.CurrentShare, rec.RecommendedShare, perHour)
 	}
 	d.add(f)
 }

@@ -11,10 +11,11 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/exporter/sim"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // replicatedResult is one workload of kind/name whose pods each hold a whole
@@ -70,12 +71,12 @@ func replicatedResult(kind, name string, pods []string, utils []float64) *fleet.
 // https://kubernetes.io/docs/tutorials/stateful-application/basic-stateful-set/#scaling-down):
 // only an idle highest ordinal is given back by scaling down by one.
 func TestIdleReplica(t *testing.T) {
-	price, err := recommend.DefaultPrices().PerHour(a100)
+	perHour, err := price.DefaultPrices().PerHour(a100)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// One whole A100-80GB a month: the table's hourly price × 730 h.
-	gpuMonth := price * 730
+	gpuMonth := perHour * 730
 	sts := []string{"llm-serve-0", "llm-serve-1", "llm-serve-2", "llm-serve-3"}
 	deploy := []string{"llm-serve-7d9f8b6c4d-b7r4w", "llm-serve-7d9f8b6c4d-k7r2t", "llm-serve-7d9f8b6c4d-x2x9z"}
 	tests := []struct {
@@ -117,18 +118,18 @@ func TestIdleReplica(t *testing.T) {
 		// verdict is over the three of them only.
 		{name: "idle replica beside underused ones", kind: "StatefulSet", pods: sts, utils: []float64{0.30, 0.30, 0.30, 0.005},
 			idle:         map[string]string{"llm-serve-3": "kubectl -n serving scale statefulset llm-serve --current-replicas=4 --replicas=3"},
-			workloadKind: criteria.KindUnderusedGPU, workloadPods: 3},
+			workloadKind: vocab.KindUnderusedGPU, workloadPods: 3},
 		// 70/40/15/8%: every replica above the idle threshold (5%).
 		{name: "uneven but working", kind: "StatefulSet", pods: sts, utils: []float64{0.70, 0.40, 0.15, 0.08},
-			workloadKind: criteria.KindUnderusedGPU, workloadPods: 4},
+			workloadKind: vocab.KindUnderusedGPU, workloadPods: 4},
 		{name: "all idle", kind: "StatefulSet", pods: sts, utils: []float64{0.005, 0.01, 0.002, 0.004},
-			workloadKind: criteria.KindIdleAllocation, workloadPods: 4},
+			workloadKind: vocab.KindIdleAllocation, workloadPods: 4},
 		// A rollout: the old pod served, the new one is idle. One
 		// replica whose use changed, not an idle sibling.
 		{name: "rollout to an idle pod", kind: "Deployment", pods: deploy[:2], utils: []float64{0.60, 0.01}, gone: map[string]bool{deploy[0]: true},
-			workloadKind: criteria.KindUnderusedGPU, workloadPods: 2},
+			workloadKind: vocab.KindUnderusedGPU, workloadPods: 2},
 		{name: "one pod", kind: "StatefulSet", pods: sts[:1], utils: []float64{0.005},
-			workloadKind: criteria.KindIdleAllocation, workloadPods: 1},
+			workloadKind: vocab.KindIdleAllocation, workloadPods: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,7 +139,7 @@ func TestIdleReplica(t *testing.T) {
 					res.Allocations[i].SinceLastSeen = time.Hour
 				}
 			}
-			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 			var wl *Finding
 			replicas := map[string]Finding{}
 			var cost float64
@@ -181,7 +182,7 @@ func TestIdleReplica(t *testing.T) {
 					t.Errorf("no finding names %s:\n%s", pod, summaries(r))
 					continue
 				}
-				if f.Kind != criteria.KindIdleAllocation || f.WorkloadKind != tt.kind || len(f.GPUs) != 1 || !strings.Contains(f.Summary, pod) {
+				if f.Kind != vocab.KindIdleAllocation || f.WorkloadKind != tt.kind || len(f.GPUs) != 1 || !strings.Contains(f.Summary, pod) {
 					t.Errorf("got %s %s/%s pod %s on %v: %s; want idle-allocation of %s", f.Kind, f.WorkloadKind, f.Workload, f.Pod, f.GPUs, f.Summary, pod)
 				}
 				if !f.CostKnown || math.Abs(f.MonthlyCostUSD-gpuMonth) > 0.01 {
@@ -219,11 +220,11 @@ func TestIdleReplicaFromStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	price, err := recommend.DefaultPrices().PerHour(a100)
+	perHour, err := price.DefaultPrices().PerHour(a100)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gpuMonth := price * 730
+	gpuMonth := perHour * 730
 	for _, m := range modes {
 		t.Run(m.String(), func(t *testing.T) {
 			t.Parallel()
@@ -238,7 +239,7 @@ func TestIdleReplicaFromStore(t *testing.T) {
 				t.Fatalf("%d findings name a pod, want llm-serve-3's:\n%s", len(named), summaries(r))
 			}
 			f := named[0]
-			if f.Kind != criteria.KindIdleAllocation || f.Pod != "llm-serve-3" || f.WorkloadKind != "StatefulSet" || f.Workload != "llm-serve" {
+			if f.Kind != vocab.KindIdleAllocation || f.Pod != "llm-serve-3" || f.WorkloadKind != "StatefulSet" || f.Workload != "llm-serve" {
 				t.Errorf("got %s of %s/%s pod %s, want idle-allocation of StatefulSet llm-serve's llm-serve-3", f.Kind, f.WorkloadKind, f.Workload, f.Pod)
 			}
 			if math.Abs(f.MonthlyCostUSD-gpuMonth) > 0.01 || math.Abs(f.MonthlySavingsUSD-gpuMonth) > 0.01 {
@@ -259,13 +260,13 @@ func TestIdleReplicaThroughDRA(t *testing.T) {
 	pods := []string{"llm-serve-0", "llm-serve-1", "llm-serve-2", "llm-serve-3"}
 	res := replicatedResult("StatefulSet", "llm-serve", pods, []float64{0.30, 0.30, 0.30, 0.005})
 	w := &res.Workloads[0]
-	w.AllocationPath = signals.AllocationPathDRA
+	w.AllocationPath = vocab.AllocationPathDRA
 	for i := range res.Allocations {
 		a := &res.Allocations[i]
-		a.AllocationPath, a.Claim = signals.AllocationPathDRA, fleet.ClaimRef{Namespace: "serving", Name: a.Pod + "-gpu"}
+		a.AllocationPath, a.Claim = vocab.AllocationPathDRA, fleet.ClaimRef{Namespace: "serving", Name: a.Pod + "-gpu"}
 		w.Claims = append(w.Claims, a.Claim)
 	}
-	r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 	var replica, wl *Finding
 	for i, f := range r.Findings {
 		switch {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/gpulens/gpulens/signals/dcgm"
-	"github.com/gpulens/gpulens/signals/native"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,11 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/vocab"
+
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	fleetmodel "github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/nvml"
 	"github.com/gpulens/gpulens/exporter/sim"
@@ -89,54 +91,54 @@ func (sc scenario) absent(m mode) []want {
 }
 
 var scenarios = []scenario{
-	{name: criteria.KindIdleAllocation, native: []want{{criteria.KindIdleAllocation, "alice-jupyter", 0, Warning}}},
-	{name: criteria.KindUnderusedGPU, native: []want{{criteria.KindUnderusedGPU, "image-embed", 0, Warning}}},
+	{name: vocab.KindIdleAllocation, native: []want{{vocab.KindIdleAllocation, "alice-jupyter", 0, Warning}}},
+	{name: vocab.KindUnderusedGPU, native: []want{{vocab.KindUnderusedGPU, "image-embed", 0, Warning}}},
 	{
 		// One pod per device (dcgm-exporter's default) shows the GPU held
 		// whole by the last tenant listed; GPU Feature Discovery's labels
 		// say it is time-sliced, and its own memory judges it.
 		// TestTimeSlicedUnderOnePodLayout has the same without them.
-		name:      criteria.KindTimesliceOOMRisk,
-		native:    []want{{criteria.KindTimesliceOOMRisk, "", 0, Warning}},
-		notLayout: map[fleet.DCGMLayout][]want{fleet.DCGMNoVirtualGPUs: {{criteria.KindUnderusedGPU, "", 0, ""}}},
+		name:      vocab.KindTimesliceOOMRisk,
+		native:    []want{{vocab.KindTimesliceOOMRisk, "", 0, Warning}},
+		notLayout: map[fleet.DCGMLayout][]want{fleet.DCGMNoVirtualGPUs: {{vocab.KindUnderusedGPU, "", 0, ""}}},
 		inventory: clusterOf(true, ""),
 	},
-	{name: criteria.KindMIGOversized, native: []want{{criteria.KindMIGOversized, "ocr-serving", 0, Warning}}},
-	{name: criteria.KindMIGUndersized, native: []want{{criteria.KindMIGUndersized, "feature-train", 0, Warning}}},
+	{name: vocab.KindMIGOversized, native: []want{{vocab.KindMIGOversized, "ocr-serving", 0, Warning}}},
+	{name: vocab.KindMIGUndersized, native: []want{{vocab.KindMIGUndersized, "feature-train", 0, Warning}}},
 	{
-		name:   criteria.KindTrainingOnShared,
-		native: []want{{criteria.KindTrainingOnShared, "recsys-train-small", 0, Warning}},
+		name:   vocab.KindTrainingOnShared,
+		native: []want{{vocab.KindTrainingOnShared, "recsys-train-small", 0, Warning}},
 		// dcgm-exporter's copies, and its default layout's one pod label
 		// (stable or flapping), give the tenants the device's load: the
 		// light co-tenant reads exactly as the trainer does. The GPU's
 		// training-like load is said of the GPU, at info, and no tenant is
 		// accused.
-		dcgm: []want{{criteria.KindTrainingOnShared, "", 0, Info}},
+		dcgm: []want{{vocab.KindTrainingOnShared, "", 0, Info}},
 		byLayout: map[fleet.DCGMLayout][]want{
 			// Per-process series are each tenant's own, as natively.
-			fleet.DCGMVirtualGPUs2025: {{criteria.KindTrainingOnShared, "recsys-train-small", 0, Warning}},
+			fleet.DCGMVirtualGPUs2025: {{vocab.KindTrainingOnShared, "recsys-train-small", 0, Warning}},
 		},
 		// The inference co-tenant is never accused, in any layout.
-		notDCGM: []want{{criteria.KindTrainingOnShared, "ab-test-svc", 0, ""}},
+		notDCGM: []want{{vocab.KindTrainingOnShared, "ab-test-svc", 0, ""}},
 		notLayout: map[fleet.DCGMLayout][]want{
-			fleet.DCGMNoVirtualGPUs: {{criteria.KindTrainingOnShared, "recsys-train-small", 0, ""}, {criteria.KindUnderusedGPU, "", 0, ""}},
-			fleet.DCGMVirtualGPUs:   {{criteria.KindTrainingOnShared, "recsys-train-small", 0, ""}},
+			fleet.DCGMNoVirtualGPUs: {{vocab.KindTrainingOnShared, "recsys-train-small", 0, ""}, {vocab.KindUnderusedGPU, "", 0, ""}},
+			fleet.DCGMVirtualGPUs:   {{vocab.KindTrainingOnShared, "recsys-train-small", 0, ""}},
 		},
 		inventory: clusterOf(true, ""),
 	},
 	{
-		name: criteria.KindUnallocated, native: []want{{criteria.KindUnallocated, "", 1, Warning}},
+		name: vocab.KindUnallocated, native: []want{{vocab.KindUnallocated, "", 1, Warning}},
 		// --kubernetes-virtual-gpus before 2025 rebuilds every series from
 		// the pods: a GPU no pod holds has none, so it cannot be seen idle.
 		byLayout:  map[fleet.DCGMLayout][]want{fleet.DCGMVirtualGPUs: nil},
-		notLayout: map[fleet.DCGMLayout][]want{fleet.DCGMVirtualGPUs: {{criteria.KindUnallocated, "", 1, ""}}},
+		notLayout: map[fleet.DCGMLayout][]want{fleet.DCGMVirtualGPUs: {{vocab.KindUnallocated, "", 1, ""}}},
 	},
 	{
-		name: criteria.KindGPUErrors,
+		name: vocab.KindGPUErrors,
 		native: []want{
-			{criteria.KindWorkloadXID, "train-a", 0, Info}, // XID 13: the application's, train-a's (it held GPU 0)
-			{criteria.KindGPUErrors, "", 1, Critical},      // XID 79: lost
-			{criteria.KindGPUErrors, "", 2, Critical},      // lost without an XID
+			{vocab.KindWorkloadXID, "train-a", 0, Info}, // XID 13: the application's, train-a's (it held GPU 0)
+			{vocab.KindGPUErrors, "", 1, Critical},      // XID 79: lost
+			{vocab.KindGPUErrors, "", 2, Critical},      // lost without an XID
 		},
 		// dcgm-exporter has no up signal and skips the blank readings of a
 		// lost GPU: a GPU lost without XID 79 just stops reporting, which,
@@ -146,11 +148,11 @@ var scenarios = []scenario{
 		// before 2025 for a GPU merely no longer held, so it is info
 		// (podBound; on main 36bc8ff dcgm-exporter's GPU 2 had no
 		// finding). XID 13 is never a GPU fault, under either schema.
-		dcgm: []want{{criteria.KindWorkloadXID, "train-a", 0, Info}, {criteria.KindGPUErrors, "", 1, Critical}, {criteria.KindGPUErrors, "", 2, Info}},
+		dcgm: []want{{vocab.KindWorkloadXID, "train-a", 0, Info}, {vocab.KindGPUErrors, "", 1, Critical}, {vocab.KindGPUErrors, "", 2, Info}},
 	},
-	{name: criteria.KindInsufficientData, native: []want{{criteria.KindInsufficientData, "short-job", 1, Info}}},
-	{name: criteria.KindUntaintedNode, native: []want{{criteria.KindUntaintedNode, "", -1, Warning}}, inventory: clusterOf(false, "", "kube-system")},
-	{name: criteria.KindNoGPUQuota, native: []want{{criteria.KindNoGPUQuota, "", -1, Info}}, inventory: clusterOf(true, "research")},
+	{name: vocab.KindInsufficientData, native: []want{{vocab.KindInsufficientData, "short-job", 1, Info}}},
+	{name: vocab.KindUntaintedNode, native: []want{{vocab.KindUntaintedNode, "", -1, Warning}}, inventory: clusterOf(false, "", "kube-system")},
+	{name: vocab.KindNoGPUQuota, native: []want{{vocab.KindNoGPUQuota, "", -1, Info}}, inventory: clusterOf(true, "research")},
 	{name: "healthy", inventory: clusterOf(true, "")},
 }
 
@@ -316,7 +318,7 @@ func TestScenarios(t *testing.T) {
 				// OOM risk rests on the device's own memory in every layout
 				// that shows it, not on the tenants' attribution.
 				for _, f := range report.Findings {
-					if f.Kind == criteria.KindTimesliceOOMRisk && f.Evidence["device_memory_used_p99_bytes"] <= 0 {
+					if f.Kind == vocab.KindTimesliceOOMRisk && f.Evidence["device_memory_used_p99_bytes"] <= 0 {
 						t.Errorf("%s: OOM risk without the device's memory as evidence: %v", m, f.Evidence)
 					}
 				}
@@ -331,7 +333,7 @@ func TestScenarios(t *testing.T) {
 					for _, sk := range report.Skipped {
 						// The default counters file has no throttle
 						// reasons: that check is skipped, and says why.
-						if m.defaultCSV && strings.HasPrefix(sk, criteria.KindThermal+":") {
+						if m.defaultCSV && strings.HasPrefix(sk, vocab.KindThermal+":") {
 							continue
 						}
 						t.Errorf("%s: skipped %v", m, sk)
@@ -377,7 +379,7 @@ func runScenario(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Inventory
 // runScenarioIn is runScenario over another window.
 func runScenarioIn(t *testing.T, s *sim.Scenario, m mode, inv *inventory.Inventory, scenarioStart, scenarioEnd time.Time, scenarioStep time.Duration) *Result {
 	t.Helper()
-	return Detect(analyzeScenario(t, s, m, scenarioStart, scenarioEnd, scenarioStep), inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+	return Detect(analyzeScenario(t, s, m, scenarioStart, scenarioEnd, scenarioStep), inv, criteria.DefaultConfig(), price.DefaultPrices())
 }
 
 // analyzeScenario simulates s into a fresh embedded TSDB, as m's exporter
@@ -545,11 +547,11 @@ func clusterOf(tainted bool, noQuota string, cpuPodNamespace ...string) func(*si
 		for _, sn := range s.Nodes {
 			devs := devicesOf(s, sn.Name)
 			node := inventory.Node{Name: sn.Name, Product: devs[0].Model, Count: sn.GPUs,
-				Capacity: map[string]int64{"nvidia.com/gpu": int64(sn.GPUs)}, SharingStrategy: signals.SharingNone, Replicas: 1}
+				Capacity: map[string]int64{"nvidia.com/gpu": int64(sn.GPUs)}, SharingStrategy: vocab.SharingNone, Replicas: 1}
 			// GPU Feature Discovery's labels: the node's time-slicing or
 			// MPS strategy and replicas.
 			for _, sh := range sn.Sharing {
-				if sh.Mode == signals.SharingTimeSlicing || sh.Mode == signals.SharingMPS {
+				if sh.Mode == vocab.SharingTimeSlicing || sh.Mode == vocab.SharingMPS {
 					node.SharingStrategy, node.Replicas = sh.Mode, sh.Replicas
 				}
 			}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // SharingSharedClaim is Finding.Sharing for a GPU several pods use at
@@ -29,7 +29,7 @@ func (d *detector) sharedClaimOf(g fleet.GPU) (fleet.ClaimRef, bool) {
 		if a.Node != g.Node || a.UUID != g.UUID {
 			continue
 		}
-		if a.AllocationPath != signals.AllocationPathDRA || a.Claim.Name == "" || (claim.Name != "" && a.Claim != claim) {
+		if a.AllocationPath != vocab.AllocationPathDRA || a.Claim.Name == "" || (claim.Name != "" && a.Claim != claim) {
 			return fleet.ClaimRef{}, false
 		}
 		claim = a.Claim
@@ -45,7 +45,7 @@ func (d *detector) sharedClaimOf(g fleet.GPU) (fleet.ClaimRef, bool) {
 func (d *detector) sharedClaimOOM(f *Finding, g fleet.GPU, claim fleet.ClaimRef, heaviest recommend.Tenant, measure string,
 	inUse, dev, ratio, projRatio, growth, horizon, toFull, projected float64, blind, copies bool) {
 	f.Sharing = SharingSharedClaim
-	f.AllocationPath, f.Claims = signals.AllocationPathDRA, []string{claim.String()}
+	f.AllocationPath, f.Claims = vocab.AllocationPathDRA, []string{claim.String()}
 	f.Evidence["shared_claim"] = 1
 	owner := heaviest.Workload
 	sc := recommend.SharedClaim{Workload: owner, Claim: claim.String(), Pods: f.Pods, Model: g.Model, DeviceMemoryBytes: dev, NeedBytes: projected}

@@ -13,10 +13,11 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/exporter/sim"
-	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestSharedClaim is issue 47: a week of testdata/sharing/
@@ -85,11 +86,11 @@ func TestSharedClaim(t *testing.T) {
 				if cluster {
 					inv = sharedClaimCluster(s, ns, claim, pods)
 				}
-				r := Detect(res, inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+				r := Detect(res, inv, criteria.DefaultConfig(), price.DefaultPrices())
 				noFigureAboveDevice(t, r, device)
 				var ooms []Finding
 				for _, f := range r.Findings {
-					if f.Kind == criteria.KindTimesliceOOMRisk {
+					if f.Kind == vocab.KindTimesliceOOMRisk {
 						ooms = append(ooms, f)
 					}
 				}
@@ -97,7 +98,7 @@ func TestSharedClaim(t *testing.T) {
 					t.Fatalf("cluster %v: %d OOM-risk findings, want 1:\n%s", cluster, len(ooms), summaries(r))
 				}
 				f := ooms[0]
-				if f.GPUUUID != uuids[0] || f.Sharing != SharingSharedClaim || f.AllocationPath != signals.AllocationPathDRA ||
+				if f.GPUUUID != uuids[0] || f.Sharing != SharingSharedClaim || f.AllocationPath != vocab.AllocationPathDRA ||
 					!slices.Equal(f.Claims, []string{ns + "/" + claim}) || !slices.Equal(f.Pods, pods) ||
 					f.Namespace != ns || f.Workload != "vllm" || f.WorkloadKind != "Deployment" || f.Severity != Warning {
 					t.Errorf("cluster %v: finding %+v", cluster, f)
@@ -140,7 +141,7 @@ func TestSharedClaim(t *testing.T) {
 					t.Errorf("cluster %v: cost %.2f savings %.2f, want %.2f and %.2f", cluster, f.MonthlyCostUSD, f.MonthlySavingsUSD, wantCost, wantSavings)
 				}
 				rec := f.Recommendation
-				if rec == nil || rec.Action != recommend.ActionClaimPerPod || rec.Allocation != signals.AllocationPathDRA ||
+				if rec == nil || rec.Action != recommend.ActionClaimPerPod || rec.Allocation != vocab.AllocationPathDRA ||
 					rec.Claim != "ResourceClaim "+ns+"/"+claim || rec.CurrentShare != 1 || rec.RecommendedShare != 2 || !rec.Reliability ||
 					strings.HasPrefix(rec.From, "nvidia.com/") || strings.HasPrefix(rec.To, "nvidia.com/") || rec.DevicePluginConfig != "" {
 					t.Fatalf("cluster %v: recommendation %+v, want a claim per pod through the claim", cluster, rec)
@@ -187,9 +188,9 @@ spec:
 				}
 			}
 			// The notebook beside it keeps its own claim and verdict.
-			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
-			if f := match(r, want{criteria.KindIdleAllocation, "alice-jupyter", 1, Warning}, uuids); f == nil ||
-				f.AllocationPath != signals.AllocationPathDRA || !slices.Equal(f.Claims, []string{"research/alice-jupyter-gpu"}) {
+			r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
+			if f := match(r, want{vocab.KindIdleAllocation, "alice-jupyter", 1, Warning}, uuids); f == nil ||
+				f.AllocationPath != vocab.AllocationPathDRA || !slices.Equal(f.Claims, []string{"research/alice-jupyter-gpu"}) {
 				t.Errorf("notebook: %+v", f)
 			}
 		})
@@ -211,9 +212,9 @@ spec:
 	} {
 		t.Run("per-pod/"+tt.name, func(t *testing.T) {
 			res := analyzeScenario(t, &perPod, tt.m, scenarioStart, scenarioStart.Add(week), scenarioStep)
-			r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+			r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 			noFigureAboveDevice(t, r, device)
-			if f := match(r, want{criteria.KindTimesliceOOMRisk, "", -1, ""}, uuids); f != nil {
+			if f := match(r, want{vocab.KindTimesliceOOMRisk, "", -1, ""}, uuids); f != nil {
 				t.Errorf("OOM risk on a GPU of its own: %s", f.Summary)
 			}
 			for _, w := range res.Workloads {
@@ -224,7 +225,7 @@ spec:
 				for _, c := range w.Claims {
 					claims = append(claims, c.String())
 				}
-				if w.AllocationPath != signals.AllocationPathDRA || w.Sharing != signals.SharingNone ||
+				if w.AllocationPath != vocab.AllocationPathDRA || w.Sharing != vocab.SharingNone ||
 					!slices.Equal(claims, []string{ns + "/" + pods[0] + "-gpu", ns + "/" + pods[1] + "-gpu"}) {
 					t.Errorf("workload %+v", w)
 				}
@@ -284,7 +285,7 @@ func sharedClaimCluster(s *sim.Scenario, ns, claim string, pods []string) *inven
 		Namespaces: map[string]inventory.Namespace{ns: {Name: ns, Team: ns}}, Nodes: map[string]inventory.Node{},
 		Claims: map[inventory.ClaimKey]inventory.ResourceClaim{}}
 	node := s.Nodes[0].Name
-	inv.Nodes[node] = inventory.Node{Name: node, Count: s.Nodes[0].GPUs, SharingStrategy: signals.SharingNone, Replicas: 1,
+	inv.Nodes[node] = inventory.Node{Name: node, Count: s.Nodes[0].GPUs, SharingStrategy: vocab.SharingNone, Replicas: 1,
 		Taints: []inventory.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}}}
 	for _, p := range pods {
 		k := inventory.PodKey{Namespace: ns, Name: p}

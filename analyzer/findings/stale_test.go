@@ -9,7 +9,9 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // staleFleet is a week of two nodes of two H100s each, every node with
@@ -65,11 +67,11 @@ func advice(r *Result) []string {
 // beside each node's held GPU, never scale down. On main 36bc8ff each
 // free GPU got scale-down-node-pool.
 func TestDataThatStopsIsNotEmpty(t *testing.T) {
-	atEnd := Detect(staleFleet(0), nil, criteria.DefaultConfig(), recommend.DefaultPrices())
-	later := Detect(staleFleet(26*time.Minute), nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	atEnd := Detect(staleFleet(0), nil, criteria.DefaultConfig(), price.DefaultPrices())
+	later := Detect(staleFleet(26*time.Minute), nil, criteria.DefaultConfig(), price.DefaultPrices())
 	// The scenario's truth: each node's free GPU is to be consolidated.
 	for _, node := range []string{"node-a", "node-b"} {
-		want := fmt.Sprintf("%s %s GPU-%s-free %s", criteria.KindUnallocated, node, node, recommend.ActionConsolidate)
+		want := fmt.Sprintf("%s %s GPU-%s-free %s", vocab.KindUnallocated, node, node, recommend.ActionConsolidate)
 		if !slices.Contains(advice(atEnd), want) {
 			t.Fatalf("at the data's end, want %q among\n%s", want, strings.Join(advice(atEnd), "\n"))
 		}
@@ -121,12 +123,12 @@ func TestNodeWhoseDataStoppedIsUnknown(t *testing.T) {
 		t.Errorf("stale nodes %+v, want node-b alone, last seen %s before the window's last step", stale, stopped)
 	}
 
-	r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 	want := []string{
-		fmt.Sprintf("%s node-a GPU-a-free %s", criteria.KindUnallocated, recommend.ActionConsolidate),
-		fmt.Sprintf("%s node-b GPU-b-1 none", criteria.KindUnallocated),
-		fmt.Sprintf("%s node-b GPU-b-2 none", criteria.KindUnallocated),
-		fmt.Sprintf("%s node-c GPU-c-1 %s", criteria.KindUnallocated, recommend.ActionScaleDown),
+		fmt.Sprintf("%s node-a GPU-a-free %s", vocab.KindUnallocated, recommend.ActionConsolidate),
+		fmt.Sprintf("%s node-b GPU-b-1 none", vocab.KindUnallocated),
+		fmt.Sprintf("%s node-b GPU-b-2 none", vocab.KindUnallocated),
+		fmt.Sprintf("%s node-c GPU-c-1 %s", vocab.KindUnallocated, recommend.ActionScaleDown),
 	}
 	if got := advice(r); !slices.Equal(got, want) {
 		t.Errorf("advice\n%s\nwant\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), summaries(r))

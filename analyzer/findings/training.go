@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // sharedLoad is what a shared GPU's tenants show of its load when none of
@@ -54,7 +54,7 @@ func (d *detector) sharedLoadUnknowable(g fleet.GPU) {
 		return
 	}
 	sharing, _, _ := d.sharingOf(g)
-	f := Finding{Kind: criteria.KindTrainingOnShared, Severity: Info, Node: g.Node, GPUUUID: g.UUID, Model: g.Model,
+	f := Finding{Kind: vocab.KindTrainingOnShared, Severity: Info, Node: g.Node, GPUUUID: g.UUID, Model: g.Model,
 		Evidence: map[string]float64{"coverage": g.Coverage, "reported_hours": g.ReportedHours, "gpu_load": s.load,
 			"tenant_utilization_unknown": 1, "tenants": float64(len(s.tenants))},
 		Confidence: confidence(g.Coverage, 0.5)}

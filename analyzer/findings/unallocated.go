@@ -3,14 +3,14 @@ package findings
 import (
 	"cmp"
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/signals"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/vocab"
+
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
@@ -46,7 +46,7 @@ func (d *detector) unallocatedCapacity(g fleet.GPU, base func(string, Severity) 
 		// nvidia.com/gpu.shared, without --nvidia-resource-names:
 		// dcgm-exporter #151), and a process outside Kubernetes holds no
 		// pod either. Scaling it down would take a GPU in use away.
-		f := base(criteria.KindUnallocated, Info)
+		f := base(vocab.KindUnallocated, Info)
 		f.Evidence["unallocated_hours"], f.Evidence["unallocated_ratio"] = g.UnallocatedHours, ratio
 		f.Confidence = confidence(g.Coverage, 0.5)
 		var how string
@@ -69,7 +69,7 @@ func (d *detector) unallocatedCapacity(g fleet.GPU, base func(string, Severity) 
 		d.add(f)
 		return
 	}
-	f := base(criteria.KindUnallocated, Warning)
+	f := base(vocab.KindUnallocated, Warning)
 	f.Evidence["unallocated_hours"], f.Evidence["unallocated_ratio"] = free, ratio
 	f.Summary = fmt.Sprintf("%s sat unallocated for %s (%s of the time it reported)", subject, hoursOf(free), pct(ratio))
 	use := d.nodeUse(g.Node)
@@ -234,7 +234,7 @@ func (d *detector) nodeUse(node string) nodeUse {
 
 // sharedAllocation says a holds a share of its GPU, not the whole of it.
 func sharedAllocation(a fleet.Allocation) bool {
-	return (a.Sharing != "" && a.Sharing != signals.SharingNone) || (a.Share > 0 && a.Share < 1)
+	return (a.Sharing != "" && a.Sharing != vocab.SharingNone) || (a.Share > 0 && a.Share < 1)
 }
 
 // namedHolders names the workloads that hold a node's GPUs now, each with

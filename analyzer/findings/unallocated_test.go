@@ -2,14 +2,17 @@ package findings
 
 import (
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/signals/dcgm"
-	"github.com/gpulens/gpulens/signals/native"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
@@ -146,7 +149,7 @@ func TestUnallocatedNamesWorkloadsHeldNow(t *testing.T) {
 			r := runScenario(t, s, c.m, inv)
 			got := map[string]Finding{}
 			for _, f := range r.Findings {
-				if f.Kind == criteria.KindUnallocated {
+				if f.Kind == vocab.KindUnallocated {
 					got[f.GPUUUID] = f
 				}
 			}
@@ -226,10 +229,10 @@ func TestUnallocatedHoldersFromOwners(t *testing.T) {
 		{Namespace: "team-a", Name: "chat-6f7c8d9b4-bcdfg"}: {Kind: "Deployment", Name: "chat"},
 		{Namespace: "team-a", Name: "chat-6f7c8d9b4-hjklm"}: {Kind: "Deployment", Name: "chat"},
 	}
-	r := Detect(res, nil, criteria.DefaultConfig(), recommend.DefaultPrices())
+	r := Detect(res, nil, criteria.DefaultConfig(), price.DefaultPrices())
 	var f *Finding
 	for i := range r.Findings {
-		if r.Findings[i].Kind == criteria.KindUnallocated && r.Findings[i].GPUUUID == "GPU-free" {
+		if r.Findings[i].Kind == vocab.KindUnallocated && r.Findings[i].GPUUUID == "GPU-free" {
 			f = &r.Findings[i]
 		}
 	}
@@ -272,8 +275,8 @@ func TestUnallocatedWithClusterPodsNotInData(t *testing.T) {
 					Capacity: map[string]int64{"nvidia.com/gpu": 2}}},
 				Pods: map[inventory.PodKey]inventory.Pod{hidden: {PodKey: hidden, Node: "node-1", Phase: "Running",
 					GPURequests: map[string]int64{"nvidia.com/gpu": 1}}}}
-			r := Detect(res, inv, criteria.DefaultConfig(), recommend.DefaultPrices())
-			f := find(r, criteria.KindUnallocated)
+			r := Detect(res, inv, criteria.DefaultConfig(), price.DefaultPrices())
+			f := find(r, vocab.KindUnallocated)
 			if f == nil || f.Severity != tt.want {
 				t.Fatalf("want unallocated-capacity at %s:\n%s", tt.want, summaries(r))
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/exporter/sim"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestPerProcessWithoutHostPID: dcgm-exporter's per-process layout maps
@@ -35,11 +36,11 @@ func TestPerProcessWithoutHostPID(t *testing.T) {
 	}
 	r := Detect(res, nil, criteria.DefaultConfig(), nil)
 	for _, f := range r.Findings {
-		if f.Kind == criteria.KindIdleAllocation {
+		if f.Kind == vocab.KindIdleAllocation {
 			t.Errorf("a busy tenant reads as idle: %s", f.Summary)
 		}
 	}
-	if f := match(r, want{criteria.KindTimesliceOOMRisk, "", 0, ""}, uuidsOf(s)); f == nil {
+	if f := match(r, want{vocab.KindTimesliceOOMRisk, "", 0, ""}, uuidsOf(s)); f == nil {
 		t.Errorf("no OOM risk on the shared L4:\n%s", summaries(r))
 	}
 }

@@ -2,11 +2,12 @@ package findings
 
 import (
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/signals"
 	"strings"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/vocab"
+
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
@@ -58,7 +59,7 @@ func (d *detector) workload(w fleet.Workload) {
 	}
 	subject := d.subject(w, owner)
 	if w.Coverage < d.cfg.MinCoverage || w.Steps < d.cfg.MinSamples {
-		f.Kind, f.Severity = criteria.KindInsufficientData, Info
+		f.Kind, f.Severity = vocab.KindInsufficientData, Info
 		f.Evidence["steps"] = float64(w.Steps)
 		f.Confidence = confidence(w.Coverage)
 		f.Summary = fmt.Sprintf("%s was seen for %s (%s of the window, %d samples): too little to judge", subject, hoursOf(w.HeldHours), pct(w.Coverage), w.Steps)
@@ -68,7 +69,7 @@ func (d *detector) workload(w fleet.Workload) {
 	}
 	u := recommend.Usage{Workload: owner, Model: w.Model, Sharing: w.Sharing, MIGProfile: w.MIGProfile, Share: w.Share,
 		P95Utilization: w.P95Utilization, P99MemoryBytes: w.P99MemoryBytes, DeviceMemoryBytes: d.deviceMemory(w),
-		Resources: resources, ThroughDRA: w.AllocationPath == signals.AllocationPathDRA, ClaimNames: claimNames(w.Claims)}
+		Resources: resources, ThroughDRA: w.AllocationPath == vocab.AllocationPathDRA, ClaimNames: claimNames(w.Claims)}
 	if d.haveInventory() {
 		u.Claim = d.inv.GPUClaimOf(w.Namespace, w.Pods)
 	}
@@ -80,7 +81,7 @@ func (d *detector) workload(w fleet.Workload) {
 	holding := holdingOf(w)
 	policy := d.cfg.Recommend
 
-	shared := w.Sharing == signals.SharingTimeSlicing || w.Sharing == signals.SharingMPS
+	shared := w.Sharing == vocab.SharingTimeSlicing || w.Sharing == vocab.SharingMPS
 	deviceLoad, deviceKnown := d.deviceLoad(w)
 
 	// Where a tenant's figures are not its own (dcgm-exporter's copies, a
@@ -99,7 +100,7 @@ func (d *detector) workload(w fleet.Workload) {
 
 	switch {
 	case !utilKnown:
-		f.Kind, f.Severity = criteria.KindInsufficientData, Info
+		f.Kind, f.Severity = vocab.KindInsufficientData, Info
 		f.Evidence["utilization_steps"] = float64(w.UtilizationSteps)
 		f.Confidence = confidence(w.Coverage)
 		f.Summary = fmt.Sprintf("%s held %s for %s with only %d utilization samples: its use is unknown, not zero", subject, holding, hoursOf(w.HeldHours), w.UtilizationSteps)
@@ -114,7 +115,7 @@ func (d *detector) workload(w fleet.Workload) {
 		d.costOf(&f, w, nil)
 
 	case w.AvgUtilization < d.cfg.Idle.MaxAvgUtilization && w.HeldHours >= d.cfg.Idle.MinHeldHours:
-		f.Kind, f.Severity = criteria.KindIdleAllocation, Warning
+		f.Kind, f.Severity = vocab.KindIdleAllocation, Warning
 		if memKnown {
 			f.Recommendation = recommend.RightSize(u, policy)
 		}
@@ -129,8 +130,8 @@ func (d *detector) workload(w fleet.Workload) {
 		}
 		d.costOf(&f, w, f.Recommendation)
 
-	case w.Sharing == signals.SharingMIG && d.undersized(w, memKnown):
-		f.Kind, f.Severity = criteria.KindMIGUndersized, Warning
+	case w.Sharing == vocab.SharingMIG && d.undersized(w, memKnown):
+		f.Kind, f.Severity = vocab.KindMIGUndersized, Warning
 		f.Recommendation = recommend.Upsize(u, policy)
 		if memKnown {
 			f.Summary = fmt.Sprintf("%s runs at %s p95 use with a p99 memory peak of %s on its %s slice: too small for it", subject, pct(w.P95Utilization), gib(w.P99MemoryBytes), w.MIGProfile)
@@ -144,8 +145,8 @@ func (d *detector) workload(w fleet.Workload) {
 		}
 		d.costOf(&f, w, f.Recommendation)
 
-	case w.Sharing == signals.SharingMIG && memKnown && recommend.RightSize(u, policy) != nil:
-		f.Kind, f.Severity = criteria.KindMIGOversized, Warning
+	case w.Sharing == vocab.SharingMIG && memKnown && recommend.RightSize(u, policy) != nil:
+		f.Kind, f.Severity = vocab.KindMIGOversized, Warning
 		f.Recommendation = recommend.RightSize(u, policy)
 		f.Summary = fmt.Sprintf("%s uses %s of its %s slice (p95 %s, p99 memory %s); %s", subject, pct(w.AvgUtilization), w.MIGProfile, pct(w.P95Utilization), gib(w.P99MemoryBytes), f.Recommendation.Summary)
 		d.costOf(&f, w, f.Recommendation)
@@ -154,7 +155,7 @@ func (d *detector) workload(w fleet.Workload) {
 		// The tenant's own load (gpulens-exporter with hostPID,
 		// dcgm-exporter's 2025 per-process series): a verdict on it.
 		load := u.Load()
-		f.Kind, f.Severity = criteria.KindTrainingOnShared, Warning
+		f.Kind, f.Severity = vocab.KindTrainingOnShared, Warning
 		f.Evidence["p95_gpu_load"] = load
 		f.Recommendation = recommend.Dedicated(u, policy, fmt.Sprintf("its p95 load of %s of the GPU starves the co-tenants of its %s GPU", pct(load), w.Sharing))
 		f.Summary = fmt.Sprintf("%s sustains %s p95 load of a %s GPU for %s: training-like load on a shared GPU slows every co-tenant", subject, pct(load), w.Sharing, hoursOf(w.HeldHours))
@@ -163,8 +164,8 @@ func (d *detector) workload(w fleet.Workload) {
 			f.Summary += fmt.Sprintf("; a dedicated GPU costs $%.0f more a month: a reliability fix, not a saving", -f.MonthlySavingsUSD)
 		}
 
-	case w.Sharing == signals.SharingNone && w.AvgUtilization < d.cfg.Underused.MaxAvgUtilization:
-		f.Kind, f.Severity = criteria.KindUnderusedGPU, Info
+	case w.Sharing == vocab.SharingNone && w.AvgUtilization < d.cfg.Underused.MaxAvgUtilization:
+		f.Kind, f.Severity = vocab.KindUnderusedGPU, Info
 		if memKnown {
 			f.Recommendation = recommend.RightSize(u, policy)
 		}
@@ -187,7 +188,7 @@ func (d *detector) workload(w fleet.Workload) {
 			f.Summary += " (" + why + ")"
 		}
 	}
-	if w.AllocationPath == signals.AllocationPathDRA {
+	if w.AllocationPath == vocab.AllocationPathDRA {
 		f.Summary += " (" + throughClaims(f.Claims) + ")"
 	}
 	d.add(f)
@@ -279,8 +280,8 @@ func (d *detector) subject(w fleet.Workload, owner workload.Ref) string {
 func (d *detector) costOf(f *Finding, w fleet.Workload, rec *recommend.Recommendation) {
 	d.cost(f, w.Model, d.share(w)*max(1, w.Replicas), nil)
 	if f.CostKnown && rec != nil {
-		price, _ := d.prices.PerHour(w.Model)
-		f.MonthlySavingsUSD = recommend.MonthlySavings(rec.CurrentShare, rec.RecommendedShare, price*max(1, w.Replicas))
+		perHour, _ := d.prices.PerHour(w.Model)
+		f.MonthlySavingsUSD = price.MonthlySavings(rec.CurrentShare, rec.RecommendedShare, perHour*max(1, w.Replicas))
 	}
 }
 
@@ -311,7 +312,7 @@ func (d *detector) undersized(w fleet.Workload, memKnown bool) bool {
 	if !memKnown {
 		return false
 	}
-	m, ok := recommend.LookupModel(w.Model)
+	m, ok := price.LookupModel(w.Model)
 	if !ok {
 		return false
 	}
@@ -320,7 +321,7 @@ func (d *detector) undersized(w fleet.Workload, memKnown bool) bool {
 }
 
 func (d *detector) share(w fleet.Workload) float64 {
-	return recommend.Share(w.Model, w.Sharing, w.MIGProfile, w.Share, d.cfg.Recommend.MIGShare)
+	return price.Share(w.Model, w.Sharing, w.MIGProfile, w.Share, d.cfg.Recommend.MIGShare)
 }
 
 // deviceMemory is the memory of the workload's GPUs (the smallest, when
@@ -341,10 +342,10 @@ func (d *detector) deviceMemory(w fleet.Workload) float64 {
 func holdingOf(w fleet.Workload) string {
 	m := shortModel(w.Model)
 	switch w.Sharing {
-	case signals.SharingMIG:
+	case vocab.SharingMIG:
 		return fmt.Sprintf("a %s slice of a %s", w.MIGProfile, m)
-	case signals.SharingTimeSlicing, signals.SharingMPS:
-		if w.AllocationPath == signals.AllocationPathDRA && len(w.Claims) == 1 {
+	case vocab.SharingTimeSlicing, vocab.SharingMPS:
+		if w.AllocationPath == vocab.AllocationPathDRA && len(w.Claims) == 1 {
 			// Pods sharing one ResourceClaim: no device plugin time-slices
 			// the GPU (SharingSharedClaim).
 			return fmt.Sprintf("a %s through shared ResourceClaim %s", m, w.Claims[0])

@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/exporter/sim"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // workloadCase is a testdata/workloads scenario and the one verdict its
@@ -34,7 +35,7 @@ var workloadCases = []workloadCase{
 		// Two pods, one after the other: 24 h held in all. A 20% plateau
 		// (±3%, so p95 ≤ 0.206) needs 0.206/0.8 = 0.26 of the GPU, two
 		// sevenths; 8 GiB (+20%) fits its 20 GB. 2g.20gb, share 2/7.
-		file: "rollout", kind: criteria.KindUnderusedGPU, namespace: "shop", name: "web", wk: "Deployment",
+		file: "rollout", kind: vocab.KindUnderusedGPU, namespace: "shop", name: "web", wk: "Deployment",
 		pods: []string{"web-5f4d8c9b7-b7r4w", "web-7d9f8b6c4d-x2x9z"}, gpus: 2, heldHours: 24,
 		target: "nvidia.com/mig-2g.20gb", model: "A100-80GB", replicas: 1, currentShare: 1, toShare: 2.0 / 7,
 	},
@@ -42,14 +43,14 @@ var workloadCases = []workloadCase{
 		// Three replicas at once at 30%: p95 ≤ 0.309 needs 0.39 of the
 		// GPU, three sevenths (0.43, 0.34 at the 80% target is too
 		// little, so 3g); 10 GiB fits 40 GB. Every replica saves 4/7.
-		file: "scale-out", kind: criteria.KindUnderusedGPU, namespace: "search", name: "embed", wk: "Deployment",
+		file: "scale-out", kind: vocab.KindUnderusedGPU, namespace: "search", name: "embed", wk: "Deployment",
 		pods: []string{"embed-6c8f9d7b5c-bq4mz", "embed-6c8f9d7b5c-k7r2t", "embed-6c8f9d7b5c-x2x9z"}, gpus: 3, heldHours: 24,
 		target: "nvidia.com/mig-3g.40gb", model: "A100-80GB", replicas: 3, currentShare: 1, toShare: 3.0 / 7,
 	},
 	{
 		// Two replicas on 3g.40gb slices at 10% of the slice: 0.103 × 3/7
 		// = 0.044 of the GPU fits 1/7 × 0.8 = 0.114; 4 GiB fits 10 GB.
-		file: "statefulset", kind: criteria.KindMIGOversized, namespace: "docs", name: "ocr", wk: "StatefulSet",
+		file: "statefulset", kind: vocab.KindMIGOversized, namespace: "docs", name: "ocr", wk: "StatefulSet",
 		pods: []string{"ocr-0", "ocr-1"}, gpus: 1, heldHours: 24,
 		target: "nvidia.com/mig-1g.10gb", model: "H100-80GB", replicas: 2, currentShare: 3.0 / 7, toShare: 1.0 / 7,
 	},
@@ -57,7 +58,7 @@ var workloadCases = []workloadCase{
 		// Three 5 h runs: 15 h held. An L4 has no MIG: the largest
 		// power-of-two split whose share holds p95 0.206 at 80% is 2
 		// (0.4; 4 gives 0.2), and 4 GiB fits half of its 22.5 GiB.
-		file: "cronjob", kind: criteria.KindUnderusedGPU, namespace: "finance", name: "report", wk: "CronJob",
+		file: "cronjob", kind: vocab.KindUnderusedGPU, namespace: "finance", name: "report", wk: "CronJob",
 		pods: []string{"report-29500000-bq4mz", "report-29500480-k7r2t", "report-29500960-x2x9z"}, gpus: 1, heldHours: 15,
 		target: "nvidia.com/gpu.shared", model: "L4", replicas: 1, currentShare: 1, toShare: 0.5,
 	},
@@ -110,15 +111,15 @@ func TestWorkloadVerdicts(t *testing.T) {
 				if rec == nil || rec.To != tc.target {
 					t.Fatalf("%s: recommendation %+v, want one to %s", m.String(), rec, tc.target)
 				}
-				price, err := recommend.DefaultPrices().PerHour(tc.model)
+				perHour, err := price.DefaultPrices().PerHour(tc.model)
 				if err != nil {
 					t.Fatal(err)
 				}
 				// share saved × price × 730 h a month × replicas held at once.
-				want := (tc.currentShare - tc.toShare) * price * 730 * tc.replicas
+				want := (tc.currentShare - tc.toShare) * perHour * 730 * tc.replicas
 				if math.Abs(f.MonthlySavingsUSD-want) > 0.02*want {
 					t.Errorf("%s: saves $%.2f a month, want $%.2f (%.3f of a GPU × $%.2f/h × 730 h × %.0f)", m.String(),
-						f.MonthlySavingsUSD, want, tc.currentShare-tc.toShare, price, tc.replicas)
+						f.MonthlySavingsUSD, want, tc.currentShare-tc.toShare, perHour, tc.replicas)
 				}
 			}
 		})
@@ -164,10 +165,10 @@ func TestTenantsThatTakeTurns(t *testing.T) {
 	uuids := uuidsOf(s)
 	for _, m := range modes {
 		r := runScenario(t, s, m, nil)
-		if f := match(r, want{criteria.KindTimesliceOOMRisk, "", 0, ""}, uuids); f != nil {
+		if f := match(r, want{vocab.KindTimesliceOOMRisk, "", 0, ""}, uuids); f != nil {
 			t.Errorf("%s: OOM risk on the GPU whose tenants take turns: %s", m.String(), f.Summary)
 		}
-		f := match(r, want{criteria.KindTimesliceOOMRisk, "", 1, ""}, uuids)
+		f := match(r, want{vocab.KindTimesliceOOMRisk, "", 1, ""}, uuids)
 		if m == dcgmOnePod {
 			// Without virtual GPUs dcgm-exporter shows one tenant per
 			// device: the GPU reads as held whole, and whether it is
@@ -210,7 +211,7 @@ func TestRolloutWeek(t *testing.T) {
 		t.Fatalf("%d findings for the shop namespace, want one:\n%s", len(got), summaries(r))
 	}
 	f := got[0]
-	if f.Kind != criteria.KindUnderusedGPU || f.WorkloadKind != "Deployment" || f.Workload != "ranker" || len(f.Pods) != 2 {
+	if f.Kind != vocab.KindUnderusedGPU || f.WorkloadKind != "Deployment" || f.Workload != "ranker" || len(f.Pods) != 2 {
 		t.Fatalf("got %s %s/%s pods %q", f.Kind, f.WorkloadKind, f.Workload, f.Pods)
 	}
 	if f.Evidence["held_hours"] < 168-3*step.Hours() {
@@ -219,8 +220,8 @@ func TestRolloutWeek(t *testing.T) {
 	if f.Recommendation == nil || f.Recommendation.To != "nvidia.com/mig-1g.10gb" {
 		t.Fatalf("recommendation %+v, want 1g.10gb", f.Recommendation)
 	}
-	price, _ := recommend.DefaultPrices().PerHour("A100-80GB")
-	if want := (1 - 1.0/7) * price * 730; math.Abs(f.MonthlySavingsUSD-want) > 0.02*want {
+	perHour, _ := price.DefaultPrices().PerHour("A100-80GB")
+	if want := (1 - 1.0/7) * perHour * 730; math.Abs(f.MonthlySavingsUSD-want) > 0.02*want {
 		t.Errorf("saves $%.2f a month, want $%.2f", f.MonthlySavingsUSD, want)
 	}
 }
@@ -257,8 +258,8 @@ func TestRolloutOnOneGPU(t *testing.T) {
 					t.Fatalf("%d findings for shop, want one:\n%s", len(got), summaries(r))
 				}
 				f := got[0]
-				if f.Kind != criteria.KindUnderusedGPU || f.Workload != "web" || f.WorkloadKind != "Deployment" || !slices.Equal(f.Pods, pods) || len(f.GPUs) != 1 {
-					t.Errorf("%s %s/%s pods %q on %d GPUs; want %s Deployment/web %q on 1", f.Kind, f.WorkloadKind, f.Workload, f.Pods, len(f.GPUs), criteria.KindUnderusedGPU, pods)
+				if f.Kind != vocab.KindUnderusedGPU || f.Workload != "web" || f.WorkloadKind != "Deployment" || !slices.Equal(f.Pods, pods) || len(f.GPUs) != 1 {
+					t.Errorf("%s %s/%s pods %q on %d GPUs; want %s Deployment/web %q on 1", f.Kind, f.WorkloadKind, f.Workload, f.Pods, len(f.GPUs), vocab.KindUnderusedGPU, pods)
 				}
 				if f.Recommendation == nil || f.Recommendation.To != "nvidia.com/mig-2g.20gb" {
 					t.Errorf("recommendation %+v, want 2g.20gb", f.Recommendation)

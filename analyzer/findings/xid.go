@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // workloadXID reports a GPU's application XIDs (13, 31, 43 and 45:
@@ -36,7 +36,7 @@ func (d *detector) workloadXID(g fleet.GPU, base func(string, Severity) Finding,
 		return
 	}
 	if len(g.WorkloadXIDEvents) == 0 {
-		f := base(criteria.KindWorkloadXID, Info)
+		f := base(vocab.KindWorkloadXID, Info)
 		f.Evidence["workload_xid_errors"] = g.WorkloadXIDErrors
 		f.Summary = fmt.Sprintf("%s reported %.0f application error(s) (XID %s): a bug or a killed process in the workload, not a GPU fault; check the tenant's logs",
 			subject, g.WorkloadXIDErrors, strings.Join(g.WorkloadXIDCodes, ", "))
@@ -75,7 +75,7 @@ func (d *detector) workloadXID(g fleet.GPU, base func(string, Severity) Finding,
 		if len(groups) == 1 {
 			errors, codes = max(errors, g.WorkloadXIDErrors), g.WorkloadXIDCodes
 		}
-		f := base(criteria.KindWorkloadXID, Info)
+		f := base(vocab.KindWorkloadXID, Info)
 		f.Evidence["workload_xid_errors"] = errors
 		what := fmt.Sprintf("%.0f application error(s) (XID %s, %s)", errors, strings.Join(codes, ", "), x.when())
 		switch {

@@ -1,9 +1,6 @@
 package findings
 
 import (
-	"github.com/gpulens/gpulens/signals"
-	"github.com/gpulens/gpulens/signals/dcgm"
-	"github.com/gpulens/gpulens/signals/native"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -11,9 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/vocab"
+
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 )
@@ -92,7 +94,7 @@ func TestWorkloadXIDNamesItsHolder(t *testing.T) {
 						}
 					}
 				}
-				r := Detect(analyzeScenario(t, s, era.m, scenarioStart, scenarioEnd, scenarioStep), inv, criteria.DefaultConfig(), recommend.DefaultPrices())
+				r := Detect(analyzeScenario(t, s, era.m, scenarioStart, scenarioEnd, scenarioStep), inv, criteria.DefaultConfig(), price.DefaultPrices())
 				checked := 0
 				for _, node := range s.Nodes {
 					for _, fault := range node.Faults {
@@ -130,12 +132,12 @@ func checkXIDFinding(t *testing.T, r *Result, era xidEra, node sim.Node, fault s
 	seen := at.Add(-time.Nanosecond).Truncate(scenarioStep).Add(scenarioStep).UTC().Format("2006-01-02 15:04 UTC")
 	var onGPU []Finding
 	for _, f := range r.Findings {
-		if f.Kind == criteria.KindWorkloadXID && f.GPUUUID == uuid {
+		if f.Kind == vocab.KindWorkloadXID && f.GPUUUID == uuid {
 			onGPU = append(onGPU, f)
 		}
 	}
 	if len(onGPU) != 1 {
-		t.Fatalf("XID %s on GPU %d: %d %s findings, want 1:\n%s", code, fault.GPU, len(onGPU), criteria.KindWorkloadXID, summaries(r))
+		t.Fatalf("XID %s on GPU %d: %d %s findings, want 1:\n%s", code, fault.GPU, len(onGPU), vocab.KindWorkloadXID, summaries(r))
 	}
 	f := onGPU[0]
 	if !strings.Contains(f.Summary, "XID "+code) || !strings.Contains(f.Summary, "seen at "+seen) {

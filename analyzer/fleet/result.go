@@ -84,7 +84,7 @@ type Allocation struct {
 	// Share is the allocation's share of the physical GPU as last seen.
 	Share float64
 	// AllocationPath is how the kubelet gave the container the GPU:
-	// schema.AllocationPathDevicePlugin, or AllocationPathDRA through the
+	// vocab.AllocationPathDevicePlugin, or vocab.AllocationPathDRA through the
 	// ResourceClaim Claim (Kubernetes Dynamic Resource Allocation).
 	AllocationPath string
 	Claim          ClaimRef `json:",omitzero"`

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -26,7 +25,7 @@ func (inv *Inventory) SharingFor(n Node) (SharingConfig, bool) {
 		sc, ok := inv.Sharing[n.DevicePluginCfg]
 		return sc, ok
 	}
-	if len(inv.Sharing) != 1 || n.SharingStrategy == signals.SharingNone {
+	if len(inv.Sharing) != 1 || n.SharingStrategy == vocab.SharingNone {
 		return SharingConfig{}, false
 	}
 	for _, sc := range inv.Sharing {
@@ -38,7 +37,7 @@ func (inv *Inventory) SharingFor(n Node) (SharingConfig, bool) {
 // NodeSharing is how the cluster says a node's whole (non-MIG) GPUs are
 // shared.
 type NodeSharing struct {
-	// Strategy is signals.SharingTimeSlicing or signals.SharingMPS.
+	// Strategy is vocab.SharingTimeSlicing or vocab.SharingMPS.
 	Strategy string
 	// Replicas is each GPU's replica count; 0 when not known.
 	Replicas int
@@ -62,14 +61,14 @@ func (inv *Inventory) SharedGPUs(node string) (NodeSharing, bool) {
 		return NodeSharing{}, false
 	}
 	switch n.SharingStrategy {
-	case signals.SharingTimeSlicing, signals.SharingMPS:
+	case vocab.SharingTimeSlicing, vocab.SharingMPS:
 		return NodeSharing{Strategy: n.SharingStrategy, Replicas: n.Replicas,
 			Source: fmt.Sprintf("node %s's label %s=%s", n.Name, LabelSharingStrategy, n.SharingStrategy)}, true
-	case signals.SharingNone:
+	case vocab.SharingNone:
 		return NodeSharing{}, false
 	}
 	if n.Replicas > 1 {
-		return NodeSharing{Strategy: signals.SharingTimeSlicing, Replicas: n.Replicas,
+		return NodeSharing{Strategy: vocab.SharingTimeSlicing, Replicas: n.Replicas,
 			Source: fmt.Sprintf("node %s's label %s=%d", n.Name, LabelGPUReplicas, n.Replicas)}, true
 	}
 	sc, ok := inv.SharingFor(n)
@@ -79,7 +78,7 @@ func (inv *Inventory) SharedGPUs(node string) (NodeSharing, bool) {
 	for _, s := range []struct {
 		strategy string
 		replicas map[string]int
-	}{{signals.SharingMPS, sc.MPS}, {signals.SharingTimeSlicing, sc.TimeSlicing}} {
+	}{{vocab.SharingMPS, sc.MPS}, {vocab.SharingTimeSlicing, sc.TimeSlicing}} {
 		if r := wholeGPUReplicas(s.replicas); r > 1 {
 			return NodeSharing{Strategy: s.strategy, Replicas: r,
 				Source: fmt.Sprintf("the device plugin config in %s", sc.Source)}, true

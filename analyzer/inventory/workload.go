@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/workload"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Workload returns the workload owning a pod. For a pod the inventory
@@ -42,13 +42,13 @@ func (inv *Inventory) WorkloadOf(namespace, pod string) (w workload.Ref, inferre
 // produce; Job is chosen because the pods that outlive their inventory
 // entry are overwhelmingly finished Job pods.
 //
-// The rule is signals.WorkloadOf's, the one the analysis evaluates in
+// The rule is vocab.WorkloadOf's, the one the analysis evaluates in
 // PromQL (signals.WithWorkload): a pod is named one workload everywhere.
 func InferWorkload(namespace, pod string) workload.Ref {
 	if pod == "" {
 		return workload.Ref{Kind: "Pod", Namespace: namespace}
 	}
-	name, kind := signals.WorkloadOf(pod)
+	name, kind := vocab.WorkloadOf(pod)
 	return workload.Ref{Kind: kind, Namespace: namespace, Name: name}
 }
 

@@ -4,12 +4,12 @@ import (
 	"slices"
 
 	"github.com/gpulens/gpulens/analyzer/dra"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
-// AllocationOf is how a pod is given its GPUs: signals.AllocationPathDRA when it has a
+// AllocationOf is how a pod is given its GPUs: vocab.AllocationPathDRA when it has a
 // GPU claim (whether or not it also has GPU limits: a right-sizing of its
-// claim is what applies there), signals.AllocationPathDevicePlugin when it has GPU
+// claim is what applies there), vocab.AllocationPathDevicePlugin when it has GPU
 // limits only, "" for a pod the inventory does not know or one without
 // GPUs.
 func (inv *Inventory) AllocationOf(namespace, pod string) string {
@@ -21,9 +21,9 @@ func (inv *Inventory) AllocationOf(namespace, pod string) string {
 	case !ok:
 		return ""
 	case len(inv.ClaimsOf(namespace, []string{pod})) > 0:
-		return signals.AllocationPathDRA
+		return vocab.AllocationPathDRA
 	case len(p.GPURequests) > 0:
-		return signals.AllocationPathDevicePlugin
+		return vocab.AllocationPathDevicePlugin
 	}
 	return ""
 }

@@ -5,9 +5,9 @@ import (
 	"slices"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/internal/mig"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // entry is a tenant before scaling, with what it held and used in each
@@ -20,7 +20,7 @@ type entry struct {
 
 // Build is res's ledger at prices (nil: every price unknown). It gives
 // res's HAMi tenants' allocations HAMi's shares (fleet.Result.ApplyHAMi).
-func Build(res *fleet.Result, prices *recommend.Prices) *Ledger {
+func Build(res *fleet.Result, prices *price.Prices) *Ledger {
 	l := &Ledger{}
 	// HAMi's shares for the allocations that are HAMi tenants, as the
 	// pipeline gave them (idempotent): one rule for the report and the
@@ -114,9 +114,9 @@ func (t *Tenant) used(measured bool, util float64) {
 
 func modeOf(x fleet.Allocation) string {
 	switch {
-	case x.AllocationPath == signals.AllocationPathDRA:
+	case x.AllocationPath == vocab.AllocationPathDRA:
 		return ModeDRA
-	case x.Sharing == "" || x.Sharing == signals.SharingNone:
+	case x.Sharing == "" || x.Sharing == vocab.SharingNone:
 		return ModeWhole
 	}
 	return x.Sharing

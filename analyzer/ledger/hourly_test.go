@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // hoursOf is an allocation's hours from hour first: held time, GPU-hours,
@@ -44,7 +44,7 @@ func sum(v ...float64) (s float64) {
 //	       Usage: a 0.1×20/27 = 2/27, b 0.375×20/27 = 7.5/27, c 0.8/27,
 //	       idle 16.7/27.
 func TestThreeHours(t *testing.T) {
-	prices, err := recommend.DefaultPrices().Override([]byte("prices: {H100-80GB: 8.00}\n"), "test.yaml")
+	prices, err := price.DefaultPrices().Override([]byte("prices: {H100-80GB: 8.00}\n"), "test.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,9 +52,9 @@ func TestThreeHours(t *testing.T) {
 	w := fleet.Window{Start: time.Date(2026, 3, 9, 10, 0, 0, 0, time.UTC), End: time.Date(2026, 3, 9, 13, 0, 0, 0, time.UTC), Step: time.Minute}
 	g := gpu("g", model, 2.5)
 	g.ReportedByHour = []float64{1, 0.5, 1}
-	a := alloc("g", "a", signals.SharingTimeSlicing, 0.5, 3, 0.5)
+	a := alloc("g", "a", vocab.SharingTimeSlicing, 0.5, 3, 0.5)
 	a.Hours = hoursOf(0, []float64{1, 1, 1}, []float64{0.5, 0.5, 0.5}, []float64{1, 0, 1}, []float64{0.8, 0, 0.2})
-	b := alloc("g", "b", signals.SharingTimeSlicing, 0.75, 2, 0.75)
+	b := alloc("g", "b", vocab.SharingTimeSlicing, 0.75, 2, 0.75)
 	b.Hours = hoursOf(1, []float64{1, 1}, []float64{0.75, 0.75}, []float64{1, 1}, []float64{1, 0.5})
 	c := fleet.HAMiTenant{Namespace: "ns-c", Pod: "c", Container: "c", GPUUUID: "g", CoresPct: 25, DeviceBytes: 80 << 30, UtilP95: 0.1, Coverage: 1.0 / 3}
 	res := &fleet.Result{Window: w, GPUs: []fleet.GPU{g}, Allocations: []fleet.Allocation{a, b}, HAMi: []fleet.HAMiTenant{c}}
@@ -101,7 +101,7 @@ func TestThreeHours(t *testing.T) {
 		}
 	}
 	// The window is the sum of its hours.
-	if !near(lg.Hours, 2.5) || !near(lg.Cost, 20) || lg.Mode != signals.SharingTimeSlicing {
+	if !near(lg.Hours, 2.5) || !near(lg.Cost, 20) || lg.Mode != vocab.SharingTimeSlicing {
 		t.Errorf("window: %g h, $%g, mode %s; want 2.5 h, $20, time-slicing", lg.Hours, lg.Cost, lg.Mode)
 	}
 	for j, x := range lg.Tenants {
@@ -190,9 +190,9 @@ func checkHours(t *testing.T, g GPU) {
 // from the inputs, not from the ledger), every hour balances, and the
 // window's figures are the sums of the hours.
 func TestHourlyBalanceProperty(t *testing.T) {
-	prices := recommend.DefaultPrices()
+	prices := price.DefaultPrices()
 	models := []string{"NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "NVIDIA L4", "Some GPU without a price"}
-	modes := []string{"", signals.SharingNone, signals.SharingMIG, signals.SharingTimeSlicing, signals.SharingMPS, ModeDRA, ModeHAMi}
+	modes := []string{"", vocab.SharingNone, vocab.SharingMIG, vocab.SharingTimeSlicing, vocab.SharingMPS, ModeDRA, ModeHAMi}
 	for seed := range uint64(300) {
 		rng := rand.New(rand.NewPCG(seed, 4646))
 		steps := []time.Duration{30 * time.Second, time.Minute, 5 * time.Minute, 7 * time.Minute}[rng.IntN(4)]
@@ -246,14 +246,14 @@ func TestHourlyBalanceProperty(t *testing.T) {
 				}
 				sharing, share := mode, rng.Float64()*1.5
 				if mode == ModeDRA || mode == ModeHAMi {
-					sharing = signals.SharingTimeSlicing
+					sharing = vocab.SharingTimeSlicing
 				}
 				x := alloc(uuid, pod, sharing, share, 0, -1)
 				x.Model = model
 				if mode == ModeDRA {
-					x.AllocationPath = signals.AllocationPathDRA
+					x.AllocationPath = vocab.AllocationPathDRA
 				}
-				catalog := mode == signals.SharingMIG && rng.IntN(3) == 0
+				catalog := mode == vocab.SharingMIG && rng.IntN(3) == 0
 				if catalog {
 					x.MIGProfile, x.Model = "1g.10gb", "NVIDIA A100-SXM4-80GB"
 				}

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 const week = 168.0
@@ -29,7 +29,7 @@ func alloc(uuid, pod, sharing string, share, hours, util float64) fleet.Allocati
 
 // TestModes: each sharing mode's charges, on a GPU of a known price.
 func TestModes(t *testing.T) {
-	prices := recommend.DefaultPrices()
+	prices := price.DefaultPrices()
 	const model = "NVIDIA H100 80GB HBM3"
 	price, err := prices.PerHour(model)
 	if err != nil {
@@ -49,24 +49,24 @@ func TestModes(t *testing.T) {
 			wantHeld: []float64{week}, wantUsed: []float64{week / 2}, wantMode: ModeWhole},
 		{name: "whole, held half the week, unmeasured", allocs: []fleet.Allocation{alloc("g", "a", "none", 1, week/2, -1)},
 			wantHeld: []float64{week / 2}, wantUsed: []float64{week / 2}, wantFree: week / 2, wantMode: ModeWhole},
-		{name: "MIG slices, one free", allocs: []fleet.Allocation{alloc("g", "a", signals.SharingMIG, 3.0/7, week, 1), alloc("g", "b", signals.SharingMIG, 3.0/7, week, 0)},
-			wantHeld: []float64{3 * week / 7, 3 * week / 7}, wantUsed: []float64{3 * week / 7, 0}, wantFree: week / 7, wantMode: signals.SharingMIG},
+		{name: "MIG slices, one free", allocs: []fleet.Allocation{alloc("g", "a", vocab.SharingMIG, 3.0/7, week, 1), alloc("g", "b", vocab.SharingMIG, 3.0/7, week, 0)},
+			wantHeld: []float64{3 * week / 7, 3 * week / 7}, wantUsed: []float64{3 * week / 7, 0}, wantFree: week / 7, wantMode: vocab.SharingMIG},
 		{name: "MIG slice without a share: the catalog's", allocs: []fleet.Allocation{func() fleet.Allocation {
-			x := alloc("g", "a", signals.SharingMIG, 0, week, 0.5)
+			x := alloc("g", "a", vocab.SharingMIG, 0, week, 0.5)
 			x.MIGProfile = "3g.40gb"
 			return x
-		}()}, wantHeld: []float64{3 * week / 7}, wantUsed: []float64{1.5 * week / 7}, wantFree: 4 * week / 7, wantMode: signals.SharingMIG},
-		{name: "time-slicing past 1: scaled", allocs: []fleet.Allocation{alloc("g", "a", signals.SharingTimeSlicing, 1, week, 0.2), alloc("g", "b", signals.SharingTimeSlicing, 1, week, 0.6)},
-			wantHeld: []float64{week / 2, week / 2}, wantUsed: []float64{0.1 * week, 0.3 * week}, wantMode: signals.SharingTimeSlicing},
-		{name: "MPS replicas", allocs: []fleet.Allocation{alloc("g", "a", signals.SharingMPS, 0.25, week, 2)},
-			wantHeld: []float64{week / 4}, wantUsed: []float64{week / 4}, wantFree: 3 * week / 4, wantMode: signals.SharingMPS},
+		}()}, wantHeld: []float64{3 * week / 7}, wantUsed: []float64{1.5 * week / 7}, wantFree: 4 * week / 7, wantMode: vocab.SharingMIG},
+		{name: "time-slicing past 1: scaled", allocs: []fleet.Allocation{alloc("g", "a", vocab.SharingTimeSlicing, 1, week, 0.2), alloc("g", "b", vocab.SharingTimeSlicing, 1, week, 0.6)},
+			wantHeld: []float64{week / 2, week / 2}, wantUsed: []float64{0.1 * week, 0.3 * week}, wantMode: vocab.SharingTimeSlicing},
+		{name: "MPS replicas", allocs: []fleet.Allocation{alloc("g", "a", vocab.SharingMPS, 0.25, week, 2)},
+			wantHeld: []float64{week / 4}, wantUsed: []float64{week / 4}, wantFree: 3 * week / 4, wantMode: vocab.SharingMPS},
 		{name: "DRA claim", allocs: []fleet.Allocation{func() fleet.Allocation {
 			x := alloc("g", "a", "", 1, week, 0.25)
-			x.AllocationPath = signals.AllocationPathDRA
+			x.AllocationPath = vocab.AllocationPathDRA
 			return x
 		}()}, wantHeld: []float64{week}, wantUsed: []float64{week / 4}, wantMode: ModeDRA},
 		{name: "HAMi: memory share beats cores, one tenant the exporter missed",
-			allocs: []fleet.Allocation{alloc("g", "a", signals.SharingTimeSlicing, 0.5, week, 0.9)},
+			allocs: []fleet.Allocation{alloc("g", "a", vocab.SharingTimeSlicing, 0.5, week, 0.9)},
 			hami: []fleet.HAMiTenant{
 				{Namespace: "ns-a", Pod: "a", Container: "c", GPUUUID: "g", CoresPct: 20, MemoryMiB: 40 << 10, DeviceBytes: 80 << 30, UtilP95: 0.1, Coverage: 1},
 				{Namespace: "ns-b", Pod: "b", Container: "c", GPUUUID: "g", CoresPct: 25, MemoryMiB: 8 << 10, DeviceBytes: 80 << 30, UtilP95: 0.5, Coverage: 0.5},

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // The property tests' fleets: each GPU's hours and each tenant's hold and
@@ -145,9 +145,9 @@ func drawWorld(rng *rand.Rand) (*fleet.Result, []worldGPU) {
 				wg.tenants = append(wg.tenants, wt)
 				continue
 			}
-			mode := []string{"", signals.SharingNone, signals.SharingMIG, signals.SharingTimeSlicing, signals.SharingMPS, ModeDRA}[rng.IntN(6)]
+			mode := []string{"", vocab.SharingNone, vocab.SharingMIG, vocab.SharingTimeSlicing, vocab.SharingMPS, ModeDRA}[rng.IntN(6)]
 			share := rng.Float64() * 1.5
-			if mode == "" || mode == signals.SharingNone || mode == ModeDRA {
+			if mode == "" || mode == vocab.SharingNone || mode == ModeDRA {
 				share = 1
 			}
 			sharing := mode
@@ -156,7 +156,7 @@ func drawWorld(rng *rand.Rand) (*fleet.Result, []worldGPU) {
 			}
 			// A MIG slice the exporter gave no share: NVIDIA's A100
 			// profile table gives 1g.10gb one of seven compute slices.
-			catalog := mode == signals.SharingMIG && rng.IntN(3) == 0
+			catalog := mode == vocab.SharingMIG && rng.IntN(3) == 0
 			if catalog {
 				share = 1.0 / 7
 			}
@@ -164,7 +164,7 @@ func drawWorld(rng *rand.Rand) (*fleet.Result, []worldGPU) {
 			x := alloc(wg.uuid, pod, sharing, share, 0, -1)
 			x.Model = model
 			if mode == ModeDRA {
-				x.AllocationPath = signals.AllocationPathDRA
+				x.AllocationPath = vocab.AllocationPathDRA
 			}
 			if catalog {
 				x.MIGProfile, x.Model = "1g.10gb", "NVIDIA A100-SXM4-80GB"
@@ -218,9 +218,9 @@ func drawWorld(rng *rand.Rand) (*fleet.Result, []worldGPU) {
 	return res, world
 }
 
-func propPriceTable(t *testing.T) *recommend.Prices {
+func propPriceTable(t *testing.T) *price.Prices {
 	t.Helper()
-	prices, err := recommend.DefaultPrices().Override([]byte("prices: {H100-80GB: 8.00, A100-80GB: 3.00}\n"), "test.yaml")
+	prices, err := price.DefaultPrices().Override([]byte("prices: {H100-80GB: 8.00, A100-80GB: 3.00}\n"), "test.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func checkWorld(t *testing.T, seed uint64, l *Ledger, world []worldGPU) {
 // of gpucores over 100 and gpumem over the device) of the time the
 // exporter saw it held, and uses its p95 share of it, where HAMi read it.
 // A GPU with no hours folded has the window as its one period.
-func worldOf(res *fleet.Result, prices *recommend.Prices) []worldGPU {
+func worldOf(res *fleet.Result, prices *price.Prices) []worldGPU {
 	_, n := res.Window.HourGrid()
 	windowHours := res.Window.Duration().Hours()
 	clamp := func(v float64) float64 { return min(1, max(0, v)) }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // FromFindings is every change the findings recommend, as objects: per
@@ -58,7 +58,7 @@ func findingDocs(f findings.Finding) []Doc {
 	switch {
 	case r.Action == recommend.ActionRelease:
 		docs = append(docs, releaseDoc(r.Workload))
-	case r.Allocation == signals.AllocationPathDRA && r.Claim != "":
+	case r.Allocation == vocab.AllocationPathDRA && r.Claim != "":
 		if t := r.ClaimTemplate; t != nil {
 			docs = append(docs, claimTemplateDoc(t))
 		}

@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 	"github.com/gpulens/gpulens/signals/native"
@@ -31,7 +31,7 @@ func TestPreviousWindowReadsHAMiShares(t *testing.T) {
 	if err := fleet.Run(ctx, fleet.Options{Scenario: sc, Start: hamiStart.Add(-(hamiEnd.Sub(hamiStart))), End: hamiEnd, Step: hamiStep}, newSink); err != nil {
 		t.Fatal(err)
 	}
-	a, err := Run(ctx, Options{Source: db, Schema: native.Schema{}, Start: hamiStart, End: hamiEnd, Step: hamiStep, Prices: recommend.DefaultPrices()})
+	a, err := Run(ctx, Options{Source: db, Schema: native.Schema{}, Start: hamiStart, End: hamiEnd, Step: hamiStep, Prices: price.DefaultPrices()})
 	if err != nil {
 		t.Fatal(err)
 	}

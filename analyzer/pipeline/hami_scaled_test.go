@@ -6,12 +6,12 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/findings"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestHAMiTenantsBeforeFindings (issue 53 item 4): the analysis reads
@@ -41,17 +41,17 @@ func TestHAMiTenantsBeforeFindings(t *testing.T) {
 	if err := fleet.Run(ctx, fleet.Options{Scenario: sc, Start: hamiStart, End: hamiEnd, Step: hamiStep}, newSink); err != nil {
 		t.Fatal(err)
 	}
-	a, err := Run(ctx, Options{Source: db, Schema: dcgm.Schema{}, Start: hamiStart, End: hamiEnd, Step: hamiStep, Prices: recommend.DefaultPrices()})
+	a, err := Run(ctx, Options{Source: db, Schema: dcgm.Schema{}, Start: hamiStart, End: hamiEnd, Step: hamiStep, Prices: price.DefaultPrices()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	overcommit := 0
 	for _, f := range a.Findings.Findings {
 		t.Logf("%s %s: %s", f.Kind, f.GPUUUID, f.Summary)
-		if f.Kind == criteria.KindUnallocated && strings.Contains(f.Summary, "showed no pod") {
+		if f.Kind == vocab.KindUnallocated && strings.Contains(f.Summary, "showed no pod") {
 			t.Errorf("a GPU HAMi names tenants on showed no pod: %s", f.Summary)
 		}
-		if f.Kind == criteria.KindUnallocated && strings.Contains(f.Summary, "scale the node down") {
+		if f.Kind == vocab.KindUnallocated && strings.Contains(f.Summary, "scale the node down") {
 			t.Errorf("a node HAMi's tenants hold is advised scaled down: %s", f.Summary)
 		}
 		if f.Kind == findings.KindHAMiOvercommit && strings.Contains(f.Summary, "96.0 GiB of 80.0 GiB") {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/ledger"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
@@ -79,7 +79,7 @@ func TestHAMiClustersAreApart(t *testing.T) {
 	for c, sc := range scs {
 		simulateHAMi(t, shared, sc, c)
 	}
-	prices := recommend.DefaultPrices()
+	prices := price.DefaultPrices()
 	runHAMi := func(src source.Source, label string) *Analysis {
 		a, err := Run(context.Background(), Options{Source: src, Schema: native.Schema{}, Start: hamiStart, End: hamiEnd, Step: hamiStep,
 			ClusterLabel: label, Prices: prices})

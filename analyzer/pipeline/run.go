@@ -4,16 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
+
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/schemas"
-	"time"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
-	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals"
 )
@@ -37,7 +38,7 @@ type Options struct {
 	// Findings are the thresholds; nil means criteria.DefaultConfig().
 	Findings *criteria.Config
 	// Prices may be nil: every dollar figure is then unknown.
-	Prices *recommend.Prices
+	Prices *price.Prices
 	// TimelinePoints asks for per-namespace time series with about this
 	// many points over the window; zero skips them. Sources that cannot
 	// run range queries skip them too, with a note.

@@ -1,8 +1,6 @@
 package plan
 
-import (
-	"github.com/gpulens/gpulens/analyzer/recommend"
-)
+import "github.com/gpulens/gpulens/analyzer/price"
 
 // This file is the planner's only contact with the MIG catalog and the
 // price table, so that moving the catalog elsewhere changes one file.
@@ -10,13 +8,13 @@ import (
 // Profile and Model are the shared catalog's (internal/mig through
 // recommend), whose profiles carry their model's slice totals.
 type (
-	Profile = recommend.MIGProfile
-	Model   = recommend.Model
+	Profile = price.MIGProfile
+	Model   = price.Model
 )
 
 // lookupModel finds the catalog entry of a product name.
 func lookupModel(name string) (Model, bool) {
-	m, ok := recommend.LookupModel(name)
+	m, ok := price.LookupModel(name)
 	if !ok {
 		return Model{}, false
 	}
@@ -33,7 +31,7 @@ func lookupModel(name string) (Model, bool) {
 // vgpuType is the vGPU type of a product name ("GRID A100-10C":
 // "A100-10C"); false for a whole GPU.
 func vgpuType(name string) (string, bool) {
-	v, ok := recommend.ParseVGPU(name)
+	v, ok := price.ParseVGPU(name)
 	return v.Type(), ok
 }
 
@@ -44,14 +42,14 @@ func profileNamed(pool *Pool, name string) (Profile, bool) {
 	if pr, ok := pool.Model.Profile(name); ok {
 		return pr, true
 	}
-	if m, ok := recommend.LookupModel(pool.Product); ok {
+	if m, ok := price.LookupModel(pool.Product); ok {
 		return m.Profile(name)
 	}
 	return Profile{}, false
 }
 
 // pricePerHour is one whole GPU's price, false when unknown.
-func pricePerHour(p *recommend.Prices, model string) (float64, bool) {
+func pricePerHour(p *price.Prices, model string) (float64, bool) {
 	if p == nil {
 		return 0, false
 	}

@@ -3,17 +3,18 @@ package plan
 import (
 	"bytes"
 	"context"
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
-	"github.com/gpulens/gpulens/signals"
-	"github.com/gpulens/gpulens/signals/dcgm"
-	"github.com/gpulens/gpulens/signals/native"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
+	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
+
 	"github.com/gpulens/gpulens/analyzer/source"
 )
 
@@ -58,7 +59,7 @@ func TestDRALanes(t *testing.T) {
 			if !strings.Contains(strings.Join(d.Notes, "\n"), "4 allocations got their GPU through DRA ResourceClaims") {
 				t.Errorf("notes %q do not count the 4 DRA allocations", d.Notes)
 			}
-			p, err := Make(d, DefaultPolicy(), recommend.DefaultPrices())
+			p, err := Make(d, DefaultPolicy(), price.DefaultPrices())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,9 +3,11 @@ package plan
 import (
 	"context"
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/fleet"
 	"slices"
 	"strings"
+
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/prometheus/common/model"
 
@@ -136,7 +138,7 @@ func engineAllocations(ms []model.Matrix, steps int, at func(model.Time) int) []
 	}
 	engineDeviceMemory(out, ms[3], steps, at)
 	for _, a := range out {
-		shared := a.sharing == signals.SharingTimeSlicing || a.sharing == signals.SharingMPS
+		shared := a.sharing == vocab.SharingTimeSlicing || a.sharing == vocab.SharingMPS
 		for t := range a.load {
 			a.load[t] *= a.util[t]
 			if shared {
@@ -168,7 +170,7 @@ func engineDeviceMemory(allocs []*engineAllocation, used model.Matrix, steps int
 	}
 	byGPU := map[gpuKey][]*engineAllocation{}
 	for _, a := range allocs {
-		if a.sharing != signals.SharingMIG {
+		if a.sharing != vocab.SharingMIG {
 			k := gpuKey{a.node, a.uuid}
 			byGPU[k] = append(byGPU[k], a)
 		}

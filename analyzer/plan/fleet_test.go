@@ -3,9 +3,6 @@ package plan
 import (
 	"context"
 	"fmt"
-	"github.com/gpulens/gpulens/signals"
-	"github.com/gpulens/gpulens/signals/dcgm"
-	"github.com/gpulens/gpulens/signals/native"
 	"maps"
 	"math"
 	"path/filepath"
@@ -15,8 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/signals/native"
+
 	fleetmodel "github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
@@ -125,7 +126,7 @@ func TestDemoWeekPlan(t *testing.T) {
 	}
 	sc := sim.Default()
 	d := simulateWeek(t, sc, native.Schema{})
-	prices := recommend.DefaultPrices()
+	prices := price.DefaultPrices()
 	p, err := Make(d, DefaultPolicy(), prices)
 	if err != nil {
 		t.Fatal(err)
@@ -285,7 +286,7 @@ func TestScenarioWeeks(t *testing.T) {
 			// memory to every tenant go through the device reconciliation.
 			for _, sch := range []signals.Schema{native.Schema{}, dcgm.Schema{}} {
 				d := simulateWeek(t, s, sch)
-				p, err := Make(d, DefaultPolicy(), recommend.DefaultPrices())
+				p, err := Make(d, DefaultPolicy(), price.DefaultPrices())
 				if err != nil {
 					t.Fatalf("%s: %v", sch.Name(), err)
 				}
@@ -319,7 +320,7 @@ func TestLeakIsReserved(t *testing.T) {
 	if projected := float64(leak.Memory) + float64(leak.Growth)*weekEnd.Sub(weekStart).Hours(); projected <= capacity {
 		t.Fatalf("scenario changed: the leak projects to %.1f GiB, within the GPU's %.1f", projected/gib, capacity/gib)
 	}
-	p, err := Make(d, DefaultPolicy(), recommend.DefaultPrices())
+	p, err := Make(d, DefaultPolicy(), price.DefaultPrices())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/workload"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // ErrNoData is wrapped by FromAnalysis's error when the window holds no
@@ -111,7 +111,7 @@ func allocationOf(u *fleet.AllocationUsage, x *fleet.Allocation) *allocation {
 	last := u.Shares[len(u.Shares)-1]
 	a := &allocation{namespace: u.Namespace, pod: u.Pod, container: u.Container, node: u.Node, uuid: u.UUID, instance: u.GPUInstance,
 		model: x.Model, sharing: x.Sharing, profile: x.MIGProfile, first: u.First, last: last.From + last.N - 1, use: u}
-	if x.AllocationPath == signals.AllocationPathDRA {
+	if x.AllocationPath == vocab.AllocationPathDRA {
 		a.claim = x.Claim.String()
 	}
 	return a
@@ -136,7 +136,7 @@ func (a *allocation) arrays() {
 		a.mem = make([]float32, n)
 	}
 	a.load, a.util = make([]float32, n), make([]float32, n)
-	shared := a.sharing == signals.SharingTimeSlicing || a.sharing == signals.SharingMPS
+	shared := a.sharing == vocab.SharingTimeSlicing || a.sharing == vocab.SharingMPS
 	for _, r := range u.Shares {
 		for t := r.From; t < r.From+r.N; t++ {
 			i := t - a.first
@@ -281,9 +281,9 @@ func lanesOf(allocs []*allocation, o Options, step time.Duration, steps int) []*
 			l.From = describeFrom(a)
 			l.Held = Holding{Node: a.node, UUID: a.uuid, Instance: a.instance, Sharing: a.sharing, Profile: a.profile}
 			// The lane's latest pod decides its path, as it does From.
-			l.AllocationPath = signals.AllocationPathDevicePlugin
+			l.AllocationPath = vocab.AllocationPathDevicePlugin
 			if a.claim != "" {
-				l.AllocationPath = signals.AllocationPathDRA
+				l.AllocationPath = vocab.AllocationPathDRA
 				if !slices.Contains(l.Claims, a.claim) {
 					l.Claims = append(l.Claims, a.claim)
 				}
@@ -324,9 +324,9 @@ func lanesOf(allocs []*allocation, o Options, step time.Duration, steps int) []*
 
 func describeFrom(a *allocation) string {
 	switch a.sharing {
-	case signals.SharingMIG:
+	case vocab.SharingMIG:
 		return "mig " + a.profile
-	case signals.SharingTimeSlicing, signals.SharingMPS:
+	case vocab.SharingTimeSlicing, vocab.SharingMPS:
 		return a.sharing
 	}
 	return "whole"

@@ -3,14 +3,15 @@ package plan
 import (
 	"context"
 	"errors"
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/signals/native"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/signals/native"
+
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
-	"github.com/gpulens/gpulens/analyzer/recommend"
 )
 
 func TestLanes(t *testing.T) {
@@ -69,7 +70,7 @@ func TestLanes(t *testing.T) {
 
 func TestUnknownModelOnlyIsAnError(t *testing.T) {
 	d := &Data{Notes: []string{`GPU model "Tesla V100-SXM2-32GB" is not in the catalog: its 1 GPUs are not planned`}}
-	_, err := Make(d, DefaultPolicy(), recommend.DefaultPrices())
+	_, err := Make(d, DefaultPolicy(), price.DefaultPrices())
 	if err == nil || !strings.Contains(err.Error(), "not in the catalog") || errors.Is(err, ErrReplay) {
 		t.Errorf("error %v, want one naming the catalog", err)
 	}

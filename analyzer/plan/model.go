@@ -4,7 +4,7 @@ import (
 	"strconv"
 
 	"github.com/gpulens/gpulens/analyzer/workload"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Lane is one replica of a workload over the window: the allocations of
@@ -107,11 +107,11 @@ type Mode string
 
 const (
 	ModeWhole       Mode = "whole"
-	ModeMIG         Mode = signals.SharingMIG
-	ModeTimeSlicing Mode = signals.SharingTimeSlicing
+	ModeMIG         Mode = vocab.SharingMIG
+	ModeTimeSlicing Mode = vocab.SharingTimeSlicing
 	// ModeMPS is never planned: it is a GPU shared through MPS today, in a
 	// pool that keeps today's layout (PoolPlan.KeepsToday).
-	ModeMPS Mode = signals.SharingMPS
+	ModeMPS Mode = vocab.SharingMPS
 )
 
 // Policy is the planner's headroom and limits.
@@ -147,7 +147,7 @@ const loadQuantile = 0.95
 // read.
 func (l *Lane) path() string {
 	if l.AllocationPath == "" {
-		return signals.AllocationPathDevicePlugin
+		return vocab.AllocationPathDevicePlugin
 	}
 	return l.AllocationPath
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -104,7 +104,7 @@ func TestPackNodes(t *testing.T) {
 // TestSavingIsFreedNodes: the plan's saving is the freed nodes' price;
 // GPUs freed on nodes that stay are headroom, worth nothing.
 func TestSavingIsFreedNodes(t *testing.T) {
-	prices := recommend.DefaultPrices()
+	prices := price.DefaultPrices()
 	const product = "NVIDIA H100 80GB HBM3"
 	price, err := prices.PerHour(product)
 	if err != nil {
@@ -179,7 +179,7 @@ func TestShapeFromNodes(t *testing.T) {
 // TestInstancePrice: a pool of a known instance type saves the instance's
 // price per freed node; an unknown type falls back to the GPUs' price.
 func TestInstancePrice(t *testing.T) {
-	prices := recommend.DefaultPrices()
+	prices := price.DefaultPrices()
 	const product = "NVIDIA H100 80GB HBM3"
 	gpu, _ := prices.PerHour(product)
 	node, _, ok := prices.PerNodeHour("p5.48xlarge", product)

@@ -16,7 +16,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/internal/safetext"
-	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -261,7 +260,7 @@ func emitChanges(p *Plan, e emitter) {
 				continue
 			}
 			seen[a.Workload] = true
-			if a.AllocationPath == signals.AllocationPathDRA {
+			if a.AllocationPath == vocab.AllocationPathDRA {
 				e.doc(pp.Cluster)
 				writeDRAAssignment(e, p.title(pp), a)
 				continue
@@ -301,7 +300,7 @@ func (p *Plan) title(pp PoolPlan) string {
 // fromOf is where a lane comes from, for tables: its GPU resource, and
 // the DRA path where its pods got it through a claim.
 func fromOf(a Assignment) string {
-	if a.AllocationPath == signals.AllocationPathDRA {
+	if a.AllocationPath == vocab.AllocationPathDRA {
 		return a.From + " (dra)"
 	}
 	return a.From

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -50,7 +50,7 @@ func goldenPlan(t *testing.T) *Plan {
 	pool.GPUsToday, pool.Nodes, pool.GPUsPerNode = 4, 1, 4
 	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 	d := &Data{Start: start, End: start.Add(steps * time.Minute), Step: time.Minute, Steps: steps, Pools: []*Pool{l4, pool}}
-	p, err := Make(d, DefaultPolicy(), recommend.DefaultPrices())
+	p, err := Make(d, DefaultPolicy(), price.DefaultPrices())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/workload"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 const gib = 1 << 30
@@ -418,7 +418,7 @@ func TestPathsNeverShareAGPU(t *testing.T) {
 			if pp := planOf(t, DefaultPolicy(), poolOf(t, "L4", tt.a, tt.b)); pp.GPUsNeeded != tt.same {
 				t.Errorf("both through the device plugin: %d GPUs, want %d", pp.GPUsNeeded, tt.same)
 			}
-			tt.b.AllocationPath, tt.b.Claims = signals.AllocationPathDRA, []string{"ns/claim"}
+			tt.b.AllocationPath, tt.b.Claims = vocab.AllocationPathDRA, []string{"ns/claim"}
 			pp := planOf(t, DefaultPolicy(), poolOf(t, "L4", tt.a, tt.b))
 			if pp.GPUsNeeded != tt.dra2 || gpuOf(pp, tt.a.Name()) == gpuOf(pp, tt.b.Name()) {
 				t.Errorf("one through DRA: %d GPUs (%s on %d, %s on %d), want %d apart", pp.GPUsNeeded,

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/workload"
-	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -160,7 +159,7 @@ var ErrNoPool = errors.New("no GPU pool to plan")
 // Make plans every pool and replays the measured window on the result. A
 // plan whose replay overcommits memory at any step is an error, never a
 // plan.
-func Make(d *Data, pol Policy, prices *recommend.Prices) (*Plan, error) {
+func Make(d *Data, pol Policy, prices *price.Prices) (*Plan, error) {
 	if len(d.Pools) == 0 {
 		return nil, fmt.Errorf("%w: %s", ErrNoPool, cmp.Or(strings.Join(d.Notes, "; "), "the window has no GPUs of a known model"))
 	}
@@ -319,7 +318,7 @@ func planPool(pool *Pool, pol Policy) PoolPlan {
 				g.Slices = append(g.Slices, pr.Name)
 			}
 			g.Lanes = append(g.Lanes, l.Name())
-			if a.AllocationPath == signals.AllocationPathDRA {
+			if a.AllocationPath == vocab.AllocationPathDRA {
 				g.DRALanes = append(g.DRALanes, l.Name())
 			}
 			pp.Assignments = append(pp.Assignments, a)
@@ -352,7 +351,7 @@ func planPool(pool *Pool, pol Policy) PoolPlan {
 // caller's to set.
 func assignmentOf(l *Lane, gi int, m Mode) Assignment {
 	a := Assignment{Lane: l.Name(), Workload: l.Workload, Pods: l.Pods, GPU: gi, Mode: m, From: l.From,
-		AllocationPath: cmp.Or(l.AllocationPath, signals.AllocationPathDevicePlugin), Claims: l.Claims,
+		AllocationPath: cmp.Or(l.AllocationPath, vocab.AllocationPathDevicePlugin), Claims: l.Claims,
 		Training: l.Training, PeakMemoryBytes: l.stats.peakMem - l.GrowthBytes, P95Load: l.stats.p95Load, GrowthBytes: l.GrowthBytes}
 	switch m {
 	case ModeWhole:

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Today's layout is a plan too: it held the window's workloads on the
@@ -114,7 +114,7 @@ func todayLayout(pool *Pool) (PoolPlan, []Unfit) {
 				g.Slices = append(g.Slices, pr.Name)
 			}
 			g.Lanes = append(g.Lanes, l.Name())
-			if a.AllocationPath == signals.AllocationPathDRA {
+			if a.AllocationPath == vocab.AllocationPathDRA {
 				g.DRALanes = append(g.DRALanes, l.Name())
 			}
 			pp.Assignments = append(pp.Assignments, a)
@@ -269,11 +269,11 @@ func todayMode(ls []*Lane) (Mode, string) {
 	var mig, ts, mps int
 	for _, l := range ls {
 		switch l.Held.Sharing {
-		case signals.SharingMIG:
+		case vocab.SharingMIG:
 			mig++
-		case signals.SharingTimeSlicing:
+		case vocab.SharingTimeSlicing:
 			ts++
-		case signals.SharingMPS:
+		case vocab.SharingMPS:
 			mps++
 		}
 	}

@@ -5,15 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpulens/gpulens/analyzer/recommend"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/vocab"
 )
 
 // on says where the lane's pod holds its GPU today.
 func on(l *Lane, uuid, sharing string) *Lane {
 	l.Held = Holding{Node: "gpu-l4-01", UUID: uuid, Sharing: sharing}
-	l.From = map[string]string{signals.SharingNone: "whole", signals.SharingTimeSlicing: "time-slicing"}[sharing]
+	l.From = map[string]string{vocab.SharingNone: "whole", vocab.SharingTimeSlicing: "time-slicing"}[sharing]
 	return l
 }
 
@@ -25,7 +24,7 @@ func on(l *Lane, uuid, sharing string) *Lane {
 // plugin config keeps on nodes of their own.
 func TestTodayBoundsTheNodes(t *testing.T) {
 	const steps = 120
-	prices := recommend.DefaultPrices()
+	prices := price.DefaultPrices()
 	price, err := prices.PerHour("L4")
 	if err != nil {
 		t.Fatal(err)
@@ -40,9 +39,9 @@ func TestTodayBoundsTheNodes(t *testing.T) {
 		a := series("svc-a", steps, constant(4), constant(0.2))
 		b := series("svc-b", steps, constant(4), constant(0.2))
 		if today {
-			on(tr, "GPU-0", signals.SharingNone)
-			on(a, "GPU-1", signals.SharingTimeSlicing)
-			on(b, "GPU-1", signals.SharingTimeSlicing)
+			on(tr, "GPU-0", vocab.SharingNone)
+			on(a, "GPU-1", vocab.SharingTimeSlicing)
+			on(b, "GPU-1", vocab.SharingTimeSlicing)
 		}
 		return []*Lane{tr, a, b}
 	}
@@ -50,8 +49,8 @@ func TestTodayBoundsTheNodes(t *testing.T) {
 	// 22 GiB); the leak is projected to add 6 GiB, which fits an L4
 	// alone (14 GiB) but not beside the service (24 GiB).
 	leakBesideService := func() []*Lane {
-		svc := on(series("svc", steps, constant(10), constant(0.2)), "GPU-0", signals.SharingTimeSlicing)
-		leak := on(series("leak", steps, constant(8), constant(0.1)), "GPU-0", signals.SharingTimeSlicing)
+		svc := on(series("svc", steps, constant(10), constant(0.2)), "GPU-0", vocab.SharingTimeSlicing)
+		leak := on(series("leak", steps, constant(8), constant(0.1)), "GPU-0", vocab.SharingTimeSlicing)
 		leak.GrowthBytes = 6 * gib
 		return []*Lane{svc, leak}
 	}
@@ -60,7 +59,7 @@ func TestTodayBoundsTheNodes(t *testing.T) {
 	// the L4, but 16 GiB alone. The node's third GPU is held by no pod.
 	leakAndAFreeGPU := func() []*Lane {
 		ls := trainerAndServices(true)
-		leak := on(series("leak", steps, constant(4), constant(0.1)), "GPU-1", signals.SharingTimeSlicing)
+		leak := on(series("leak", steps, constant(4), constant(0.1)), "GPU-1", vocab.SharingTimeSlicing)
 		leak.GrowthBytes = 12 * gib
 		return append(ls, leak)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 const (
@@ -43,7 +44,7 @@ type container struct {
 func (c container) write(t testing.TB, f *testFleet, from, to int) {
 	f.series(t, containerLabels("gpulens_container_gpu_allocation_ratio", c.node, c.uuid, c.model, c.ns, c.pod, c.sharing, c.gi, c.profile), from, to, constant(c.share))
 	method := "device"
-	if c.sharing == signals.SharingMIG {
+	if c.sharing == vocab.SharingMIG {
 		method = "mig-gpm"
 	}
 	if c.util != nil {
@@ -116,7 +117,7 @@ func buildFleet(t testing.TB) *testFleet {
 }
 
 // dp is the path of every allocation without a claim.
-const dp = signals.AllocationPathDevicePlugin
+const dp = vocab.AllocationPathDevicePlugin
 
 var window = fleet.Window{Start: t0, End: minute(240), Step: time.Minute}
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/prometheus/common/model"
 )
@@ -48,7 +49,7 @@ func (a *analysis) claimSteps(s *model.Sample) {
 // lexically first claim, to be deterministic).
 func (a *analysis) settleAllocationPaths() {
 	for k, x := range a.allocs {
-		x.AllocationPath = signals.AllocationPathDevicePlugin
+		x.AllocationPath = vocab.AllocationPathDevicePlugin
 		var best *claimSeen
 		for i, c := range a.claims[k] {
 			if best == nil || c.steps > best.steps || (c.steps == best.steps && cmp.Less(c.claim.String(), best.claim.String())) {
@@ -56,7 +57,7 @@ func (a *analysis) settleAllocationPaths() {
 			}
 		}
 		if best != nil {
-			x.AllocationPath, x.Claim = signals.AllocationPathDRA, best.claim
+			x.AllocationPath, x.Claim = vocab.AllocationPathDRA, best.claim
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestAllocationPaths analyses four hours of the DRA fleet of
@@ -32,7 +33,7 @@ type pathWant struct {
 
 func TestAllocationPaths(t *testing.T) {
 	const oldPod, newPod = "infer-7d9f8c6b5-x2k9q", "infer-7d9f8c6b5-p4z8n"
-	dra, dp := signals.AllocationPathDRA, signals.AllocationPathDevicePlugin
+	dra, dp := vocab.AllocationPathDRA, vocab.AllocationPathDevicePlugin
 	wantAllocs := map[string]pathWant{
 		"pod1":                {dra, "gpu-test3/single-gpu", "time-slicing", 0.5},
 		"pod2":                {dra, "gpu-test3/single-gpu", "time-slicing", 0.5},

@@ -2,12 +2,13 @@ package query
 
 import (
 	"cmp"
-	"github.com/gpulens/gpulens/analyzer/fleet"
 	"math"
 	"slices"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/vocab"
+
 	"github.com/gpulens/gpulens/analyzer/scan"
-	"github.com/gpulens/gpulens/signals"
 )
 
 // laneFold folds each allocation's use at every step (Usage) out of the
@@ -214,5 +215,5 @@ func compareAllocationKeys(x, y fleet.AllocationKey) int {
 // settle it from the labellings the allocation pass saw, is a MIG slice.
 func (a *analysis) holdsMIG(k fleet.AllocationKey) bool {
 	m := bestMode(a.allocModes[k])
-	return m != nil && m.sharing == signals.SharingMIG
+	return m != nil && m.sharing == vocab.SharingMIG
 }

@@ -5,8 +5,8 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/internal/mig"
-	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // notes summarises partial data. They are counts, not one line per item,
@@ -83,7 +83,7 @@ func (a *analysis) notes() []string {
 func ampereSlicesWithUtilization(allocs []fleet.Allocation) int {
 	n := 0
 	for _, x := range allocs {
-		if m, ok := mig.Lookup(x.Model); ok && m.Ampere && x.Sharing == signals.SharingMIG && x.UtilizationSteps > 0 {
+		if m, ok := mig.Lookup(x.Model); ok && m.Ampere && x.Sharing == vocab.SharingMIG && x.UtilizationSteps > 0 {
 			n++
 		}
 	}
@@ -93,7 +93,7 @@ func ampereSlicesWithUtilization(allocs []fleet.Allocation) int {
 func ampereSlicesWithoutUtilization(allocs []fleet.Allocation) int {
 	n := 0
 	for _, x := range allocs {
-		if m, ok := mig.Lookup(x.Model); ok && m.Ampere && x.Sharing == signals.SharingMIG && x.UtilizationSteps == 0 {
+		if m, ok := mig.Lookup(x.Model); ok && m.Ampere && x.Sharing == vocab.SharingMIG && x.UtilizationSteps == 0 {
 			n++
 		}
 	}

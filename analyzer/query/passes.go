@@ -11,6 +11,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/scan"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // passQueries is the query set that reads each signal once. scanQueries
@@ -252,8 +253,8 @@ func workloadKeyOfSeries(m model.Metric) fleet.WorkloadKey {
 }
 
 // inferWorkload is withWorkload's label_replace chain on a pod name
-// (signals.WorkloadOf).
-func inferWorkload(pod string) (name, kind string) { return signals.WorkloadOf(pod) }
+// (vocab.WorkloadOf).
+func inferWorkload(pod string) (name, kind string) { return vocab.WorkloadOf(pod) }
 
 // aggregation is how groupBy combines the series of a group at a step, as
 // PromQL's max and sum (Kahan) by do; countBy and countGroups count them.

@@ -11,6 +11,7 @@ import (
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/exporter/sim"
@@ -124,11 +125,11 @@ func TestRolloutWithoutStalenessPassesMatchScans(t *testing.T) {
 			for _, d := range query.ResultDiff(scans, passes) {
 				t.Error(d)
 			}
-			if len(passes.GPUs) != 1 || passes.GPUs[0].Attribution != l.want || passes.GPUs[0].Sharing != signals.SharingNone {
+			if len(passes.GPUs) != 1 || passes.GPUs[0].Attribution != l.want || passes.GPUs[0].Sharing != vocab.SharingNone {
 				t.Errorf("GPUs %+v: want one whole GPU attributed %s", passes.GPUs, l.want)
 			}
 			for _, a := range passes.Allocations {
-				if a.Sharing != signals.SharingNone || a.Share != 1 {
+				if a.Sharing != vocab.SharingNone || a.Share != 1 {
 					t.Errorf("%s: %s share %v, want the whole GPU it held alone but for the lookback", a.Pod, a.Sharing, a.Share)
 				}
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestShardedEqualsUnsharded simulates the demo's fleet (sim.Default: six
@@ -195,12 +196,12 @@ func checkDemoPaths(t *testing.T, res *fleet.Result) {
 	claims := map[string]string{}
 	n := 0
 	for _, x := range res.Allocations {
-		want := signals.AllocationPathDevicePlugin
+		want := vocab.AllocationPathDevicePlugin
 		if dra[x.Node] {
-			want = signals.AllocationPathDRA
+			want = vocab.AllocationPathDRA
 			n++
 		}
-		if x.AllocationPath != want || (want == signals.AllocationPathDRA) != (x.Claim != fleet.ClaimRef{}) {
+		if x.AllocationPath != want || (want == vocab.AllocationPathDRA) != (x.Claim != fleet.ClaimRef{}) {
 			t.Errorf("%s/%s on %s: path %q, claim %v; want %s", x.Namespace, x.Pod, x.Node, x.AllocationPath, x.Claim, want)
 		}
 		claims[x.Pod] = x.Claim.String()

@@ -2,7 +2,6 @@ package query_test
 
 import (
 	"context"
-	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
+	"github.com/gpulens/gpulens/vocab"
+
 	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 
 	"github.com/gpulens/gpulens/analyzer/query"
@@ -51,7 +52,7 @@ func TestUpstreamH100MIGWithoutMemory(t *testing.T) {
 		t.Fatalf("%d allocations, want %d: %+v", len(res.Allocations), len(wantPods), res.Allocations)
 	}
 	for i, a := range res.Allocations {
-		if a.Pod != wantPods[i] || a.Namespace != "team-a" || a.Sharing != signals.SharingMIG || a.MIGProfile != "1g.10gb" ||
+		if a.Pod != wantPods[i] || a.Namespace != "team-a" || a.Sharing != vocab.SharingMIG || a.MIGProfile != "1g.10gb" ||
 			math.Abs(a.Share-1.0/7) > 1e-9 || a.AvgUtilization != 0 || a.Steps != w.ExpectedSteps() || a.Node != "h100-node-1" {
 			t.Errorf("allocation %+v: want %s on a 1g.10gb slice (1/7), idle, held every step, on h100-node-1", a, wantPods[i])
 		}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"strings"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/session"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // FromSession is serve's analysis, as the reclaimer reads it: open is
@@ -37,7 +37,7 @@ func FromPipeline(a *pipeline.Analysis, cluster string) Analysis {
 			// Only the kinds the reclaimer reads: another kind's skip
 			// (an untainted-node check without node access) is no gap in
 			// the idle verdicts.
-			if strings.HasPrefix(s, criteria.KindIdleAllocation) || strings.HasPrefix(s, criteria.KindUnderusedGPU) {
+			if strings.HasPrefix(s, vocab.KindIdleAllocation) || strings.HasPrefix(s, vocab.KindUnderusedGPU) {
 				out.Partial = append(out.Partial, "not checked: "+s)
 			}
 		}

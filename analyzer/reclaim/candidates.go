@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/internal/promdur"
 	"github.com/gpulens/gpulens/vocab"
@@ -310,8 +309,8 @@ func idle(p Policy, a Analysis, fs []findings.Finding) (*Evidence, string) {
 	}
 	ev := &Evidence{Window: promdur.Format(a.Window), AnalysisEnd: a.End.UTC(), Coverage: 1}
 	for _, f := range fs {
-		if f.Kind != criteria.KindIdleAllocation && f.Kind != criteria.KindUnderusedGPU {
-			if f.Kind == criteria.KindInsufficientData {
+		if f.Kind != vocab.KindIdleAllocation && f.Kind != vocab.KindUnderusedGPU {
+			if f.Kind == vocab.KindInsufficientData {
 				return nil, "too little data: " + f.Summary
 			}
 			return nil, "in use: " + f.Kind + ": " + f.Summary

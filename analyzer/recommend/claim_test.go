@@ -2,15 +2,16 @@ package recommend
 
 import (
 	"encoding/json"
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"strings"
 	"testing"
+
+	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/analyzer/workload"
-	"github.com/gpulens/gpulens/signals"
 )
 
 // claimSpec decodes a ResourceClaimSpec as the inventory keeps it.
@@ -47,7 +48,7 @@ func TestRightSizeThroughDRA(t *testing.T) {
 	if r == nil || r.Action != ActionMIGProfile || r.RecommendedShare != 1.0/7 {
 		t.Fatalf("got %+v, want a 1g.10gb slice at 1/7", r)
 	}
-	if r.Allocation != signals.AllocationPathDRA || r.Claim != "ResourceClaimTemplate vision/single-gpu" ||
+	if r.Allocation != vocab.AllocationPathDRA || r.Claim != "ResourceClaimTemplate vision/single-gpu" ||
 		r.From != "gpu.nvidia.com" || r.To != "mig.nvidia.com 1g.10gb" || r.DevicePluginConfig != "" {
 		t.Errorf("allocation %q claim %q, %s → %s, config %q", r.Allocation, r.Claim, r.From, r.To, r.DevicePluginConfig)
 	}
@@ -219,7 +220,7 @@ func TestDRARules(t *testing.T) {
 			if r.ClaimTemplate != nil {
 				got = r.ClaimTemplate.Name
 			}
-			if diff := cmp.Diff([]string{signals.AllocationPathDRA, tt.from, tt.to, tt.template, ""},
+			if diff := cmp.Diff([]string{vocab.AllocationPathDRA, tt.from, tt.to, tt.template, ""},
 				[]string{r.Allocation, r.From, r.To, got, r.DevicePluginConfig}); diff != "" {
 				t.Errorf("allocation, from, to, template, device plugin config (-want +got):\n%s", diff)
 			}
@@ -229,7 +230,7 @@ func TestDRARules(t *testing.T) {
 		})
 	}
 	// The device plugin's path says so too.
-	if r := RightSize(Usage{Workload: w, Model: h100, Sharing: "none", Share: 1, P95Utilization: 0.01, P99MemoryBytes: gibF}, p); r.Allocation != signals.AllocationPathDevicePlugin || r.ClaimTemplate != nil {
+	if r := RightSize(Usage{Workload: w, Model: h100, Sharing: "none", Share: 1, P95Utilization: 0.01, P99MemoryBytes: gibF}, p); r.Allocation != vocab.AllocationPathDevicePlugin || r.ClaimTemplate != nil {
 		t.Errorf("device plugin: allocation %q, template %v", r.Allocation, r.ClaimTemplate)
 	}
 }
@@ -247,7 +248,7 @@ func TestThroughDRAWithoutSpec(t *testing.T) {
 	if plugin == nil || r == nil || plugin.To != "nvidia.com/mig-1g.10gb" {
 		t.Fatalf("device plugin %+v, DRA %+v", plugin, r)
 	}
-	if r.Allocation != signals.AllocationPathDRA || r.From != "gpu.nvidia.com" || r.To != "mig.nvidia.com 1g.10gb" ||
+	if r.Allocation != vocab.AllocationPathDRA || r.From != "gpu.nvidia.com" || r.To != "mig.nvidia.com 1g.10gb" ||
 		r.Claim != "ResourceClaim ml/infer-x2k9q-gpu" || r.Patch != nil || r.ClaimTemplate != nil || r.RecommendedShare != plugin.RecommendedShare {
 		t.Errorf("DRA without spec: %+v", r)
 	}

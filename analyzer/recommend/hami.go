@@ -5,8 +5,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/workload"
-	"github.com/gpulens/gpulens/signals"
-	"github.com/gpulens/gpulens/signals/hami"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // ActionHAMiResources changes a container's HAMi resources
@@ -29,20 +28,20 @@ func HAMiResources(w workload.Ref, curMemMiB, curCores, memMiB, coresPct int64, 
 	limits := map[string]int64{}
 	if memMiB > 0 {
 		newMem = memMiB
-		limits[hami.ResourceMemory] = memMiB
+		limits[vocab.ResourceHAMiMemory] = memMiB
 	}
 	if coresPct > 0 {
 		newCores = coresPct
-		limits[hami.ResourceCores] = coresPct
+		limits[vocab.ResourceHAMiCores] = coresPct
 	}
 	r := &Recommendation{
 		Action:           ActionHAMiResources,
 		Workload:         w,
-		From:             hami.ResourceGPU,
-		To:               hami.ResourceGPU,
+		From:             vocab.ResourceGPU,
+		To:               vocab.ResourceGPU,
 		CurrentShare:     HAMiShare(curCores, curMemMiB, deviceBytes),
 		RecommendedShare: HAMiShare(newCores, newMem, deviceBytes),
-		Allocation:       signals.AllocationPathDevicePlugin,
+		Allocation:       vocab.AllocationPathDevicePlugin,
 		Summary: fmt.Sprintf("set %s to nvidia.com/gpumem %d (MiB) and nvidia.com/gpucores %d: %s",
 			w, newMem, newCores, why),
 		Notes: []string{"HAMi reads the limits when the container starts: the patch restarts the pods. A nvidia.com/gpumem-percentage limit, if set, is to be removed for gpumem to apply."},

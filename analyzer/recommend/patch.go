@@ -9,7 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/gpulens/gpulens/analyzer/workload"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Patch is a strategic-merge patch for a workload, in both encodings
@@ -146,7 +146,7 @@ func (r *Recommendation) patchOr(w workload.Ref, c PatchChange) {
 }
 
 // Sharing is a device plugin sharing config in data: its strategy
-// (signals.SharingTimeSlicing or SharingMPS) and the replicas of each GPU.
+// (vocab.SharingTimeSlicing or SharingMPS) and the replicas of each GPU.
 type Sharing struct {
 	Strategy string
 	Replicas int
@@ -155,7 +155,7 @@ type Sharing struct {
 // Name is the config's name in the device plugin's config map, which the
 // nodes' nvidia.com/device-plugin.config label selects.
 func (s Sharing) Name() string {
-	if s.Strategy == signals.SharingMPS {
+	if s.Strategy == vocab.SharingMPS {
 		return fmt.Sprintf("mps-%d", s.Replicas)
 	}
 	return fmt.Sprintf("time-slicing-%d", s.Replicas)
@@ -163,8 +163,8 @@ func (s Sharing) Name() string {
 
 // sharingOf is the config of timeSlicingConfig, in data.
 func sharingOf(mode string, replicas int) *Sharing {
-	if mode != signals.SharingMPS {
-		mode = signals.SharingTimeSlicing
+	if mode != vocab.SharingMPS {
+		mode = vocab.SharingTimeSlicing
 	}
 	return &Sharing{Strategy: mode, Replicas: replicas}
 }
@@ -174,7 +174,7 @@ func sharingOf(mode string, replicas int) *Sharing {
 // shared GPU get one.
 func timeSlicingConfig(mode string, replicas int) string {
 	key := "timeSlicing"
-	if mode == signals.SharingMPS {
+	if mode == vocab.SharingMPS {
 		key = "mps"
 	}
 	return strings.Join([]string{

@@ -46,7 +46,7 @@ type Recommendation struct {
 	// buys headroom, not money.
 	Reliability bool
 	// Allocation is the allocation path the change is made on:
-	// signals.AllocationPathDevicePlugin (the container's GPU limits) or
+	// vocab.AllocationPathDevicePlugin (the container's GPU limits) or
 	// AllocationPathDRA (the workload's ResourceClaim); empty when the
 	// change touches no GPU request (release, scale down).
 	Allocation string

@@ -2,12 +2,13 @@ package recommend
 
 import (
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"math"
 	"slices"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/price"
+
 	"github.com/gpulens/gpulens/analyzer/dra"
-	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -49,7 +50,7 @@ func Upsize(u Usage, p criteria.Policy) *Recommendation {
 	if !ok || prof.Whole() {
 		return Dedicated(u, p, fmt.Sprintf("its p99 memory peak of %s and p95 load of %s of the GPU fit no smaller MIG slice with margin", gib(u.P99MemoryBytes), pct(u.Load())))
 	}
-	current, to := u.currentShare(p.MIGShare), migShare(p.MIGShare, prof)
+	current, to := u.currentShare(p.MIGShare), price.ProfileShare(p.MIGShare, prof)
 	if prof.Name == u.MIGProfile || to < current {
 		return nil
 	}
@@ -88,7 +89,7 @@ type Tenant struct {
 // replica count drops to what the device's memory can hold.
 func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Tenant, p criteria.Policy) *Recommendation {
 	need := math.Max(heaviest.P99MemoryBytes, heaviest.ProjectedMemoryBytes) * (1 + p.MemoryMargin)
-	if heaviest.MemoryUnknown && sharing != signals.SharingMPS {
+	if heaviest.MemoryUnknown && sharing != vocab.SharingMPS {
 		// The split of the device's memory between the tenants is not in
 		// the data: no tenant's need, and no replica count, follows from
 		// it. The device's figure is said once.
@@ -110,7 +111,7 @@ func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Ten
 		cfg, share = timeSlicingConfig(sharing, fewer), sharingOf(sharing, fewer)
 		notes = append(notes, fmt.Sprintf("or cut the GPU's replicas from %d to %d so that every tenant's peak of %s fits", replicas, fewer, gib(need)))
 	}
-	if sharing == signals.SharingMPS {
+	if sharing == vocab.SharingMPS {
 		limit := fmt.Sprintf("0=%dM", int64(math.Ceil(need/(1<<20))))
 		current := heaviest.currentShare(p.MIGShare)
 		r := &Recommendation{
@@ -142,7 +143,7 @@ func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Ten
 	}
 	r := Dedicated(heaviest.Usage, p, why)
 	r.DevicePluginConfig, r.Sharing = cfg, share
-	if share != nil && r.Allocation == signals.AllocationPathDevicePlugin {
+	if share != nil && r.Allocation == vocab.AllocationPathDevicePlugin {
 		// The output writes the config for the nodes it runs on, which
 		// then advertise nvidia.com/gpu renamed: a request by the old
 		// name would never be scheduled there.

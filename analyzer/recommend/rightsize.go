@@ -3,11 +3,12 @@ package recommend
 import (
 	"cmp"
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"slices"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/price"
+
 	"github.com/gpulens/gpulens/analyzer/dra"
-	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -16,16 +17,16 @@ import (
 // false when the model has no MIG or nothing but the whole GPU would fit
 // and even that does not. "Smallest" is by share under the policy's mode,
 // then by memory, then by compute.
-func FitMIG(u Usage, p criteria.Policy) (MIGProfile, bool) {
-	m, ok := LookupModel(u.Model)
+func FitMIG(u Usage, p criteria.Policy) (price.MIGProfile, bool) {
+	m, ok := price.LookupModel(u.Model)
 	if !ok || len(m.MIG) == 0 {
-		return MIGProfile{}, false
+		return price.MIGProfile{}, false
 	}
 	// +me profiles hold the GPU's only media engines: no workload is
 	// moved onto one to save money.
-	profiles := slices.DeleteFunc(slices.Clone(m.MIG), MIGProfile.MediaExtension)
-	slices.SortStableFunc(profiles, func(a, b MIGProfile) int {
-		return cmp.Or(cmp.Compare(migShare(p.MIGShare, a), migShare(p.MIGShare, b)),
+	profiles := slices.DeleteFunc(slices.Clone(m.MIG), price.MIGProfile.MediaExtension)
+	slices.SortStableFunc(profiles, func(a, b price.MIGProfile) int {
+		return cmp.Or(cmp.Compare(price.ProfileShare(p.MIGShare, a), price.ProfileShare(p.MIGShare, b)),
 			cmp.Compare(a.MemoryBytes, b.MemoryBytes), cmp.Compare(a.ComputeSlices, b.ComputeSlices))
 	})
 	need, load := u.P99MemoryBytes*(1+p.MemoryMargin), u.Load()
@@ -34,7 +35,7 @@ func FitMIG(u Usage, p criteria.Policy) (MIGProfile, bool) {
 			return prof, true
 		}
 	}
-	return MIGProfile{}, false
+	return price.MIGProfile{}, false
 }
 
 // migNodeNote says where a recommended MIG profile can be scheduled: on
@@ -55,8 +56,8 @@ func migNodeNote(model, profile string, throughDRA bool) string {
 func RightSize(u Usage, p criteria.Policy) *Recommendation {
 	current := u.currentShare(p.MIGShare)
 	if prof, ok := FitMIG(u, p); ok {
-		to := migShare(p.MIGShare, prof)
-		if to >= current || (u.Sharing == signals.SharingMIG && prof.Name == u.MIGProfile) {
+		to := price.ProfileShare(p.MIGShare, prof)
+		if to >= current || (u.Sharing == vocab.SharingMIG && prof.Name == u.MIGProfile) {
 			return nil
 		}
 		r := u.retarget(&Recommendation{
@@ -69,17 +70,17 @@ func RightSize(u Usage, p criteria.Policy) *Recommendation {
 		r.Notes = append(r.Notes, migNodeNote(u.Model, prof.Name, u.Claim != nil || u.ThroughDRA))
 		return r
 	}
-	if m, ok := LookupModel(u.Model); ok && len(m.MIG) > 0 {
+	if m, ok := price.LookupModel(u.Model); ok && len(m.MIG) > 0 {
 		return nil // MIG-capable, and not even a smaller slice fits
 	}
-	if u.Sharing == signals.SharingMIG {
+	if u.Sharing == vocab.SharingMIG {
 		// A MIG slice of a model whose geometry is unknown: a
 		// time-slicing share of the device would be advice about a GPU
 		// the slice does not have (Unsizable says why).
 		return nil
 	}
 	r := timeSlice(u, p, current)
-	if v, ok := ParseVGPU(u.Model); ok && r != nil {
+	if v, ok := price.ParseVGPU(u.Model); ok && r != nil {
 		// The device plugin time-slices a vGPU inside its guest as it
 		// does a GPU; MIG it cannot.
 		r.Notes = append(r.Notes, vgpuNoMIG(u.Model, v))
@@ -114,7 +115,7 @@ func timeSlice(u Usage, p criteria.Policy, current float64) *Recommendation {
 		// api/nvidia.com/resource/v1beta1/sharing.go: TimeSlicing, MPS).
 		return &Recommendation{
 			Action: ActionTimeSlicing, Workload: u.Workload, Summary: summary,
-			Allocation: signals.AllocationPathDRA, Claim: u.Claim.Source(),
+			Allocation: vocab.AllocationPathDRA, Claim: u.Claim.Source(),
 			From: req.Device(), To: fmt.Sprintf("%s shared %d ways", req.Device(), best),
 			CurrentShare: current, RecommendedShare: 1 / float64(best),
 			Notes: []string{fmt.Sprintf("through DRA, pods share a GPU by naming one ResourceClaim (with the driver's GpuConfig sharing strategy TimeSlicing): "+
@@ -126,8 +127,8 @@ func timeSlice(u Usage, p criteria.Policy, current float64) *Recommendation {
 	r := u.retarget(&Recommendation{
 		Action: ActionTimeSlicing, Workload: u.Workload, Summary: summary,
 		CurrentShare: current, RecommendedShare: 1 / float64(best),
-		DevicePluginConfig: timeSlicingConfig(signals.SharingTimeSlicing, best),
-		Sharing:            sharingOf(signals.SharingTimeSlicing, best),
+		DevicePluginConfig: timeSlicingConfig(vocab.SharingTimeSlicing, best),
+		Sharing:            sharingOf(vocab.SharingTimeSlicing, best),
 	}, shared, ClaimChange{})
 	r.Notes = append(r.Notes, "time-slicing does not isolate memory: co-tenants' peaks add up, so watch the timeslice-oom-risk finding",
 		"apply the config to a dedicated shared node pool (nvidia.com/device-plugin.config label)")
@@ -138,17 +139,23 @@ func timeSlice(u Usage, p criteria.Policy, current float64) *Recommendation {
 // catalog's, not u's usage: a MIG slice of a model whose profiles are not
 // known, or a vGPU, which MIG advice cannot reach. Empty otherwise.
 func Unsizable(u Usage) string {
-	if v, ok := ParseVGPU(u.Model); ok {
+	if v, ok := price.ParseVGPU(u.Model); ok {
 		return vgpuNoMIG(u.Model, v)
 	}
-	if u.Sharing != signals.SharingMIG {
+	if u.Sharing != vocab.SharingMIG {
 		return ""
 	}
-	if m, ok := LookupModel(u.Model); ok && len(m.MIG) > 0 {
+	if m, ok := price.LookupModel(u.Model); ok && len(m.MIG) > 0 {
 		if _, ok := m.Profile(u.MIGProfile); ok {
 			return ""
 		}
 		return fmt.Sprintf("no profile advice: %s is not a MIG profile of %s in the catalog", u.MIGProfile, m.Key)
 	}
 	return fmt.Sprintf("no profile advice: the MIG geometry of %s is not in the catalog, so no slice size can be recommended", u.Model)
+}
+
+// vgpuNoMIG says why a vGPU gets no MIG advice.
+func vgpuNoMIG(model string, v price.VGPU) string {
+	return fmt.Sprintf("no MIG advice: %s is a vGPU (type %s), a virtual machine's slice of a board; MIG is set up on the hypervisor host, not inside the guest, so a smaller slice is a smaller vGPU type, asked of whoever runs the hypervisor",
+		model, v.Type())
 }

@@ -1,10 +1,12 @@
 package recommend
 
 import (
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/price"
 
 	"github.com/gpulens/gpulens/analyzer/workload"
 )
@@ -136,7 +138,7 @@ func TestReliabilityRules(t *testing.T) {
 		Resources: map[string]int64{"nvidia.com/gpu.shared": 1, "cpu": 4}}
 	d := Dedicated(shared, p, "training-like load")
 	if d.Action != ActionDedicatedGPU || !d.Reliability || d.RecommendedShare != 1 || d.From != "nvidia.com/gpu.shared" ||
-		!strings.Contains(d.Patch.YAML, "nvidia.com/gpu.shared: null") || MonthlySavings(d.CurrentShare, d.RecommendedShare, 3.43) >= 0 {
+		!strings.Contains(d.Patch.YAML, "nvidia.com/gpu.shared: null") || price.MonthlySavings(d.CurrentShare, d.RecommendedShare, 3.43) >= 0 {
 		t.Errorf("dedicated: %+v", d)
 	}
 

@@ -9,9 +9,10 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/dra"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/internal/safetext"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // SharedClaim is a GPU several pods use at once through one
@@ -53,14 +54,14 @@ type SharedClaim struct {
 // after. The other answer, a device with more memory that the pods keep
 // sharing, is a note with its price (LargerDevice). Either costs more:
 // Reliability is set and the savings are negative.
-func ClaimPerPod(c SharedClaim, p criteria.Policy, prices *Prices) *Recommendation {
+func ClaimPerPod(c SharedClaim, p criteria.Policy, prices *price.Prices) *Recommendation {
 	n := max(2, len(c.Pods))
 	r := &Recommendation{
 		Action:   ActionClaimPerPod,
 		Workload: c.Workload,
 		Summary: fmt.Sprintf("give each of its %d pods a claim of its own, from a ResourceClaimTemplate: the pods of a shared claim use one device together, "+
 			"nothing limits one pod's memory on it, and one pod's growth runs the other out of memory", n),
-		Allocation: signals.AllocationPathDRA,
+		Allocation: vocab.AllocationPathDRA,
 		Claim:      "ResourceClaim " + c.Claim,
 		From:       fmt.Sprintf("%s shared by %d pods", dra.ClassGPU, n),
 		To:         dra.ClassGPU + " per pod",
@@ -71,12 +72,12 @@ func ClaimPerPod(c SharedClaim, p criteria.Policy, prices *Prices) *Recommendati
 	if req, ok := c.Spec.GPU(); ok {
 		r.From, r.To = fmt.Sprintf("%s shared by %d pods", req.Device(), n), req.Device()+" per pod"
 	}
-	price, priced := 0.0, false
+	perHour, priced := 0.0, false
 	if v, err := prices.PerHour(c.Model); err == nil {
-		price, priced = v, true
+		perHour, priced = v, true
 	}
 	if priced {
-		r.Notes = append(r.Notes, fmt.Sprintf("a device per pod is %d %s GPUs instead of 1: $%.0f a month more", n, shortKey(c.Model), MonthlyCost(float64(n-1), price)))
+		r.Notes = append(r.Notes, fmt.Sprintf("a device per pod is %d %s GPUs instead of 1: $%.0f a month more", n, shortKey(c.Model), price.MonthlyCost(float64(n-1), perHour)))
 	}
 	ns, name, _ := strings.Cut(c.Claim, "/")
 	if c.Spec == nil || c.Spec.ResourceClaim == "" || c.Spec.Spec == nil {
@@ -114,11 +115,11 @@ func ClaimPerPod(c SharedClaim, p criteria.Policy, prices *Prices) *Recommendati
 			r.Notes = append(r.Notes, "a Job's pod template cannot change: apply this to the Job's manifest and recreate it")
 		}
 	}
-	if m, perHour, ok := LargerDevice(c.Model, c.DeviceMemoryBytes, c.NeedBytes*(1+p.MemoryMargin), prices); ok {
+	if m, larger, ok := LargerDevice(c.Model, c.DeviceMemoryBytes, c.NeedBytes*(1+p.MemoryMargin), prices); ok {
 		note := fmt.Sprintf("or keep the claim shared on a device with more memory: a new ResourceClaim (a claim's spec is immutable) whose request selects a %s by the driver's productName attribute, "+
 			"for the pods to move to as they are recreated", m.Key)
 		if priced {
-			note += fmt.Sprintf(": $%.0f a month more", MonthlyCost(1, perHour-price))
+			note += fmt.Sprintf(": $%.0f a month more", price.MonthlyCost(1, larger-perHour))
 		}
 		r.Notes = append(r.Notes, note)
 	}
@@ -152,15 +153,15 @@ func othersSharing(sharedBy, pods []string) []string {
 // exporter measured for model), so that catalog sizes in decimal
 // gigabytes and measured GiB are not mixed. False when model or its
 // memory is unknown, or no priced model holds need.
-func LargerDevice(model string, deviceMemory, need float64, prices *Prices) (Model, float64, bool) {
-	cur, ok := LookupModel(model)
+func LargerDevice(model string, deviceMemory, need float64, prices *price.Prices) (price.Model, float64, bool) {
+	cur, ok := price.LookupModel(model)
 	if !ok || cur.MemoryBytes == 0 || deviceMemory <= 0 || need <= 0 || prices == nil {
-		return Model{}, 0, false
+		return price.Model{}, 0, false
 	}
-	var best Model
+	var best price.Model
 	bestPrice := math.Inf(1)
-	for _, key := range ModelKeys() {
-		m, ok := LookupModel(key)
+	for _, key := range price.ModelKeys() {
+		m, ok := price.LookupModel(key)
 		if !ok || m.MemoryBytes <= cur.MemoryBytes || deviceMemory*m.MemoryBytes/cur.MemoryBytes < need {
 			continue
 		}
@@ -177,7 +178,7 @@ func LargerDevice(model string, deviceMemory, need float64, prices *Prices) (Mod
 
 // shortKey is the catalog's name for a model, for sentences.
 func shortKey(model string) string {
-	if m, ok := LookupModel(model); ok {
+	if m, ok := price.LookupModel(model); ok {
 		return m.Key
 	}
 	return model

@@ -2,12 +2,13 @@ package recommend
 
 import (
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"strings"
+
+	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/analyzer/price"
 
 	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/analyzer/workload"
-	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -50,7 +51,7 @@ type Usage struct {
 // there the product splits the device's load evenly by share.
 func (u Usage) Load() float64 {
 	switch u.Sharing {
-	case signals.SharingMIG:
+	case vocab.SharingMIG:
 		if p, ok := u.profile(); ok {
 			return u.P95Utilization * p.ComputeShare()
 		}
@@ -65,10 +66,10 @@ func (u Usage) shareOrOne() float64 {
 	return 1
 }
 
-func (u Usage) profile() (MIGProfile, bool) {
-	m, ok := LookupModel(u.Model)
+func (u Usage) profile() (price.MIGProfile, bool) {
+	m, ok := price.LookupModel(u.Model)
 	if !ok {
-		return MIGProfile{}, false
+		return price.MIGProfile{}, false
 	}
 	return m.Profile(u.MIGProfile)
 }
@@ -77,13 +78,13 @@ func (u Usage) deviceMemory() float64 {
 	if u.DeviceMemoryBytes > 0 {
 		return u.DeviceMemoryBytes
 	}
-	m, _ := LookupModel(u.Model)
+	m, _ := price.LookupModel(u.Model)
 	return m.MemoryBytes
 }
 
 // currentShare is what the allocation is billed for under mode.
 func (u Usage) currentShare(mode criteria.ShareMode) float64 {
-	return Share(u.Model, u.Sharing, u.MIGProfile, u.Share, mode)
+	return price.Share(u.Model, u.Sharing, u.MIGProfile, u.Share, mode)
 }
 
 // gpuResources are the GPU resource names the container holds now.
@@ -97,7 +98,7 @@ func (u Usage) gpuResources() []string {
 	if len(out) > 0 {
 		return out
 	}
-	if u.Sharing == signals.SharingMIG && u.MIGProfile != "" {
+	if u.Sharing == vocab.SharingMIG && u.MIGProfile != "" {
 		return []string{vocab.ResourceMIGPrefix + u.MIGProfile}
 	}
 	return []string{vocab.ResourceGPU}
@@ -120,7 +121,7 @@ func (u Usage) retarget(r *Recommendation, resource string, claim ClaimChange) *
 		// to change is not, and a limits patch would ask the device plugin
 		// for a GPU the pod did not get from it. The sizes are said as
 		// the driver's device classes, with what to change where.
-		r.Allocation = signals.AllocationPathDRA
+		r.Allocation = vocab.AllocationPathDRA
 		r.From, r.To = dra.DeviceOfResource(u.gpuResources()[0]), dra.DeviceOfResource(resource)
 		if len(u.ClaimNames) == 1 {
 			r.Claim = "ResourceClaim " + u.ClaimNames[0]
@@ -130,12 +131,12 @@ func (u Usage) retarget(r *Recommendation, resource string, claim ClaimChange) *
 		return r
 	}
 	if !ok {
-		r.Allocation = signals.AllocationPathDevicePlugin
+		r.Allocation = vocab.AllocationPathDevicePlugin
 		r.From, r.To = u.gpuResources()[0], resource
 		r.patchOr(u.Workload, u.change(resource))
 		return r
 	}
-	r.Allocation, r.Claim = signals.AllocationPathDRA, u.Claim.Source()
+	r.Allocation, r.Claim = vocab.AllocationPathDRA, u.Claim.Source()
 	r.From, r.To = req.Device(), changedRequest(req, claim).Device()
 	tmpl, patch, notes := ChangeClaim(u.Workload, u.Claim, claim)
 	r.ClaimTemplate, r.Patch = tmpl, patch

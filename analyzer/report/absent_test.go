@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestAbsenceHasALength guards issue 53 item 3 on testdata/lost-gpu.yaml,
@@ -45,7 +45,7 @@ func TestAbsenceHasALength(t *testing.T) {
 
 	errs := map[string]findings.Finding{}
 	for _, f := range a.Findings.Findings {
-		if f.Kind == criteria.KindGPUErrors {
+		if f.Kind == vocab.KindGPUErrors {
 			errs[f.GPUUUID] = f
 		}
 	}
@@ -63,7 +63,7 @@ func TestAbsenceHasALength(t *testing.T) {
 	} {
 		f, ok := errs[tc.uuid]
 		if !ok {
-			t.Errorf("%s: no %s finding; have %v", tc.uuid, criteria.KindGPUErrors, errs)
+			t.Errorf("%s: no %s finding; have %v", tc.uuid, vocab.KindGPUErrors, errs)
 			continue
 		}
 		if f.Severity != tc.sev {

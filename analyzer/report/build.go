@@ -8,7 +8,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/ledger"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 )
 
 // TopRecommendations is how many recommendations a report lists.
@@ -42,7 +42,7 @@ type Input struct {
 
 // Build computes the report of a. prices may be nil: dollar figures are
 // then zero with CostKnown false.
-func Build(a Input, prices *recommend.Prices) *Report {
+func Build(a Input, prices *price.Prices) *Report {
 	pr := newPricer(prices)
 	r := &Report{
 		Window:    window(a.Current.Window, a.Current.Stale()),
@@ -92,11 +92,11 @@ func window(w fleet.Window, stale []fleet.NodeSeen) Window {
 // pricer looks prices up once per model and remembers the models without
 // one, so the report can say whose dollars are missing.
 type pricer struct {
-	p       *recommend.Prices
+	p       *price.Prices
 	missing map[string]bool
 }
 
-func newPricer(p *recommend.Prices) *pricer { return &pricer{p: p, missing: map[string]bool{}} }
+func newPricer(p *price.Prices) *pricer { return &pricer{p: p, missing: map[string]bool{}} }
 
 func (p *pricer) perHour(model string) (float64, bool) {
 	if p.p == nil {

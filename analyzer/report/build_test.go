@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-6*max(1, math.Abs(a), math.Abs(b)) }
@@ -22,7 +22,7 @@ func TestNumbersAddUp(t *testing.T) {
 	tests := []struct {
 		name      string
 		inv       *inventory.Inventory
-		prices    *recommend.Prices
+		prices    *price.Prices
 		wantTeams []string
 	}{
 		{name: "team labels", inv: teamsInventory(), prices: prices, wantTeams: []string{"ml", "serving", "vision"}},

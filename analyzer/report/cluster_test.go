@@ -15,7 +15,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -44,7 +44,7 @@ const (
 // The fixture's device keeps its 30% load, so the findings read that GPU
 // as in use by a tenant the data does not name (info), not as free
 // capacity to scale down.
-func clusterReport(t testing.TB, prices *recommend.Prices) *Report {
+func clusterReport(t testing.TB, prices *price.Prices) *Report {
 	t.Helper()
 	read := func(cluster string) *pipelinetest.Fixture {
 		f, err := pipelinetest.Read("../pipeline/testdata/fleet.yaml")

@@ -10,7 +10,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/report.golden.*")
@@ -18,13 +18,13 @@ var update = flag.Bool("update", false, "rewrite testdata/report.golden.*")
 var weekEnd = time.Date(2026, 3, 16, 0, 0, 0, 0, time.UTC)
 
 // fixturePrices is testdata/prices.yaml over the default table.
-func fixturePrices(t testing.TB) *recommend.Prices {
+func fixturePrices(t testing.TB) *price.Prices {
 	t.Helper()
 	data, err := os.ReadFile("testdata/prices.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := recommend.DefaultPrices().Override(data, "testdata/prices.yaml")
+	p, err := price.DefaultPrices().Override(data, "testdata/prices.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func teamsInventory() *inventory.Inventory {
 }
 
 // fixtureReport analyses the last week of the pipeline's fixture fleet.
-func fixtureReport(t testing.TB, inv *inventory.Inventory, prices *recommend.Prices) *Report {
+func fixtureReport(t testing.TB, inv *inventory.Inventory, prices *price.Prices) *Report {
 	t.Helper()
 	src, _ := pipelinetest.Open(t, "../pipeline/testdata/fleet.yaml")
 	a, err := pipeline.Run(context.Background(), pipeline.Options{Source: src, Start: weekEnd.Add(-7 * 24 * time.Hour), End: weekEnd,

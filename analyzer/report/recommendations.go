@@ -10,9 +10,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
-	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/internal/safetext"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // RecommendFormats are the formats of 'gpulens recommend': table for
@@ -168,7 +167,7 @@ func writeRecommendTable(w io.Writer, fs []findings.Finding) error {
 			if r.From != "" && r.To != "" && r.From != r.To {
 				change = r.From + " → " + r.To
 			}
-			if r.Allocation == signals.AllocationPathDRA {
+			if r.Allocation == vocab.AllocationPathDRA {
 				// The device plugin's path is the usual one and left
 				// unsaid; a claim's change is made elsewhere.
 				change += " (dra)"
@@ -196,10 +195,10 @@ func writeRecommendTable(w io.Writer, fs []findings.Finding) error {
 		if r != nil && r.Summary != "" && !strings.Contains(f.Summary, r.Summary) {
 			fmt.Fprintf(w, "   %s\n", safetext.Line(r.Summary))
 		}
-		if r != nil && r.Allocation == signals.AllocationPathDRA {
+		if r != nil && r.Allocation == vocab.AllocationPathDRA {
 			// A claim's change takes steps the table's columns cannot
 			// say: which objects, and why not in place.
-			fmt.Fprintf(w, "   %s\n", safetext.Line(claimPath(r)))
+			fmt.Fprintf(w, "   %s\n", safetext.Line(claimPath(f)))
 			for _, note := range r.Notes {
 				fmt.Fprintf(w, "   - %s\n", safetext.Line(note))
 			}
@@ -224,8 +223,9 @@ func workloadRef(f findings.Finding) string {
 	return cmp.Or(f.WorkloadKind, "Pod") + "/" + f.Namespace + "/" + f.Workload
 }
 
-// claimPath says, for a DRA recommendation, where the change is made.
-func claimPath(r *recommend.Recommendation) string {
+// claimPath says, for f's DRA recommendation, where the change is made.
+func claimPath(f findings.Finding) string {
+	r := f.Recommendation
 	switch {
 	case r.ClaimTemplate != nil:
 		return fmt.Sprintf("allocation: dra, through %s (immutable): create ResourceClaimTemplate %s/%s and point the pod template at it",
@@ -251,7 +251,7 @@ func writePatches(w io.Writer, fs []findings.Finding) error {
 	}
 	for _, f := range fs {
 		r := f.Recommendation
-		dra := r != nil && r.Allocation == signals.AllocationPathDRA && r.Claim != ""
+		dra := r != nil && r.Allocation == vocab.AllocationPathDRA && r.Claim != ""
 		if r == nil || (r.Patch == nil && r.DevicePluginConfig == "" && !dra) {
 			continue
 		}
@@ -262,7 +262,7 @@ func writePatches(w io.Writer, fs []findings.Finding) error {
 		}
 		comment(w, "%s", f.Summary)
 		if dra {
-			comment(w, "%s", claimPath(r))
+			comment(w, "%s", claimPath(f))
 			for _, note := range r.Notes {
 				comment(w, "- %s", note)
 			}

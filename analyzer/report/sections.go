@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // section is a titled table of text cells, what the table and Markdown
@@ -180,7 +180,7 @@ func (r *Report) recommendationSection() section {
 		change := x.From + " → " + x.To
 		if x.From == "" && x.To == "" {
 			change = x.Action
-		} else if x.Allocation == signals.AllocationPathDRA {
+		} else if x.Allocation == vocab.AllocationPathDRA {
 			// Made in the claim, not the container's limits.
 			change += " (" + cmp.Or(x.Claim, "DRA claim") + ")"
 		}
@@ -272,10 +272,10 @@ func allocationOf(f Finding) string {
 // allocation path.
 func allocationPaths(c Coverage) string {
 	var parts []string
-	if n := c.AllocationPaths[signals.AllocationPathDevicePlugin]; n > 0 {
+	if n := c.AllocationPaths[vocab.AllocationPathDevicePlugin]; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d through the device plugin", n))
 	}
-	if n := c.AllocationPaths[signals.AllocationPathDRA]; n > 0 {
+	if n := c.AllocationPaths[vocab.AllocationPathDRA]; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d through DRA ResourceClaims (their GPUs are reconfigured through the claims, not device plugin or MIG manager node labels)", n))
 	}
 	if len(parts) == 0 {

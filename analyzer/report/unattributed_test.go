@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/analyzer/price"
 )
 
 // TestBusyGPUWithoutPodIsNotWaste: NVIDIA/gpu-monitoring-tools#138, a GPU
@@ -14,7 +14,7 @@ import (
 // finding says it is in use, not free capacity; the report must agree:
 // its 24 GPU-h are unattributed, not unallocated, and not in the waste.
 func TestBusyGPUWithoutPodIsNotWaste(t *testing.T) {
-	r := scrapeDay(t, "../findings/testdata/realscrapes/busy-no-pod.prom", recommend.DefaultPrices())
+	r := scrapeDay(t, "../findings/testdata/realscrapes/busy-no-pod.prom", price.DefaultPrices())
 	c := r.Cluster
 	if c.GPUs != 1 || math.Abs(c.CapacityGPUHours-24) > 1e-9 {
 		t.Fatalf("%d GPUs, %v GPU-h; want 1 GPU for 24 h", c.GPUs, c.CapacityGPUHours)

@@ -2,13 +2,16 @@ package report
 
 import (
 	"context"
-	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"math"
 	"os"
-	"sigs.k8s.io/yaml"
 	"strings"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
+	"github.com/gpulens/gpulens/analyzer/price"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/fleet"
@@ -19,13 +22,13 @@ import (
 // vgpuDay is testdata/vgpu-vks.prom (two real scrapes from vGPU guests)
 // scraped once a minute for a day into an embedded store, analysed and
 // reported with prices.
-func vgpuDay(t *testing.T, prices *recommend.Prices) *Report {
+func vgpuDay(t *testing.T, prices *price.Prices) *Report {
 	return scrapeDay(t, "testdata/vgpu-vks.prom", prices)
 }
 
 // scrapeDay is a real scrape (file) repeated every minute for a day and
 // the day before, analysed and reported with prices.
-func scrapeDay(t *testing.T, file string, prices *recommend.Prices) *Report {
+func scrapeDay(t *testing.T, file string, prices *price.Prices) *Report {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -52,7 +55,7 @@ func scrapeDay(t *testing.T, file string, prices *recommend.Prices) *Report {
 // H100-80GB's, never the whole board's (4 × as much).
 func TestVGPUPricedAsItsShare(t *testing.T) {
 	const pA100, pH100, hours = 2.00, 8.00, 24.0
-	prices, err := recommend.DefaultPrices().Override([]byte("prices: {A100-40GB: 2.00, H100-80GB: 8.00}\n"), "test.yaml")
+	prices, err := price.DefaultPrices().Override([]byte("prices: {A100-40GB: 2.00, H100-80GB: 8.00}\n"), "test.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +141,7 @@ func unpricedResult(withH100 bool, gpus int) *fleet.Result {
 // the table, the Markdown and the JSON; never $0.
 func TestUnknownPriceIsNotZero(t *testing.T) {
 	const pH100 = 8.00
-	prices, err := recommend.DefaultPrices().Override([]byte("prices: {H100-80GB: 8.00}\n"), "test.yaml")
+	prices, err := price.DefaultPrices().Override([]byte("prices: {H100-80GB: 8.00}\n"), "test.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +243,7 @@ func TestUnknownPriceIsNotZero(t *testing.T) {
 // figures are by hand: the H100's day is 8 × 24 = $192, its release
 // 8 × 730 = $5,840 a month.
 func TestUnknownMoneyIsNullInJSON(t *testing.T) {
-	prices, err := recommend.DefaultPrices().Override([]byte("prices: {H100-80GB: 8.00}\n"), "test.yaml")
+	prices, err := price.DefaultPrices().Override([]byte("prices: {H100-80GB: 8.00}\n"), "test.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/gpulens/gpulens/internal/webhook"
 )
 
 // roundTripFunc is an http.RoundTripper that never leaves the process, so
@@ -80,7 +82,7 @@ func FuzzWebhookPayload(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sendErr := Webhook{URL: hook, Client: client}.Send(context.Background(), text)
+		sendErr := webhook.Hook{URL: hook, Client: client}.Send(context.Background(), WebhookPayload(text))
 
 		if len(body) > MaxWebhookBytes {
 			t.Fatalf("payload of %d bytes, over MaxWebhookBytes (%d)", len(body), MaxWebhookBytes)

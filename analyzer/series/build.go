@@ -8,7 +8,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/ledger"
 	"github.com/gpulens/gpulens/analyzer/metricname"
-	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -16,11 +15,11 @@ import (
 type Input struct {
 	Findings []findings.Finding
 	// Teams and CostKnown come from the report of the same analysis.
-	Teams     []report.Team
+	Teams     []Team
 	CostKnown bool
 	// WindowHours is the length of the analysed window.
 	WindowHours float64
-	// Ledger is the same analysis's (report.Report.Ledger): the prices
+	// Ledger is the same analysis's (the report's Ledger): the prices
 	// and the fleet's cost; nil for none.
 	Ledger *ledger.Ledger
 }
@@ -87,7 +86,7 @@ func Build(in Input) *metrics.Set {
 			constant(s, vocab.SeriesFindingMonthlyCost+labels, g.cost)
 		}
 	}
-	// Two clusters' team-a are two teams (report.Team.Cluster), and two
+	// Two clusters' team-a are two teams (Team.Cluster), and two
 	// series: the same name registered twice would panic the Set.
 	for _, t := range in.Teams {
 		team := func(family string, more ...string) string {

@@ -7,10 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/findings"
-	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/internal/testenv"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 func ptr(v float64) *float64 { return &v }
@@ -18,16 +17,16 @@ func ptr(v float64) *float64 { return &v }
 func fixture() Input {
 	return Input{
 		Findings: []findings.Finding{
-			{Kind: criteria.KindIdleAllocation, Severity: findings.Warning, Namespace: "team-a", Workload: "nb", Pod: "nb-1",
+			{Kind: vocab.KindIdleAllocation, Severity: findings.Warning, Namespace: "team-a", Workload: "nb", Pod: "nb-1",
 				Node: "n1", GPUUUID: "GPU-1", Summary: "team-a/nb-1 idle", MonthlyCostUSD: 2000, MonthlySavingsUSD: 2000, CostKnown: true},
-			{Kind: criteria.KindIdleAllocation, Severity: findings.Warning, Namespace: "team-a", Workload: "nb", Pod: "nb-2",
+			{Kind: vocab.KindIdleAllocation, Severity: findings.Warning, Namespace: "team-a", Workload: "nb", Pod: "nb-2",
 				Node: "n1", GPUUUID: "GPU-1", Summary: "team-a/nb-2 idle", MonthlyCostUSD: 1000, MonthlySavingsUSD: 500, CostKnown: true},
-			{Kind: criteria.KindTimesliceOOMRisk, Severity: findings.Critical, Namespace: "team-b", Workload: `we"ird\name`,
+			{Kind: vocab.KindTimesliceOOMRisk, Severity: findings.Critical, Namespace: "team-b", Workload: `we"ird\name`,
 				Node: "n2", GPUUUID: "GPU-2", Summary: "memory at \"94%\"\nof the GPU"},
 		},
-		Teams: []report.Team{
-			{Team: "ml", GPUHours: report.GPUHours{AllocatedGPUHours: 168, UsedGPUHours: 84, IdleGPUHours: 60, Cost: 168, CostKnown: true, Efficiency: ptr(0.5)}},
-			{Team: "équipe", GPUHours: report.GPUHours{AllocatedGPUHours: 24, Cost: 336, CostKnown: true}},
+		Teams: []Team{
+			{Team: "ml", AllocatedGPUHours: 168, UsedGPUHours: 84, IdleGPUHours: 60, Cost: 168, CostKnown: true, Efficiency: ptr(0.5)},
+			{Team: "équipe", AllocatedGPUHours: 24, Cost: 336, CostKnown: true},
 		},
 		CostKnown:   true,
 		WindowHours: 168,
@@ -82,7 +81,7 @@ func TestBuild(t *testing.T) {
 			mlEU, mlUS := ml, ml
 			mlEU.Cluster, mlUS.Cluster = "eu", "us"
 			mlUS.AllocatedGPUHours = 24
-			return Input{Findings: []findings.Finding{eu, us}, Teams: []report.Team{mlEU, mlUS}}
+			return Input{Findings: []findings.Finding{eu, us}, Teams: []Team{mlEU, mlUS}}
 		}(), want: []string{
 			`gpulens_team_efficiency_ratio{cluster="eu",team="ml"} 0.5`,
 			`gpulens_team_efficiency_ratio{cluster="us",team="ml"} 0.5`,

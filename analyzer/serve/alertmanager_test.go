@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/notify"
 	"github.com/gpulens/gpulens/internal/testenv"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestRealAlertmanagers runs the notifier against two real Alertmanagers
@@ -33,11 +33,11 @@ func TestRealAlertmanagers(t *testing.T) {
 	defer func() { cancel(); <-done }()
 
 	fs := []findings.Finding{
-		{Kind: criteria.KindIdleAllocation, Severity: findings.Warning, Namespace: "team-a", Workload: "nb", Node: "n1",
+		{Kind: vocab.KindIdleAllocation, Severity: findings.Warning, Namespace: "team-a", Workload: "nb", Node: "n1",
 			GPUUUID: "GPU-1", Summary: "nb holds a GPU it does not use", MonthlySavingsUSD: 2000, CostKnown: true},
-		{Kind: criteria.KindTimesliceOOMRisk, Severity: findings.Critical, Namespace: "team-b", Workload: `odd "name"`,
+		{Kind: vocab.KindTimesliceOOMRisk, Severity: findings.Critical, Namespace: "team-b", Workload: `odd "name"`,
 			Node: "n2", GPUUUID: "GPU-2", Summary: "about to run out of memory"},
-		{Kind: criteria.KindUnallocated, Severity: findings.Info, Node: "n3", GPUUUID: "GPU-3", Summary: "spare"},
+		{Kind: vocab.KindUnallocated, Severity: findings.Info, Node: "n3", GPUUUID: "GPU-3", Summary: "spare"},
 	}
 	wantLabels := []string{
 		`alertname=GPULensGPUAllocatedIdle,gpu_uuid=GPU-1,namespace=team-a,node=n1,severity=warning,workload=nb`,

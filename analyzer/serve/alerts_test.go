@@ -4,9 +4,9 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 const runbook = "https://github.com/gpulens/gpulens/blob/main/docs/runbooks.md"
@@ -14,11 +14,11 @@ const runbook = "https://github.com/gpulens/gpulens/blob/main/docs/runbooks.md"
 func TestAlertname(t *testing.T) {
 	for _, tt := range []struct{ kind, want string }{
 		// The rule files' name for the same condition.
-		{criteria.KindIdleAllocation, "GPULensGPUAllocatedIdle"},
-		{criteria.KindThermal, "GPULensGPUThermalThrottling"},
-		{criteria.KindTimesliceOOMRisk, "GPULensTimesliceOOMRisk"},
-		{criteria.KindMIGOversized, "GPULensMIGOversized"},
-		{criteria.KindNoGPUQuota, "GPULensNamespaceWithoutGPUQuota"},
+		{vocab.KindIdleAllocation, "GPULensGPUAllocatedIdle"},
+		{vocab.KindThermal, "GPULensGPUThermalThrottling"},
+		{vocab.KindTimesliceOOMRisk, "GPULensTimesliceOOMRisk"},
+		{vocab.KindMIGOversized, "GPULensMIGOversized"},
+		{vocab.KindNoGPUQuota, "GPULensNamespaceWithoutGPUQuota"},
 		// A kind outside the list is still sent, under a mechanical name.
 		{"a--b-", "GPULensAB"},
 		{"", "GPULens"},
@@ -31,7 +31,7 @@ func TestAlertname(t *testing.T) {
 
 func TestFromFindings(t *testing.T) {
 	idle := func(pod string, savings float64, known bool) findings.Finding {
-		return findings.Finding{Kind: criteria.KindIdleAllocation, Severity: findings.Warning, Namespace: "team-a",
+		return findings.Finding{Kind: vocab.KindIdleAllocation, Severity: findings.Warning, Namespace: "team-a",
 			Workload: "notebook", Pod: pod, Node: "n1", GPUUUID: "GPU-1", Summary: pod + " is idle",
 			MonthlySavingsUSD: savings, CostKnown: known,
 			Recommendation: &recommend.Recommendation{Summary: "release the GPU"}}
@@ -78,7 +78,7 @@ func TestFromFindings(t *testing.T) {
 		},
 		{
 			name:   "no price, no savings; empty labels left out",
-			in:     []findings.Finding{{Kind: criteria.KindUnallocated, Severity: findings.Info, Node: "n2", Summary: "spare"}},
+			in:     []findings.Finding{{Kind: vocab.KindUnallocated, Severity: findings.Info, Node: "n2", Summary: "spare"}},
 			labels: []map[string]string{{"alertname": "GPULensUnallocatedCapacity", "severity": "info", "node": "n2"}},
 			annots: []map[string]string{{"summary": "spare", "description": "spare.", "runbook_url": runbook + "#gpulensunallocatedcapacity", "report": "http://g/api/v1/report"}},
 		},

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/report"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 var t0 = time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
@@ -55,8 +55,8 @@ func get(t *testing.T, h http.Handler, path string) (int, http.Header, string) {
 
 func TestResolvedFindingSeriesGoNextCycle(t *testing.T) {
 	sc := &script{steps: []func() (*Result, error){
-		ok(result(finding(criteria.KindIdleAllocation, "nb"), finding(criteria.KindUnderusedGPU, "infer"))),
-		ok(result(finding(criteria.KindIdleAllocation, "nb"))),
+		ok(result(finding(vocab.KindIdleAllocation, "nb"), finding(vocab.KindUnderusedGPU, "infer"))),
+		ok(result(finding(vocab.KindIdleAllocation, "nb"))),
 	}}
 	s := New(Options{Analyze: sc.analyze, Interval: time.Minute})
 	h := s.Handler()
@@ -84,7 +84,7 @@ func TestResolvedFindingSeriesGoNextCycle(t *testing.T) {
 }
 
 func TestFailedAnalysisServesLastGoodMarkedStale(t *testing.T) {
-	good := result(finding(criteria.KindIdleAllocation, "nb"))
+	good := result(finding(vocab.KindIdleAllocation, "nb"))
 	sc := &script{steps: []func() (*Result, error){ok(good), fail("prometheus: connection refused"), ok(good)}}
 	s := New(Options{Analyze: sc.analyze, Interval: time.Minute})
 	h := s.Handler()

@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // onNode is an unallocated-capacity finding for a GPU of node with the
 // given advice (none for a nil action).
 func onNode(node, uuid string, action recommend.Action) findings.Finding {
-	f := findings.Finding{Kind: criteria.KindUnallocated, Severity: findings.Warning, Node: node, GPUUUID: uuid, Summary: uuid + " sat unallocated"}
+	f := findings.Finding{Kind: vocab.KindUnallocated, Severity: findings.Warning, Node: node, GPUUUID: uuid, Summary: uuid + " sat unallocated"}
 	if action != "" {
 		f.Recommendation = &recommend.Recommendation{Action: action, Summary: string(action)}
 	} else {

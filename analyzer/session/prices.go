@@ -7,7 +7,7 @@ import (
 )
 
 // priceNotes warns of, and notes in the report, each price of the user's
-// --prices file that matches no GPU of the window (recommend.Prices'
+// --prices file that matches no GPU of the window (price.Prices'
 // Unmatched): a product name written a little wrong leaves the GPU at the
 // embedded table's price, which nothing else would say.
 func (s *Session) priceNotes(a *pipeline.Analysis) {

@@ -3,18 +3,19 @@ package session
 import (
 	"context"
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/signals"
 	"log/slog"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/signals"
+
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/inventory/kube"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
-	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals/dcgm"
 )
@@ -30,7 +31,7 @@ type Session struct {
 	schema     signals.Schema // nil until named or detected
 	dcgmFields *dcgm.FieldMap // --dcgm-fields; nil for none
 	thresholds criteria.Config
-	prices     *recommend.Prices
+	prices     *price.Prices
 	// members are the clusters Config.Contexts and AllContexts name; nil
 	// when one cluster is read the usual way.
 	members []inventory.Member
@@ -117,7 +118,7 @@ func settle(cfg Config) (*Session, error) {
 	if s.thresholds, err = criteria.LoadConfig(cfg.ConfigFile); err != nil {
 		return nil, &InputError{Input: InputConfig, Err: err}
 	}
-	if s.prices, err = recommend.LoadPrices(cfg.PricesFile); err != nil {
+	if s.prices, err = price.LoadPrices(cfg.PricesFile); err != nil {
 		return nil, &InputError{Input: InputPrices, Err: err}
 	}
 	if cfg.NoKubernetes == "" && (len(cfg.Contexts) > 0 || cfg.AllContexts) {

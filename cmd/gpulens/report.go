@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/analyzer/report"
+	"github.com/gpulens/gpulens/internal/webhook"
 )
 
 type reportOptions struct {
@@ -36,7 +37,7 @@ func newReportCmd() *cobra.Command {
 
 func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) error {
 	// Checked before the analysis, which may take minutes.
-	webhook, err := report.WebhookURL(o.webhook, o.webhookFile, os.Getenv)
+	hookURL, err := report.WebhookURL(o.webhook, o.webhookFile, os.Getenv)
 	if err != nil {
 		return err
 	}
@@ -50,11 +51,15 @@ func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) 
 		return o.src.exit(err)
 	}
 	sayDetected(stderr, a)
-	if err := o.write(stdout, nil, "", func(w io.Writer, format string) error { return report.Render(w, r, format) }); err != nil || webhook == "" {
+	if err := o.write(stdout, nil, "", func(w io.Writer, format string) error { return report.Render(w, r, format) }); err != nil || hookURL == "" {
 		return err
 	}
-	hook := report.Webhook{URL: webhook, Retries: 3, Backoff: time.Second}
-	if err := hook.SendReport(ctx, r); err != nil {
+	md, err := report.WebhookText(r)
+	if err != nil {
+		return err
+	}
+	hook := webhook.Hook{URL: hookURL, Retries: 3, Backoff: time.Second}
+	if err := hook.Send(ctx, report.WebhookPayload(md)); err != nil {
 		return fmt.Errorf("the report was not sent: %w", err)
 	}
 	fmt.Fprintln(stderr, "Sent the report to the webhook.")

@@ -2,11 +2,13 @@ package kube
 
 import (
 	"encoding/json"
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/vocab"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -28,7 +30,6 @@ import (
 	invkube "github.com/gpulens/gpulens/analyzer/inventory/kube"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
-	"github.com/gpulens/gpulens/signals"
 )
 
 var (
@@ -198,14 +199,14 @@ func TestDRAAnalyzer(t *testing.T) {
 		pod  string
 		want view
 	}{
-		{detector.Name, view{"Deployment/" + ns + "/detector", signals.AllocationPathDRA, []dra.Claim{{Namespace: ns, PodClaim: "gpu", Template: "single-gpu",
+		{detector.Name, view{"Deployment/" + ns + "/detector", vocab.AllocationPathDRA, []dra.Claim{{Namespace: ns, PodClaim: "gpu", Template: "single-gpu",
 			Requests: wholeGPU(product), Metadata: map[string]any{"labels": map[string]any{"app": "detector"}}, Containers: main, Pods: []string{detector.Name}}}}},
-		{embed.Name, view{"Job/" + ns + "/embed", signals.AllocationPathDRA, []dra.Claim{{Namespace: ns, PodClaim: "slice", Template: "embed-3g.40gb",
+		{embed.Name, view{"Job/" + ns + "/embed", vocab.AllocationPathDRA, []dra.Claim{{Namespace: ns, PodClaim: "slice", Template: "embed-3g.40gb",
 			Requests:   []dra.Request{{Name: "slice", DeviceClass: dra.ClassMIG, AllocationMode: dra.ModeExactCount, Count: 1, Selectors: []string{profile}, MIGProfile: "3g.40gb"}},
 			Containers: main, Pods: []string{embed.Name}}}}},
-		{"notebook-a", view{"Pod/" + ns + "/notebook-a", signals.AllocationPathDRA, []dra.Claim{{Namespace: ns, PodClaim: "gpu", ResourceClaim: "shared-gpu",
+		{"notebook-a", view{"Pod/" + ns + "/notebook-a", vocab.AllocationPathDRA, []dra.Claim{{Namespace: ns, PodClaim: "gpu", ResourceClaim: "shared-gpu",
 			Requests: wholeGPU(), Containers: main, Pods: []string{"notebook-a"}, SharedBy: []string{"notebook-a", "notebook-b"}}}}},
-		{legacy.Name, view{"Deployment/" + ns + "/legacy", signals.AllocationPathDevicePlugin, nil}},
+		{legacy.Name, view{"Deployment/" + ns + "/legacy", vocab.AllocationPathDevicePlugin, nil}},
 	} {
 		if d := cmp.Diff(tt.want, see(tt.pod)); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.pod, d)

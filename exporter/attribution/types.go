@@ -5,7 +5,7 @@ import (
 	"github.com/gpulens/gpulens/exporter/attribution/sliceindex"
 	"github.com/gpulens/gpulens/exporter/gpu"
 	"github.com/gpulens/gpulens/exporter/podresources"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Input is everything one attribution pass reads. Nothing in it is modified.
@@ -38,10 +38,10 @@ type Input struct {
 // Sharing says how a physical GPU is divided between containers: the
 // sharing label's values (describe's).
 const (
-	SharingNone        = signals.SharingNone
-	SharingTimeSlicing = signals.SharingTimeSlicing
-	SharingMPS         = signals.SharingMPS
-	SharingMIG         = signals.SharingMIG
+	SharingNone        = vocab.SharingNone
+	SharingTimeSlicing = vocab.SharingTimeSlicing
+	SharingMPS         = vocab.SharingMPS
+	SharingMIG         = vocab.SharingMIG
 )
 
 // How a measured value was obtained; "" when it is gpu.NA.

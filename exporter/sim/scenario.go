@@ -3,7 +3,7 @@ package sim
 import (
 	"time"
 
-	labels "github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Scenario is a simulated fleet: nodes with GPUs, how each GPU is shared,
@@ -126,10 +126,10 @@ type Duration time.Duration
 // as labels, since describe is a function here),
 // which the simulated exporter writes as they are.
 const (
-	ModeNone        = labels.SharingNone
-	ModeTimeSlicing = labels.SharingTimeSlicing
-	ModeMPS         = labels.SharingMPS
-	ModeMIG         = labels.SharingMIG
+	ModeNone        = vocab.SharingNone
+	ModeTimeSlicing = vocab.SharingTimeSlicing
+	ModeMPS         = vocab.SharingMPS
+	ModeMIG         = vocab.SharingMIG
 	// ModeHAMi is Project-HAMi's sharing: the node's exporter sees the GPU
 	// time-sliced between its tenants (HAMi's device plugin hands out
 	// "<UUID>-<n>" device IDs, one per split, as time-slicing hands out

@@ -1,8 +1,9 @@
-// Package promdur writes durations as PromQL reads them. It is the one
-// piece of PromQL syntax the fleet model needs (fleet.Window's subquery
-// range), kept to the standard library so that the model links neither
-// signals/ nor github.com/prometheus/common, whose model package alone
-// brings in protobuf.
+// Package promdur writes and reads durations as PromQL does. Writing is
+// the one piece of PromQL syntax the fleet model needs (fleet.Window's
+// subquery range), reading what signals/ needs of a step; both are kept
+// to the standard library so that neither links
+// github.com/prometheus/common, whose model package alone brings in
+// protobuf.
 package promdur
 
 import (

@@ -127,10 +127,6 @@ func InDefaultCSV(field string) bool {
 	return slices.Contains(defaultCSV, field)
 }
 
-// XIDFallenOffBus is XID 79, the GPU has fallen off the bus: in
-// dcgm-exporter, which has no up signal, the closest thing to up 0.
-const XIDFallenOffBus = 79
-
 // Throttle reason bits of ClockThrottleReasons, NVML's.
 const (
 	ThrottleSWPowerCap   = 0x4

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Health implements signals.Schema.
@@ -20,7 +21,7 @@ func (s Schema) Health(o signals.Over) signals.Health {
 	changed := XIDChanged(s.on(XIDErrors), o.Step, key...)
 	bits := norm(s.throttleReasons())
 	return signals.Health{
-		Down:      fmt.Sprintf("%s == bool %d", xid, XIDFallenOffBus),
+		Down:      fmt.Sprintf("%s == bool %d", xid, vocab.XIDFallenOffBus),
 		XIDEvents: o.Apply(signals.SumOverTime, `count_values by `+s.by(signals.GPUKey)+` ("xid", `+changed+`)`),
 		// The gauge holds one code at a time, the value the code: each
 		// step at which it changed, whatever the code, as XIDEvents
@@ -33,5 +34,5 @@ func (s Schema) Health(o signals.Over) signals.Health {
 // Optional implements signals.OptionalSignals: the throttle reasons are outside
 // the GPU Operator's default counters file (dcp-metrics-included.csv).
 func (s Schema) Optional() map[string][]string {
-	return map[string][]string{signals.SignalThermal: {ClocksEventReasons, ClockThrottleReasons}}
+	return map[string][]string{vocab.SignalThermal: {ClocksEventReasons, ClockThrottleReasons}}
 }

@@ -11,18 +11,6 @@ import (
 // (pkg/device/nvidia/device.go:168 at 4707fb02).
 const AnnotationDevicesAllocated = "hami.io/vgpu-devices-allocated"
 
-// Resource names of HAMi's NVIDIA device (pkg/scheduler/config/config.go:
-// 300-304 at 4707fb02, charts/hami/values.yaml:25-28): the GPUs, the
-// memory in MiB, the memory as a percentage of the device, and the cores
-// in percent of the device's SMs. All four can be renamed in HAMi's
-// chart; these are the defaults.
-const (
-	ResourceGPU              = "nvidia.com/gpu"
-	ResourceMemory           = "nvidia.com/gpumem"
-	ResourceMemoryPercentage = "nvidia.com/gpumem-percentage"
-	ResourceCores            = "nvidia.com/gpucores"
-)
-
 // Device is one device of a container's allocation.
 type Device struct {
 	UUID string

@@ -3,10 +3,11 @@ package native
 import (
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // SchemaName is the schema of gpulens's own exporter (docs/METRICS.md).
-const SchemaName = "native"
+const SchemaName = vocab.SchemaNative
 
 // Schema reads the gpulens exporter's series. They already carry the
 // normalised labels; the aggregations only drop labels the analysis does

@@ -12,7 +12,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/dra"
 	"github.com/gpulens/gpulens/analyzer/inventory"
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // The requests of testdata/dra.yaml, as the scenario writes them.
@@ -42,21 +42,21 @@ func TestClaimsOf(t *testing.T) {
 				Metadata:   map[string]any{"labels": map[string]any{"app": "detector"}},
 				Containers: map[string][]string{"main": nil},
 				Pods:       []string{"detector-7c9d8b6f45-k2x9q", "detector-7c9d8b6f45-p4w8z"}}},
-			signals.AllocationPathDRA},
+			vocab.AllocationPathDRA},
 		{"a Job on a pinned MIG profile, beside a NIC",
 			[]string{"embed-x7k2p"},
 			[]dra.Claim{{PodClaim: "slice", Template: "mig-3g", Requests: []dra.Request{mig3g},
 				Containers: map[string][]string{"main": {"mig"}}, Pods: []string{"embed-x7k2p"}}},
-			signals.AllocationPathDRA},
+			vocab.AllocationPathDRA},
 		// notebook-old named the claim too, but has finished; the
 		// scheduler's reservation lists the two running notebooks.
 		{"two notebooks share one inventory.ResourceClaim",
 			[]string{"notebook-a"},
 			[]dra.Claim{{PodClaim: "gpu", ResourceClaim: "shared-gpu", Requests: []dra.Request{anyGPU},
 				Containers: map[string][]string{"main": nil}, Pods: []string{"notebook-a"}, SharedBy: []string{"notebook-a", "notebook-b"}}},
-			signals.AllocationPathDRA},
+			vocab.AllocationPathDRA},
 		{"a claim of a NIC only is no GPU claim", []string{"packet-capture"}, nil, ""},
-		{"a device-plugin pod in the same namespace", []string{"legacy-0"}, nil, signals.AllocationPathDevicePlugin},
+		{"a device-plugin pod in the same namespace", []string{"legacy-0"}, nil, vocab.AllocationPathDevicePlugin},
 		{"a pod the inventory does not know", []string{"gone-abcde"}, nil, ""},
 	}
 	for _, tt := range tests {

@@ -11,9 +11,9 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/gpulens/gpulens/exporter/gpu"
-	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // DCGMSink turns a node's native series into what NVIDIA's dcgm-exporter,
@@ -420,7 +420,7 @@ func (s *DCGMSink) mapped(g *dcgmGPU, holders []podRef) (plugin, claimed []podRe
 	slices.SortFunc(holders, func(a, b podRef) int {
 		return cmp.Or(cmp.Compare(a.namespace, b.namespace), cmp.Compare(a.pod, b.pod), cmp.Compare(a.container, b.container))
 	})
-	renamed := s.Install.RenamedSharedResource && (g.sharing == signals.SharingTimeSlicing || g.sharing == signals.SharingMPS)
+	renamed := s.Install.RenamedSharedResource && (g.sharing == vocab.SharingTimeSlicing || g.sharing == vocab.SharingMPS)
 	for _, p := range holders {
 		if _, ok := g.claims[p]; !ok {
 			if !renamed {
@@ -455,7 +455,7 @@ func (s *DCGMSink) rows(g *dcgmGPU, holders []podRef) []row {
 	// at d5e5f51); the native series do not carry it, so the holders'
 	// order stands in for it.
 	vgpu := func(i int) string {
-		if g.sharing == signals.SharingTimeSlicing || g.sharing == signals.SharingMPS {
+		if g.sharing == vocab.SharingTimeSlicing || g.sharing == vocab.SharingMPS {
 			return strconv.Itoa(i)
 		}
 		return ""

@@ -1,4 +1,4 @@
-package recommend
+package price
 
 import (
 	"fmt"
@@ -160,10 +160,4 @@ func (v VGPU) Share() (VGPUBoard, float64, bool) {
 		return b, 0, false
 	}
 	return b, float64(v.FramebufferGB) / float64(b.FramebufferGB), true
-}
-
-// vgpuNoMIG says why a vGPU gets no MIG advice.
-func vgpuNoMIG(model string, v VGPU) string {
-	return fmt.Sprintf("no MIG advice: %s is a vGPU (type %s), a virtual machine's slice of a board; MIG is set up on the hypervisor host, not inside the guest, so a smaller slice is a smaller vGPU type, asked of whoever runs the hypervisor",
-		model, v.Type())
 }

@@ -1,17 +1,18 @@
-package recommend
+package price
 
 import (
 	"cmp"
 	_ "embed"
 	"errors"
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/criteria"
-	"github.com/gpulens/gpulens/internal/suggest"
 	"maps"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/internal/suggest"
 
 	"gopkg.in/yaml.v3"
 

@@ -1,4 +1,4 @@
-package recommend
+package price
 
 import (
 	"regexp"
@@ -37,7 +37,7 @@ const gb = 1e9
 func withMIG(key string) Model {
 	m, ok := mig.Lookup(key)
 	if !ok {
-		panic("recommend: " + key + " is not in internal/mig")
+		panic("price: " + key + " is not in internal/mig")
 	}
 	return Model{Key: m.Key, MemoryBytes: m.MemoryBytes, MIG: m.Profiles}
 }

@@ -1,15 +1,15 @@
-package recommend
+package price
 
 import (
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"math"
 
-	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/analyzer/criteria"
+
 	"github.com/gpulens/gpulens/vocab"
 )
 
-// migShare is p's share of a GPU under m.
-func migShare(m criteria.ShareMode, p MIGProfile) float64 {
+// ProfileShare is MIG profile p's share of a GPU under m.
+func ProfileShare(m criteria.ShareMode, p MIGProfile) float64 {
 	if m == criteria.ShareMemory {
 		return p.MemoryShare()
 	}
@@ -21,10 +21,10 @@ func migShare(m criteria.ShareMode, p MIGProfile) float64 {
 // profile's share under mode. measured is the share the exporter reported;
 // it is used when the profile is not in the catalog.
 func Share(model, sharing, migProfile string, measured float64, mode criteria.ShareMode) float64 {
-	if sharing == signals.SharingMIG {
+	if sharing == vocab.SharingMIG {
 		if m, ok := LookupModel(model); ok {
 			if p, ok := m.Profile(migProfile); ok {
-				return migShare(mode, p)
+				return ProfileShare(mode, p)
 			}
 		}
 	}

@@ -1,8 +1,9 @@
-package recommend
+package price
 
 import (
-	"github.com/gpulens/gpulens/analyzer/criteria"
 	"testing"
+
+	"github.com/gpulens/gpulens/analyzer/criteria"
 )
 
 func TestShareAndSavings(t *testing.T) {

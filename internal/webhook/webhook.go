@@ -1,4 +1,9 @@
-package report
+// Package webhook posts a message to a Slack-compatible incoming webhook,
+// retrying what a later attempt can fix and keeping the hook's secret path
+// out of every error. It is apart from analyzer/report so that the report,
+// which only writes the message (report.WebhookPayload), links no HTTP
+// client.
+package webhook
 
 import (
 	"bytes"
@@ -13,10 +18,11 @@ import (
 	"time"
 )
 
-// Webhook posts text to a Slack-compatible incoming webhook ({"text": ...}),
-// which Slack, Mattermost, Rocket.Chat and Microsoft Teams' Slack-style
-// connectors accept.
-type Webhook struct {
+// Hook posts a payload to a Slack-compatible incoming webhook
+// ({"text": ...}, as report.WebhookPayload writes it), which Slack,
+// Mattermost, Rocket.Chat and Microsoft Teams' Slack-style connectors
+// accept.
+type Hook struct {
 	URL    string
 	Client *http.Client // nil means a client with a 30s timeout
 	// Retries are extra attempts after a network error, a 429 or a 5xx;
@@ -26,16 +32,16 @@ type Webhook struct {
 	Backoff time.Duration
 }
 
-// WebhookError is a post the receiver refused, or that never got an answer
+// Error is a post the receiver refused, or that never got an answer
 // (Status 0).
-type WebhookError struct {
+type Error struct {
 	Status   int
 	Body     string
 	Attempts int
 	Err      error
 }
 
-func (e *WebhookError) Error() string {
+func (e *Error) Error() string {
 	if e.Status == 0 {
 		return fmt.Sprintf("sending the report to the webhook failed after %d attempt(s): %v", e.Attempts, e.Err)
 	}
@@ -46,16 +52,15 @@ func (e *WebhookError) Error() string {
 	return s
 }
 
-func (e *WebhookError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
 // maxBodyExcerpt bounds how much of a refusal ends up in the error.
 const maxBodyExcerpt = 300
 
-// Send posts text (as WebhookPayload cuts it), retrying what a later
-// attempt can fix. A 4xx other than 429 is not retried: the payload or URL
-// is wrong and will stay wrong.
-func (w Webhook) Send(ctx context.Context, text string) error {
-	payload := WebhookPayload(text)
+// Send posts payload, retrying what a later attempt can fix. A 4xx other
+// than 429 is not retried: the payload or URL is wrong and will stay
+// wrong.
+func (w Hook) Send(ctx context.Context, payload []byte) error {
 	client := w.Client
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second}
@@ -88,15 +93,15 @@ func (w Webhook) Send(ctx context.Context, text string) error {
 	}
 }
 
-func (w Webhook) post(ctx context.Context, client *http.Client, payload []byte) (*WebhookError, time.Duration) {
+func (w Hook) post(ctx context.Context, client *http.Client, payload []byte) (*Error, time.Duration) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(payload))
 	if err != nil {
-		return &WebhookError{Err: redactURL(err)}, 0
+		return &Error{Err: redactURL(err)}, 0
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
-		return &WebhookError{Err: redactURL(err)}, 0
+		return &Error{Err: redactURL(err)}, 0
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxBodyExcerpt+1))
@@ -111,7 +116,7 @@ func (w Webhook) post(ctx context.Context, client *http.Client, payload []byte) 
 	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
 		retryAfter = time.Duration(s) * time.Second
 	}
-	return &WebhookError{Status: resp.StatusCode, Body: excerpt}, retryAfter
+	return &Error{Status: resp.StatusCode, Body: excerpt}, retryAfter
 }
 
 // redactURL keeps only the scheme and host of the URL that net/http and
@@ -142,13 +147,4 @@ func redactEcho(body, hook string) string {
 		}
 	}
 	return body
-}
-
-// SendReport posts r's Markdown, as WebhookText cuts it for a chat.
-func (w Webhook) SendReport(ctx context.Context, r *Report) error {
-	md, err := WebhookText(r)
-	if err != nil {
-		return err
-	}
-	return w.Send(ctx, md)
 }
