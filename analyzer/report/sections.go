@@ -28,8 +28,8 @@ const maxFindings = 20
 
 func (r *Report) title() string { return "GPU utilization report" }
 
-// headline is the report's first line under the title.
-func (r *Report) headline() string {
+// subtitle is the report's first line under the title: its window and prices.
+func (r *Report) subtitle() string {
 	s := fmt.Sprintf("%s, %s schema.", r.Window, r.Schema)
 	if r.CostKnown {
 		s += fmt.Sprintf(" Prices: %s", r.Currency)

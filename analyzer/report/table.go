@@ -14,8 +14,8 @@ import (
 // character reaches the terminal and a row stays one row.
 func writeTable(w io.Writer, r *Report) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "%s\n%s\n", strings.ToUpper(r.title()), safetext.Line(r.headline()))
-	for _, s := range r.sections() {
+	fmt.Fprintf(ew, "%s\n%s\n", strings.ToUpper(r.title()), safetext.Line(r.subtitle()))
+	for _, s := range append([]section{r.headlineSection()}, r.sections()...) {
 		fmt.Fprintf(ew, "\n%s\n", strings.ToUpper(s.Title))
 		if s.Intro != "" {
 			fmt.Fprintln(ew, safetext.Line(s.Intro))
