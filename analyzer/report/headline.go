@@ -192,7 +192,7 @@ func jsonString(s string) *value {
 // headlineSection is the headline as a table, for the formats that print
 // tables (text, Markdown): before every other section.
 func (r *Report) headlineSection() section {
-	s := section{ID: "headline", Title: "The month's money", Header: []string{"Figure", "A month", "What it is"},
+	s := section{ID: "headline", Title: "The month's money", Header: []string{"Figure", "A month", "What it is"}, Wrap: []string{"What it is"},
 		Intro: fmt.Sprintf("This window's figures at a %d-hour month's rate.", vocab.HoursPerMonth)}
 	for _, f := range r.headlineFigures() {
 		s.Rows = append(s.Rows, []string{f.Label, f.Text, f.Note})
