@@ -156,17 +156,20 @@ func (t *Table) fit(cols []int, widths []int) {
 		widths[k] = min(widths[k], max(minWrap, share))
 		room -= widths[k]
 	}
+	// A cut column keeps its header's width, and 5 characters: two of
+	// the start, the ellipsis, two of the end.
+	floor := func(k int) int { return max(5, runes(t.Columns[cols[k]].Name)) }
 	for total() > Width {
 		widest := -1
 		for k, i := range cols {
-			if !t.Columns[i].Wrap && (widest < 0 || widths[k] > widths[widest]) {
+			if !t.Columns[i].Wrap && widths[k] > floor(k) && (widest < 0 || widths[k] > widths[widest]) {
 				widest = k
 			}
 		}
-		if widest < 0 || widths[widest] <= runes(strings.ToUpper(t.Columns[cols[widest]].Name)) || widths[widest] <= 12 {
+		if widest < 0 || widths[widest] <= floor(widest) {
 			return // nothing left to narrow: the line is as short as it gets
 		}
-		widths[widest] = max(12, widths[widest]-(total()-Width))
+		widths[widest] = max(floor(widest), widths[widest]-(total()-Width))
 	}
 }
 
@@ -215,7 +218,9 @@ func wrap(s string, width int) []string {
 
 // Prose writes text after prefix ("Note: ") as a paragraph: escaped
 // (safetext.Line), then, unless wide, wrapped at Width with the lines
-// after the first indented by indent.
+// after the first indented by indent, which should not be empty: a line
+// that starts at the first column is a record's first (the hostile label
+// test counts them).
 func Prose(w io.Writer, prefix, indent, text string, wide bool) error {
 	s := prefix + safetext.Line(text)
 	if wide || runes(s) <= Width {
