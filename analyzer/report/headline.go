@@ -148,7 +148,8 @@ func (r *Report) changeFigure() figure {
 		f.Amount, f.Text = &v, r.moneyDelta(v)
 		f.Note = "allocations' cost"
 		if c.Previous != nil && c.Previous.Cost > 0 {
-			f.Note += fmt.Sprintf(" (%+.0f%%)", 100*c.Change.Cost/c.Previous.Cost)
+			// + 0 turns a -0 (a fall under half a percent) into 0.
+			f.Note += fmt.Sprintf(" (%+.0f%%)", math.Round(100*c.Change.Cost/c.Previous.Cost)+0)
 		}
 		f.Note += "; idle " + r.moneyDelta(math.Round(r.monthly(c.Change.Waste)))
 	}
