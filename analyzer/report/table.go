@@ -22,14 +22,14 @@ func writeWide(w io.Writer, r *Report) error { return writeText(w, r, true) }
 func writeText(w io.Writer, r *Report, wide bool) error {
 	ew := &errWriter{w: w}
 	io.WriteString(ew, strings.ToUpper(r.title())+"\n")
-	_ = termtable.Prose(ew, "", "", r.subtitle(), wide)
+	_ = termtable.Prose(ew, "", "  ", r.subtitle(), wide)
 	for _, s := range append([]section{r.headlineSection()}, r.sections()...) {
 		io.WriteString(ew, "\n"+strings.ToUpper(s.Title)+"\n")
 		if s.Intro != "" {
-			_ = termtable.Prose(ew, "", "", s.Intro, wide)
+			_ = termtable.Prose(ew, "", "  ", s.Intro, wide)
 		}
 		if len(s.Rows) == 0 {
-			_ = termtable.Prose(ew, "", "", s.Empty, wide)
+			_ = termtable.Prose(ew, "", "  ", s.Empty, wide)
 			continue
 		}
 		tb := termtable.New()
