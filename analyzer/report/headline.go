@@ -148,8 +148,13 @@ func (r *Report) changeFigure() figure {
 		f.Amount, f.Text = &v, r.moneyDelta(v)
 		f.Note = "allocations' cost"
 		if c.Previous != nil && c.Previous.Cost > 0 {
-			// + 0 turns a -0 (a fall under half a percent) into 0.
-			f.Note += fmt.Sprintf(" (%+.0f%%)", math.Round(100*c.Change.Cost/c.Previous.Cost)+0)
+			// A change under half a percent keeps a decimal: rounded, it
+			// read -0% beside a fall of $45.
+			pct, digits := 100*c.Change.Cost/c.Previous.Cost, 0
+			if math.Abs(pct) < 0.5 {
+				digits = 1
+			}
+			f.Note += fmt.Sprintf(" (%+.*f%%)", digits, pct)
 		}
 		f.Note += "; idle " + r.moneyDelta(math.Round(r.monthly(c.Change.Waste)))
 	}
