@@ -24,6 +24,10 @@ type section struct {
 	// wide only, and Wrap those whose prose it wraps to fit 120 columns
 	// (internal/termtable); Markdown and HTML show every column whole.
 	Wide, Wrap []string
+	// Below is a column the default table prints under itself instead, a
+	// paragraph a row, after the row's first cell (the rank): a sentence
+	// reads better 120 columns wide than in the last 30 of them.
+	Below string
 }
 
 // maxFindings bounds the findings a human-readable report lists; the JSON
@@ -182,7 +186,7 @@ func (r *Report) teamSection() section {
 
 func (r *Report) recommendationSection() section {
 	s := section{ID: "recommendations", Title: "Top recommendations", Empty: "No recommendation saves money.",
-		Header: r.recommendationHeader(), Wide: []string{"Team"}, Wrap: []string{"Change", "Why"}}
+		Header: r.recommendationHeader(), Wide: []string{"Team"}, Wrap: []string{"Change", "Why"}, Below: "Why"}
 	for i, x := range r.Recommendations {
 		change := x.From + " → " + x.To
 		if x.From == "" && x.To == "" {

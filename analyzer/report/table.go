@@ -33,13 +33,24 @@ func writeText(w io.Writer, r *Report, wide bool) error {
 			continue
 		}
 		tb := termtable.New()
-		for _, h := range s.Header {
-			tb.Columns = append(tb.Columns, termtable.Column{Name: h, Wide: slices.Contains(s.Wide, h), Wrap: slices.Contains(s.Wrap, h)})
+		below := -1
+		for i, h := range s.Header {
+			if h == s.Below && !wide {
+				below = i
+			}
+			tb.Columns = append(tb.Columns, termtable.Column{Name: h, Wide: slices.Contains(s.Wide, h) || i == below, Wrap: slices.Contains(s.Wrap, h)})
 		}
 		for _, row := range s.Rows {
 			tb.Row(row...)
 		}
 		_ = tb.Write(ew, wide) // its errors are ew's, reported below
+		if below >= 0 {
+			io.WriteString(ew, "\n")
+			for _, row := range s.Rows {
+				prefix := row[0] + ". "
+				_ = termtable.Prose(ew, prefix, strings.Repeat(" ", len(prefix)), row[below], wide)
+			}
+		}
 	}
 	return ew.err
 }
