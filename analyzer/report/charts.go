@@ -232,7 +232,8 @@ func (r *Report) wasteChart() chart {
 		add(r.teamLabel(t)+" (idle)", t.Waste, t.IdleGPUHours, t.Unpriced)
 	}
 	add("Unallocated capacity", r.Cluster.UnallocatedCost, r.Cluster.UnallocatedGPUHours, r.Cluster.CapacityUnpriced)
-	title := "Estimated waste"
+	// The window's, as the cost chart's: the headline above is a month.
+	title := "Estimated waste in the window"
 	if !r.CostKnown {
 		title += " (GPU-hours, no prices)"
 	}
