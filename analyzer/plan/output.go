@@ -7,7 +7,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"gopkg.in/yaml.v3"
 
@@ -16,11 +15,13 @@ import (
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
 	"github.com/gpulens/gpulens/internal/safetext"
+	"github.com/gpulens/gpulens/internal/termtable"
 	"github.com/gpulens/gpulens/vocab"
 )
 
-// Formats are what Write accepts.
-var Formats = []string{"table", "json", "yaml"}
+// Formats are what Write accepts: wide is the table with its long
+// columns and every line whole, as kubectl's -o wide.
+var Formats = []string{"table", "wide", "json", "yaml"}
 
 // Write renders p as table, json or yaml.
 func Write(w io.Writer, p *Plan, format string) error {
@@ -31,8 +32,8 @@ func Write(w io.Writer, p *Plan, format string) error {
 		return enc.Encode(p)
 	case "yaml":
 		return writeYAML(w, p)
-	case "table":
-		return writeTable(w, p)
+	case "table", "wide":
+		return writeTable(w, p, format == "wide")
 	}
 	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
 }
@@ -47,32 +48,47 @@ func money(v *float64) string {
 	return fmt.Sprintf("$%.0f", *v)
 }
 
-func writeTable(w io.Writer, p *Plan) error {
-	fmt.Fprintf(w, "Consolidation plan for %s – %s (%d steps of %s). Memory fits with a %.0f%% margin at every step; shared GPUs and slices carry their p95 load under %.0f%%; at most %d time-slicing replicas.\n\n",
+// writeTable writes the plan for a terminal, within 120 columns
+// (termtable.Width) unless wide: the method and the contended steps are
+// -o wide's columns, layouts and workload lists are wrapped in their
+// cells, notes at 120. Cells and lines hold the store's text (clusters,
+// models, nodes, lanes): termtable escapes each before it wraps it, so no
+// control character reaches the terminal and a value never starts a line.
+func writeTable(w io.Writer, p *Plan, wide bool) error {
+	prose := func(prefix, indent, text string) { _ = termtable.Prose(w, prefix, indent, text, wide) }
+	prose("", "  ", fmt.Sprintf("Consolidation plan for %s – %s (%d steps of %s). Memory fits with a %.0f%% margin at every step; shared GPUs and slices carry their p95 load under %.0f%%; at most %d time-slicing replicas.",
 		p.Start.UTC().Format("2006-01-02 15:04"), p.End.UTC().Format("2006-01-02 15:04 MST"), stepsOf(p), p.Step,
-		100*p.Policy.MemoryMargin, 100*p.Policy.ComputeTarget, p.Policy.MaxReplicas)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	// col is the cluster column, where the plan is of several clusters.
-	// Cells and lines hold the store's text (clusters, models, nodes,
-	// lanes): each goes through safetext (cell, safetext.Line), so no
-	// control character reaches the terminal and a row stays one row.
-	cell := safetext.Cell
-	col := func(c string) string { return "" }
-	if p.clustered() {
-		col = func(c string) string { return cell(c) + "\t" }
-		fmt.Fprintln(w, safetext.Line(fmt.Sprintf("Each cluster is planned apart: a workload moves only among its own cluster's nodes (clusters %s).", strings.Join(p.Clusters, ", ")))+"\n")
+		100*p.Policy.MemoryMargin, 100*p.Policy.ComputeTarget, p.Policy.MaxReplicas))
+	fmt.Fprintln(w)
+	// withCluster puts the cluster column first, where the plan is of
+	// several clusters.
+	clustered := p.clustered()
+	withCluster := func(cluster string, cells ...string) []string {
+		if !clustered {
+			return cells
+		}
+		return append([]string{cluster}, cells...)
 	}
-	fmt.Fprintln(tw, col("CLUSTER")+"MODEL\tNODES TODAY\tNEEDED\tGPUS TODAY\tNEEDED\tHEADROOM GPUS\tSAVING/MONTH\tMETHOD")
+	var clusterCol []termtable.Column
+	if clustered {
+		clusterCol = []termtable.Column{{Name: "Cluster"}}
+		prose("", "  ", fmt.Sprintf("Each cluster is planned apart: a workload moves only among its own cluster's nodes (clusters %s).", strings.Join(p.Clusters, ", ")))
+		fmt.Fprintln(w)
+	}
+	tb := termtable.New(append(clusterCol, termtable.Column{Name: "Model"}, termtable.Column{Name: "Nodes today"}, termtable.Column{Name: "Needed"},
+		termtable.Column{Name: "GPUs today"}, termtable.Column{Name: "Needed"}, termtable.Column{Name: "Headroom GPUs"}, termtable.Column{Name: "Saving/month"},
+		termtable.Column{Name: "Method", Wide: true})...)
 	for _, pp := range p.Pools {
-		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", col(clusterCell(pp.Cluster)), cell(pp.Model), count(pp.NodesToday), count(pp.NodesNeeded), pp.GPUsToday, pp.GPUsNeeded,
-			pp.HeadroomGPUs, money(pp.MonthlySavingUSD), pp.Method)
+		tb.Row(withCluster(clusterCell(pp.Cluster), pp.Model, count(pp.NodesToday), count(pp.NodesNeeded), fmt.Sprint(pp.GPUsToday), fmt.Sprint(pp.GPUsNeeded),
+			fmt.Sprint(pp.HeadroomGPUs), money(pp.MonthlySavingUSD), pp.Method)...)
 	}
 	total := p.MonthlySavingUSD
-	fmt.Fprintf(tw, "%sTOTAL\t%s\t%s\t%d\t%d\t%d\t%s\t\n", col(""), count(p.NodesToday), count(p.NodesNeeded), p.GPUsToday, p.GPUsNeeded, p.HeadroomGPUs, money(&total))
-	if err := tw.Flush(); err != nil {
+	tb.Row(withCluster("", "TOTAL", count(p.NodesToday), count(p.NodesNeeded), fmt.Sprint(p.GPUsToday), fmt.Sprint(p.GPUsNeeded), fmt.Sprint(p.HeadroomGPUs), money(&total), "")...)
+	if err := tb.Write(w, wide); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nThe saving is the freed nodes' price a month: clouds bill nodes. Headroom GPUs are free on the nodes that stay, worth nothing until a node goes.")
+	fmt.Fprintln(w)
+	prose("", "  ", "The saving is the freed nodes' price a month: clouds bill nodes. Headroom GPUs are free on the nodes that stay, worth nothing until a node goes.")
 
 	for _, pp := range p.Pools {
 		nodes := ""
@@ -91,32 +107,37 @@ func writeTable(w io.Writer, p *Plan) error {
 				nodes += fmt.Sprintf("; more nodes than today, since %s did not fit today's layout (the notes say why)", plural(len(pp.DidNotFit), "lane"))
 			}
 		}
-		fmt.Fprintf(w, "\n%s\n", safetext.Line(fmt.Sprintf("%s: %s%s", p.title(pp), gpus(pp.GPUsNeeded), nodes)))
-		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w)
+		prose("", "  ", fmt.Sprintf("%s: %s%s", p.title(pp), gpus(pp.GPUsNeeded), nodes))
 		nodeOf := map[int]string{}
 		for _, n := range pp.Nodes {
 			for _, g := range n.GPUs {
 				nodeOf[g] = cmp.Or(n.Name, fmt.Sprint(n.Index))
 			}
 		}
-		fmt.Fprintln(tw, "  NODE\tGPU\tLAYOUT\tPEAK MEMORY\tPEAK LOAD\tCONTENDED STEPS\tWORKLOADS")
+		gt := termtable.New(termtable.Column{Name: "Node"}, termtable.Column{Name: "GPU"}, termtable.Column{Name: "Layout", Wrap: true},
+			termtable.Column{Name: "Peak memory"}, termtable.Column{Name: "Peak load"}, termtable.Column{Name: "Contended steps", Wide: true},
+			termtable.Column{Name: "Workloads", Wrap: true})
+		gt.Indent = "  "
 		for i, g := range pp.GPUs {
 			r := pp.Replay.GPUs[i]
-			fmt.Fprintf(tw, "  %s\t%d\t%s\t%.0f%%\t%.0f%%\t%d\t%s\n", cell(cmp.Or(nodeOf[i], "-")), g.Index, cell(g.Layout()), 100*r.PeakMemoryRatio, 100*r.PeakLoad, r.ContendedSteps, cell(strings.Join(g.Lanes, ", ")))
+			gt.Row(cmp.Or(nodeOf[i], "-"), fmt.Sprint(g.Index), g.Layout(), fmt.Sprintf("%.0f%%", 100*r.PeakMemoryRatio), fmt.Sprintf("%.0f%%", 100*r.PeakLoad),
+				fmt.Sprint(r.ContendedSteps), strings.Join(g.Lanes, ", "))
 		}
-		if err := tw.Flush(); err != nil {
+		if err := gt.Write(w, wide); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "  Replay: %d steps on %s, %d overcommitted memory steps; %s with contended steps (summed load above the GPU, or a slice's load above the slice).\n",
-			pp.Replay.Steps, gpus(len(pp.GPUs)), pp.Replay.OvercommittedSteps, gpus(pp.Replay.ContendedGPUs()))
+		prose("  ", "    ", fmt.Sprintf("Replay: %d steps on %s, %d overcommitted memory steps; %s with contended steps (summed load above the GPU, or a slice's load above the slice).",
+			pp.Replay.Steps, gpus(len(pp.GPUs)), pp.Replay.OvercommittedSteps, gpus(pp.Replay.ContendedGPUs())))
 		for _, n := range pp.Notes {
-			fmt.Fprintf(w, "  Note: %s\n", safetext.Line(n))
+			prose("  Note: ", "        ", n)
 		}
 	}
 
 	fmt.Fprintln(w, "\nWhere each workload goes:")
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  "+col("CLUSTER")+"WORKLOAD\tFROM\tTO\tGPU\tPEAK MEMORY\tP95 LOAD\t")
+	at := termtable.New(append(clusterCol, termtable.Column{Name: "Workload"}, termtable.Column{Name: "From"}, termtable.Column{Name: "To"},
+		termtable.Column{Name: "GPU"}, termtable.Column{Name: "Peak memory"}, termtable.Column{Name: "P95 load"}, termtable.Column{Name: "", Wrap: true})...)
+	at.Indent = "  "
 	for _, pp := range p.Pools {
 		for _, a := range pp.Assignments {
 			to := string(a.Mode)
@@ -130,14 +151,15 @@ func writeTable(w io.Writer, p *Plan) error {
 			if a.GrowthBytes > 0 {
 				extra = strings.TrimPrefix(extra+fmt.Sprintf(", grows +%.1f GiB", a.GrowthBytes/(1<<30)), ", ")
 			}
-			fmt.Fprintf(tw, "  %s%s\t%s\t%s\t%s/%d\t%.1f GiB\t%.0f%%\t%s\n", col(clusterCell(pp.Cluster)), cell(a.Lane), cell(fromOf(a)), cell(to), cell(pp.Model), a.GPU, a.PeakMemoryBytes/(1<<30), 100*a.P95Load, extra)
+			at.Row(withCluster(clusterCell(pp.Cluster), a.Lane, fromOf(a), to, fmt.Sprintf("%s/%d", pp.Model, a.GPU), fmt.Sprintf("%.1f GiB", a.PeakMemoryBytes/(1<<30)),
+				fmt.Sprintf("%.0f%%", 100*a.P95Load), extra)...)
 		}
 	}
-	if err := tw.Flush(); err != nil {
+	if err := at.Write(w, wide); err != nil {
 		return err
 	}
 	for _, n := range p.Notes {
-		fmt.Fprintf(w, "Note: %s\n", safetext.Line(n))
+		prose("Note: ", "      ", n)
 	}
 	return nil
 }

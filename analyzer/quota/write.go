@@ -6,13 +6,14 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/gpulens/gpulens/internal/safetext"
+	"github.com/gpulens/gpulens/internal/termtable"
 )
 
-// Formats are what Write accepts.
-var Formats = []string{"table", "json", "yaml"}
+// Formats are what Write accepts: wide is the table with the flavors and
+// namespaces and every line whole, as kubectl's -o wide.
+var Formats = []string{"table", "wide", "json", "yaml"}
 
 // Write renders advice as a table, as JSON, or as the patches, one YAML
 // document each with the kubectl command that applies it.
@@ -30,48 +31,53 @@ func Write(w io.Writer, advice []Advice, notes []string, format string) error {
 		}{advice, append([]string{}, notes...)})
 	case "yaml":
 		return writePatches(w, advice)
-	case "table":
-		return writeTable(w, advice, notes)
+	case "table", "wide":
+		return writeTable(w, advice, notes, format == "wide")
 	}
 	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
 }
 
-func writeTable(w io.Writer, advice []Advice, notes []string) error {
+// writeTable writes the advice for a terminal, within 120 columns
+// (termtable.Width) unless wide: a ClusterQueue's flavor and the
+// namespaces are -o wide's columns, notes are wrapped at 120. Names from
+// the cluster and the store are escaped by termtable, each one cell.
+func writeTable(w io.Writer, advice []Advice, notes []string, wide bool) error {
 	if len(advice) == 0 {
 		fmt.Fprintln(w, "No GPU quota to advise: no Kueue ClusterQueue or ResourceQuota limits a GPU resource.")
 	} else {
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		// col is the cluster column, where the advice is of several
-		// clusters.
-		col := func(string) string { return "" }
+		var cols []termtable.Column
 		if clustered(advice) {
-			col = func(c string) string { return safetext.Cell(dash(c)) + "\t" }
-			fmt.Fprint(tw, "CLUSTER\t")
+			cols = append(cols, termtable.Column{Name: "Cluster"})
 		}
-		fmt.Fprintln(tw, "KIND\tNAME\tFLAVOR\tRESOURCE\tNAMESPACES\tQUOTA\tBORROWING\tPEAK\tP95\tADVISED\tADVISED BORROWING")
+		tb := termtable.New(append(cols, termtable.Column{Name: "Kind"}, termtable.Column{Name: "Name"}, termtable.Column{Name: "Flavor", Wide: true},
+			termtable.Column{Name: "Resource"}, termtable.Column{Name: "Namespaces", Wide: true}, termtable.Column{Name: "Quota"},
+			termtable.Column{Name: "Borrowing"}, termtable.Column{Name: "Peak"}, termtable.Column{Name: "P95"}, termtable.Column{Name: "Advised"},
+			termtable.Column{Name: "Advised borrowing"})...)
 		for _, a := range advice {
 			name := a.Name
 			if a.Namespace != "" {
 				name = a.Namespace + "/" + a.Name
 			}
-			// Names from the cluster and the store, escaped for the
-			// terminal, each one cell (safetext.Cell: a tab in one would
-			// shift the columns).
-			fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%g\t%s\t%g\t%g\t%d\t%s\n", col(a.Cluster), a.Kind, safetext.Cell(name), safetext.Cell(dash(a.Flavor)), safetext.Cell(a.Resource),
-				safetext.Cell(dash(strings.Join(a.Namespaces, ","))), a.Quota, limit(a.Borrowing), a.Peak, a.P95, a.Advised, intLimit(a.AdvisedBorrowing))
+			row := []string{string(a.Kind), name, dash(a.Flavor), a.Resource, dash(strings.Join(a.Namespaces, ",")), fmt.Sprintf("%g", a.Quota),
+				limit(a.Borrowing), fmt.Sprintf("%g", a.Peak), fmt.Sprintf("%g", a.P95), fmt.Sprint(a.Advised), intLimit(a.AdvisedBorrowing)}
+			if clustered(advice) {
+				row = append([]string{dash(a.Cluster)}, row...)
+			}
+			tb.Row(row...)
 		}
-		if err := tw.Flush(); err != nil {
+		if err := tb.Write(w, wide); err != nil {
 			return err
 		}
-		fmt.Fprintln(w, "\nPeak and p95 are GPUs held at once over the window's steps; the advised quota covers the p95 with the margin (quota.margin of --config), and, in a cohort, the borrowing limit the rest of the peak.")
+		fmt.Fprintln(w)
+		_ = termtable.Prose(w, "", "  ", "Peak and p95 are GPUs held at once over the window's steps; the advised quota covers the p95 with the margin (quota.margin of --config), and, in a cohort, the borrowing limit the rest of the peak.", wide)
 		for _, a := range advice {
 			for _, n := range a.Notes {
-				fmt.Fprintf(w, "Note: %s\n", safetext.Line(fmt.Sprintf("%s%s %s: %s", of(a), a.Kind, a.Name, n)))
+				_ = termtable.Prose(w, "Note: ", "      ", fmt.Sprintf("%s%s %s: %s", of(a), a.Kind, a.Name, n), wide)
 			}
 		}
 	}
 	for _, n := range notes {
-		fmt.Fprintf(w, "Note: %s\n", safetext.Line(n))
+		_ = termtable.Prose(w, "Note: ", "      ", n, wide)
 	}
 	return nil
 }

@@ -37,7 +37,14 @@ func TestWriteHostileNames(t *testing.T) {
 		}
 		return buf.String()
 	}
-	want, got := write(honest, "table"), write(bad, "table")
+	// -o wide: a record a line, every column (the default table wraps
+	// its notes at 120 columns, and a longer name makes more lines).
+	want, got := write(honest, "wide"), write(bad, "wide")
+	for _, l := range strings.Split(write(bad, "table"), "\n") {
+		if n := len([]rune(l)); n > 120 {
+			t.Errorf("a default table line of %d columns: %q", n, l)
+		}
+	}
 	if w, g := strings.Count(want, "\n"), strings.Count(got, "\n"); w != g {
 		t.Errorf("%d lines, want %d:\n%s", g, w, got)
 	}

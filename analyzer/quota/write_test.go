@@ -41,7 +41,8 @@ func TestWriteClusters(t *testing.T) {
 		return buf.String()
 	}
 
-	table := write(clustered, "table")
+	// -o wide: the notes whole, each on its line.
+	table := write(clustered, "wide")
 	lines := strings.Split(table, "\n")
 	if !strings.HasPrefix(lines[0], "CLUSTER ") {
 		t.Errorf("header %q lacks the cluster column", lines[0])

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/ledger"
 	"math"
 	"strconv"
 	"strings"
@@ -41,21 +42,22 @@ type text struct {
 	X, Y          float64
 	Anchor, Class string
 	Text          string
+	// Room is the width the text may take without being cut (bar
+	// charts' labels and values), 0 where not measured.
+	Room float64
 }
 
 type gridLine struct{ X1, Y1, X2, Y2 float64 }
 
 const (
-	chartW      = 720
-	labelW      = 170 // room for team names left of bars
-	rowH        = 34
-	timelineH   = 170
-	plotTop     = 12
-	plotBottom  = 24 // room for the time axis
-	plotLeft    = 44
-	plotRight   = 12
-	barHeight   = 12
-	valueMargin = 90 // room for the value right of the longest bar
+	chartW     = 720
+	rowH       = 34
+	timelineH  = 170
+	plotTop    = 12
+	plotBottom = 24 // room for the time axis
+	plotLeft   = 44
+	plotRight  = 12
+	barHeight  = 12
 )
 
 func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
@@ -125,20 +127,52 @@ type barRow struct {
 	Texts  []string
 }
 
+// textWidth estimates how wide s is drawn at the charts' 11px font, in
+// the SVG's units: 6.6 per character is a sans-serif's widest digits and
+// lower case (Helvetica's digits are 6.1 at 11px, DejaVu Sans's 7.0; its
+// lower case averages 6.3), so a label laid out by it is not cut. The
+// Chromium test (TestHTMLInChromium) measures the drawn text against the
+// room it was given (data-room).
+func textWidth(s string) float64 { return 6.6 * float64(len([]rune(s))) }
+
+const (
+	labelMax = 240 // the widest a label column gets; a longer label is cut with an ellipsis
+	valueMax = 300 // the widest room for values; a longer one ("unknown (no price for …)") is cut, its bar's title has it whole
+	valueGap = 6   // between a bar's end and its value
+)
+
+// fitText cuts s to room, an ellipsis last, so it is drawn within it.
+func fitText(s string, room float64) string {
+	if textWidth(s) <= room {
+		return s
+	}
+	rs := []rune(s)
+	n := max(int(room/6.6)-1, 1)
+	return string(rs[:min(n, len(rs))]) + "…"
+}
+
 // barChart draws rows of bars scaled to the largest value, series in
-// classes[i] stacked in one row.
+// classes[i] stacked in one row. The label column and the room right of
+// the longest bar are as wide as their longest text, so no label is cut
+// at the chart's edge ("1,553.8 allocat…" at 36bc8ff).
 func barChart(id, kind, title string, rows []barRow, classes []string) chart {
 	c := chart{ID: id, Kind: kind, Title: title, W: chartW, H: rowH*len(rows) + 8}
-	maxV := 0.0
+	maxV, labelW, valueW := 0.0, 60.0, 0.0
 	for _, row := range rows {
 		for _, v := range row.Values {
 			maxV = max(maxV, v)
 		}
+		labelW = max(labelW, min(textWidth(row.Label)+16, labelMax))
+		for _, t := range row.Texts {
+			valueW = max(valueW, textWidth(t)+valueGap+4)
+		}
 	}
-	plotW := float64(chartW - labelW - valueMargin)
+	labelW, valueW = math.Ceil(labelW), min(valueW, valueMax)
+	plotW := float64(chartW) - labelW - valueW
 	for i, row := range rows {
 		top := float64(4 + i*rowH)
-		c.Texts = append(c.Texts, text{X: labelW - 8, Y: top + rowH/2 + 4, Anchor: "end", Class: "label", Text: row.Label})
+		room := labelW - 8
+		c.Texts = append(c.Texts, text{X: labelW - 8, Y: top + rowH/2 + 4, Anchor: "end", Class: "label", Text: fitText(row.Label, room), Room: r2(room)})
 		for k, v := range row.Values {
 			w := 0.0
 			if maxV > 0 {
@@ -147,10 +181,31 @@ func barChart(id, kind, title string, rows []barRow, classes []string) chart {
 			y := top + float64(k*barHeight) + float64(rowH-len(row.Values)*barHeight)/2
 			c.Rects = append(c.Rects, rect{X: labelW, Y: r2(y), W: r2(w), H: barHeight - 2, Class: classes[k], Title: row.Label + ": " + row.Texts[k],
 				Value: strconv.FormatFloat(v, 'f', 4, 64)})
-			c.Texts = append(c.Texts, text{X: r2(labelW + w + 6), Y: r2(y + barHeight - 3), Anchor: "start", Class: "value", Text: row.Texts[k]})
+			x := r2(labelW + w + valueGap)
+			c.Texts = append(c.Texts, text{X: x, Y: r2(y + barHeight - 3), Anchor: "start", Class: "value", Text: fitText(row.Texts[k], chartW-x), Room: r2(chartW - x)})
 		}
 	}
 	return c
+}
+
+// costChart is each team's cost in the window, in money, with the idle
+// part of it said beside: the chart a finance partner looks for. Nil
+// without prices (the GPU-hours chart says it in hours).
+func (r *Report) costChart() *chart {
+	if !r.CostKnown || len(r.Teams) == 0 {
+		return nil
+	}
+	rows := make([]barRow, len(r.Teams))
+	for i, t := range r.Teams {
+		v := r.teamCost(t)
+		rows[i] = barRow{Label: r.teamLabel(t), Values: []float64{v}, Texts: []string{r.moneyOf(v, t.Unpriced) + " (idle " + r.moneyOf(t.Waste, t.Unpriced) + ")"}}
+	}
+	title := "Cost per team in the window"
+	if r.CostBasis == ledger.Usage {
+		title += " (usage basis)"
+	}
+	c := barChart("chart-cost", "bars", title, rows, []string{"mark cost"})
+	return &c
 }
 
 func (r *Report) allocatedUsedChart() chart {
@@ -177,7 +232,8 @@ func (r *Report) wasteChart() chart {
 		add(r.teamLabel(t)+" (idle)", t.Waste, t.IdleGPUHours, t.Unpriced)
 	}
 	add("Unallocated capacity", r.Cluster.UnallocatedCost, r.Cluster.UnallocatedGPUHours, r.Cluster.CapacityUnpriced)
-	title := "Estimated waste"
+	// The window's, as the cost chart's: the headline above is a month.
+	title := "Estimated waste in the window"
 	if !r.CostKnown {
 		title += " (GPU-hours, no prices)"
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 // goldenExt is each format's golden file's extension.
-var goldenExt = map[string]string{"table": "txt", "markdown": "md", "html": "html", "json": "json", "yaml": "yaml", "csv": "csv", "ledger-csv": "ledger.csv"}
+var goldenExt = map[string]string{"table": "txt", "wide": "wide.txt", "markdown": "md", "html": "html", "json": "json", "yaml": "yaml", "csv": "csv", "ledger-csv": "ledger.csv"}
 
 // checkGolden compares got with the file at path, or rewrites it with
 // go test -update.

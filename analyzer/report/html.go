@@ -16,6 +16,8 @@ type page struct {
 	Sections        []section
 	Timelines       []chart
 	Bars            []chart
+	// Figures are the headline, above every chart and table.
+	Figures []figure
 }
 
 var htmlTmpl = template.Must(template.New("report").Parse(htmlTemplate))
@@ -24,7 +26,10 @@ var htmlTmpl = template.Must(template.New("report").Parse(htmlTemplate))
 // scripts and no external URLs, so it can be mailed, attached to a ticket
 // or opened offline, and prints as it shows.
 func writeHTML(w io.Writer, r *Report) error {
-	p := page{Report: r, Title: r.title(), Headline: r.headline(), Sections: r.sections(), Timelines: r.timelineCharts()}
+	p := page{Report: r, Title: r.title(), Headline: r.subtitle(), Sections: r.sections(), Timelines: r.timelineCharts(), Figures: r.headlineFigures()}
+	if c := r.costChart(); c != nil {
+		p.Bars = append(p.Bars, *c)
+	}
 	if len(r.Teams) > 0 {
 		p.Bars = append(p.Bars, r.allocatedUsedChart())
 	}

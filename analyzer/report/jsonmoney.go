@@ -44,6 +44,10 @@ func reportValue(r *Report) (*value, error) {
 	root.set("price_table", jsonBool(r.CostKnown), "cost_known")
 	root.set("cost_known", jsonBool(r.CostKnown && len(r.UnpricedModels) == 0), "")
 	nullUnknown(root)
+	// The headline leads, as it does in every other format: a reader of
+	// the JSON finds the month's money first.
+	root.keys = append([]string{"headline"}, root.keys...)
+	root.vals = append([]*value{r.headlineValue()}, root.vals...)
 	return root, nil
 }
 

@@ -18,8 +18,8 @@ func writeMarkdown(w io.Writer, r *Report) error {
 // the webhook message shortens.
 func writeMarkdownSections(w io.Writer, r *Report, secs []section) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "# %s\n\n%s\n", r.title(), mdEscape(r.headline()))
-	for _, s := range secs {
+	fmt.Fprintf(ew, "# %s\n\n%s\n", r.title(), mdEscape(r.subtitle()))
+	for _, s := range append([]section{r.headlineSection()}, secs...) {
 		fmt.Fprintf(ew, "\n## %s\n\n", s.Title)
 		if s.Intro != "" {
 			fmt.Fprintf(ew, "%s\n\n", mdEscape(s.Intro))

@@ -7,18 +7,19 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/internal/safetext"
+	"github.com/gpulens/gpulens/internal/termtable"
 	"github.com/gpulens/gpulens/vocab"
 )
 
 // RecommendFormats are the formats of 'gpulens recommend': table for
 // people, json for scripts (every finding, the form /api/v1/findings
 // serves), yaml for the patches alone, one YAML document per workload, csv
-// for spreadsheets (one row per finding).
-var RecommendFormats = []string{"table", "json", "yaml", "csv"}
+// for spreadsheets (one row per finding); wide is the table with its kind
+// and confidence columns and every line whole, as kubectl's -o wide.
+var RecommendFormats = []string{"table", "wide", "json", "yaml", "csv"}
 
 // WriteRecommendations writes findings in one of RecommendFormats.
 func WriteRecommendations(w io.Writer, fs []findings.Finding, format string) error {
@@ -27,8 +28,8 @@ func WriteRecommendations(w io.Writer, fs []findings.Finding, format string) err
 		return WriteFindingsJSON(w, fs)
 	case "yaml":
 		return writePatches(w, fs)
-	case "table":
-		return writeRecommendTable(w, fs)
+	case "table", "wide":
+		return writeRecommendTable(w, fs, format == "wide")
 	case "csv":
 		return writeRecommendCSV(w, fs)
 	}
@@ -147,19 +148,25 @@ func WriteFindingsJSON(w io.Writer, fs []findings.Finding) error {
 	return enc.Encode(out)
 }
 
-func writeRecommendTable(w io.Writer, fs []findings.Finding) error {
+// writeRecommendTable writes the findings' table, then each one's
+// summary as a numbered paragraph, within 120 columns (termtable.Width)
+// unless wide: the kind and the confidence are -o wide's columns, the
+// change is wrapped in its cell.
+func writeRecommendTable(w io.Writer, fs []findings.Finding, wide bool) error {
 	if len(fs) == 0 {
 		_, err := fmt.Fprintln(w, "No findings to act on: every workload is sized to its use, or there was too little data to judge (see --all).")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	// A store of several clusters: the cluster is a column, first, as
 	// kubectl's multi-context tools put it.
 	clustered := slices.ContainsFunc(fs, func(f findings.Finding) bool { return f.Cluster != "" })
+	var cols []termtable.Column
 	if clustered {
-		fmt.Fprint(tw, "CLUSTER\t")
+		cols = append(cols, termtable.Column{Name: "Cluster"})
 	}
-	fmt.Fprintln(tw, "SEVERITY\tKIND\tWORKLOAD\tCHANGE\tSAVINGS/MONTH\tCONFIDENCE")
+	tb := termtable.New(append(cols, termtable.Column{Name: "Severity"}, termtable.Column{Name: "Kind", Wide: true},
+		termtable.Column{Name: "Workload"}, termtable.Column{Name: "Change", Wrap: true}, termtable.Column{Name: "Savings/month"},
+		termtable.Column{Name: "Confidence", Wide: true})...)
 	for _, f := range fs {
 		change := "-"
 		if r := f.Recommendation; r != nil {
@@ -178,29 +185,30 @@ func writeRecommendTable(w io.Writer, fs []findings.Finding) error {
 			savings = dollars(f.MonthlySavingsUSD)
 		}
 		// The subject, the cluster and a change's from and to are the
-		// store's text: each is one cell (safetext.Cell), on one row.
-		subject := safetext.Cell(cmp.Or(workloadRef(f), f.Node+"/"+f.GPUUUID))
+		// store's text: termtable escapes each, one cell on one row.
+		row := []string{string(f.Severity), f.Kind, cmp.Or(workloadRef(f), f.Node+"/"+f.GPUUUID), change, savings, fmt.Sprintf("%.0f%%", 100*f.Confidence)}
 		if clustered {
-			fmt.Fprintf(tw, "%s\t", safetext.Cell(clusterCell(f.Cluster)))
+			row = append([]string{clusterCell(f.Cluster)}, row...)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.0f%%\n", f.Severity, safetext.Cell(f.Kind), subject, safetext.Cell(change), savings, 100*f.Confidence)
+		tb.Row(row...)
 	}
-	if err := tw.Flush(); err != nil {
+	if err := tb.Write(w, wide); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
 	for i, f := range fs {
-		fmt.Fprintf(w, "%d. %s\n", i+1, safetext.Line(f.Summary))
+		num := fmt.Sprintf("%d. ", i+1)
+		_ = termtable.Prose(w, num, "   ", f.Summary, wide)
 		r := f.Recommendation
 		if r != nil && r.Summary != "" && !strings.Contains(f.Summary, r.Summary) {
-			fmt.Fprintf(w, "   %s\n", safetext.Line(r.Summary))
+			_ = termtable.Prose(w, "   ", "   ", r.Summary, wide)
 		}
 		if r != nil && r.Allocation == vocab.AllocationPathDRA {
 			// A claim's change takes steps the table's columns cannot
 			// say: which objects, and why not in place.
-			fmt.Fprintf(w, "   %s\n", safetext.Line(claimPath(f)))
+			_ = termtable.Prose(w, "   ", "   ", claimPath(f), wide)
 			for _, note := range r.Notes {
-				fmt.Fprintf(w, "   - %s\n", safetext.Line(note))
+				_ = termtable.Prose(w, "   - ", "     ", note, wide)
 			}
 		}
 	}

@@ -57,8 +57,9 @@ func TestRecommendationsSayTheAllocationPath(t *testing.T) {
 		return b.String()
 	}
 
-	// The columns' padding collapsed to one space.
-	table := strings.Join(strings.FieldsFunc(render("table"), func(r rune) bool { return r == ' ' }), " ")
+	// The columns' padding collapsed to one space; -o wide, whose lines
+	// are whole (the default table wraps them at 120 columns).
+	table := strings.Join(strings.FieldsFunc(render("wide"), func(r rune) bool { return r == ' ' }), " ")
 	for _, want := range []string{
 		"Deployment/vision/detector gpu.nvidia.com → mig.nvidia.com 1g.10gb (dra)",
 		"allocation: dra, through ResourceClaimTemplate vision/single-gpu (immutable): create ResourceClaimTemplate vision/single-gpu-1g.10gb and point the pod template at it",

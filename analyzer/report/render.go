@@ -6,11 +6,13 @@ import (
 	"strings"
 )
 
-// Formats are the renderers, in the order --help lists them.
-var Formats = []string{"table", "markdown", "html", "json", "yaml", "csv", "ledger-csv"}
+// Formats are the renderers, in the order --help lists them: wide is
+// the table with every column whole, as kubectl's -o wide.
+var Formats = []string{"table", "wide", "markdown", "html", "json", "yaml", "csv", "ledger-csv"}
 
 var renderers = map[string]func(io.Writer, *Report) error{
 	"table":      writeTable,
+	"wide":       writeWide,
 	"markdown":   writeMarkdown,
 	"html":       writeHTML,
 	"json":       writeJSON,

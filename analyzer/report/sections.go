@@ -20,6 +20,14 @@ type section struct {
 	Rows   [][]string
 	// Empty is said instead of a table without rows.
 	Empty string
+	// Wide are the columns (by header) the terminal table shows with -o
+	// wide only, and Wrap those whose prose it wraps to fit 120 columns
+	// (internal/termtable); Markdown and HTML show every column whole.
+	Wide, Wrap []string
+	// Below is a column the default table prints under itself instead, a
+	// paragraph a row, after the row's first cell (the rank): a sentence
+	// reads better 120 columns wide than in the last 30 of them.
+	Below string
 }
 
 // maxFindings bounds the findings a human-readable report lists; the JSON
@@ -28,8 +36,8 @@ const maxFindings = 20
 
 func (r *Report) title() string { return "GPU utilization report" }
 
-// headline is the report's first line under the title.
-func (r *Report) headline() string {
+// subtitle is the report's first line under the title: its window and prices.
+func (r *Report) subtitle() string {
 	s := fmt.Sprintf("%s, %s schema.", r.Window, r.Schema)
 	if r.CostKnown {
 		s += fmt.Sprintf(" Prices: %s", r.Currency)
@@ -106,7 +114,7 @@ func (r *Report) summarySection() section {
 	if r.clustered() {
 		title = "Fleet summary"
 	}
-	return section{ID: "summary", Title: title, Header: []string{"Figure", "Value"}, Rows: rows,
+	return section{ID: "summary", Title: title, Header: []string{"Figure", "Value"}, Rows: rows, Wrap: []string{"Value"},
 		Intro: "Waste is what the window's GPU time cost and nobody used: idle allocations and unallocated GPUs. " +
 			"Savings are the GPU time acting on the findings frees each month (smaller or released allocations); it leaves the bill when a node goes, " +
 			"which the consolidation says: free GPUs on nodes that stay are paid for all the same."}
@@ -136,7 +144,8 @@ func (r *Report) clustersSection() section {
 	s := section{ID: "clusters", Title: "Clusters",
 		Intro: "Each cluster of the store on its own; together they are the fleet summary. Waste is idle allocations plus unallocated GPUs; savings are what acting on the cluster's findings takes off the bill each month.",
 		Header: []string{"Cluster", "GPUs", "Capacity GPU-h", "Allocated GPU-h", "Unallocated GPU-h", "Used GPU-h", "Efficiency",
-			"Avg util", "Cost of the GPUs", "Waste", "Savings/month", "Δ Allocated GPU-h", "Δ Efficiency"}}
+			"Avg util", "Cost of the GPUs", "Waste", "Savings/month", "Δ Allocated GPU-h", "Δ Efficiency"},
+		Wide: []string{"Capacity GPU-h", "Unallocated GPU-h", "Used GPU-h", "Avg util"}}
 	for _, c := range r.Clusters {
 		dAlloc, dEff := "n/a", "n/a"
 		if c.Change != nil {
@@ -150,7 +159,8 @@ func (r *Report) clustersSection() section {
 }
 
 func (r *Report) fleetSection() section {
-	s := section{ID: "fleet", Title: "Fleet by GPU model", Header: r.withCluster("Cluster", []string{"Model", "GPUs", "Capacity GPU-h", "Allocated GPU-h", "Unallocated GPU-h", "Avg util", "Price/GPU-h", "Cost", "Price source"})}
+	s := section{ID: "fleet", Title: "Fleet by GPU model", Header: r.withCluster("Cluster", []string{"Model", "GPUs", "Capacity GPU-h", "Allocated GPU-h", "Unallocated GPU-h", "Avg util", "Price/GPU-h", "Cost", "Price source"}),
+		Wide: []string{"Price source"}}
 	for _, m := range r.Fleet {
 		s.Rows = append(s.Rows, r.withCluster(clusterCell(m.Cluster), []string{m.Model, strconv.Itoa(m.GPUs), gpuHours(m.CapacityGPUHours), gpuHours(m.AllocatedGPUHours),
 			gpuHours(m.UnallocatedGPUHours), percent(m.AvgUtilization), r.price(m.PricePerHour), r.fleetCost(m), cmp.Or(m.PriceSource, "-")}))
@@ -161,7 +171,8 @@ func (r *Report) fleetSection() section {
 func (r *Report) teamSection() section {
 	s := section{ID: "teams", Title: "Teams", Empty: "No allocations in the window.",
 		Intro:  "Used GPU-hours are allocated GPU-hours × utilization (capped at 1); efficiency is used over measured; unmeasured hours had no utilization sample.",
-		Header: r.withCluster("Cluster", []string{"Team", "Namespaces", "Allocated GPU-h", "Used GPU-h", "Efficiency", "Idle GPU-h", "Unmeasured GPU-h", r.costHeader(), "Waste", "Δ Allocated GPU-h", "Δ Efficiency"})}
+		Header: r.withCluster("Cluster", []string{"Team", "Namespaces", "Allocated GPU-h", "Used GPU-h", "Efficiency", "Idle GPU-h", "Unmeasured GPU-h", r.costHeader(), "Waste", "Δ Allocated GPU-h", "Δ Efficiency"}),
+		Wide:   []string{"Namespaces", "Idle GPU-h", "Unmeasured GPU-h"}}
 	for _, t := range r.Teams {
 		dAlloc, dEff := "n/a", "n/a"
 		if t.Change != nil {
@@ -175,7 +186,7 @@ func (r *Report) teamSection() section {
 
 func (r *Report) recommendationSection() section {
 	s := section{ID: "recommendations", Title: "Top recommendations", Empty: "No recommendation saves money.",
-		Header: r.recommendationHeader()}
+		Header: r.recommendationHeader(), Wide: []string{"Team"}, Wrap: []string{"Change", "Why"}, Below: "Why"}
 	for i, x := range r.Recommendations {
 		change := x.From + " → " + x.To
 		if x.From == "" && x.To == "" {
@@ -210,7 +221,7 @@ func (r *Report) findingSection() section {
 	f := r.Findings
 	s := section{ID: "findings", Title: "Findings", Empty: "No findings.",
 		Intro:  fmt.Sprintf("%d critical, %d warning, %d info.", f.Critical, f.Warning, f.Info),
-		Header: r.findingHeader()}
+		Header: r.findingHeader(), Wide: []string{"Kind", "Team", "Allocation"}, Wrap: []string{"Summary"}}
 	for i, x := range f.Items {
 		if i == maxFindings {
 			s.Intro += fmt.Sprintf(" The %d most severe are listed; the JSON format has all %d.", maxFindings, len(f.Items))
@@ -250,7 +261,7 @@ func (r *Report) coverageSection() section {
 	for _, n := range r.Findings.Skipped {
 		rows = append(rows, []string{"Not checked", n})
 	}
-	return section{ID: "coverage", Title: "Data coverage", Header: []string{"Figure", "Value"}, Rows: rows}
+	return section{ID: "coverage", Title: "Data coverage", Header: []string{"Figure", "Value"}, Rows: rows, Wrap: []string{"Value"}}
 }
 
 // allocationOf is a finding's allocation path for tables: the device

@@ -1,39 +1,56 @@
 package report
 
 import (
-	"fmt"
 	"io"
+	"slices"
 	"strings"
-	"text/tabwriter"
 
-	"github.com/gpulens/gpulens/internal/safetext"
+	"github.com/gpulens/gpulens/internal/termtable"
 )
 
-// writeTable prints the report for a terminal. Its cells and lines hold
-// label values, so each goes through safetext (Cell, Line): no control
-// character reaches the terminal and a row stays one row.
-func writeTable(w io.Writer, r *Report) error {
+// writeTable prints the report for a terminal, within 120 columns
+// (termtable.Width): the long columns are -o wide's, prose is wrapped.
+func writeTable(w io.Writer, r *Report) error { return writeText(w, r, false) }
+
+// writeWide is -o wide: every column, and every line whole, as kubectl's.
+func writeWide(w io.Writer, r *Report) error { return writeText(w, r, true) }
+
+// writeText prints the report's sections. Cells and lines hold label
+// values: termtable escapes each (safetext.Cell, Line) before it wraps or
+// cuts it, so no control character reaches the terminal and a value
+// never starts a line of its own.
+func writeText(w io.Writer, r *Report, wide bool) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "%s\n%s\n", strings.ToUpper(r.title()), safetext.Line(r.headline()))
-	for _, s := range r.sections() {
-		fmt.Fprintf(ew, "\n%s\n", strings.ToUpper(s.Title))
+	io.WriteString(ew, strings.ToUpper(r.title())+"\n")
+	_ = termtable.Prose(ew, "", "  ", r.subtitle(), wide)
+	for _, s := range append([]section{r.headlineSection()}, r.sections()...) {
+		io.WriteString(ew, "\n"+strings.ToUpper(s.Title)+"\n")
 		if s.Intro != "" {
-			fmt.Fprintln(ew, safetext.Line(s.Intro))
+			_ = termtable.Prose(ew, "", "  ", s.Intro, wide)
 		}
 		if len(s.Rows) == 0 {
-			fmt.Fprintln(ew, safetext.Line(s.Empty))
+			_ = termtable.Prose(ew, "", "  ", s.Empty, wide)
 			continue
 		}
-		tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, strings.ToUpper(strings.Join(s.Header, "\t")))
-		for _, row := range s.Rows {
-			cells := make([]string, len(row))
-			for i, c := range row {
-				cells[i] = safetext.Cell(c)
+		tb := termtable.New()
+		below := -1
+		for i, h := range s.Header {
+			if h == s.Below && !wide {
+				below = i
 			}
-			fmt.Fprintln(tw, strings.Join(cells, "\t"))
+			tb.Columns = append(tb.Columns, termtable.Column{Name: h, Wide: slices.Contains(s.Wide, h) || i == below, Wrap: slices.Contains(s.Wrap, h)})
 		}
-		_ = tw.Flush() // its errors are ew's, reported below
+		for _, row := range s.Rows {
+			tb.Row(row...)
+		}
+		_ = tb.Write(ew, wide) // its errors are ew's, reported below
+		if below >= 0 {
+			io.WriteString(ew, "\n")
+			for _, row := range s.Rows {
+				prefix := row[0] + ". "
+				_ = termtable.Prose(ew, prefix, strings.Repeat(" ", len(prefix)), row[below], wide)
+			}
+		}
 	}
 	return ew.err
 }

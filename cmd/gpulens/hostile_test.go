@@ -16,8 +16,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/gpulens/gpulens/internal/termtable"
 )
 
 // TestHostileLabelValues guards issue 52: every command that reads a
@@ -42,10 +45,10 @@ func TestHostileLabelValues(t *testing.T) {
 	for _, f := range report.Formats {
 		runs = append(runs, run{"report", f})
 	}
-	for _, f := range []string{"table", "json", "yaml", "csv", "kustomize"} {
+	for _, f := range []string{"table", "wide", "json", "yaml", "csv", "kustomize"} {
 		runs = append(runs, run{"recommend", f})
 	}
-	for _, f := range []string{"table", "json", "yaml", "kustomize"} {
+	for _, f := range []string{"table", "wide", "json", "yaml", "kustomize"} {
 		runs = append(runs, run{"plan", f})
 	}
 	render := func(t *testing.T, r run, dir string) []byte {
@@ -77,9 +80,22 @@ func TestHostileLabelValues(t *testing.T) {
 				t.Fatal("the honest store holds a hostile value")
 			}
 			switch r.format {
-			case "table":
+			case "wide":
+				// -o wide writes every record whole on a line of its own.
 				noControls(t, got, false)
 				sameCount(t, "lines", lineCount(want), lineCount(got))
+			case "table":
+				// The default table fits 120 columns: a long value is
+				// wrapped in its cell (or its note), on continuation lines
+				// indented under it, or cut. So it is records that count:
+				// the lines that start at the first column.
+				noControls(t, got, false)
+				sameCount(t, "records (lines not indented)", recordCount(want), recordCount(got))
+				for l := range strings.Lines(string(got)) {
+					if n := utf8.RuneCountInString(strings.TrimSuffix(l, "\n")); n > termtable.Width {
+						t.Errorf("a line of %d columns: %.80q", n, l)
+					}
+				}
 			case "markdown":
 				// A tab is white space in Markdown, and a cell holds it.
 				noControls(t, got, true)
@@ -139,6 +155,19 @@ func sameCount(t *testing.T, what string, want, got int) {
 }
 
 func lineCount(b []byte) int { return bytes.Count(b, []byte("\n")) }
+
+// recordCount counts the lines that do not start with a space: a table's
+// rows and its notes' first lines, not the continuations termtable
+// indents under them.
+func recordCount(b []byte) int {
+	n := 0
+	for l := range strings.Lines(string(b)) {
+		if !strings.HasPrefix(l, " ") {
+			n++
+		}
+	}
+	return n
+}
 
 // noControls fails on a C0 control other than a line feed (and a tab,
 // where tabs allowed), DEL, or a C1 control: what a terminal obeys.

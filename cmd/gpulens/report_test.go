@@ -125,7 +125,7 @@ func TestReportCommand(t *testing.T) {
 			wantStderr: []string{"--send-webhook-file: " + schemelessFile + ": not an http(s) URL with a host"}},
 		{name: "environment without a URL", args: base, env: "hooks.slack.com/services/T0/B0/sch3mel3ss-s3cret", wantCode: exitUsage,
 			wantStderr: []string{"$GPULENS_WEBHOOK_URL: not an http(s) URL with a host"}},
-		{name: "unknown format", args: append(base, "-o", "pdf"), wantCode: exitUsage, wantStderr: []string{`unknown output format "pdf" (want table, markdown, html, json, yaml, csv, ledger-csv; to write to a file, --output-file FILE)`}},
+		{name: "unknown format", args: append(base, "-o", "pdf"), wantCode: exitUsage, wantStderr: []string{`unknown output format "pdf" (want table, wide, markdown, html, json, yaml, csv, ledger-csv; to write to a file, --output-file FILE)`}},
 		{name: "malformed since", args: append(base, "--since", "a week"), wantCode: exitUsage, wantStderr: []string{`--since: "a week" is not a duration`}},
 		{name: "malformed until", args: []string{"report", "--data-dir", dir, "--until", "monday"}, wantCode: exitUsage, wantStderr: []string{"--until"}},
 		{name: "unwritable output", args: append(base, "--output-file", filepath.Join(dir, "no", "such", "dir", "r.txt")), wantCode: 1,
