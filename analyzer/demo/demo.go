@@ -105,7 +105,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 		// as after a restart of every workload, and counters reset,
 		// which rate and increase read as resets.
 		prev := progress.New(stderr, "simulating the previous window", o.Quiet)
-		err = fleet.Run(ctx, fleet.Options{Scenario: o.Scenario, Start: start.Add(-dur), End: start.Add(-o.PreviousStep), Step: o.PreviousStep, Progress: prev.Set}, sinks)
+		err = fleet.Run(ctx, fleet.Options{Scenario: o.Scenario.Previous(), Start: start.Add(-dur), End: start.Add(-o.PreviousStep), Step: o.PreviousStep, Progress: prev.Set}, sinks)
 		prev.Done()
 		if err != nil {
 			return nil, err

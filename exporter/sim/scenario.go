@@ -102,6 +102,12 @@ type Pod struct {
 	Processes int `yaml:"processes"`
 	// HAMi are the pod's HAMi resources, on a GPU shared with mode hami.
 	HAMi HAMiLimits `yaml:"hami"`
+	// New marks a pod that arrived in the simulated window: it is absent
+	// from the window before it (Previous), which a report compares with.
+	New bool `yaml:"new"`
+	// PreviousUtilization is the pod's Utilization in the window before
+	// (Previous); 0 means the same as in the window.
+	PreviousUtilization float64 `yaml:"previous_utilization"`
 }
 
 // Fault injects a failure on one GPU from an offset on. lost and hang hold
