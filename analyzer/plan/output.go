@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -42,10 +44,16 @@ func money(v *float64) string {
 	if v == nil {
 		return "unknown price"
 	}
-	if *v < 0 {
-		return fmt.Sprintf("-$%.0f", -*v)
+	// Whole dollars in groups of three, as the report writes them.
+	sign, d := "", int64(math.Round(*v))
+	if d < 0 {
+		sign, d = "-", -d
 	}
-	return fmt.Sprintf("$%.0f", *v)
+	digits := strconv.FormatInt(d, 10)
+	for i := len(digits) - 3; i > 0; i -= 3 {
+		digits = digits[:i] + "," + digits[i:]
+	}
+	return sign + "$" + digits
 }
 
 func writeTable(w io.Writer, p *Plan) error {
@@ -65,7 +73,11 @@ func writeTable(w io.Writer, p *Plan) error {
 	}
 	fmt.Fprintln(tw, col("CLUSTER")+"MODEL\tNODES TODAY\tNEEDED\tGPUS TODAY\tNEEDED\tHEADROOM GPUS\tSAVING/MONTH\tMETHOD")
 	for _, pp := range p.Pools {
-		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", col(clusterCell(pp.Cluster)), cell(pp.Model), count(pp.NodesToday), count(pp.NodesNeeded), pp.GPUsToday, pp.GPUsNeeded,
+		needed := count(pp.NodesNeeded)
+		if pp.NodesToday > 0 && pp.NodesNeeded == 0 {
+			needed = "0" // every lane released: its nodes all go
+		}
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", col(clusterCell(pp.Cluster)), cell(pp.Model), count(pp.NodesToday), needed, pp.GPUsToday, pp.GPUsNeeded,
 			pp.HeadroomGPUs, money(pp.MonthlySavingUSD), pp.Method)
 	}
 	total := p.MonthlySavingUSD
@@ -73,7 +85,17 @@ func writeTable(w io.Writer, p *Plan) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nThe saving is the freed nodes' price a month: clouds bill nodes. Headroom GPUs are free on the nodes that stay, worth nothing until a node goes.")
+	freed := p.CapacityFreedMonthlyUSD
+	fmt.Fprintf(w, "\nBanked when the freed nodes go: %s a month (their price: clouds bill nodes). Capacity freed for other work: %s on the nodes that stay, worth %s a month, which leaves the bill only when a node goes.\n",
+		money(&total), gpus(p.CapacityFreedGPUs), money(&freed))
+	if p.AsIs {
+		fmt.Fprintln(w, "Today's fleet as it is (--as-is): the workloads 'gpulens recommend' releases are planned too.")
+	} else if len(p.Released) == 0 {
+		fmt.Fprintln(w, "The fleet after the advice: 'gpulens recommend' releases no workload, so it is today's.")
+	} else {
+		fmt.Fprintf(w, "The fleet after the advice: %s that 'gpulens recommend' releases %s not planned (--as-is plans today's fleet).\n",
+			plural(len(p.Released), "lane"), map[bool]string{true: "is", false: "are"}[len(p.Released) == 1])
+	}
 
 	for _, pp := range p.Pools {
 		nodes := ""

@@ -43,7 +43,10 @@ func reportInput(a *pipeline.Analysis) report.Input {
 // A plan that cannot be made is said in the section, never a failed
 // report: the report's figures do not depend on it.
 func (s *Session) consolidation(ctx context.Context, fs []findings.Finding) *report.Consolidation {
-	p, err := s.Plan(ctx, PlanOptions{})
+	if fs == nil {
+		fs = []findings.Finding{} // none to act on: the plan is today's fleet, analysed once
+	}
+	p, err := s.Plan(ctx, PlanOptions{advice: fs})
 	if err != nil {
 		return &report.Consolidation{Unavailable: err.Error()}
 	}
