@@ -304,4 +304,3 @@ func workloadSources(c Coverage) string {
 	}
 	return s
 }
-
