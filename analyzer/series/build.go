@@ -23,6 +23,10 @@ type Input struct {
 	// Ledger is the same analysis's (report.Report.Ledger): the prices
 	// and the fleet's cost; nil for none.
 	Ledger *ledger.Ledger
+	// Consolidation is the same report's plan (report.Report.
+	// Consolidation), whose two savings the series publish by cluster;
+	// nil for none.
+	Consolidation *report.Consolidation
 }
 
 // findingLabels are a finding's identity as a series. Pod and container
@@ -108,6 +112,7 @@ func Build(in Input) *metrics.Set {
 	if in.CostKnown {
 		money(s, in.Ledger, in.WindowHours)
 	}
+	savings(s, in.Consolidation, in.CostKnown)
 	if in.WindowHours > 0 {
 		constant(s, vocab.SeriesAnalysisWindow, in.WindowHours*3600)
 	}
