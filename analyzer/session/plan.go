@@ -52,13 +52,14 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 	if !o.AsIs && o.advice == nil {
 		// The advice is the analysis's findings: the analysis that gives
 		// them also folds the use the plan is made from, so the window is
-		// read once for both, as a report reads it.
+		// read once for both, as a report reads it; the window before it,
+		// which only a change needs, is not read.
 		if _, err := s.resolveSchema(ctx); err != nil {
 			return nil, schemaError(err, plan.ErrNoData, "plan")
 		}
-		s.foldLanes = true
+		s.foldLanes, s.currentOnly = true, true
 		a, err := s.Analyze(ctx, 0)
-		s.foldLanes = false
+		s.foldLanes, s.currentOnly = false, false
 		if err != nil {
 			return nil, planError(err)
 		}
