@@ -318,7 +318,8 @@ func TestOneMoneyLedger(t *testing.T) {
 		fleet := panels(t, "fleet-overview.json")
 		team := panels(t, "team-efficiency.json")
 		found := panels(t, "findings.json")
-		cent(t, "findings: monthly savings", query(t, vars.Replace(found["Monthly savings"][0])), js.Findings.MonthlySavings)
+		cent(t, "findings: saved when the freed nodes go", query(t, vars.Replace(found["Saved when the freed nodes go"][0])), banked)
+		cent(t, "findings: capacity freed for other work", query(t, vars.Replace(found["Capacity freed for other work"][0])), capacityFreed)
 		cent(t, "findings: monthly fleet cost", query(t, vars.Replace(found["Monthly fleet cost"][0])), monthly(c.CapacityCost))
 		// Held and unallocated capacity are the ledger's to the cent: the
 		// panels integrate each allocation's share and each GPU's free
