@@ -17,6 +17,7 @@ const (
 	teamSeconds   = vocab.SeriesTeamGPUSeconds
 	teamCost      = vocab.SeriesTeamMonthlyCost
 	fleetCost     = vocab.SeriesFleetMonthlyCost
+	fleetSavings  = vocab.SeriesFleetMonthlySavings
 	findingFilter = `{cluster=~"$cluster", namespace=~"$namespace", severity=~"$severity"}`
 )
 
@@ -35,13 +36,16 @@ func findingsDashboard(s chart) spec {
 		},
 		rows: []row{
 			{"Open", []panel{
-				{kind: statPanel, title: "Open findings", unit: "short", w: 6, h: 4, desc: "Findings of the last analysis.",
+				{kind: statPanel, title: "Open findings", unit: "short", w: 4, h: 4, desc: "Findings of the last analysis.",
 					targets: []target{{expr: signals.OrZero(signals.Count(findingMetric + findingFilter)), instant: true}}},
-				{kind: statPanel, title: "Critical findings", unit: "short", w: 6, h: 4, desc: "Findings of severity critical.",
+				{kind: statPanel, title: "Critical findings", unit: "short", w: 4, h: 4, desc: "Findings of severity critical.",
 					targets: []target{{expr: signals.OrZero(signals.Count(findingMetric + `{cluster=~"$cluster", namespace=~"$namespace", severity="critical"}`)), instant: true}}},
-				{kind: statPanel, title: "Monthly savings", unit: "currencyUSD", w: 6, h: 4, decimals: ptr(0.0),
-					desc:    "What acting on every open finding that saves would save per month: the report's savings by acting. Changes made for reliability, which cost more, are left out, as there.",
-					targets: []target{{expr: signals.OrZero(signals.Sum(signals.Above(savingsMetric+findingFilter, 0))), instant: true}}},
+				{kind: statPanel, title: "Saved when the freed nodes go", unit: "currencyUSD", w: 5, h: 4, decimals: ptr(0.0),
+					desc:    "What acting on the week's advice takes off the bill per month: the price of the nodes the plan of the fleet after the advice frees, the report's and 'gpulens plan''s banked saving. Empty without a plan or a price.",
+					targets: []target{{expr: signals.Sum(fleetSavings + `{cluster=~"$cluster", kind="banked"}`), instant: true}}},
+				{kind: statPanel, title: "Capacity freed for other work", unit: "currencyUSD", w: 5, h: 4, decimals: ptr(0.0),
+					desc:    "What the GPUs that plan leaves free on the nodes that stay cost per month: capacity for other work, still on the bill until a node goes. The findings' own savings are GPU time, per finding in the table below, and are not added to either figure.",
+					targets: []target{{expr: signals.Sum(fleetSavings + `{cluster=~"$cluster", kind="capacity_freed"}`), instant: true}}},
 				{kind: statPanel, title: "Monthly fleet cost", unit: "currencyUSD", w: 6, h: 4, decimals: ptr(0.0),
 					desc:    "What the fleet's GPUs cost per month, held or not, at the analysis's prices: the report's cost of the fleet.",
 					targets: []target{{expr: signals.Sum(fleetCost + `{cluster=~"$cluster"}`), instant: true}}},

@@ -33,6 +33,17 @@ var serveSeries = []struct {
 	{[]string{"__name__", "gpulens_fleet_monthly_cost_usd", "state", "used"}, 36135},
 	{[]string{"__name__", "gpulens_fleet_monthly_cost_usd", "state", "idle"}, 4015},
 	{[]string{"__name__", "gpulens_fleet_monthly_cost_usd", "state", "unallocated"}, 8030},
+	// The report's two savings (issue 54): a freed node of 4 H100s, 4 ×
+	// 6.88 × 730; an H200 and an L4 free on the nodes that stay.
+	{[]string{"__name__", "gpulens_fleet_monthly_savings_usd", "kind", "banked"}, 20089.6},
+	{[]string{"__name__", "gpulens_fleet_monthly_savings_usd", "kind", "capacity_freed"}, 6358.3},
+	{[]string{"__name__", "gpulens_fleet_capacity_freed_gpus"}, 2},
+	// gpulens reclaim's (analyzer/reclaim/metrics.go), for the Reclaim row.
+	{[]string{"__name__", "gpulens_reclaim_pending"}, 1},
+	{[]string{"__name__", "gpulens_reclaim_workloads_reclaimed"}, 2},
+	{[]string{"__name__", "gpulens_reclaim_gpu_hours_total"}, 48},
+	{[]string{"__name__", "gpulens_reclaim_usd_total"}, 330.24},
+	{[]string{"__name__", "gpulens_reclaim_actions_total", "action", "reclaim", "result", "success"}, 2},
 }
 
 // TestFindingsDashboardOnServeSeries: every query of the findings

@@ -13,9 +13,11 @@ const reclaimFilter = `{cluster=~"$cluster"}`
 // reclaimRow is what gpulens reclaim did and has pending (docs/RECLAIM.md):
 // empty where no reclaimer runs, which its panels say.
 func reclaimRow() row {
-	released := func(name string) string {
-		return signals.OrZero(signals.Sum(signals.Range(signals.Increase, name+reclaimFilter, "$__range")))
-	}
+	// The counters' totals, not their increase over the range: a stat
+	// is PromQL's figure at the range's end, and the dashboards' rates
+	// are over $__rate_interval only. They count from the reclaimer's
+	// start, as its series do.
+	released := func(name string) string { return signals.OrZero(signals.Sum(name + reclaimFilter)) }
 	return row{"Reclaim", []panel{
 		{kind: statPanel, title: "Pending reclaims", unit: "short", w: 6, h: 4,
 			desc:    "Reclaims announced (an Event on the workload, an alert GPULensReclaimPending) and neither done nor cancelled yet. 0 where gpulens reclaim does not run.",
@@ -24,10 +26,10 @@ func reclaimRow() row {
 			desc:    "Workloads gpulens reclaim scaled to zero or suspended, and not running again: each can be restored with gpulens reclaim undo.",
 			targets: []target{{expr: signals.OrZero(signals.Sum(vocab.SeriesReclaimReclaimed + reclaimFilter)), instant: true}}},
 		{kind: statPanel, title: "GPU-hours released", unit: "short", w: 6, h: 4, decimals: ptr(0.0),
-			desc:    "GPU-hours that reclaimed workloads did not hold, over the dashboard's time range.",
+			desc:    "GPU-hours that reclaimed workloads did not hold, since the reclaimer started.",
 			targets: []target{{expr: released(vocab.SeriesReclaimGPUHours), instant: true}}},
 		{kind: statPanel, title: "Released, in dollars", unit: "currencyUSD", w: 6, h: 4, decimals: ptr(0.0),
-			desc:    "What those GPU-hours would have cost at the prices of the analyses that reclaimed them, over the dashboard's time range.",
+			desc:    "What those GPU-hours would have cost at the prices of the analyses that reclaimed them, since the reclaimer started.",
 			targets: []target{{expr: released(vocab.SeriesReclaimUSD), instant: true}}},
 		{kind: timeSeries, title: "Reclaim actions", unit: "short", w: 24, h: 8,
 			desc: "The reclaimer's actions by action and result (dry-run where it only announces): announce, cancel, reclaim, mark-resumed.",

@@ -15,6 +15,11 @@ const (
 	SeriesTeamEfficiency        = "gpulens_team_efficiency_ratio"
 	SeriesAnalysisWindow        = "gpulens_analysis_window_seconds"
 	SeriesFleetMonthlyCost      = "gpulens_fleet_monthly_cost_usd"
+	// SeriesFleetMonthlySavings and SeriesFleetCapacityFreedGPUs are the
+	// report's two savings (report.Savings), by cluster: the consolidation
+	// plan's of the fleet after the advice.
+	SeriesFleetMonthlySavings    = "gpulens_fleet_monthly_savings_usd"
+	SeriesFleetCapacityFreedGPUs = "gpulens_fleet_capacity_freed_gpus"
 	// SeriesPriceGPUHour is each GPU model's price per GPU-hour, which
 	// the dashboards price GPU-hours with.
 	SeriesPriceGPUHour = "gpulens_price_gpu_hour_usd"

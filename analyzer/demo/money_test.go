@@ -91,8 +91,14 @@ func TestOneMoneyLedger(t *testing.T) {
 			ReliabilityMonthlyCost float64 `json:"reliability_monthly_cost"`
 		} `json:"findings"`
 		Consolidation struct {
-			MonthlySaving float64 `json:"monthly_saving"`
+			MonthlySaving        float64 `json:"monthly_saving"`
+			CapacityFreedMonthly float64 `json:"capacity_freed_monthly"`
 		} `json:"consolidation"`
+		// The report's two savings (issue 54), read off the plan.
+		Savings struct {
+			Banked        *float64 `json:"banked_monthly"`
+			CapacityFreed *float64 `json:"capacity_freed_monthly"`
+		} `json:"savings"`
 		Ledger ledger.Ledger `json:"ledger"`
 		Teams  []struct {
 			Team           string  `json:"team"`
@@ -116,6 +122,12 @@ func TestOneMoneyLedger(t *testing.T) {
 	if c.Waste <= 0 || c.Unallocated <= 0 || js.Findings.MonthlySavings <= 0 {
 		t.Fatalf("the demo week has no waste, no unallocated GPUs or no savings: nothing held to one figure")
 	}
+	if js.Savings.Banked == nil || js.Savings.CapacityFreed == nil || *js.Savings.CapacityFreed <= 0 {
+		t.Fatalf("the report's savings %+v: want both known, and capacity freed", js.Savings)
+	}
+	banked, capacityFreed := *js.Savings.Banked, *js.Savings.CapacityFreed
+	cent(t, "report JSON: the banked saving is the consolidation's", banked, js.Consolidation.MonthlySaving)
+	cent(t, "report JSON: the capacity freed is the consolidation's", capacityFreed, js.Consolidation.CapacityFreedMonthly)
 	var teamAlloc, teamUsage float64
 	for _, tm := range js.Teams {
 		teamAlloc += tm.AllocationCost
@@ -156,14 +168,16 @@ func TestOneMoneyLedger(t *testing.T) {
 		cent(t, "CSV: unallocated row's usage charge = idle + unallocated", sum["unallocated"]["usage_cost"], c.EstimatedWaste)
 	})
 
-	// The human formats print the summary in whole dollars and the
-	// reconciliation to the cent.
+	// The human formats print the summary in whole dollars a month (the
+	// week's, × 730 / 168; issue 54: one period for every figure it leads
+	// with), the two savings, and the reconciliation to the cent.
+	month := func(v float64) float64 { return v / week * vocab.HoursPerMonth }
 	for _, format := range []string{"markdown", "html", "table"} {
 		t.Run("report "+format, func(t *testing.T) {
 			out := string(render(t, r, format))
 			for _, want := range []string{
-				dollars(c.CapacityCost, 0), dollars(c.EstimatedWaste, 0), dollars(c.Waste, 0), dollars(c.Unallocated, 0),
-				dollars(js.Findings.MonthlySavings, 0),
+				dollars(month(c.CapacityCost), 0), dollars(month(c.EstimatedWaste), 0), dollars(month(c.Waste), 0), dollars(month(c.Unallocated), 0),
+				dollars(banked, 0), dollars(capacityFreed, 0),
 				dollars(c.CapacityCost, 2), dollars(c.Cost, 2), dollars(c.Unallocated, 2), dollars(c.Waste, 2), dollars(teamUsage, 2),
 			} {
 				if !strings.Contains(out, want) {
@@ -199,6 +213,7 @@ func TestOneMoneyLedger(t *testing.T) {
 		}
 		var pj struct {
 			MonthlySaving float64 `json:"monthly_saving_usd"`
+			CapacityFreed float64 `json:"capacity_freed_monthly_usd"`
 			Pools         []struct {
 				Product      string   `json:"product"`
 				PerGPUHour   float64  `json:"price_per_gpu_hour"`
@@ -215,6 +230,8 @@ func TestOneMoneyLedger(t *testing.T) {
 		// consolidation is that plan: its savings are never the findings'
 		// GPU time, which frees capacity only until a node goes.
 		cent(t, "plan: the report's consolidation saving", pj.MonthlySaving, js.Consolidation.MonthlySaving)
+		cent(t, "plan: the report's banked saving", pj.MonthlySaving, banked)
+		cent(t, "plan: the report's capacity freed", pj.CapacityFreed, capacityFreed)
 		var freed float64
 		for _, pool := range pj.Pools {
 			if pool.PerNodeHour == nil {
@@ -278,6 +295,8 @@ func TestOneMoneyLedger(t *testing.T) {
 		cent(t, "serve: idle = waste", query(t, "sum("+fleet+`{state="idle"})`), monthly(c.Waste))
 		cent(t, "serve: unallocated", query(t, "sum("+fleet+`{state="unallocated"})`), monthly(c.Unallocated))
 		cent(t, "serve: the teams' cost", query(t, "sum("+vocab.SeriesTeamMonthlyCost+")"), monthly(c.Cost))
+		cent(t, "serve: the banked saving", query(t, "sum("+vocab.SeriesFleetMonthlySavings+`{kind="banked"})`), banked)
+		cent(t, "serve: the capacity freed", query(t, "sum("+vocab.SeriesFleetMonthlySavings+`{kind="capacity_freed"})`), capacityFreed)
 		// The report's savings are the recommendations that save; those
 		// that cost (reliability) are apart, with a negative saving.
 		cent(t, "serve: the findings' savings", query(t, "sum("+vocab.SeriesFindingMonthlySavings+" > 0)"), js.Findings.MonthlySavings)
@@ -299,7 +318,8 @@ func TestOneMoneyLedger(t *testing.T) {
 		fleet := panels(t, "fleet-overview.json")
 		team := panels(t, "team-efficiency.json")
 		found := panels(t, "findings.json")
-		cent(t, "findings: monthly savings", query(t, vars.Replace(found["Monthly savings"][0])), js.Findings.MonthlySavings)
+		cent(t, "findings: saved when the freed nodes go", query(t, vars.Replace(found["Saved when the freed nodes go"][0])), banked)
+		cent(t, "findings: capacity freed for other work", query(t, vars.Replace(found["Capacity freed for other work"][0])), capacityFreed)
 		cent(t, "findings: monthly fleet cost", query(t, vars.Replace(found["Monthly fleet cost"][0])), monthly(c.CapacityCost))
 		// Held and unallocated capacity are the ledger's to the cent: the
 		// panels integrate each allocation's share and each GPU's free

@@ -11,6 +11,14 @@ func (r *Result) SetCluster(cluster string) {
 	for i := range r.Allocations {
 		r.Allocations[i].Cluster = cluster
 	}
+	if r.Usage != nil {
+		// Keyed as the allocations are, or a plan made from the merged
+		// analysis (plan.FromAnalysis) finds none of their rows and
+		// plans an empty fleet.
+		for i := range r.Usage.Allocations {
+			r.Usage.Allocations[i].Cluster = cluster
+		}
+	}
 	for i := range r.Workloads {
 		w := &r.Workloads[i]
 		w.Cluster = cluster

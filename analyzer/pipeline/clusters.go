@@ -35,7 +35,7 @@ func (a *Analysis) analyzeClusters(ctx context.Context, o Options, sch signals.S
 		}
 		a.timelines[c] = res.Timeline
 		a.keepUsage(c, res)
-		prev, err := query.AnalyzeScoped(ctx, o.Source, sc, sch, prevW, o.Sharding)
+		prev, err := o.previous(ctx, sc, sch, prevW)
 		if err != nil {
 			return fmt.Errorf("%s: previous window: %w", fleet.ClusterName(c), err)
 		}
@@ -51,7 +51,9 @@ func (a *Analysis) analyzeClusters(ctx context.Context, o Options, sch signals.S
 		}
 		detected := findings.Detect(res, inv, o.findingsConfig(), o.Prices)
 		addHAMi(o, res, detected)
-		if err := previousHAMi(ctx, o.Source, sc, sch, prevW, prev); err != nil {
+		if o.CurrentOnly {
+			// No previous window read: nothing of HAMi's to read for it.
+		} else if err := previousHAMi(ctx, o.Source, sc, sch, prevW, prev); err != nil {
 			return fmt.Errorf("%s: %w", fleet.ClusterName(c), err)
 		}
 		found = append(found, findings.Clustered{Cluster: c, Result: detected})

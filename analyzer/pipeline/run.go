@@ -48,6 +48,12 @@ type Options struct {
 	// for a consolidation plan made without reading the window again
 	// (Analysis.Usage).
 	Lanes bool
+	// CurrentOnly reads the current window only: Previous is then an
+	// empty analysis of the window before, and no change is shown. For a
+	// use case that needs the window's findings and not the change (a
+	// plan after the advice), whose read of the previous window would be
+	// the whole cost of a second analysis.
+	CurrentOnly bool
 	// Progress, when set, is told how many of the run's stages are done.
 	Progress func(done, total int)
 	// Sharding keeps each query of the analyses within a sample budget
@@ -190,7 +196,7 @@ func (a *Analysis) analyzeOne(ctx context.Context, o Options, sch signals.Schema
 		return noData(o, []signals.Schema{sch}, "")
 	}
 	progress()
-	prev, err := query.AnalyzeSharded(ctx, o.Source, sch, prevW, o.Sharding)
+	prev, err := o.previous(ctx, query.Scope{}, sch, prevW)
 	if err != nil {
 		return fmt.Errorf("previous window: %w", err)
 	}
@@ -201,11 +207,22 @@ func (a *Analysis) analyzeOne(ctx context.Context, o Options, sch signals.Schema
 	}
 	a.Findings = findings.Detect(res, o.Inventory, o.findingsConfig(), o.Prices)
 	addHAMi(o, res, a.Findings)
-	if err := previousHAMi(ctx, o.Source, query.Scope{}, sch, prevW, prev); err != nil {
+	if o.CurrentOnly {
+		// No previous window read: nothing of HAMi's to read for it.
+	} else if err := previousHAMi(ctx, o.Source, query.Scope{}, sch, prevW, prev); err != nil {
 		return err
 	}
 	a.inventoryNotes = inventoryNotes(o.Inventory, "")
 	return nil
+}
+
+// previous is the analysis of the window before cur in scope sc: an
+// empty one of its window where o.CurrentOnly.
+func (o Options) previous(ctx context.Context, sc query.Scope, sch signals.Schema, prevW fleet.Window) (*fleet.Result, error) {
+	if o.CurrentOnly {
+		return &fleet.Result{Schema: sch.Name(), Window: prevW}, nil
+	}
+	return query.AnalyzeScoped(ctx, o.Source, sc, sch, prevW, o.Sharding)
 }
 
 // currentSharding is the current window's: it also folds the utilization

@@ -43,6 +43,12 @@ func MergeClusters(parts []Clustered) *Plan {
 		out.NodesNeeded += p.NodesNeeded
 		out.HeadroomGPUs += p.HeadroomGPUs
 		out.MonthlySavingUSD += p.MonthlySavingUSD
+		out.CapacityFreedGPUs += p.CapacityFreedGPUs
+		out.CapacityFreedMonthlyUSD += p.CapacityFreedMonthlyUSD
+		out.AsIs = out.AsIs || p.AsIs
+		for _, l := range p.Released {
+			out.Released = append(out.Released, fleet.ClusterName(part.Cluster)+": "+l)
+		}
 		for _, n := range p.Notes {
 			out.Notes = append(out.Notes, fleet.ClusterName(part.Cluster)+": "+n)
 		}

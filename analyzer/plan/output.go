@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -42,10 +44,16 @@ func money(v *float64) string {
 	if v == nil {
 		return "unknown price"
 	}
-	if *v < 0 {
-		return fmt.Sprintf("-$%.0f", -*v)
+	// Whole dollars in groups of three, as the report writes them.
+	sign, d := "", int64(math.Round(*v))
+	if d < 0 {
+		sign, d = "-", -d
 	}
-	return fmt.Sprintf("$%.0f", *v)
+	digits := strconv.FormatInt(d, 10)
+	for i := len(digits) - 3; i > 0; i -= 3 {
+		digits = digits[:i] + "," + digits[i:]
+	}
+	return sign + "$" + digits
 }
 
 // writeTable writes the plan for a terminal, within 120 columns
@@ -79,7 +87,11 @@ func writeTable(w io.Writer, p *Plan, wide bool) error {
 		termtable.Column{Name: "GPUs today"}, termtable.Column{Name: "Needed"}, termtable.Column{Name: "Headroom GPUs"}, termtable.Column{Name: "Saving/month"},
 		termtable.Column{Name: "Method", Wide: true})...)
 	for _, pp := range p.Pools {
-		tb.Row(withCluster(clusterCell(pp.Cluster), pp.Model, count(pp.NodesToday), count(pp.NodesNeeded), fmt.Sprint(pp.GPUsToday), fmt.Sprint(pp.GPUsNeeded),
+		needed := count(pp.NodesNeeded)
+		if pp.NodesToday > 0 && pp.NodesNeeded == 0 {
+			needed = "0" // every lane released: its nodes all go
+		}
+		tb.Row(withCluster(clusterCell(pp.Cluster), pp.Model, count(pp.NodesToday), needed, fmt.Sprint(pp.GPUsToday), fmt.Sprint(pp.GPUsNeeded),
 			fmt.Sprint(pp.HeadroomGPUs), money(pp.MonthlySavingUSD), pp.Method)...)
 	}
 	total := p.MonthlySavingUSD
@@ -87,8 +99,19 @@ func writeTable(w io.Writer, p *Plan, wide bool) error {
 	if err := tb.Write(w, wide); err != nil {
 		return err
 	}
+	freed := p.CapacityFreedMonthlyUSD
 	fmt.Fprintln(w)
-	prose("", "  ", "The saving is the freed nodes' price a month: clouds bill nodes. Headroom GPUs are free on the nodes that stay, worth nothing until a node goes.")
+	prose("", "  ", fmt.Sprintf("Banked when the freed nodes go: %s a month (their price: clouds bill nodes). Capacity freed for other work: %s on the nodes that stay, worth %s a month, which leaves the bill only when a node goes.",
+		money(&total), gpus(p.CapacityFreedGPUs), money(&freed)))
+	switch {
+	case p.AsIs:
+		prose("", "  ", "Today's fleet as it is (--as-is): the workloads 'gpulens recommend' releases are planned too.")
+	case len(p.Released) == 0:
+		prose("", "  ", "The fleet after the advice: 'gpulens recommend' releases no workload, so it is today's.")
+	default:
+		prose("", "  ", fmt.Sprintf("The fleet after the advice: %s that 'gpulens recommend' releases %s not planned (--as-is plans today's fleet).",
+			plural(len(p.Released), "lane"), map[bool]string{true: "is", false: "are"}[len(p.Released) == 1]))
+	}
 
 	for _, pp := range p.Pools {
 		nodes := ""

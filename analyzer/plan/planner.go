@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -29,13 +30,24 @@ type Plan struct {
 	// The saving is in nodes, as clouds bill: the freed nodes' price (less
 	// the added nodes' where a layout needs more). GPUs freed on nodes that
 	// stay are headroom, worth nothing until a node goes.
-	GPUsToday        int      `json:"gpus_today"`
-	GPUsNeeded       int      `json:"gpus_needed"`
-	NodesToday       int      `json:"nodes_today"`
-	NodesNeeded      int      `json:"nodes_needed"`
-	HeadroomGPUs     int      `json:"headroom_gpus"`
-	MonthlySavingUSD float64  `json:"monthly_saving_usd"`
-	Notes            []string `json:"notes,omitempty"`
+	GPUsToday        int     `json:"gpus_today"`
+	GPUsNeeded       int     `json:"gpus_needed"`
+	NodesToday       int     `json:"nodes_today"`
+	NodesNeeded      int     `json:"nodes_needed"`
+	HeadroomGPUs     int     `json:"headroom_gpus"`
+	MonthlySavingUSD float64 `json:"monthly_saving_usd"`
+	// CapacityFreedGPUs are the GPUs the plan frees on the nodes that
+	// stay, and CapacityFreedMonthlyUSD their price a month (priced pools
+	// only): capacity for other work, which leaves the bill only when a
+	// node goes, so it is never added to MonthlySavingUSD.
+	CapacityFreedGPUs       int     `json:"capacity_freed_gpus"`
+	CapacityFreedMonthlyUSD float64 `json:"capacity_freed_monthly_usd"`
+	// AsIs says the plan packs today's fleet (--as-is); without it the
+	// plan is of the fleet after the advice, less the lanes Released
+	// names (ApplyAdvice).
+	AsIs     bool     `json:"as_is"`
+	Released []string `json:"released,omitempty"`
+	Notes    []string `json:"notes,omitempty"`
 }
 
 // PoolPlan is one model's layout.
@@ -61,6 +73,10 @@ type PoolPlan struct {
 	// MonthlySavingUSD is the freed nodes' price a month (negative when
 	// the layout needs more nodes); nil without a price.
 	MonthlySavingUSD *float64 `json:"monthly_saving_usd"`
+	// CapacityFreedGPUs and CapacityFreedMonthlyUSD are as Plan's, of
+	// the pool; the value is nil without a price.
+	CapacityFreedGPUs       int      `json:"capacity_freed_gpus"`
+	CapacityFreedMonthlyUSD *float64 `json:"capacity_freed_monthly_usd"`
 	// GPUsPerNode is the pool's node shape; NodesToday and NodesNeeded
 	// count nodes (0: unknown). A node takes one device plugin config, so
 	// time-sliced GPUs need nodes of their own, and a pool frees money in
@@ -190,7 +206,7 @@ func Make(d *Data, pol Policy, prices *price.Prices) (*Plan, error) {
 		switch {
 		case !priced:
 			pp.Notes = append(pp.Notes, "no price for "+pool.Product+": its saving is unknown")
-		case pp.NodesNeeded > 0:
+		case pp.NodesNeeded > 0 || pp.NodesToday > 0:
 			// Clouds bill the instance; the node's GPUs at the per-GPU
 			// price stand in where its type is not in the table.
 			node := price * float64(pp.GPUsPerNode)
@@ -201,6 +217,11 @@ func Make(d *Data, pol Policy, prices *price.Prices) (*Plan, error) {
 			}
 			pp.InstanceType = pool.InstanceType
 			saving := float64(pp.NodesToday-pp.NodesNeeded) * node * vocab.HoursPerMonth
+			if _, _, typed := prices.PerNodeHour(pool.InstanceType, pool.Product); !typed && pp.NodesToday > pp.NodesNeeded {
+				// Priced by their GPUs, the freed nodes are the pool's
+				// smallest: the layout fills nodes of the largest shape.
+				saving = float64(freedNodeGPUs(pool, pp.NodesToday-pp.NodesNeeded)) * price * vocab.HoursPerMonth
+			}
 			if pp.NodesNeeded > pp.NodesToday {
 				// Only a lane that did not fit today's layout gets here
 				// (keepToday): a layout with more nodes never saves.
@@ -214,6 +235,13 @@ func Make(d *Data, pol Policy, prices *price.Prices) (*Plan, error) {
 			pp.PricePerHour, pp.MonthlySavingUSD = &price, &zero
 			pp.Notes = append(pp.Notes, "the pool's nodes are unknown (no node label): its saving is not counted")
 		}
+		pp.CapacityFreedGPUs = capacityFreed(pool, pp)
+		if priced {
+			v := float64(pp.CapacityFreedGPUs) * price * vocab.HoursPerMonth
+			pp.CapacityFreedMonthlyUSD = &v
+			out.CapacityFreedMonthlyUSD += v
+		}
+		out.CapacityFreedGPUs += pp.CapacityFreedGPUs
 		if pp.MonthlySavingUSD != nil {
 			out.MonthlySavingUSD += *pp.MonthlySavingUSD
 		}
@@ -226,6 +254,36 @@ func Make(d *Data, pol Policy, prices *price.Prices) (*Plan, error) {
 	}
 	slices.SortFunc(out.Pools, func(a, b PoolPlan) int { return cmp.Compare(a.Model, b.Model) })
 	return out, nil
+}
+
+// freedNodeGPUs are the GPUs of the pool's n smallest nodes, the ones a
+// layout on fewer nodes frees; n nodes of the pool's shape where the GPUs
+// of each node were not read.
+func freedNodeGPUs(pool *Pool, n int) int {
+	counts := slices.Sorted(maps.Values(pool.nodeGPUs))
+	if len(counts) != pool.Nodes || n > len(counts) {
+		return n * pool.GPUsPerNode
+	}
+	sum := 0
+	for _, c := range counts[:n] {
+		sum += c
+	}
+	return sum
+}
+
+// capacityFreed is how many GPUs pp frees on the nodes it keeps: those it
+// frees less the freed nodes' (their price is the saving), at most the
+// kept nodes' headroom; where the nodes are unknown, every GPU it frees.
+// A node of the pool smaller than its shape (GPUsPerNode is the largest
+// node's) makes headroom of GPUs that do not exist; the bound by the GPUs
+// freed keeps them out.
+func capacityFreed(pool *Pool, pp PoolPlan) int {
+	freed := pp.Freed()
+	if pp.NodesNeeded == 0 && pp.NodesToday == 0 {
+		return max(freed, 0)
+	}
+	freed -= freedNodeGPUs(pool, max(pp.NodesToday-pp.NodesNeeded, 0))
+	return max(min(freed, pp.HeadroomGPUs), 0)
 }
 
 // keepToday is the pool's plan where the packed layout pp needs more
@@ -332,6 +390,10 @@ func planPool(pool *Pool, pol Policy) PoolPlan {
 	var notes []string
 	pp.Nodes, notes = packNodes(pool, &pp)
 	pp.Notes = append(pp.Notes, notes...)
+	if pp.Nodes == nil && len(pp.GPUs) == 0 && pool.GPUsPerNode > 0 && pool.Nodes > 0 {
+		// Every lane released (ApplyAdvice): the pool's nodes all go.
+		pp.Nodes = []Node{}
+	}
 	if pp.Nodes != nil {
 		pp.GPUsPerNode, pp.NodesToday, pp.NodesNeeded = pool.GPUsPerNode, pool.Nodes, len(pp.Nodes)
 		pp.HeadroomGPUs = pp.NodesNeeded*pool.GPUsPerNode - pp.GPUsNeeded

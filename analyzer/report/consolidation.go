@@ -25,6 +25,15 @@ type Consolidation struct {
 	// when none was priced. It is bankable: the nodes go.
 	MonthlySaving float64 `json:"monthly_saving"`
 	SavingKnown   bool    `json:"saving_known"`
+	// CapacityFreedGPUs are the GPUs the layout leaves free on the nodes
+	// it keeps (at most HeadroomGPUs: a node smaller than its pool's shape
+	// has no room), and CapacityFreedMonthly their price a month, known
+	// with SavingKnown; AsIs says the plan is of today's fleet, not the
+	// fleet after the advice, and Released names what the advice released.
+	CapacityFreedGPUs    int      `json:"capacity_freed_gpus"`
+	CapacityFreedMonthly float64  `json:"capacity_freed_monthly"`
+	AsIs                 bool     `json:"as_is"`
+	Released             []string `json:"released,omitempty"`
 	// ReplaySteps and OvercommittedSteps are the proof: the window's steps
 	// replayed on the layout, and those at which memory did not fit (0,
 	// or there is no plan).
@@ -39,6 +48,22 @@ type Consolidation struct {
 	// one their recommendation gives, with why: a recommendation sizes a
 	// workload alone, the plan packs it, step by step, with the others.
 	Differences []ShapeDifference `json:"differences,omitempty"`
+}
+
+// bankedOf is the plan's banked saving of cluster's pools, for the
+// clusters' table: the summary's figure, split by cluster.
+func (r *Report) bankedOf(cluster string) string {
+	c := r.Consolidation
+	if c == nil || c.Unavailable != "" || (r.CostKnown && !c.SavingKnown) {
+		return "unknown"
+	}
+	sum := 0.0
+	for _, p := range c.Pools {
+		if p.Cluster == cluster && p.MonthlySaving != nil {
+			sum += *p.MonthlySaving
+		}
+	}
+	return r.money(sum)
 }
 
 // ShapeDifference is one workload that recommend and plan shape apart.
@@ -61,6 +86,11 @@ type ConsolidationPool struct {
 	NodesToday   int    `json:"nodes_today"`
 	NodesNeeded  int    `json:"nodes_needed"`
 	HeadroomGPUs int    `json:"headroom_gpus"`
+	// MonthlySaving and CapacityFreedMonthly are the pool's part of the
+	// plan's; nil without a price.
+	MonthlySaving        *float64 `json:"monthly_saving"`
+	CapacityFreedGPUs    int      `json:"capacity_freed_gpus"`
+	CapacityFreedMonthly *float64 `json:"capacity_freed_monthly"`
 }
 
 func (r *Report) consolidationSection() section {
@@ -87,10 +117,18 @@ func (r *Report) consolidationSection() section {
 	default:
 		nodes = fmt.Sprintf("on %d of today's %d nodes, a saving of %s a month (the freed nodes' price)", c.NodesNeeded, c.NodesToday, saving)
 	}
-	s.Intro = fmt.Sprintf("Packed by their per-step use, the workloads need %d of the %d GPUs, %s; "+
-		"%d GPUs stay free on the nodes kept, headroom worth nothing until a node goes. "+
+	fleet := "Today's fleet as it is"
+	if !c.AsIs {
+		fleet = fmt.Sprintf("The fleet after the advice (%d lanes that the recommendations release are gone)", len(c.Released))
+	}
+	freed := fmt.Sprintf("%d GPUs", c.CapacityFreedGPUs)
+	if c.SavingKnown {
+		freed += ", worth " + r.money(c.CapacityFreedMonthly) + " a month,"
+	}
+	s.Intro = fmt.Sprintf("%s, packed by their per-step use: the workloads need %d of the %d GPUs, %s; "+
+		"%s stay free on the nodes kept, capacity for other work that leaves the bill only when a node goes. "+
 		"Replaying the window's %d steps on that layout overcommits memory at %d. 'gpulens plan' gives the layout.",
-		c.GPUsNeeded, c.GPUsToday, nodes, c.HeadroomGPUs, c.ReplaySteps, c.OvercommittedSteps)
+		fleet, c.GPUsNeeded, c.GPUsToday, nodes, freed, c.ReplaySteps, c.OvercommittedSteps)
 	for _, d := range c.Differences {
 		s.Intro += fmt.Sprintf(" %s: recommended %s, planned %s (%s).", safetext.Comment(d.Workload), d.Recommend, d.Plan, d.Why)
 	}

@@ -93,44 +93,48 @@ func (r *Report) headlineFigures() []figure {
 	return out
 }
 
-// savingsFigures are the savings the report model has: what acting on
-// the findings frees a month, and the part of it the consolidation takes
-// off the bill (its freed nodes).
+// savingsFigures are the report's two savings and never a third (issue
+// 54): the plan of the fleet after the advice's, what leaves the bill when
+// the freed nodes go, and the capacity it frees on the nodes that stay,
+// both a month (Report.Savings, the figures 'gpulens plan' prints).
 func (r *Report) savingsFigures() []figure {
-	f := figure{Key: "savings", Label: "Savings by acting"}
+	banked := figure{Key: "banked", Label: "Saved when the freed nodes go"}
+	freed := figure{Key: "capacity_freed", Label: "Capacity freed for other work"}
+	s := r.Savings
 	switch {
+	case s == nil || s.Unavailable != "":
+		why := "no consolidation plan"
+		if s != nil {
+			why += ": " + s.Unavailable
+		}
+		banked.Why, banked.Text = why, "unknown ("+why+")"
+		freed.Why, freed.Text = why, "unknown ("+why+")"
+		return []figure{banked, freed}
 	case !r.CostKnown:
-		f.Why, f.Text = "no price table", "unknown (no price table)"
-	case r.Findings.SavingsUnpriced != nil:
-		u := r.Findings.SavingsUnpriced
-		f.Why, f.Text = "no price for "+modelNames(u.Models), r.moneyOf(r.Findings.MonthlySavings, u)
+		banked.Why, banked.Text = "no price table", "unknown (no price table)"
+		freed.Why, freed.Text = "no price table", "unknown (no price table)"
 	default:
-		v := r.Findings.MonthlySavings
-		f.Amount, f.Text = &v, r.money(v)
-		n := len(r.Recommendations)
-		f.Note = fmt.Sprintf("acting on %d %s", n, plural(n, "recommendation", "recommendations"))
+		if s.Banked == nil {
+			banked.Why, banked.Text = "no node price", "unknown (no node price)"
+		} else {
+			v := *s.Banked
+			banked.Amount, banked.Text = &v, r.money(v)
+		}
+		if s.CapacityFreed == nil {
+			freed.Why, freed.Text = "no price for the GPUs freed", "unknown (no price for the GPUs freed)"
+		} else {
+			v := *s.CapacityFreed
+			freed.Amount, freed.Text = &v, r.money(v)
+		}
 	}
-	out := []figure{f}
-	c := r.Consolidation
-	if c == nil || c.Unavailable != "" || c.NodesToday == 0 {
-		return out
-	}
-	g := figure{Key: "off_the_bill", Label: "Off the bill"}
 	switch {
-	case !r.CostKnown:
-		g.Why, g.Text = "no price table", "unknown (no price table)"
-	case !c.SavingKnown:
-		g.Why, g.Text = "no node price", "unknown (no node price)"
-	default:
-		v := c.MonthlySaving
-		g.Amount, g.Text = &v, r.money(v)
+	case r.Consolidation != nil && s.NodesFreed <= 0:
+		banked.Note = fmt.Sprintf("the plan of the fleet after the advice keeps all %d nodes", r.Consolidation.NodesToday)
+	case r.Consolidation != nil:
+		banked.Note = fmt.Sprintf("%d of %d nodes can go", s.NodesFreed, r.Consolidation.NodesToday)
 	}
-	if c.NodesNeeded >= c.NodesToday {
-		g.Note = fmt.Sprintf("the consolidation keeps all %d nodes: freed GPUs are paid for until a node goes", c.NodesToday)
-	} else {
-		g.Note = fmt.Sprintf("%d of %d nodes can go", c.NodesToday-c.NodesNeeded, c.NodesToday)
-	}
-	return append(out, g)
+	freed.Note = fmt.Sprintf("%d GPUs on the nodes that stay, still on the bill until a node goes", s.CapacityFreedGPUs)
+	return []figure{banked, freed}
 }
 
 // changeFigure is the allocations' cost against the previous window, a

@@ -30,11 +30,17 @@ func TestHeadline(t *testing.T) {
 	used, _ := h["used"].(float64)
 	idle, _ := h["idle"].(float64)
 	near("used + idle + unallocated", used+idle+h["unallocated"].(float64), 16498.00)
-	savings := 0.0
-	for _, x := range r.Recommendations {
-		savings += x.MonthlySavings
+	// The fixture has no consolidation plan: both savings are unknown,
+	// with the reason, and the findings' sum is not a third figure.
+	why, _ := h["unknown"].(map[string]any)
+	for _, k := range []string{"banked", "capacity_freed"} {
+		if h[k] != nil || why[k] != "no consolidation plan" {
+			t.Errorf("%s: %v (why %v), want null for no consolidation plan", k, h[k], why[k])
+		}
 	}
-	near("savings", h["savings"], savings)
+	if _, ok := h["savings"]; ok {
+		t.Errorf("the headline has a third saving, %v", h["savings"])
+	}
 	near("change_vs_previous", h["change_vs_previous"], (r.Cluster.Cost-r.Cluster.Previous.Cost)*730/168)
 	if h["period"] != "month" || h["currency"] != "USD" {
 		t.Errorf("period %v, currency %v", h["period"], h["currency"])
@@ -60,7 +66,7 @@ func TestHeadlineUnknown(t *testing.T) {
 	r := fixtureReport(t, teamsInventory(), nil)
 	h := headlineOf(t, r)
 	why, _ := h["unknown"].(map[string]any)
-	for _, k := range []string{"fleet_cost", "used", "idle", "unallocated", "savings", "change_vs_previous"} {
+	for _, k := range []string{"fleet_cost", "used", "idle", "unallocated", "banked", "capacity_freed", "change_vs_previous"} {
 		v, ok := h[k]
 		if !ok || v != nil {
 			t.Errorf("%s: %v (present %v), want null", k, v, ok)
@@ -87,4 +93,30 @@ func headlineOf(t *testing.T, r *Report) map[string]any {
 		t.Fatal("no headline in the JSON")
 	}
 	return doc.Headline
+}
+
+// TestHeadlineSavings: the headline's two savings are the plan's, a month
+// already (not scaled again by the window): one 2-L4 node freed at $0.80
+// is 2 × 0.80 × 730 = $1,168, and two A100s left free at $3.43 are
+// 2 × 3.43 × 730 = $5,007.80.
+func TestHeadlineSavings(t *testing.T) {
+	r := fixtureReport(t, teamsInventory(), fixturePrices(t))
+	banked, freed := 2*0.80*730, 2*3.43*730
+	r.Consolidation = &Consolidation{NodesToday: 3, NodesNeeded: 2}
+	r.Savings = &Savings{Banked: &banked, NodesFreed: 1, CapacityFreedGPUs: 2, CapacityFreed: &freed}
+	h := headlineOf(t, r)
+	for k, want := range map[string]float64{"banked": 1168, "capacity_freed": 5007.80} {
+		if g, ok := h[k].(float64); !ok || math.Abs(g-want) > 0.005 {
+			t.Errorf("%s: %v, want %.2f", k, h[k], want)
+		}
+	}
+	var b bytes.Buffer
+	if err := Render(&b, r, "table"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Saved when the freed nodes go", "$1,168", "1 of 3 nodes can go", "Capacity freed for other work", "$5,008"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the table has no %q:\n%s", want, b.String())
+		}
+	}
 }

@@ -170,7 +170,7 @@ func checkFirstScreen(t *testing.T, m measures) {
 	if h.Bottom > min(m.Viewport.H, 900) {
 		t.Errorf("the headline ends at %.0fpx, past the first screen's %.0fpx", h.Bottom, min(m.Viewport.H, 900))
 	}
-	want := []string{"fleet_cost", "used", "idle", "unallocated", "savings", "change_vs_previous"}
+	want := []string{"fleet_cost", "used", "idle", "unallocated", "banked", "capacity_freed", "change_vs_previous"}
 	for _, k := range want {
 		if !slices.Contains(h.Figures, k) {
 			t.Errorf("the headline has figures %v, no %s", h.Figures, k)

@@ -99,9 +99,10 @@ func (r *Report) summarySection() section {
 		{"Used by allocations", gpuHours(c.UsedGPUHours) + " GPU-h"},
 		{"Allocation efficiency", efficiency(c.Efficiency)},
 		{"Average GPU utilization", percent(c.AvgUtilization)},
-		{"Cost of the fleet", r.moneyOf(c.CapacityCost, c.CapacityUnpriced)},
-		{"Waste in the window", r.waste(c)},
-		{"Savings by acting, a month", r.moneyOf(r.Findings.MonthlySavings, r.Findings.SavingsUnpriced) + r.offTheBill()},
+		{"Cost of the fleet, a month", r.moneyOf(r.perMonth(c.CapacityCost), c.CapacityUnpriced)},
+		{"Waste, a month", r.waste(c)},
+		{"Saved when the freed nodes go, a month", r.bankedCell()},
+		{"Capacity freed for other work, a month", r.capacityCell()},
 	}...)
 	if v := r.Findings.ReliabilityMonthlyCost; v > 0 && r.CostKnown {
 		rows = append(rows, []string{"Reliability changes, a month", r.money(v) + " more (a GPU of its own where sharing risks running out of memory)"})
@@ -115,9 +116,9 @@ func (r *Report) summarySection() section {
 		title = "Fleet summary"
 	}
 	return section{ID: "summary", Title: title, Header: []string{"Figure", "Value"}, Rows: rows, Wrap: []string{"Value"},
-		Intro: "Waste is what the window's GPU time cost and nobody used: idle allocations and unallocated GPUs. " +
-			"Savings are the GPU time acting on the findings frees each month (smaller or released allocations); it leaves the bill when a node goes, " +
-			"which the consolidation says: free GPUs on nodes that stay are paid for all the same."}
+		Intro: "Every money figure is a month's (730 hours), the window's scaled. Waste is GPU time paid for and not used: idle allocations and unallocated GPUs. " +
+			"The savings are the consolidation plan's, of the fleet after the advice (released allocations gone, the rest packed by their use): " +
+			"the freed nodes' price leaves the bill when they go; the GPUs freed on nodes that stay are capacity for other work, paid for all the same."}
 }
 
 // waste is the window's waste, idle allocations and unallocated capacity,
@@ -126,8 +127,8 @@ func (r *Report) waste(c Cluster) string {
 	if u := c.CapacityUnpriced; r.CostKnown && u != nil && !u.Partial {
 		return unknownMoney(u.Models) // no part of it known: said once
 	}
-	return r.moneyOf(c.EstimatedWaste, c.CapacityUnpriced) + " (idle allocations " + r.moneyOf(c.Waste, c.Unpriced) +
-		", unallocated " + r.moneyOf(c.UnallocatedCost, c.CapacityUnpriced) + ")"
+	return r.moneyOf(r.perMonth(c.EstimatedWaste), c.CapacityUnpriced) + " (idle allocations " + r.moneyOf(r.perMonth(c.Waste), c.Unpriced) +
+		", unallocated " + r.moneyOf(r.perMonth(c.UnallocatedCost), c.CapacityUnpriced) + ")"
 }
 
 // fleetCost is a model's cost, unknown without its price.
@@ -142,7 +143,7 @@ func (r *Report) fleetCost(m ModelFleet) string {
 // its rows add up to the fleet summary's figures.
 func (r *Report) clustersSection() section {
 	s := section{ID: "clusters", Title: "Clusters",
-		Intro: "Each cluster of the store on its own; together they are the fleet summary. Waste is idle allocations plus unallocated GPUs; savings are what acting on the cluster's findings takes off the bill each month.",
+		Intro: "Each cluster of the store on its own; together they are the fleet summary. Waste is idle allocations plus unallocated GPUs; savings are the cluster's part of the saving banked when the freed nodes go, a month (the consolidation plan's).",
 		Header: []string{"Cluster", "GPUs", "Capacity GPU-h", "Allocated GPU-h", "Unallocated GPU-h", "Used GPU-h", "Efficiency",
 			"Avg util", "Cost of the GPUs", "Waste", "Savings/month", "Δ Allocated GPU-h", "Δ Efficiency"},
 		Wide: []string{"Capacity GPU-h", "Unallocated GPU-h", "Used GPU-h", "Avg util"}}
@@ -153,7 +154,7 @@ func (r *Report) clustersSection() section {
 		}
 		s.Rows = append(s.Rows, []string{clusterCell(c.Name), strconv.Itoa(c.GPUs), gpuHours(c.CapacityGPUHours), gpuHours(c.AllocatedGPUHours),
 			gpuHours(c.UnallocatedGPUHours), gpuHours(c.UsedGPUHours), efficiency(c.Efficiency), percent(c.AvgUtilization),
-			r.moneyOf(c.CapacityCost, c.CapacityUnpriced), r.moneyOf(c.EstimatedWaste, c.CapacityUnpriced), r.moneyOf(c.MonthlySavings, c.SavingsUnpriced), dAlloc, dEff})
+			r.moneyOf(c.CapacityCost, c.CapacityUnpriced), r.moneyOf(c.EstimatedWaste, c.CapacityUnpriced), r.bankedOf(c.Name), dAlloc, dEff})
 	}
 	return s
 }
@@ -313,22 +314,4 @@ func workloadSources(c Coverage) string {
 		s += "; " + strings.Join(parts, ", ")
 	}
 	return s
-}
-
-// offTheBill says how much of the savings leaves the bill now, from the
-// consolidation plan: GPU time freed on nodes that stay is paid for all
-// the same until a node goes, so the plan's freed nodes are the part that
-// is banked at once. Empty without a plan.
-func (r *Report) offTheBill() string {
-	c := r.Consolidation
-	if c == nil || c.Unavailable != "" || c.NodesToday == 0 || !r.CostKnown {
-		return ""
-	}
-	if c.NodesNeeded >= c.NodesToday {
-		return fmt.Sprintf(" of GPU time freed; none off the bill until a node goes (the consolidation keeps all %d nodes)", c.NodesToday)
-	}
-	if !c.SavingKnown {
-		return fmt.Sprintf(" of GPU time freed; %d of %d nodes can go, at an unknown price", c.NodesToday-c.NodesNeeded, c.NodesToday)
-	}
-	return fmt.Sprintf(" of GPU time freed, of which %s off the bill now (%d of %d nodes can go)", r.money(c.MonthlySaving), c.NodesToday-c.NodesNeeded, c.NodesToday)
 }

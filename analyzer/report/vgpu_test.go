@@ -155,14 +155,15 @@ func TestUnknownPriceIsNotZero(t *testing.T) {
 		notWant []string
 	}{
 		{name: "only unpriced", withH100: false,
-			want: []string{"Cost of the fleet | " + unknown, "Waste in the window | " + unknown + " |", "| b | b | 24.0 | 2.4 | 10% | 21.6 | 0.0 | " + unknown,
-				"Savings by acting, a month | " + unknown, "| 1 | b | node  | release-allocation | " + unknown},
+			want: []string{"Cost of the fleet, a month | " + unknown, "Waste, a month | " + unknown + " |", "| b | b | 24.0 | 2.4 | 10% | 21.6 | 0.0 | " + unknown,
+				"| 1 | b | node  | release-allocation | " + unknown},
 			notWant: []string{"$0"}},
 		{name: "partly priced", withH100: true,
-			want: []string{"Cost of the fleet | $192 + unknown for 3 GPUs of GRID A40-24C",
+			// A month of the window's day: $192 × 730 / 24 = $5,840,
+			// its idle $172.80 × 730 / 24 = $5,256.
+			want: []string{"Cost of the fleet, a month | $5,840 + unknown for 3 GPUs of GRID A40-24C",
 				"| a | a | 24.0 | 2.4 | 10% | 21.6 | 0.0 | $192 | $173 |", "| b | b | 24.0 | 2.4 | 10% | 21.6 | 0.0 | " + unknown,
-				"idle allocations $173 + unknown for 24.0 GPU-h of GRID A40-24C",
-				"Savings by acting, a month | $5,840 + unknown for 1 finding on GRID A40-24C",
+				"idle allocations $5,256 + unknown for 24.0 GPU-h of GRID A40-24C",
 				"| 1 | a | node  | release-allocation | $5,840 |", "| 2 | b | node  | release-allocation | " + unknown}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

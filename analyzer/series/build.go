@@ -22,6 +22,10 @@ type Input struct {
 	// Ledger is the same analysis's (the report's Ledger): the prices
 	// and the fleet's cost; nil for none.
 	Ledger *ledger.Ledger
+	// Pools are the same report's plan's pools (report.Report.
+	// Consolidation), whose two savings the series publish by cluster;
+	// nil where there is no plan.
+	Pools []Pool
 }
 
 // findingLabels are a finding's identity as a series. Pod and container
@@ -107,6 +111,7 @@ func Build(in Input) *metrics.Set {
 	if in.CostKnown {
 		money(s, in.Ledger, in.WindowHours)
 	}
+	savings(s, in.Pools, in.CostKnown)
 	if in.WindowHours > 0 {
 		constant(s, vocab.SeriesAnalysisWindow, in.WindowHours*3600)
 	}

@@ -22,6 +22,8 @@ var Families = []Family{
 	{vocab.SeriesTeamMonthlyCost, "gauge", "A team's GPU allocations over the window, priced for a 730-hour month, in USD."},
 	{vocab.SeriesTeamEfficiency, "gauge", "Used over measured allocated GPU-hours of a team in the window."},
 	{vocab.SeriesFleetMonthlyCost, "gauge", "The fleet's GPUs over the window priced for a 730-hour month, in USD, by state: used, idle (held and not used) or unallocated; the three add up to the fleet's cost. Absent where a GPU has no price."},
+	{vocab.SeriesFleetMonthlySavings, "gauge", "The report's two savings a month in USD, from the consolidation plan of the fleet after the advice, by kind: banked (the freed nodes' price, off the bill when they go) or capacity_freed (the GPUs freed on the nodes that stay, still on the bill). Absent without a plan or a price."},
+	{vocab.SeriesFleetCapacityFreedGPUs, "gauge", "GPUs the consolidation plan of the fleet after the advice leaves free on the nodes that stay: capacity for other work. Absent without a plan."},
 	{vocab.SeriesPriceGPUHour, "gauge", "Price of one GPU-hour of a model in USD, as the analysis priced it (the price table, less discounts); the dashboards price GPU-hours with it."},
 	{vocab.SeriesAnalysisWindow, "gauge", "Length of the window the last analysis covered."},
 	{vocab.SeriesServeLastSuccess, "gauge", "Unix time the last successful analysis finished."},

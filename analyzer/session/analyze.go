@@ -22,7 +22,7 @@ func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis
 	defer s.obs.End()
 	a, err := pipeline.Run(ctx, pipeline.Options{
 		Source: s.src, Schema: s.schema, DCGMFields: s.dcgmFields, Start: s.window.Start, End: s.window.End, Step: s.window.Step,
-		Inventory: s.inv, Findings: &s.thresholds, Prices: s.prices, TimelinePoints: timeline, Lanes: s.foldLanes, Progress: s.obs.Progress,
+		Inventory: s.inv, Findings: &s.thresholds, Prices: s.prices, TimelinePoints: timeline, Lanes: s.foldLanes, CurrentOnly: s.currentOnly, Progress: s.obs.Progress,
 		Sharding:     s.sharding(false),
 		ClusterLabel: s.cfg.ClusterLabel, Fleet: s.fleet, CurrentClusters: s.clusterValues,
 	})

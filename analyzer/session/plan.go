@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/signals"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/plan"
 	"github.com/gpulens/gpulens/analyzer/query"
 )
@@ -26,6 +29,14 @@ type PlanOptions struct {
 	// NodeGPUs is the GPUs of a node, for pools whose node shape the
 	// metrics do not tell (no node label); 0 reads it from the metrics.
 	NodeGPUs int
+	// AsIs plans today's fleet; without it the plan is of the fleet after
+	// the week's advice: what recommend releases is not planned
+	// (plan.ApplyAdvice).
+	AsIs bool
+	// advice are the findings of the analysis the plan is made from,
+	// where the caller has them (Report); nil has Plan analyse the
+	// window for them.
+	advice []findings.Finding
 }
 
 // Plan reads every workload's use at every step of the window and plans
@@ -37,6 +48,23 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 	}
 	if o.NodeGPUs < 0 {
 		return nil, &InputError{Input: InputNodeGPUs, Err: fmt.Errorf("%d, want a positive GPU count", o.NodeGPUs)}
+	}
+	if !o.AsIs && o.advice == nil {
+		// The advice is the analysis's findings: the analysis that gives
+		// them also folds the use the plan is made from, so the window is
+		// read once for both, as a report reads it; the window before it,
+		// which only a change needs, is not read.
+		if _, err := s.resolveSchema(ctx); err != nil {
+			return nil, schemaError(err, plan.ErrNoData, "plan")
+		}
+		s.foldLanes, s.currentOnly = true, true
+		a, err := s.Analyze(ctx, 0)
+		s.foldLanes, s.currentOnly = false, false
+		if err != nil {
+			return nil, planError(err)
+		}
+		o.advice = a.Findings.Findings
+		defer func() { s.analysis = nil }()
 	}
 	s.obs.Begin("planning")
 	defer s.obs.End()
@@ -56,7 +84,7 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 	if data.Pools, err = selectPools(data.Pools, o.Models); err != nil {
 		return nil, err
 	}
-	p, err := s.makePlan(data, o, s.inv)
+	p, err := s.makePlan(data, o, "", s.inv)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +128,7 @@ func (s *Session) planClusters(ctx context.Context, o PlanOptions, clusters []st
 		}
 		var p *plan.Plan
 		if err == nil {
-			p, err = s.makePlan(data, o, inv)
+			p, err = s.makePlan(data, o, c, inv)
 		}
 		switch {
 		case errors.Is(err, plan.ErrNoData) || errors.Is(err, plan.ErrNoPool):
@@ -140,8 +168,13 @@ func (s *Session) planClusters(ctx context.Context, o PlanOptions, clusters []st
 }
 
 // makePlan plans data's pools, their nodes' shape read from inv where it
-// is available.
-func (s *Session) makePlan(data *plan.Data, o PlanOptions, inv *inventory.Inventory) (*plan.Plan, error) {
+// is available: cluster's fleet after the advice (o.advice), or today's
+// with o.AsIs.
+func (s *Session) makePlan(data *plan.Data, o PlanOptions, cluster string, inv *inventory.Inventory) (*plan.Plan, error) {
+	var released []string
+	if !o.AsIs {
+		released = plan.ApplyAdvice(data, adviceOf(o.advice, cluster))
+	}
 	if inv.Available {
 		plan.ShapeFromNodes(data.Pools, inv.Nodes)
 	}
@@ -160,10 +193,33 @@ func (s *Session) makePlan(data *plan.Data, o PlanOptions, inv *inventory.Invent
 	if err != nil {
 		return nil, err
 	}
+	p.AsIs, p.Released = o.AsIs, released
 	if !inv.Available {
 		p.Notes = append(p.Notes, "no cluster access: workloads are inferred from pod names")
 	}
 	return p, nil
+}
+
+// adviceOf are the recommendations of cluster's findings ("" where the
+// store holds one cluster).
+func adviceOf(fs []findings.Finding, cluster string) []*recommend.Recommendation {
+	var out []*recommend.Recommendation
+	for _, f := range fs {
+		if f.Recommendation != nil && f.Cluster == cluster {
+			out = append(out, f.Recommendation)
+		}
+	}
+	return out
+}
+
+// planError is the error of the analysis a plan after the advice is made
+// from: a window without GPU series is nothing to plan (plan.ErrNoData, as
+// Plan's errors say), and still the analysis's no data.
+func planError(err error) error {
+	if errors.Is(err, pipeline.ErrNoData) && !errors.Is(err, plan.ErrNoData) {
+		return fmt.Errorf("%w: %w", plan.ErrNoData, err)
+	}
+	return err
 }
 
 // clusters are the cluster label values of a store of several clusters

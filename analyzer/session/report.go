@@ -27,6 +27,7 @@ func (s *Session) Report(ctx context.Context, timeline int) (*report.Report, *pi
 	in.CostBasis = s.cfg.CostBasis
 	r := report.Build(in, s.prices)
 	r.Consolidation = s.consolidation(ctx, a.Findings.Findings)
+	r.Savings = report.SavingsOf(r.Consolidation)
 	s.analysis = nil
 	return r, a, nil
 }
@@ -43,12 +44,16 @@ func reportInput(a *pipeline.Analysis) report.Input {
 // A plan that cannot be made is said in the section, never a failed
 // report: the report's figures do not depend on it.
 func (s *Session) consolidation(ctx context.Context, fs []findings.Finding) *report.Consolidation {
-	p, err := s.Plan(ctx, PlanOptions{})
+	if fs == nil {
+		fs = []findings.Finding{} // none to act on: the plan is today's fleet, analysed once
+	}
+	p, err := s.Plan(ctx, PlanOptions{advice: fs})
 	if err != nil {
 		return &report.Consolidation{Unavailable: err.Error()}
 	}
 	c := &report.Consolidation{GPUsToday: p.GPUsToday, GPUsNeeded: p.GPUsNeeded, NodesToday: p.NodesToday, NodesNeeded: p.NodesNeeded,
-		HeadroomGPUs: p.HeadroomGPUs, MonthlySaving: p.MonthlySavingUSD, Differences: shapeDifferences(fs, p)}
+		HeadroomGPUs: p.HeadroomGPUs, MonthlySaving: p.MonthlySavingUSD, Differences: shapeDifferences(fs, p),
+		CapacityFreedGPUs: p.CapacityFreedGPUs, CapacityFreedMonthly: p.CapacityFreedMonthlyUSD, AsIs: p.AsIs, Released: p.Released}
 	for _, pp := range p.Pools {
 		c.SavingKnown = c.SavingKnown || pp.MonthlySavingUSD != nil
 		if pp.PriceSource != "" && !slices.Contains(c.PriceSources, pp.PriceSource) {
@@ -57,7 +62,8 @@ func (s *Session) consolidation(ctx context.Context, fs []findings.Finding) *rep
 		c.ReplaySteps = max(c.ReplaySteps, pp.Replay.Steps)
 		c.OvercommittedSteps += pp.Replay.OvercommittedSteps
 		c.Pools = append(c.Pools, report.ConsolidationPool{Cluster: pp.Cluster, Model: pp.Model, GPUsToday: pp.GPUsToday, GPUsNeeded: pp.GPUsNeeded,
-			NodesToday: pp.NodesToday, NodesNeeded: pp.NodesNeeded, HeadroomGPUs: pp.HeadroomGPUs})
+			NodesToday: pp.NodesToday, NodesNeeded: pp.NodesNeeded, HeadroomGPUs: pp.HeadroomGPUs,
+			MonthlySaving: pp.MonthlySavingUSD, CapacityFreedGPUs: pp.CapacityFreedGPUs, CapacityFreedMonthly: pp.CapacityFreedMonthlyUSD})
 	}
 	return c
 }

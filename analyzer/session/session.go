@@ -51,7 +51,10 @@ type Session struct {
 	// foldLanes makes Analyze fold the allocations' use at every step for
 	// the plan (Report), and analysis keeps that analysis for fetch.
 	foldLanes bool
-	analysis  *pipeline.Analysis
+	// currentOnly makes Analyze read the current window only
+	// (pipeline.Options.CurrentOnly), for a plan's findings.
+	currentOnly bool
+	analysis    *pipeline.Analysis
 }
 
 // openEmbedded is source.OpenEmbedded; a test counts the opens through it.

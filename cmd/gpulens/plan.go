@@ -16,6 +16,7 @@ type planOptions struct {
 	models   []string
 	replicas int
 	nodeGPUs int
+	asIs     bool
 }
 
 func newPlanCmd() *cobra.Command {
@@ -27,6 +28,7 @@ func newPlanCmd() *cobra.Command {
 	f := c.Flags()
 	f.StringSliceVar(&o.models, "model", nil, "Plan only these GPU models (catalog key or product name; repeatable)")
 	f.IntVar(&o.nodeGPUs, "node-gpus", 0, "GPUs per node, for pools whose series carry no node label (default: counted from the series)")
+	f.BoolVar(&o.asIs, "as-is", false, "Plan today's fleet as it is; by default the plan is of the fleet after the week's advice, without the allocations 'gpulens recommend' releases")
 	f.IntVar(&o.replicas, "max-replicas", 0, "Most time-slicing replicas per GPU (default: recommend.max_replicas of --config)")
 	return c
 }
@@ -37,7 +39,7 @@ func runPlan(ctx context.Context, o *planOptions, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer s.Close()
-	p, err := s.Plan(ctx, session.PlanOptions{Models: o.models, MaxReplicas: o.replicas, NodeGPUs: o.nodeGPUs})
+	p, err := s.Plan(ctx, session.PlanOptions{Models: o.models, MaxReplicas: o.replicas, NodeGPUs: o.nodeGPUs, AsIs: o.asIs})
 	if err != nil {
 		return o.src.exit(err)
 	}
