@@ -21,8 +21,8 @@ const (
 // cluster, the GPUs it frees for other work, and its two savings a month,
 // nil where the pool has no price.
 type Pool struct {
-	Cluster                string
-	CapacityFreedGPUs      int
+	Cluster               string
+	CapacityFreedGPUs     int
 	Banked, CapacityFreed *float64
 }
 
