@@ -104,15 +104,11 @@ type analysis struct {
 	// pass is what the passes (passQueries) carry from one signal to
 	// another.
 	pass passState
-	// timeline folds the utilization over time out of the passes, where
-	// Sharding.TimelinePoints asks for it.
-	timeline *timelineFold
-	// lanes folds each allocation's use at every step out of the passes,
-	// where Sharding.Lanes asks for it.
-	lanes *laneFold
-	// hours folds each GPU's and allocation's hours out of the passes,
-	// with the lanes.
-	hours *hourFold
+	// shares folds each allocation's share runs out of the passes, and
+	// the views of them Sharding asks for: the utilization over time
+	// (TimelinePoints), each allocation's use at every step and each
+	// GPU's and allocation's hours (Lanes).
+	shares *shareFold
 	// xids are the application XIDs raised on each GPU, with the
 	// allocations that held it then (health.go).
 	xids map[fleet.GPUKey][]*xidRaised
@@ -347,9 +343,7 @@ func (a *analysis) gpuSharing(s *model.Sample) {
 // usage series outlived its allocation, sorts, and writes the notes.
 func (a *analysis) finish() {
 	a.finishPasses()
-	a.res.Timeline = a.timeline.result()
-	a.res.Usage = a.lanes.result()
-	a.hours.done(a.gpus, a.allocs)
+	a.shares.finish(a.res, a.gpus, a.allocs)
 	a.finishXIDs()
 	a.finishRestarts()
 	a.settleAllocModes()

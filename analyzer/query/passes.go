@@ -79,10 +79,8 @@ func (a *analysis) allocationPass(ans []stepSeries) {
 	}
 	allocs := groupBy(a, ans, allocationKey, aggMax)
 	for _, g := range allocs {
-		a.timeline.keep(g.key, g.v)
-		a.lanes.keep(g.key, g.v)
 		x := a.allocationOf(g.key)
-		a.hours.keep(x, g.v)
+		a.shares.keep(x, g.v)
 		x.Steps = present(g.v)
 		x.SinceLastSeen = sinceLastStep(a.w, int64(a.stepTime(lastStep(g.v))))
 		x.Workload, x.WorkloadKind = inferWorkload(g.key.Pod)
@@ -119,10 +117,8 @@ func (a *analysis) allocationPass(ans []stepSeries) {
 // workload's p95 over its busiest allocation at each step.
 func (a *analysis) utilizationPass(ans []stepSeries) {
 	for _, g := range groupBy(a, ans, allocationKey, aggMax) {
-		a.timeline.fold(g.key, g.v)
-		a.lanes.util(g.key, g.v)
 		x := a.allocationOf(g.key)
-		a.hours.util(x, g.v)
+		a.shares.util(x, g.v)
 		setUnlessNaN(avgOverTime(g.v), func(v float64) { x.AvgUtilization = v })
 		setUnlessNaN(quantileOverTime(0.95, g.v), func(v float64) { x.P95Utilization = v })
 		x.UtilizationSteps = present(g.v)
@@ -137,7 +133,7 @@ func (a *analysis) utilizationPass(ans []stepSeries) {
 func (a *analysis) memoryPass(ans []stepSeries) {
 	allocs := groupBy(a, ans, allocationKey, aggMax)
 	for _, g := range allocs {
-		a.lanes.mem(g.key, g.v)
+		a.shares.mem(g.key, g.v)
 		x := a.allocationOf(g.key)
 		setUnlessNaN(maxOverTime(g.v), func(v float64) { x.PeakMemoryBytes = v })
 		setUnlessNaN(quantileOverTime(0.99, g.v), func(v float64) { x.P99MemoryBytes = v })
@@ -170,7 +166,7 @@ func (a *analysis) gpuPass(ans []stepSeries) {
 			x.SinceLastSeen = since
 		}
 		x.Steps += present(g.v)
-		a.hours.gpu(x, g.v)
+		a.shares.gpu(x, g.v)
 		if x.Model == "" {
 			x.Model = g.key.model
 		}
@@ -188,7 +184,7 @@ func (a *analysis) gpuUtilizationPass(ans []stepSeries) {
 
 func (a *analysis) gpuMemoryPass(ans []stepSeries) {
 	for _, g := range groupBy(a, ans, gpuKey, aggMax) {
-		a.lanes.device(g.key, g.v, a.holdsMIG)
+		a.shares.device(g.key, g.v, a.holdsMIG)
 		x := a.gpuOf(g.key)
 		setUnlessNaN(quantileOverTime(0.99, g.v), func(v float64) { x.MemoryUsedP99Bytes = v })
 		setUnlessNaN(maxOverTime(g.v), func(v float64) { x.MemoryUsedPeakBytes = v })

@@ -71,12 +71,14 @@ type Sharding struct {
 	Flag string
 	// TimelinePoints, when positive, also folds each namespace's use over
 	// time, in about that many buckets, into Result.Timeline, from the
-	// passes' own values (timelineFold): no read of its own. Only the
-	// passes give it; a source without range queries has none.
+	// passes' own values (timelineFold, a view of shareFold): no read of
+	// its own. Only the passes give it; a source without range queries
+	// has none.
 	TimelinePoints int
 	// Lanes also folds each allocation's use at every step into
 	// Result.Usage, for the consolidation plan, from the passes' own
-	// values (laneFold): no read of its own. Only the passes give it.
+	// values (laneFold, a view of shareFold): no read of its own. Only
+	// the passes give it.
 	// It also folds each GPU's and allocation's hours for the hourly
 	// ledger (hourFold, fleet.AllocationHours), as small a fold.
 	Lanes bool
@@ -172,9 +174,7 @@ func AnalyzeScoped(ctx context.Context, src source.Source, sc Scope, sch signals
 	}
 	a := newAnalysis(sch, w)
 	if _, ok := src.(source.RangeQuerier); ok {
-		a.timeline = newTimelineFold(w, sh.TimelinePoints)
-		a.lanes = newLaneFold(w, sh.Lanes)
-		a.hours = newHourFold(w, sh.Lanes)
+		a.shares = newShareFold(w, sh)
 	}
 	if err := a.missingSignals(ctx, src, sch); err != nil {
 		return nil, err
