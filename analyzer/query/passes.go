@@ -13,9 +13,10 @@ import (
 	"github.com/gpulens/gpulens/signals"
 )
 
-// passQueries is the query set that reads each signal once. scanQueries
-// evaluates a subquery over the window for every figure, so utilization is
-// read three times (average, p95, steps), memory five; here each
+// passQueries is the query set that reads each signal once. A subquery
+// over the window per figure (scanQueries, kept in the tests as the
+// passes' oracle) reads utilization three times (average, p95, steps),
+// memory five; here each
 // signal with several figures is one pass: its expression evaluated once
 // at every step of the window (a range query at exactly the subquery's
 // steps), and every figure computed from those values in Go (stats.go,
@@ -49,7 +50,7 @@ func (a *analysis) passQueries(sch signals.Schema) []namedQuery {
 			namedQuery{name: "gpu thermal", expr: h.Thermal, series: a.thermalPass},
 		)
 	}
-	qs = append(qs, a.attributionQueries(sch, true)...)
+	qs = append(qs, a.attributionQueries(sch)...)
 	qs = append(qs, a.hostQueries(sch)...)
 	qs = append(qs, a.claimQueries(sch)...)
 	qs = append(qs, a.restartQueries(sch)...)
@@ -206,7 +207,7 @@ func (a *analysis) thermalPass(ans []stepSeries) {
 }
 
 // finishPasses joins what needed two signals, and keeps the owners of the
-// GPU pods only. It does nothing after scanQueries.
+// GPU pods only. It does nothing after scanQueries (the tests' oracle).
 func (a *analysis) finishPasses() {
 	if a.pass.gpuPods == nil {
 		return
