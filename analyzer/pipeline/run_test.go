@@ -148,6 +148,12 @@ func (f failing) MetricNames(context.Context, time.Time, time.Time) ([]string, e
 }
 func (f failing) Query(context.Context, string, time.Time) (model.Vector, error) { return nil, f.err }
 
+// QueryRange fails too: a source without range queries is refused before
+// it is asked anything (TestRunWithoutRangeQueries).
+func (f failing) QueryRange(context.Context, string, time.Time, time.Time, time.Duration) (model.Matrix, error) {
+	return nil, f.err
+}
+
 func TestRunErrors(t *testing.T) {
 	src, _ := pipelinetest.Open(t, "testdata/fleet.yaml")
 	boom := errors.New("connection refused")
