@@ -3,8 +3,6 @@ package query
 import (
 	"cmp"
 	"context"
-	"fmt"
-	"math"
 	"regexp"
 	"slices"
 
@@ -19,34 +17,6 @@ import (
 // (AnalyzeSharded).
 func Analyze(ctx context.Context, src source.Source, sch signals.Schema, w fleet.Window) (*fleet.Result, error) {
 	return AnalyzeSharded(ctx, src, sch, w, Sharding{})
-}
-
-// queryPlan is one of the two query sets: passQueries, which reads each
-// signal once where src has range queries, or scanQueries, a subquery per
-// figure; both give the same Result.
-type queryPlan func(*analysis, signals.Schema) []namedQuery
-
-func planFor(src source.Source) queryPlan {
-	if _, ok := src.(source.RangeQuerier); ok {
-		return (*analysis).passQueries
-	}
-	return (*analysis).scanQueries
-}
-
-// analyze runs one query set over the whole fleet, unsharded, so that
-// tests can hold the sets to each other.
-func analyze(ctx context.Context, src source.Source, sch signals.Schema, w fleet.Window, plan queryPlan) (*fleet.Result, error) {
-	w, err := w.WithDefaults()
-	if err != nil {
-		return nil, fmt.Errorf("analysis window: %w", err)
-	}
-	a := newAnalysis(sch, w)
-	a.res.Shards = 1
-	if err := a.run(ctx, src, Scope{}, plan(a, sch), w, nil); err != nil {
-		return nil, err
-	}
-	a.finish()
-	return a.res, nil
 }
 
 func newAnalysis(sch signals.Schema, w fleet.Window) *analysis {
@@ -104,15 +74,11 @@ type analysis struct {
 	// pass is what the passes (passQueries) carry from one signal to
 	// another.
 	pass passState
-	// timeline folds the utilization over time out of the passes, where
-	// Sharding.TimelinePoints asks for it.
-	timeline *timelineFold
-	// lanes folds each allocation's use at every step out of the passes,
-	// where Sharding.Lanes asks for it.
-	lanes *laneFold
-	// hours folds each GPU's and allocation's hours out of the passes,
-	// with the lanes.
-	hours *hourFold
+	// shares folds each allocation's share runs out of the passes, and
+	// the views of them Sharding asks for: the utilization over time
+	// (TimelinePoints), each allocation's use at every step and each
+	// GPU's and allocation's hours (Lanes).
+	shares *shareFold
 	// xids are the application XIDs raised on each GPU, with the
 	// allocations that held it then (health.go).
 	xids map[fleet.GPUKey][]*xidRaised
@@ -125,90 +91,12 @@ type analysis struct {
 	terminations map[containerRef]*fleet.Termination
 }
 
-func by(labels []string) string { return signals.By(labels...) }
-
-// scanQueries is the query set that evaluates a subquery over the window
-// for each figure, so it reads a signal's samples once per figure:
-// Analyze's fallback where a source has no range queries, and the
-// reference TestPassesMatchScans holds passQueries to. Allocation-level figures are keyed by
-// signals.AllocationKeyLabels and GPU-level ones by signals.GPUKey, aggregated
-// inside the engine before the subquery so that a label that changes
-// within the window (a measurement method, a sharing mode) cannot split
-// one allocation into two.
-func (a *analysis) scanQueries(sch signals.Schema) []namedQuery {
-	over, quantile := a.over, a.quantile
-	alloc := maxBy(signals.AllocationKeyLabels, sch.Allocation())
-	util := maxBy(signals.AllocationKeyLabels, sch.Utilization())
-	mem := maxBy(signals.AllocationKeyLabels, sch.MemoryUsed())
-	gpu := maxBy(signals.GPUKey, sch.GPU())
-	gpuUtil := maxBy(signals.GPUKey, sch.GPUUtilization())
-	gpuMem := maxBy(signals.GPUKey, sch.GPUMemoryUsed())
-
-	return append([]namedQuery{
-		// withWorkload outside the subquery labels each allocation's row
-		// once, not at every step.
-		{name: "allocation steps", expr: withWorkload(over(signals.CountOverTime, alloc)), apply: a.allocSteps},
-		// time() is each step's own instant: the largest is the last
-		// step the allocation was seen at.
-		{name: "allocation last step", expr: over(signals.MaxOverTime, signals.StepTime(alloc)), apply: a.alloc(func(x *fleet.Allocation, v float64) {
-			x.SinceLastSeen = sinceLastStep(a.w, int64(math.Round(v*1000)))
-		})},
-		{name: "allocated GPU steps", expr: over(signals.SumOverTime, alloc), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.AllocatedGPUHours = hours(a.w, v) })},
-		{name: "allocation attributes", expr: over(signals.LastOverTime, sch.Allocation()), apply: a.allocAttributes},
-		{name: "allocation attribute steps", expr: over(signals.CountOverTime, sch.Allocation()), apply: a.allocModeSteps},
-		{name: "utilization average", expr: over(signals.AvgOverTime, util), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.AvgUtilization = v })},
-		{name: "utilization p95", expr: quantile(0.95, util), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.P95Utilization = v })},
-		{name: "utilization steps", expr: over(signals.CountOverTime, util), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.UtilizationSteps = int(v) })},
-		{name: "memory peak", expr: a.maxOverTime(signals.AllocationKeyLabels, sch.MemoryUsed()), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.PeakMemoryBytes = v })},
-		{name: "memory p99", expr: quantile(0.99, mem), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.P99MemoryBytes = v })},
-		{name: "memory steps", expr: over(signals.CountOverTime, mem), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.MemorySteps = int(v) })},
-		{name: "memory last", expr: over(signals.LastOverTime, mem), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.LastMemoryBytes = v })},
-		// deriv() is a least-squares fit over the whole window, so a
-		// sawtooth of allocations and frees does not read as growth.
-		{name: "memory growth", expr: over(signals.Deriv, mem), apply: a.alloc(func(x *fleet.Allocation, v float64) { x.MemoryGrowthBytesPerHour = v * 3600 })},
-
-		{name: "gpu steps", expr: over(signals.CountOverTime, maxBy(signals.GPULabels, sch.GPU())), apply: a.gpu(func(g *fleet.GPU, s *model.Sample) {
-			g.Steps += int(s.Value)
-			if g.Model == "" {
-				g.Model = string(s.Metric[signals.LabelModel])
-			}
-		})},
-		{name: "gpu last step", expr: over(signals.MaxOverTime, signals.StepTime(gpu)), apply: a.gpuValue(func(g *fleet.GPU, v float64) {
-			g.SinceLastSeen = sinceLastStep(a.w, int64(math.Round(v*1000)))
-		})},
-		{name: "gpu allocated steps", expr: over(signals.CountOverTime, signals.AndOn(gpu, signals.GPUKey, presence(signals.GPUKey, sch.Allocation()))), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AllocatedHours = hours(a.w, v) })},
-		{name: "gpu allocated GPU steps", expr: over(signals.SumOverTime, signals.SumBy(signals.GPUKey, sch.Allocation())), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AllocatedGPUHours = hours(a.w, v) })},
-		{name: "gpu co-tenants", expr: over(signals.MaxOverTime, signals.CountBy(signals.GPUKey, alloc)), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.CoTenants = int(v) })},
-		{name: "gpu sharing", expr: over(signals.CountOverTime, signals.CountBy(append(slices.Clone(signals.GPUKey), signals.LabelSharing), sch.Allocation())), apply: a.gpuSharing},
-		{name: "gpu utilization average", expr: over(signals.AvgOverTime, gpuUtil), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.AvgUtilization = v })},
-		{name: "gpu utilization steps", expr: over(signals.CountOverTime, gpuUtil), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.UtilizationSteps = int(v) })},
-		{name: "gpu memory total", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryTotal()), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryTotalBytes = v })},
-		{name: "gpu energy", expr: maxBy(signals.GPUKey, sch.GPUEnergy(rangeStr(a.w), stepStr(a.w))), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.EnergyJoules = v })},
-		{name: "gpu memory used p99", expr: quantile(0.99, gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedP99Bytes = v })},
-		{name: "gpu memory used peak", expr: a.maxOverTime(signals.GPUKey, sch.GPUMemoryUsed()), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedPeakBytes = v })},
-		{name: "gpu memory used steps", expr: over(signals.CountOverTime, gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedSteps = int(v) })},
-		{name: "gpu memory used last", expr: over(signals.LastOverTime, gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedLastBytes = v })},
-		{name: "gpu memory used growth", expr: over(signals.Deriv, gpuMem), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.MemoryUsedGrowthBytesPerHour = v * 3600 })},
-		// The tenants' memory is summed per step, before the quantile:
-		// tenants that take turns never add up.
-		{name: "gpu tenants memory p99", expr: quantile(0.99, signals.SumBy(signals.GPUKey, mem)), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.TenantsMemoryP99Bytes = v })},
-	}, slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch, true), a.healthQueries(sch), a.attributionQueries(sch, false), a.hostQueries(sch), a.claimQueries(sch), a.restartQueries(sch))...)
-}
-
-// allocSteps records an allocation's steps and the workload the engine
-// inferred for its pod.
-func (a *analysis) allocSteps(s *model.Sample) {
-	x := a.allocation(s.Metric)
-	x.Steps = int(s.Value)
-	x.Workload, x.WorkloadKind = string(s.Metric[LabelWorkload]), string(s.Metric[LabelWorkloadKind])
-}
-
-// over is fn over expr evaluated at every step of the window.
 // window is the analysis window as the schemas' expressions take it.
 func (a *analysis) window() signals.Over {
 	return signals.Over{Range: rangeStr(a.w), Step: stepStr(a.w), Apply: a.over}
 }
 
+// over is fn over expr evaluated at every step of the window.
 func (a *analysis) over(fn signals.Fn, expr string) string {
 	return signals.Subquery(fn, expr, a.w.SubqueryRange(), stepStr(a.w))
 }
@@ -280,9 +168,6 @@ func (a *analysis) allocAttributes(s *model.Sample) {
 	m.share, m.model, m.profile = float64(s.Value), string(s.Metric[signals.LabelModel]), string(s.Metric[signals.LabelMIGProfile])
 }
 
-// allocModeSteps reads how many steps each labelling held.
-func (a *analysis) allocModeSteps(s *model.Sample) { a.allocModeOf(s.Metric).steps += int(s.Value) }
-
 // settleAllocModes gives each allocation the labelling it held longest.
 // More than one means the sharing mode changed within the window: a
 // profile or replica change, or, in dcgm-exporter's data without
@@ -332,24 +217,11 @@ func (a *analysis) gpuValue(set func(*fleet.GPU, float64)) func(*model.Sample) {
 	return func(s *model.Sample) { set(a.gpuFor(s.Metric), float64(s.Value)) }
 }
 
-func (a *analysis) gpuSharing(s *model.Sample) {
-	if a.gpuSharingSteps == nil {
-		a.gpuSharingSteps = map[fleet.GPUKey]map[string]int{}
-	}
-	k := gpuKey(s.Metric)
-	if a.gpuSharingSteps[k] == nil {
-		a.gpuSharingSteps[k] = map[string]int{}
-	}
-	a.gpuSharingSteps[k][string(s.Metric[signals.LabelSharing])] += int(s.Value)
-}
-
 // finish derives hours and coverage, drops rows that only exist because a
 // usage series outlived its allocation, sorts, and writes the notes.
 func (a *analysis) finish() {
 	a.finishPasses()
-	a.res.Timeline = a.timeline.result()
-	a.res.Usage = a.lanes.result()
-	a.hours.done(a.gpus, a.allocs)
+	a.shares.finish(a.res, a.gpus, a.allocs)
 	a.finishXIDs()
 	a.finishRestarts()
 	a.settleAllocModes()

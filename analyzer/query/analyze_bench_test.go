@@ -71,7 +71,11 @@ import (
 // scope with the default sample budget, then MergeClusters; it also reports
 // clusters/op. With GPULENS_BENCH_ANALYZER_ONLY set, "engine" and "floor"
 // are skipped: they run the passes unsharded, and a 10,000-GPU week's do
-// not fit in this machine's memory.
+// not fit in this machine's memory. With GPULENS_BENCH_FOLDS set,
+// "analyzer" also folds what a report reads from the passes (the share
+// runs' views: Sharding.Lanes and TimelinePoints at cmd/gpulens's 168), so
+// that the folds' cost shows; without it they are off, as for the CLI's
+// other commands.
 func BenchmarkAnalyze(b *testing.B) {
 	minutes := benchDays(b) * 24 * 60
 	clusters := benchClusters(b)
@@ -194,11 +198,15 @@ func BenchmarkAnalyze(b *testing.B) {
 // fleet, one cluster of gpus GPUs.
 func analyzerBench(f *testFleet, w fleet.Window, gpus int) func(*testing.B) {
 	return func(b *testing.B) {
+		var sh Sharding
+		if os.Getenv("GPULENS_BENCH_FOLDS") != "" {
+			sh = Sharding{Lanes: true, TimelinePoints: 168}
+		}
 		var res *fleet.Result
 		peak := measurePeakRSS(b, func() {
 			for b.Loop() {
 				var err error
-				if res, err = Analyze(context.Background(), f.src, native.Schema{}, w); err != nil {
+				if res, err = AnalyzeSharded(context.Background(), f.src, native.Schema{}, w, sh); err != nil {
 					b.Fatal(err)
 				}
 			}

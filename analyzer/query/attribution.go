@@ -13,27 +13,29 @@ import (
 // attributionQueries read how each GPU's tenants were attributed
 // (signals.GPUAttribution): the highest code that lasted, the layout that
 // says least about the tenants being the one the figures must be read
-// under. With pass set (the source has range queries) a schema that gives
-// its per-step code is read as a pass and the sustain rule applied here
-// (sustainedMax), instead of the engine evaluating a subquery within a
-// subquery.
-func (a *analysis) attributionQueries(sch signals.Schema, pass bool) []namedQuery {
-	set := func(g *fleet.GPU, v float64) {
-		code := int(v)
-		g.Attribution = attributionNames[code%signals.AttributionRelabelled]
-		g.Relabelled = code >= signals.AttributionRelabelled
-	}
-	if st, ok := sch.(stepAttributor); ok && pass {
+// under. A schema that gives its per-step code is read as a pass and the
+// sustain rule applied here (sustainedMax), instead of the engine
+// evaluating a subquery within a subquery; the others' code is one instant
+// query.
+func (a *analysis) attributionQueries(sch signals.Schema) []namedQuery {
+	if st, ok := sch.(stepAttributor); ok {
 		return []namedQuery{{name: "gpu attribution", expr: st.StepAttribution(), series: func(ans []stepSeries) {
 			n := signals.SustainSteps(a.w.Step)
 			for _, s := range ans {
 				if v, ok := sustainedMax(a.points(s.v), a.w.Step, n, a.w.End); ok {
-					set(a.gpuFor(s.metric), v)
+					setAttribution(a.gpuFor(s.metric), v)
 				}
 			}
 		}}}
 	}
-	return []namedQuery{{name: "gpu attribution", expr: sch.GPUAttribution(a.window()), apply: a.gpuValue(set)}}
+	return []namedQuery{{name: "gpu attribution", expr: sch.GPUAttribution(a.window()), apply: a.gpuValue(setAttribution)}}
+}
+
+// setAttribution gives g the attribution of a signals.GPUAttribution code.
+func setAttribution(g *fleet.GPU, code float64) {
+	c := int(code)
+	g.Attribution = attributionNames[c%signals.AttributionRelabelled]
+	g.Relabelled = c >= signals.AttributionRelabelled
 }
 
 // stepAttributor is a schema whose attribution code varies by step and is

@@ -4,16 +4,17 @@
 // links none of the engine this package drives). The number of queries
 // does not grow with pods or GPUs (fleet.Result.QueryCount).
 //
-// Passes (passQueries, where the source has range queries): each signal
+// Passes (passQueries; the source must answer range queries): each signal
 // with several figures is read once, as a range query at exactly the steps
 // a subquery over the window evaluates (firstStep), and its figures
 // (count, sum, average, maximum, last, quantiles, deriv) and its per-step
 // groupings (by allocation, GPU, workload) are computed in Go with the
 // engine's own arithmetic (stats.go). The other figures, one per signal,
 // are instant *_over_time(expr[RANGE:STEP]) subqueries. Scans
-// (scanQueries, the fallback): a subquery per figure, every aggregation
-// in the engine, so a signal is evaluated once per figure;
-// TestPassesMatchScans holds the two sets equal. The cost notes below are
+// (scanQueries, in scanqueries_test.go: no production source lacks range
+// queries): a subquery per figure, every aggregation in the engine, so a
+// signal is evaluated once per figure; TestPassesMatchScans holds the
+// passes to them as an independent oracle. The cost notes below are
 // of the subqueries, which is what a pass costs too, once per signal.
 //
 // Time is measured in subquery steps. A signal "is seen" at a step when the

@@ -13,20 +13,6 @@ import (
 	"github.com/gpulens/gpulens/signals"
 )
 
-// healthQueries are the GPU health queries; each schema issues the same
-// number, so that query counts compare across schemas.
-func (a *analysis) healthQueries(sch signals.Schema) []namedQuery {
-	h := sch.Health(a.window())
-	qs := []namedQuery{
-		{name: "gpu down steps", expr: a.over(signals.SumOverTime, h.Down), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.DownSteps = int(v) })},
-		{name: "gpu xid errors", expr: h.XIDEvents, apply: a.gpu(xidApply)},
-		{name: "gpu xid raised", expr: a.xidHolders(sch, h), apply: a.xidHolder},
-		{name: "gpu thermal throttle", expr: a.over(signals.AvgOverTime, h.Thermal), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.ThermalThrottleRatio = v })},
-		{name: "gpu throttle steps", expr: a.over(signals.CountOverTime, h.Thermal), apply: a.gpuValue(func(g *fleet.GPU, v float64) { g.ThrottleSteps = int(v) })},
-	}
-	return slices.DeleteFunc(qs, func(q namedQuery) bool { return h.Down == "" || (q.name == "gpu xid raised" && h.XIDRaised == "") })
-}
-
 // xidApply adds one code's events to the GPU's faults, or to its
 // workload errors when the code is one an application causes.
 func xidApply(g *fleet.GPU, s *model.Sample) {
@@ -54,8 +40,9 @@ func xidApply(g *fleet.GPU, s *model.Sample) {
 // step it was first seen) joined, step by step, with the allocations seen
 // at that step. The passes read XIDRaised at every step (xidRaisedPass,
 // before the allocations, whose pass then looks each event's step up in
-// its allocations' steps: no second read of them); the scans ask the
-// engine for the same join (xidHolders). Either way the holders are the
+// its allocations' steps: no second read of them); the scans that hold
+// the passes to account (scanqueries_test.go) ask the engine for the same
+// join (xidHolders). Either way the holders are the
 // schema's own allocations at that step, as the rest of the analysis sees
 // them: relabelled tenants, a flapping pod label's co-tenants (dcgm.Held),
 // no exporter pod.
@@ -67,31 +54,10 @@ type xidRaised struct {
 	holders []fleet.XIDHolder
 }
 
-// labelAt is the label xidHolders puts each event's step in (Unix
-// seconds).
+// labelAt is the label an engine's join of events to their holders puts
+// each event's step in (Unix seconds): restartQueries', and the scans'
+// xidHolders (scanqueries_test.go).
 const labelAt = "at"
-
-// xidHolders is, for the scans, every application XID of the window with
-// each allocation that held its GPU at that step: one series per event and
-// holder (and one per event without one) with the allocation's key, the
-// code in xid and the step in at, from count_values at each step of the
-// window's subquery.
-func (a *analysis) xidHolders(sch signals.Schema, h signals.Health) string {
-	return signals.XIDHolders(a.window(), allocationPresence(sch), h.XIDRaised, labelAt)
-}
-
-// xidHolder reads one of xidHolders' series.
-func (a *analysis) xidHolder(s *model.Sample) {
-	at, err := strconv.ParseFloat(string(s.Metric[labelAt]), 64)
-	code, ok := xidCode(string(s.Metric["xid"]))
-	if err != nil || !ok {
-		return
-	}
-	e := a.xidAt(gpuKey(s.Metric), model.Time(math.Round(at*1000)), code)
-	if k := allocationKey(s.Metric); k.Pod != "" {
-		e.holders = append(e.holders, fleet.XIDHolder{Namespace: k.Namespace, Pod: k.Pod, Container: k.Container, GPUInstance: k.GPUInstance})
-	}
-}
 
 // xidRaisedPass reads XIDRaised at every step, for the passes.
 func (a *analysis) xidRaisedPass(ans []stepSeries) {

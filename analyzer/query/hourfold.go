@@ -13,15 +13,14 @@ import (
 // utilization passes, which read those values anyway: no read of its
 // own. What it keeps is per hour, not per step: a GPU's hours
 // (fleet.GPU.ReportedByHour) and an allocation's (fleet.AllocationHours),
-// and each allocation's shares, in runs, from its allocation pass to its
-// utilization pass. The passes add steps (exact in a float64); done turns
+// a view of the allocation's share runs (shareFold), which it reads again
+// against its utilization. The passes add steps (exact in a float64); done turns
 // them into hours with one product each, so that a full hour of one-minute
 // steps is 1 h, not sixty sixtieths' rounding.
 type hourFold struct {
 	hours  int
 	stepH  float64
 	hourOf []int32
-	shares map[fleet.AllocationKey][]shareRun
 }
 
 // newHourFold is a fold over w's hours; nil for none.
@@ -31,7 +30,7 @@ func newHourFold(w fleet.Window, on bool) *hourFold {
 	}
 	_, n := w.HourGrid()
 	_, steps := w.Grid()
-	f := &hourFold{hours: n, stepH: w.Step.Hours(), hourOf: make([]int32, steps), shares: map[fleet.AllocationKey][]shareRun{}}
+	f := &hourFold{hours: n, stepH: w.Step.Hours(), hourOf: make([]int32, steps)}
 	for i := range f.hourOf {
 		f.hourOf[i] = int32(w.StepHour(i))
 	}
@@ -64,25 +63,10 @@ func (f *hourFold) gpu(g *fleet.GPU, v []float64) {
 	}
 }
 
-// keep starts an allocation's hours from its share at each step (the
-// allocation pass's max by its key), and keeps the shares for its
-// utilization.
-func (f *hourFold) keep(x *fleet.Allocation, v []float64) {
+// keep starts an allocation's hours from its share runs (shareFold.keep),
+// which lie within the window's steps.
+func (f *hourFold) keep(x *fleet.Allocation, runs []shareRun) {
 	if f == nil {
-		return
-	}
-	var runs []shareRun
-	for i, s := range v {
-		if scan.IsAbsent(s) || math.IsNaN(s) || f.hour(i) < 0 {
-			continue
-		}
-		if n := len(runs); n > 0 && runs[n-1].v == s && runs[n-1].from+runs[n-1].n == i {
-			runs[n-1].n++
-			continue
-		}
-		runs = append(runs, shareRun{from: i, n: 1, v: s})
-	}
-	if len(runs) == 0 {
 		return
 	}
 	last := runs[len(runs)-1]
@@ -97,17 +81,15 @@ func (f *hourFold) keep(x *fleet.Allocation, v []float64) {
 		}
 	}
 	x.Hours = h
-	f.shares[x.AllocationKey] = runs
 }
 
 // util adds an allocation's utilization at each step it was held at (the
-// utilization pass's max by its key) to its hours.
-func (f *hourFold) util(x *fleet.Allocation, util []float64) {
+// utilization pass's max by its key, read against its share runs) to its
+// hours.
+func (f *hourFold) util(x *fleet.Allocation, runs []shareRun, util []float64) {
 	if f == nil {
 		return
 	}
-	runs := f.shares[x.AllocationKey]
-	delete(f.shares, x.AllocationKey)
 	h := x.Hours
 	if h == nil {
 		return
@@ -125,13 +107,11 @@ func (f *hourFold) util(x *fleet.Allocation, util []float64) {
 	}
 }
 
-// done turns the steps the passes added into hours, and drops the shares
-// of allocations the utilization pass never saw.
+// done turns the steps the passes added into hours.
 func (f *hourFold) done(gpus map[fleet.GPUKey]*fleet.GPU, allocs map[fleet.AllocationKey]*fleet.Allocation) {
 	if f == nil {
 		return
 	}
-	clear(f.shares)
 	for _, g := range gpus {
 		for i := range g.ReportedByHour {
 			g.ReportedByHour[i] *= f.stepH

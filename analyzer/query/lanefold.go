@@ -20,7 +20,8 @@ import (
 // utilization and memory at the steps it was held at, the device memory
 // shared out over a GPU's tenants at each step. A shard's allocations are
 // folded when its own passes run, so what is kept is float32 per held step
-// and allocation, not the shard's matrices.
+// and allocation, not the shard's matrices. Its steps are a view of the
+// allocations' share runs (shareFold), in float32.
 type laneFold struct {
 	allocs map[fleet.AllocationKey]*fleet.AllocationUsage
 	// byGPU are the allocations of each GPU, until the device memory pass
@@ -37,23 +38,21 @@ func newLaneFold(w fleet.Window, on bool) *laneFold {
 	return &laneFold{allocs: map[fleet.AllocationKey]*fleet.AllocationUsage{}, byGPU: map[fleet.GPUKey][]*fleet.AllocationUsage{}, steps: w.ExpectedSteps()}
 }
 
-// keep starts an allocation's use from its shares at each step (the
-// allocation pass's max by its key): the steps it was held at.
-func (f *laneFold) keep(k fleet.AllocationKey, v []float64) {
+// keep starts an allocation's use from its share runs (shareFold.keep):
+// the steps it was held at. Runs whose shares differ only past a float32's
+// precision are one lane run.
+func (f *laneFold) keep(k fleet.AllocationKey, shares []shareRun) {
 	if f == nil {
 		return
 	}
-	var runs []fleet.ShareRun
-	for i, x := range v {
-		if scan.IsAbsent(x) || math.IsNaN(x) {
+	runs := make([]fleet.ShareRun, 0, len(shares))
+	for _, r := range shares {
+		s := float32(r.v)
+		if n := len(runs); n > 0 && runs[n-1].Share == s && runs[n-1].From+runs[n-1].N == r.from {
+			runs[n-1].N += r.n
 			continue
 		}
-		s := float32(x)
-		if n := len(runs); n > 0 && runs[n-1].Share == s && runs[n-1].From+runs[n-1].N == i {
-			runs[n-1].N++
-			continue
-		}
-		runs = append(runs, fleet.ShareRun{From: i, N: 1, Share: s})
+		runs = append(runs, fleet.ShareRun{From: r.from, N: r.n, Share: s})
 	}
 	if len(runs) == 0 {
 		return

@@ -14,9 +14,10 @@ import (
 	"github.com/gpulens/gpulens/vocab"
 )
 
-// passQueries is the query set that reads each signal once. scanQueries
-// evaluates a subquery over the window for every figure, so utilization is
-// read three times (average, p95, steps), memory five; here each
+// passQueries is the query set that reads each signal once. A subquery
+// over the window per figure (scanQueries, kept in the tests as the
+// passes' oracle) reads utilization three times (average, p95, steps),
+// memory five; here each
 // signal with several figures is one pass: its expression evaluated once
 // at every step of the window (a range query at exactly the subquery's
 // steps), and every figure computed from those values in Go (stats.go,
@@ -50,7 +51,7 @@ func (a *analysis) passQueries(sch signals.Schema) []namedQuery {
 			namedQuery{name: "gpu thermal", expr: h.Thermal, series: a.thermalPass},
 		)
 	}
-	qs = append(qs, a.attributionQueries(sch, true)...)
+	qs = append(qs, a.attributionQueries(sch)...)
 	qs = append(qs, a.hostQueries(sch)...)
 	qs = append(qs, a.claimQueries(sch)...)
 	qs = append(qs, a.restartQueries(sch)...)
@@ -80,10 +81,8 @@ func (a *analysis) allocationPass(ans []stepSeries) {
 	}
 	allocs := groupBy(a, ans, allocationKey, aggMax)
 	for _, g := range allocs {
-		a.timeline.keep(g.key, g.v)
-		a.lanes.keep(g.key, g.v)
 		x := a.allocationOf(g.key)
-		a.hours.keep(x, g.v)
+		a.shares.keep(x, g.v)
 		x.Steps = present(g.v)
 		x.SinceLastSeen = sinceLastStep(a.w, int64(a.stepTime(lastStep(g.v))))
 		x.Workload, x.WorkloadKind = inferWorkload(g.key.Pod)
@@ -120,10 +119,8 @@ func (a *analysis) allocationPass(ans []stepSeries) {
 // workload's p95 over its busiest allocation at each step.
 func (a *analysis) utilizationPass(ans []stepSeries) {
 	for _, g := range groupBy(a, ans, allocationKey, aggMax) {
-		a.timeline.fold(g.key, g.v)
-		a.lanes.util(g.key, g.v)
 		x := a.allocationOf(g.key)
-		a.hours.util(x, g.v)
+		a.shares.util(x, g.v)
 		setUnlessNaN(avgOverTime(g.v), func(v float64) { x.AvgUtilization = v })
 		setUnlessNaN(quantileOverTime(0.95, g.v), func(v float64) { x.P95Utilization = v })
 		x.UtilizationSteps = present(g.v)
@@ -138,7 +135,7 @@ func (a *analysis) utilizationPass(ans []stepSeries) {
 func (a *analysis) memoryPass(ans []stepSeries) {
 	allocs := groupBy(a, ans, allocationKey, aggMax)
 	for _, g := range allocs {
-		a.lanes.mem(g.key, g.v)
+		a.shares.mem(g.key, g.v)
 		x := a.allocationOf(g.key)
 		setUnlessNaN(maxOverTime(g.v), func(v float64) { x.PeakMemoryBytes = v })
 		setUnlessNaN(quantileOverTime(0.99, g.v), func(v float64) { x.P99MemoryBytes = v })
@@ -171,7 +168,7 @@ func (a *analysis) gpuPass(ans []stepSeries) {
 			x.SinceLastSeen = since
 		}
 		x.Steps += present(g.v)
-		a.hours.gpu(x, g.v)
+		a.shares.gpu(x, g.v)
 		if x.Model == "" {
 			x.Model = g.key.model
 		}
@@ -189,7 +186,7 @@ func (a *analysis) gpuUtilizationPass(ans []stepSeries) {
 
 func (a *analysis) gpuMemoryPass(ans []stepSeries) {
 	for _, g := range groupBy(a, ans, gpuKey, aggMax) {
-		a.lanes.device(g.key, g.v, a.holdsMIG)
+		a.shares.device(g.key, g.v, a.holdsMIG)
 		x := a.gpuOf(g.key)
 		setUnlessNaN(quantileOverTime(0.99, g.v), func(v float64) { x.MemoryUsedP99Bytes = v })
 		setUnlessNaN(maxOverTime(g.v), func(v float64) { x.MemoryUsedPeakBytes = v })
@@ -211,7 +208,7 @@ func (a *analysis) thermalPass(ans []stepSeries) {
 }
 
 // finishPasses joins what needed two signals, and keeps the owners of the
-// GPU pods only. It does nothing after scanQueries.
+// GPU pods only. It does nothing after scanQueries (the tests' oracle).
 func (a *analysis) finishPasses() {
 	if a.pass.gpuPods == nil {
 		return

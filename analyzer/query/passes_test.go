@@ -20,7 +20,11 @@ import (
 
 // TestPassesMatchScans analyses each fixture twice, with the subquery per
 // figure (scanQueries, the query set before the passes) and with one pass
-// per signal (passQueries), and expects the same Result field by field:
+// per signal (passQueries), and expects the same Result field by field.
+// The analysis runs only the passes, on every source; scanQueries lives in
+// scanqueries_test.go as their independent oracle: every figure and
+// aggregation the engine's own, none of stats.go's arithmetic or the
+// passes' groupings. The Results compare:
 // allocations, GPUs, workloads, owners and notes, floats within 1e-9
 // relative where the summation order differs. The fixtures have groups of
 // several series (a method or a sharing mode that changes), MIG, time

@@ -62,11 +62,12 @@ func queryWindow(ctx context.Context, rq source.RangeQuerier, expr string, w fle
 	return out, nil
 }
 
-// rangeQuerier is src's range queries, for the passes over the window.
+// rangeQuerier is src's range queries, for the passes over the window;
+// an error naming src where it has none.
 func rangeQuerier(src source.Source) (source.RangeQuerier, error) {
 	rq, ok := src.(source.RangeQuerier)
 	if !ok {
-		return nil, fmt.Errorf("%s has no range queries", src.Describe())
+		return nil, fmt.Errorf("%s has no range queries (source.RangeQuerier), which the analysis reads every signal with", src.Describe())
 	}
 	return rq, nil
 }

@@ -71,13 +71,13 @@ type Sharding struct {
 	Flag string
 	// TimelinePoints, when positive, also folds each namespace's use over
 	// time, in about that many buckets, into Result.Timeline, from the
-	// passes' own values (timelineFold): no read of its own. Only the
-	// passes give it; a source without range queries has none.
+	// passes' own values (timelineFold, a view of shareFold): no read of
+	// its own.
 	TimelinePoints int
 	// Lanes also folds each allocation's use at every step into
 	// Result.Usage, for the consolidation plan, from the passes' own
-	// values (laneFold): no read of its own. Only the passes give it.
-	// It also folds each GPU's and allocation's hours for the hourly
+	// values (laneFold, a view of shareFold): no read of its own. It also
+	// folds each GPU's and allocation's hours for the hourly
 	// ledger (hourFold, fleet.AllocationHours), as small a fold.
 	Lanes bool
 }
@@ -170,12 +170,13 @@ func AnalyzeScoped(ctx context.Context, src source.Source, sc Scope, sch signals
 	if err != nil {
 		return nil, fmt.Errorf("analysis window: %w", err)
 	}
-	a := newAnalysis(sch, w)
-	if _, ok := src.(source.RangeQuerier); ok {
-		a.timeline = newTimelineFold(w, sh.TimelinePoints)
-		a.lanes = newLaneFold(w, sh.Lanes)
-		a.hours = newHourFold(w, sh.Lanes)
+	// The passes read each signal at every step of the window: a source
+	// that cannot is refused here, before the probe, by name.
+	if _, err := rangeQuerier(src); err != nil {
+		return nil, err
 	}
+	a := newAnalysis(sch, w)
+	a.shares = newShareFold(w, sh)
 	if err := a.missingSignals(ctx, src, sch); err != nil {
 		return nil, err
 	}
@@ -193,20 +194,19 @@ func AnalyzeScoped(ctx context.Context, src source.Source, sc Scope, sch signals
 	}
 	if total <= budget && sh.MaxNodes <= 0 && sh.MaxNamespaces <= 0 && sh.MaxPods <= 0 {
 		a.res.Shards = 1
-		if err := a.run(ctx, src, sc, planFor(src)(a, sch), w, nil); err != nil {
+		if err := a.run(ctx, src, sc, a.passQueries(sch), w, nil); err != nil {
 			return nil, err
 		}
 		a.finish()
 		return a.res, nil
 	}
 
-	// The node shards run the query set the source allows (the passes
-	// where it answers range queries). The namespace shards always run the
+	// The node shards run the passes. The namespace shards run the
 	// workload scans: a pass aggregates a workload's pods in Go at every
 	// step, across nodes that different node shards read, so its workload
 	// figures are partial and are dropped before the namespace shards run,
 	// whereas a scan's are whole inside one namespace shard.
-	all := planFor(src)(a, sch)
+	all := a.passQueries(sch)
 	nodeLabels, nsLabels, tenantExact := shardLabels(sch)
 	nsQs := slices.Concat(a.workloadQueries(sch), a.ownerQueries(sch, true))
 	var nodeQs []namedQuery

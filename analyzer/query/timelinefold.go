@@ -17,7 +17,9 @@ import (
 // figures are ReadTimeline's: per bucket, the allocated GPU-hours that had
 // a utilization sample (alloc and util) and the GPU-hours of them used
 // (alloc * clamp_max(util, 1)), each allocation's values the max over its
-// series (max by the allocation's key), as the engine summed them.
+// series (max by the allocation's key), as the engine summed them. It is a
+// view of the allocations' share runs (shareFold), read against their
+// utilization.
 type timelineFold struct {
 	tl *fleet.Timeline
 	// perBucket is a bucket's steps: bucket j holds the window's steps
@@ -25,16 +27,7 @@ type timelineFold struct {
 	// subquery of one bucket's range ending at Ends[j] takes them.
 	perBucket int
 	hours     float64
-	// shares are each allocation's shares per step, in runs, from the
-	// allocation pass until the utilization pass folds them.
-	shares map[fleet.AllocationKey][]shareRun
-	byNS   map[string]*fleet.NamespaceSeries
-}
-
-// shareRun is a run of steps at which an allocation's share was v.
-type shareRun struct {
-	from, n int
-	v       float64
+	byNS      map[string]*fleet.NamespaceSeries
 }
 
 // newTimelineFold buckets w as ReadTimeline does for about points
@@ -51,42 +44,18 @@ func newTimelineFold(w fleet.Window, points int) *timelineFold {
 		start = w.End
 	}
 	f := &timelineFold{tl: &fleet.Timeline{Step: bucket}, perBucket: int(bucket / step), hours: step.Hours(),
-		shares: map[fleet.AllocationKey][]shareRun{}, byNS: map[string]*fleet.NamespaceSeries{}}
+		byNS: map[string]*fleet.NamespaceSeries{}}
 	for t := start; !t.After(w.End); t = t.Add(bucket) {
 		f.tl.Ends = append(f.tl.Ends, t)
 	}
 	return f
 }
 
-// keep holds an allocation's shares at each step (the allocation pass's
-// max by its key), as runs: a share rarely changes.
-func (f *timelineFold) keep(k fleet.AllocationKey, v []float64) {
-	if f == nil {
-		return
-	}
-	var runs []shareRun
-	for i, x := range v {
-		if scan.IsAbsent(x) || math.IsNaN(x) {
-			continue
-		}
-		if n := len(runs); n > 0 && runs[n-1].v == x && runs[n-1].from+runs[n-1].n == i {
-			runs[n-1].n++
-			continue
-		}
-		runs = append(runs, shareRun{from: i, n: 1, v: x})
-	}
-	f.shares[k] = runs
-}
-
 // fold adds an allocation's utilization at each step (the utilization
-// pass's max by its key) to its namespace's buckets, where it held a share.
-func (f *timelineFold) fold(k fleet.AllocationKey, util []float64) {
-	if f == nil {
-		return
-	}
-	runs := f.shares[k]
-	delete(f.shares, k)
-	if len(runs) == 0 {
+// pass's max by its key) to its namespace's buckets, where its share runs
+// say it held a share.
+func (f *timelineFold) fold(k fleet.AllocationKey, runs []shareRun, util []float64) {
+	if f == nil || len(runs) == 0 {
 		return
 	}
 	x := f.byNS[k.Namespace]
