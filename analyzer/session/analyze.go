@@ -18,11 +18,28 @@ const maxSamplesFlag = "--query.max-samples"
 // that many points of utilization over time (0: none). The schema it used
 // is kept for the session's later use cases.
 func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis, error) {
+	return s.analyze(ctx, readOptions{timeline: timeline})
+}
+
+// readOptions are what one read of the window folds beside the analysis.
+type readOptions struct {
+	timeline int
+	// lanes folds every allocation's use at every step, for a plan made
+	// from the same read (Report, Plan): the caller passes the analysis
+	// on (PlanOptions.from), so the window is read once for both.
+	lanes bool
+	// currentOnly reads the current window only
+	// (pipeline.Options.CurrentOnly), for a plan's findings.
+	currentOnly bool
+}
+
+func (s *Session) analyze(ctx context.Context, o readOptions) (*pipeline.Analysis, error) {
+	timeline := o.timeline
 	s.obs.Begin("analyzing")
 	defer s.obs.End()
 	a, err := pipeline.Run(ctx, pipeline.Options{
 		Source: s.src, Schema: s.schema, DCGMFields: s.dcgmFields, Start: s.window.Start, End: s.window.End, Step: s.window.Step,
-		Inventory: s.inv, Findings: &s.thresholds, Prices: s.prices, TimelinePoints: timeline, Lanes: s.foldLanes, CurrentOnly: s.currentOnly, Progress: s.obs.Progress,
+		Inventory: s.inv, Findings: &s.thresholds, Prices: s.prices, TimelinePoints: timeline, Lanes: o.lanes, CurrentOnly: o.currentOnly, Progress: s.obs.Progress,
 		Sharding:     s.sharding(false),
 		ClusterLabel: s.cfg.ClusterLabel, Fleet: s.fleet, CurrentClusters: s.clusterValues,
 	})
@@ -31,9 +48,6 @@ func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis
 	}
 	if s.schema == nil {
 		s.schema = a.Schema
-	}
-	if s.foldLanes {
-		s.analysis = a
 	}
 	// Which path read the data: raw samples evaluated here (analyzer/scan),
 	// or the store's PromQL engine (a store without remote read, or an

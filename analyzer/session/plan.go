@@ -37,6 +37,10 @@ type PlanOptions struct {
 	// where the caller has them (Report); nil has Plan analyse the
 	// window for them.
 	advice []findings.Finding
+	// from is the analysis that read the window and folded its use
+	// (readOptions.lanes), where the caller has one (Report): the plan is
+	// made from it, not from a second read.
+	from *pipeline.Analysis
 }
 
 // Plan reads every workload's use at every step of the window and plans
@@ -57,14 +61,11 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 		if _, err := s.resolveSchema(ctx); err != nil {
 			return nil, schemaError(err, plan.ErrNoData, "plan")
 		}
-		s.foldLanes, s.currentOnly = true, true
-		a, err := s.Analyze(ctx, 0)
-		s.foldLanes, s.currentOnly = false, false
+		a, err := s.analyze(ctx, readOptions{lanes: true, currentOnly: true})
 		if err != nil {
 			return nil, planError(err)
 		}
-		o.advice = a.Findings.Findings
-		defer func() { s.analysis = nil }()
+		o.advice, o.from = a.Findings.Findings, a
 	}
 	s.obs.Begin("planning")
 	defer s.obs.End()
@@ -76,7 +77,7 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 		return s.planClusters(ctx, o, clusters)
 	}
 	s.obs.Progress(0, 2)
-	data, err := s.fetch(ctx, "", query.Scope{}, s.inv)
+	data, err := s.fetch(ctx, "", query.Scope{}, s.inv, o.from)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +112,7 @@ func (s *Session) planClusters(ctx context.Context, o PlanOptions, clusters []st
 	for i, c := range clusters {
 		name := fleet.ClusterName(c)
 		inv := s.fleet.Of(c, len(clusters))
-		data, err := s.fetch(ctx, c, query.Cluster(s.cfg.ClusterLabel, c), inv)
+		data, err := s.fetch(ctx, c, query.Cluster(s.cfg.ClusterLabel, c), inv, o.from)
 		if err == nil {
 			for _, p := range data.Pools {
 				have = append(have, p.Model.Key)
@@ -280,14 +281,14 @@ func schemaError(err, noData error, what string) error {
 
 // fetch is every workload's use at every step of the session's window in
 // cluster (the store's series in scope sc; "" and the zero Scope where
-// the store holds one cluster), its pods' workloads named by inv: the use the report's analysis folded where it
-// ran (Report), else an analysis of the current window that folds it
+// the store holds one cluster), its pods' workloads named by inv: the use from folded where the caller has
+// an analysis that folded it (Report, Plan after the advice), else an analysis of the current window that folds it
 // (query.Sharding.Lanes), sharded within the sample budget as every
 // analysis is. Either way the window is read once, by the analysis.
-func (s *Session) fetch(ctx context.Context, cluster string, sc query.Scope, inv *inventory.Inventory) (*plan.Data, error) {
+func (s *Session) fetch(ctx context.Context, cluster string, sc query.Scope, inv *inventory.Inventory, from *pipeline.Analysis) (*plan.Data, error) {
 	var res *fleet.Result
-	if s.analysis != nil {
-		res = s.analysis.Usage(cluster)
+	if from != nil {
+		res = from.Usage(cluster)
 	}
 	if res == nil {
 		sch, err := s.resolveSchema(ctx)

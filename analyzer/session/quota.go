@@ -54,7 +54,7 @@ func (s *Session) Quotas(ctx context.Context) ([]quota.Advice, []string, error) 
 	}
 	notes := s.notesWithout(s.unclustered())
 	notes = append(notes, quotaInventoryNotes(s.inv, "")...)
-	data, err := s.fetch(ctx, "", query.Scope{}, s.inv)
+	data, err := s.fetch(ctx, "", query.Scope{}, s.inv, nil)
 	if err != nil {
 		return nil, notes, err
 	}
@@ -79,7 +79,7 @@ func (s *Session) quotaClusters(ctx context.Context, clusters []string) ([]quota
 			continue
 		}
 		notes = append(notes, quotaInventoryNotes(inv, prefix)...)
-		data, err := s.fetch(ctx, c, query.Cluster(s.cfg.ClusterLabel, c), inv)
+		data, err := s.fetch(ctx, c, query.Cluster(s.cfg.ClusterLabel, c), inv, nil)
 		if errors.Is(err, plan.ErrNoData) {
 			notes = append(notes, prefix+"no usage to advise from: "+err.Error())
 			continue

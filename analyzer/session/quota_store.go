@@ -68,7 +68,7 @@ func (s *Session) storeQuotas(ctx context.Context) (out []quota.Advice, notes []
 		for _, n := range invNotes {
 			notes = append(notes, prefix+n)
 		}
-		data, err := s.fetch(ctx, c.cluster, c.sc, s.inv)
+		data, err := s.fetch(ctx, c.cluster, c.sc, s.inv, nil)
 		if errors.Is(err, plan.ErrNoData) && clusters != nil {
 			notes = append(notes, prefix+"no usage to advise from: "+err.Error())
 			continue

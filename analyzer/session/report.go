@@ -17,18 +17,15 @@ import (
 // The plan is made from the use the analysis's passes folded: the window
 // is read once, for both.
 func (s *Session) Report(ctx context.Context, timeline int) (*report.Report, *pipeline.Analysis, error) {
-	s.foldLanes = true
-	a, err := s.Analyze(ctx, timeline)
-	s.foldLanes = false
+	a, err := s.analyze(ctx, readOptions{timeline: timeline, lanes: true})
 	if err != nil {
 		return nil, nil, err
 	}
 	in := reportInput(a)
 	in.CostBasis = s.cfg.CostBasis
 	r := report.Build(in, s.prices)
-	r.Consolidation = s.consolidation(ctx, a.Findings.Findings)
+	r.Consolidation = s.consolidation(ctx, a)
 	r.Savings = report.SavingsOf(r.Consolidation)
-	s.analysis = nil
 	return r, a, nil
 }
 
@@ -43,11 +40,12 @@ func reportInput(a *pipeline.Analysis) report.Input {
 // consolidation plans the window for the report's "Consolidation" section.
 // A plan that cannot be made is said in the section, never a failed
 // report: the report's figures do not depend on it.
-func (s *Session) consolidation(ctx context.Context, fs []findings.Finding) *report.Consolidation {
+func (s *Session) consolidation(ctx context.Context, a *pipeline.Analysis) *report.Consolidation {
+	fs := a.Findings.Findings
 	if fs == nil {
 		fs = []findings.Finding{} // none to act on: the plan is today's fleet, analysed once
 	}
-	p, err := s.Plan(ctx, PlanOptions{advice: fs})
+	p, err := s.Plan(ctx, PlanOptions{advice: fs, from: a})
 	if err != nil {
 		return &report.Consolidation{Unavailable: err.Error()}
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/inventory/kube"
-	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals/dcgm"
 )
@@ -48,13 +47,6 @@ type Session struct {
 	primaryNote string
 	// windowClusters caches clusterValues (non-nil once read).
 	windowClusters []string
-	// foldLanes makes Analyze fold the allocations' use at every step for
-	// the plan (Report), and analysis keeps that analysis for fetch.
-	foldLanes bool
-	// currentOnly makes Analyze read the current window only
-	// (pipeline.Options.CurrentOnly), for a plan's findings.
-	currentOnly bool
-	analysis    *pipeline.Analysis
 }
 
 // openEmbedded is source.OpenEmbedded; a test counts the opens through it.
