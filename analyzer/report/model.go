@@ -32,6 +32,7 @@ type Report struct {
 	Findings        Findings         `json:"findings"`
 	Coverage        Coverage         `json:"coverage"`
 	Consolidation   *Consolidation   `json:"consolidation,omitempty"`
+	ReclaimPreview  *ReclaimPreview  `json:"reclaim_preview,omitempty"`
 	// Ledger charges every GPU's cost to its tenants on both bases, with
 	// the idle and unallocated remainder (analyzer/ledger); CostBasis is
 	// the basis the teams' cost column shows (ledger.Allocation, the
