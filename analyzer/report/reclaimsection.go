@@ -24,7 +24,7 @@ func (r *Report) reclaimSection() section {
 	}
 	intro = append(intro, r.reclaimedLine())
 	s := section{ID: "reclaim", Title: "Reclaim (dry run)", Intro: strings.Join(intro, " "),
-		Header: r.withCluster("Cluster", []string{"Namespace", "Workload", "Action", "GPUs", "Monthly cost", "Reason"}),
+		Header: r.withCluster("Cluster", []string{"Namespace", "Workload", "Action", "GPUs", "Frees a month", "Reason"}),
 		Empty:  "No preview: the reclaimer's decisions are previewed by gpulens demo; gpulens reclaim logs its own."}
 	for _, w := range p.Workloads {
 		s.Rows = append(s.Rows, r.withCluster(clusterCell(w.Cluster), []string{w.Namespace, w.Kind + "/" + w.Name, w.Action,
