@@ -19,8 +19,10 @@ import (
 // is taken as opted in. It is pure.
 func Preview(p Policy, a Analysis, objs []Object, gpus map[Ref]int) *report.ReclaimPreview {
 	optedIn := map[string]bool{}
-	for _, o := range objs {
-		optedIn[o.Namespace] = true
+	objs = slices.Clone(objs)
+	for i := range objs {
+		objs[i].OptedIn = true
+		optedIn[objs[i].Namespace] = true
 	}
 	money := map[Ref]*report.ReclaimTotal{}
 	for _, f := range a.Findings {
