@@ -28,6 +28,10 @@ type ReclaimPreview struct {
 	ReclaimedNote string           `json:"reclaimed_note,omitempty"`
 }
 
+// ReclaimDidNotRun is ReclaimedNote where the store holds none of the
+// reclaimer's series.
+const ReclaimDidNotRun = "gpulens reclaim did not run in this window: the store holds none of its gpulens_reclaim_* series."
+
 // ReclaimPolicy is a reclaim policy's thresholds, as the report shows them.
 type ReclaimPolicy struct {
 	IdleFor           string  `json:"idle_for"`

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -43,10 +44,7 @@ func (r *Report) reclaimedLine() string {
 	}
 	rec := p.Reclaimed
 	if rec == nil {
-		if p.ReclaimedNote != "" {
-			return p.ReclaimedNote
-		}
-		return "gpulens reclaim did not run " + when + " (the store holds none of its gpulens_reclaim_* series)."
+		return cmp.Or(p.ReclaimedNote, ReclaimDidNotRun)
 	}
 	s := fmt.Sprintf("Reclaimed %s: %d workloads, %s GPU-hours, $%s.", when, rec.Workloads, thousands(rec.GPUHours, 1), thousands(rec.USD, 0))
 	if rec.DryRunWorkloads > 0 {
