@@ -19,8 +19,8 @@ func reclaimPreview(a *pipeline.Analysis, week *report.ReclaimPreview) *report.R
 	ra, objs, gpus := reclaim.Simulated(a, "")
 	out := reclaim.Preview(p, ra, objs, gpus)
 	out.Note = fmt.Sprintf("What gpulens reclaim would do at the end of this window under its default policy (idle for %s at most %.0f%% average and %.0f%% p95 GPU utilisation, held %.0f%% of it; announced %s before it acts), "+
-		"every namespace treated as opted in: the demo's namespaces carry no %s=%s label, and its simulator stands in for the API server. Nothing was changed.",
-		promdur.Format(p.Idle.For), 100*p.Idle.MaxAvgUtilization, 100*p.Idle.MaxP95Utilization, 100*p.Idle.MinCoverage, promdur.Format(p.GracePeriod), reclaim.NamespaceLabel, reclaim.NamespaceEnabled)
+		"judged on this window's analysis (gpulens reclaim itself reads the last %s), every namespace treated as opted in: the demo's namespaces carry no %s=%s label, and its simulator stands in for the API server. Nothing was changed.",
+		promdur.Format(p.Idle.For), 100*p.Idle.MaxAvgUtilization, 100*p.Idle.MaxP95Utilization, 100*p.Idle.MinCoverage, promdur.Format(p.GracePeriod), promdur.Format(p.Idle.For), reclaim.NamespaceLabel, reclaim.NamespaceEnabled)
 	out.ReclaimedNote = report.ReclaimDidNotRun
 	if week != nil {
 		out.Reclaimed, out.ReclaimedNote = week.Reclaimed, week.ReclaimedNote
