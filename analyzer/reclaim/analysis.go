@@ -26,6 +26,10 @@ func FromSession(open func(ctx context.Context) (*session.Session, error), clust
 	}
 }
 
+// ClusterNotRead is the part an analysis without the cluster's own view
+// lacks: the workloads' owners are guessed.
+const ClusterNotRead = "the cluster was not read: workloads' owners are unconfirmed"
+
 // FromPipeline reads one analysis: its findings, its stale nodes (as
 // serve's keepStale does) and what makes it partial.
 func FromPipeline(a *pipeline.Analysis, cluster string) Analysis {
@@ -49,7 +53,7 @@ func FromPipeline(a *pipeline.Analysis, cluster string) Analysis {
 	// guessed from pod names, and a guess is not acted on.
 	switch inv := a.InventoryOf(cluster); {
 	case inv == nil || !inv.Available:
-		out.Partial = append(out.Partial, "the cluster was not read: workloads' owners are unconfirmed")
+		out.Partial = append(out.Partial, ClusterNotRead)
 	default:
 		for _, s := range inv.Skipped {
 			out.Partial = append(out.Partial, "not read from the cluster: "+s)

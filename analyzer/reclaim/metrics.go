@@ -9,6 +9,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/gpulens/gpulens/analyzer/metricname"
+	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -54,6 +55,12 @@ func NewMetrics() *Metrics {
 		pending: s.NewGauge(SeriesPending, nil), reclaimed: s.NewGauge(SeriesReclaimed, nil), decisions: map[Action]*metrics.Gauge{},
 		okCycles: s.NewCounter(metricname.Of(SeriesCycles, "result", "success")), badCycles: s.NewCounter(metricname.Of(SeriesCycles, "result", "failure")),
 		partialCycles: s.NewCounter(metricname.Of(SeriesCycles, "result", "partial"))}
+	// The reclaims' counters exist from the start, at 0: a counter first
+	// exposed at 1 reads, to increase(), as no reclaim at all
+	// (https://prometheus.io/docs/practices/instrumentation/#avoid-missing-metrics).
+	for _, result := range []string{signals.ReclaimResultSuccess, "failure", signals.ReclaimResultDryRun} {
+		s.GetOrCreateCounter(metricname.Of(SeriesActions, "action", string(Reclaim), "result", result))
+	}
 	for _, a := range []Action{Announce, Wait, Reclaim, Cancel, Skip, MarkResumed, NotifyOnly} {
 		m.decisions[a] = s.NewGauge(metricname.Of(SeriesDecisions, "decision", string(a)), nil)
 	}

@@ -34,7 +34,8 @@ type Report struct {
 	Consolidation   *Consolidation   `json:"consolidation,omitempty"`
 	// Savings are the two savings the report states, each a month, read
 	// off Consolidation (SavingsOf); nil where it is.
-	Savings *Savings `json:"savings,omitempty"`
+	Savings        *Savings        `json:"savings,omitempty"`
+	ReclaimPreview *ReclaimPreview `json:"reclaim_preview,omitempty"`
 	// Ledger charges every GPU's cost to its tenants on both bases, with
 	// the idle and unallocated remainder (analyzer/ledger); CostBasis is
 	// the basis the teams' cost column shows (ledger.Allocation, the

@@ -62,6 +62,9 @@ func (r *Report) sections() []section {
 	if r.clustered() {
 		s = append(s[:1:1], append([]section{r.clustersSection()}, s[1:]...)...)
 	}
+	if r.ReclaimPreview != nil {
+		s = append(s, r.reclaimSection())
+	}
 	return s
 }
 

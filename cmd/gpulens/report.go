@@ -50,6 +50,7 @@ func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) 
 	if err != nil {
 		return o.src.exit(err)
 	}
+	r.ReclaimPreview = s.Reclaimed(ctx)
 	sayDetected(stderr, a)
 	if err := o.write(stdout, nil, "", func(w io.Writer, format string) error { return report.Render(w, r, format) }); err != nil || hookURL == "" {
 		return err

@@ -1,0 +1,45 @@
+package signals
+
+import (
+	"strconv"
+
+	"github.com/gpulens/gpulens/vocab"
+)
+
+// The reclaimer's own series (analyzer/reclaim/metrics.go, docs/METRICS.md
+// "gpulens reclaim"), scraped into the store beside the exporter's: the
+// report reads from them what gpulens reclaim did in its window.
+const (
+	MetricReclaimActions  = vocab.SeriesReclaimActions
+	MetricReclaimGPUHours = vocab.SeriesReclaimGPUHours
+	MetricReclaimUSD      = vocab.SeriesReclaimUSD
+	MetricReclaimCycles   = vocab.SeriesReclaimCycles
+)
+
+// ReclaimActionReclaim is the action label of a reclaim (reclaim.Reclaim);
+// ReclaimResultSuccess and ReclaimResultDryRun the result labels of one
+// done and of one a dry run would have done.
+const (
+	ReclaimActionReclaim = "reclaim"
+	ReclaimResultSuccess = "success"
+	ReclaimResultDryRun  = "dry-run"
+)
+
+// ReclaimRan is how many of the reclaimer's cycle series have a sample in
+// the trailing range rng: none (an empty answer) says it did not run,
+// which is not a run that reclaimed nothing.
+func ReclaimRan(rng string) string {
+	return Count(Range(LastOverTime, MetricReclaimCycles, rng))
+}
+
+// ReclaimActions is how many reclaims of the result ended in rng, over
+// every reclaimer the store scraped.
+func ReclaimActions(rng, result string) string {
+	sel := MetricReclaimActions + "{action=" + strconv.Quote(ReclaimActionReclaim) + ",result=" + strconv.Quote(result) + "}"
+	return Sum(Range(Increase, sel, rng))
+}
+
+// ReclaimGPUHours and ReclaimUSD are the GPU-hours the reclaimed
+// workloads released in rng, and what those would have cost.
+func ReclaimGPUHours(rng string) string { return Sum(Range(Increase, MetricReclaimGPUHours, rng)) }
+func ReclaimUSD(rng string) string      { return Sum(Range(Increase, MetricReclaimUSD, rng)) }
