@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
+	"github.com/gpulens/gpulens/analyzer/ledger"
 	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/schemas"
@@ -113,6 +114,12 @@ type Analysis struct {
 	Timeline *fleet.Timeline
 	// Notes say what the run had to leave out, in words.
 	Notes []string
+	// Ledger charges every GPU-hour of Current to its tenants
+	// (ledger.Build at Options.Prices): the money of the analysis, built
+	// once here, which the report, serve's series and the dashboards'
+	// price series render. Nil for a plan's read of the current window
+	// only (Options.CurrentOnly), which charges nothing.
+	Ledger *ledger.Ledger
 }
 
 // MinPreviousCoverage is the part of the previous window its GPUs must
@@ -179,6 +186,9 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 	progress()
 
 	a.Notes = append(a.Notes, a.inventoryNotes...)
+	if !o.CurrentOnly {
+		a.Ledger = ledger.Build(a.Current, o.Prices)
+	}
 	progress()
 	return a, nil
 }

@@ -38,6 +38,10 @@ type Input struct {
 	// CostBasis is the basis of the teams' cost column (ledger.Allocation
 	// when empty).
 	CostBasis ledger.Basis
+	// Ledger is the analysis's (pipeline.Analysis.Ledger), which the
+	// report renders; a report of an Input without one (its tests')
+	// charges Current itself.
+	Ledger *ledger.Ledger
 }
 
 // Build computes the report of a. prices may be nil: dollar figures are
@@ -64,7 +68,10 @@ func Build(a Input, prices *price.Prices) *Report {
 		prev = &fleet.Result{Window: a.Previous.Window}
 	}
 	r.Teams = teams(a.Current, prev, teamOf, pr)
-	r.Ledger, r.CostBasis = ledger.Build(a.Current, prices), cmp.Or(a.CostBasis, ledger.Allocation)
+	r.Ledger, r.CostBasis = a.Ledger, cmp.Or(a.CostBasis, ledger.Allocation)
+	if r.Ledger == nil {
+		r.Ledger = ledger.Build(a.Current, prices)
+	}
 	r.Teams = chargeTeams(r.Teams, r.Ledger, teamOf, pr)
 	r.Cluster = summary(a.Current, prev, r.Teams, pr, a.Findings.UsedWithoutPod, func(string) bool { return true })
 	r.Fleet = fleetRows(a.Current, pr, a.Findings.UsedWithoutPod)

@@ -34,7 +34,7 @@ func (s *Session) Report(ctx context.Context, timeline int) (*report.Report, *pi
 func reportInput(a *pipeline.Analysis) report.Input {
 	team := func(cluster, ns string) string { return a.InventoryOf(cluster).Team(ns) }
 	return report.Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
-		Findings: a.Findings, Team: team, Timeline: a.Timeline, Notes: a.Notes}
+		Findings: a.Findings, Team: team, Timeline: a.Timeline, Notes: a.Notes, Ledger: a.Ledger}
 }
 
 // consolidation plans the window for the report's "Consolidation" section.
