@@ -5,13 +5,8 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
-	"reflect"
 	"slices"
 	"strings"
-
-	"gopkg.in/yaml.v3"
-
-	"github.com/gpulens/gpulens/internal/yamlfile"
 )
 
 //go:embed defaults.yaml
@@ -77,19 +72,9 @@ func LoadConfig(path string) (Config, error) {
 }
 
 func parseConfig(c *Config, data []byte, file string) error {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return fmt.Errorf("%s: %w", file, err)
-	}
-	known := func(k string) bool { _, ok := field(reflect.ValueOf(c).Elem(), k); return ok }
-	if err := yamlfile.Recognize(file, "findings config", &doc, known, "the keys of analyzer/criteria/defaults.yaml"); err != nil {
+	lines, err := DecodeStrict(data, file, "findings config", "the keys of analyzer/criteria/defaults.yaml", c)
+	if err != nil {
 		return err
-	}
-	lines := map[string]int{}
-	if len(doc.Content) > 0 {
-		if err := decode(doc.Content[0], reflect.ValueOf(c).Elem(), "", file, lines); err != nil {
-			return err
-		}
 	}
 	probs := c.problems()
 	// Report a key the file set before one whose default merely clashes
@@ -99,45 +84,6 @@ func parseConfig(c *Config, data []byte, file string) error {
 		return &FileError{File: file, Line: lines[p.key], Key: p.key, Msg: p.msg}
 	}
 	return nil
-}
-
-// decode sets the struct fields named by yaml tags, refusing keys the
-// struct does not have and recording each key's line for validation.
-func decode(n *yaml.Node, v reflect.Value, path, file string, lines map[string]int) error {
-	if n.Kind != yaml.MappingNode {
-		return &FileError{File: file, Line: n.Line, Key: strings.TrimSuffix(path, "."), Msg: "want a mapping"}
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, val := n.Content[i], n.Content[i+1]
-		key := path + k.Value
-		f, ok := field(v, k.Value)
-		if !ok {
-			return &FileError{File: file, Line: k.Line, Key: key, Msg: "unknown key"}
-		}
-		lines[key] = val.Line
-		if f.Kind() == reflect.Struct {
-			if err := decode(val, f, key+".", file, lines); err != nil {
-				return err
-			}
-			continue
-		}
-		if val.Kind != yaml.ScalarNode {
-			return &FileError{File: file, Line: val.Line, Key: key, Msg: "want a single value"}
-		}
-		if err := val.Decode(f.Addr().Interface()); err != nil {
-			return &FileError{File: file, Line: val.Line, Key: key, Msg: fmt.Sprintf("want a %s, got %q", f.Kind(), val.Value)}
-		}
-	}
-	return nil
-}
-
-func field(v reflect.Value, name string) (reflect.Value, bool) {
-	for i := range v.NumField() {
-		if tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ","); tag == name {
-			return v.Field(i), true
-		}
-	}
-	return reflect.Value{}, false
 }
 
 type problem struct{ key, msg string }

@@ -5,17 +5,11 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
-	"reflect"
 	"slices"
-	"strings"
 	"time"
-
-	"github.com/prometheus/common/model"
-	"gopkg.in/yaml.v3"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/internal/promdur"
-	"github.com/gpulens/gpulens/internal/yamlfile"
 )
 
 //go:embed defaults.yaml
@@ -61,19 +55,9 @@ func LoadPolicy(path string) (Policy, error) {
 }
 
 func parsePolicy(p *Policy, data []byte, file string) error {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return fmt.Errorf("%s: %w", file, err)
-	}
-	known := func(k string) bool { _, ok := field(reflect.ValueOf(p).Elem(), k); return ok }
-	if err := yamlfile.Recognize(file, "reclaim policy", &doc, known, "idle, grace_period, max_actions_per_hour"); err != nil {
+	lines, err := criteria.DecodeStrict(data, file, "reclaim policy", "idle, grace_period, max_actions_per_hour", p)
+	if err != nil {
 		return err
-	}
-	lines := map[string]int{}
-	if len(doc.Content) > 0 {
-		if err := decode(doc.Content[0], reflect.ValueOf(p).Elem(), "", file, lines); err != nil {
-			return err
-		}
 	}
 	probs := p.problems()
 	for i, pr := range probs {
@@ -90,56 +74,6 @@ func parsePolicy(p *Policy, data []byte, file string) error {
 		return &criteria.FileError{File: file, Line: lines[pr.key], Key: pr.key, Msg: pr.msg}
 	}
 	return nil
-}
-
-var durationType = reflect.TypeFor[time.Duration]()
-
-// decode sets the fields named by yaml tags, refusing unknown keys and
-// recording each key's line for validation. Durations are Prometheus's ("90m",
-// "1d", "1h30m"), as --since reads them.
-func decode(n *yaml.Node, v reflect.Value, path, file string, lines map[string]int) error {
-	if n.Kind != yaml.MappingNode {
-		return &criteria.FileError{File: file, Line: n.Line, Key: strings.TrimSuffix(path, "."), Msg: "want a mapping"}
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, val := n.Content[i], n.Content[i+1]
-		key := path + k.Value
-		f, ok := field(v, k.Value)
-		if !ok {
-			return &criteria.FileError{File: file, Line: k.Line, Key: key, Msg: "unknown key"}
-		}
-		lines[key] = val.Line
-		if f.Kind() == reflect.Struct {
-			if err := decode(val, f, key+".", file, lines); err != nil {
-				return err
-			}
-			continue
-		}
-		if val.Kind != yaml.ScalarNode {
-			return &criteria.FileError{File: file, Line: val.Line, Key: key, Msg: "want a single value"}
-		}
-		if f.Type() == durationType {
-			d, err := model.ParseDuration(val.Value)
-			if err != nil || d <= 0 {
-				return &criteria.FileError{File: file, Line: val.Line, Key: key, Msg: fmt.Sprintf("want a duration such as 24h or 90m, got %q", val.Value)}
-			}
-			f.SetInt(int64(d))
-			continue
-		}
-		if err := val.Decode(f.Addr().Interface()); err != nil {
-			return &criteria.FileError{File: file, Line: val.Line, Key: key, Msg: fmt.Sprintf("want a %s, got %q", f.Kind(), val.Value)}
-		}
-	}
-	return nil
-}
-
-func field(v reflect.Value, name string) (reflect.Value, bool) {
-	for i := range v.NumField() {
-		if tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ","); tag == name {
-			return v.Field(i), true
-		}
-	}
-	return reflect.Value{}, false
 }
 
 // problem is a key's value that is wrong; alt says it of the other key
