@@ -43,3 +43,15 @@ func ReclaimActions(rng, result string) string {
 // workloads released in rng, and what those would have cost.
 func ReclaimGPUHours(rng string) string { return Sum(Range(Increase, MetricReclaimGPUHours, rng)) }
 func ReclaimUSD(rng string) string      { return Sum(Range(Increase, MetricReclaimUSD, rng)) }
+
+// MemoryActivity is each GPU's memory activity (the fraction of time its
+// DRAM was read or written: DCGM's DRAM_ACTIVE, gpulens-exporter's GPM
+// ratio) averaged over the trailing range rng at resolution step: whole
+// GPUs by uuid, and MIG instances by uuid and gpu_instance, of the
+// instance. The reclaimer's second reading of idle, beside utilisation:
+// a workload that only moves memory is not idle.
+func MemoryActivity(d Device, rng, step string) (whole, mig string) {
+	whole = Subquery(AvgOverTime, MaxBy([]string{LabelUUID}, d.Profiling(ProfDRAMActive)), rng, step)
+	mig = Subquery(AvgOverTime, MaxBy([]string{LabelUUID, LabelGPUInstance}, d.MIGProfiling(ProfDRAMActive)), rng, step)
+	return whole, mig
+}

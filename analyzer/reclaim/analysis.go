@@ -22,7 +22,12 @@ func FromSession(open func(ctx context.Context) (*session.Session, error), clust
 		if err != nil {
 			return Analysis{Err: err}
 		}
-		return FromPipeline(a, cluster)
+		out := FromPipeline(a, cluster)
+		// An unread reading of idle is a failed analysis, not an idle one.
+		if out.MemoryActivity, err = s.MemoryActivity(ctx); err != nil {
+			return Analysis{Err: err}
+		}
+		return out
 	}
 }
 

@@ -92,6 +92,10 @@ type Analysis struct {
 	// Stale are the nodes whose data stopped before the window's end
 	// (fleet.Result.Stale): an exporter down, or a store behind.
 	Stale map[string]bool
+	// MemoryActivity is each GPU's average memory activity over the
+	// window, by UUID, and each MIG instance's by "UUID/gpu_instance"
+	// (session.Session.MemoryActivity); a GPU not in it is unmeasured.
+	MemoryActivity map[string]float64
 }
 
 // Action is what the reclaimer does to one workload in one cycle.
@@ -128,6 +132,10 @@ type Evidence struct {
 	P95Utilization float64   `json:"p95_utilization"`
 	Coverage       float64   `json:"coverage"`
 	GPUs           int       `json:"gpus"`
+	// MemoryActivity is the highest average memory activity of its GPUs
+	// (or MIG instances) over the window; nil where the store has none,
+	// and utilisation alone judged.
+	MemoryActivity *float64 `json:"memory_activity,omitempty"`
 	// HourlyUSD is what its GPUs cost an hour; 0 without a price.
 	HourlyUSD float64 `json:"hourly_usd,omitempty"`
 }
@@ -326,6 +334,11 @@ func idle(p Policy, a Analysis, fs []findings.Finding) (*Evidence, string) {
 		ev.P95Utilization = max(ev.P95Utilization, f.Evidence["p95_utilization"])
 		ev.Coverage = min(ev.Coverage, f.Evidence["coverage"])
 		ev.GPUs += int(f.Evidence["gpus"])
+		for _, key := range memoryKeys(f) {
+			if v, ok := a.MemoryActivity[key]; ok && (ev.MemoryActivity == nil || v > *ev.MemoryActivity) {
+				ev.MemoryActivity = &v
+			}
+		}
 		if f.CostKnown {
 			ev.HourlyUSD += f.MonthlyCostUSD / vocab.HoursPerMonth
 		}
@@ -337,8 +350,25 @@ func idle(p Policy, a Analysis, fs []findings.Finding) (*Evidence, string) {
 		return nil, fmt.Sprintf("in use: %.1f%% average utilisation over %s (idle is at most %.1f%%)", 100*ev.AvgUtilization, ev.Window, 100*p.Idle.MaxAvgUtilization)
 	case ev.P95Utilization > p.Idle.MaxP95Utilization:
 		return nil, fmt.Sprintf("in use: %.1f%% p95 utilisation over %s (idle is at most %.1f%%)", 100*ev.P95Utilization, ev.Window, 100*p.Idle.MaxP95Utilization)
+	case ev.MemoryActivity != nil && *ev.MemoryActivity > p.Idle.MaxAvgMemoryActivity:
+		return nil, fmt.Sprintf("in use: %.1f%% average memory activity over %s (idle is at most %.1f%%)", 100**ev.MemoryActivity, ev.Window, 100*p.Idle.MaxAvgMemoryActivity)
 	case ev.Coverage < p.Idle.MinCoverage:
 		return nil, fmt.Sprintf("held, with data, for %.0f%% of the %s window (want %.0f%%): idle for all of it is not established", 100*ev.Coverage, ev.Window, 100*p.Idle.MinCoverage)
 	}
 	return ev, ""
+}
+
+// memoryKeys are the MemoryActivity keys of what a finding's workload
+// holds: its MIG instance, or its GPUs.
+func memoryKeys(f findings.Finding) []string {
+	if f.GPUInstance != "" && f.GPUUUID != "" {
+		return []string{f.GPUUUID + "/" + f.GPUInstance}
+	}
+	if len(f.GPUs) > 0 {
+		return f.GPUs
+	}
+	if f.GPUUUID != "" {
+		return []string{f.GPUUUID}
+	}
+	return nil
 }

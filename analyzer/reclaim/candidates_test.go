@@ -52,6 +52,24 @@ func TestDecide(t *testing.T) {
 			a.Findings[0].Kind, a.Findings[0].Evidence["avg_utilization"], a.Findings[0].Evidence["p95_utilization"] = "underused-gpu", 0.3, 0.6
 		}, 1, Cancel, "in use: 30.0% average utilisation over 1d (idle is at most 2.0%)", time.Time{}},
 		{"a burst above the p95", func(_ *Object, a *Analysis) { a.Findings[0].Evidence["p95_utilization"] = 0.2 }, 1, Skip, "in use: 20.0% p95 utilisation over 1d (idle is at most 5.0%)", time.Time{}},
+		// Memory activity (signals.MemoryActivity): the workload's GPU moved
+		// memory 30% of the window while its SMs idled (a data loader).
+		{"memory busy, compute idle", func(_ *Object, a *Analysis) {
+			a.Findings[0].GPUs = []string{"GPU-a"}
+			a.MemoryActivity = map[string]float64{"GPU-a": 0.3, "GPU-b": 0}
+		}, 1, Skip, "in use: 30.0% average memory activity over 1d (idle is at most 2.0%)", time.Time{}},
+		{"memory quiet too", func(_ *Object, a *Analysis) {
+			a.Findings[0].GPUs = []string{"GPU-a"}
+			a.MemoryActivity = map[string]float64{"GPU-a": 0.01, "GPU-b": 0.9}
+		}, 1, Announce, "idle", now.Add(4 * time.Hour)},
+		{"a MIG instance is judged by its own activity, not its GPU's", func(_ *Object, a *Analysis) {
+			a.Findings[0].GPUUUID, a.Findings[0].GPUInstance, a.Findings[0].GPUs = "GPU-a", "3", nil
+			a.MemoryActivity = map[string]float64{"GPU-a": 0.5, "GPU-a/3": 0.25}
+		}, 1, Skip, "in use: 25.0% average memory activity over 1d (idle is at most 2.0%)", time.Time{}},
+		{"no memory activity in the store: utilisation alone", func(_ *Object, a *Analysis) {
+			a.Findings[0].GPUs = []string{"GPU-a"}
+			a.MemoryActivity = map[string]float64{}
+		}, 1, Announce, "idle", now.Add(4 * time.Hour)},
 		{"no finding: busy", func(_ *Object, a *Analysis) { a.Findings = nil }, 1, Skip, "in use: the analysis finds it neither idle nor underused", time.Time{}},
 		{"another cluster's finding is not this one's", func(_ *Object, a *Analysis) { a.Findings[0].Cluster = "eu" }, 1, Skip, "in use: the analysis finds it neither idle nor underused", time.Time{}},
 		{"another kind of finding", func(_ *Object, a *Analysis) { a.Findings[0].Kind, a.Findings[0].Summary = "oom-risk", "near its limit" }, 1, Skip, "in use: oom-risk: near its limit", time.Time{}},

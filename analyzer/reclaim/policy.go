@@ -25,6 +25,10 @@ type Policy struct {
 		MaxAvgUtilization float64       `yaml:"max_avg_utilization"`
 		MaxP95Utilization float64       `yaml:"max_p95_utilization"`
 		MinCoverage       float64       `yaml:"min_coverage"`
+		// MaxAvgMemoryActivity bounds the average memory activity of
+		// the workload's GPUs (or MIG instances) over the window, where
+		// the store has it (signals.MemoryActivity).
+		MaxAvgMemoryActivity float64 `yaml:"max_avg_memory_activity"`
 	} `yaml:"idle"`
 	GracePeriod       time.Duration `yaml:"grace_period"`
 	MaxActionsPerHour int           `yaml:"max_actions_per_hour"`
@@ -94,6 +98,7 @@ func (p *Policy) problems() []problem {
 	}
 	ratio("idle.max_avg_utilization", p.Idle.MaxAvgUtilization, true)
 	ratio("idle.max_p95_utilization", p.Idle.MaxP95Utilization, true)
+	ratio("idle.max_avg_memory_activity", p.Idle.MaxAvgMemoryActivity, true)
 	ratio("idle.min_coverage", p.Idle.MinCoverage, false)
 	if p.Idle.MaxP95Utilization < p.Idle.MaxAvgUtilization {
 		out = append(out, problem{"idle.max_p95_utilization", fmt.Sprintf("%v is below idle.max_avg_utilization (%v): a p95 is never below its average", p.Idle.MaxP95Utilization, p.Idle.MaxAvgUtilization),
