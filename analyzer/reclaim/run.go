@@ -2,12 +2,14 @@ package reclaim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -70,6 +72,15 @@ func Run(ctx context.Context, c Config) error {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+	if c.Identity == "" {
+		// The host alone is not unique: client-go takes its own identity
+		// found in a Lease for its own (internal/leaderlease).
+		id, err := leaderlease.Identity()
+		if err != nil {
+			return err
+		}
+		c.Identity = id
+	}
 	policy, err := LoadPolicy(c.PolicyFile)
 	if err != nil {
 		return &ConfigError{err}
@@ -113,4 +124,19 @@ func Run(ctx context.Context, c Config) error {
 	// after the cycle has returned, so two never act at once).
 	return leaderlease.Run(ctx, leaderlease.Config{Client: c.Client, Namespace: c.LeaseNamespace, Name: c.LeaseName,
 		Identity: c.Identity, Logger: c.Logger}, func(ctx context.Context) { ctl.Run(ctx, c.Interval) })
+}
+
+// OneContext is the kubeconfig context reclaim acts through, of the
+// --context values given: its writes go to one API server, so one
+// reclaimer runs per cluster and several contexts are an error. A
+// CONTEXT=CLUSTER value names the cluster after the "=", not the context.
+func OneContext(contexts []string, all bool) (string, error) {
+	if len(contexts) > 1 || all {
+		return "", &ConfigError{errors.New("reclaim acts on one cluster: give at most one --context (run one reclaimer per cluster)")}
+	}
+	if len(contexts) == 0 {
+		return "", nil
+	}
+	ctx, _, _ := strings.Cut(contexts[0], "=")
+	return ctx, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,7 +12,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory/kube"
 	"github.com/gpulens/gpulens/analyzer/reclaim"
 	"github.com/gpulens/gpulens/analyzer/session"
-	"github.com/gpulens/gpulens/internal/leaderlease"
 	"github.com/gpulens/gpulens/internal/promdur"
 )
 
@@ -30,9 +28,9 @@ func newReclaimCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if len(src.Contexts) > 1 || src.AllContexts {
-				// The writes go to one API server; one reclaimer runs per cluster.
-				return usageError{errors.New("reclaim acts on one cluster: give at most one --context (run one reclaimer per cluster)")}
+			kctx, err := reclaim.OneContext(src.Contexts, src.AllContexts)
+			if err != nil {
+				return usageError{err}
 			}
 			cfg.Open = func(ctx context.Context, window time.Duration) (*session.Session, error) {
 				src.Since = promdur.Format(window)
@@ -43,14 +41,7 @@ func newReclaimCmd() *cobra.Command {
 				sc.EndAtLastSample = false // now is judged; a store that stopped is stale
 				return src.openConfig(ctx, sc)
 			}
-			var kctx string
-			if len(src.Contexts) == 1 {
-				kctx, _, _ = strings.Cut(src.Contexts[0], "=") // CONTEXT=CLUSTER names the cluster, not the context
-			}
 			if cfg.Client, err = kubeClient(src.Kubeconfig, kctx); err != nil {
-				return err
-			}
-			if cfg.Identity, err = leaderlease.Identity(); err != nil {
 				return err
 			}
 			cfg.Logger = logger
