@@ -179,9 +179,10 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 		a.Notes = append(a.Notes, fmt.Sprintf("the previous %s has data for only %.0f%% of its time: week-over-week change is not shown", signals.Duration(length), 100*cov))
 	}
 	if o.TimelinePoints > 0 {
-		if a.Timeline = a.timeline(); a.Timeline == nil {
-			a.Notes = append(a.Notes, o.Source.Describe()+" cannot run range queries: no utilization-over-time charts")
-		}
+		// Every source the analysis accepts has range queries
+		// (query.AnalyzeScoped refuses the others), so the timeline is
+		// folded wherever there is data to fold.
+		a.Timeline = a.timeline()
 	}
 	progress()
 

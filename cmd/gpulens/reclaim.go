@@ -20,6 +20,7 @@ func newReclaimCmd() *cobra.Command {
 		src                  sourceFlags
 		cfg                  reclaim.Config
 		logLevel, kubeconfig string
+		undoContext          string
 	)
 	c := &cobra.Command{Use: "reclaim", GroupID: "basic", Args: cobra.NoArgs, Long: help("reclaim"),
 		Short: "Release GPUs idle past a policy, in opted-in namespaces: announced, reversible, dry run unless --act",
@@ -61,7 +62,7 @@ func newReclaimCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			client, err := kubeClient(kubeconfig, "")
+			client, err := kubeClient(kubeconfig, undoContext)
 			if err != nil {
 				return err
 			}
@@ -71,6 +72,7 @@ func newReclaimCmd() *cobra.Command {
 			return err
 		}}
 	undo.Flags().StringVar(&kubeconfig, "kubeconfig", "", "Kubeconfig file (default: in-cluster, $KUBECONFIG or ~/.kube/config)")
+	undo.Flags().StringVar(&undoContext, "context", "", "Kubeconfig context of the workload's cluster (default: the current one)")
 	c.AddCommand(undo)
 	return c
 }
