@@ -6,16 +6,6 @@ import (
 	"github.com/gpulens/gpulens/vocab"
 )
 
-// The reclaimer's own series (analyzer/reclaim/metrics.go, docs/METRICS.md
-// "gpulens reclaim"), scraped into the store beside the exporter's: the
-// report reads from them what gpulens reclaim did in its window.
-const (
-	MetricReclaimActions  = vocab.SeriesReclaimActions
-	MetricReclaimGPUHours = vocab.SeriesReclaimGPUHours
-	MetricReclaimUSD      = vocab.SeriesReclaimUSD
-	MetricReclaimCycles   = vocab.SeriesReclaimCycles
-)
-
 // ReclaimActionReclaim is the action label of a reclaim (reclaim.Reclaim);
 // ReclaimResultSuccess and ReclaimResultDryRun the result labels of one
 // done and of one a dry run would have done.
@@ -29,20 +19,22 @@ const (
 // the trailing range rng: none (an empty answer) says it did not run,
 // which is not a run that reclaimed nothing.
 func ReclaimRan(rng string) string {
-	return Count(Range(LastOverTime, MetricReclaimCycles, rng))
+	return Count(Range(LastOverTime, vocab.SeriesReclaimCycles, rng))
 }
 
 // ReclaimActions is how many reclaims of the result ended in rng, over
 // every reclaimer the store scraped.
 func ReclaimActions(rng, result string) string {
-	sel := MetricReclaimActions + "{action=" + strconv.Quote(ReclaimActionReclaim) + ",result=" + strconv.Quote(result) + "}"
+	sel := vocab.SeriesReclaimActions + "{action=" + strconv.Quote(ReclaimActionReclaim) + ",result=" + strconv.Quote(result) + "}"
 	return Sum(Range(Increase, sel, rng))
 }
 
 // ReclaimGPUHours and ReclaimUSD are the GPU-hours the reclaimed
 // workloads released in rng, and what those would have cost.
-func ReclaimGPUHours(rng string) string { return Sum(Range(Increase, MetricReclaimGPUHours, rng)) }
-func ReclaimUSD(rng string) string      { return Sum(Range(Increase, MetricReclaimUSD, rng)) }
+func ReclaimGPUHours(rng string) string {
+	return Sum(Range(Increase, vocab.SeriesReclaimGPUHours, rng))
+}
+func ReclaimUSD(rng string) string { return Sum(Range(Increase, vocab.SeriesReclaimUSD, rng)) }
 
 // MemoryActivity is each GPU's memory activity (the fraction of time its
 // DRAM was read or written: DCGM's DRAM_ACTIVE, gpulens-exporter's GPM

@@ -13,30 +13,19 @@ import (
 	"github.com/gpulens/gpulens/vocab"
 )
 
-// The reclaimer's series (docs/METRICS.md, "gpulens reclaim").
-const (
-	SeriesActions   = vocab.SeriesReclaimActions
-	SeriesPending   = vocab.SeriesReclaimPending
-	SeriesReclaimed = vocab.SeriesReclaimReclaimed
-	SeriesGPUHours  = vocab.SeriesReclaimGPUHours
-	SeriesUSD       = vocab.SeriesReclaimUSD
-	SeriesCycles    = vocab.SeriesReclaimCycles
-	SeriesDecisions = vocab.SeriesReclaimDecisions
-)
-
 // Family is one of the reclaimer's families, with its HELP and TYPE.
 type Family struct{ Name, Type, Help string }
 
 // Families lists every family the reclaimer exposes; a test keeps
 // docs/METRICS.md in step.
 var Families = []Family{
-	{SeriesActions, "counter", "Actions taken on workloads, by action (announce, cancel, reclaim, mark-resumed) and result (success, failure, dry-run)."},
-	{SeriesPending, "gauge", "Reclaims announced and not yet done nor cancelled."},
-	{SeriesReclaimed, "gauge", "Workloads reclaimed by gpulens and not running again."},
-	{SeriesGPUHours, "counter", "GPU-hours released by reclaimed workloads while they stayed reclaimed."},
-	{SeriesUSD, "counter", "What the GPU-hours released would have cost, in USD, at the prices of the analysis that reclaimed them."},
-	{SeriesCycles, "counter", "Reclaim cycles, by result: success, partial (an opted-in namespace could not be read; its workloads were left alone) or failure (the opted-in namespaces could not be listed)."},
-	{SeriesDecisions, "gauge", "Workloads of the last cycle by decision: announce, pending, reclaim, cancel, skip, mark-resumed, notify-only."},
+	{vocab.SeriesReclaimActions, "counter", "Actions taken on workloads, by action (announce, cancel, reclaim, mark-resumed) and result (success, failure, dry-run)."},
+	{vocab.SeriesReclaimPending, "gauge", "Reclaims announced and not yet done nor cancelled."},
+	{vocab.SeriesReclaimReclaimed, "gauge", "Workloads reclaimed by gpulens and not running again."},
+	{vocab.SeriesReclaimGPUHours, "counter", "GPU-hours released by reclaimed workloads while they stayed reclaimed."},
+	{vocab.SeriesReclaimUSD, "counter", "What the GPU-hours released would have cost, in USD, at the prices of the analysis that reclaimed them."},
+	{vocab.SeriesReclaimCycles, "counter", "Reclaim cycles, by result: success, partial (an opted-in namespace could not be read; its workloads were left alone) or failure (the opted-in namespaces could not be listed)."},
+	{vocab.SeriesReclaimDecisions, "gauge", "Workloads of the last cycle by decision: announce, pending, reclaim, cancel, skip, mark-resumed, notify-only."},
 }
 
 // Metrics are the reclaimer's series.
@@ -51,24 +40,24 @@ type Metrics struct {
 // NewMetrics registers them in a new set.
 func NewMetrics() *Metrics {
 	s := metrics.NewSet()
-	m := &Metrics{Set: s, gpuHours: s.NewFloatCounter(SeriesGPUHours), usd: s.NewFloatCounter(SeriesUSD),
-		pending: s.NewGauge(SeriesPending, nil), reclaimed: s.NewGauge(SeriesReclaimed, nil), decisions: map[Action]*metrics.Gauge{},
-		okCycles: s.NewCounter(metricname.Of(SeriesCycles, "result", "success")), badCycles: s.NewCounter(metricname.Of(SeriesCycles, "result", "failure")),
-		partialCycles: s.NewCounter(metricname.Of(SeriesCycles, "result", "partial"))}
+	m := &Metrics{Set: s, gpuHours: s.NewFloatCounter(vocab.SeriesReclaimGPUHours), usd: s.NewFloatCounter(vocab.SeriesReclaimUSD),
+		pending: s.NewGauge(vocab.SeriesReclaimPending, nil), reclaimed: s.NewGauge(vocab.SeriesReclaimReclaimed, nil), decisions: map[Action]*metrics.Gauge{},
+		okCycles: s.NewCounter(metricname.Of(vocab.SeriesReclaimCycles, "result", "success")), badCycles: s.NewCounter(metricname.Of(vocab.SeriesReclaimCycles, "result", "failure")),
+		partialCycles: s.NewCounter(metricname.Of(vocab.SeriesReclaimCycles, "result", "partial"))}
 	// The reclaims' counters exist from the start, at 0: a counter first
 	// exposed at 1 reads, to increase(), as no reclaim at all
 	// (https://prometheus.io/docs/practices/instrumentation/#avoid-missing-metrics).
 	for _, result := range []string{signals.ReclaimResultSuccess, "failure", signals.ReclaimResultDryRun} {
-		s.GetOrCreateCounter(metricname.Of(SeriesActions, "action", string(Reclaim), "result", result))
+		s.GetOrCreateCounter(metricname.Of(vocab.SeriesReclaimActions, "action", string(Reclaim), "result", result))
 	}
 	for _, a := range []Action{Announce, Wait, Reclaim, Cancel, Skip, MarkResumed, NotifyOnly} {
-		m.decisions[a] = s.NewGauge(metricname.Of(SeriesDecisions, "decision", string(a)), nil)
+		m.decisions[a] = s.NewGauge(metricname.Of(vocab.SeriesReclaimDecisions, "decision", string(a)), nil)
 	}
 	return m
 }
 
 func (m *Metrics) action(a Action, result string) {
-	m.Set.GetOrCreateCounter(metricname.Of(SeriesActions, "action", string(a), "result", result)).Inc()
+	m.Set.GetOrCreateCounter(metricname.Of(vocab.SeriesReclaimActions, "action", string(a), "result", result)).Inc()
 }
 
 // Write writes the series with HELP and TYPE before each family.

@@ -28,7 +28,7 @@ func reclaimReport() *Report {
 func TestReclaimSectionInEveryFormat(t *testing.T) {
 	r := reclaimReport()
 	for format, want := range map[string][]string{
-		"table":    {"RECLAIM (DRY RUN)", "Deployment/nb2", "unknown", "Would reclaim 2 workloads holding 3 GPUs, unknown a month.", "Reclaimed this week: 3 workloads, 192.0 GPU-hours, $480."},
+		"table":    {"RECLAIM (DRY RUN)", "Deployment/nb2", "unknown", "Would reclaim 2 workloads on 3 GPUs or MIG slices, unknown a month.", "Reclaimed this week: 3 workloads, 192.0 GPU-hours, $480."},
 		"markdown": {"## Reclaim (dry run)", "| team-a | Deployment/nb | reclaim | 1 | $1,825 | idle |", "Reclaimed this week: 3 workloads"},
 		"html":     {"Reclaim (dry run)", "Deployment/nb2", "Reclaimed this week: 3 workloads"},
 		"yaml":     {"reclaim_preview:", "monthly_cost: null", "gpu_hours: 192"},

@@ -54,7 +54,7 @@ func (r *Report) reclaimedLine() string {
 }
 
 func (r *Report) reclaimCount(t ReclaimTotal, what string) string {
-	return fmt.Sprintf("%d %s holding %d %s", t.Workloads, plural(t.Workloads, what, what+"s"), t.GPUs, plural(t.GPUs, "GPU", "GPUs"))
+	return fmt.Sprintf("%d %s on %d %s", t.Workloads, plural(t.Workloads, what, what+"s"), t.GPUs, plural(t.GPUs, "GPU or MIG slice", "GPUs or MIG slices"))
 }
 
 // reclaimMoney is a figure whose price may be missing: "unknown", never
