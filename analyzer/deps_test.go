@@ -45,6 +45,11 @@ func TestModelConsumersLinkNoEngine(t *testing.T) {
 		{pkg: "report", forbidden: engine},
 		// The ledger is a leaf over the model: prices and the MIG catalog.
 		{pkg: "ledger", forbidden: append([]string{"k8s.io", module + "analyzer/findings", module + "analyzer/report", module + "analyzer/recommend"}, engine...)},
+		// The team roll-ups are money over the model and the ledger: the
+		// analysis builds them, and the report and serve's series render
+		// them, so they link neither (issue 55).
+		{pkg: "rollup", forbidden: append([]string{"k8s.io", module + "signals", module + "analyzer/findings", module + "analyzer/recommend",
+			module + "analyzer/report", module + "analyzer/series", module + "analyzer/plan"}, engine...)},
 		// Prices are a leaf that every reader of money shares (issue 55).
 		{pkg: "price", forbidden: append([]string{"k8s.io", module + "signals", module + "analyzer/fleet", module + "analyzer/inventory",
 			module + "analyzer/findings", module + "analyzer/recommend", module + "analyzer/ledger", module + "analyzer/report", module + "analyzer/plan"}, engine...)},
@@ -76,7 +81,7 @@ func TestModelConsumersLinkNoEngine(t *testing.T) {
 // names) from vocab, and never link signals/, the PromQL that reads them
 // (issue 55: 24 files imported signals for six constants).
 func TestReasoningLinksNoSignals(t *testing.T) {
-	for _, pkg := range []string{"findings", "ledger", "report", "plan", "recommend", "inventory", "fleet", "price"} {
+	for _, pkg := range []string{"findings", "ledger", "rollup", "report", "plan", "recommend", "inventory", "fleet", "price"} {
 		t.Run(pkg, func(t *testing.T) {
 			g := importGraph(t, "./"+pkg)
 			if chain := g.path(module+"analyzer/"+pkg, module+"signals"); chain != nil {
@@ -91,7 +96,7 @@ func TestReasoningLinksNoSignals(t *testing.T) {
 // still links recommend through findings (a finding carries its
 // recommendation), so its rule is on its own imports.
 func TestMoneyReadersImportNoRecommend(t *testing.T) {
-	for _, pkg := range []string{"ledger", "report"} {
+	for _, pkg := range []string{"ledger", "rollup", "report"} {
 		root := module + "analyzer/" + pkg
 		if imports := importGraph(t, "./"+pkg)[root]; slices.Contains(imports, module+"analyzer/recommend") {
 			t.Errorf("analyzer/%s imports analyzer/recommend; price through analyzer/price", pkg)

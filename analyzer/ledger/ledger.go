@@ -62,8 +62,8 @@ type Tenant struct {
 	HeldGPUHours float64 `json:"held_gpu_hours"`
 	UsedGPUHours float64 `json:"used_gpu_hours"`
 	Measured     bool    `json:"measured"`
-	// Team is the tenant's namespace's team, where a report named it
-	// (the JSON report has each team's charges in its teams).
+	// Team is the tenant's namespace's team, where the analysis named it
+	// (rollup.Teams; the JSON report has each team's charges in its teams).
 	Team string `json:"-"`
 	Charge
 }

@@ -3,13 +3,13 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/signals"
 	"slices"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // analyzeClusters analyses a store of several clusters one cluster at a
@@ -87,6 +87,12 @@ func (a *Analysis) InventoryOf(cluster string) *inventory.Inventory {
 		return a.inventories[cluster]
 	}
 	return a.Inventory
+}
+
+// TeamOf is the team of a namespace of a cluster: the one its own
+// cluster's inventory names (the namespace, without an inventory).
+func (a *Analysis) TeamOf(cluster, namespace string) string {
+	return a.InventoryOf(cluster).Team(namespace)
 }
 
 // timeline is the utilization over time the analysis folded, of each

@@ -16,6 +16,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/analyzer/rollup"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals"
 )
@@ -115,11 +116,14 @@ type Analysis struct {
 	// Notes say what the run had to leave out, in words.
 	Notes []string
 	// Ledger charges every GPU-hour of Current to its tenants
-	// (ledger.Build at Options.Prices): the money of the analysis, built
-	// once here, which the report, serve's series and the dashboards'
-	// price series render. Nil for a plan's read of the current window
-	// only (Options.CurrentOnly), which charges nothing.
+	// (ledger.Build at Options.Prices), and Teams roll the allocations
+	// and those charges up by team (rollup.Teams), each tenant of the
+	// ledger named with its team: the money of the analysis, built once
+	// here, which the report, serve's series and the dashboards' price
+	// series render. Nil for a plan's read of the current window only
+	// (Options.CurrentOnly), which charges nothing.
 	Ledger *ledger.Ledger
+	Teams  []rollup.Team
 }
 
 // MinPreviousCoverage is the part of the previous window its GPUs must
@@ -189,6 +193,11 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 	a.Notes = append(a.Notes, a.inventoryNotes...)
 	if !o.CurrentOnly {
 		a.Ledger = ledger.Build(a.Current, o.Prices)
+		var prev *fleet.Result // a previous window too thin to compare gives no team a change
+		if a.Comparable {
+			prev = a.Previous
+		}
+		a.Teams = rollup.Teams(rollup.Input{Current: a.Current, Previous: prev, Team: a.TeamOf, Ledger: a.Ledger}, rollup.NewPricer(o.Prices))
 	}
 	progress()
 	return a, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/analyzer/rollup"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-6*max(1, math.Abs(a), math.Abs(b)) }
@@ -33,10 +34,10 @@ func TestNumbersAddUp(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := fixtureReport(t, tt.inv, tt.prices)
 			var got []string
-			var sum GPUHours
+			var sum rollup.Hours
 			for _, team := range r.Teams {
 				got = append(got, team.Team)
-				sum.sum(team.GPUHours)
+				sum.Sum(team.Hours)
 				if team.UsedGPUHours > team.AllocatedGPUHours+1e-9 {
 					t.Errorf("%s used %g > allocated %g", team.Team, team.UsedGPUHours, team.AllocatedGPUHours)
 				}
@@ -99,7 +100,7 @@ func TestNumbersAddUp(t *testing.T) {
 // decide: capping, unmeasured hours, and the week-over-week change.
 func TestTeamFigures(t *testing.T) {
 	r := fixtureReport(t, nil, fixturePrices(t))
-	by := map[string]Team{}
+	by := map[string]rollup.Team{}
 	for _, team := range r.Teams {
 		by[team.Team] = team
 	}
@@ -110,7 +111,7 @@ func TestTeamFigures(t *testing.T) {
 	}
 	// embed-0 has no utilization: unmeasured, not idle, no efficiency.
 	if s := by["search"]; !near(s.UnmeasuredGPUHours, 42) || s.IdleGPUHours != 0 || s.Efficiency != nil || s.Waste != 0 {
-		t.Errorf("search %+v, want 42 unmeasured GPU-h, no idle, no efficiency", s.GPUHours)
+		t.Errorf("search %+v, want 42 unmeasured GPU-h, no idle, no efficiency", s.Hours)
 	}
 	// research: bob used 60% of an H100 last week, alice 2% this week.
 	res := by["research"]
@@ -148,7 +149,7 @@ func TestCSVAgreesWithJSON(t *testing.T) {
 	for i, h := range rows[0] {
 		col[h] = i
 	}
-	check := func(row []string, name string, u GPUHours, prev *GPUHours) {
+	check := func(row []string, name string, u rollup.Hours, prev *rollup.Hours) {
 		t.Helper()
 		get := func(c string) float64 {
 			v, err := strconv.ParseFloat(row[col[c]], 64)
@@ -173,7 +174,7 @@ func TestCSVAgreesWithJSON(t *testing.T) {
 		if row[col["scope"]] != "team" || row[col["team"]] != team.Team {
 			t.Fatalf("row %d is %v, want team %s", i+1, row, team.Team)
 		}
-		check(row, team.Team, team.GPUHours, team.Previous)
+		check(row, team.Team, team.Hours, team.Previous)
 	}
 	free := rows[len(rows)-2]
 	if free[col["scope"]] != "unallocated" {
@@ -186,7 +187,7 @@ func TestCSVAgreesWithJSON(t *testing.T) {
 	// The cluster row is every row above it summed: the teams and the
 	// free GPUs, at what the fleet cost (the JSON's capacity cost).
 	c := parsed.Cluster
-	whole := c.GPUHours
+	whole := c.Hours
 	whole.IdleGPUHours += c.UnallocatedGPUHours
 	whole.Cost, whole.Waste = c.CapacityCost, c.EstimatedWaste
 	check(last, "cluster", whole, c.Previous)

@@ -2,10 +2,12 @@ package report
 
 import (
 	"fmt"
-	"github.com/gpulens/gpulens/analyzer/ledger"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/gpulens/gpulens/analyzer/ledger"
+	"github.com/gpulens/gpulens/analyzer/rollup"
 )
 
 // chart is an SVG chart laid out in Go, so the template only places
@@ -221,7 +223,7 @@ func (r *Report) allocatedUsedChart() chart {
 // and the capacity nobody held; in GPU-hours when there are no prices.
 func (r *Report) wasteChart() chart {
 	var rows []barRow
-	add := func(label string, cost, hours float64, u *Unpriced) {
+	add := func(label string, cost, hours float64, u *rollup.Unpriced) {
 		if r.CostKnown {
 			rows = append(rows, barRow{Label: label, Values: []float64{cost}, Texts: []string{r.moneyOf(cost, u)}})
 		} else {
@@ -242,7 +244,7 @@ func (r *Report) wasteChart() chart {
 
 // teamLabel names a team in a chart: cluster/team where the report is
 // clustered, since two clusters' team-a are two bars.
-func (r *Report) teamLabel(t Team) string {
+func (r *Report) teamLabel(t rollup.Team) string {
 	if !r.clustered() {
 		return t.Team
 	}

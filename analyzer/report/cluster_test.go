@@ -16,6 +16,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/analyzer/rollup"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -179,7 +180,7 @@ func TestClusterSummaries(t *testing.T) {
 	}
 
 	// Each cluster's teams add up to it, and a team is of one cluster.
-	byCluster := map[string]*GPUHours{"eu": {}, "us": {}}
+	byCluster := map[string]*rollup.Hours{"eu": {}, "us": {}}
 	seen := map[[2]string]bool{}
 	for _, team := range r.Teams {
 		k := [2]string{team.Cluster, team.Team}
@@ -187,7 +188,7 @@ func TestClusterSummaries(t *testing.T) {
 			t.Errorf("team %s of %s listed twice", team.Team, team.Cluster)
 		}
 		seen[k] = true
-		byCluster[team.Cluster].sum(team.GPUHours)
+		byCluster[team.Cluster].Sum(team.Hours)
 	}
 	for _, c := range r.Clusters {
 		got := byCluster[c.Name]
@@ -208,7 +209,7 @@ func TestClusterSummaries(t *testing.T) {
 func TestClusterTeams(t *testing.T) {
 	r := clusterReport(t, fixturePrices(t))
 	var got []string
-	by := map[string]Team{}
+	by := map[string]rollup.Team{}
 	for _, team := range r.Teams {
 		k := team.Cluster + "/" + team.Team
 		got = append(got, k)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/ledger"
+	"github.com/gpulens/gpulens/analyzer/rollup"
 	"github.com/gpulens/gpulens/internal/safetext"
 )
 
@@ -68,7 +69,7 @@ func writeCSV(w io.Writer, r *Report) error {
 		allocs := 0
 		for _, t := range r.Teams {
 			allocs += t.Allocations
-			_ = cw.Write(append(r.csvRow("team", t.Team, strings.Join(t.Namespaces, " "), t.Allocations, t.GPUHours, t.Previous), r.csvTeamCharges(t)...))
+			_ = cw.Write(append(r.csvRow("team", t.Team, strings.Join(t.Namespaces, " "), t.Allocations, t.Hours, t.Previous), r.csvTeamCharges(t)...))
 		}
 		for _, row := range r.csvCapacityRows(r.Cluster) {
 			_ = cw.Write(append(row, r.csvRemainder(row[0], "", true, r.Cluster)...))
@@ -81,7 +82,7 @@ func writeCSV(w io.Writer, r *Report) error {
 	allocs := map[string]int{}
 	for _, t := range r.Teams {
 		allocs[t.Cluster] += t.Allocations
-		_ = cw.Write(append(r.csvRow("team", t.Team, strings.Join(t.Namespaces, " "), t.Allocations, t.GPUHours, t.Previous), append([]string{csvText(t.Cluster)}, r.csvTeamCharges(t)...)...))
+		_ = cw.Write(append(r.csvRow("team", t.Team, strings.Join(t.Namespaces, " "), t.Allocations, t.Hours, t.Previous), append([]string{csvText(t.Cluster)}, r.csvTeamCharges(t)...)...))
 	}
 	total := 0
 	for _, c := range r.Clusters {
@@ -101,7 +102,7 @@ func writeCSV(w io.Writer, r *Report) error {
 // are written by num and never pass here.
 var csvText = safetext.CSVCell
 
-func (r *Report) csvRow(scope, team, namespaces string, allocs int, u GPUHours, prev *GPUHours) []string {
+func (r *Report) csvRow(scope, team, namespaces string, allocs int, u rollup.Hours, prev *rollup.Hours) []string {
 	row := []string{scope, csvText(team), csvText(namespaces), strconv.Itoa(allocs)}
 	row = append(row, r.csvUsage(&u)...)
 	row = append(row, r.csvUsage(prev)...)
@@ -112,7 +113,7 @@ func (r *Report) csvRow(scope, team, namespaces string, allocs int, u GPUHours, 
 // cost and waste are empty when unknown: without a price table, or when
 // any of the row's hours had no price (a partial sum would read as the
 // whole; the JSON format has the priced part and what is unpriced).
-func (r *Report) csvUsage(u *GPUHours) []string {
+func (r *Report) csvUsage(u *rollup.Hours) []string {
 	if u == nil {
 		return make([]string, 7)
 	}
@@ -145,13 +146,13 @@ func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // tenant the data does not name (used, not waste).
 func (r *Report) csvCapacityRows(c Cluster) [][]string {
 	priced := c.CapacityUnpriced == nil
-	free := GPUHours{IdleGPUHours: c.UnallocatedGPUHours, Cost: c.UnallocatedCost, Waste: c.UnallocatedCost, CostKnown: priced}
+	free := rollup.Hours{IdleGPUHours: c.UnallocatedGPUHours, Cost: c.UnallocatedCost, Waste: c.UnallocatedCost, CostKnown: priced}
 	if !priced {
 		free.Unpriced = c.CapacityUnpriced
 	}
 	rows := [][]string{r.csvRow("unallocated", "", "", 0, free, nil)}
 	if c.UnattributedGPUHours > 0 {
-		used := GPUHours{UsedGPUHours: c.UnattributedGPUHours, Cost: c.UnattributedCost, CostKnown: priced, Unpriced: free.Unpriced}
+		used := rollup.Hours{UsedGPUHours: c.UnattributedGPUHours, Cost: c.UnattributedCost, CostKnown: priced, Unpriced: free.Unpriced}
 		rows = append(rows, r.csvRow("unattributed", "", "", 0, used, nil))
 	}
 	return rows
@@ -160,8 +161,8 @@ func (r *Report) csvCapacityRows(c Cluster) [][]string {
 // whole is the cluster's row: its teams' hours with the capacity no team
 // held added (csvCapacityRows), costing what the fleet cost. A cost with
 // an unpriced part is unknown, as each row's is.
-func (c Cluster) whole() GPUHours {
-	w := c.GPUHours
+func (c Cluster) whole() rollup.Hours {
+	w := c.Hours
 	w.IdleGPUHours += c.UnallocatedGPUHours
 	w.UsedGPUHours += c.UnattributedGPUHours
 	w.Cost, w.Waste = c.CapacityCost, c.EstimatedWaste
@@ -172,7 +173,7 @@ func (c Cluster) whole() GPUHours {
 }
 
 // csvTeamCharges are a team's CSVLedgerColumns, empty where its cost is.
-func (r *Report) csvTeamCharges(t Team) []string {
+func (r *Report) csvTeamCharges(t rollup.Team) []string {
 	if !r.CostKnown || t.Unpriced != nil {
 		return []string{"", ""}
 	}

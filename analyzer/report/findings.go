@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/rollup"
 )
 
 var severityRank = map[findings.Severity]int{findings.Critical: 0, findings.Warning: 1, findings.Info: 2}
@@ -22,11 +23,11 @@ var severityRank = map[findings.Severity]int{findings.Critical: 0, findings.Warn
 // unpricedByCluster): the sum of the savings leaves it out and says so,
 // never counting it as $0.
 func findingsOf(a Input, teamOf func(cluster, namespace string) string) (recs []Recommendation, fs Findings, savingsByCluster map[string]float64,
-	unpricedByCluster map[string]*Unpriced) {
+	unpricedByCluster map[string]*rollup.Unpriced) {
 	fs = Findings{Items: []Finding{}, Skipped: []string{}}
 	recs = []Recommendation{}
 	savingsByCluster = map[string]float64{}
-	unpricedByCluster = map[string]*Unpriced{}
+	unpricedByCluster = map[string]*rollup.Unpriced{}
 	if a.Findings == nil {
 		return recs, fs, savingsByCluster, unpricedByCluster
 	}
@@ -59,8 +60,8 @@ func findingsOf(a Input, teamOf func(cluster, namespace string) string) (recs []
 			if rec.Reliability || rec.RecommendedShare >= rec.CurrentShare {
 				continue // saves no GPU time: nothing unknown to count
 			}
-			fs.SavingsUnpriced = addUnpriced(fs.SavingsUnpriced, f.Model, 0, 0, 1)
-			unpricedByCluster[f.Cluster] = addUnpriced(unpricedByCluster[f.Cluster], f.Model, 0, 0, 1)
+			fs.SavingsUnpriced = rollup.AddUnpriced(fs.SavingsUnpriced, f.Model, 0, 0, 1)
+			unpricedByCluster[f.Cluster] = rollup.AddUnpriced(unpricedByCluster[f.Cluster], f.Model, 0, 0, 1)
 		} else if f.MonthlySavingsUSD <= 0 {
 			fs.ReliabilityMonthlyCost -= f.MonthlySavingsUSD
 			continue

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gpulens/gpulens/analyzer/rollup"
 )
 
 // The helpers below are the one place numbers become text for people
@@ -118,14 +120,14 @@ func (r *Report) price(p *float64) string {
 // figure where u is nil; "unknown (no price for M; add it to the price
 // file)" where nothing of it was priced; "$1,234 + unknown for 3 GPUs of
 // M" where part was. An unknown never reads as $0.
-func (r *Report) moneyOf(v float64, u *Unpriced) string {
+func (r *Report) moneyOf(v float64, u *rollup.Unpriced) string {
 	if !r.CostKnown || u == nil {
 		return r.money(v)
 	}
 	if !u.Partial {
 		return unknownMoney(u.Models)
 	}
-	return r.money(v) + " + unknown for " + u.what()
+	return r.money(v) + " + unknown for " + unpricedWhat(u)
 }
 
 // unknownMoney is a wholly unknown figure, naming the models to price.
@@ -146,9 +148,9 @@ func modelNames(models []string) string {
 	return strings.Join(out, ", ")
 }
 
-// what says what an Unpriced counts: "3 GPUs of GRID A100-10C",
+// unpricedWhat says what an Unpriced counts: "3 GPUs of GRID A100-10C",
 // "24.0 GPU-h of GRID A100-10C", "2 findings on GRID A100-10C".
-func (u *Unpriced) what() string {
+func unpricedWhat(u *rollup.Unpriced) string {
 	models := modelNames(u.Models)
 	switch {
 	case u.GPUs > 0:

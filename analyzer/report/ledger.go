@@ -1,64 +1,18 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/ledger"
+	"github.com/gpulens/gpulens/analyzer/rollup"
 )
-
-// chargeTeams adds the ledger's charges to the teams whose namespaces its
-// tenants are in. A HAMi tenant the exporter never saw holds no allocation
-// and so has no team yet: it gets one, with no allocated hours, so that
-// the teams' charges add up to the ledger's.
-func chargeTeams(teams []Team, l *ledger.Ledger, teamOf func(cluster, namespace string) string, pr *pricer) []Team {
-	at := map[teamKey]int{}
-	for i, t := range teams {
-		at[teamKey{t.Cluster, t.Team}] = i
-	}
-	added := false
-	for gi := range l.GPUs {
-		g := &l.GPUs[gi]
-		for xi := range g.Tenants {
-			x := &g.Tenants[xi]
-			k := teamKey{g.Cluster, teamOf(g.Cluster, x.Namespace)}
-			x.Team = k.team
-			i, ok := at[k]
-			if !ok {
-				i, added = len(teams), true
-				at[k] = i
-				t := Team{Cluster: g.Cluster, Team: k.team}
-				t.CostKnown = pr.p != nil
-				teams = append(teams, t)
-			}
-			t := &teams[i]
-			if !slices.Contains(t.Namespaces, x.Namespace) {
-				t.Namespaces = append(t.Namespaces, x.Namespace)
-				slices.Sort(t.Namespaces)
-			}
-			if t.Allocations == 0 && !g.PriceKnown {
-				// Only a team of HAMi tenants: the others' unpriced hours
-				// are their allocations'.
-				t.Unpriced, t.CostKnown = addUnpriced(t.Unpriced, g.Model, 0, x.Allocation.GPUHours, 0), false
-			}
-			t.AllocationCost += x.Allocation.Cost
-			t.UsageCost += x.Usage.Cost
-		}
-	}
-	if added {
-		slices.SortStableFunc(teams, func(a, b Team) int {
-			return cmp.Or(cmp.Compare(b.AllocatedGPUHours, a.AllocatedGPUHours), strings.Compare(a.Team, b.Team), strings.Compare(a.Cluster, b.Cluster))
-		})
-	}
-	return teams
-}
 
 // teamCost is the team's cost on the report's basis: held GPU-hours at
 // their price on the allocation basis, as before the ledger; the ledger's
 // usage charge on the usage basis.
-func (r *Report) teamCost(t Team) float64 {
+func (r *Report) teamCost(t rollup.Team) float64 {
 	if r.CostBasis == ledger.Usage {
 		return t.UsageCost
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/ledger"
+	"github.com/gpulens/gpulens/analyzer/rollup"
 )
 
 // Report is the weekly utilization report. JSON tags are its JSON format.
@@ -27,7 +28,7 @@ type Report struct {
 	Cluster         Cluster          `json:"cluster"`
 	Clusters        []ClusterSummary `json:"clusters,omitempty"`
 	Fleet           []ModelFleet     `json:"fleet"`
-	Teams           []Team           `json:"teams"`
+	Teams           []rollup.Team    `json:"teams"`
 	Recommendations []Recommendation `json:"recommendations"`
 	Findings        Findings         `json:"findings"`
 	Coverage        Coverage         `json:"coverage"`
@@ -71,54 +72,10 @@ type DataStop struct {
 	AbsentHours float64 `json:"absent_hours"`
 }
 
-// GPUHours are the allocation figures, in GPU-hours and money, shared by a
-// team and the cluster.
-type GPUHours struct {
-	AllocatedGPUHours  float64  `json:"allocated_gpu_hours"`
-	UsedGPUHours       float64  `json:"used_gpu_hours"`
-	IdleGPUHours       float64  `json:"idle_gpu_hours"`
-	UnmeasuredGPUHours float64  `json:"unmeasured_gpu_hours"`
-	Efficiency         *float64 `json:"efficiency"` // used / measured; nil when nothing was measured
-	// Cost and Waste are of the priced hours. CostKnown is false when
-	// any allocated hour had no price: Unpriced then says which, and Cost
-	// and Waste leave them out (a lower bound when Unpriced.Partial, else
-	// unknown, not zero).
-	Cost      float64   `json:"cost"`
-	Waste     float64   `json:"waste"`
-	CostKnown bool      `json:"cost_known"`
-	Unpriced  *Unpriced `json:"unpriced,omitempty"`
-}
-
-// Unpriced is the part of a money figure that has no price: the GPUs or
-// GPU-hours of models the price table lacks, or the findings whose savings
-// are unknown. Partial says some of the figure was priced, and the figure
-// is that part; without it the figure is unknown.
-type Unpriced struct {
-	GPUs     int      `json:"gpus,omitempty"`
-	GPUHours float64  `json:"gpu_hours,omitempty"`
-	Findings int      `json:"findings,omitempty"`
-	Models   []string `json:"models"`
-	Partial  bool     `json:"partial"`
-}
-
-// Change is the current window minus the previous one.
-type Change struct {
-	AllocatedGPUHours float64 `json:"allocated_gpu_hours"`
-	UsedGPUHours      float64 `json:"used_gpu_hours"`
-	// EfficiencyPoints is in percentage points; nil when either window
-	// has no measured use.
-	EfficiencyPoints *float64 `json:"efficiency_points"`
-	// Cost and Waste are known (CostKnown) only where both windows'
-	// are: a difference with an unknown side is unknown.
-	Cost      float64 `json:"cost"`
-	Waste     float64 `json:"waste"`
-	CostKnown bool    `json:"cost_known"`
-}
-
 // Cluster sums the fleet. Its GPUHours are that of all allocations; the rest
 // covers the capacity no one held.
 type Cluster struct {
-	GPUHours
+	rollup.Hours
 	GPUs                int     `json:"gpus"`
 	CapacityGPUHours    float64 `json:"capacity_gpu_hours"`
 	UnallocatedGPUHours float64 `json:"unallocated_gpu_hours"`
@@ -135,12 +92,12 @@ type Cluster struct {
 	// CapacityCostKnown is false when a GPU had no price:
 	// CapacityUnpriced then says which, and CapacityCost,
 	// UnallocatedCost and EstimatedWaste leave them out.
-	CapacityCostKnown bool      `json:"capacity_cost_known"`
-	CapacityUnpriced  *Unpriced `json:"capacity_unpriced,omitempty"`
+	CapacityCostKnown bool             `json:"capacity_cost_known"`
+	CapacityUnpriced  *rollup.Unpriced `json:"capacity_unpriced,omitempty"`
 	// EstimatedWaste is idle allocations plus unallocated capacity.
-	EstimatedWaste float64   `json:"estimated_waste"`
-	Previous       *GPUHours `json:"previous"`
-	Change         *Change   `json:"change"`
+	EstimatedWaste float64        `json:"estimated_waste"`
+	Previous       *rollup.Hours  `json:"previous"`
+	Change         *rollup.Change `json:"change"`
 }
 
 // ClusterSummary is one cluster's part of the fleet, with the figures of
@@ -154,8 +111,8 @@ type ClusterSummary struct {
 	// MonthlySavings is what acting on the cluster's findings banks a
 	// month (as Findings.MonthlySavings, of which it is a part), and
 	// SavingsUnpriced the findings whose savings have no price.
-	MonthlySavings  float64   `json:"monthly_savings"`
-	SavingsUnpriced *Unpriced `json:"savings_unpriced,omitempty"`
+	MonthlySavings  float64          `json:"monthly_savings"`
+	SavingsUnpriced *rollup.Unpriced `json:"savings_unpriced,omitempty"`
 }
 
 // ModelFleet is the part of the fleet of one GPU model (of one cluster,
@@ -177,25 +134,6 @@ type ModelFleet struct {
 	Cost        float64 `json:"cost"`
 	// CostKnown is false without a price: Cost is then unknown, not 0.
 	CostKnown bool `json:"cost_known"`
-}
-
-// Team is one team's allocations: a namespace's team label, or the
-// namespace itself. Where the store holds several clusters a team is of
-// one cluster (Cluster, its label value): two clusters' team-a are two.
-type Team struct {
-	Cluster     string   `json:"cluster,omitempty"`
-	Team        string   `json:"team"`
-	Namespaces  []string `json:"namespaces"`
-	Allocations int      `json:"allocations"`
-	GPUHours
-	// AllocationCost and UsageCost are the team's charges in the ledger
-	// on each basis (unknown where CostKnown is false): Cost is held
-	// GPU-hours at their price, AllocationCost the same less what the
-	// ledger scaled down where tenants held more than their GPU's hours.
-	AllocationCost float64   `json:"allocation_cost"`
-	UsageCost      float64   `json:"usage_cost"`
-	Previous       *GPUHours `json:"previous"`
-	Change         *Change   `json:"change"`
 }
 
 // Recommendation is a right-sizing change with its monthly savings.
@@ -238,7 +176,7 @@ type Findings struct {
 	MonthlySavings float64 `json:"monthly_savings"`
 	// SavingsUnpriced are the findings whose change saves GPU time of a
 	// model without a price: MonthlySavings leaves them out.
-	SavingsUnpriced *Unpriced `json:"savings_unpriced,omitempty"`
+	SavingsUnpriced *rollup.Unpriced `json:"savings_unpriced,omitempty"`
 	// ReliabilityMonthlyCost is what the changes made for reliability
 	// (a dedicated GPU for a workload at risk of OOM on a shared one) add
 	// to the bill each month, priced ones only: MonthlySavings minus it is

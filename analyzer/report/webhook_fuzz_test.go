@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gpulens/gpulens/analyzer/rollup"
 	"github.com/gpulens/gpulens/internal/webhook"
 )
 
@@ -50,8 +51,8 @@ func FuzzWebhookPayload(f *testing.F) {
 			Schema: "native", Findings: Findings{Items: []Finding{}}}
 		for i := range nt {
 			// Most GPU-hours first, the order Build gives.
-			r.Teams = append(r.Teams, Team{Team: fmt.Sprintf("%s-%d", teamName, i), Namespaces: []string{teamName}, Allocations: 1,
-				GPUHours: GPUHours{AllocatedGPUHours: float64(nt - i)}})
+			r.Teams = append(r.Teams, rollup.Team{Team: fmt.Sprintf("%s-%d", teamName, i), Namespaces: []string{teamName}, Allocations: 1,
+				Hours: rollup.Hours{AllocatedGPUHours: float64(nt - i)}})
 		}
 		var critical, warning, info int
 		for i := range nf {

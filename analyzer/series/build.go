@@ -8,14 +8,16 @@ import (
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/ledger"
 	"github.com/gpulens/gpulens/analyzer/metricname"
+	"github.com/gpulens/gpulens/analyzer/rollup"
 	"github.com/gpulens/gpulens/vocab"
 )
 
 // Input is what one analysis gives the series.
 type Input struct {
 	Findings []findings.Finding
-	// Teams and CostKnown come from the report of the same analysis.
-	Teams     []Team
+	// Teams are the analysis's team roll-ups (pipeline.Analysis.Teams),
+	// and CostKnown says the report of it had a price table.
+	Teams     []rollup.Team
 	CostKnown bool
 	// WindowHours is the length of the analysed window.
 	WindowHours float64

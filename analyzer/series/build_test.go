@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/analyzer/rollup"
 	"github.com/gpulens/gpulens/internal/testenv"
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -24,9 +25,9 @@ func fixture() Input {
 			{Kind: vocab.KindTimesliceOOMRisk, Severity: findings.Critical, Namespace: "team-b", Workload: `we"ird\name`,
 				Node: "n2", GPUUUID: "GPU-2", Summary: "memory at \"94%\"\nof the GPU"},
 		},
-		Teams: []Team{
-			{Team: "ml", AllocatedGPUHours: 168, UsedGPUHours: 84, IdleGPUHours: 60, Cost: 168, CostKnown: true, Efficiency: ptr(0.5)},
-			{Team: "équipe", AllocatedGPUHours: 24, Cost: 336, CostKnown: true},
+		Teams: []rollup.Team{
+			{Team: "ml", Hours: rollup.Hours{AllocatedGPUHours: 168, UsedGPUHours: 84, IdleGPUHours: 60, Cost: 168, CostKnown: true, Efficiency: ptr(0.5)}},
+			{Team: "équipe", Hours: rollup.Hours{AllocatedGPUHours: 24, Cost: 336, CostKnown: true}},
 		},
 		CostKnown:   true,
 		WindowHours: 168,
@@ -81,7 +82,7 @@ func TestBuild(t *testing.T) {
 			mlEU, mlUS := ml, ml
 			mlEU.Cluster, mlUS.Cluster = "eu", "us"
 			mlUS.AllocatedGPUHours = 24
-			return Input{Findings: []findings.Finding{eu, us}, Teams: []Team{mlEU, mlUS}}
+			return Input{Findings: []findings.Finding{eu, us}, Teams: []rollup.Team{mlEU, mlUS}}
 		}(), want: []string{
 			`gpulens_team_efficiency_ratio{cluster="eu",team="ml"} 0.5`,
 			`gpulens_team_efficiency_ratio{cluster="us",team="ml"} 0.5`,

@@ -149,7 +149,7 @@ func (s *Service) publish(res *Result) error {
 	snap := &snapshot{
 		at:     now,
 		window: r.Window,
-		set: series.Build(series.Input{Findings: advice, Teams: seriesTeams(r.Teams), CostKnown: r.CostKnown,
+		set: series.Build(series.Input{Findings: advice, Teams: r.Teams, CostKnown: r.CostKnown,
 			WindowHours: r.Window.Hours, Ledger: r.Ledger, Pools: seriesPools(r.Consolidation)}),
 		report:   rep.Bytes(),
 		findings: fs.Bytes(),

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/report"
+	"github.com/gpulens/gpulens/analyzer/rollup"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -25,7 +26,7 @@ func finding(kind, workload string) findings.Finding {
 
 func result(fs ...findings.Finding) *Result {
 	r := &report.Report{Window: report.Window{Start: t0.Add(-24 * time.Hour), End: t0, Hours: 24}, Schema: "native",
-		Teams: []report.Team{{Team: "ml", GPUHours: report.GPUHours{AllocatedGPUHours: 24, UsedGPUHours: 6, IdleGPUHours: 18}}}}
+		Teams: []rollup.Team{{Team: "ml", Hours: rollup.Hours{AllocatedGPUHours: 24, UsedGPUHours: 6, IdleGPUHours: 18}}}}
 	return &Result{Findings: fs, Report: r, Queries: 48}
 }
 

@@ -2,9 +2,9 @@ package session
 
 import (
 	"context"
-	"github.com/gpulens/gpulens/analyzer/findings"
 	"slices"
 
+	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/report"
 )
@@ -29,12 +29,11 @@ func (s *Session) Report(ctx context.Context, timeline int) (*report.Report, *pi
 	return r, a, nil
 }
 
-// reportInput is what the report reads of an analysis. A namespace's team
-// is the one its own cluster's inventory names.
+// reportInput is what the report reads of an analysis: its results and
+// the money it built.
 func reportInput(a *pipeline.Analysis) report.Input {
-	team := func(cluster, ns string) string { return a.InventoryOf(cluster).Team(ns) }
 	return report.Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
-		Findings: a.Findings, Team: team, Timeline: a.Timeline, Notes: a.Notes, Ledger: a.Ledger}
+		Findings: a.Findings, Team: a.TeamOf, Timeline: a.Timeline, Notes: a.Notes, Ledger: a.Ledger, Teams: a.Teams}
 }
 
 // consolidation plans the window for the report's "Consolidation" section.

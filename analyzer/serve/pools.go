@@ -5,17 +5,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/series"
 )
 
-// seriesTeams is the report's team roll-ups as the series read them.
-func seriesTeams(teams []report.Team) []series.Team {
-	out := make([]series.Team, len(teams))
-	for i, t := range teams {
-		out[i] = series.Team{Cluster: t.Cluster, Team: t.Team,
-			AllocatedGPUHours: t.AllocatedGPUHours, UsedGPUHours: t.UsedGPUHours, IdleGPUHours: t.IdleGPUHours,
-			Cost: t.Cost, CostKnown: t.CostKnown, Efficiency: t.Efficiency}
-	}
-	return out
-}
-
 // seriesPools is what the series publish of the report's plan: each
 // pool's cluster, freed GPUs and two savings; none without a plan.
 func seriesPools(c *report.Consolidation) []series.Pool {
