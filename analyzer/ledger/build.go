@@ -4,9 +4,9 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/price"
-	"github.com/gpulens/gpulens/internal/mig"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -66,9 +66,9 @@ func allocationEntry(x *fleet.Allocation, hours int) *entry {
 	// A slice the analysis gave no share: its profile's, from the catalog.
 	catalog := 0.0
 	if t.HeldGPUHours == 0 && x.HeldHours > 0 && x.MIGProfile != "" {
-		if m, ok := mig.Lookup(x.Model); ok {
+		if m, ok := price.LookupModel(x.Model); ok {
 			if p, ok := m.Profile(x.MIGProfile); ok {
-				catalog = p.ComputeShare()
+				catalog = price.ProfileShare(criteria.ShareCompute, p)
 				t.Share, t.HeldGPUHours = catalog, catalog*x.HeldHours
 			}
 		}

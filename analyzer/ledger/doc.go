@@ -25,8 +25,8 @@
 // GPU's one period is the window, from the window aggregates.
 //
 // Shares by sharing mode (Mode): a whole GPU is 1; a MIG slice is its
-// profile's compute share (the analysis's, or internal/mig's catalog where
-// the analysis has none); a time-slicing or MPS replica is the share the
+// profile's compute share (the analysis's, or the price catalog's,
+// price.ProfileShare, where the analysis has none); a time-slicing or MPS replica is the share the
 // analysis read (1/replicas); a DRA claim's share is the claim's; a HAMi
 // tenant's is the larger of its gpucores and gpumem shares
 // (fleet.HAMiTenant.HeldShare), and its use the larger of its SM

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/analyzer/ledger"
 	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/schemas"
@@ -115,15 +114,15 @@ type Analysis struct {
 	Timeline *fleet.Timeline
 	// Notes say what the run had to leave out, in words.
 	Notes []string
-	// Ledger charges every GPU-hour of Current to its tenants
-	// (ledger.Build at Options.Prices), and Teams roll the allocations
-	// and those charges up by team (rollup.Teams), each tenant of the
-	// ledger named with its team: the money of the analysis, built once
-	// here, which the report, serve's series and the dashboards' price
-	// series render. Nil for a plan's read of the current window only
-	// (Options.CurrentOnly), which charges nothing.
-	Ledger *ledger.Ledger
-	Teams  []rollup.Team
+	// Money charges every GPU-hour of Current to its tenants and rolls
+	// it up by team, cluster and model (rollup.Build at Options.Prices),
+	// each tenant of its ledger named with its team: the money of the
+	// analysis, built once here, which the report, serve's series and the
+	// dashboards' price series render. Nil where the passes did not fold
+	// the hours it charges (Options.Lanes unset: recommend's and reclaim's
+	// reads, which show no money of it) or read the current window only
+	// (Options.CurrentOnly).
+	Money *rollup.Money
 }
 
 // MinPreviousCoverage is the part of the previous window its GPUs must
@@ -191,13 +190,12 @@ func Run(ctx context.Context, o Options) (*Analysis, error) {
 	progress()
 
 	a.Notes = append(a.Notes, a.inventoryNotes...)
-	if !o.CurrentOnly {
-		a.Ledger = ledger.Build(a.Current, o.Prices)
+	if o.Lanes && !o.CurrentOnly {
 		var prev *fleet.Result // a previous window too thin to compare gives no team a change
 		if a.Comparable {
 			prev = a.Previous
 		}
-		a.Teams = rollup.Teams(rollup.Input{Current: a.Current, Previous: prev, Team: a.TeamOf, Ledger: a.Ledger}, rollup.NewPricer(o.Prices))
+		a.Money = rollup.Build(rollup.Input{Current: a.Current, Previous: prev, Team: a.TeamOf, UsedWithoutPod: a.Findings.UsedWithoutPod}, o.Prices)
 	}
 	progress()
 	return a, nil

@@ -89,7 +89,7 @@ func TestAbsenceHasALength(t *testing.T) {
 		}
 	}
 
-	r := Build(Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
+	r := buildReport(Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
 		Findings: a.Findings, Timeline: a.Timeline, Notes: a.Notes}, fixturePrices(t))
 	want := AbsentGPU{Node: "node-a", UUID: "GPU-a-3", Model: "NVIDIA H100 80GB HBM3", LastSeen: lastSeen, AbsentHours: goneHours, NodeGPUsReporting: 7}
 	if got := r.Coverage.AbsentGPUs; len(got) != 1 || !got[0].LastSeen.Equal(want.LastSeen) || math.Abs(got[0].AbsentHours-want.AbsentHours) > 1e-9 ||

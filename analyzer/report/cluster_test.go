@@ -76,7 +76,7 @@ func clusterReport(t testing.TB, prices *price.Prices) *Report {
 	}
 	invs := map[string]*inventory.Inventory{"eu": teamsInventory(), "us": usTeams()}
 	team := func(cluster, ns string) string { return invs[cluster].Team(ns) }
-	return Build(Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
+	return buildReport(Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
 		Findings: a.Findings, Team: team, Timeline: a.Timeline, Notes: a.Notes}, prices)
 }
 
@@ -102,7 +102,7 @@ func TestClusterGolden(t *testing.T) {
 }
 
 // clusterFigures are a summary's figures, to be added up and compared.
-func clusterFigures(c Cluster) map[string]float64 {
+func clusterFigures(c rollup.Cluster) map[string]float64 {
 	m := map[string]float64{
 		"gpus": float64(c.GPUs), "capacity": c.CapacityGPUHours, "allocated": c.AllocatedGPUHours, "unallocated": c.UnallocatedGPUHours,
 		"used": c.UsedGPUHours, "idle": c.IdleGPUHours, "unmeasured": c.UnmeasuredGPUHours, "cost": c.Cost, "waste": c.Waste,
@@ -408,7 +408,7 @@ func TestClustersOfTheSameNode(t *testing.T) {
 		Allocations: []fleet.Allocation{{AllocationKey: fleet.AllocationKey{Cluster: "eu", Node: "node-1", Namespace: "ml", Pod: "p", UUID: "GPU-1"},
 			Model: "NVIDIA L4", AllocatedGPUHours: 168, AvgUtilization: 0.5, UtilizationSteps: 10080}}}
 	prices := fixturePrices(t)
-	r := Build(Input{Schema: "native", Current: cur, Previous: &fleet.Result{Window: w}}, prices)
+	r := buildReport(Input{Schema: "native", Current: cur, Previous: &fleet.Result{Window: w}}, prices)
 	if len(r.Clusters) != 2 || r.Clusters[0].Name != "" || r.Clusters[1].Name != "eu" {
 		t.Fatalf("clusters %+v, want the unlabelled one and eu", r.Clusters)
 	}

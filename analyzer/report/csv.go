@@ -74,7 +74,7 @@ func writeCSV(w io.Writer, r *Report) error {
 		for _, row := range r.csvCapacityRows(r.Cluster) {
 			_ = cw.Write(append(row, r.csvRemainder(row[0], "", true, r.Cluster)...))
 		}
-		_ = cw.Write(append(r.csvRow("cluster", "", "", allocs, r.Cluster.whole(), r.Cluster.Previous), r.csvRemainder("cluster", "", true, r.Cluster)...))
+		_ = cw.Write(append(r.csvRow("cluster", "", "", allocs, whole(r.Cluster), r.Cluster.Previous), r.csvRemainder("cluster", "", true, r.Cluster)...))
 		cw.Flush()
 		return cw.Error()
 	}
@@ -90,9 +90,9 @@ func writeCSV(w io.Writer, r *Report) error {
 		for _, row := range r.csvCapacityRows(c.Cluster) {
 			_ = cw.Write(append(row, append([]string{csvText(c.Name)}, r.csvRemainder(row[0], c.Name, false, c.Cluster)...)...))
 		}
-		_ = cw.Write(append(r.csvRow("cluster", "", "", allocs[c.Name], c.Cluster.whole(), c.Previous), append([]string{csvText(c.Name)}, r.csvRemainder("cluster", c.Name, false, c.Cluster)...)...))
+		_ = cw.Write(append(r.csvRow("cluster", "", "", allocs[c.Name], whole(c.Cluster), c.Previous), append([]string{csvText(c.Name)}, r.csvRemainder("cluster", c.Name, false, c.Cluster)...)...))
 	}
-	_ = cw.Write(append(r.csvRow("fleet", "", "", total, r.Cluster.whole(), r.Cluster.Previous), append([]string{""}, r.csvRemainder("fleet", "", true, r.Cluster)...)...))
+	_ = cw.Write(append(r.csvRow("fleet", "", "", total, whole(r.Cluster), r.Cluster.Previous), append([]string{""}, r.csvRemainder("fleet", "", true, r.Cluster)...)...))
 	cw.Flush()
 	return cw.Error()
 }
@@ -144,7 +144,7 @@ func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // csvCapacityRows are the capacity no team held: unallocated GPUs (idle,
 // and waste at their price) and, where there was any, GPUs in use by a
 // tenant the data does not name (used, not waste).
-func (r *Report) csvCapacityRows(c Cluster) [][]string {
+func (r *Report) csvCapacityRows(c rollup.Cluster) [][]string {
 	priced := c.CapacityUnpriced == nil
 	free := rollup.Hours{IdleGPUHours: c.UnallocatedGPUHours, Cost: c.UnallocatedCost, Waste: c.UnallocatedCost, CostKnown: priced}
 	if !priced {
@@ -161,7 +161,7 @@ func (r *Report) csvCapacityRows(c Cluster) [][]string {
 // whole is the cluster's row: its teams' hours with the capacity no team
 // held added (csvCapacityRows), costing what the fleet cost. A cost with
 // an unpriced part is unknown, as each row's is.
-func (c Cluster) whole() rollup.Hours {
+func whole(c rollup.Cluster) rollup.Hours {
 	w := c.Hours
 	w.IdleGPUHours += c.UnallocatedGPUHours
 	w.UsedGPUHours += c.UnattributedGPUHours
@@ -183,7 +183,7 @@ func (r *Report) csvTeamCharges(t rollup.Team) []string {
 // csvRemainder are the CSVLedgerColumns of a row of scope that is no
 // team's, of one cluster (or all): the GPUs' remainder on each basis for
 // an "unallocated" row, their cost for a "cluster" or "fleet" row.
-func (r *Report) csvRemainder(scope, cluster string, all bool, c Cluster) []string {
+func (r *Report) csvRemainder(scope, cluster string, all bool, c rollup.Cluster) []string {
 	if !r.CostKnown || c.CapacityUnpriced != nil || r.Ledger == nil || scope == "unattributed" {
 		return []string{"", ""}
 	}

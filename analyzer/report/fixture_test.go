@@ -7,10 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/pipeline/pipelinetest"
 	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/analyzer/rollup"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/report.golden.*")
@@ -52,6 +54,20 @@ func fixtureReport(t testing.TB, inv *inventory.Inventory, prices *price.Prices)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Build(Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
+	return buildReport(Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
 		Findings: a.Findings, Team: func(_, ns string) string { return inv.Team(ns) }, Timeline: a.Timeline, Notes: a.Notes}, prices)
+}
+
+// buildReport is what an analysis and its report do together: the money
+// built once (rollup.Build, as pipeline.Run builds it), then the report
+// that renders it. An Input of a pipeline analysis brings its own.
+func buildReport(in Input, prices *price.Prices) *Report {
+	if in.Money == nil {
+		var prev *fleet.Result
+		if in.Comparable {
+			prev = in.Previous
+		}
+		in.Money = rollup.Build(rollup.Input{Current: in.Current, Previous: prev, Team: in.Team, UsedWithoutPod: in.Findings.UsedWithoutPod}, prices)
+	}
+	return Build(in, prices)
 }

@@ -95,7 +95,7 @@ func TestHAMiTenantWithoutAllocation(t *testing.T) {
 	w := fleet.Window{Start: weekEnd.Add(-24 * time.Hour), End: weekEnd, Step: time.Minute}
 	res := &fleet.Result{Window: w, GPUs: []fleet.GPU{{GPUKey: fleet.GPUKey{Node: "n", UUID: "g"}, Model: "NVIDIA H100 80GB HBM3", ReportedHours: 24}},
 		HAMi: []fleet.HAMiTenant{{Namespace: "hami-ns", Pod: "p", Container: "c", GPUUUID: "g", CoresPct: 50, DeviceBytes: 80 << 30, UtilP95: 0.25, Coverage: 1}}}
-	r := Build(Input{Current: res, Previous: &fleet.Result{Window: w}}, fixturePrices(t))
+	r := buildReport(Input{Current: res, Previous: &fleet.Result{Window: w}}, fixturePrices(t))
 	if len(r.Teams) != 1 || r.Teams[0].Team != "hami-ns" || r.Teams[0].AllocationCost <= 0 || !near(r.Teams[0].UsageCost, r.Teams[0].AllocationCost/2) {
 		t.Errorf("teams %+v, want hami-ns charged for half the GPU and for using half of that", r.Teams)
 	}

@@ -32,7 +32,7 @@ func TestLedgerCSVHourly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Build(Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
+	r := buildReport(Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
 		Findings: a.Findings, Team: func(_, ns string) string { return inv.Team(ns) }, Notes: a.Notes}, prices)
 	window := fixtureReport(t, inv, prices)
 	if !r.Ledger.ByHour() || window.Ledger.ByHour() {

@@ -25,14 +25,14 @@ type Report struct {
 	// Cluster is the whole fleet's summary, of every cluster the store
 	// holds; Clusters are each cluster's, present only where the store
 	// holds several (its series carry a cluster label), and sum to it.
-	Cluster         Cluster          `json:"cluster"`
-	Clusters        []ClusterSummary `json:"clusters,omitempty"`
-	Fleet           []ModelFleet     `json:"fleet"`
-	Teams           []rollup.Team    `json:"teams"`
-	Recommendations []Recommendation `json:"recommendations"`
-	Findings        Findings         `json:"findings"`
-	Coverage        Coverage         `json:"coverage"`
-	Consolidation   *Consolidation   `json:"consolidation,omitempty"`
+	Cluster         rollup.Cluster      `json:"cluster"`
+	Clusters        []ClusterSummary    `json:"clusters,omitempty"`
+	Fleet           []rollup.ModelFleet `json:"fleet"`
+	Teams           []rollup.Team       `json:"teams"`
+	Recommendations []Recommendation    `json:"recommendations"`
+	Findings        Findings            `json:"findings"`
+	Coverage        Coverage            `json:"coverage"`
+	Consolidation   *Consolidation      `json:"consolidation,omitempty"`
 	// Savings are the two savings the report states, each a month, read
 	// off Consolidation (SavingsOf); nil where it is.
 	Savings        *Savings        `json:"savings,omitempty"`
@@ -72,34 +72,6 @@ type DataStop struct {
 	AbsentHours float64 `json:"absent_hours"`
 }
 
-// Cluster sums the fleet. Its GPUHours are that of all allocations; the rest
-// covers the capacity no one held.
-type Cluster struct {
-	rollup.Hours
-	GPUs                int     `json:"gpus"`
-	CapacityGPUHours    float64 `json:"capacity_gpu_hours"`
-	UnallocatedGPUHours float64 `json:"unallocated_gpu_hours"`
-	// UnattributedGPUHours and UnattributedCost are the capacity no
-	// allocation held that was in use all the same, by a tenant the data
-	// cannot name (findings.Result.UsedWithoutPod): neither allocated nor
-	// free, and not in EstimatedWaste.
-	UnattributedGPUHours float64 `json:"unattributed_gpu_hours"`
-	UnattributedCost     float64 `json:"unattributed_cost"`
-	// AvgUtilization is the physical GPUs' busy fraction.
-	AvgUtilization  float64 `json:"avg_utilization"`
-	CapacityCost    float64 `json:"capacity_cost"`
-	UnallocatedCost float64 `json:"unallocated_cost"`
-	// CapacityCostKnown is false when a GPU had no price:
-	// CapacityUnpriced then says which, and CapacityCost,
-	// UnallocatedCost and EstimatedWaste leave them out.
-	CapacityCostKnown bool             `json:"capacity_cost_known"`
-	CapacityUnpriced  *rollup.Unpriced `json:"capacity_unpriced,omitempty"`
-	// EstimatedWaste is idle allocations plus unallocated capacity.
-	EstimatedWaste float64        `json:"estimated_waste"`
-	Previous       *rollup.Hours  `json:"previous"`
-	Change         *rollup.Change `json:"change"`
-}
-
 // ClusterSummary is one cluster's part of the fleet, with the figures of
 // the fleet-wide summary. Previous is nil where the previous window has
 // no data of this cluster.
@@ -107,33 +79,12 @@ type ClusterSummary struct {
 	// Name is the cluster's label value; "" stands for the series without
 	// the label in a store where others have it.
 	Name string `json:"cluster"`
-	Cluster
+	rollup.Cluster
 	// MonthlySavings is what acting on the cluster's findings banks a
 	// month (as Findings.MonthlySavings, of which it is a part), and
 	// SavingsUnpriced the findings whose savings have no price.
 	MonthlySavings  float64          `json:"monthly_savings"`
 	SavingsUnpriced *rollup.Unpriced `json:"savings_unpriced,omitempty"`
-}
-
-// ModelFleet is the part of the fleet of one GPU model (of one cluster,
-// where the store holds several).
-type ModelFleet struct {
-	Cluster             string  `json:"cluster,omitempty"`
-	Model               string  `json:"model"`
-	GPUs                int     `json:"gpus"`
-	CapacityGPUHours    float64 `json:"capacity_gpu_hours"`
-	AllocatedGPUHours   float64 `json:"allocated_gpu_hours"`
-	UnallocatedGPUHours float64 `json:"unallocated_gpu_hours"`
-	// UnattributedGPUHours is as Cluster's.
-	UnattributedGPUHours float64  `json:"unattributed_gpu_hours"`
-	AvgUtilization       float64  `json:"avg_utilization"`
-	PricePerHour         *float64 `json:"price_per_hour"`
-	// PriceSource says where the price comes from: the table's file and
-	// date, and a discount and where it was set.
-	PriceSource string  `json:"price_source,omitempty"`
-	Cost        float64 `json:"cost"`
-	// CostKnown is false without a price: Cost is then unknown, not 0.
-	CostKnown bool `json:"cost_known"`
 }
 
 // Recommendation is a right-sizing change with its monthly savings.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpulens/gpulens/analyzer/rollup"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -126,7 +127,7 @@ func (r *Report) summarySection() section {
 
 // waste is the window's waste, idle allocations and unallocated capacity,
 // each known, partial or unknown as its prices are.
-func (r *Report) waste(c Cluster) string {
+func (r *Report) waste(c rollup.Cluster) string {
 	if u := c.CapacityUnpriced; r.CostKnown && u != nil && !u.Partial {
 		return unknownMoney(u.Models) // no part of it known: said once
 	}
@@ -135,7 +136,7 @@ func (r *Report) waste(c Cluster) string {
 }
 
 // fleetCost is a model's cost, unknown without its price.
-func (r *Report) fleetCost(m ModelFleet) string {
+func (r *Report) fleetCost(m rollup.ModelFleet) string {
 	if r.CostKnown && !m.CostKnown {
 		return unknownMoney([]string{m.Model})
 	}

@@ -43,7 +43,7 @@ func scrapeDay(t *testing.T, file string, prices *price.Prices) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Build(Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
+	return buildReport(Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
 		Findings: a.Findings, Notes: a.Notes}, prices)
 }
 
@@ -178,7 +178,7 @@ func TestUnknownPriceIsNotZero(t *testing.T) {
 					Model: "NVIDIA H100 80GB HBM3", Summary: "a/nb idle", CostKnown: true, MonthlyCostUSD: pH100 * 730, MonthlySavingsUSD: pH100 * 730,
 					Recommendation: &recommend.Recommendation{Action: recommend.ActionRelease, CurrentShare: 1}})
 			}
-			r := Build(Input{Schema: "dcgm-exporter", Current: res, Previous: &fleet.Result{Window: res.Window}, Findings: fs}, prices)
+			r := buildReport(Input{Schema: "dcgm-exporter", Current: res, Previous: &fleet.Result{Window: res.Window}, Findings: fs}, prices)
 			if r.Cluster.CapacityCostKnown || r.Cluster.CapacityUnpriced == nil || r.Cluster.CapacityUnpriced.GPUs != 3 ||
 				r.Cluster.CapacityUnpriced.Partial != c.withH100 {
 				t.Errorf("capacity unpriced %+v (known %v): want 3 GPUs, partial %v", r.Cluster.CapacityUnpriced, r.Cluster.CapacityCostKnown, c.withH100)
@@ -271,7 +271,7 @@ func TestUnknownMoneyIsNullInJSON(t *testing.T) {
 					Model: "NVIDIA H100 80GB HBM3", Summary: "a/nb idle", CostKnown: true, MonthlyCostUSD: 8 * 730, MonthlySavingsUSD: 8 * 730,
 					Recommendation: &recommend.Recommendation{Action: recommend.ActionRelease, CurrentShare: 1}})
 			}
-			r := Build(Input{Schema: "dcgm-exporter", Current: res, Previous: &fleet.Result{Window: res.Window}, Findings: fs}, prices)
+			r := buildReport(Input{Schema: "dcgm-exporter", Current: res, Previous: &fleet.Result{Window: res.Window}, Findings: fs}, prices)
 			for _, format := range []string{"json", "yaml"} {
 				var out strings.Builder
 				if err := Render(&out, r, format); err != nil {

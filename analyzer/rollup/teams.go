@@ -39,8 +39,13 @@ type Input struct {
 	Team func(cluster, namespace string) string
 	// Ledger charges Current's GPU-hours; the teams' AllocationCost and
 	// UsageCost are its tenants', and each tenant is given its team
-	// (ledger.Tenant.Team). Nil charges nothing.
+	// (ledger.Tenant.Team). Nil: Teams charges nothing, Build charges
+	// Current itself.
 	Ledger *ledger.Ledger
+	// UsedWithoutPod says a GPU was in use while no allocation held it
+	// (findings.Result.UsedWithoutPod): its time nobody held is then
+	// unattributed, not unallocated. Nil: none was.
+	UsedWithoutPod func(fleet.GPUKey) bool
 }
 
 // teamKey is a team of a cluster: two clusters' team-a are two teams.

@@ -24,24 +24,24 @@ func TestReportRendersTheAnalysisLedger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Ledger == nil || r.Ledger != a.Ledger {
-		t.Fatalf("the report's ledger %p, the analysis's %p: want the analysis's, built once", r.Ledger, a.Ledger)
+	if a.Money == nil || r.Ledger != a.Money.Ledger {
+		t.Fatalf("the report's ledger %p, the analysis's %p: want the analysis's, built once", r.Ledger, a.Money.Ledger)
 	}
-	if len(a.Ledger.GPUs) != len(a.Current.GPUs) || len(a.Current.GPUs) == 0 {
-		t.Errorf("the ledger charges %d GPUs of the %d the analysis read", len(a.Ledger.GPUs), len(a.Current.GPUs))
+	if len(a.Money.Ledger.GPUs) != len(a.Current.GPUs) || len(a.Current.GPUs) == 0 {
+		t.Errorf("the ledger charges %d GPUs of the %d the analysis read", len(a.Money.Ledger.GPUs), len(a.Current.GPUs))
 	}
 	// The teams are the analysis's too, charged from that ledger: the
 	// report renders them, and every tenant of the ledger is named with
 	// its team, none left for the report to fill in.
-	if len(a.Teams) == 0 || len(r.Teams) != len(a.Teams) || &r.Teams[0] != &a.Teams[0] {
-		t.Fatalf("the report's %d teams are not the analysis's %d, built once", len(r.Teams), len(a.Teams))
+	if len(a.Money.Teams) == 0 || len(r.Teams) != len(a.Money.Teams) || &r.Teams[0] != &a.Money.Teams[0] {
+		t.Fatalf("the report's %d teams are not the analysis's %d, built once", len(r.Teams), len(a.Money.Teams))
 	}
 	var charged float64
-	for _, tm := range a.Teams {
+	for _, tm := range a.Money.Teams {
 		charged += tm.AllocationCost
 	}
 	var tenants float64
-	for _, g := range a.Ledger.GPUs {
+	for _, g := range a.Money.Ledger.GPUs {
 		for _, x := range g.Tenants {
 			tenants += x.Allocation.Cost
 			if x.Team == "" {

@@ -33,7 +33,7 @@ func (s *Session) Report(ctx context.Context, timeline int) (*report.Report, *pi
 // the money it built.
 func reportInput(a *pipeline.Analysis) report.Input {
 	return report.Input{Schema: a.Schema.Name(), Current: a.Current, Previous: a.Previous, Comparable: a.Comparable,
-		Findings: a.Findings, Team: a.TeamOf, Timeline: a.Timeline, Notes: a.Notes, Ledger: a.Ledger, Teams: a.Teams}
+		Findings: a.Findings, Team: a.TeamOf, Timeline: a.Timeline, Notes: a.Notes, Money: a.Money}
 }
 
 // consolidation plans the window for the report's "Consolidation" section.
