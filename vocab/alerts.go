@@ -75,7 +75,7 @@ type Alert struct {
 	Rules RuleFiles
 	// Kind is the finding kind whose findings gpulens serve sends as this
 	// alert; "" for an alert only the rules raise.
-	Kind string
+	Kind Kind
 }
 
 // RunbookURL is the alert's section of docs/runbooks.md.
@@ -123,7 +123,7 @@ var Alerts = []Alert{
 
 // AlertOf is the alert gpulens serve sends for findings of kind, and
 // whether the list has one.
-func AlertOf(kind string) (Alert, bool) {
+func AlertOf(kind Kind) (Alert, bool) {
 	for _, a := range Alerts {
 		if a.Kind == kind && kind != "" {
 			return a, true

@@ -15,7 +15,7 @@ import (
 // TestAlertsAreOneList: names are unique, prefixed, cased one way, and a
 // kind is sent under one name.
 func TestAlertsAreOneList(t *testing.T) {
-	names, kinds := map[AlertName]bool{}, map[string]AlertName{}
+	names, kinds := map[AlertName]bool{}, map[Kind]AlertName{}
 	// A word of an initialism written as a word (Gpu, Mig, Oom, Xid, Ecc)
 	// is the old serve casing.
 	mixed := regexp.MustCompile(`Gpu|Mig[A-Z]|Oom|Xid|Ecc`)
@@ -113,10 +113,11 @@ func TestEveryKindHasAnAlert(t *testing.T) {
 				continue
 			}
 			n++
-			kind, err := strconv.Unquote(vs.Values[i].(*ast.BasicLit).Value)
+			s, err := strconv.Unquote(vs.Values[i].(*ast.BasicLit).Value)
 			if err != nil {
 				t.Fatal(err)
 			}
+			kind := Kind(s)
 			if a, ok := AlertOf(kind); !ok || a.Kind != kind {
 				t.Errorf("%s (%s) has no alert in Alerts", id.Name, kind)
 			}

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gpulens/gpulens/internal/webhook"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // roundTripFunc is an http.RoundTripper that never leaves the process, so
@@ -55,7 +56,7 @@ func FuzzWebhookPayload(f *testing.F) {
 		}
 		var critical, warning, info int
 		for i := range nf {
-			r.Findings.Items = append(r.Findings.Items, Finding{Severity: sev, Kind: kind, Team: team, Subject: subject, Summary: fmt.Sprintf("%s #%d", summary, i)})
+			r.Findings.Items = append(r.Findings.Items, Finding{Severity: sev, Kind: vocab.Kind(kind), Team: team, Subject: subject, Summary: fmt.Sprintf("%s #%d", summary, i)})
 			switch sev {
 			case "critical":
 				critical++

@@ -17,13 +17,13 @@ import (
 // match all of gpulens's alerts with alertname=~"GPULens.*". A kind the
 // list lacks (a test keeps there being none) gets the prefix and its words
 // capitalised, so that it is still sent.
-func Alertname(kind string) vocab.AlertName {
+func Alertname(kind vocab.Kind) vocab.AlertName {
 	if a, ok := vocab.AlertOf(kind); ok {
 		return a.Name
 	}
 	var b strings.Builder
 	b.WriteString(vocab.AlertPrefix)
-	for w := range strings.SplitSeq(kind, "-") {
+	for w := range strings.SplitSeq(string(kind), "-") {
 		if w == "" {
 			continue
 		}

@@ -13,7 +13,7 @@ const runbook = "https://github.com/gpulens/gpulens/blob/main/docs/runbooks.md"
 
 func TestAlertname(t *testing.T) {
 	for _, tt := range []struct {
-		kind string
+		kind vocab.Kind
 		want vocab.AlertName
 	}{
 		// The rule files' name for the same condition.

@@ -18,7 +18,7 @@ var ruleFiles = map[vocab.RuleFiles]string{
 
 // serveKinds is serve's catalogue: every finding kind the analysis emits,
 // each of which serve sends as an alert.
-var serveKinds = []string{vocab.KindIdleAllocation, vocab.KindUnderusedGPU, vocab.KindTimesliceOOMRisk,
+var serveKinds = []vocab.Kind{vocab.KindIdleAllocation, vocab.KindUnderusedGPU, vocab.KindTimesliceOOMRisk,
 	vocab.KindMIGOversized, vocab.KindMIGUndersized, vocab.KindTrainingOnShared, vocab.KindUnallocated,
 	vocab.KindUntaintedNode, vocab.KindNoGPUQuota, vocab.KindMixedModels, vocab.KindGPUErrors,
 	vocab.KindWorkloadXID, vocab.KindThermal, vocab.KindInsufficientData}
@@ -57,7 +57,7 @@ func TestOneAlertList(t *testing.T) {
 			}
 		}
 	}
-	sent := map[vocab.AlertName]string{}
+	sent := map[vocab.AlertName]vocab.Kind{}
 	for _, kind := range serveKinds {
 		name := Alertname(kind)
 		sent[name] = kind
