@@ -110,7 +110,7 @@ func TestRulesOnTheDemoFleet(t *testing.T) {
 		f := build(criteria.DefaultConfig())
 		for _, g := range f.Groups {
 			for _, r := range g.Rules {
-				if r.Record == "" && r.Alert != vocab.AlertGPUAllocatedIdle {
+				if r.Record == "" && r.Alert != string(vocab.AlertGPUAllocatedIdle) {
 					continue
 				}
 				vec, err := dbs[name].Query(ctx, inlineRecorded(f, r.Expr), end)

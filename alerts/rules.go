@@ -60,8 +60,8 @@ func Render(f File) ([]byte, error) {
 
 // alert is an alerting rule; name is one of vocab.Alerts, the list gpulens
 // serve's alerts share.
-func alert(name, severity, expr, forDur, summary, description string) Rule {
-	return Rule{Alert: name, Expr: expr, For: forDur,
+func alert(name vocab.AlertName, severity, expr, forDur, summary, description string) Rule {
+	return Rule{Alert: string(name), Expr: expr, For: forDur,
 		Labels: map[string]string{"severity": severity},
 		Annotations: map[string]string{
 			"summary":     summary,

@@ -237,7 +237,8 @@ func compareEnergy(t *testing.T, c string, gpus []fleet.GPU, unlabelled *fleet.R
 
 // findingID is what a finding is about.
 type findingID struct {
-	Kind, Namespace, Workload, Pod, Node, GPU string
+	Kind                                vocab.Kind
+	Namespace, Workload, Pod, Node, GPU string
 }
 
 // compareFindings checks that the findings through Thanos Query of

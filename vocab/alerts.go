@@ -24,53 +24,58 @@ const (
 	BothRules = NativeRules | DCGMRules
 )
 
-// The alert names, prefix included. Initialisms are upper case (GPU, MIG,
-// OOM, XID), in rule and serve alerts alike. A rule and a finding that
-// judge the same condition with the same threshold share one name.
-const (
-	AlertGPUAllocatedIdle          = AlertPrefix + "GPUAllocatedIdle"
-	AlertSharedGPUMemoryNearlyFull = AlertPrefix + "SharedGPUMemoryNearlyFull"
-	AlertSharedGPUMemoryGrowing    = AlertPrefix + "SharedGPUMemoryGrowing"
-	AlertGPULost                   = AlertPrefix + "GPULost"
-	AlertGPUXIDErrors              = AlertPrefix + "GPUXIDErrors"
-	AlertGPUThermalThrottling      = AlertPrefix + "GPUThermalThrottling"
-	AlertGPUPowerThrottling        = AlertPrefix + "GPUPowerThrottling"
-	AlertGPUECCUncorrectable       = AlertPrefix + "GPUECCUncorrectable"
-	AlertGPURowRemapFailed         = AlertPrefix + "GPURowRemapFailed"
-	AlertExporterDown              = AlertPrefix + "ExporterDown"
-	AlertExporterStale             = AlertPrefix + "ExporterStale"
-	AlertAttributionDown           = AlertPrefix + "AttributionDown"
-	AlertAttributionAllocationOnly = AlertPrefix + "AttributionAllocationOnly"
-	AlertCriticalFinding           = AlertPrefix + "CriticalFinding"
-	// gpulens serve's alerts on itself, from its own series.
-	AlertServeStale                = AlertPrefix + "ServeStale"
-	AlertServeNotificationsFailing = AlertPrefix + "ServeNotificationsFailing"
-	AlertServeStateNotWritten      = AlertPrefix + "ServeStateNotWritten"
+// AlertName is an alertname, prefix included.
+type AlertName string
 
-	AlertUnderusedGPU             = AlertPrefix + "UnderusedGPU"
-	AlertTimesliceOOMRisk         = AlertPrefix + "TimesliceOOMRisk"
-	AlertMIGOversized             = AlertPrefix + "MIGOversized"
-	AlertMIGUndersized            = AlertPrefix + "MIGUndersized"
-	AlertTrainingOnSharedGPU      = AlertPrefix + "TrainingOnSharedGPU"
-	AlertUnallocatedCapacity      = AlertPrefix + "UnallocatedCapacity"
-	AlertUntaintedGPUNode         = AlertPrefix + "UntaintedGPUNode"
-	AlertNamespaceWithoutGPUQuota = AlertPrefix + "NamespaceWithoutGPUQuota"
-	AlertMixedGPUModels           = AlertPrefix + "MixedGPUModels"
-	AlertGPUErrors                = AlertPrefix + "GPUErrors"
-	AlertWorkloadXIDErrors        = AlertPrefix + "WorkloadXIDErrors"
-	AlertInsufficientData         = AlertPrefix + "InsufficientData"
+// The alert names, written out in full (not AlertPrefix + ...) so that a
+// grep for one finds this line, its rule in the committed rule files and
+// serve's use alike, as node-mixin's are. TestAlertsAreOneList holds them
+// to the prefix. Initialisms are upper case (GPU, MIG, OOM, XID), in rule
+// and serve alerts alike. A rule and a finding that judge the same
+// condition with the same threshold share one name.
+const (
+	AlertGPUAllocatedIdle          AlertName = "GPULensGPUAllocatedIdle"
+	AlertSharedGPUMemoryNearlyFull AlertName = "GPULensSharedGPUMemoryNearlyFull"
+	AlertSharedGPUMemoryGrowing    AlertName = "GPULensSharedGPUMemoryGrowing"
+	AlertGPULost                   AlertName = "GPULensGPULost"
+	AlertGPUXIDErrors              AlertName = "GPULensGPUXIDErrors"
+	AlertGPUThermalThrottling      AlertName = "GPULensGPUThermalThrottling"
+	AlertGPUPowerThrottling        AlertName = "GPULensGPUPowerThrottling"
+	AlertGPUECCUncorrectable       AlertName = "GPULensGPUECCUncorrectable"
+	AlertGPURowRemapFailed         AlertName = "GPULensGPURowRemapFailed"
+	AlertExporterDown              AlertName = "GPULensExporterDown"
+	AlertExporterStale             AlertName = "GPULensExporterStale"
+	AlertAttributionDown           AlertName = "GPULensAttributionDown"
+	AlertAttributionAllocationOnly AlertName = "GPULensAttributionAllocationOnly"
+	AlertCriticalFinding           AlertName = "GPULensCriticalFinding"
+	// gpulens serve's alerts on itself, from its own series.
+	AlertServeStale                AlertName = "GPULensServeStale"
+	AlertServeNotificationsFailing AlertName = "GPULensServeNotificationsFailing"
+	AlertServeStateNotWritten      AlertName = "GPULensServeStateNotWritten"
+
+	AlertUnderusedGPU             AlertName = "GPULensUnderusedGPU"
+	AlertTimesliceOOMRisk         AlertName = "GPULensTimesliceOOMRisk"
+	AlertMIGOversized             AlertName = "GPULensMIGOversized"
+	AlertMIGUndersized            AlertName = "GPULensMIGUndersized"
+	AlertTrainingOnSharedGPU      AlertName = "GPULensTrainingOnSharedGPU"
+	AlertUnallocatedCapacity      AlertName = "GPULensUnallocatedCapacity"
+	AlertUntaintedGPUNode         AlertName = "GPULensUntaintedGPUNode"
+	AlertNamespaceWithoutGPUQuota AlertName = "GPULensNamespaceWithoutGPUQuota"
+	AlertMixedGPUModels           AlertName = "GPULensMixedGPUModels"
+	AlertGPUErrors                AlertName = "GPULensGPUErrors"
+	AlertWorkloadXIDErrors        AlertName = "GPULensWorkloadXIDErrors"
+	AlertInsufficientData         AlertName = "GPULensInsufficientData"
 )
 
 // Alert is one alert gpulens can send.
 type Alert struct {
-	// Name is the alertname, prefix included.
-	Name string
+	Name AlertName
 	// Rules are the rule files that carry it; 0 for an alert only serve
 	// sends.
 	Rules RuleFiles
 	// Kind is the finding kind whose findings gpulens serve sends as this
 	// alert; "" for an alert only the rules raise.
-	Kind string
+	Kind Kind
 }
 
 // RunbookURL is the alert's section of docs/runbooks.md.
@@ -78,7 +83,7 @@ func (a Alert) RunbookURL() string { return RunbookURL(a.Name) }
 
 // RunbookURL is the section of docs/runbooks.md about alert name: GitHub
 // anchors a heading by its lower-cased text.
-func RunbookURL(name string) string { return RunbookBase + "#" + strings.ToLower(name) }
+func RunbookURL(name AlertName) string { return RunbookBase + "#" + strings.ToLower(string(name)) }
 
 // Alerts is every alert gpulens sends, from the rule files and from serve:
 // the one list both are checked against (analyzer/serve's tests read the
@@ -118,7 +123,7 @@ var Alerts = []Alert{
 
 // AlertOf is the alert gpulens serve sends for findings of kind, and
 // whether the list has one.
-func AlertOf(kind string) (Alert, bool) {
+func AlertOf(kind Kind) (Alert, bool) {
 	for _, a := range Alerts {
 		if a.Kind == kind && kind != "" {
 			return a, true

@@ -15,7 +15,7 @@ import (
 // TestAlertsAreOneList: names are unique, prefixed, cased one way, and a
 // kind is sent under one name.
 func TestAlertsAreOneList(t *testing.T) {
-	names, kinds := map[string]bool{}, map[string]string{}
+	names, kinds := map[AlertName]bool{}, map[Kind]AlertName{}
 	// A word of an initialism written as a word (Gpu, Mig, Oom, Xid, Ecc)
 	// is the old serve casing.
 	mixed := regexp.MustCompile(`Gpu|Mig[A-Z]|Oom|Xid|Ecc`)
@@ -24,10 +24,10 @@ func TestAlertsAreOneList(t *testing.T) {
 			t.Errorf("%s is listed twice", a.Name)
 		}
 		names[a.Name] = true
-		if !strings.HasPrefix(a.Name, AlertPrefix) || len(a.Name) == len(AlertPrefix) {
+		if !strings.HasPrefix(string(a.Name), AlertPrefix) || len(a.Name) == len(AlertPrefix) {
 			t.Errorf("%s does not start with %s and a name", a.Name, AlertPrefix)
 		}
-		if mixed.MatchString(a.Name) {
+		if mixed.MatchString(string(a.Name)) {
 			t.Errorf("%s: initialisms are upper case (GPU, MIG, OOM, XID, ECC)", a.Name)
 		}
 		if a.Rules == 0 && a.Kind == "" {
@@ -40,6 +40,59 @@ func TestAlertsAreOneList(t *testing.T) {
 			kinds[a.Kind] = a.Name
 		}
 	}
+}
+
+// TestAlertConstantsAreWrittenOut: each Alert constant of alerts.go is a
+// string literal (so that a grep for the alert finds its definition), is
+// the prefix and the constant's name without "Alert" (so that a grep for
+// either finds both), and is listed in Alerts (so that the rule files'
+// and serve's tests check it).
+func TestAlertConstantsAreWrittenOut(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "alerts.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[AlertName]bool{}
+	for _, a := range Alerts {
+		listed[a.Name] = true
+	}
+	n := 0
+	ast.Inspect(f, func(node ast.Node) bool {
+		vs, ok := node.(*ast.ValueSpec)
+		if !ok || vs.Type == nil || typeName(vs.Type) != "AlertName" {
+			return true
+		}
+		for i, id := range vs.Names {
+			n++
+			lit, ok := vs.Values[i].(*ast.BasicLit)
+			if !ok {
+				t.Errorf("%s is not written out as a string literal", id.Name)
+				continue
+			}
+			name, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := AlertPrefix + strings.TrimPrefix(id.Name, "Alert"); name != want {
+				t.Errorf("%s = %q, want %q (the prefix and the constant's name)", id.Name, name, want)
+			}
+			if !listed[AlertName(name)] {
+				t.Errorf("%s (%s) is not in Alerts", id.Name, name)
+			}
+		}
+		return true
+	})
+	if n != len(Alerts) {
+		t.Errorf("alerts.go has %d AlertName constants, Alerts lists %d", n, len(Alerts))
+	}
+}
+
+// typeName is a type expression's identifier, "" for any other.
+func typeName(e ast.Expr) string {
+	if id, ok := e.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
 }
 
 // TestEveryKindHasAnAlert: each Kind constant of kinds.go is some alert's
@@ -60,10 +113,11 @@ func TestEveryKindHasAnAlert(t *testing.T) {
 				continue
 			}
 			n++
-			kind, err := strconv.Unquote(vs.Values[i].(*ast.BasicLit).Value)
+			s, err := strconv.Unquote(vs.Values[i].(*ast.BasicLit).Value)
 			if err != nil {
 				t.Fatal(err)
 			}
+			kind := Kind(s)
 			if a, ok := AlertOf(kind); !ok || a.Kind != kind {
 				t.Errorf("%s (%s) has no alert in Alerts", id.Name, kind)
 			}

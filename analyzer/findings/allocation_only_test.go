@@ -31,7 +31,7 @@ func TestSharedWithoutProcessData(t *testing.T) {
 
 	t.Run("training", func(t *testing.T) {
 		t.Parallel()
-		s := load(vocab.KindTrainingOnShared)
+		s := load(string(vocab.KindTrainingOnShared))
 		res := analyzeScenario(t, s, blind, scenarioStart, scenarioEnd, scenarioStep)
 		for _, a := range res.Allocations {
 			if a.UtilizationSteps > 0 || a.MemorySteps > 0 {
@@ -73,7 +73,7 @@ func TestSharedWithoutProcessData(t *testing.T) {
 		t.Parallel()
 		// The OOM scenario's tenants load the GPU lightly: no verdict on
 		// their use, and the reason in the summary.
-		s := load(vocab.KindTimesliceOOMRisk)
+		s := load(string(vocab.KindTimesliceOOMRisk))
 		r := Detect(analyzeScenario(t, s, blind, scenarioStart, scenarioEnd, scenarioStep), nil, criteria.DefaultConfig(), price.DefaultPrices())
 		for _, pod := range []string{"summarizer", "leaky-worker"} {
 			f := match(r, want{vocab.KindInsufficientData, pod, 0, Info}, uuidsOf(s))

@@ -70,19 +70,20 @@ func (d *detector) readClusterSharing() {
 			}
 		}
 	}
-	const kinds = vocab.KindTimesliceOOMRisk + " and " + vocab.KindTrainingOnShared
 	switch {
 	case unseen > 0 && !d.haveInventory():
 		// One pod per device is every GPU one pod holds alone, under any
 		// layout: the flag is named as why a shared GPU would read so,
 		// not as the install's (the data of --kubernetes-virtual-gpus
 		// shows it too).
-		d.skip(kinds, fmt.Sprintf("%d GPUs show at most one pod per device, "+
-			"so a time-sliced or MPS GPU among them (dcgm-exporter without --kubernetes-virtual-gpus names one of its tenants) cannot be told from a whole one; needs cluster access (GPU Feature Discovery's node labels or the device plugin's config) to tell", unseen))
+		d.skip(fmt.Sprintf("%d GPUs show at most one pod per device, "+
+			"so a time-sliced or MPS GPU among them (dcgm-exporter without --kubernetes-virtual-gpus names one of its tenants) cannot be told from a whole one; needs cluster access (GPU Feature Discovery's node labels or the device plugin's config) to tell", unseen),
+			vocab.KindTimesliceOOMRisk, vocab.KindTrainingOnShared)
 	case unknownNode > 0:
 		// dcgm-exporter's Hostname is not always the node's name.
-		d.skip(kinds, fmt.Sprintf("%d GPUs show at most one pod per device and are on nodes the cluster does not list by that name, "+
-			"so whether they are time-sliced or MPS is not known", unknownNode))
+		d.skip(fmt.Sprintf("%d GPUs show at most one pod per device and are on nodes the cluster does not list by that name, "+
+			"so whether they are time-sliced or MPS is not known", unknownNode),
+			vocab.KindTimesliceOOMRisk, vocab.KindTrainingOnShared)
 	}
 }
 

@@ -80,7 +80,7 @@ func TestTimeSlicedUnderOnePodLayout(t *testing.T) {
 			oom := find(r, vocab.KindTimesliceOOMRisk)
 			underused := find(r, vocab.KindUnderusedGPU)
 			skipped := slices.ContainsFunc(r.Skipped, func(s string) bool {
-				return strings.HasPrefix(s, vocab.KindTimesliceOOMRisk) && strings.Contains(s, "cannot be told from a whole one")
+				return strings.HasPrefix(s, string(vocab.KindTimesliceOOMRisk)) && strings.Contains(s, "cannot be told from a whole one")
 			})
 			if tt.inv == nil != skipped {
 				t.Errorf("skipped %q: want the one-pod layout's blind spot said exactly when there is no cluster access", r.Skipped)

@@ -25,7 +25,7 @@ func TestStockCountersFile(t *testing.T) {
 	m.defaultCSV = true
 	stock := runScenario(t, s, m, nil)
 	skipped := strings.Join(stock.Skipped, "\n")
-	if !strings.Contains(skipped, vocab.KindThermal+": needs DCGM_FI_DEV_CLOCKS_EVENT_REASONS or DCGM_FI_DEV_CLOCK_THROTTLE_REASONS") {
+	if !strings.Contains(skipped, string(vocab.KindThermal)+": needs DCGM_FI_DEV_CLOCKS_EVENT_REASONS or DCGM_FI_DEV_CLOCK_THROTTLE_REASONS") {
 		t.Errorf("skipped %q: want the thermal rule, naming its fields", stock.Skipped)
 	}
 	for _, f := range stock.Findings {

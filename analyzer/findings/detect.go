@@ -27,7 +27,7 @@ func Detect(res *fleet.Result, inv *inventory.Inventory, cfg criteria.Config, pr
 		}
 		d.readClusterSharing()
 		if fields, ok := res.Missing[vocab.SignalThermal]; ok {
-			d.skip(vocab.KindThermal, "needs "+strings.Join(fields, " or ")+", which the data lacks (the GPU Operator's default counters file, dcp-metrics-included.csv, leaves it out)")
+			d.skip("needs "+strings.Join(fields, " or ")+", which the data lacks (the GPU Operator's default counters file, dcp-metrics-included.csv, leaves it out)", vocab.KindThermal)
 		}
 		for _, w := range res.Workloads {
 			d.workload(w)
@@ -77,8 +77,18 @@ type detector struct {
 
 func (d *detector) add(f Finding) { d.report.Findings = append(d.report.Findings, f) }
 
-func (d *detector) skip(kind, why string) {
-	d.report.Skipped = append(d.report.Skipped, kind+": "+why)
+// skip notes that the check of kinds could not run, and why: one line,
+// "kind and kind: why", for checks that judge several kinds from the
+// same data.
+func (d *detector) skip(why string, kinds ...vocab.Kind) {
+	var b strings.Builder
+	for i, k := range kinds {
+		if i > 0 {
+			b.WriteString(" and ")
+		}
+		b.WriteString(string(k))
+	}
+	d.report.Skipped = append(d.report.Skipped, b.String()+": "+why)
 }
 
 func (d *detector) haveInventory() bool { return d.inv != nil && d.inv.Available }

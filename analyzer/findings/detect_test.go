@@ -60,7 +60,7 @@ func TestDetectKinds(t *testing.T) {
 	tests := []struct {
 		name     string
 		res      *fleet.Result
-		kind     string
+		kind     vocab.Kind
 		severity Severity
 		savings  func(float64) bool
 		summary  string
@@ -129,7 +129,7 @@ func positive(v float64) bool { return v > 0 }
 func negative(v float64) bool { return v < 0 }
 func zero(v float64) bool     { return v == 0 }
 
-func find(r *Result, kind string) *Finding {
+func find(r *Result, kind vocab.Kind) *Finding {
 	for i := range r.Findings {
 		if r.Findings[i].Kind == kind {
 			return &r.Findings[i]
@@ -246,7 +246,7 @@ func TestInventoryKinds(t *testing.T) {
 	r = Detect(res, inv, criteria.DefaultConfig(), price.DefaultPrices())
 	var kinds []string
 	for _, f := range r.Findings {
-		kinds = append(kinds, f.Kind+"@"+f.Node+f.Namespace)
+		kinds = append(kinds, string(f.Kind)+"@"+f.Node+f.Namespace)
 	}
 	want := []string{"untainted-gpu-node@node-1", "idle-allocation@node-1team-a", "namespace-without-gpu-quota@team-a"}
 	slices.Sort(kinds)
@@ -273,7 +273,7 @@ func TestOrdering(t *testing.T) {
 	sortFindings(fs)
 	var got []string
 	for _, f := range fs {
-		got = append(got, f.Kind+f.Namespace)
+		got = append(got, string(f.Kind)+f.Namespace)
 	}
 	if want := []string{"c", "z", "a", "aa", "b"}; !slices.Equal(got, want) {
 		t.Errorf("order %q, want %q", got, want)

@@ -8,6 +8,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/recommend"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Severity is info, warning or critical.
@@ -27,7 +28,7 @@ type Finding struct {
 	// subject carries (query.ClusterValues); empty where the store holds
 	// one cluster.
 	Cluster                                                                              string `json:",omitempty"`
-	Kind                                                                                 string
+	Kind                                                                                 vocab.Kind
 	Severity                                                                             Severity
 	Namespace, Workload, WorkloadKind, Pod, Container, Node, GPUUUID, GPUInstance, Model string
 	Team                                                                                 string

@@ -119,7 +119,7 @@ func TestGoldenNativeFleet(t *testing.T) {
 		t.Errorf("report differs from %s (go test -update rewrites it):\n%s", golden, got)
 	}
 	// The golden is reviewed by eye; these pin what it must show.
-	for _, k := range []string{vocab.KindIdleAllocation, vocab.KindUnallocated, vocab.KindThermal, vocab.KindMIGOversized, vocab.KindTimesliceOOMRisk, vocab.KindWorkloadXID} {
+	for _, k := range []vocab.Kind{vocab.KindIdleAllocation, vocab.KindUnallocated, vocab.KindThermal, vocab.KindMIGOversized, vocab.KindTimesliceOOMRisk, vocab.KindWorkloadXID} {
 		if find(report, k) == nil {
 			t.Errorf("no %s finding", k)
 		}

@@ -18,7 +18,7 @@ import (
 // gpu applies the per-GPU rules; unlike allocations, a GPU can have
 // several independent problems (errors and heat and free capacity).
 func (d *detector) gpu(g fleet.GPU) {
-	base := func(kind string, sev Severity) Finding {
+	base := func(kind vocab.Kind, sev Severity) Finding {
 		return Finding{Kind: kind, Severity: sev, Node: g.Node, GPUUUID: g.UUID, Model: g.Model,
 			Evidence: map[string]float64{"coverage": g.Coverage, "reported_hours": g.ReportedHours}, Confidence: confidence(g.Coverage)}
 	}
@@ -108,7 +108,7 @@ func (d *detector) gpu(g fleet.GPU) {
 // sharing mode is the cluster's (cluster), as the data shows the GPU held
 // whole. A GPU several pods use through one ResourceClaim is its own mode
 // (sharedClaimOf), advised through the claim.
-func (d *detector) oomRisk(g fleet.GPU, sharing string, cluster inventory.NodeSharing, fromCluster bool, base func(string, Severity) Finding) {
+func (d *detector) oomRisk(g fleet.GPU, sharing string, cluster inventory.NodeSharing, fromCluster bool, base func(vocab.Kind, Severity) Finding) {
 	horizon := d.cfg.OOMRisk.GrowthHorizonHours
 	if horizon == 0 {
 		horizon = d.res.Window.Duration().Hours()

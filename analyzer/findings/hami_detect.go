@@ -6,16 +6,17 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/price"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // The kinds of HAMi findings. One check = one file: hami_gpumem_*.go,
 // hami_gpucores.go, hami_overcommit.go.
 const (
-	KindHAMiGPUMemOversized = "hami-gpumem-oversized"
-	KindHAMiGPUMemOOMRisk   = "hami-gpumem-oom-risk"
-	KindHAMiGPUCoresIdle    = "hami-gpucores-oversized"
-	KindHAMiGPUCoresPinned  = "hami-gpucores-pinned"
-	KindHAMiOvercommit      = "hami-overcommit"
+	KindHAMiGPUMemOversized vocab.Kind = "hami-gpumem-oversized"
+	KindHAMiGPUMemOOMRisk   vocab.Kind = "hami-gpumem-oom-risk"
+	KindHAMiGPUCoresIdle    vocab.Kind = "hami-gpucores-oversized"
+	KindHAMiGPUCoresPinned  vocab.Kind = "hami-gpucores-pinned"
+	KindHAMiOvercommit      vocab.Kind = "hami-overcommit"
 )
 
 // Thresholds of the HAMi checks.
@@ -58,7 +59,7 @@ func DetectHAMi(tenants []HAMiTenant, prices *price.Prices) []Finding {
 }
 
 // hamiBase is a finding about t.
-func hamiBase(t HAMiTenant, kind string, sev Severity) Finding {
+func hamiBase(t HAMiTenant, kind vocab.Kind, sev Severity) Finding {
 	return Finding{Kind: kind, Severity: sev, Namespace: t.Namespace, Workload: t.Pod, WorkloadKind: "Pod", Pod: t.Pod,
 		Container: t.Container, Node: t.Node, GPUUUID: t.GPUUUID, Model: t.Model, Sharing: "hami", Confidence: confidence(t.Coverage),
 		Evidence: map[string]float64{"gpumem_bytes": float64(t.MemoryMiB) * (1 << 20), "gpucores_ratio": float64(t.CoresPct) / 100,

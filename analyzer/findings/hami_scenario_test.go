@@ -35,7 +35,8 @@ import (
 //     3.43 × 730 = $187.79.
 func TestHAMiScenario(t *testing.T) {
 	type want struct {
-		kind, pod string
+		kind      vocab.Kind
+		pod       string
 		sev       Severity
 		saving    float64
 		gpumemMiB int64

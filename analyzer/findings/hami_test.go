@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/price"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestHAMiChecks: each check on hand-made tenants of an A100 80GB
@@ -19,7 +20,7 @@ func TestHAMiChecks(t *testing.T) {
 	tests := []struct {
 		name   string
 		t      HAMiTenant
-		kind   string
+		kind   vocab.Kind
 		saving float64
 	}{
 		// cores 80 held, p95 0.2: new ceil(0.2 × 1.25 × 100) = 25; held

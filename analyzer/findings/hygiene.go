@@ -15,8 +15,8 @@ func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys
 // hygiene applies the rules that read cluster state only.
 func (d *detector) hygiene() {
 	if !d.haveInventory() {
-		d.skip(vocab.KindUntaintedNode, "needs cluster access (node taints and pods)")
-		d.skip(vocab.KindNoGPUQuota, "needs cluster access (namespaces and ResourceQuotas)")
+		d.skip("needs cluster access (node taints and pods)", vocab.KindUntaintedNode)
+		d.skip("needs cluster access (namespaces and ResourceQuotas)", vocab.KindNoGPUQuota)
 		return
 	}
 	d.untaintedNodes()

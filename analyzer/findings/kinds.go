@@ -9,7 +9,7 @@ import (
 // Kinds are every kind a finding may have, sorted: vocab's, which have
 // alerts, and HAMi's, which do not. recommend -l kind=... is checked
 // against them.
-func Kinds() []string {
+func Kinds() []vocab.Kind {
 	out := append(vocab.Kinds(), KindHAMiGPUMemOversized, KindHAMiGPUMemOOMRisk, KindHAMiGPUCoresIdle,
 		KindHAMiGPUCoresPinned, KindHAMiOvercommit)
 	slices.Sort(out)

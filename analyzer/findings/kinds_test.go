@@ -21,7 +21,7 @@ func TestKindsListsEveryKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kinds []string
+	var kinds []vocab.Kind
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
@@ -42,7 +42,7 @@ func TestKindsListsEveryKind(t *testing.T) {
 					}
 					if lit, ok := vs.Values[i].(*ast.BasicLit); ok && strings.HasPrefix(id.Name, "Kind") {
 						k, _ := strconv.Unquote(lit.Value)
-						kinds = append(kinds, k)
+						kinds = append(kinds, vocab.Kind(k))
 					}
 				}
 				return true

@@ -134,7 +134,7 @@ func TestBusyGPUWithoutPodIsNotFree(t *testing.T) {
 		t.Errorf("load while unallocated %v", f.Evidence["min_utilization_while_unallocated"])
 	}
 
-	idle, err := sim.Load(filepath.Join("testdata", "scenarios", vocab.KindUnallocated+".yaml"))
+	idle, err := sim.Load(filepath.Join("testdata", "scenarios", string(vocab.KindUnallocated)+".yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func TestMIGGeometryPerModel(t *testing.T) {
 		name    string
 		a       fleet.Allocation
 		g       fleet.GPU
-		kind    string
+		kind    vocab.Kind
 		to      string // "" for no recommendation
 		summary string
 	}{

@@ -89,7 +89,7 @@ func TestIdleReplica(t *testing.T) {
 		idle map[string]string
 		// workloadKind is the workload's own verdict, "" for none, over
 		// workloadPods of its pods.
-		workloadKind string
+		workloadKind vocab.Kind
 		workloadPods int
 		// gone are pods deleted an hour before the window's end.
 		gone map[string]bool

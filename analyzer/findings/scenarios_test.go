@@ -32,7 +32,7 @@ import (
 // want is a finding a scenario must yield: its kind, on the pod or on the
 // GPU index (of the scenario's node) it is about, at a severity.
 type want struct {
-	kind     string
+	kind     vocab.Kind
 	pod      string // "" when the finding is not about a pod
 	gpu      int    // index of the GPU on the scenario's first node; -1: any
 	severity Severity
@@ -91,22 +91,22 @@ func (sc scenario) absent(m mode) []want {
 }
 
 var scenarios = []scenario{
-	{name: vocab.KindIdleAllocation, native: []want{{vocab.KindIdleAllocation, "alice-jupyter", 0, Warning}}},
-	{name: vocab.KindUnderusedGPU, native: []want{{vocab.KindUnderusedGPU, "image-embed", 0, Warning}}},
+	{name: string(vocab.KindIdleAllocation), native: []want{{vocab.KindIdleAllocation, "alice-jupyter", 0, Warning}}},
+	{name: string(vocab.KindUnderusedGPU), native: []want{{vocab.KindUnderusedGPU, "image-embed", 0, Warning}}},
 	{
 		// One pod per device (dcgm-exporter's default) shows the GPU held
 		// whole by the last tenant listed; GPU Feature Discovery's labels
 		// say it is time-sliced, and its own memory judges it.
 		// TestTimeSlicedUnderOnePodLayout has the same without them.
-		name:      vocab.KindTimesliceOOMRisk,
+		name:      string(vocab.KindTimesliceOOMRisk),
 		native:    []want{{vocab.KindTimesliceOOMRisk, "", 0, Warning}},
 		notLayout: map[fleet.DCGMLayout][]want{fleet.DCGMNoVirtualGPUs: {{vocab.KindUnderusedGPU, "", 0, ""}}},
 		inventory: clusterOf(true, ""),
 	},
-	{name: vocab.KindMIGOversized, native: []want{{vocab.KindMIGOversized, "ocr-serving", 0, Warning}}},
-	{name: vocab.KindMIGUndersized, native: []want{{vocab.KindMIGUndersized, "feature-train", 0, Warning}}},
+	{name: string(vocab.KindMIGOversized), native: []want{{vocab.KindMIGOversized, "ocr-serving", 0, Warning}}},
+	{name: string(vocab.KindMIGUndersized), native: []want{{vocab.KindMIGUndersized, "feature-train", 0, Warning}}},
 	{
-		name:   vocab.KindTrainingOnShared,
+		name:   string(vocab.KindTrainingOnShared),
 		native: []want{{vocab.KindTrainingOnShared, "recsys-train-small", 0, Warning}},
 		// dcgm-exporter's copies, and its default layout's one pod label
 		// (stable or flapping), give the tenants the device's load: the
@@ -127,14 +127,14 @@ var scenarios = []scenario{
 		inventory: clusterOf(true, ""),
 	},
 	{
-		name: vocab.KindUnallocated, native: []want{{vocab.KindUnallocated, "", 1, Warning}},
+		name: string(vocab.KindUnallocated), native: []want{{vocab.KindUnallocated, "", 1, Warning}},
 		// --kubernetes-virtual-gpus before 2025 rebuilds every series from
 		// the pods: a GPU no pod holds has none, so it cannot be seen idle.
 		byLayout:  map[fleet.DCGMLayout][]want{fleet.DCGMVirtualGPUs: nil},
 		notLayout: map[fleet.DCGMLayout][]want{fleet.DCGMVirtualGPUs: {{vocab.KindUnallocated, "", 1, ""}}},
 	},
 	{
-		name: vocab.KindGPUErrors,
+		name: string(vocab.KindGPUErrors),
 		native: []want{
 			{vocab.KindWorkloadXID, "train-a", 0, Info}, // XID 13: the application's, train-a's (it held GPU 0)
 			{vocab.KindGPUErrors, "", 1, Critical},      // XID 79: lost
@@ -150,9 +150,9 @@ var scenarios = []scenario{
 		// finding). XID 13 is never a GPU fault, under either schema.
 		dcgm: []want{{vocab.KindWorkloadXID, "train-a", 0, Info}, {vocab.KindGPUErrors, "", 1, Critical}, {vocab.KindGPUErrors, "", 2, Info}},
 	},
-	{name: vocab.KindInsufficientData, native: []want{{vocab.KindInsufficientData, "short-job", 1, Info}}},
-	{name: vocab.KindUntaintedNode, native: []want{{vocab.KindUntaintedNode, "", -1, Warning}}, inventory: clusterOf(false, "", "kube-system")},
-	{name: vocab.KindNoGPUQuota, native: []want{{vocab.KindNoGPUQuota, "", -1, Info}}, inventory: clusterOf(true, "research")},
+	{name: string(vocab.KindInsufficientData), native: []want{{vocab.KindInsufficientData, "short-job", 1, Info}}},
+	{name: string(vocab.KindUntaintedNode), native: []want{{vocab.KindUntaintedNode, "", -1, Warning}}, inventory: clusterOf(false, "", "kube-system")},
+	{name: string(vocab.KindNoGPUQuota), native: []want{{vocab.KindNoGPUQuota, "", -1, Info}}, inventory: clusterOf(true, "research")},
 	{name: "healthy", inventory: clusterOf(true, "")},
 }
 
@@ -333,7 +333,7 @@ func TestScenarios(t *testing.T) {
 					for _, sk := range report.Skipped {
 						// The default counters file has no throttle
 						// reasons: that check is skipped, and says why.
-						if m.defaultCSV && strings.HasPrefix(sk, vocab.KindThermal+":") {
+						if m.defaultCSV && strings.HasPrefix(sk, string(vocab.KindThermal)+":") {
 							continue
 						}
 						t.Errorf("%s: skipped %v", m, sk)

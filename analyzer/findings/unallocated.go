@@ -32,7 +32,7 @@ const maxNamedWorkloads = 5
 // time it reported to be let go, with what the autoscaler can do about it:
 // remove the node when nothing holds any of its GPUs now, or, beside GPUs
 // held now, nothing until the workloads holding them move.
-func (d *detector) unallocatedCapacity(g fleet.GPU, base func(string, Severity) Finding) {
+func (d *detector) unallocatedCapacity(g fleet.GPU, base func(vocab.Kind, Severity) Finding) {
 	if !d.unallocated(g) {
 		return
 	}

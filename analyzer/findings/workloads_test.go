@@ -19,7 +19,7 @@ import (
 // margin, 80% compute target), never from a run of the code under test.
 type workloadCase struct {
 	file                  string
-	kind                  string
+	kind                  vocab.Kind
 	namespace, name, wk   string
 	pods                  []string
 	gpus                  int

@@ -31,7 +31,7 @@ import (
 // Events no pod held the GPU for are the GPU's, said as such. Without
 // events (a Result made by hand) the finding is the GPU's, as before the
 // events were read.
-func (d *detector) workloadXID(g fleet.GPU, base func(string, Severity) Finding, subject string) {
+func (d *detector) workloadXID(g fleet.GPU, base func(vocab.Kind, Severity) Finding, subject string) {
 	if g.WorkloadXIDErrors <= 0 {
 		return
 	}

@@ -46,7 +46,7 @@ func FromPipeline(a *pipeline.Analysis, cluster string) Analysis {
 			// Only the kinds the reclaimer reads: another kind's skip
 			// (an untainted-node check without node access) is no gap in
 			// the idle verdicts.
-			if strings.HasPrefix(s, vocab.KindIdleAllocation) || strings.HasPrefix(s, vocab.KindUnderusedGPU) {
+			if strings.HasPrefix(s, string(vocab.KindIdleAllocation)) || strings.HasPrefix(s, string(vocab.KindUnderusedGPU)) {
 				out.Partial = append(out.Partial, "not checked: "+s)
 			}
 		}

@@ -125,13 +125,13 @@ const (
 // Evidence is what justified a reclaim, recorded on the workload
 // (EvidenceAnnotation) and shown in the Events.
 type Evidence struct {
-	Findings       []string  `json:"findings"`
-	Window         string    `json:"window"`
-	AnalysisEnd    time.Time `json:"analysis_end"`
-	AvgUtilization float64   `json:"avg_utilization"`
-	P95Utilization float64   `json:"p95_utilization"`
-	Coverage       float64   `json:"coverage"`
-	GPUs           int       `json:"gpus"`
+	Findings       []vocab.Kind `json:"findings"`
+	Window         string       `json:"window"`
+	AnalysisEnd    time.Time    `json:"analysis_end"`
+	AvgUtilization float64      `json:"avg_utilization"`
+	P95Utilization float64      `json:"p95_utilization"`
+	Coverage       float64      `json:"coverage"`
+	GPUs           int          `json:"gpus"`
 	// MemoryActivity is the highest average memory activity of its GPUs
 	// (or MIG instances) over the window; nil where the store has none,
 	// and utilisation alone judged.
@@ -321,7 +321,7 @@ func idle(p Policy, a Analysis, fs []findings.Finding) (*Evidence, string) {
 			if f.Kind == vocab.KindInsufficientData {
 				return nil, "too little data: " + f.Summary
 			}
-			return nil, "in use: " + f.Kind + ": " + f.Summary
+			return nil, "in use: " + string(f.Kind) + ": " + f.Summary
 		}
 		if f.Evidence["busy_replicas"] > 0 {
 			return nil, fmt.Sprintf("in use: %v of its replicas are busy", f.Evidence["busy_replicas"])

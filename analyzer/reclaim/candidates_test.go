@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/findings"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 var now = time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
@@ -130,7 +131,7 @@ func TestDecide(t *testing.T) {
 				t.Errorf("got %s %q at %v\nwant %s %q at %v", d.Action, d.Reason, d.At, tc.want, tc.reason, tc.at)
 			}
 			if d.Action == Reclaim {
-				want := Evidence{Findings: []string{"idle-allocation"}, Window: "1d", AnalysisEnd: now.Add(-time.Minute),
+				want := Evidence{Findings: []vocab.Kind{"idle-allocation"}, Window: "1d", AnalysisEnd: now.Add(-time.Minute),
 					AvgUtilization: 0.005, P95Utilization: 0.01, Coverage: 0.99, GPUs: 1, HourlyUSD: 2.5}
 				if d.Evidence == nil || d.Evidence.HourlyUSD != want.HourlyUSD || d.Evidence.GPUs != 1 || d.Evidence.Window != "1d" ||
 					d.Evidence.Coverage != 0.99 || !d.Evidence.AnalysisEnd.Equal(want.AnalysisEnd) {

@@ -12,7 +12,7 @@ var findingLabelKeys = []string{"allocation_path", "cluster", "gpu_uuid", "kind"
 // (findingLabelKeys). A label the finding lacks is absent, so "!node"
 // selects the fleet's and the workloads' findings, and "node" a node's.
 func FindingLabels(f findings.Finding) map[string]string {
-	l := map[string]string{"kind": f.Kind, "severity": string(f.Severity)}
+	l := map[string]string{"kind": string(f.Kind), "severity": string(f.Severity)}
 	for k, v := range map[string]string{"namespace": f.Namespace, "workload": f.Workload, "workload_kind": f.WorkloadKind,
 		"pod": f.Pod, "node": f.Node, "gpu_uuid": f.GPUUUID, "model": f.Model, "team": f.Team, "cluster": f.Cluster,
 		"allocation_path": f.AllocationPath, "sharing": f.Sharing} {

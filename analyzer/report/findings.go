@@ -90,7 +90,7 @@ func findingsOf(a Input, teamOf func(cluster, namespace string) string) (recs []
 	}
 	slices.SortStableFunc(fs.Items, func(x, y Finding) int {
 		return cmp.Or(cmp.Compare(severityRank[findings.Severity(x.Severity)], severityRank[findings.Severity(y.Severity)]),
-			cmp.Compare(y.MonthlySavings, x.MonthlySavings), strings.Compare(x.Kind, y.Kind),
+			cmp.Compare(y.MonthlySavings, x.MonthlySavings), cmp.Compare(x.Kind, y.Kind),
 			strings.Compare(x.Subject, y.Subject), strings.Compare(x.Cluster, y.Cluster), strings.Compare(x.Summary, y.Summary))
 	})
 	slices.SortStableFunc(recs, func(x, y Recommendation) int {

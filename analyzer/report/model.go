@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/ledger"
 	"github.com/gpulens/gpulens/analyzer/rollup"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Report is the weekly utilization report. JSON tags are its JSON format.
@@ -91,14 +92,14 @@ type ClusterSummary struct {
 type Recommendation struct {
 	// Cluster is the workload's cluster label value; empty where the
 	// store holds one cluster.
-	Cluster   string `json:"cluster,omitempty"`
-	Team      string `json:"team"`
-	Namespace string `json:"namespace"`
-	Workload  string `json:"workload"`
-	Kind      string `json:"finding"`
-	Action    string `json:"action"`
-	From      string `json:"from"`
-	To        string `json:"to"`
+	Cluster   string     `json:"cluster,omitempty"`
+	Team      string     `json:"team"`
+	Namespace string     `json:"namespace"`
+	Workload  string     `json:"workload"`
+	Kind      vocab.Kind `json:"finding"`
+	Action    string     `json:"action"`
+	From      string     `json:"from"`
+	To        string     `json:"to"`
 	// Allocation is the allocation path the change is made on
 	// (device-plugin: the container's limits; dra: the workload's claim,
 	// Claim); empty for a change to no GPU request.
@@ -141,12 +142,12 @@ type Findings struct {
 type Finding struct {
 	// Cluster is the subject's cluster label value; empty where the
 	// store holds one cluster.
-	Cluster   string `json:"cluster,omitempty"`
-	Severity  string `json:"severity"`
-	Kind      string `json:"kind"`
-	Team      string `json:"team"`
-	Namespace string `json:"namespace"`
-	Subject   string `json:"subject"`
+	Cluster   string     `json:"cluster,omitempty"`
+	Severity  string     `json:"severity"`
+	Kind      vocab.Kind `json:"kind"`
+	Team      string     `json:"team"`
+	Namespace string     `json:"namespace"`
+	Subject   string     `json:"subject"`
 	// AllocationPath is how a workload's GPUs were allocated
 	// (device-plugin, or dra through Claims, namespace/name); empty on a
 	// GPU's or a node's finding.

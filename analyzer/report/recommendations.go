@@ -65,7 +65,7 @@ func SelectFindings(in []findings.Finding, all bool, namespaces ...string) []fin
 // scripts rely on.
 type findingJSON struct {
 	Cluster           string             `json:"cluster,omitempty"`
-	Kind              string             `json:"kind"`
+	Kind              vocab.Kind         `json:"kind"`
 	Severity          string             `json:"severity"`
 	Namespace         string             `json:"namespace,omitempty"`
 	Workload          string             `json:"workload,omitempty"`
@@ -186,7 +186,7 @@ func writeRecommendTable(w io.Writer, fs []findings.Finding, wide bool) error {
 		}
 		// The subject, the cluster and a change's from and to are the
 		// store's text: termtable escapes each, one cell on one row.
-		row := []string{string(f.Severity), f.Kind, cmp.Or(workloadRef(f), f.Node+"/"+f.GPUUUID), change, savings, fmt.Sprintf("%.0f%%", 100*f.Confidence)}
+		row := []string{string(f.Severity), string(f.Kind), cmp.Or(workloadRef(f), f.Node+"/"+f.GPUUUID), change, savings, fmt.Sprintf("%.0f%%", 100*f.Confidence)}
 		if clustered {
 			row = append([]string{clusterCell(f.Cluster)}, row...)
 		}

@@ -29,7 +29,7 @@ func writeRecommendCSV(w io.Writer, fs []findings.Finding) error {
 		if f.CostKnown {
 			cost, savings = money(f.MonthlyCostUSD), money(f.MonthlySavingsUSD)
 		}
-		row := []string{f.Cluster, f.Kind, string(f.Severity), f.Namespace, f.Workload, f.WorkloadKind, f.Pod, f.Container,
+		row := []string{f.Cluster, string(f.Kind), string(f.Severity), f.Namespace, f.Workload, f.WorkloadKind, f.Pod, f.Container,
 			f.Node, f.GPUUUID, f.Model, f.Summary, action, from, to}
 		// Every text cell comes from the store or is built from it: a
 		// value such as =HYPERLINK(...) would run as a formula. The

@@ -232,7 +232,7 @@ func (r *Report) findingSection() section {
 			s.Intro += fmt.Sprintf(" The %d most severe are listed; the JSON format has all %d.", maxFindings, len(f.Items))
 			break
 		}
-		row := []string{x.Severity, x.Kind, x.Team, x.Subject, allocationOf(x), x.Summary}
+		row := []string{x.Severity, string(x.Kind), x.Team, x.Subject, allocationOf(x), x.Summary}
 		if r.clustered() {
 			row = append(row[:2:2], append([]string{clusterCell(x.Cluster)}, row[2:]...)...)
 		}

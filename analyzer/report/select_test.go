@@ -26,7 +26,7 @@ func TestSelectFindings(t *testing.T) {
 	kinds := func(all bool) []string {
 		var out []string
 		for _, f := range SelectFindings(fs, all) {
-			out = append(out, f.Kind)
+			out = append(out, string(f.Kind))
 		}
 		return out
 	}

@@ -33,7 +33,11 @@ func CheckSelector(sel labels.Selector) error {
 		var plural string
 		switch key {
 		case "kind":
-			known, plural = findings.Kinds(), "kinds"
+			// A selector's values are strings, kubectl's; compared as such.
+			for _, k := range findings.Kinds() {
+				known = append(known, string(k))
+			}
+			plural = "kinds"
 		case "severity":
 			known, plural = severities, "severities"
 		default:

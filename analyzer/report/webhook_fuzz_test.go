@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/rollup"
 	"github.com/gpulens/gpulens/internal/webhook"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // roundTripFunc is an http.RoundTripper that never leaves the process, so
@@ -56,7 +57,7 @@ func FuzzWebhookPayload(f *testing.F) {
 		}
 		var critical, warning, info int
 		for i := range nf {
-			r.Findings.Items = append(r.Findings.Items, Finding{Severity: sev, Kind: kind, Team: team, Subject: subject, Summary: fmt.Sprintf("%s #%d", summary, i)})
+			r.Findings.Items = append(r.Findings.Items, Finding{Severity: sev, Kind: vocab.Kind(kind), Team: team, Subject: subject, Summary: fmt.Sprintf("%s #%d", summary, i)})
 			switch sev {
 			case "critical":
 				critical++

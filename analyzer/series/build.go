@@ -37,7 +37,7 @@ type Input struct {
 // (metricname.Of leaves empty labels out), so its series read as they
 // always have.
 func findingLabels(f findings.Finding) []string {
-	return []string{ClusterLabel, f.Cluster, "kind", f.Kind, "severity", string(f.Severity), "namespace", f.Namespace,
+	return []string{ClusterLabel, f.Cluster, "kind", string(f.Kind), "severity", string(f.Severity), "namespace", f.Namespace,
 		"workload", f.Workload, "node", f.Node, "gpu_uuid", f.GPUUUID}
 }
 

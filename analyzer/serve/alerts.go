@@ -17,20 +17,20 @@ import (
 // match all of gpulens's alerts with alertname=~"GPULens.*". A kind the
 // list lacks (a test keeps there being none) gets the prefix and its words
 // capitalised, so that it is still sent.
-func Alertname(kind string) string {
+func Alertname(kind vocab.Kind) vocab.AlertName {
 	if a, ok := vocab.AlertOf(kind); ok {
 		return a.Name
 	}
 	var b strings.Builder
 	b.WriteString(vocab.AlertPrefix)
-	for w := range strings.SplitSeq(kind, "-") {
+	for w := range strings.SplitSeq(string(kind), "-") {
 		if w == "" {
 			continue
 		}
 		b.WriteString(strings.ToUpper(w[:1]))
 		b.WriteString(w[1:])
 	}
-	return b.String()
+	return vocab.AlertName(b.String())
 }
 
 // identity are the labels that make a finding one alert. Pod and container
@@ -39,7 +39,7 @@ func Alertname(kind string) string {
 // The cluster is in, where the store holds several: routes can send each
 // cluster's alerts to its own receiver with cluster="...".
 func identity(f findings.Finding) map[string]string {
-	l := map[string]string{"alertname": Alertname(f.Kind)}
+	l := map[string]string{"alertname": string(Alertname(f.Kind))}
 	for k, v := range map[string]string{"severity": string(f.Severity), "cluster": f.Cluster, "namespace": f.Namespace, "workload": f.Workload, "node": f.Node, "gpu_uuid": f.GPUUUID} {
 		// Empty labels are absent labels to Alertmanager; sending them
 		// would only make the JSON longer.

@@ -12,7 +12,10 @@ import (
 const runbook = "https://github.com/gpulens/gpulens/blob/main/docs/runbooks.md"
 
 func TestAlertname(t *testing.T) {
-	for _, tt := range []struct{ kind, want string }{
+	for _, tt := range []struct {
+		kind vocab.Kind
+		want vocab.AlertName
+	}{
 		// The rule files' name for the same condition.
 		{vocab.KindIdleAllocation, "GPULensGPUAllocatedIdle"},
 		{vocab.KindThermal, "GPULensGPUThermalThrottling"},

@@ -25,7 +25,7 @@ func FuzzFromFindings(f *testing.F) {
 		n = 1 + (n%4+4)%4
 		var fs []findings.Finding
 		for i := range n {
-			fd := findings.Finding{Kind: kind, Severity: findings.Severity(sev), Namespace: ns, Workload: wl, Node: node, GPUUUID: uuid,
+			fd := findings.Finding{Kind: vocab.Kind(kind), Severity: findings.Severity(sev), Namespace: ns, Workload: wl, Node: node, GPUUUID: uuid,
 				Summary: summary, MonthlySavingsUSD: savings, CostKnown: known}
 			if i%2 == 1 {
 				fd.Recommendation = &recommend.Recommendation{Action: recommend.Action(action), Summary: summary}

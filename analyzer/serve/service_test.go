@@ -19,7 +19,7 @@ import (
 
 var t0 = time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 
-func finding(kind, workload string) findings.Finding {
+func finding(kind vocab.Kind, workload string) findings.Finding {
 	return findings.Finding{Kind: kind, Severity: findings.Warning, Namespace: "team-a", Workload: workload, Node: "n1",
 		GPUUUID: "GPU-1", Summary: workload + " wastes", MonthlySavingsUSD: 100, CostKnown: true}
 }

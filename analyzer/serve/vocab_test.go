@@ -18,7 +18,7 @@ var ruleFiles = map[vocab.RuleFiles]string{
 
 // serveKinds is serve's catalogue: every finding kind the analysis emits,
 // each of which serve sends as an alert.
-var serveKinds = []string{vocab.KindIdleAllocation, vocab.KindUnderusedGPU, vocab.KindTimesliceOOMRisk,
+var serveKinds = []vocab.Kind{vocab.KindIdleAllocation, vocab.KindUnderusedGPU, vocab.KindTimesliceOOMRisk,
 	vocab.KindMIGOversized, vocab.KindMIGUndersized, vocab.KindTrainingOnShared, vocab.KindUnallocated,
 	vocab.KindUntaintedNode, vocab.KindNoGPUQuota, vocab.KindMixedModels, vocab.KindGPUErrors,
 	vocab.KindWorkloadXID, vocab.KindThermal, vocab.KindInsufficientData}
@@ -31,11 +31,11 @@ var ruleAlert = regexp.MustCompile(`(?m)^\s*- alert: (\S+)$`)
 // is sent by neither. A rule and a finding of the same condition are one
 // entry, so they share its name.
 func TestOneAlertList(t *testing.T) {
-	listed := map[string]vocab.Alert{}
+	listed := map[vocab.AlertName]vocab.Alert{}
 	for _, a := range vocab.Alerts {
 		listed[a.Name] = a
 	}
-	inRules := map[string]vocab.RuleFiles{}
+	inRules := map[vocab.AlertName]vocab.RuleFiles{}
 	for flag, path := range ruleFiles {
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -46,7 +46,7 @@ func TestOneAlertList(t *testing.T) {
 			t.Fatalf("%s: no alerts read", path)
 		}
 		for _, m := range ms {
-			name := string(m[1])
+			name := vocab.AlertName(m[1])
 			inRules[name] |= flag
 			a, ok := listed[name]
 			switch {
@@ -57,7 +57,7 @@ func TestOneAlertList(t *testing.T) {
 			}
 		}
 	}
-	sent := map[string]string{}
+	sent := map[vocab.AlertName]vocab.Kind{}
 	for _, kind := range serveKinds {
 		name := Alertname(kind)
 		sent[name] = kind
@@ -74,7 +74,7 @@ func TestOneAlertList(t *testing.T) {
 		}
 	}
 	// The pairs the list joins: serve's finding fires under the rule's name.
-	for _, both := range []string{vocab.AlertGPUAllocatedIdle, vocab.AlertGPUThermalThrottling} {
+	for _, both := range []vocab.AlertName{vocab.AlertGPUAllocatedIdle, vocab.AlertGPUThermalThrottling} {
 		if inRules[both] == 0 || sent[both] == "" {
 			t.Errorf("%s should be both a rule alert and serve's", both)
 		}
@@ -89,7 +89,7 @@ func TestEveryAlertHasARunbook(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, a := range vocab.Alerts {
-		if !strings.Contains(string(doc), "\n## "+a.Name+"\n") {
+		if !strings.Contains(string(doc), "\n## "+string(a.Name)+"\n") {
 			t.Errorf("docs/runbooks.md has no section ## %s (runbook_url %s)", a.Name, a.RunbookURL())
 		}
 	}

@@ -83,7 +83,7 @@ func TestReadAfterTheDataSaysWhereItStops(t *testing.T) {
 		out := map[string]recommend.Action{}
 		for _, f := range a.Findings.Findings {
 			if f.Recommendation != nil {
-				out[f.Kind+" "+f.Namespace+"/"+f.Workload+" "+f.Node+" "+f.GPUUUID] = f.Recommendation.Action
+				out[string(f.Kind)+" "+f.Namespace+"/"+f.Workload+" "+f.Node+" "+f.GPUUUID] = f.Recommendation.Action
 			}
 		}
 		return out, a.Current.Notes

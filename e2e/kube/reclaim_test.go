@@ -22,6 +22,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/reclaim"
 	"github.com/gpulens/gpulens/internal/leaderlease"
 	"github.com/gpulens/gpulens/internal/testenv"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // The reclaimer against a real kube-apiserver: its patches go through the
@@ -54,9 +55,9 @@ func createDeployment(t *testing.T, c kubernetes.Interface, ns, name string, rep
 // avg utilisation avg, owner read from the API server, one GPU, all of
 // the window covered, $2 an hour.
 func idleFinding(ns, kind, name string, avg float64) findings.Finding {
-	k := "idle-allocation"
+	k := vocab.KindIdleAllocation
 	if avg > 0.02 {
-		k = "underused-gpu"
+		k = vocab.KindUnderusedGPU
 	}
 	return findings.Finding{Kind: k, Namespace: ns, Workload: name, WorkloadKind: kind, WorkloadSource: findings.SourceAPI,
 		Evidence: map[string]float64{"avg_utilization": avg, "p95_utilization": avg, "coverage": 1, "gpus": 1}, MonthlyCostUSD: 1460, CostKnown: true}
