@@ -89,7 +89,7 @@ func (d *detector) readClusterSharing() {
 
 // sharingOf is the GPU's sharing mode: the data's, or the cluster's where
 // the data cannot tell (readClusterSharing).
-func (d *detector) sharingOf(g fleet.GPU) (string, inventory.NodeSharing, bool) {
+func (d *detector) sharingOf(g fleet.GPU) (vocab.Sharing, inventory.NodeSharing, bool) {
 	if ns, ok := d.clusterShared[g.GPUKey]; ok {
 		return ns.Strategy, ns, true
 	}

@@ -64,11 +64,11 @@ func TestDRAWorkloads(t *testing.T) {
 				t.Errorf("skipped %q, want trainer-0's GPU alone unknown", r.Skipped)
 			}
 			// Every workload says its path, whatever its verdict.
-			paths := map[string]string{}
+			paths := map[string]vocab.AllocationPath{}
 			for _, w := range res.Workloads {
 				paths[w.Name] = w.AllocationPath
 			}
-			want := map[string]string{"infer": "dra", "trainer": "device-plugin", "pod1": "dra", "pod2": "dra", "pod": "dra"}
+			want := map[string]vocab.AllocationPath{"infer": "dra", "trainer": "device-plugin", "pod1": "dra", "pod2": "dra", "pod": "dra"}
 			for name, p := range want {
 				if paths[name] != p {
 					t.Errorf("workload %s: path %q, want %q (%v)", name, paths[name], p, paths)

@@ -51,7 +51,7 @@ func TestTimeSlicedUnderOnePodLayout(t *testing.T) {
 		t.Fatalf("GPUs %+v, want one GPU read as one tenant's", res.GPUs)
 	}
 
-	withLabels := func(strategy string, replicas int) *inventory.Inventory {
+	withLabels := func(strategy vocab.Sharing, replicas int) *inventory.Inventory {
 		inv := clusterOf(true, "")(s)
 		n := inv.Nodes[node]
 		n.SharingStrategy, n.Replicas = strategy, replicas

@@ -41,7 +41,7 @@ func result(allocs []fleet.Allocation, gpus []fleet.GPU) *fleet.Result {
 }
 
 // alloc is a full-week allocation; mutate the copy for each case.
-func alloc(pod, uuid, model, sharing, profile string, share, avg, p95, mem float64) fleet.Allocation {
+func alloc(pod, uuid, model string, sharing vocab.Sharing, profile string, share, avg, p95, mem float64) fleet.Allocation {
 	return fleet.Allocation{
 		AllocationKey: fleet.AllocationKey{Node: "node-1", Namespace: "team-a", Pod: pod, Container: "main", UUID: uuid},
 		Model:         model, Sharing: sharing, MIGProfile: profile, Share: share,
@@ -50,7 +50,7 @@ func alloc(pod, uuid, model, sharing, profile string, share, avg, p95, mem float
 	}
 }
 
-func gpu(uuid, model, sharing string, mem float64) fleet.GPU {
+func gpu(uuid, model string, sharing vocab.Sharing, mem float64) fleet.GPU {
 	return fleet.GPU{GPUKey: fleet.GPUKey{Node: "node-1", UUID: uuid}, Model: model, Sharing: sharing,
 		ReportedHours: 168, AllocatedHours: 168, Steps: 10080, Coverage: 1, MemoryTotalBytes: mem, UtilizationSteps: 10080, ThrottleSteps: 10080}
 }

@@ -43,12 +43,12 @@ type Finding struct {
 	// the exporter's series say: vocab.AllocationPathDevicePlugin, or
 	// AllocationPathDRA through Claims (namespace/name, sorted). Empty on
 	// findings about a GPU, a node or a namespace.
-	AllocationPath string   `json:",omitempty"`
-	Claims         []string `json:",omitempty"`
+	AllocationPath vocab.AllocationPath `json:",omitempty"`
+	Claims         []string             `json:",omitempty"`
 	// Sharing is, on a finding about a shared GPU's memory, how it is
 	// shared: time-slicing or mps (the device plugin's), or
 	// SharingSharedClaim, one ResourceClaim several pods use.
-	Sharing string `json:",omitempty"`
+	Sharing vocab.Sharing `json:",omitempty"`
 	// Evidence are the numbers behind the finding, in base units.
 	Evidence map[string]float64
 	// Summary is one sentence with the numbers.

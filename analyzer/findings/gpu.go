@@ -108,7 +108,7 @@ func (d *detector) gpu(g fleet.GPU) {
 // sharing mode is the cluster's (cluster), as the data shows the GPU held
 // whole. A GPU several pods use through one ResourceClaim is its own mode
 // (sharedClaimOf), advised through the claim.
-func (d *detector) oomRisk(g fleet.GPU, sharing string, cluster inventory.NodeSharing, fromCluster bool, base func(vocab.Kind, Severity) Finding) {
+func (d *detector) oomRisk(g fleet.GPU, sharing vocab.Sharing, cluster inventory.NodeSharing, fromCluster bool, base func(vocab.Kind, Severity) Finding) {
 	horizon := d.cfg.OOMRisk.GrowthHorizonHours
 	if horizon == 0 {
 		horizon = d.res.Window.Duration().Hours()

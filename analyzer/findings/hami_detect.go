@@ -61,7 +61,7 @@ func DetectHAMi(tenants []HAMiTenant, prices *price.Prices) []Finding {
 // hamiBase is a finding about t.
 func hamiBase(t HAMiTenant, kind vocab.Kind, sev Severity) Finding {
 	return Finding{Kind: kind, Severity: sev, Namespace: t.Namespace, Workload: t.Pod, WorkloadKind: "Pod", Pod: t.Pod,
-		Container: t.Container, Node: t.Node, GPUUUID: t.GPUUUID, Model: t.Model, Sharing: "hami", Confidence: confidence(t.Coverage),
+		Container: t.Container, Node: t.Node, GPUUUID: t.GPUUUID, Model: t.Model, Sharing: vocab.SharingHAMi, Confidence: confidence(t.Coverage),
 		Evidence: map[string]float64{"gpumem_bytes": float64(t.MemoryMiB) * (1 << 20), "gpucores_ratio": float64(t.CoresPct) / 100,
 			"device_memory_bytes": t.DeviceBytes, "memory_p99_bytes": t.MemP99, "memory_peak_bytes": t.MemPeak,
 			"utilization_p95_ratio": t.UtilP95, "held_share": t.HeldShare()}}

@@ -16,7 +16,7 @@ import (
 // status.reservedFor). It is not time-slicing: no device plugin config
 // shares the GPU, so none of its answers applies, and the change is made
 // to the claim.
-const SharingSharedClaim = "shared-claim"
+const SharingSharedClaim vocab.Sharing = "shared-claim"
 
 // sharedClaimOf is the ResourceClaim every tenant of g holds it through,
 // as the exporter's series say (gpulens_container_gpu_claim_info, or

@@ -261,7 +261,7 @@ func TestUnallocatedWithClusterPodsNotInData(t *testing.T) {
 	free.AllocatedHours, free.UnallocatedHours = 0, 168
 	for _, tt := range []struct {
 		name     string
-		strategy string
+		strategy vocab.Sharing
 		want     Severity
 	}{
 		{"whole GPUs", "none", Info},

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Result is one analysis of a window. Figures with no samples behind them
@@ -80,13 +81,13 @@ type Allocation struct {
 	Model                  string
 	MIGProfile             string
 	// Sharing is none, time-slicing, mps or mig, as last seen.
-	Sharing string
+	Sharing vocab.Sharing
 	// Share is the allocation's share of the physical GPU as last seen.
 	Share float64
 	// AllocationPath is how the kubelet gave the container the GPU:
 	// vocab.AllocationPathDevicePlugin, or vocab.AllocationPathDRA through the
 	// ResourceClaim Claim (Kubernetes Dynamic Resource Allocation).
-	AllocationPath string
+	AllocationPath vocab.AllocationPath
 	Claim          ClaimRef `json:",omitzero"`
 
 	// HeldHours is the time the allocation was seen.
@@ -152,9 +153,9 @@ type Workload struct {
 	// Sharing, Share and AllocationPath are those of the allocation held
 	// longest: a workload moved from the device plugin to a ResourceClaim
 	// within the window is judged as it held its GPUs most.
-	Sharing        string
+	Sharing        vocab.Sharing
 	Share          float64
-	AllocationPath string
+	AllocationPath vocab.AllocationPath
 	// Claims are the ResourceClaims its allocations were made through,
 	// sorted: one per pod from a ResourceClaimTemplate, one for every pod
 	// that shares a claim.
@@ -203,7 +204,7 @@ type GPU struct {
 	Model string
 	// Sharing is the mode its allocations used for most of the window;
 	// empty when it was never allocated.
-	Sharing string
+	Sharing vocab.Sharing
 
 	// ReportedHours is the time the GPU's exporter reported it;
 	// AllocatedHours the part of it with at least one allocation, and

@@ -1,6 +1,10 @@
 package inventory
 
-import "time"
+import (
+	"time"
+
+	"github.com/gpulens/gpulens/vocab"
+)
 
 // Inventory is a point-in-time view of the cluster.
 type Inventory struct {
@@ -79,13 +83,13 @@ type Namespace struct {
 type Node struct {
 	Name string
 	// GPU Feature Discovery labels.
-	Product         string // nvidia.com/gpu.product
-	MemoryMiB       int64  // nvidia.com/gpu.memory
-	Count           int    // nvidia.com/gpu.count
-	Replicas        int    // nvidia.com/gpu.replicas
-	SharingStrategy string // nvidia.com/gpu.sharing-strategy: none, time-slicing, mps
-	MIGStrategy     string // nvidia.com/mig.strategy: none, single, mixed
-	DevicePluginCfg string // nvidia.com/device-plugin.config
+	Product         string        // nvidia.com/gpu.product
+	MemoryMiB       int64         // nvidia.com/gpu.memory
+	Count           int           // nvidia.com/gpu.count
+	Replicas        int           // nvidia.com/gpu.replicas
+	SharingStrategy vocab.Sharing // nvidia.com/gpu.sharing-strategy: none, time-slicing, mps
+	MIGStrategy     string        // nvidia.com/mig.strategy: none, single, mixed
+	DevicePluginCfg string        // nvidia.com/device-plugin.config
 	// Capacity and Allocatable of GPU resources, by resource name.
 	Capacity    map[string]int64
 	Allocatable map[string]int64

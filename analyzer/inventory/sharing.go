@@ -38,7 +38,7 @@ func (inv *Inventory) SharingFor(n Node) (SharingConfig, bool) {
 // shared.
 type NodeSharing struct {
 	// Strategy is vocab.SharingTimeSlicing or vocab.SharingMPS.
-	Strategy string
+	Strategy vocab.Sharing
 	// Replicas is each GPU's replica count; 0 when not known.
 	Replicas int
 	// Source says where the strategy was read, in words, for findings.
@@ -76,7 +76,7 @@ func (inv *Inventory) SharedGPUs(node string) (NodeSharing, bool) {
 		return NodeSharing{}, false
 	}
 	for _, s := range []struct {
-		strategy string
+		strategy vocab.Sharing
 		replicas map[string]int
 	}{{vocab.SharingMPS, sc.MPS}, {vocab.SharingTimeSlicing, sc.TimeSlicing}} {
 		if r := wholeGPUReplicas(s.replicas); r > 1 {

@@ -12,7 +12,7 @@ import (
 // claim is what applies there), vocab.AllocationPathDevicePlugin when it has GPU
 // limits only, "" for a pod the inventory does not know or one without
 // GPUs.
-func (inv *Inventory) AllocationOf(namespace, pod string) string {
+func (inv *Inventory) AllocationOf(namespace, pod string) vocab.AllocationPath {
 	if inv == nil {
 		return ""
 	}

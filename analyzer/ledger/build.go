@@ -119,7 +119,7 @@ func modeOf(x fleet.Allocation) string {
 	case x.Sharing == "" || x.Sharing == vocab.SharingNone:
 		return ModeWhole
 	}
-	return x.Sharing
+	return string(x.Sharing)
 }
 
 // hamiTenants puts res's HAMi tenants on their GPUs. A tenant the

@@ -101,7 +101,7 @@ func TestThreeHours(t *testing.T) {
 		}
 	}
 	// The window is the sum of its hours.
-	if !near(lg.Hours, 2.5) || !near(lg.Cost, 20) || lg.Mode != vocab.SharingTimeSlicing {
+	if !near(lg.Hours, 2.5) || !near(lg.Cost, 20) || lg.Mode != string(vocab.SharingTimeSlicing) {
 		t.Errorf("window: %g h, $%g, mode %s; want 2.5 h, $20, time-slicing", lg.Hours, lg.Cost, lg.Mode)
 	}
 	for j, x := range lg.Tenants {
@@ -192,7 +192,7 @@ func checkHours(t *testing.T, g GPU) {
 func TestHourlyBalanceProperty(t *testing.T) {
 	prices := price.DefaultPrices()
 	models := []string{"NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "NVIDIA L4", "Some GPU without a price"}
-	modes := []string{"", vocab.SharingNone, vocab.SharingMIG, vocab.SharingTimeSlicing, vocab.SharingMPS, ModeDRA, ModeHAMi}
+	modes := []string{"", string(vocab.SharingNone), string(vocab.SharingMIG), string(vocab.SharingTimeSlicing), string(vocab.SharingMPS), ModeDRA, ModeHAMi}
 	for seed := range uint64(300) {
 		rng := rand.New(rand.NewPCG(seed, 4646))
 		steps := []time.Duration{30 * time.Second, time.Minute, 5 * time.Minute, 7 * time.Minute}[rng.IntN(4)]
@@ -244,7 +244,7 @@ func TestHourlyBalanceProperty(t *testing.T) {
 						continue // a tenant the exporter did not see
 					}
 				}
-				sharing, share := mode, rng.Float64()*1.5
+				sharing, share := vocab.Sharing(mode), rng.Float64()*1.5
 				if mode == ModeDRA || mode == ModeHAMi {
 					sharing = vocab.SharingTimeSlicing
 				}
@@ -253,7 +253,7 @@ func TestHourlyBalanceProperty(t *testing.T) {
 				if mode == ModeDRA {
 					x.AllocationPath = vocab.AllocationPathDRA
 				}
-				catalog := mode == vocab.SharingMIG && rng.IntN(3) == 0
+				catalog := mode == string(vocab.SharingMIG) && rng.IntN(3) == 0
 				if catalog {
 					x.MIGProfile, x.Model = "1g.10gb", "NVIDIA A100-SXM4-80GB"
 				}

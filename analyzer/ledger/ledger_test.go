@@ -18,7 +18,7 @@ func gpu(uuid, model string, hours float64) fleet.GPU {
 	return fleet.GPU{GPUKey: fleet.GPUKey{Node: "n1", UUID: uuid}, Model: model, ReportedHours: hours}
 }
 
-func alloc(uuid, pod, sharing string, share, hours, util float64) fleet.Allocation {
+func alloc(uuid, pod string, sharing vocab.Sharing, share, hours, util float64) fleet.Allocation {
 	x := fleet.Allocation{AllocationKey: fleet.AllocationKey{Node: "n1", Namespace: "ns-" + pod, Pod: pod, Container: "c", UUID: uuid},
 		Model: "NVIDIA H100 80GB HBM3", Sharing: sharing, Share: share, HeldHours: hours, AllocatedGPUHours: share * hours}
 	if util >= 0 {
@@ -50,16 +50,16 @@ func TestModes(t *testing.T) {
 		{name: "whole, held half the week, unmeasured", allocs: []fleet.Allocation{alloc("g", "a", "none", 1, week/2, -1)},
 			wantHeld: []float64{week / 2}, wantUsed: []float64{week / 2}, wantFree: week / 2, wantMode: ModeWhole},
 		{name: "MIG slices, one free", allocs: []fleet.Allocation{alloc("g", "a", vocab.SharingMIG, 3.0/7, week, 1), alloc("g", "b", vocab.SharingMIG, 3.0/7, week, 0)},
-			wantHeld: []float64{3 * week / 7, 3 * week / 7}, wantUsed: []float64{3 * week / 7, 0}, wantFree: week / 7, wantMode: vocab.SharingMIG},
+			wantHeld: []float64{3 * week / 7, 3 * week / 7}, wantUsed: []float64{3 * week / 7, 0}, wantFree: week / 7, wantMode: string(vocab.SharingMIG)},
 		{name: "MIG slice without a share: the catalog's", allocs: []fleet.Allocation{func() fleet.Allocation {
 			x := alloc("g", "a", vocab.SharingMIG, 0, week, 0.5)
 			x.MIGProfile = "3g.40gb"
 			return x
-		}()}, wantHeld: []float64{3 * week / 7}, wantUsed: []float64{1.5 * week / 7}, wantFree: 4 * week / 7, wantMode: vocab.SharingMIG},
+		}()}, wantHeld: []float64{3 * week / 7}, wantUsed: []float64{1.5 * week / 7}, wantFree: 4 * week / 7, wantMode: string(vocab.SharingMIG)},
 		{name: "time-slicing past 1: scaled", allocs: []fleet.Allocation{alloc("g", "a", vocab.SharingTimeSlicing, 1, week, 0.2), alloc("g", "b", vocab.SharingTimeSlicing, 1, week, 0.6)},
-			wantHeld: []float64{week / 2, week / 2}, wantUsed: []float64{0.1 * week, 0.3 * week}, wantMode: vocab.SharingTimeSlicing},
+			wantHeld: []float64{week / 2, week / 2}, wantUsed: []float64{0.1 * week, 0.3 * week}, wantMode: string(vocab.SharingTimeSlicing)},
 		{name: "MPS replicas", allocs: []fleet.Allocation{alloc("g", "a", vocab.SharingMPS, 0.25, week, 2)},
-			wantHeld: []float64{week / 4}, wantUsed: []float64{week / 4}, wantFree: 3 * week / 4, wantMode: vocab.SharingMPS},
+			wantHeld: []float64{week / 4}, wantUsed: []float64{week / 4}, wantFree: 3 * week / 4, wantMode: string(vocab.SharingMPS)},
 		{name: "DRA claim", allocs: []fleet.Allocation{func() fleet.Allocation {
 			x := alloc("g", "a", "", 1, week, 0.25)
 			x.AllocationPath = vocab.AllocationPathDRA

@@ -145,18 +145,18 @@ func drawWorld(rng *rand.Rand) (*fleet.Result, []worldGPU) {
 				wg.tenants = append(wg.tenants, wt)
 				continue
 			}
-			mode := []string{"", vocab.SharingNone, vocab.SharingMIG, vocab.SharingTimeSlicing, vocab.SharingMPS, ModeDRA}[rng.IntN(6)]
+			mode := []string{"", string(vocab.SharingNone), string(vocab.SharingMIG), string(vocab.SharingTimeSlicing), string(vocab.SharingMPS), ModeDRA}[rng.IntN(6)]
 			share := rng.Float64() * 1.5
-			if mode == "" || mode == vocab.SharingNone || mode == ModeDRA {
+			if mode == "" || mode == string(vocab.SharingNone) || mode == ModeDRA {
 				share = 1
 			}
-			sharing := mode
+			sharing := vocab.Sharing(mode)
 			if mode == ModeDRA {
 				sharing = ""
 			}
 			// A MIG slice the exporter gave no share: NVIDIA's A100
 			// profile table gives 1g.10gb one of seven compute slices.
-			catalog := mode == vocab.SharingMIG && rng.IntN(3) == 0
+			catalog := mode == string(vocab.SharingMIG) && rng.IntN(3) == 0
 			if catalog {
 				share = 1.0 / 7
 			}

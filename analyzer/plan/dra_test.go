@@ -38,7 +38,7 @@ func TestDRALanes(t *testing.T) {
 			paths := map[string]string{}
 			for _, p := range d.Pools {
 				for _, l := range p.Lanes {
-					paths[l.Name()] = l.AllocationPath + " " + strings.Join(l.Claims, ",")
+					paths[l.Name()] = string(l.AllocationPath) + " " + strings.Join(l.Claims, ",")
 				}
 			}
 			want := map[string]string{

@@ -95,7 +95,7 @@ func engineAllocations(ms []model.Matrix, steps int, at func(model.Time) int) []
 		m := s.Metric
 		a := &engineAllocation{allocation: allocation{namespace: string(m[signals.LabelNamespace]), pod: string(m[signals.LabelPod]), container: string(m[signals.LabelContainer]),
 			node: string(m[signals.LabelNode]), uuid: string(m[signals.LabelUUID]), instance: string(m[signals.LabelGPUInstance]),
-			model: string(m[signals.LabelModel]), sharing: string(m[signals.LabelSharing]), profile: string(m[signals.LabelMIGProfile]),
+			model: string(m[signals.LabelModel]), sharing: vocab.Sharing(m[signals.LabelSharing]), profile: string(m[signals.LabelMIGProfile]),
 			first: steps, last: -1, mem: make([]float32, steps), load: make([]float32, steps), util: make([]float32, steps)},
 			held: make([]bool, steps)}
 		for _, v := range s.Values {

@@ -92,7 +92,9 @@ type gpuSeen struct {
 type allocation struct {
 	namespace, pod, container string
 	node, uuid, instance      string
-	model, sharing, profile   string
+	model                     string
+	sharing                   vocab.Sharing
+	profile                   string
 	// claim is the ResourceClaim (namespace/name) the GPU came through;
 	// empty on the device plugin's path.
 	claim       string
@@ -327,7 +329,7 @@ func describeFrom(a *allocation) string {
 	case vocab.SharingMIG:
 		return "mig " + a.profile
 	case vocab.SharingTimeSlicing, vocab.SharingMPS:
-		return a.sharing
+		return string(a.sharing)
 	}
 	return "whole"
 }

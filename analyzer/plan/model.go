@@ -26,7 +26,7 @@ type Lane struct {
 	Held Holding
 	// AllocationPath is how its latest pod was given the GPU:
 	// device-plugin, or dra through Claims (namespace/name).
-	AllocationPath string
+	AllocationPath vocab.AllocationPath
 	Claims         []string
 	// Mem is the device memory used at each step of the window, in
 	// bytes; Load the part of the physical GPU busy for the lane (its
@@ -54,7 +54,8 @@ func (l *Lane) Name() string {
 // label and MIG profile. The zero value is a place not read.
 type Holding struct {
 	Node, UUID, Instance string
-	Sharing, Profile     string
+	Sharing              vocab.Sharing
+	Profile              string
 }
 
 type laneStats struct {
@@ -107,11 +108,11 @@ type Mode string
 
 const (
 	ModeWhole       Mode = "whole"
-	ModeMIG         Mode = vocab.SharingMIG
-	ModeTimeSlicing Mode = vocab.SharingTimeSlicing
+	ModeMIG         Mode = Mode(vocab.SharingMIG)
+	ModeTimeSlicing Mode = Mode(vocab.SharingTimeSlicing)
 	// ModeMPS is never planned: it is a GPU shared through MPS today, in a
 	// pool that keeps today's layout (PoolPlan.KeepsToday).
-	ModeMPS Mode = vocab.SharingMPS
+	ModeMPS Mode = Mode(vocab.SharingMPS)
 )
 
 // Policy is the planner's headroom and limits.
@@ -145,7 +146,7 @@ const loadQuantile = 0.95
 
 // path is the lane's allocation path, the device plugin's where none was
 // read.
-func (l *Lane) path() string {
+func (l *Lane) path() vocab.AllocationPath {
 	if l.AllocationPath == "" {
 		return vocab.AllocationPathDevicePlugin
 	}

@@ -151,8 +151,8 @@ type Assignment struct {
 	// AllocationPath is how the lane's pods get their GPU today
 	// (device-plugin, or dra through Claims): through DRA, the new
 	// layout is requested in the claims, not as Resource in the limits.
-	AllocationPath string   `json:"allocation_path"`
-	Claims         []string `json:"claims,omitempty"`
+	AllocationPath vocab.AllocationPath `json:"allocation_path"`
+	Claims         []string             `json:"claims,omitempty"`
 	// Slice is the MIG profile on MIG.
 	Slice string `json:"slice,omitempty"`
 	// Moved is set, in a pool that keeps today's layout, on a lane that

@@ -10,9 +10,9 @@ import (
 )
 
 // on says where the lane's pod holds its GPU today.
-func on(l *Lane, uuid, sharing string) *Lane {
+func on(l *Lane, uuid string, sharing vocab.Sharing) *Lane {
 	l.Held = Holding{Node: "gpu-l4-01", UUID: uuid, Sharing: sharing}
-	l.From = map[string]string{vocab.SharingNone: "whole", vocab.SharingTimeSlicing: "time-slicing"}[sharing]
+	l.From = map[vocab.Sharing]string{vocab.SharingNone: "whole", vocab.SharingTimeSlicing: "time-slicing"}[sharing]
 	return l
 }
 

@@ -20,7 +20,7 @@ func ProfileShare(m criteria.ShareMode, p MIGProfile) float64 {
 // a whole GPU, 1/replicas for time-slicing and MPS, and for MIG the
 // profile's share under mode. measured is the share the exporter reported;
 // it is used when the profile is not in the catalog.
-func Share(model, sharing, migProfile string, measured float64, mode criteria.ShareMode) float64 {
+func Share(model string, sharing vocab.Sharing, migProfile string, measured float64, mode criteria.ShareMode) float64 {
 	if sharing == vocab.SharingMIG {
 		if m, ok := LookupModel(model); ok {
 			if p, ok := m.Profile(migProfile); ok {

@@ -4,12 +4,15 @@ import (
 	"testing"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 func TestShareAndSavings(t *testing.T) {
 	tests := []struct {
 		name                         string
-		model, sharing, profile      string
+		model                        string
+		sharing                      vocab.Sharing
+		profile                      string
 		measured                     float64
 		mode                         criteria.ShareMode
 		wantShare                    float64

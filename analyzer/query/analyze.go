@@ -9,6 +9,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 	"github.com/prometheus/common/model"
 )
 
@@ -55,7 +56,7 @@ type analysis struct {
 	// references of GPU pods, ReplicaSets and Jobs.
 	podOwners, setOwners, jobOwners map[fleet.PodRef]fleet.Owner
 	// gpuSharingSteps counts steps per sharing mode and GPU.
-	gpuSharingSteps map[fleet.GPUKey]map[string]int
+	gpuSharingSteps map[fleet.GPUKey]map[vocab.Sharing]int
 	sharingChanged  int
 	// allocModes are each allocation's labellings (settleAllocModes).
 	allocModes map[fleet.AllocationKey][]*allocMode
@@ -140,13 +141,14 @@ func (a *analysis) alloc(set func(*fleet.Allocation, float64)) func(*model.Sampl
 // sharing mode, with the share, model and profile it was last seen with,
 // and how many steps it held.
 type allocMode struct {
-	sharing, model, profile string
-	share                   float64
-	steps                   int
+	sharing        vocab.Sharing
+	model, profile string
+	share          float64
+	steps          int
 }
 
 func (a *analysis) allocModeOf(s model.Metric) *allocMode {
-	k, sharing := allocationKey(s), string(s[signals.LabelSharing])
+	k, sharing := allocationKey(s), vocab.Sharing(s[signals.LabelSharing])
 	if a.allocModes == nil {
 		a.allocModes = map[fleet.AllocationKey][]*allocMode{}
 	}

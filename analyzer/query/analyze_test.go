@@ -44,7 +44,7 @@ type container struct {
 func (c container) write(t testing.TB, f *testFleet, from, to int) {
 	f.series(t, containerLabels("gpulens_container_gpu_allocation_ratio", c.node, c.uuid, c.model, c.ns, c.pod, c.sharing, c.gi, c.profile), from, to, constant(c.share))
 	method := "device"
-	if c.sharing == vocab.SharingMIG {
+	if c.sharing == string(vocab.SharingMIG) {
 		method = "mig-gpm"
 	}
 	if c.util != nil {

@@ -27,8 +27,10 @@ import (
 // to a new pod, whose claim is new too (the template mints one per pod).
 // pathWant is what an allocation's path should read.
 type pathWant struct {
-	path, claim, sharing string
-	share                float64
+	path    vocab.AllocationPath
+	claim   string
+	sharing vocab.Sharing
+	share   float64
 }
 
 func TestAllocationPaths(t *testing.T) {

@@ -99,14 +99,14 @@ func (a *analysis) allocationPass(ans []stepSeries) {
 	}
 	type sharingKey struct {
 		gpu     fleet.GPUKey
-		sharing string
+		sharing vocab.Sharing
 	}
-	for _, g := range countBy(a, ans, func(m model.Metric) sharingKey { return sharingKey{gpuKey(m), string(m[signals.LabelSharing])} }) {
+	for _, g := range countBy(a, ans, func(m model.Metric) sharingKey { return sharingKey{gpuKey(m), vocab.Sharing(m[signals.LabelSharing])} }) {
 		if a.gpuSharingSteps == nil {
-			a.gpuSharingSteps = map[fleet.GPUKey]map[string]int{}
+			a.gpuSharingSteps = map[fleet.GPUKey]map[vocab.Sharing]int{}
 		}
 		if a.gpuSharingSteps[g.key.gpu] == nil {
-			a.gpuSharingSteps[g.key.gpu] = map[string]int{}
+			a.gpuSharingSteps[g.key.gpu] = map[vocab.Sharing]int{}
 		}
 		a.gpuSharingSteps[g.key.gpu][g.key.sharing] += g.steps
 	}

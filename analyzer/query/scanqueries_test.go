@@ -12,6 +12,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // queryPlan is a query set: passQueries, the analysis's, or scanQueries,
@@ -122,13 +123,13 @@ func (a *analysis) allocModeSteps(s *model.Sample) { a.allocModeOf(s.Metric).ste
 
 func (a *analysis) gpuSharing(s *model.Sample) {
 	if a.gpuSharingSteps == nil {
-		a.gpuSharingSteps = map[fleet.GPUKey]map[string]int{}
+		a.gpuSharingSteps = map[fleet.GPUKey]map[vocab.Sharing]int{}
 	}
 	k := gpuKey(s.Metric)
 	if a.gpuSharingSteps[k] == nil {
-		a.gpuSharingSteps[k] = map[string]int{}
+		a.gpuSharingSteps[k] = map[vocab.Sharing]int{}
 	}
-	a.gpuSharingSteps[k][string(s.Metric[signals.LabelSharing])] += int(s.Value)
+	a.gpuSharingSteps[k][vocab.Sharing(s.Metric[signals.LabelSharing])] += int(s.Value)
 }
 
 // healthQueries are the GPU health queries; each schema issues the same

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestPatchAsksForWhatTheConfigAdvertises guards the resource a tenant's
@@ -27,7 +28,7 @@ import (
 func TestPatchAsksForWhatTheConfigAdvertises(t *testing.T) {
 	p := criteria.DefaultPolicy()
 	leaky := workload.Ref{Kind: "Deployment", Namespace: "team-nlp", Name: "leaky-worker", Container: "main"}
-	tenant := func(sharing string, p99GiB float64, held string) Tenant {
+	tenant := func(sharing vocab.Sharing, p99GiB float64, held string) Tenant {
 		return Tenant{Usage: Usage{Workload: leaky, Model: "NVIDIA A100-SXM4-80GB", Sharing: sharing, Share: 1.0 / 3,
 			P99MemoryBytes: p99GiB * gibF, Resources: map[string]int64{held: 1}}}
 	}

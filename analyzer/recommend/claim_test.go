@@ -220,8 +220,8 @@ func TestDRARules(t *testing.T) {
 			if r.ClaimTemplate != nil {
 				got = r.ClaimTemplate.Name
 			}
-			if diff := cmp.Diff([]string{vocab.AllocationPathDRA, tt.from, tt.to, tt.template, ""},
-				[]string{r.Allocation, r.From, r.To, got, r.DevicePluginConfig}); diff != "" {
+			if diff := cmp.Diff([]string{string(vocab.AllocationPathDRA), tt.from, tt.to, tt.template, ""},
+				[]string{string(r.Allocation), r.From, r.To, got, r.DevicePluginConfig}); diff != "" {
 				t.Errorf("allocation, from, to, template, device plugin config (-want +got):\n%s", diff)
 			}
 			if (r.Patch == nil) != (tt.template == "") || r.Patch != nil && strings.Contains(r.Patch.YAML, "limits") {

@@ -148,7 +148,7 @@ func (r *Recommendation) patchOr(w workload.Ref, c PatchChange) {
 // Sharing is a device plugin sharing config in data: its strategy
 // (vocab.SharingTimeSlicing or SharingMPS) and the replicas of each GPU.
 type Sharing struct {
-	Strategy string
+	Strategy vocab.Sharing
 	Replicas int
 }
 
@@ -162,7 +162,7 @@ func (s Sharing) Name() string {
 }
 
 // sharingOf is the config of timeSlicingConfig, in data.
-func sharingOf(mode string, replicas int) *Sharing {
+func sharingOf(mode vocab.Sharing, replicas int) *Sharing {
 	if mode != vocab.SharingMPS {
 		mode = vocab.SharingTimeSlicing
 	}
@@ -172,7 +172,7 @@ func sharingOf(mode string, replicas int) *Sharing {
 // timeSlicingConfig is the device plugin config that advertises replicas
 // of each GPU as nvidia.com/gpu.shared, so that only pods asking for a
 // shared GPU get one.
-func timeSlicingConfig(mode string, replicas int) string {
+func timeSlicingConfig(mode vocab.Sharing, replicas int) string {
 	key := "timeSlicing"
 	if mode == vocab.SharingMPS {
 		key = "mps"

@@ -2,6 +2,7 @@ package recommend
 
 import (
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Action names what a Recommendation changes.
@@ -49,7 +50,7 @@ type Recommendation struct {
 	// vocab.AllocationPathDevicePlugin (the container's GPU limits) or
 	// AllocationPathDRA (the workload's ResourceClaim); empty when the
 	// change touches no GPU request (release, scale down).
-	Allocation string
+	Allocation vocab.AllocationPath
 	// Claim is, through DRA, the object the GPU comes from
 	// ("ResourceClaimTemplate ns/name", "ResourceClaim ns/name").
 	Claim string

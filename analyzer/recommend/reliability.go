@@ -87,7 +87,7 @@ type Tenant struct {
 // OOM into its own allocation failure; under time-slicing, which has no
 // memory limits, it moves to a GPU of its own. Either way the config's
 // replica count drops to what the device's memory can hold.
-func RelieveOOM(sharing string, replicas int, deviceMemory float64, heaviest Tenant, p criteria.Policy) *Recommendation {
+func RelieveOOM(sharing vocab.Sharing, replicas int, deviceMemory float64, heaviest Tenant, p criteria.Policy) *Recommendation {
 	need := math.Max(heaviest.P99MemoryBytes, heaviest.ProjectedMemoryBytes) * (1 + p.MemoryMargin)
 	if heaviest.MemoryUnknown && sharing != vocab.SharingMPS {
 		// The split of the device's memory between the tenants is not in

@@ -17,7 +17,9 @@ type Usage struct {
 	Workload workload.Ref
 	// Model is the NVML product name; Sharing none, time-slicing, mps or
 	// mig; MIGProfile set on mig.
-	Model, Sharing, MIGProfile string
+	Model      string
+	Sharing    vocab.Sharing
+	MIGProfile string
 	// Share is the measured share of the physical GPU (1, 1/replicas,
 	// the MIG instance's part of the GPU's compute slices).
 	Share float64

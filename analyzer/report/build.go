@@ -112,7 +112,7 @@ func coverage(a Input) Coverage {
 	}
 	c.AllocationPaths = map[string]int{}
 	for _, w := range res.Workloads {
-		c.AllocationPaths[w.AllocationPath]++
+		c.AllocationPaths[string(w.AllocationPath)]++
 	}
 	c.AbsentGPUs = absentGPUs(res) // absent.go
 	c.Notes = append(slices.Clone(res.Notes), a.Notes...)

@@ -15,7 +15,7 @@ func FindingLabels(f findings.Finding) map[string]string {
 	l := map[string]string{"kind": string(f.Kind), "severity": string(f.Severity)}
 	for k, v := range map[string]string{"namespace": f.Namespace, "workload": f.Workload, "workload_kind": f.WorkloadKind,
 		"pod": f.Pod, "node": f.Node, "gpu_uuid": f.GPUUUID, "model": f.Model, "team": f.Team, "cluster": f.Cluster,
-		"allocation_path": f.AllocationPath, "sharing": f.Sharing} {
+		"allocation_path": string(f.AllocationPath), "sharing": string(f.Sharing)} {
 		if v != "" {
 			l[k] = v
 		}

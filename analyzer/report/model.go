@@ -103,11 +103,11 @@ type Recommendation struct {
 	// Allocation is the allocation path the change is made on
 	// (device-plugin: the container's limits; dra: the workload's claim,
 	// Claim); empty for a change to no GPU request.
-	Allocation        string  `json:"allocation,omitempty"`
-	Claim             string  `json:"claim,omitempty"`
-	Summary           string  `json:"summary"`
-	MonthlySavings    float64 `json:"monthly_savings"`
-	MonthlyCurrentUSD float64 `json:"monthly_cost"`
+	Allocation        vocab.AllocationPath `json:"allocation,omitempty"`
+	Claim             string               `json:"claim,omitempty"`
+	Summary           string               `json:"summary"`
+	MonthlySavings    float64              `json:"monthly_savings"`
+	MonthlyCurrentUSD float64              `json:"monthly_cost"`
 	// CostKnown is false where the GPU (Model) has no price: the change
 	// saves GPU time, and its dollars are unknown, not 0.
 	CostKnown bool   `json:"cost_known"`
@@ -151,12 +151,12 @@ type Finding struct {
 	// AllocationPath is how a workload's GPUs were allocated
 	// (device-plugin, or dra through Claims, namespace/name); empty on a
 	// GPU's or a node's finding.
-	AllocationPath string   `json:"allocation_path,omitempty"`
-	Claims         []string `json:"claims,omitempty"`
-	Summary        string   `json:"summary"`
-	Confidence     float64  `json:"confidence"`
-	MonthlyCost    float64  `json:"monthly_cost"`
-	MonthlySavings float64  `json:"monthly_savings"`
+	AllocationPath vocab.AllocationPath `json:"allocation_path,omitempty"`
+	Claims         []string             `json:"claims,omitempty"`
+	Summary        string               `json:"summary"`
+	Confidence     float64              `json:"confidence"`
+	MonthlyCost    float64              `json:"monthly_cost"`
+	MonthlySavings float64              `json:"monthly_savings"`
 	// CostKnown is false where the finding's GPU has no price: its
 	// cost and savings are then unknown, not 0.
 	CostKnown bool `json:"cost_known"`

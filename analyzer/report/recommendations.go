@@ -64,29 +64,29 @@ func SelectFindings(in []findings.Finding, all bool, namespaces ...string) []fin
 // findingJSON is the JSON form of one finding, with the field names
 // scripts rely on.
 type findingJSON struct {
-	Cluster           string             `json:"cluster,omitempty"`
-	Kind              vocab.Kind         `json:"kind"`
-	Severity          string             `json:"severity"`
-	Namespace         string             `json:"namespace,omitempty"`
-	Workload          string             `json:"workload,omitempty"`
-	WorkloadKind      string             `json:"workload_kind,omitempty"`
-	Pod               string             `json:"pod,omitempty"`
-	Container         string             `json:"container,omitempty"`
-	Node              string             `json:"node,omitempty"`
-	GPUUUID           string             `json:"gpu_uuid,omitempty"`
-	GPUInstance       string             `json:"gpu_instance,omitempty"`
-	Model             string             `json:"model,omitempty"`
-	WorkloadSource    string             `json:"workload_source,omitempty"`
-	AllocationPath    string             `json:"allocation_path,omitempty"`
-	Claims            []string           `json:"claims,omitempty"`
-	Pods              []string           `json:"pods,omitempty"`
-	GPUs              []string           `json:"gpus,omitempty"`
-	Summary           string             `json:"summary"`
-	Evidence          map[string]float64 `json:"evidence"`
-	Recommendation    *recommendationFix `json:"recommendation"`
-	MonthlyCostUSD    *float64           `json:"monthly_cost_usd"`
-	MonthlySavingsUSD *float64           `json:"monthly_savings_usd"`
-	Confidence        float64            `json:"confidence"`
+	Cluster           string               `json:"cluster,omitempty"`
+	Kind              vocab.Kind           `json:"kind"`
+	Severity          string               `json:"severity"`
+	Namespace         string               `json:"namespace,omitempty"`
+	Workload          string               `json:"workload,omitempty"`
+	WorkloadKind      string               `json:"workload_kind,omitempty"`
+	Pod               string               `json:"pod,omitempty"`
+	Container         string               `json:"container,omitempty"`
+	Node              string               `json:"node,omitempty"`
+	GPUUUID           string               `json:"gpu_uuid,omitempty"`
+	GPUInstance       string               `json:"gpu_instance,omitempty"`
+	Model             string               `json:"model,omitempty"`
+	WorkloadSource    string               `json:"workload_source,omitempty"`
+	AllocationPath    vocab.AllocationPath `json:"allocation_path,omitempty"`
+	Claims            []string             `json:"claims,omitempty"`
+	Pods              []string             `json:"pods,omitempty"`
+	GPUs              []string             `json:"gpus,omitempty"`
+	Summary           string               `json:"summary"`
+	Evidence          map[string]float64   `json:"evidence"`
+	Recommendation    *recommendationFix   `json:"recommendation"`
+	MonthlyCostUSD    *float64             `json:"monthly_cost_usd"`
+	MonthlySavingsUSD *float64             `json:"monthly_savings_usd"`
+	Confidence        float64              `json:"confidence"`
 }
 
 type recommendationFix struct {
@@ -101,13 +101,13 @@ type recommendationFix struct {
 	// (device-plugin or dra); Claim the DRA object the GPU comes from, and
 	// ClaimTemplate the new ResourceClaimTemplate (JSON) to create before
 	// the patch.
-	Allocation         string   `json:"allocation,omitempty"`
-	Claim              string   `json:"claim,omitempty"`
-	ClaimTemplate      string   `json:"claim_template,omitempty"`
-	PatchTarget        string   `json:"patch_target,omitempty"`
-	Patch              string   `json:"patch,omitempty"`
-	DevicePluginConfig string   `json:"device_plugin_config,omitempty"`
-	Notes              []string `json:"notes,omitempty"`
+	Allocation         vocab.AllocationPath `json:"allocation,omitempty"`
+	Claim              string               `json:"claim,omitempty"`
+	ClaimTemplate      string               `json:"claim_template,omitempty"`
+	PatchTarget        string               `json:"patch_target,omitempty"`
+	Patch              string               `json:"patch,omitempty"`
+	DevicePluginConfig string               `json:"device_plugin_config,omitempty"`
+	Notes              []string             `json:"notes,omitempty"`
 }
 
 // WriteFindingsJSON writes every finding with the field names scripts

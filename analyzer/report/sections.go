@@ -277,21 +277,21 @@ func allocationOf(f Finding) string {
 	case f.AllocationPath == "":
 		return "-"
 	case len(f.Claims) == 1:
-		return f.AllocationPath + " (" + f.Claims[0] + ")"
+		return string(f.AllocationPath) + " (" + f.Claims[0] + ")"
 	case len(f.Claims) > 1:
 		return fmt.Sprintf("%s (%d claims)", f.AllocationPath, len(f.Claims))
 	}
-	return f.AllocationPath
+	return string(f.AllocationPath)
 }
 
 // allocationPaths says how many workloads held their GPUs through each
 // allocation path.
 func allocationPaths(c Coverage) string {
 	var parts []string
-	if n := c.AllocationPaths[vocab.AllocationPathDevicePlugin]; n > 0 {
+	if n := c.AllocationPaths[string(vocab.AllocationPathDevicePlugin)]; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d through the device plugin", n))
 	}
-	if n := c.AllocationPaths[vocab.AllocationPathDRA]; n > 0 {
+	if n := c.AllocationPaths[string(vocab.AllocationPathDRA)]; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d through DRA ResourceClaims (their GPUs are reconfigured through the claims, not device plugin or MIG manager node labels)", n))
 	}
 	if len(parts) == 0 {

@@ -13,6 +13,7 @@ import (
 	"github.com/gpulens/gpulens/exporter/attribution"
 	"github.com/gpulens/gpulens/exporter/attribution/podindex"
 	"github.com/gpulens/gpulens/internal/testenv"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestKubeconfigSharingStrategy runs --kubernetes.kubeconfig's client
@@ -38,7 +39,7 @@ func TestKubeconfigSharingStrategy(t *testing.T) {
 		t.Cleanup(func() { _ = kube.Delete().Resource("nodes").Name(name).Do(context.Background()).Error() })
 	}
 	logger := slog.New(slog.DiscardHandler)
-	for node, want := range map[string]string{
+	for node, want := range map[string]vocab.Sharing{
 		mps:           attribution.SharingMPS,
 		plain:         attribution.SharingTimeSlicing,
 		"absent-" + s: attribution.SharingTimeSlicing,

@@ -41,7 +41,7 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 		logger.Info("pod attribution is off (--kubelet.pod-resources-socket is empty)")
 		return nil, nil, cleanup, nil
 	}
-	socket, procRoot, sharedMode := cfg.podResourcesSocket, cfg.procfs, cfg.sharingStrategy
+	socket, procRoot, sharedMode := cfg.podResourcesSocket, cfg.procfs, vocab.Sharing(cfg.sharingStrategy)
 	// pods lists and watches the node's pods; labels reads the node's;
 	// slices lists and watches a DRA driver's ResourceSlices of the node.
 	var pods cache.ListerWatcher
@@ -211,13 +211,13 @@ func kubeClient(kubeconfig string) (*rest.RESTClient, error) {
 // nodeSharingStrategy reads GPU Feature Discovery's label once: the device
 // plugin's config does not change without a plugin restart, and device IDs
 // of time-slicing and MPS replicas look the same.
-func nodeSharingStrategy(ctx context.Context, labels func(context.Context) (map[string]string, error), node string, logger *slog.Logger) string {
+func nodeSharingStrategy(ctx context.Context, labels func(context.Context) (map[string]string, error), node string, logger *slog.Logger) vocab.Sharing {
 	l, err := labels(ctx)
 	if err != nil {
 		logger.Info("cannot read the node's sharing strategy; assuming time-slicing for shared GPUs", "node", node, "err", err)
 		return attribution.SharingTimeSlicing
 	}
-	if l[sharingLabel] == attribution.SharingMPS {
+	if vocab.Sharing(l[sharingLabel]) == attribution.SharingMPS {
 		return attribution.SharingMPS
 	}
 	return attribution.SharingTimeSlicing

@@ -185,7 +185,7 @@ func TestDRAAnalyzer(t *testing.T) {
 	main := map[string][]string{"main": nil}
 	type view struct {
 		Workload   string
-		Allocation string
+		Allocation vocab.AllocationPath
 		Claims     []dra.Claim
 	}
 	see := func(pod string) view {
@@ -237,7 +237,10 @@ func TestDRAAnalyzer(t *testing.T) {
 		"notebook-a": idle(ref("Pod", "notebook-a"), "notebook-a"),
 		"legacy":     idle(ref("Deployment", "legacy"), legacy.Name),
 	}
-	type summary struct{ Allocation, Claim, From, To, Template string }
+	type summary struct {
+		Allocation                vocab.AllocationPath
+		Claim, From, To, Template string
+	}
 	want := map[string]summary{
 		"detector":   {"dra", "ResourceClaimTemplate " + ns + "/single-gpu", "gpu.nvidia.com", "mig.nvidia.com 1g.10gb", "single-gpu-1g.10gb"},
 		"embed":      {"dra", "ResourceClaimTemplate " + ns + "/embed-3g.40gb", "mig.nvidia.com 3g.40gb", "mig.nvidia.com 1g.10gb", "embed-1g.10gb"},

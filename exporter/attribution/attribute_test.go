@@ -9,6 +9,7 @@ import (
 	"github.com/gpulens/gpulens/exporter/attribution/podindex"
 	"github.com/gpulens/gpulens/exporter/gpu"
 	"github.com/gpulens/gpulens/exporter/podresources"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // PIDs of the fixture tree under testdata/proc:
@@ -48,7 +49,7 @@ func TestAttribute(t *testing.T) {
 		holds      []hold
 		pods       podindex.Index
 		procRoot   string
-		sharedMode string
+		sharedMode vocab.Sharing
 		want       []string
 		wantStats  Stats
 	}{

@@ -8,6 +8,7 @@ import (
 	"github.com/gpulens/gpulens/exporter/attribution/sliceindex"
 	"github.com/gpulens/gpulens/exporter/gpu"
 	"github.com/gpulens/gpulens/exporter/podresources"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // pool is the node's pool of the GPU driver; the NVIDIA driver names it
@@ -70,7 +71,7 @@ func TestAttributeClaims(t *testing.T) {
 		claims     []claimHold
 		slices     sliceindex.Index
 		pods       podindex.Index
-		sharedMode string
+		sharedMode vocab.Sharing
 		want       []string
 		wantStats  Stats
 	}{

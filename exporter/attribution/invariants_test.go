@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpulens/gpulens/exporter/attribution/podindex"
 	"github.com/gpulens/gpulens/exporter/gpu"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // node is a generated input and what the generator knows about it.
@@ -154,7 +155,7 @@ func TestAttributeInvariants(t *testing.T) {
 		in := Input{
 			Snapshot: n.snap, Allocations: k.allocations(n.adv, n.holds...),
 			Pods: podindex.Static(n.pods...), ProcRoot: procs.dir,
-			SharedMode: []string{"", SharingMPS}[r.IntN(2)],
+			SharedMode: []vocab.Sharing{"", SharingMPS}[r.IntN(2)],
 		}
 		if r.IntN(4) == 0 {
 			in.ProcRoot = ""

@@ -32,7 +32,7 @@ type Input struct {
 	// same, so it comes from GPU Feature Discovery's
 	// nvidia.com/gpu.sharing-strategy node label or a flag. Anything else
 	// means time-slicing.
-	SharedMode string
+	SharedMode vocab.Sharing
 }
 
 // Sharing says how a physical GPU is divided between containers: the
@@ -74,7 +74,7 @@ type ContainerGPU struct {
 	UUID  string
 	Model string
 
-	Sharing string // SharingNone, SharingTimeSlicing, SharingMPS or SharingMIG
+	Sharing vocab.Sharing // SharingNone, SharingTimeSlicing, SharingMPS or SharingMIG
 
 	// GPUInstance is the MIG GPU instance ID, -1 outside MIG; MIGProfile and
 	// MIGUUID are "" outside MIG.

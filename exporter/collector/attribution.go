@@ -6,6 +6,7 @@ import (
 	"github.com/gpulens/gpulens/exporter/attribution/sliceindex"
 	"github.com/gpulens/gpulens/exporter/gpu"
 	"github.com/gpulens/gpulens/exporter/podresources"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Attribution is where a Sampler gets what it needs to attribute a sample
@@ -24,7 +25,7 @@ type Attribution struct {
 	// ProcRoot is the host's /proc, "" when per-process attribution is off.
 	ProcRoot string
 	// SharedMode is time-slicing or mps (see attribution.Input).
-	SharedMode string
+	SharedMode vocab.Sharing
 	// Changed, when set, is signalled when Allocations starts or stops
 	// returning nil (podresources.Client.Changed): the Sampler then
 	// attributes its latest sample again instead of waiting for the next.

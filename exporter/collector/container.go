@@ -82,7 +82,7 @@ func (containerBuilder) build(st *State, emit func(sample)) {
 		if c.GPUInstance >= 0 {
 			gi = strconv.Itoa(c.GPUInstance)
 		}
-		lv := []string{st.Node, c.Namespace, c.Pod, c.Container, strconv.Itoa(c.GPU), c.UUID, c.Model, c.Sharing, gi, c.MIGProfile}
+		lv := []string{st.Node, c.Namespace, c.Pod, c.Container, strconv.Itoa(c.GPU), c.UUID, c.Model, string(c.Sharing), gi, c.MIGProfile}
 		emit(gauge(descContainerAlloc, c.Allocation, lv...))
 		if gpu.Valid(c.Utilization) {
 			emit(gauge(descContainerUtil, c.Utilization, append(lv[:len(lv):len(lv)], c.UtilizationMethod)...))

@@ -16,7 +16,7 @@ func TestDefaultScenarioCoverage(t *testing.T) {
 		gpus += n.GPUs
 		systemsSeen[n.System] = true
 		for _, sh := range n.Sharing {
-			modes[sh.Mode] = true
+			modes[string(sh.Mode)] = true
 			if sh.Rename {
 				modes["rename"] = true
 			}
@@ -42,7 +42,7 @@ func TestDefaultScenarioCoverage(t *testing.T) {
 	if dra != 1 || shared["team-recsys/embed-shared-gpu"] != 2 {
 		t.Errorf("default has %d DRA nodes and claims %v; want one node, with a claim two pods share", dra, shared)
 	}
-	for _, m := range []string{ModeTimeSlicing, ModeMPS, ModeMIG, ModeHAMi, "rename"} {
+	for _, m := range []string{string(ModeTimeSlicing), string(ModeMPS), string(ModeMIG), string(ModeHAMi), "rename"} {
 		if !modes[m] {
 			t.Errorf("default scenario lacks sharing %s", m)
 		}

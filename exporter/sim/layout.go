@@ -5,11 +5,13 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // gpuLayout is how one GPU of a node is shared.
 type gpuLayout struct {
-	mode      string
+	mode      vocab.Sharing
 	replicas  int
 	rename    bool
 	instances []placedInstance // MIG geometry, in scenario order
@@ -65,7 +67,7 @@ func buildLayout(n *Node, sys *system, count int, path string, report reporter) 
 			}
 			geometry, valid = migGeometry(sh.MIG, sys, sp, report)
 		default:
-			report.errorf(sp+".mode", "%s", errUnknown("sharing mode", sh.Mode, "none, time-slicing, mps, mig, hami"))
+			report.errorf(sp+".mode", "%s", errUnknown("sharing mode", string(sh.Mode), "none, time-slicing, mps, mig, hami"))
 			valid = false
 		}
 		if sh.MemoryScaling != 0 && (sh.Mode != ModeHAMi || sh.MemoryScaling < 0) {

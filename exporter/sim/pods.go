@@ -39,7 +39,7 @@ type PodState struct {
 	GPUUUID  string
 	// Sharing is none, time-slicing, mps or mig; Replicas is the replica
 	// count of a time-sliced or MPS GPU, else 0.
-	Sharing  string
+	Sharing  vocab.Sharing
 	Replicas int
 	// Replica is the pod's replica of a shared GPU (0..Replicas-1), -1 on
 	// whole GPUs and MIG.
@@ -151,7 +151,7 @@ type DeviceInfo struct {
 	UUID     string
 	Model    string
 	PCIBusID string // NVML form: 00000000:1B:00.0
-	Sharing  string
+	Sharing  vocab.Sharing
 	Replicas int
 	// ResourceName and DeviceIDs are the resource and IDs the GPU is
 	// advertised under: one GPU-<uuid>, or Replicas GPU-<uuid>::<n>.

@@ -47,7 +47,7 @@ type Node struct {
 type Sharing struct {
 	GPUs []int `yaml:"gpus"`
 	// Mode is none, time-slicing, mps, mig or hami.
-	Mode string `yaml:"mode"`
+	Mode vocab.Sharing `yaml:"mode"`
 	// Replicas is the time-slicing / MPS replica count (2..48); for
 	// hami, HAMi's deviceSplitCount (default 10).
 	Replicas int `yaml:"replicas"`
@@ -141,7 +141,7 @@ const (
 	// "<UUID>-<n>" device IDs, one per split, as time-slicing hands out
 	// replicas), each tenant limited by HAMi-core to its nvidia.com/gpumem
 	// and nvidia.com/gpucores; HAMi's own series say so (fleet.HAMiSink).
-	ModeHAMi = "hami"
+	ModeHAMi = vocab.SharingHAMi
 )
 
 // Load profiles (Pod.Load).

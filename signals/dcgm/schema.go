@@ -256,22 +256,22 @@ func (s Schema) Allocation() string {
 	for _, n := range signals.AllSlices() {
 		slices = append(slices, fmt.Sprintf("0 * max by %s (%s) + %d", s.by(signals.AllocationLabels), norm(s.migTenants(Profile(n))), n))
 	}
-	parts := []string{setLabel("("+union(slices)+") / on (node, uuid) group_left () ("+s.migSlices()+")", signals.LabelSharing, vocab.SharingMIG)}
+	parts := []string{setLabel("("+union(slices)+") / on (node, uuid) group_left () ("+s.migSlices()+")", signals.LabelSharing, string(vocab.SharingMIG))}
 	// A model whose geometry the catalog lacks: an even split of the GPU's
 	// instances, as the native exporter estimates it, which still sums to
 	// at most 1.
 	unknown := anyMIG + ", " + signals.UnknownModel(LabelModel)
 	instances := "count by (node, uuid) (count by (node, uuid, gpu_instance) (" + norm(s.migInstances(unknown)) + "))"
 	parts = append(parts, setLabel("(0 * max by "+s.by(signals.AllocationLabels)+" ("+norm(s.migTenants(unknown))+") + 1)"+
-		" / on (node, uuid) group_left () "+instances, signals.LabelSharing, vocab.SharingMIG))
+		" / on (node, uuid) group_left () "+instances, signals.LabelSharing, string(vocab.SharingMIG)))
 	pods := norm(s.wholeTenants())
 	// The max before the arithmetic: a GPU of mixed counters files has a
 	// tenant series per field (tenantSel).
 	share := "(0 * max by " + s.by(signals.AllocationLabels) + " (" + pods + ") + 1)" +
 		" / on (node, uuid) group_left () count by (node, uuid) (count by (node, uuid, namespace, pod) (" + pods + "))"
 	parts = append(parts,
-		setLabel("("+share+") == 1", signals.LabelSharing, vocab.SharingNone),
-		setLabel("("+share+") < 1", signals.LabelSharing, vocab.SharingTimeSlicing))
+		setLabel("("+share+") == 1", signals.LabelSharing, string(vocab.SharingNone)),
+		setLabel("("+share+") < 1", signals.LabelSharing, string(vocab.SharingTimeSlicing)))
 	return union(parts)
 }
 

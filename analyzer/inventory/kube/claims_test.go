@@ -34,7 +34,7 @@ func TestClaimsOf(t *testing.T) {
 		name  string
 		pods  []string
 		want  []dra.Claim
-		alloc string // AllocationOf the first pod
+		alloc vocab.AllocationPath // AllocationOf the first pod
 	}{
 		{"a Deployment's pods each get a whole GPU from one template",
 			[]string{"detector-7c9d8b6f45-k2x9q", "detector-7c9d8b6f45-p4w8z"},

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // nodePoolLabels name the node pool on GKE, EKS managed node groups, AKS
@@ -38,7 +39,7 @@ func nodeSummary(n *corev1.Node) inventory.Node {
 		MemoryMiB:       atoi64(l[inventory.LabelGPUMemory]),
 		Count:           int(atoi64(l[inventory.LabelGPUCount])),
 		Replicas:        int(atoi64(l[inventory.LabelGPUReplicas])),
-		SharingStrategy: l[inventory.LabelSharingStrategy],
+		SharingStrategy: vocab.Sharing(l[inventory.LabelSharingStrategy]),
 		MIGStrategy:     l[inventory.LabelMIGStrategy],
 		DevicePluginCfg: l[inventory.LabelPluginConfig],
 		Capacity:        gpuResources(n.Status.Capacity),

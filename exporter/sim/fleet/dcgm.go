@@ -133,7 +133,7 @@ type dcgmGPU struct {
 	// own is each holder's measured use, from the native container series:
 	// what NVML's per-process accounting gives dcgm-exporter's 2025 releases.
 	own     map[podRef]*podUse
-	sharing string
+	sharing vocab.Sharing
 	// claims are the holders that hold the device through a ResourceClaim
 	// (DRA), from gpulens_container_gpu_claim_info.
 	claims map[podRef]draClaim
@@ -294,7 +294,7 @@ func (s *DCGMSink) Append(_ time.Time, name string, lbls []*dto.LabelPair, v flo
 			g.holders[gi] = append(g.holders[gi], p)
 		}
 		g.use(p).alloc = v
-		g.sharing = label(lbls, "sharing")
+		g.sharing = vocab.Sharing(label(lbls, "sharing"))
 	case native.ContainerGPUClaimInfo:
 		p := podRef{label(lbls, "namespace"), label(lbls, "pod"), label(lbls, "container"), label(lbls, "gpu_instance")}
 		if _, ok := g.claims[p]; !ok { // one copy per container and device, whatever its claims

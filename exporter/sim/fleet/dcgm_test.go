@@ -19,6 +19,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/exporter/sim"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // sample is one appended sample with a copy of its labels.
@@ -389,16 +390,16 @@ func TestDCGMSinkThroughTSDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shared := map[string]string{"whole": "none", "slice": "mig", "ts-1": "time-slicing", "ts-2": "time-slicing", "doomed": "none"}
+	shared := map[string]vocab.Sharing{"whole": "none", "slice": "mig", "ts-1": "time-slicing", "ts-2": "time-slicing", "doomed": "none"}
 	// Without virtual GPUs only the last tenant listed is seen, alone.
-	onePod := map[string]string{"whole": "none", "slice": "mig", "ts-2": "none", "doomed": "none"}
+	onePod := map[string]vocab.Sharing{"whole": "none", "slice": "mig", "ts-2": "none", "doomed": "none"}
 	// A current install's flapping pod label names both co-tenants, in
 	// turn: read as the GPU's sharing, as the virtual-GPU layouts show it.
 	flapping := shared
 	for _, tt := range []struct {
 		layout  DCGMLayout
 		sm      bool
-		sharing map[string]string
+		sharing map[string]vocab.Sharing
 		gpus    int
 		stock   bool
 	}{
@@ -441,7 +442,7 @@ func TestDCGMSinkThroughTSDB(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sharing := map[string]string{}
+			sharing := map[string]vocab.Sharing{}
 			for _, a := range res.Allocations {
 				sharing[a.Pod] = a.Sharing
 			}

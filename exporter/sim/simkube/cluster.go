@@ -54,14 +54,14 @@ func (c *Cluster) Node() *podindex.APINode { return c.node.DeepCopyObject().(*po
 // SharingStrategy is what GPU Feature Discovery would label the node with
 // (nvidia.com/gpu.sharing-strategy): mps when any GPU runs MPS, else
 // time-slicing when any GPU is time-sliced, else none.
-func SharingStrategy(devs []sim.DeviceInfo) string {
-	strategy := "none"
+func SharingStrategy(devs []sim.DeviceInfo) vocab.Sharing {
+	strategy := sim.ModeNone
 	for _, d := range devs {
 		switch d.Sharing {
 		case sim.ModeMPS:
-			return "mps"
+			return sim.ModeMPS
 		case sim.ModeTimeSlicing:
-			strategy = "time-slicing"
+			strategy = sim.ModeTimeSlicing
 		}
 	}
 	return strategy
@@ -74,7 +74,7 @@ func nodeObject(n *sim.NodeSim) *podindex.APINode {
 	labels := map[string]string{
 		vocab.LabelGPUPresent:      "true",
 		vocab.LabelGPUCount:        fmt.Sprint(len(devs)),
-		vocab.LabelSharingStrategy: SharingStrategy(devs),
+		vocab.LabelSharingStrategy: string(SharingStrategy(devs)),
 		vocab.LabelMIGStrategy:     "mixed",
 	}
 	if len(devs) > 0 {

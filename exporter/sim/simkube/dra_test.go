@@ -11,6 +11,7 @@ import (
 	"github.com/gpulens/gpulens/exporter/attribution/sliceindex"
 	"github.com/gpulens/gpulens/exporter/podresources"
 	"github.com/gpulens/gpulens/exporter/sim"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 const draScenario = `seed: 7
@@ -118,7 +119,7 @@ func TestDRANodeAttribution(t *testing.T) {
 		t.Errorf("%d unmatched devices", st.UnmatchedDevices)
 	}
 	type share struct {
-		sharing string
+		sharing vocab.Sharing
 		alloc   float64
 		claim   string
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/gpulens/gpulens/exporter/attribution/sliceindex"
 	"github.com/gpulens/gpulens/exporter/podresources"
 	"github.com/gpulens/gpulens/exporter/sim"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Node is the node-side Kubernetes of one simulated node, for callers that
@@ -44,7 +45,7 @@ func (k *Node) Pods() podindex.Index { return &k.pods }
 func (k *Node) Slices() sliceindex.Index { return k.slices }
 
 // SharedMode is the node's GPU Feature Discovery sharing strategy.
-func (k *Node) SharedMode() string { return SharingStrategy(k.sim.Devices()) }
+func (k *Node) SharedMode() vocab.Sharing { return SharingStrategy(k.sim.Devices()) }
 
 // Allocations syncs /proc and the pod index with the simulator and returns
 // the kubelet's pod-resources answer; nil if /proc could not be written.
