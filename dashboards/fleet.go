@@ -79,7 +79,7 @@ func fleetOverview(s chart) spec {
 			}},
 			{"Cost", []panel{
 				{kind: statPanel, title: "Held capacity", unit: "currencyUSD", w: 8, h: 4, decimals: ptr(0.0),
-					desc:    "What the GPU shares pods held over the range cost per month (730 h), each GPU at its model's price (gpulens serve's, else the price recording rule or $gpu_hourly_price).",
+					desc:    "What the GPU shares pods held over the range cost per month (730 h), each GPU at its model's price (gpulens serve's, else the price recording rule or $gpu_hourly_price; NaN, unknown, where none prices a GPU).",
 					targets: []target{{expr: overRange(heldPerMonth(s)), instant: true}}},
 				{kind: statPanel, title: "Held but unused capacity", unit: "currencyUSD", w: 8, h: 4, decimals: ptr(0.0),
 					desc:    "The part of held capacity the pods did not use (allocation minus measured use, netted over the range per pod), per month.",

@@ -37,7 +37,7 @@ func teamEfficiency(s chart) spec {
 		rows: []row{
 			{"Over the range", []panel{
 				{kind: tablePanel, title: "GPU-hours by team", unit: "short", w: 24, h: 9,
-					desc: "Allocated and used GPU-hours over the dashboard's range, efficiency (used / allocated), and cost at each GPU model's price (gpulens serve's, else the price recording rule or $gpu_hourly_price).",
+					desc: "Allocated and used GPU-hours over the dashboard's range, efficiency (used / allocated), and cost at each GPU model's price (gpulens serve's, else the price recording rule or $gpu_hourly_price; NaN, unknown, where none prices a GPU).",
 					targets: []target{
 						{expr: alloc, instant: true, table: true},
 						{expr: used, instant: true, table: true},

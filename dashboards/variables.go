@@ -56,14 +56,23 @@ func podVar(s chart) cog.Builder[dashboard.VariableModel] {
 }
 
 // priceVar is the price of one GPU-hour of a model that neither gpulens
-// serve's price series nor a recording rule prices (see priced).
+// serve's price series nor a recording rule prices (see priced). It is
+// NaN until the user sets it: an unknown price is unknown everywhere,
+// never $0 and never invented (docs/MONEY.md), so the dollars of an
+// unpriced model, and every sum that holds some of them, read NaN, not a
+// made-up figure nor a partial sum that reads as the whole. PromQL reads
+// NaN as a number, so the panels' queries stay valid.
 func priceVar() cog.Builder[dashboard.VariableModel] {
 	return dashboard.NewTextBoxVariableBuilder("gpu_hourly_price").Label("$ per GPU-hour").
-		Description("Price of one GPU-hour in USD, for GPU models that gpulens serve's gpulens_price_gpu_hour_usd does not price, when the recording rule cluster:gpulens_gpu_hourly_price_usd:config is absent").
-		DefaultValue(dashboard.StringOrMap{String: ptr("4")}).
-		Current(dashboard.VariableOption{Text: dashboard.StringOrArrayOfString{String: ptr("4")},
-			Value: dashboard.StringOrArrayOfString{String: ptr("4")}})
+		Description("Price of one GPU-hour in USD, for GPU models that gpulens serve's gpulens_price_gpu_hour_usd does not price, when the recording rule cluster:gpulens_gpu_hourly_price_usd:config is absent. NaN (the default) leaves their price unknown: every dollar figure that holds such a GPU reads NaN, never a guess. Set a number to price them all alike.").
+		DefaultValue(dashboard.StringOrMap{String: ptr(unknownPrice)}).
+		Current(dashboard.VariableOption{Text: dashboard.StringOrArrayOfString{String: ptr(unknownPrice)},
+			Value: dashboard.StringOrArrayOfString{String: ptr(unknownPrice)}})
 }
+
+// unknownPrice is $gpu_hourly_price's default: PromQL's not-a-number,
+// which any arithmetic keeps, so an unpriced GPU's dollars stay unknown.
+const unknownPrice = "NaN"
 
 // teamVar is the label teams are told apart by: namespace, or a team
 // label that relabelling or kube-state-metrics joins put on the series.
