@@ -52,11 +52,11 @@ func idleAllocations(s chart) string {
 // the last hour (idleAllocations): a GPU counts once, however many of its
 // tenants or slices idle.
 func idleGPUs(s chart) string {
-	return signals.AndOn(allocatedGPUs(s), signals.GPUKey, "("+idleAllocations(s)+")")
+	return signals.AndOn(allocatedGPUs(s), signals.GPUKey, signals.Paren(idleAllocations(s)))
 }
 
 func unallocatedGPUs(s chart) string {
-	return signals.UnlessOn(s.gpus(), signals.GPUKey, "("+s.alloc()+")")
+	return signals.UnlessOn(s.gpus(), signals.GPUKey, signals.Paren(s.alloc()))
 }
 
 func fleetOverview(s chart) spec {

@@ -33,8 +33,8 @@ func hamiRow(c chart) row {
 			targets: []target{
 				{expr: held, instant: true, table: true},
 				{expr: used, instant: true, table: true},
-				{expr: held + " * " + flatPrice, instant: true, table: true},
-				{expr: used + " * " + flatPrice, instant: true, table: true},
+				{expr: signals.Mul(held, flatPrice), instant: true, table: true},
+				{expr: signals.Mul(used, flatPrice), instant: true, table: true},
 			},
 			renames: map[string]string{"Value #A": "Held GPU-hours", "Value #B": "Used GPU-hours",
 				"Value #C": "Held cost ($)", "Value #D": "Used cost ($)"}},

@@ -1,9 +1,6 @@
 package dashboards
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/gpulens/gpulens/vocab"
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
@@ -28,15 +25,11 @@ func queryVariable(name, label, query string) *dashboard.QueryVariableBuilder {
 			Value: dashboard.StringOrArrayOfString{String: ptr("$__all")}})
 }
 
-// queryVar is labelVar for a query_result() query, whose values Grafana
-// takes from each result line with a regex: the value of the normalised
-// label, whatever the exporter spelled it.
+// queryVar is labelVar for a query_result() query (signals.QueryResult),
+// whose values Grafana takes from each result line with a regex: the
+// value of the normalised label, whatever the exporter spelled it.
 func queryVar(name, label, query string) cog.Builder[dashboard.VariableModel] {
-	b := queryVariable(name, label, query)
-	if strings.HasPrefix(query, "query_result(") {
-		b = b.Regex(`/` + name + `="([^"]+)"/`)
-	}
-	return b
+	return queryVariable(name, label, query).Regex(`/` + name + `="([^"]+)"/`)
 }
 
 func clusterVar(s chart) cog.Builder[dashboard.VariableModel] {
@@ -82,7 +75,3 @@ func teamVar() cog.Builder[dashboard.VariableModel] {
 		Current(dashboard.VariableOption{Text: dashboard.StringOrArrayOfString{String: ptr("namespace")},
 			Value: dashboard.StringOrArrayOfString{String: ptr("namespace")}})
 }
-
-// hoursPerMonth turns an hourly figure into a monthly one, as the
-// analyzer's savings do (730 h).
-var hoursPerMonth = strconv.Itoa(vocab.HoursPerMonth)
