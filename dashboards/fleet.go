@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Groupings of the fleet's panels.
@@ -18,7 +19,7 @@ var (
 
 // idleThreshold is the findings' and the rules' idle threshold
 // (criteria's idle.max_avg_utilization), so that "idle" on the dashboards
-// means what the GPUAllocatedIdle rule means.
+// means what the GPULensGPUAllocatedIdle rule means.
 func idleThreshold() float64 { return criteria.DefaultConfig().Idle.MaxAvgUtilization }
 
 // idlePercent and idleHeldFor say the threshold and the rule's hold time
@@ -37,7 +38,7 @@ func allocatedGPUs(s chart) string {
 // idleAllocations are the allocations idle for the last hour: each
 // container's use of its own share (not the whole GPU's load, which a
 // busy co-tenant or MIG slice lifts) averaged over the trailing hour below
-// the idle threshold. It is the GPUAllocatedIdle rules' expression
+// the idle threshold. It is the GPULensGPUAllocatedIdle rules' expression
 // (signals.IdleHour, of the recorded series where the schema's rules
 // record it, as alerts/dcgm.go reads it); the rule fires once it has held
 // for min_held_hours, which the panel does not wait for.
@@ -75,7 +76,7 @@ func fleetOverview(s chart) spec {
 					desc:    "Physical GPUs of which a pod holds all, a replica or a MIG slice.",
 					targets: []target{{expr: signals.Count(signals.CountBy(signals.GPUKey, allocatedGPUs(s))), instant: true}}},
 				{kind: statPanel, title: "GPUs with an idle allocation", unit: "short", w: 6, h: 4,
-					desc:    "Allocated GPUs of which a pod's allocation (the whole GPU, a replica or a MIG slice) used less than " + idlePercent() + " of its share on average over the last hour: the GPUAllocatedIdle alert's condition, at the idle-allocation finding's threshold. The alert fires once that has held for " + idleHeldFor() + "; the finding averages the whole analysis window.",
+					desc:    "Allocated GPUs of which a pod's allocation (the whole GPU, a replica or a MIG slice) used less than " + idlePercent() + " of its share on average over the last hour: the " + string(vocab.AlertGPUAllocatedIdle) + " alert's condition, at the idle-allocation finding's threshold. The alert fires once that has held for " + idleHeldFor() + "; the finding averages the whole analysis window.",
 					targets: []target{{expr: signals.OrZero(signals.Count(signals.CountBy(signals.GPUKey, idleGPUs(s)))), instant: true}}},
 				{kind: statPanel, title: "Unallocated GPUs", unit: "short", w: 6, h: 4,
 					desc:    "GPUs reporting that no pod holds: capacity paid for and not schedulable demand.",
