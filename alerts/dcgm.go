@@ -101,11 +101,11 @@ func DCGM(c criteria.Config) File {
 		{Name: "gpulens-dcgm.recording", Rules: slices.Concat(
 			resolved(recAllocation, alloc.Allocation()),
 			resolved(recAllocUtil, alloc.Utilization()),
-			resolved(recTenant, "0 * "+signals.MaxBy(tenantBy, dcgm.Norm(dcgm.Tenants(dcgm.Presence(dcgm.FBUsed, dcgm.WholeGPU))))+" + 1"),
+			resolved(recTenant, signals.ZeroOne(signals.MaxBy(tenantBy, dcgm.Norm(dcgm.Tenants(dcgm.Presence(dcgm.FBUsed, dcgm.WholeGPU)))))),
 			resolved(recGPUUtil, sch.GPUUtilization()),
 			resolved(recGPUMemUsed, sch.GPUMemoryUsed()),
 			resolved(recGPUMemTotal, sch.GPUMemoryTotal()),
-			[]Rule{{Record: recGPUMemUsedMax, Expr: signals.Range(signals.MaxOverTime, recGPUMemUsed, "5m") + " / " + recGPUMemTotal}},
+			[]Rule{{Record: recGPUMemUsedMax, Expr: signals.Div(signals.Range(signals.MaxOverTime, recGPUMemUsed, "5m"), recGPUMemTotal)}},
 		)},
 		{Name: "gpulens-dcgm.gpu", Rules: []Rule{
 			alert(vocab.AlertGPUAllocatedIdle, "warning",
@@ -113,11 +113,11 @@ func DCGM(c criteria.Config) File {
 				"A pod holds a GPU it does not use.",
 				byPod+" has used less than "+fmt.Sprintf("%.0f%%", idle*100)+" of its GPU allocation on "+onGPU+" for "+heldFor+"."),
 			alert(vocab.AlertSharedGPUMemoryNearlyFull, "warning",
-				signals.AndOn(signals.Above(recGPUMemUsed+" / "+recGPUMemTotal, c.OOMRisk.WarningRatio), signals.GPUKey, shared), "5m",
+				signals.AndOn(signals.Above(signals.Div(recGPUMemUsed, recGPUMemTotal), c.OOMRisk.WarningRatio), signals.GPUKey, shared), "5m",
 				"A shared GPU is close to running out of memory.",
 				"Memory of the shared "+onGPU+" is {{ $value | humanizePercentage }} used: its tenants' next allocation may fail with out-of-memory."),
 			alert(vocab.AlertSharedGPUMemoryGrowing, "warning",
-				signals.AndOn(signals.Above(signals.Range(signals.PredictLinear, recGPUMemUsed, "1h", strconv.Itoa(int(growthHorizon(c)*3600)))+" - "+recGPUMemTotal, 0), signals.GPUKey, shared), "15m",
+				signals.AndOn(signals.Above(signals.Sub(signals.Range(signals.PredictLinear, recGPUMemUsed, "1h", strconv.Itoa(int(growthHorizon(c)*3600))), recGPUMemTotal), 0), signals.GPUKey, shared), "15m",
 				"A shared GPU's memory grows toward exhaustion.",
 				"At the last hour's rate, memory of the shared "+onGPU+fmt.Sprintf(" runs out within %vh.", growthHorizon(c))),
 			// DCGM has no "up" per GPU; XID 79 is the GPU falling off the bus.

@@ -18,7 +18,7 @@ var nat = native.Schema{Scope: signals.Scope{Keep: signals.LabelGPU}}
 // sharedGPU is 1 per physical GPU that time-slicing or MPS shares: there,
 // tenants' memory is not isolated and one tenant's growth OOMs the others.
 var sharedGPU = signals.MaxBy(gpuBy,
-	native.Schema{Scope: signals.Scope{Matchers: `sharing=~"time-slicing|mps"`, Keep: signals.LabelGPU}}.Allocation())
+	native.Schema{Scope: signals.Scope{Matchers: string(signals.MatchAnyOf(signals.LabelSharing, string(vocab.SharingTimeSlicing), string(vocab.SharingMPS))), Keep: signals.LabelGPU}}.Allocation())
 
 // over is fn of a signal's expression over rng, at the rules' one-minute
 // resolution.
@@ -43,7 +43,7 @@ func Native(c criteria.Config) File {
 		{Name: "gpulens.recording", Rules: []Rule{
 			{Record: "node_gpu:" + native.GPUUtilizationRatio + ":avg5m", Expr: over(signals.AvgOverTime, "5m", nat.GPUUtilization())},
 			{Record: "node_gpu:gpulens_gpu_memory_used_ratio:max5m",
-				Expr: over(signals.MaxOverTime, "5m", nat.GPUMemoryUsed()) + " / " + nat.GPUMemoryTotal()},
+				Expr: signals.Div(over(signals.MaxOverTime, "5m", nat.GPUMemoryUsed()), nat.GPUMemoryTotal())},
 			{Record: "namespace_pod:" + native.ContainerGPUUtilizationRatio + ":avg5m",
 				Expr: over(signals.AvgOverTime, "5m", nat.Utilization())},
 			{Record: "namespace:" + native.ContainerGPUAllocationRatio + ":sum",
@@ -57,18 +57,18 @@ func Native(c criteria.Config) File {
 				// description names it, not the exporter's pod.
 				// The sharing mode joins from the allocation, for routes and
 				// for the reader: an idle tenant of a shared GPU costs less.
-				signals.GroupLeft("("+signals.IdleHour(nat.Utilization(), idle)+")", "+",
-					append(slices.Clone(signals.AllocationKeyLabels), signals.LabelGPU), []string{signals.LabelSharing}, "(0 * "+nat.Allocation()+")"), held,
+				signals.GroupLeft(signals.Paren(signals.IdleHour(nat.Utilization(), idle)), "+",
+					append(slices.Clone(signals.AllocationKeyLabels), signals.LabelGPU), []string{signals.LabelSharing}, signals.Paren(signals.Zero(nat.Allocation()))), held,
 				"A pod holds a GPU it does not use.",
 				byPod+" has used less than "+fmt.Sprintf("%.0f%%", idle*100)+" of its GPU allocation on "+onGPU+" for "+held+"."),
 			alert(vocab.AlertSharedGPUMemoryNearlyFull, "warning",
-				signals.AndOn(signals.Above(signals.MaxBy(gpuBy, nat.GPUMemoryUsed()+" / "+nat.GPUMemoryTotal()), c.OOMRisk.WarningRatio),
+				signals.AndOn(signals.Above(signals.MaxBy(gpuBy, signals.Div(nat.GPUMemoryUsed(), nat.GPUMemoryTotal())), c.OOMRisk.WarningRatio),
 					signals.GPUKey, sharedGPU), "5m",
 				"A shared GPU is close to running out of memory.",
 				"Memory of the shared "+onGPU+" is {{ $value | humanizePercentage }} used: its tenants' next allocation may fail with out-of-memory."),
 			alert(vocab.AlertSharedGPUMemoryGrowing, "warning",
-				signals.AndOn(signals.Above(signals.MaxBy(gpuBy, signals.Subquery(signals.PredictLinear, nat.GPUMemoryUsed(), "1h", signals.RuleStep, strconv.Itoa(int(growthHorizon(c)*3600)))+
-					" - "+nat.GPUMemoryTotal()), 0), signals.GPUKey, sharedGPU), "15m",
+				signals.AndOn(signals.Above(signals.MaxBy(gpuBy, signals.Sub(signals.Subquery(signals.PredictLinear, nat.GPUMemoryUsed(), "1h", signals.RuleStep, strconv.Itoa(int(growthHorizon(c)*3600))),
+					nat.GPUMemoryTotal())), 0), signals.GPUKey, sharedGPU), "15m",
 				"A shared GPU's memory grows toward exhaustion.",
 				"At the last hour's rate, memory of the shared "+onGPU+fmt.Sprintf(" runs out within %vh.", growthHorizon(c))),
 			alert(vocab.AlertGPULost, "critical", signals.Equal(health.Down, 1), "5m",
@@ -109,7 +109,7 @@ func Native(c criteria.Config) File {
 				"{{ $labels.instance }} cannot read the kubelet's pod-resources socket: no per-pod series."),
 			// Only where per-process attribution was asked for: the chart's
 			// ServiceMonitor labels those targets process_attribution="requested".
-			alert(vocab.AlertAttributionAllocationOnly, "warning", native.ExporterAttributionMode+`{mode="allocation-only", process_attribution="requested"} == 1`, "10m",
+			alert(vocab.AlertAttributionAllocationOnly, "warning", signals.Equal(signals.Select(native.ExporterAttributionMode, signals.MatchEq("mode", "allocation-only"), signals.MatchEq("process_attribution", "requested")), 1), "10m",
 				"gpulens-exporter cannot measure pods on shared GPUs.",
 				"{{ $labels.instance }} was deployed for per-process attribution but runs in allocation-only mode (no host /proc or no pod informer): shared GPUs get allocation series only."),
 		}},
@@ -122,7 +122,7 @@ func Native(c criteria.Config) File {
 // series `gpulens serve` exposes; it is the same for both schemas.
 func findingsGroup() Group {
 	return Group{Name: "gpulens.findings", Rules: []Rule{
-		alert(vocab.AlertCriticalFinding, "critical", signals.Equal(signals.MaxBy([]string{"kind", "namespace", "workload", "node", "gpu_uuid"}, vocab.SeriesFinding+`{severity="critical"}`), 1), "",
+		alert(vocab.AlertCriticalFinding, "critical", signals.Equal(signals.MaxBy([]string{"kind", "namespace", "workload", "node", "gpu_uuid"}, signals.Select(vocab.SeriesFinding, signals.MatchEq("severity", "critical"))), 1), "",
 			"gpulens found a critical problem.",
 			"gpulens serve reports a critical {{ $labels.kind }} finding for {{ $labels.namespace }}/{{ $labels.workload }} on {{ $labels.node }} ({{ $labels.gpu_uuid }})."),
 	}}

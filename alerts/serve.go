@@ -17,7 +17,7 @@ func serveGroup() Group {
 			"{{ $labels.instance }}'s analyses have failed for 30 minutes: its findings, series and alerts are those of its last good analysis. Its log says why (the metrics source, most often)."),
 		alert(vocab.AlertServeNotificationsFailing, "warning",
 			signals.Above(signals.SumBy([]string{"instance", "alertmanager"},
-				signals.Range(signals.Increase, vocab.SeriesServeNotificationsFailed, "15m")+" + "+signals.Range(signals.Increase, vocab.SeriesServeNotificationsDropped, "15m")), 0), "15m",
+				signals.Add(signals.Range(signals.Increase, vocab.SeriesServeNotificationsFailed, "15m"), signals.Range(signals.Increase, vocab.SeriesServeNotificationsDropped, "15m"))), 0), "15m",
 			"gpulens serve cannot deliver alerts to an Alertmanager.",
 			"{{ $labels.instance }} could not deliver {{ $value | humanize }} alerts to {{ $labels.alertmanager }} in the last 15 minutes, after every retry (or they were dropped from a full queue)."),
 		alert(vocab.AlertServeStateNotWritten, "warning", signals.Above(signals.Range(signals.Increase, vocab.SeriesServeStateWriteFailures, "30m"), 0), "",

@@ -40,12 +40,20 @@ func consistentFigures(t *testing.T, dbs map[string]*source.Embedded) {
 	// GPUs apart as gpulens does, and both drop the lost L4. The DRA node
 	// (exporter/sim/testdata/default.yaml) adds 4 GPUs: 3 held through
 	// claims (one by an idle notebook), 1 unallocated; the HAMi node 2,
-	// both held by busy tenants.
+	// both held by busy tenants. A GPU with an idle allocation is one of
+	// whose tenants or slices used under 5% of its share over the last
+	// hour (the GPUAllocatedIdle rule's condition): of the scenario's
+	// notebooks (idle but for a rare eight-minute burst) and batch workers
+	// (idle in half their slots), in the window's last hour the MIG H100s 4
+	// (bob's notebook) and 5 (parquet-decode between jobs), the H200's MIG
+	// GPU 1 (four notebooks) and GPU 7 (grace's notebook), the A100's GPU 1
+	// (etl-worker-1 between jobs) and GPU 4 (six notebooks); alice's
+	// notebook ran cells in that hour. On the DRA node, peggy's notebook.
 	for _, c := range []struct {
 		panel string
 		want  float64
 	}{
-		{"GPUs", 31 + 4 + 2}, {"Allocated GPUs", 27 + 3 + 2}, {"Allocated but idle GPUs", 3 + 1}, {"Unallocated GPUs", 4 + 1},
+		{"GPUs", 31 + 4 + 2}, {"Allocated GPUs", 27 + 3 + 2}, {"GPUs with an idle allocation", 6 + 1}, {"Unallocated GPUs", 4 + 1},
 	} {
 		for _, schema := range Schemas() {
 			vec := instant(t, dbs[schema], schema, "gpulens-fleet", c.panel, "A")

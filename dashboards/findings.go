@@ -18,11 +18,18 @@ const (
 	teamCost      = vocab.SeriesTeamMonthlyCost
 	fleetCost     = vocab.SeriesFleetMonthlyCost
 	fleetSavings  = vocab.SeriesFleetMonthlySavings
-	findingFilter = `{cluster=~"$cluster", namespace=~"$namespace", severity=~"$severity"}`
+)
+
+// The findings dashboard's matchers: serve's series carry the analysed
+// cluster in vocab.DefaultClusterLabel, whatever the store's label.
+var (
+	inCluster     = signals.MatchRe(vocab.DefaultClusterLabel, "$cluster")
+	inNamespace   = signals.MatchRe(signals.LabelNamespace, "$namespace")
+	findingFilter = signals.Matchers(inCluster, inNamespace, signals.MatchRe("severity", "$severity"))
 )
 
 func severityVar() cog.Builder[dashboard.VariableModel] {
-	return labelVar("severity", "Severity", `label_values(`+findingMetric+`, severity)`)
+	return labelVar("severity", "Severity", signals.LabelValues(findingMetric, "severity"))
 }
 
 func findingsDashboard(s chart) spec {
@@ -30,8 +37,8 @@ func findingsDashboard(s chart) spec {
 		uid: "gpulens-findings-" + s.schema(), title: "gpulens / Findings", timeFrom: "now-7d",
 		desc: "The findings of `gpulens serve`'s last analysis: what is open, what it would save, and what to do.",
 		vars: []cog.Builder[dashboard.VariableModel]{
-			labelVar("cluster", "Cluster", "label_values("+findingMetric+", cluster)"),
-			labelVar("namespace", "Namespace", `label_values(`+findingMetric+`{cluster=~"$cluster"}, namespace)`),
+			labelVar("cluster", "Cluster", signals.LabelValues(findingMetric, vocab.DefaultClusterLabel)),
+			labelVar("namespace", "Namespace", signals.LabelValues(signals.Select(findingMetric, inCluster), signals.LabelNamespace)),
 			severityVar(),
 		},
 		rows: []row{
@@ -39,16 +46,16 @@ func findingsDashboard(s chart) spec {
 				{kind: statPanel, title: "Open findings", unit: "short", w: 4, h: 4, desc: "Findings of the last analysis.",
 					targets: []target{{expr: signals.OrZero(signals.Count(findingMetric + findingFilter)), instant: true}}},
 				{kind: statPanel, title: "Critical findings", unit: "short", w: 4, h: 4, desc: "Findings of severity critical.",
-					targets: []target{{expr: signals.OrZero(signals.Count(findingMetric + `{cluster=~"$cluster", namespace=~"$namespace", severity="critical"}`)), instant: true}}},
+					targets: []target{{expr: signals.OrZero(signals.Count(signals.Select(findingMetric, inCluster, inNamespace, signals.MatchEq("severity", "critical")))), instant: true}}},
 				{kind: statPanel, title: "Saved when the freed nodes go", unit: "currencyUSD", w: 5, h: 4, decimals: ptr(0.0),
 					desc:    "What acting on the week's advice takes off the bill per month: the price of the nodes the plan of the fleet after the advice frees, the report's and 'gpulens plan''s banked saving. Empty without a plan or a price.",
-					targets: []target{{expr: signals.Sum(fleetSavings + `{cluster=~"$cluster", kind="banked"}`), instant: true}}},
+					targets: []target{{expr: signals.Sum(signals.Select(fleetSavings, inCluster, signals.MatchEq("kind", vocab.SavingBanked))), instant: true}}},
 				{kind: statPanel, title: "Capacity freed for other work", unit: "currencyUSD", w: 5, h: 4, decimals: ptr(0.0),
 					desc:    "What the GPUs that plan leaves free on the nodes that stay cost per month: capacity for other work, still on the bill until a node goes. The findings' own savings are GPU time, per finding in the table below, and are not added to either figure.",
-					targets: []target{{expr: signals.Sum(fleetSavings + `{cluster=~"$cluster", kind="capacity_freed"}`), instant: true}}},
+					targets: []target{{expr: signals.Sum(signals.Select(fleetSavings, inCluster, signals.MatchEq("kind", vocab.SavingCapacityFreed))), instant: true}}},
 				{kind: statPanel, title: "Monthly fleet cost", unit: "currencyUSD", w: 6, h: 4, decimals: ptr(0.0),
 					desc:    "What the fleet's GPUs cost per month, held or not, at the analysis's prices: the report's cost of the fleet.",
-					targets: []target{{expr: signals.Sum(fleetCost + `{cluster=~"$cluster"}`), instant: true}}},
+					targets: []target{{expr: signals.Sum(signals.Select(fleetCost, inCluster)), instant: true}}},
 			}},
 			{"By kind", []panel{
 				{kind: timeSeries, title: "Open findings by kind and severity", unit: "short", w: 12, h: 8, stacked: true,
@@ -75,10 +82,10 @@ func findingsDashboard(s chart) spec {
 			{"Teams", []panel{
 				{kind: timeSeries, title: "Team GPU-hours by state", unit: "short", w: 12, h: 8, stacked: true,
 					desc:    "GPU-hours of each team in the analyzed window: used and idle, stacked to the hours allocated.",
-					targets: []target{{expr: signals.SumBy([]string{"team", "state"}, teamSeconds+`{cluster=~"$cluster", state=~"used|idle"}`) + " / 3600", legend: "{{team}} {{state}}"}}},
+					targets: []target{{expr: signals.SecondsToHours(signals.SumBy([]string{"team", "state"}, signals.Select(teamSeconds, inCluster, signals.MatchAnyOf("state", "used", "idle")))), legend: "{{team}} {{state}}"}}},
 				{kind: barGauge, title: "Team monthly cost", unit: "currencyUSD", w: 12, h: 8,
 					desc:    "What each team's held GPUs cost per month.",
-					targets: []target{{expr: signals.SumBy([]string{"team"}, teamCost+`{cluster=~"$cluster"}`), legend: "{{team}}", instant: true}}},
+					targets: []target{{expr: signals.SumBy([]string{"team"}, signals.Select(teamCost, inCluster)), legend: "{{team}}", instant: true}}},
 			}},
 		},
 	}

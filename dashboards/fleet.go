@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Groupings of the fleet's panels.
@@ -16,11 +17,17 @@ var (
 	byModelSharing = []string{signals.LabelModel, signals.LabelSharing}
 )
 
-// idleBelow is the findings' idle threshold, so that "idle" on the
-// dashboards means what an idle-allocation finding means.
-func idleBelow() string { return fmt.Sprint(idleThreshold()) }
-
+// idleThreshold is the findings' and the rules' idle threshold
+// (criteria's idle.max_avg_utilization), so that "idle" on the dashboards
+// means what the GPULensGPUAllocatedIdle rule means.
 func idleThreshold() float64 { return criteria.DefaultConfig().Idle.MaxAvgUtilization }
+
+// idlePercent and idleHeldFor say the threshold and the rule's hold time
+// in the panels' text.
+func idlePercent() string { return fmt.Sprintf("%g%%", idleThreshold()*100) }
+func idleHeldFor() string {
+	return fmt.Sprintf("%g h (idle.min_held_hours)", criteria.DefaultConfig().Idle.MinHeldHours)
+}
 
 // allocatedGPUs is one series per physical GPU a pod holds (all of it, a
 // replica or a MIG slice), by model and sharing mode.
@@ -28,12 +35,29 @@ func allocatedGPUs(s chart) string {
 	return signals.MaxBy([]string{signals.LabelNode, signals.LabelUUID, signals.LabelModel, signals.LabelSharing}, s.alloc())
 }
 
+// idleAllocations are the allocations idle for the last hour: each
+// container's use of its own share (not the whole GPU's load, which a
+// busy co-tenant or MIG slice lifts) averaged over the trailing hour below
+// the idle threshold. It is the GPULensGPUAllocatedIdle rules' expression
+// (signals.IdleHour, of the recorded series where the schema's rules
+// record it, as alerts/dcgm.go reads it); the rule fires once it has held
+// for min_held_hours, which the panel does not wait for.
+func idleAllocations(s chart) string {
+	if s.rec != nil {
+		return signals.IdleHourRecorded(s.utilization(), idleThreshold())
+	}
+	return signals.IdleHour(s.utilization(), idleThreshold())
+}
+
+// idleGPUs is allocatedGPUs where an allocation of the GPU is idle for
+// the last hour (idleAllocations): a GPU counts once, however many of its
+// tenants or slices idle.
 func idleGPUs(s chart) string {
-	return signals.AndOn(allocatedGPUs(s), signals.GPUKey, "("+signals.IdleHour(signals.MaxBy(signals.GPUKey, s.gpuUtil()), idleThreshold())+")")
+	return signals.AndOn(allocatedGPUs(s), signals.GPUKey, signals.Paren(idleAllocations(s)))
 }
 
 func unallocatedGPUs(s chart) string {
-	return signals.UnlessOn(s.gpus(), signals.GPUKey, "("+s.alloc()+")")
+	return signals.UnlessOn(s.gpus(), signals.GPUKey, signals.Paren(s.alloc()))
 }
 
 func fleetOverview(s chart) spec {
@@ -51,8 +75,8 @@ func fleetOverview(s chart) spec {
 				{kind: statPanel, title: "Allocated GPUs", unit: "short", w: 6, h: 4,
 					desc:    "Physical GPUs of which a pod holds all, a replica or a MIG slice.",
 					targets: []target{{expr: signals.Count(signals.CountBy(signals.GPUKey, allocatedGPUs(s))), instant: true}}},
-				{kind: statPanel, title: "Allocated but idle GPUs", unit: "short", w: 6, h: 4,
-					desc:    "Allocated GPUs whose load over the last hour averaged below the idle-allocation finding's threshold (" + idleBelow() + "), as the GPUAllocatedIdle alert judges each hour.",
+				{kind: statPanel, title: "GPUs with an idle allocation", unit: "short", w: 6, h: 4,
+					desc:    "Allocated GPUs of which a pod's allocation (the whole GPU, a replica or a MIG slice) used less than " + idlePercent() + " of its share on average over the last hour: the " + string(vocab.AlertGPUAllocatedIdle) + " alert's condition, at the idle-allocation finding's threshold. The alert fires once that has held for " + idleHeldFor() + "; the finding averages the whole analysis window.",
 					targets: []target{{expr: signals.OrZero(signals.Count(signals.CountBy(signals.GPUKey, idleGPUs(s)))), instant: true}}},
 				{kind: statPanel, title: "Unallocated GPUs", unit: "short", w: 6, h: 4,
 					desc:    "GPUs reporting that no pod holds: capacity paid for and not schedulable demand.",
@@ -62,8 +86,8 @@ func fleetOverview(s chart) spec {
 				{kind: barGauge, title: "Allocated GPUs", unit: "short", w: 8, h: 8,
 					desc:    "Allocated physical GPUs by model and sharing mode (none, time-slicing, mps, mig).",
 					targets: []target{{expr: signals.CountBy(byModelSharing, allocatedGPUs(s)), legend: "{{model}} {{sharing}}", instant: true}}},
-				{kind: barGauge, title: "Allocated but idle GPUs", unit: "short", w: 8, h: 8,
-					desc:    "Allocated GPUs below the idle threshold, by model and sharing mode.",
+				{kind: barGauge, title: "GPUs with an idle allocation", unit: "short", w: 8, h: 8,
+					desc:    "Allocated GPUs with an allocation idle for the last hour (as the stat above), by model and sharing mode.",
 					targets: []target{{expr: signals.CountBy(byModelSharing, idleGPUs(s)), legend: "{{model}} {{sharing}}", instant: true}}},
 				{kind: barGauge, title: "Unallocated GPUs", unit: "short", w: 8, h: 8,
 					desc:    "GPUs no pod holds, by model.",
@@ -79,7 +103,7 @@ func fleetOverview(s chart) spec {
 			}},
 			{"Cost", []panel{
 				{kind: statPanel, title: "Held capacity", unit: "currencyUSD", w: 8, h: 4, decimals: ptr(0.0),
-					desc:    "What the GPU shares pods held over the range cost per month (730 h), each GPU at its model's price (gpulens serve's, else the price recording rule or $gpu_hourly_price).",
+					desc:    "What the GPU shares pods held over the range cost per month (730 h), each GPU at its model's price (gpulens serve's, else the price recording rule or $gpu_hourly_price; NaN, unknown, where none prices a GPU).",
 					targets: []target{{expr: overRange(heldPerMonth(s)), instant: true}}},
 				{kind: statPanel, title: "Held but unused capacity", unit: "currencyUSD", w: 8, h: 4, decimals: ptr(0.0),
 					desc:    "The part of held capacity the pods did not use (allocation minus measured use, netted over the range per pod), per month.",

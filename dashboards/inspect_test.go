@@ -192,7 +192,7 @@ func generated(t *testing.T) map[string][]dashboard.Dashboard {
 // built-in intervals of a one-hour range.
 var grafanaVars = strings.NewReplacer(
 	"$__rate_interval", "4m", "$__range", "1h", "$__interval", "1m",
-	"${datasource}", "test", "$gpu_hourly_price", "4", "{{$team_label}}", "{{namespace}}", "$team_label", "namespace",
+	"${datasource}", "test", "$gpu_hourly_price", unknownPrice, "{{$team_label}}", "{{namespace}}", "$team_label", "namespace",
 	`"$cluster"`, `".*"`, `"$node"`, `".*"`, `"$namespace"`, `".*"`, `"$pod"`, `".*"`, `"$severity"`, `".*"`,
 )
 

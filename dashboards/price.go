@@ -28,7 +28,7 @@ func priced(expr string) string {
 func heldCostByTeam(s chart) string { return gpuHours(s.heldPriced(), "") }
 
 func unusedCostByTeam(s chart) string {
-	return "(" + signals.SumBy(byTeam, unusedOverRange(s)) + " / 60)"
+	return signals.MinutesToHours(signals.SumBy(byTeam, unusedOverRange(s)))
 }
 
 // unusedOverRange is each allocation's dollar-minutes held and not used
@@ -44,13 +44,13 @@ func unusedOverRange(s chart) string {
 // did not use, and the capacity nobody held, at their models' prices for
 // a 730-hour month, as serve's gpulens_fleet_monthly_cost_usd (used +
 // idle, idle, unallocated).
-func heldPerMonth(s chart) string { return signals.Sum(s.heldPriced()) + " * " + hoursPerMonth }
+func heldPerMonth(s chart) string { return signals.Monthly(signals.Sum(s.heldPriced())) }
 
 // unusedPerMonth is over the whole range, not at each instant as the
 // other two: use is netted over the range per allocation, as the ledger
 // does (signals.UnusedOver); the range's steps make it a rate.
 func unusedPerMonth(s chart) string {
-	return "(" + signals.OrZero(signals.Sum(unusedOverRange(s))) + ") / " + signals.Steps(rangeVar, analyzerStep) + " * " + hoursPerMonth
+	return signals.Monthly(signals.Div(signals.Paren(signals.OrZero(signals.Sum(unusedOverRange(s)))), signals.Steps(rangeVar, analyzerStep)))
 }
 
 // unallocatedPerMonth prices every GPU's part that no pod held, the free
@@ -59,5 +59,5 @@ func unusedPerMonth(s chart) string {
 // GPU that reports, a lost one too: it is paid for while nobody can hold
 // it, as the ledger charges it.
 func unallocatedPerMonth(s chart) string {
-	return "(" + signals.OrZero(signals.Sum(priced(signals.Unheld(s.gpu.GPU(), s.held())))) + ") * " + hoursPerMonth
+	return signals.Monthly(signals.Paren(signals.OrZero(signals.Sum(priced(signals.Unheld(s.gpu.GPU(), s.held()))))))
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,9 +20,12 @@ import (
 // pricedByModel: on both schemas (dcgm-exporter names the model
 // modelName, the signals model), the cost panels price each allocation
 // and each GPU's unheld part at its model's price from serve's series,
-// and a model without one at $gpu_hourly_price (4 in grafanaVars). The
-// expected dollars are the allocations' and GPUs' own series times a
-// price chosen here, summed in Go.
+// and a model without one at $gpu_hourly_price when the user sets it (4
+// here). At the variable's default (NaN, grafanaVars) the unpriced model's
+// dollars are unknown, and so is every sum that holds them: NaN, never a
+// made-up price nor a partial sum (docs/MONEY.md). The expected dollars
+// are the allocations' and GPUs' own series times a price chosen here,
+// summed in Go.
 func pricedByModel(t *testing.T, dbs map[string]*source.Embedded) {
 	ctx := context.Background()
 	const flat = 4.0
@@ -78,7 +83,10 @@ func pricedByModel(t *testing.T, dbs map[string]*source.Embedded) {
 			{"held", heldPerMonth(s), held * vocab.HoursPerMonth},
 			{"unallocated", unallocatedPerMonth(s), unheld * vocab.HoursPerMonth},
 		} {
-			v := at(t, db, c.expr)
+			if v := at(t, db, c.expr); len(v) != 1 || !math.IsNaN(float64(v[0].Value)) {
+				t.Errorf("%s %s at the default $gpu_hourly_price: %v, want one series of NaN (a model unpriced)", schema, c.what, v)
+			}
+			v := at(t, db, strings.ReplaceAll(c.expr, "$gpu_hourly_price", strconv.FormatFloat(flat, 'g', -1, 64)))
 			if len(v) != 1 {
 				t.Fatalf("%s %s: %d series", schema, c.what, len(v))
 			}

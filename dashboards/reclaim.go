@@ -8,7 +8,7 @@ import (
 // reclaimFilter is the cluster variable only: the reclaimer's series name
 // workloads by namespace too, but a namespace that reclaim does not reach
 // would read as nothing reclaimed rather than not opted in.
-const reclaimFilter = `{cluster=~"$cluster"}`
+var reclaimFilter = signals.Matchers(inCluster)
 
 // reclaimRow is what gpulens reclaim did and has pending (docs/RECLAIM.md):
 // empty where no reclaimer runs, which its panels say.

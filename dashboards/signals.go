@@ -1,8 +1,6 @@
 package dashboards
 
 import (
-	"fmt"
-
 	"github.com/gpulens/gpulens/signals"
 	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/hami"
@@ -51,7 +49,7 @@ var recorded = map[string]*recording{
 // newChart scopes schema s for the dashboards on a store whose clusters
 // are told apart by clusterLabel.
 func newChart(s signals.Schema, clusterLabel string) chart {
-	sc := signals.Scope{Matchers: fmt.Sprintf("%s=~%q", clusterLabel, "$cluster"), Node: "$node", Keep: signals.LabelGPU}
+	sc := signals.Scope{Matchers: clusterMatcher(clusterLabel), Node: "$node", Keep: signals.LabelGPU}
 	pod := sc
 	pod.Namespace, pod.Pod = "$namespace", "$pod"
 	return chart{name: s.Name(), gpu: s.In(sc), pod: s.In(pod), podScope: pod, clusterLabel: clusterLabel, rec: recorded[s.Name()]}
@@ -105,18 +103,21 @@ func (c chart) schema() string { return c.name }
 // node variable lists dcgm-exporter's hostname and Hostname alike, and the
 // namespace and pod variables list tenants, not the exporter's own pod.
 func (c chart) clusterValues() string {
-	return "query_result(" + signals.CountBy([]string{c.clusterLabel}, c.gpu.In(signals.Scope{Keep: c.clusterLabel}).GPU()) + ")"
+	return signals.QueryResult(signals.CountBy([]string{c.clusterLabel}, c.gpu.In(signals.Scope{Keep: c.clusterLabel}).GPU()))
 }
 func (c chart) nodeValues() string {
-	return "query_result(" + signals.CountBy([]string{signals.LabelNode}, c.gpu.In(signals.Scope{Matchers: c.clusterMatcher()}).GPU()) + ")"
+	return signals.QueryResult(signals.CountBy([]string{signals.LabelNode}, c.gpu.In(signals.Scope{Matchers: c.clusterMatcher()}).GPU()))
 }
 func (c chart) namespaceValues() string {
-	return "query_result(" + signals.CountBy([]string{signals.LabelNamespace}, c.gpu.In(signals.Scope{Matchers: c.clusterMatcher(), Node: "$node"}).MemoryUsed()) + ")"
+	return signals.QueryResult(signals.CountBy([]string{signals.LabelNamespace}, c.gpu.In(signals.Scope{Matchers: c.clusterMatcher(), Node: "$node"}).MemoryUsed()))
 }
 func (c chart) podValues() string {
-	return "query_result(" + signals.CountBy([]string{signals.LabelPod}, c.gpu.In(signals.Scope{Matchers: c.clusterMatcher(), Node: "$node", Namespace: "$namespace"}).MemoryUsed()) + ")"
+	return signals.QueryResult(signals.CountBy([]string{signals.LabelPod}, c.gpu.In(signals.Scope{Matchers: c.clusterMatcher(), Node: "$node", Namespace: "$namespace"}).MemoryUsed()))
 }
-func (c chart) clusterMatcher() string { return fmt.Sprintf("%s=~%q", c.clusterLabel, "$cluster") }
+func (c chart) clusterMatcher() string { return clusterMatcher(c.clusterLabel) }
+
+// clusterMatcher is the store's cluster label matching $cluster.
+func clusterMatcher(label string) string { return string(signals.MatchRe(label, "$cluster")) }
 
 // note is a sentence for the description of a panel that reads the
 // signal, where the exporter's default configuration does not emit it.
@@ -188,14 +189,14 @@ func (c chart) heldUsed() string { return c.hami().Rescale(c.used(), c.alloc()) 
 // "held" and "used", HAMi's forms once; a container without a
 // utilisation reading used 0.
 func (c chart) heldPacked() string {
-	return c.hami().Rescale(signals.Pack([2]string{"held", c.alloc()}, [2]string{"used", c.used() + " or " + c.alloc() + " * 0"}), c.alloc())
+	return c.hami().Rescale(signals.Pack([2]string{"held", c.alloc()}, [2]string{"used", signals.Or(c.used(), signals.Zeroed(c.alloc()))}), c.alloc())
 }
 
 // windowUse is, for UnusedOver, the HAMi tenants' use over the range at
 // their GPUs' prices (signals/hami TenantUsed), as the ledger's usage
 // basis charges them: HAMi's quantiles over the window, not per-step use.
 func (c chart) windowUse() *signals.WindowUse {
-	return &signals.WindowUse{Key: hami.TenantKey, Weight: priced(c.alloc() + " * 0 + 1"), Used: c.hami().TenantUsed(rangeVar, analyzerStep)}
+	return &signals.WindowUse{Key: hami.TenantKey, Weight: priced(signals.Oned(c.alloc())), Used: c.hami().TenantUsed(rangeVar, analyzerStep)}
 }
 
 // podMemUsed is the memory each container uses on its GPU.

@@ -21,7 +21,7 @@ const (
 // analyzer's one-minute resolution: an instant query, so Grafana never
 // sums points over time (dcgm-exporter #146).
 func gpuHours(expr, offset string) string {
-	return "(" + signals.SubqueryOffset(signals.SumOverTime, signals.SumBy(byTeam, expr), rangeVar, analyzerStep, offset) + " / 60)"
+	return signals.MinutesToHours(signals.SubqueryOffset(signals.SumOverTime, signals.SumBy(byTeam, expr), rangeVar, analyzerStep, offset))
 }
 
 func teamEfficiency(s chart) spec {
@@ -37,11 +37,11 @@ func teamEfficiency(s chart) spec {
 		rows: []row{
 			{"Over the range", []panel{
 				{kind: tablePanel, title: "GPU-hours by team", unit: "short", w: 24, h: 9,
-					desc: "Allocated and used GPU-hours over the dashboard's range, efficiency (used / allocated), and cost at each GPU model's price (gpulens serve's, else the price recording rule or $gpu_hourly_price).",
+					desc: "Allocated and used GPU-hours over the dashboard's range, efficiency (used / allocated), and cost at each GPU model's price (gpulens serve's, else the price recording rule or $gpu_hourly_price; NaN, unknown, where none prices a GPU).",
 					targets: []target{
 						{expr: alloc, instant: true, table: true},
 						{expr: used, instant: true, table: true},
-						{expr: used + " / " + alloc, instant: true, table: true},
+						{expr: signals.Div(used, alloc), instant: true, table: true},
 						{expr: heldCostByTeam(s), instant: true, table: true},
 						{expr: unusedCostByTeam(s), instant: true, table: true},
 					},
@@ -53,18 +53,18 @@ func teamEfficiency(s chart) spec {
 					target{expr: signals.SumBy(byTeam, s.held()), legend: "{{$team_label}} allocated"},
 					target{expr: signals.SumBy(byTeam, s.heldUsed()), legend: "{{$team_label}} used"}),
 				ratio("Efficiency", "Used over allocated GPU capacity, per team.", 12,
-					target{expr: signals.SumBy(byTeam, s.heldUsed()) + " / " + signals.SumBy(byTeam, s.held()), legend: "{{$team_label}}"}),
+					target{expr: signals.Div(signals.SumBy(byTeam, s.heldUsed()), signals.SumBy(byTeam, s.held())), legend: "{{$team_label}}"}),
 			}},
 			{"Week over week", []panel{
 				{kind: barGauge, title: "Allocated GPU-hours, change", unit: "short", w: 8, h: 8,
 					desc:    "Allocated GPU-hours over the range minus the same range a week earlier.",
-					targets: []target{{expr: alloc + " - " + allocPrev, legend: "{{$team_label}}", instant: true}}},
+					targets: []target{{expr: signals.Sub(alloc, allocPrev), legend: "{{$team_label}}", instant: true}}},
 				{kind: barGauge, title: "Used GPU-hours, change", unit: "short", w: 8, h: 8,
 					desc:    "Used GPU-hours over the range minus the same range a week earlier.",
-					targets: []target{{expr: used + " - " + usedPrev, legend: "{{$team_label}}", instant: true}}},
+					targets: []target{{expr: signals.Sub(used, usedPrev), legend: "{{$team_label}}", instant: true}}},
 				{kind: barGauge, title: "Efficiency, change", unit: "percentunit", w: 8, h: 8,
 					desc:    "Efficiency over the range minus the efficiency of the same range a week earlier.",
-					targets: []target{{expr: efficiency(s, "") + " - " + efficiency(s, "1w"), legend: "{{$team_label}}", instant: true}}},
+					targets: []target{{expr: signals.Sub(efficiency(s, ""), efficiency(s, "1w")), legend: "{{$team_label}}", instant: true}}},
 			}},
 			hamiRow(s),
 		},

@@ -20,7 +20,7 @@ func workloadDrillDown(s chart) spec {
 	const podLegend = "{{namespace}}/{{pod}}"
 	// The physical GPUs of which the selected pods hold a share below 1
 	// outside MIG: time-sliced or MPS, where tenants' memory is not isolated.
-	shared := signals.UnlessOn(signals.MaxBy(signals.GPUKey, "("+s.alloc()+") < 1"), signals.GPUKey, "("+s.migMemTotal()+")")
+	shared := signals.UnlessOn(signals.MaxBy(signals.GPUKey, signals.Below(signals.Paren(s.alloc()), 1)), signals.GPUKey, signals.Paren(s.migMemTotal()))
 	byPod := []string{signals.LabelNamespace, signals.LabelPod}
 	return spec{
 		uid: "gpulens-workload-" + s.schema(), title: "gpulens / Workload drill-down", timeFrom: "now-24h",
@@ -32,7 +32,7 @@ func workloadDrillDown(s chart) spec {
 					target{expr: signals.SumBy(byPod, s.alloc()), legend: podLegend + " allocated"},
 					target{expr: signals.SumBy(byPod, s.used()), legend: podLegend + " used"}),
 				ts("Use of its allocation", "percentunit", "How busy the pod keeps what it holds. Above 100% on a time-sliced GPU: it uses time its co-tenants leave idle.", 12,
-					target{expr: signals.SumBy(byPod, s.used()) + " / " + signals.SumBy(byPod, s.alloc()), legend: podLegend}),
+					target{expr: signals.Div(signals.SumBy(byPod, s.used()), signals.SumBy(byPod, s.alloc())), legend: podLegend}),
 			}},
 			{"Memory", []panel{
 				ts("GPU memory of the pod", "bytes", "GPU memory the pod's containers use, per GPU or MIG instance.", 12,
@@ -42,8 +42,8 @@ func workloadDrillDown(s chart) spec {
 					desc: "Every tenant's memory on the time-sliced or MPS GPUs the pod shares, stacked against the device's memory (dashed). " +
 						"Nothing isolates their memory: when the stack reaches the line, the next allocation fails with out-of-memory.",
 					targets: []target{
-						{expr: signals.AndOn(signals.SumBy(append(slices.Clone(byPod), signals.LabelNode, signals.LabelGPU, signals.LabelUUID), anyPod(s.podMemUsed())), signals.GPUKey, "("+shared+")"), legend: podLegend + " on " + gpuLegend},
-						{expr: signals.AndOn(signals.MaxBy([]string{signals.LabelNode, signals.LabelGPU, signals.LabelUUID}, s.memTotal()), signals.GPUKey, "("+shared+")"), legend: gpuLegend + " capacity"},
+						{expr: signals.AndOn(signals.SumBy(append(slices.Clone(byPod), signals.LabelNode, signals.LabelGPU, signals.LabelUUID), anyPod(s.podMemUsed())), signals.GPUKey, signals.Paren(shared)), legend: podLegend + " on " + gpuLegend},
+						{expr: signals.AndOn(signals.MaxBy([]string{signals.LabelNode, signals.LabelGPU, signals.LabelUUID}, s.memTotal()), signals.GPUKey, signals.Paren(shared)), legend: gpuLegend + " capacity"},
 					}},
 			}},
 			{"Where it runs", []panel{

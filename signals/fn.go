@@ -41,14 +41,19 @@ func Num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 // IdleHour is "idle for the last hour": the series of expr (a use, 0–1)
 // whose average over the trailing hour, at the rules' resolution, is below
 // the threshold. It is the one meaning of "idle now" that the rules (held
-// for criteria's MinHeldHours by their `for`) and the dashboards' idle
-// panels share; the idle-allocation finding judges the whole window's
-// average instead, against the same threshold.
+// for criteria's MinHeldHours by their `for`) and the fleet dashboard's
+// idle panels share, both of each allocation's use of its share
+// (Schema.Utilization), never the whole GPU's load. The other readings
+// have names of their own: the idle-allocation finding (analyzer/findings)
+// judges the whole window's average against the same threshold and
+// min_held_hours; gpulens reclaim's policy (analyzer/reclaim, its idle.*
+// keys) judges a window of its own with stricter bounds.
 func IdleHour(expr string, below float64) string {
 	return Below(Subquery(AvgOverTime, expr, "1h", RuleStep), below)
 }
 
-// IdleHourRecorded is IdleHour of a recorded series, by its name: the
+// IdleHourRecorded is IdleHour of a recorded series, by its name or a
+// selector of it: the
 // average over the raw samples of the hour, which a recording rule
 // already evaluates at the rules' resolution.
 func IdleHourRecorded(name string, below float64) string {

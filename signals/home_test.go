@@ -21,7 +21,17 @@ var promqlTokens = regexp.MustCompile(`_over_time\(|label_replace\(|count_values
 	// A window function passed by name (signals.Fn is its type), the
 	// evaluation's instant, and a filter by comparison written as a
 	// string ("x > 0", "%s < %v"): issue 55 found 61 of them outside.
-	`^(\w+_over_time|changes|increase|rate|deriv|predict_linear)$|\btime\(\)|^ ?(>|<|==|!=|>=|<=) \d|%s (>|<|==|!=|>=|<=) %`)
+	`^(\w+_over_time|changes|increase|rate|deriv|predict_linear)$|\btime\(\)|^\)? ?(>|<|==|!=|>=|<=) \d|%s (>|<|==|!=|>=|<=) %|` +
+	// "or vector(", Grafana's query functions, and a label matcher
+	// written out ({l=~"v"}, or a format that is one: "%s=~%q").
+	`\bor vector\(|\b(query_result|label_values)\(|\{\w+ ?(=~|!~|!=|=) ?"|^%s(=~|!~|!=|=)%q$`)
+
+// promqlGlue is an arithmetic or set operator written as the glue of a
+// concatenation, with the parentheses and numbers around it (" / ",
+// ") - ", "0 * ", " / 3600", " * 0 + 1", " or "): an expression composed
+// of strings around signals' forms. Only the separator of a
+// strings.Join escapes it, where " or " joins words of a sentence.
+var promqlGlue = regexp.MustCompile(`^[()]*(\d+(\.\d+)?)?( ([-+*/%^]|or|unless) [()]*(\d+(\.\d+)?)?[()]*)+$|^[()]*\d+(\.\d+)? [-+*/%^] [()]*$`)
 
 // promqlElsewhere are the files outside signals/ allowed PromQL, each for
 // the reason said: the readers of parsed PromQL, which name its functions.
@@ -60,20 +70,31 @@ func TestNoPromQLOutsideSignals(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		joinSep := map[ast.Node]bool{}
 		ast.Inspect(f, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok && isStringsJoin(call) {
+				joinSep[call.Args[1]] = true
+			}
 			lit, ok := n.(*ast.BasicLit)
 			if !ok || lit.Kind != token.STRING {
 				return true
 			}
 			s, err := strconv.Unquote(lit.Value)
-			if err != nil || !promqlTokens.MatchString(s) {
+			if err != nil {
+				return true
+			}
+			found := promqlTokens.FindString(s)
+			if found == "" && !joinSep[lit] && promqlGlue.MatchString(s) {
+				found = s
+			}
+			if found == "" {
 				return true
 			}
 			if _, ok := promqlElsewhere[rel]; ok {
 				seen[rel] = true
 				return true
 			}
-			t.Errorf("%s: PromQL %q outside signals/: write the form in signals (signals/forms.go) and call it", fset.Position(lit.Pos()), promqlTokens.FindString(s))
+			t.Errorf("%s: PromQL %q outside signals/: write the form in signals (signals/forms.go) and call it", fset.Position(lit.Pos()), found)
 			return true
 		})
 		return nil
@@ -86,6 +107,16 @@ func TestNoPromQLOutsideSignals(t *testing.T) {
 			t.Errorf("%s is allowed PromQL but has none: take it off promqlElsewhere", rel)
 		}
 	}
+}
+
+// isStringsJoin is a call strings.Join(elems, sep).
+func isStringsJoin(call *ast.CallExpr) bool {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Join" || len(call.Args) != 2 {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && pkg.Name == "strings"
 }
 
 // The scan's tokens catch what the module used to write outside signals/
@@ -111,11 +142,36 @@ func TestPromQLTokens(t *testing.T) {
 		{"max_over_time", true},
 		{"time() - x > 120", true},
 		{" > 0", true},
+		{") < 1", true},
 		{"%s < %v", true},
 		{"device.attributes['gpu.nvidia.com'].profile == '1g.10gb'", false},
 		{"over time", false},
+		// What issue 55's audit of the outputs found composed outside.
+		{" / ", true},
+		{" * ", true},
+		{" - ", true},
+		{" + ", true},
+		{" or ", true},
+		{"0 * ", true},
+		{"(0 * ", true},
+		{" + 1", true},
+		{" / 60)", true},
+		{") / ", true},
+		{" * 0 + 1", true},
+		{"query_result(", true},
+		{`label_values(gpulens_finding, severity)`, true},
+		{`{cluster=~"$cluster", kind="banked"}`, true},
+		{`{mode="allocation-only"} == 1`, true},
+		{"%s=~%q", true},
+		{"used / allocated", false},
+		{"   - ", false},
+		{"-", false},
+		{"/", false},
+		{"1 to 2", false},
+		{"%s has no series in the store with %s=%q", false},
+		{"a or b", false},
 	} {
-		if got := promqlTokens.MatchString(c.s); got != c.want {
+		if got := promqlTokens.MatchString(c.s) || promqlGlue.MatchString(c.s); got != c.want {
 			t.Errorf("%q: PromQL %v, want %v", c.s, got, c.want)
 		}
 	}

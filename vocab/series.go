@@ -20,6 +20,13 @@ const (
 	// plan's of the fleet after the advice.
 	SeriesFleetMonthlySavings    = "gpulens_fleet_monthly_savings_usd"
 	SeriesFleetCapacityFreedGPUs = "gpulens_fleet_capacity_freed_gpus"
+	// SavingBanked and SavingCapacityFreed are the values of
+	// SeriesFleetMonthlySavings' kind label: the report's two savings, what
+	// the nodes the plan frees take off the bill, and what the GPUs it
+	// leaves free on the nodes that stay cost. serve writes them
+	// (analyzer/series) and the findings dashboard selects by them.
+	SavingBanked        = "banked"
+	SavingCapacityFreed = "capacity_freed"
 	// SeriesPriceGPUHour is each GPU model's price per GPU-hour, which
 	// the dashboards price GPU-hours with.
 	SeriesPriceGPUHour = "gpulens_price_gpu_hour_usd"

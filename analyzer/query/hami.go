@@ -85,7 +85,7 @@ func ReadHAMi(ctx context.Context, q source.Source, sc Scope, schema signals.Sch
 	// query reads both: the device's series carry no pod.
 	type podKey struct{ ns, pod, uuid string }
 	cores, devCores := map[podKey]float64{}, map[string]float64{}
-	cv, err := read(over(signals.MaxOverTime, hami.Sel(hami.ContainerCoresAllocated)) + " or " + over(signals.MaxOverTime, hami.Sel(hami.DeviceCores)))
+	cv, err := read(signals.Or(over(signals.MaxOverTime, hami.Sel(hami.ContainerCoresAllocated)), over(signals.MaxOverTime, hami.Sel(hami.DeviceCores))))
 	if err != nil {
 		return nil, err
 	}

@@ -10,13 +10,6 @@ import (
 	"github.com/gpulens/gpulens/vocab"
 )
 
-// The kinds of saving, the values of the kind label of
-// vocab.SeriesFleetMonthlySavings: the report's two (report.Savings).
-const (
-	SavingBanked        = "banked"
-	SavingCapacityFreed = "capacity_freed"
-)
-
 // Pool is what the series need of one pool of the report's plan: its
 // cluster, the GPUs it frees for other work, and its two savings a month,
 // nil where the pool has no price.
@@ -57,7 +50,7 @@ func savings(s *metrics.Set, pools []Pool, costKnown bool) {
 		if !costKnown || x.unpriced {
 			continue
 		}
-		constant(s, metricname.Of(vocab.SeriesFleetMonthlySavings, ClusterLabel, name, "kind", SavingBanked), x.banked)
-		constant(s, metricname.Of(vocab.SeriesFleetMonthlySavings, ClusterLabel, name, "kind", SavingCapacityFreed), x.freed)
+		constant(s, metricname.Of(vocab.SeriesFleetMonthlySavings, ClusterLabel, name, "kind", vocab.SavingBanked), x.banked)
+		constant(s, metricname.Of(vocab.SeriesFleetMonthlySavings, ClusterLabel, name, "kind", vocab.SavingCapacityFreed), x.freed)
 	}
 }
