@@ -59,7 +59,11 @@ func TestMemoryActivity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	got, err := s.MemoryActivity(ctx)
+	sch, err := s.detectSchema(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.MemoryActivity(ctx, sch)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,12 +22,16 @@ import (
 // Session is one open analyzer session. It is not safe for concurrent use:
 // a server opens one per cycle.
 type Session struct {
-	cfg        Config
-	obs        Observer
-	src        source.Source
-	close      func() error
-	window     fleet.Window
-	schema     signals.Schema // nil until named or detected
+	cfg    Config
+	obs    Observer
+	src    source.Source
+	close  func() error
+	window fleet.Window
+	// named is the schema --schema names, fixed when the session is
+	// made; nil where it is left to the data, which each use case then
+	// detects once and passes on (pipeline.Run, or scopeOf): nothing
+	// one method detected is left here for another to read.
+	named      signals.Schema
 	dcgmFields *dcgm.FieldMap // --dcgm-fields; nil for none
 	thresholds criteria.Config
 	prices     *price.Prices
@@ -45,8 +49,6 @@ type Session struct {
 	// all where results cannot be joined per cluster; its reason is the
 	// caller's.
 	primaryNote string
-	// windowClusters caches clusterValues (non-nil once read).
-	windowClusters []string
 }
 
 // openEmbedded is source.OpenEmbedded; a test counts the opens through it.
@@ -106,7 +108,7 @@ func settle(cfg Config) (*Session, error) {
 		return nil, &InputError{Input: InputDCGMFields, Err: err}
 	}
 	if cfg.Schema != "" && cfg.Schema != SchemaAuto {
-		if s.schema, err = source.SchemaByName(cfg.Schema, s.dcgmFields); err != nil {
+		if s.named, err = source.SchemaByName(cfg.Schema, s.dcgmFields); err != nil {
 			return nil, &InputError{Input: InputSchema, Err: err}
 		}
 	}
@@ -234,16 +236,13 @@ func (s *Session) Fleet() *inventory.Fleet { return s.fleet }
 // read of each, naming the cluster; none with one cluster.
 func (s *Session) ClusterNotes() []string { return slices.Clone(s.clusterNotes) }
 
-// resolveSchema names the schema, detecting it once when the config left
-// it to the data.
-func (s *Session) resolveSchema(ctx context.Context) (signals.Schema, error) {
-	if s.schema != nil {
-		return s.schema, nil
+// detectSchema is the schema --schema names, or else the one the
+// store's metric names tell (source.Detect, one query of the names): a use
+// case calls it once, where it first needs the schema, and passes its
+// answer on.
+func (s *Session) detectSchema(ctx context.Context) (signals.Schema, error) {
+	if s.named != nil {
+		return s.named, nil
 	}
-	sch, err := source.Detect(ctx, s.src, s.window.Start, s.window.End, s.dcgmFields)
-	if err != nil {
-		return nil, err
-	}
-	s.schema = sch
-	return sch, nil
+	return source.Detect(ctx, s.src, s.window.Start, s.window.End, s.dcgmFields)
 }
