@@ -147,7 +147,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	mem, err := s.MemoryActivity(ctx, a.Schema)
+	mem, err := s.MemoryActivity(ctx)
 	if err != nil {
 		return nil, err
 	}

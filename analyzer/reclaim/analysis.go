@@ -24,7 +24,7 @@ func FromSession(open func(ctx context.Context) (*session.Session, error), clust
 		}
 		out := FromPipeline(a, cluster)
 		// An unread reading of idle is a failed analysis, not an idle one.
-		if out.MemoryActivity, err = s.MemoryActivity(ctx, a.Schema); err != nil {
+		if out.MemoryActivity, err = s.MemoryActivity(ctx); err != nil {
 			return Analysis{Err: err}
 		}
 		return out

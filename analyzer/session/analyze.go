@@ -16,11 +16,9 @@ import (
 const maxSamplesFlag = "--query.max-samples"
 
 // Analyze analyses the window and the one before it; timeline asks for
-// that many points of utilization over time (0: none). The analysis names
-// the schema it used (Analysis.Schema, Detected), for what the caller
-// reads next (MemoryActivity).
+// that many points of utilization over time (0: none).
 func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis, error) {
-	rd, err := s.analyze(ctx, s.named, readOptions{timeline: timeline})
+	rd, err := s.analyze(ctx, readOptions{timeline: timeline})
 	if err != nil {
 		return nil, err
 	}
@@ -52,9 +50,7 @@ type readOptions struct {
 	currentOnly bool
 }
 
-// analyze reads the window in the schema sch: s.named, or one the caller
-// detected; nil has pipeline.Run detect it (Analysis.Detected).
-func (s *Session) analyze(ctx context.Context, sch signals.Schema, o readOptions) (*read, error) {
+func (s *Session) analyze(ctx context.Context, o readOptions) (*read, error) {
 	timeline := o.timeline
 	s.obs.Begin("analyzing")
 	defer s.obs.End()
@@ -65,7 +61,7 @@ func (s *Session) analyze(ctx context.Context, sch signals.Schema, o readOptions
 		return cs, err
 	}
 	a, err := pipeline.Run(ctx, pipeline.Options{
-		Source: s.src, Schema: sch, DCGMFields: s.dcgmFields, Start: s.window.Start, End: s.window.End, Step: s.window.Step,
+		Source: s.src, Schema: s.schema, Detected: s.detected, DetectErr: s.schemaErr, DCGMFields: s.dcgmFields, Start: s.window.Start, End: s.window.End, Step: s.window.Step,
 		Inventory: s.inv, Findings: &s.thresholds, Prices: s.prices, TimelinePoints: timeline, Lanes: o.lanes, CurrentOnly: o.currentOnly, Progress: s.obs.Progress,
 		Sharding:     s.sharding(false),
 		ClusterLabel: s.cfg.ClusterLabel, Fleet: s.fleet, CurrentClusters: clusterValues,

@@ -12,9 +12,12 @@ import (
 // window (signals.MemoryActivity), for the reclaimer: by GPU UUID, and by
 // "UUID/gpu_instance" for a MIG instance. It is empty where the store holds
 // no memory activity (an exporter without profiling metrics): the caller
-// then judges by utilisation alone, and says so. sch is the schema of the
-// analysis the caller made of the session's window (Analysis.Schema).
-func (s *Session) MemoryActivity(ctx context.Context, sch signals.Schema) (map[string]float64, error) {
+// then judges by utilisation alone, and says so.
+func (s *Session) MemoryActivity(ctx context.Context) (map[string]float64, error) {
+	if s.schemaErr != nil {
+		return nil, s.schemaErr
+	}
+	sch := s.schema
 	out := map[string]float64{}
 	d, ok := sch.(signals.Device)
 	if !ok {

@@ -59,11 +59,7 @@ func TestMemoryActivity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	sch, err := s.detectSchema(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := s.MemoryActivity(ctx, sch)
+	got, err := s.MemoryActivity(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

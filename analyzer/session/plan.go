@@ -58,11 +58,10 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 		// them also folds the use the plan is made from, so the window is
 		// read once for both, as a report reads it; the window before it,
 		// which only a change needs, is not read.
-		sch, err := s.detectSchema(ctx)
-		if err != nil {
-			return nil, schemaError(err, plan.ErrNoData, "plan")
+		if s.schemaErr != nil {
+			return nil, schemaError(s.schemaErr, plan.ErrNoData, "plan")
 		}
-		rd, err := s.analyze(ctx, sch, readOptions{lanes: true, currentOnly: true})
+		rd, err := s.analyze(ctx, readOptions{lanes: true, currentOnly: true})
 		if err != nil {
 			return nil, planError(err)
 		}
@@ -225,13 +224,13 @@ func planError(err error) error {
 	return err
 }
 
-// scope is what a plan or a quota advice reads the store with, found
-// once per use case and passed to each of its steps: the schema, and the
-// cluster label's values over the window. Both come from the read the use
-// case made, where it made one (Report, Plan after the advice); else each
-// is detected or read where first needed, and kept here for the steps
-// after: the session keeps neither, so no use case depends on what
-// another happened to read before it.
+// scope is what a plan or a quota advice reads the store with, passed to
+// each of its steps: the schema, and the cluster label's values over the
+// window. Both come from the read the use case made, where it made one
+// (Report, Plan after the advice); else the session's schema, and the
+// values read where first needed and kept here for the steps after: the
+// session keeps no values, so no use case depends on what another
+// happened to read before it.
 type scope struct {
 	s        *Session
 	from     *read
@@ -241,22 +240,19 @@ type scope struct {
 }
 
 func (s *Session) scopeOf(from *read) *scope {
-	k := &scope{s: s, from: from}
+	k := &scope{s: s, from: from, schema: s.schema}
 	if from != nil {
 		k.schema, k.clusters, k.read = from.Schema, from.clusters, from.read
 	}
 	return k
 }
 
-// schemaFor is the scope's schema, detected the first time it is needed;
-// what names the use case in the error of a window without GPU series.
-func (k *scope) schemaFor(ctx context.Context, what string) (signals.Schema, error) {
+// schemaFor is the scope's schema, or the session's failed detection
+// where a step needs it; what names the use case in the error of a window
+// without GPU series.
+func (k *scope) schemaFor(what string) (signals.Schema, error) {
 	if k.schema == nil {
-		sch, err := k.s.detectSchema(ctx)
-		if err != nil {
-			return nil, schemaError(err, plan.ErrNoData, what)
-		}
-		k.schema = sch
+		return nil, schemaError(k.s.schemaErr, plan.ErrNoData, what)
 	}
 	return k.schema, nil
 }
@@ -272,7 +268,7 @@ func (k *scope) clusterValues(ctx context.Context, what string) ([]string, error
 		return nil, nil
 	}
 	if !k.read {
-		sch, err := k.schemaFor(ctx, what)
+		sch, err := k.schemaFor(what)
 		if err != nil {
 			return nil, err
 		}
@@ -297,7 +293,7 @@ func (s *Session) unclustered() string {
 	return fmt.Sprintf("the store's series carry no %q label", s.cfg.ClusterLabel)
 }
 
-// schemaError is detectSchema's error for a use case: Detect's bare
+// schemaError is the session's detection's error for a use case: Detect's bare
 // error, "no metrics of any schema", wraps noData (the window is empty,
 // or the wrong one).
 func schemaError(err, noData error, what string) error {
@@ -320,7 +316,7 @@ func (s *Session) fetch(ctx context.Context, k *scope, cluster string, sc query.
 		res = k.from.Usage(cluster)
 	}
 	if res == nil {
-		sch, err := k.schemaFor(ctx, "plan")
+		sch, err := k.schemaFor("plan")
 		if err != nil {
 			return nil, err
 		}

@@ -18,7 +18,7 @@ import (
 // is read once, for both. What gpulens reclaim did in the window is read
 // after, from the reclaimer's own series (reclaimed).
 func (s *Session) Report(ctx context.Context, timeline int) (*report.Report, *pipeline.Analysis, error) {
-	rd, err := s.analyze(ctx, s.named, readOptions{timeline: timeline, lanes: true})
+	rd, err := s.analyze(ctx, readOptions{timeline: timeline, lanes: true})
 	if err != nil {
 		return nil, nil, err
 	}

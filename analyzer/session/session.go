@@ -27,11 +27,14 @@ type Session struct {
 	src    source.Source
 	close  func() error
 	window fleet.Window
-	// named is the schema --schema names, fixed when the session is
-	// made; nil where it is left to the data, which each use case then
-	// detects once and passes on (pipeline.Run, or scopeOf): nothing
-	// one method detected is left here for another to read.
-	named      signals.Schema
+	// schema is the schema the session reads, fixed when it is made
+	// (settle, start): the one --schema names, or the one the store's
+	// metric names tell, detected once (detected). Where detection failed
+	// it is nil and schemaErr says why, to each use case that needs it, in
+	// its own words (schemaError; pipeline.Options.DetectErr).
+	schema     signals.Schema
+	detected   bool
+	schemaErr  error
 	dcgmFields *dcgm.FieldMap // --dcgm-fields; nil for none
 	thresholds criteria.Config
 	prices     *price.Prices
@@ -108,7 +111,7 @@ func settle(cfg Config) (*Session, error) {
 		return nil, &InputError{Input: InputDCGMFields, Err: err}
 	}
 	if cfg.Schema != "" && cfg.Schema != SchemaAuto {
-		if s.named, err = source.SchemaByName(cfg.Schema, s.dcgmFields); err != nil {
+		if s.schema, err = source.SchemaByName(cfg.Schema, s.dcgmFields); err != nil {
 			return nil, &InputError{Input: InputSchema, Err: err}
 		}
 	}
@@ -170,7 +173,8 @@ func (s *Session) openSource() (source.Source, error) {
 }
 
 // start fits the window to the data (fitWindow), wraps the source so
-// that the observer sees each query, and reads
+// that the observer sees each query, detects the schema where --schema
+// left it to the data (once: every use case reads s.schema), and reads
 // the cluster. The inventory never fails the session: without the cluster,
 // teams are namespaces and the findings that need it are skipped, which
 // the report says.
@@ -179,6 +183,10 @@ func (s *Session) start(ctx context.Context, src source.Source) error {
 		return err
 	}
 	s.src = observed(src, s.obs)
+	if s.schema == nil {
+		s.schema, s.schemaErr = source.Detect(ctx, s.src, s.window.Start, s.window.End, s.dcgmFields)
+		s.detected = s.schemaErr == nil
+	}
 	s.inv = s.readCluster(ctx)
 	if s.fleet == nil {
 		s.fleet = inventory.SingleFleet(s.inv)
@@ -235,14 +243,3 @@ func (s *Session) Fleet() *inventory.Fleet { return s.fleet }
 // ClusterNotes say, when several clusters were read, what could not be
 // read of each, naming the cluster; none with one cluster.
 func (s *Session) ClusterNotes() []string { return slices.Clone(s.clusterNotes) }
-
-// detectSchema is the schema --schema names, or else the one the
-// store's metric names tell (source.Detect, one query of the names): a use
-// case calls it once, where it first needs the schema, and passes its
-// answer on.
-func (s *Session) detectSchema(ctx context.Context) (signals.Schema, error) {
-	if s.named != nil {
-		return s.named, nil
-	}
-	return source.Detect(ctx, s.src, s.window.Start, s.window.End, s.dcgmFields)
-}
