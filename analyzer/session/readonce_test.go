@@ -33,7 +33,7 @@ func (c queryCounter) QueryRange(ctx context.Context, q string, start, end time.
 // its consolidation plan; the charts and the plan come from the analysis's
 // own passes, so the report sends exactly the queries that the analysis
 // without charts sends, however many charts and lanes it draws, and the
-// reclaimer's record (reclaimed: one query where no reclaimer ran).
+// reclaimer's record (Reclaimed: one query where no reclaimer ran).
 // Before, the plan read the window again in six queries and the charts in
 // two range queries.
 func TestReportReadsTheWindowOnce(t *testing.T) {
@@ -56,7 +56,7 @@ func TestReportReadsTheWindowOnce(t *testing.T) {
 	}
 	ai, ar := count(func(s *Session) error {
 		_, err := s.Analyze(ctx, 0)
-		if s.reclaimed(ctx) != nil {
+		if s.Reclaimed(ctx) != nil {
 			t.Fatal("a reclaimer's record in a store where none ran")
 		}
 		return err

@@ -10,7 +10,7 @@ import (
 	"github.com/gpulens/gpulens/signals"
 )
 
-// reclaimed is what gpulens reclaim did in the session's window, read
+// Reclaimed is what gpulens reclaim did in the session's window, read
 // from its own series in the store (signals.ReclaimActions and the
 // rest), for the report's "Reclaim (dry run)" section; nil where the
 // store holds none of them (the reclaimer did not run, which is not a
@@ -21,7 +21,7 @@ import (
 // It is its own read, after the analysis's, which Report makes for every
 // caller (gpulens report, serve, the demo): a report sends the analysis's
 // queries and these only (TestReportReadsTheWindowOnce).
-func (s *Session) reclaimed(ctx context.Context) *report.ReclaimPreview {
+func (s *Session) Reclaimed(ctx context.Context) *report.ReclaimPreview {
 	rng := promdur.Format(s.window.End.Sub(s.window.Start))
 	read := func(q string) (float64, bool, error) {
 		v, err := s.src.Query(ctx, q, s.window.End)

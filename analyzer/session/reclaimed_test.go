@@ -77,7 +77,7 @@ func TestReclaimedReadsTheReclaimersSeries(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	r := s.reclaimed(ctx)
+	r := s.Reclaimed(ctx)
 	if r == nil || r.Reclaimed == nil {
 		t.Fatalf("got %+v, want the week's record", r)
 	}
@@ -102,7 +102,7 @@ func TestReclaimedAbsentIsNotZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if r := s.reclaimed(ctx); r != nil {
+	if r := s.Reclaimed(ctx); r != nil {
 		t.Errorf("got %+v, want nil: the reclaimer did not run", r)
 	}
 }

@@ -16,7 +16,7 @@ import (
 //
 // The plan is made from the use the analysis's passes folded: the window
 // is read once, for both. What gpulens reclaim did in the window is read
-// after, from the reclaimer's own series (reclaimed).
+// after, from the reclaimer's own series (Reclaimed).
 func (s *Session) Report(ctx context.Context, timeline int) (*report.Report, *pipeline.Analysis, error) {
 	rd, err := s.analyze(ctx, readOptions{timeline: timeline, lanes: true})
 	if err != nil {
@@ -28,7 +28,7 @@ func (s *Session) Report(ctx context.Context, timeline int) (*report.Report, *pi
 	r := report.Build(in, s.prices)
 	r.Consolidation = s.consolidation(ctx, rd)
 	r.Savings = report.SavingsOf(r.Consolidation)
-	r.ReclaimPreview = s.reclaimed(ctx)
+	r.ReclaimPreview = s.Reclaimed(ctx)
 	return r, a, nil
 }
 
