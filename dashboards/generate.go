@@ -11,8 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-
-	"github.com/prometheus/common/model"
 )
 
 // Tags are on every dashboard, so Grafana lists them together.
@@ -39,14 +37,10 @@ var builders = []struct {
 // a store whose clusters are told apart by clusterLabel (the analyzer's
 // --cluster-label): the cluster variable lists its values.
 func Generate(schema, clusterLabel string) ([]File, error) {
-	sch, ok := schemaSet[schema]
-	if !ok {
-		return nil, fmt.Errorf("unknown schema %q: want one of %v", schema, Schemas())
+	if err := check(schema, clusterLabel); err != nil {
+		return nil, err
 	}
-	if !model.LabelName(clusterLabel).IsValidLegacy() {
-		return nil, fmt.Errorf("cluster label %q is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)", clusterLabel)
-	}
-	s := newChart(sch, clusterLabel)
+	s := newChart(schemaSet[schema], clusterLabel)
 	var out []File
 	for _, b := range builders {
 		d, err := b.build(s).build(append(slices.Clone(Tags), s.schema()))

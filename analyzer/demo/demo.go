@@ -151,7 +151,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.ReclaimPreview = reclaimPreview(a, mem, s.Reclaimed(ctx))
+	r.ReclaimPreview = reclaimPreview(a, mem, r.ReclaimPreview)
 	fmt.Fprintf(stderr, "Analyzed with the %s schema: %d PromQL queries per window in %.1fs.\n",
 		a.Schema.Name(), a.Current.QueryCount, time.Since(t1).Seconds())
 	if o.DataDir != "" {

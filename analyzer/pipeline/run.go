@@ -74,6 +74,13 @@ type Options struct {
 	// GPU, at 10,000 GPUs a week about 19 CPU-seconds. Unset, Run reads
 	// them itself.
 	CurrentClusters func(context.Context, signals.Schema) ([]string, error)
+	// Detected says Schema was detected by the caller (analyzer/session,
+	// once per session): Run takes it as it is, fitted already, and says
+	// so (Analysis.Detected). DetectErr is the caller's detection that
+	// failed, which Run reports as its own (a NoDataError where the store
+	// holds no GPU series) rather than ask the store again.
+	Detected  bool
+	DetectErr error
 }
 
 // Analysis is the outcome of Run.
@@ -303,6 +310,9 @@ func inventoryNotes(inv *inventory.Inventory, prefix string) []string {
 // listing the metric names fails, and returns a bare error when the names
 // match no schema: only the latter is ErrNoData.
 func pickSchema(ctx context.Context, o Options) (signals.Schema, bool, error) {
+	if o.Detected && o.Schema != nil {
+		return o.Schema, true, nil
+	}
 	if d, ok := o.Schema.(dcgm.Schema); ok {
 		// Named, it still fits the store's names as a detected one does
 		// (a counters file without FB_USED: dcgm.Schema.Fit).
@@ -316,7 +326,10 @@ func pickSchema(ctx context.Context, o Options) (signals.Schema, bool, error) {
 	if o.Schema != nil {
 		return o.Schema, false, nil
 	}
-	sch, err := source.Detect(ctx, o.Source, o.Start, o.End, o.DCGMFields)
+	sch, err := o.Schema, o.DetectErr
+	if err == nil {
+		sch, err = source.Detect(ctx, o.Source, o.Start, o.End, o.DCGMFields)
+	}
 	if err != nil {
 		if errors.Unwrap(err) != nil {
 			return nil, false, err

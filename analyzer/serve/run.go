@@ -156,9 +156,6 @@ func Run(ctx context.Context, c Config) error {
 			if err != nil {
 				return nil, exit(err)
 			}
-			// What gpulens reclaim did in the window, from its own series, as
-			// gpulens report says it: nil where no reclaimer ran.
-			r.ReclaimPreview = s.Reclaimed(ctx)
 			res := &Result{Findings: a.Findings.Findings, Report: r,
 				Queries: a.Current.QueryCount + a.Previous.QueryCount}
 			stale := a.Current.Stale()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/query"
+	"github.com/gpulens/gpulens/signals"
 )
 
 // maxSamplesFlag names the setting that raises the sample budget, in the
@@ -15,10 +16,26 @@ import (
 const maxSamplesFlag = "--query.max-samples"
 
 // Analyze analyses the window and the one before it; timeline asks for
-// that many points of utilization over time (0: none). The schema it used
-// is kept for the session's later use cases.
+// that many points of utilization over time (0: none).
 func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis, error) {
-	return s.analyze(ctx, readOptions{timeline: timeline})
+	rd, err := s.analyze(ctx, readOptions{timeline: timeline})
+	if err != nil {
+		return nil, err
+	}
+	return rd.Analysis, nil
+}
+
+// read is one read of the window, which the use case that made it passes
+// on to its later steps (PlanOptions.from): the analysis, and the cluster
+// label's values over the current window that the analysis read, so that
+// the plan made from it does not read them again: they read every sample
+// of a series per GPU.
+type read struct {
+	*pipeline.Analysis
+	// clusters are the values (query.ClusterValues); read is false where
+	// the analysis read none (no --cluster-label).
+	clusters []string
+	read     bool
 }
 
 // readOptions are what one read of the window folds beside the analysis.
@@ -33,22 +50,26 @@ type readOptions struct {
 	currentOnly bool
 }
 
-func (s *Session) analyze(ctx context.Context, o readOptions) (*pipeline.Analysis, error) {
+func (s *Session) analyze(ctx context.Context, o readOptions) (*read, error) {
 	timeline := o.timeline
 	s.obs.Begin("analyzing")
 	defer s.obs.End()
+	rd := &read{}
+	clusterValues := func(ctx context.Context, sch signals.Schema) ([]string, error) {
+		cs, err := query.ClusterValues(ctx, s.src, sch, s.window, s.cfg.ClusterLabel)
+		rd.clusters, rd.read = slices.Clone(cs), err == nil
+		return cs, err
+	}
 	a, err := pipeline.Run(ctx, pipeline.Options{
-		Source: s.src, Schema: s.schema, DCGMFields: s.dcgmFields, Start: s.window.Start, End: s.window.End, Step: s.window.Step,
+		Source: s.src, Schema: s.schema, Detected: s.detected, DetectErr: s.schemaErr, DCGMFields: s.dcgmFields, Start: s.window.Start, End: s.window.End, Step: s.window.Step,
 		Inventory: s.inv, Findings: &s.thresholds, Prices: s.prices, TimelinePoints: timeline, Lanes: o.lanes, CurrentOnly: o.currentOnly, Progress: s.obs.Progress,
 		Sharding:     s.sharding(false),
-		ClusterLabel: s.cfg.ClusterLabel, Fleet: s.fleet, CurrentClusters: s.clusterValues,
+		ClusterLabel: s.cfg.ClusterLabel, Fleet: s.fleet, CurrentClusters: clusterValues,
 	})
 	if err != nil {
 		return nil, err
 	}
-	if s.schema == nil {
-		s.schema = a.Schema
-	}
+	rd.Analysis = a
 	// Which path read the data: raw samples evaluated here (analyzer/scan),
 	// or the store's PromQL engine (a store without remote read, or an
 	// expression the scan does not evaluate).
@@ -74,7 +95,7 @@ func (s *Session) analyze(ctx context.Context, o readOptions) (*pipeline.Analysi
 		a.Notes = append(a.Notes, s.absentClusters(a.Clusters)...)
 	}
 	s.priceNotes(a)
-	return a, nil
+	return rd, nil
 }
 
 // sharding is every analysis's: within the sample budget, its shards

@@ -50,6 +50,11 @@ type Flags struct {
 	// CostBasis is gpulens report's --cost-basis; other commands leave it
 	// empty.
 	CostBasis string
+	// JudgeNow ends the window at now even where the store stopped
+	// earlier (Config.EndAtLastSample false): serve and reclaim judge the
+	// fleet as it is now, and a store that stopped is stale data
+	// (fleet.Result.Stale), not a window moved to its end.
+	JudgeNow bool
 }
 
 // FlagError is a malformed flag; its message names the flag.
@@ -107,7 +112,7 @@ func (f *Flags) Config(now time.Time, logger *slog.Logger, obs Observer) (Config
 	cfg := Config{
 		MaxWindow:     maxWindow,
 		PrometheusURL: f.PrometheusURL, DataDir: f.DataDir, Remote: f.Remote, MaxSamples: f.MaxSamples,
-		Schema: f.Schema, Start: start, End: end, EndAtLastSample: f.Until == "", Step: f.Step, ConfigFile: f.ConfigFile, PricesFile: f.PricesFile, DCGMFieldsFile: f.DCGMFields,
+		Schema: f.Schema, Start: start, End: end, EndAtLastSample: f.Until == "" && !f.JudgeNow, Step: f.Step, ConfigFile: f.ConfigFile, PricesFile: f.PricesFile, DCGMFieldsFile: f.DCGMFields,
 		Kubernetes: kube.Options{Kubeconfig: f.Kubeconfig, TeamLabel: f.TeamLabel},
 		Contexts:   f.Contexts, AllContexts: f.AllContexts, ClusterLabel: f.ClusterLabel,
 		Logger: logger, Observer: obs,

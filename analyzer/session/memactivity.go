@@ -14,10 +14,10 @@ import (
 // no memory activity (an exporter without profiling metrics): the caller
 // then judges by utilisation alone, and says so.
 func (s *Session) MemoryActivity(ctx context.Context) (map[string]float64, error) {
-	sch, err := s.resolveSchema(ctx)
-	if err != nil {
-		return nil, err
+	if s.schemaErr != nil {
+		return nil, s.schemaErr
 	}
+	sch := s.schema
 	out := map[string]float64{}
 	d, ok := sch.(signals.Device)
 	if !ok {

@@ -37,10 +37,10 @@ type PlanOptions struct {
 	// where the caller has them (Report); nil has Plan analyse the
 	// window for them.
 	advice []findings.Finding
-	// from is the analysis that read the window and folded its use
+	// from is the read that analysed the window and folded its use
 	// (readOptions.lanes), where the caller has one (Report): the plan is
 	// made from it, not from a second read.
-	from *pipeline.Analysis
+	from *read
 }
 
 // Plan reads every workload's use at every step of the window and plans
@@ -58,26 +58,27 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 		// them also folds the use the plan is made from, so the window is
 		// read once for both, as a report reads it; the window before it,
 		// which only a change needs, is not read.
-		if _, err := s.resolveSchema(ctx); err != nil {
-			return nil, schemaError(err, plan.ErrNoData, "plan")
+		if s.schemaErr != nil {
+			return nil, schemaError(s.schemaErr, plan.ErrNoData, "plan")
 		}
-		a, err := s.analyze(ctx, readOptions{lanes: true, currentOnly: true})
+		rd, err := s.analyze(ctx, readOptions{lanes: true, currentOnly: true})
 		if err != nil {
 			return nil, planError(err)
 		}
-		o.advice, o.from = a.Findings.Findings, a
+		o.advice, o.from = rd.Findings.Findings, rd
 	}
 	s.obs.Begin("planning")
 	defer s.obs.End()
-	clusters, err := s.clusters(ctx, plan.ErrNoData, "plan")
+	k := s.scopeOf(o.from)
+	clusters, err := k.clusterValues(ctx, "plan")
 	if err != nil {
 		return nil, err
 	}
 	if clusters != nil {
-		return s.planClusters(ctx, o, clusters)
+		return s.planClusters(ctx, k, o, clusters)
 	}
 	s.obs.Progress(0, 2)
-	data, err := s.fetch(ctx, "", query.Scope{}, s.inv, o.from)
+	data, err := s.fetch(ctx, k, "", query.Scope{}, s.inv)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +101,7 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (*plan.Plan, error) {
 // is the one its own Prometheus would give. One cluster at a time bounds
 // the memory by the largest cluster. A cluster with nothing to plan is
 // said in the notes; only a fleet with nothing to plan is an error.
-func (s *Session) planClusters(ctx context.Context, o PlanOptions, clusters []string) (*plan.Plan, error) {
+func (s *Session) planClusters(ctx context.Context, k *scope, o PlanOptions, clusters []string) (*plan.Plan, error) {
 	var (
 		parts   []plan.Clustered
 		notes   []string
@@ -112,7 +113,7 @@ func (s *Session) planClusters(ctx context.Context, o PlanOptions, clusters []st
 	for i, c := range clusters {
 		name := fleet.ClusterName(c)
 		inv := s.fleet.Of(c, len(clusters))
-		data, err := s.fetch(ctx, c, query.Cluster(s.cfg.ClusterLabel, c), inv, o.from)
+		data, err := s.fetch(ctx, k, c, query.Cluster(s.cfg.ClusterLabel, c), inv)
 		if err == nil {
 			for _, p := range data.Pools {
 				have = append(have, p.Model.Key)
@@ -223,41 +224,64 @@ func planError(err error) error {
 	return err
 }
 
-// clusters are the cluster label values of a store of several clusters
-// (or of one cluster named by the label), sorted; nil for a store without
-// the label, or when no label is given. noData is the error that a window
-// without series of any schema wraps, what names the use case.
-func (s *Session) clusters(ctx context.Context, noData error, what string) ([]string, error) {
+// scope is what a plan or a quota advice reads the store with, passed to
+// each of its steps: the schema, and the cluster label's values over the
+// window. Both come from the read the use case made, where it made one
+// (Report, Plan after the advice); else the session's schema, and the
+// values read where first needed and kept here for the steps after: the
+// session keeps no values, so no use case depends on what another
+// happened to read before it.
+type scope struct {
+	s        *Session
+	from     *read
+	schema   signals.Schema
+	clusters []string
+	read     bool // clusters holds the values, read
+}
+
+func (s *Session) scopeOf(from *read) *scope {
+	k := &scope{s: s, from: from, schema: s.schema}
+	if from != nil {
+		k.schema, k.clusters, k.read = from.Schema, from.clusters, from.read
+	}
+	return k
+}
+
+// schemaFor is the scope's schema, or the session's failed detection
+// where a step needs it; what names the use case in the error of a window
+// without GPU series.
+func (k *scope) schemaFor(what string) (signals.Schema, error) {
+	if k.schema == nil {
+		return nil, schemaError(k.s.schemaErr, plan.ErrNoData, what)
+	}
+	return k.schema, nil
+}
+
+// clusterValues are the cluster label values of a store of several
+// clusters (or of one cluster named by the label), sorted; nil for a
+// store without the label, or when no label is given. They are read
+// once per use case, or not at all where its analysis read them: reading
+// them reads every sample of a series per GPU.
+func (k *scope) clusterValues(ctx context.Context, what string) ([]string, error) {
+	s := k.s
 	if s.cfg.ClusterLabel == "" {
 		return nil, nil
 	}
-	sch, err := s.resolveSchema(ctx)
-	if err != nil {
-		return nil, schemaError(err, noData, what)
-	}
-	cs, err := s.clusterValues(ctx, sch)
-	if err != nil {
-		return nil, err
-	}
-	if len(cs) == 0 || len(cs) == 1 && cs[0] == "" {
-		return nil, nil
-	}
-	return cs, nil
-}
-
-// clusterValues are the cluster label's values over the session's window,
-// read once for the analysis, the plan and the quotas (a report makes an
-// analysis and a plan): reading them reads every sample of a series per
-// GPU.
-func (s *Session) clusterValues(ctx context.Context, sch signals.Schema) ([]string, error) {
-	if s.windowClusters == nil {
-		cs, err := query.ClusterValues(ctx, s.src, sch, s.window, s.cfg.ClusterLabel)
+	if !k.read {
+		sch, err := k.schemaFor(what)
 		if err != nil {
 			return nil, err
 		}
-		s.windowClusters = append([]string{}, cs...)
+		if k.clusters, err = query.ClusterValues(ctx, s.src, sch, s.window, s.cfg.ClusterLabel); err != nil {
+			return nil, err
+		}
+		k.read = true
 	}
-	return slices.Clone(s.windowClusters), nil
+	cs := k.clusters
+	if len(cs) == 0 || len(cs) == 1 && cs[0] == "" {
+		return nil, nil
+	}
+	return slices.Clone(cs), nil
 }
 
 // unclustered is why a use case over a store read as one cluster joins
@@ -269,7 +293,7 @@ func (s *Session) unclustered() string {
 	return fmt.Sprintf("the store's series carry no %q label", s.cfg.ClusterLabel)
 }
 
-// schemaError is resolveSchema's error for a use case: Detect's bare
+// schemaError is the session's detection's error for a use case: Detect's bare
 // error, "no metrics of any schema", wraps noData (the window is empty,
 // or the wrong one).
 func schemaError(err, noData error, what string) error {
@@ -281,19 +305,20 @@ func schemaError(err, noData error, what string) error {
 
 // fetch is every workload's use at every step of the session's window in
 // cluster (the store's series in scope sc; "" and the zero Scope where
-// the store holds one cluster), its pods' workloads named by inv: the use from folded where the caller has
-// an analysis that folded it (Report, Plan after the advice), else an analysis of the current window that folds it
+// the store holds one cluster), its pods' workloads named by inv: the use
+// from k's read where the use case made one that folded it (Report, Plan
+// after the advice), else an analysis of the current window that folds it
 // (query.Sharding.Lanes), sharded within the sample budget as every
 // analysis is. Either way the window is read once, by the analysis.
-func (s *Session) fetch(ctx context.Context, cluster string, sc query.Scope, inv *inventory.Inventory, from *pipeline.Analysis) (*plan.Data, error) {
+func (s *Session) fetch(ctx context.Context, k *scope, cluster string, sc query.Scope, inv *inventory.Inventory) (*plan.Data, error) {
 	var res *fleet.Result
-	if from != nil {
-		res = from.Usage(cluster)
+	if k.from != nil {
+		res = k.from.Usage(cluster)
 	}
 	if res == nil {
-		sch, err := s.resolveSchema(ctx)
+		sch, err := k.schemaFor("plan")
 		if err != nil {
-			return nil, schemaError(err, plan.ErrNoData, "plan")
+			return nil, err
 		}
 		if res, err = query.AnalyzeScoped(ctx, s.src, sc, sch, s.window, s.sharding(true)); err != nil {
 			return nil, err

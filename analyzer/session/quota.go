@@ -45,16 +45,17 @@ func (s *Session) Quotas(ctx context.Context) ([]quota.Advice, []string, error) 
 	}
 	s.obs.Begin("reading usage")
 	defer s.obs.End()
-	clusters, err := s.clusters(ctx, plan.ErrNoData, "advise quotas")
+	k := s.scopeOf(nil)
+	clusters, err := k.clusterValues(ctx, "advise quotas")
 	if err != nil {
 		return nil, s.notesWithout(s.unclustered()), err
 	}
 	if clusters != nil {
-		return s.quotaClusters(ctx, clusters)
+		return s.quotaClusters(ctx, k, clusters)
 	}
 	notes := s.notesWithout(s.unclustered())
 	notes = append(notes, quotaInventoryNotes(s.inv, "")...)
-	data, err := s.fetch(ctx, "", query.Scope{}, s.inv, nil)
+	data, err := s.fetch(ctx, k, "", query.Scope{}, s.inv)
 	if err != nil {
 		return nil, notes, err
 	}
@@ -64,7 +65,7 @@ func (s *Session) Quotas(ctx context.Context) ([]quota.Advice, []string, error) 
 // quotaClusters advises each cluster of a shared store with its own
 // inventory and the usage of its own series; a cluster whose inventory
 // could not be read is said in the notes, naming it.
-func (s *Session) quotaClusters(ctx context.Context, clusters []string) ([]quota.Advice, []string, error) {
+func (s *Session) quotaClusters(ctx context.Context, k *scope, clusters []string) ([]quota.Advice, []string, error) {
 	var (
 		out    []quota.Advice
 		notes  []string
@@ -79,7 +80,7 @@ func (s *Session) quotaClusters(ctx context.Context, clusters []string) ([]quota
 			continue
 		}
 		notes = append(notes, quotaInventoryNotes(inv, prefix)...)
-		data, err := s.fetch(ctx, c, query.Cluster(s.cfg.ClusterLabel, c), inv, nil)
+		data, err := s.fetch(ctx, k, c, query.Cluster(s.cfg.ClusterLabel, c), inv)
 		if errors.Is(err, plan.ErrNoData) {
 			notes = append(notes, prefix+"no usage to advise from: "+err.Error())
 			continue

@@ -32,7 +32,8 @@ const noQuotaSeries = "the store holds no quota series either (" + signals.Metri
 func (s *Session) storeQuotas(ctx context.Context) (out []quota.Advice, notes []string, ok bool, err error) {
 	s.obs.Begin("reading quotas and usage")
 	defer s.obs.End()
-	clusters, err := s.clusters(ctx, plan.ErrNoData, "advise quotas")
+	k := s.scopeOf(nil)
+	clusters, err := k.clusterValues(ctx, "advise quotas")
 	if err != nil {
 		return nil, nil, true, err
 	}
@@ -68,7 +69,7 @@ func (s *Session) storeQuotas(ctx context.Context) (out []quota.Advice, notes []
 		for _, n := range invNotes {
 			notes = append(notes, prefix+n)
 		}
-		data, err := s.fetch(ctx, c.cluster, c.sc, s.inv, nil)
+		data, err := s.fetch(ctx, k, c.cluster, c.sc, s.inv)
 		if errors.Is(err, plan.ErrNoData) && clusters != nil {
 			notes = append(notes, prefix+"no usage to advise from: "+err.Error())
 			continue

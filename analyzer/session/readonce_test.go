@@ -32,9 +32,10 @@ func (c queryCounter) QueryRange(ctx context.Context, q string, start, end time.
 // is the analysis of this window and of the previous one, its charts and
 // its consolidation plan; the charts and the plan come from the analysis's
 // own passes, so the report sends exactly the queries that the analysis
-// without charts sends, however many charts and lanes it draws. Before,
-// the plan read the window again in six queries and the charts in two
-// range queries.
+// without charts sends, however many charts and lanes it draws, and the
+// reclaimer's record (Reclaimed: one query where no reclaimer ran).
+// Before, the plan read the window again in six queries and the charts in
+// two range queries.
 func TestReportReadsTheWindowOnce(t *testing.T) {
 	hideKubernetes(t)
 	ctx := context.Background()
@@ -53,7 +54,13 @@ func TestReportReadsTheWindowOnce(t *testing.T) {
 		}
 		return instant.Load(), rng.Load()
 	}
-	ai, ar := count(func(s *Session) error { _, err := s.Analyze(ctx, 0); return err })
+	ai, ar := count(func(s *Session) error {
+		_, err := s.Analyze(ctx, 0)
+		if s.Reclaimed(ctx) != nil {
+			t.Fatal("a reclaimer's record in a store where none ran")
+		}
+		return err
+	})
 	ri, rr := count(func(s *Session) error {
 		r, a, err := s.Report(ctx, 28)
 		if err == nil && (r.Consolidation == nil || r.Consolidation.Unavailable != "" || a.Timeline == nil) {

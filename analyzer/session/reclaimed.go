@@ -18,8 +18,9 @@ import (
 // in the section's note: the report's figures do not depend on it. The
 // series are summed over every cluster of the store.
 //
-// It is its own read, after the report's: a report sends exactly the
-// analysis's queries (TestReportReadsTheWindowOnce).
+// It is its own read, after the analysis's, which Report makes for every
+// caller (gpulens report, serve, the demo): a report sends the analysis's
+// queries and these only (TestReportReadsTheWindowOnce).
 func (s *Session) Reclaimed(ctx context.Context) *report.ReclaimPreview {
 	rng := promdur.Format(s.window.End.Sub(s.window.Start))
 	read := func(q string) (float64, bool, error) {

@@ -15,17 +15,20 @@ import (
 // returned too, for what a command says beside the report.
 //
 // The plan is made from the use the analysis's passes folded: the window
-// is read once, for both.
+// is read once, for both. What gpulens reclaim did in the window is read
+// after, from the reclaimer's own series (Reclaimed).
 func (s *Session) Report(ctx context.Context, timeline int) (*report.Report, *pipeline.Analysis, error) {
-	a, err := s.analyze(ctx, readOptions{timeline: timeline, lanes: true})
+	rd, err := s.analyze(ctx, readOptions{timeline: timeline, lanes: true})
 	if err != nil {
 		return nil, nil, err
 	}
+	a := rd.Analysis
 	in := reportInput(a)
 	in.CostBasis = s.cfg.CostBasis
 	r := report.Build(in, s.prices)
-	r.Consolidation = s.consolidation(ctx, a)
+	r.Consolidation = s.consolidation(ctx, rd)
 	r.Savings = report.SavingsOf(r.Consolidation)
+	r.ReclaimPreview = s.Reclaimed(ctx)
 	return r, a, nil
 }
 
@@ -39,12 +42,12 @@ func reportInput(a *pipeline.Analysis) report.Input {
 // consolidation plans the window for the report's "Consolidation" section.
 // A plan that cannot be made is said in the section, never a failed
 // report: the report's figures do not depend on it.
-func (s *Session) consolidation(ctx context.Context, a *pipeline.Analysis) *report.Consolidation {
-	fs := a.Findings.Findings
+func (s *Session) consolidation(ctx context.Context, rd *read) *report.Consolidation {
+	fs := rd.Findings.Findings
 	if fs == nil {
 		fs = []findings.Finding{} // none to act on: the plan is today's fleet, analysed once
 	}
-	p, err := s.Plan(ctx, PlanOptions{advice: fs, from: a})
+	p, err := s.Plan(ctx, PlanOptions{advice: fs, from: rd})
 	if err != nil {
 		return &report.Consolidation{Unavailable: err.Error()}
 	}

@@ -22,12 +22,19 @@ import (
 // Session is one open analyzer session. It is not safe for concurrent use:
 // a server opens one per cycle.
 type Session struct {
-	cfg        Config
-	obs        Observer
-	src        source.Source
-	close      func() error
-	window     fleet.Window
-	schema     signals.Schema // nil until named or detected
+	cfg    Config
+	obs    Observer
+	src    source.Source
+	close  func() error
+	window fleet.Window
+	// schema is the schema the session reads, fixed when it is made
+	// (settle, start): the one --schema names, or the one the store's
+	// metric names tell, detected once (detected). Where detection failed
+	// it is nil and schemaErr says why, to each use case that needs it, in
+	// its own words (schemaError; pipeline.Options.DetectErr).
+	schema     signals.Schema
+	detected   bool
+	schemaErr  error
 	dcgmFields *dcgm.FieldMap // --dcgm-fields; nil for none
 	thresholds criteria.Config
 	prices     *price.Prices
@@ -45,8 +52,6 @@ type Session struct {
 	// all where results cannot be joined per cluster; its reason is the
 	// caller's.
 	primaryNote string
-	// windowClusters caches clusterValues (non-nil once read).
-	windowClusters []string
 }
 
 // openEmbedded is source.OpenEmbedded; a test counts the opens through it.
@@ -168,7 +173,8 @@ func (s *Session) openSource() (source.Source, error) {
 }
 
 // start fits the window to the data (fitWindow), wraps the source so
-// that the observer sees each query, and reads
+// that the observer sees each query, detects the schema where --schema
+// left it to the data (once: every use case reads s.schema), and reads
 // the cluster. The inventory never fails the session: without the cluster,
 // teams are namespaces and the findings that need it are skipped, which
 // the report says.
@@ -177,6 +183,10 @@ func (s *Session) start(ctx context.Context, src source.Source) error {
 		return err
 	}
 	s.src = observed(src, s.obs)
+	if s.schema == nil {
+		s.schema, s.schemaErr = source.Detect(ctx, s.src, s.window.Start, s.window.End, s.dcgmFields)
+		s.detected = s.schemaErr == nil
+	}
 	s.inv = s.readCluster(ctx)
 	if s.fleet == nil {
 		s.fleet = inventory.SingleFleet(s.inv)
@@ -233,17 +243,3 @@ func (s *Session) Fleet() *inventory.Fleet { return s.fleet }
 // ClusterNotes say, when several clusters were read, what could not be
 // read of each, naming the cluster; none with one cluster.
 func (s *Session) ClusterNotes() []string { return slices.Clone(s.clusterNotes) }
-
-// resolveSchema names the schema, detecting it once when the config left
-// it to the data.
-func (s *Session) resolveSchema(ctx context.Context) (signals.Schema, error) {
-	if s.schema != nil {
-		return s.schema, nil
-	}
-	sch, err := source.Detect(ctx, s.src, s.window.Start, s.window.End, s.dcgmFields)
-	if err != nil {
-		return nil, err
-	}
-	s.schema = sch
-	return sch, nil
-}

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 	"strings"
 
-	"github.com/prometheus/common/model"
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/dashboards"
@@ -46,15 +44,9 @@ func runDashboards(o *dashboardsOptions, stdout io.Writer) error {
 	if o.out == "" {
 		return usageError{fmt.Errorf("--output-dir is required\nSee 'gpulens dashboards --help'.")}
 	}
-	if !slices.Contains(dashboards.Schemas(), o.schema) {
-		return usageError{fmt.Errorf("--schema: %q is not one of %s", o.schema, strings.Join(dashboards.Schemas(), ", "))}
-	}
-	if !model.LabelName(o.clusterLabel).IsValidLegacy() {
-		return usageError{fmt.Errorf("--cluster-label: %q is not a label name ([a-zA-Z_][a-zA-Z0-9_]*)", o.clusterLabel)}
-	}
 	paths, err := dashboards.Write(o.out, o.schema, o.clusterLabel)
 	if err != nil {
-		return err
+		return err // a *dashboards.InputError names its flag: isUsage
 	}
 	slog.Debug("dashboards written", "dir", o.out, "schema", o.schema, "files", len(paths))
 	for _, p := range paths {

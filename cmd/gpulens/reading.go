@@ -3,15 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/analyzer/manifest"
+	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/session"
+	"github.com/gpulens/gpulens/internal/humanlog"
 	"github.com/gpulens/gpulens/internal/outputflag"
+	"github.com/gpulens/gpulens/internal/progress"
 )
 
 // reading is what every command that reads metrics and writes one answer
@@ -52,12 +57,21 @@ func (r *reading) command(name, short string, formats []string, run func(ctx con
 }
 
 // open checks the output flags, before an analysis that may take
-// minutes, then opens the session the source flags name.
+// minutes, then opens the session the source flags name: its warnings one
+// readable line each on stderr (serve, a daemon, logs logfmt), with a
+// progress line where stderr is a terminal.
 func (r *reading) open(ctx context.Context, stderr io.Writer) (*session.Session, error) {
 	if err := r.checkOutput(stderr); err != nil {
 		return nil, err
 	}
-	return r.src.open(ctx, r.now(), stderr)
+	return r.src.open(ctx, r.now(), slog.New(humanlog.New(stderr, slog.LevelWarn)), progress.NewLine(stderr, r.src.quiet))
+}
+
+// sayDetected says which schema was detected, when it was.
+func sayDetected(w io.Writer, a *pipeline.Analysis) {
+	if a.Detected {
+		fmt.Fprintf(w, "Using the %s schema (detected).\n", a.Schema.Name())
+	}
 }
 
 // checkOutput checks -o, --output-file and --output-dir, before any analysis.

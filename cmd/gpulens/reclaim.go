@@ -35,12 +35,7 @@ func newReclaimCmd() *cobra.Command {
 			}
 			cfg.Open = func(ctx context.Context, window time.Duration) (*session.Session, error) {
 				src.Since = promdur.Format(window)
-				sc, err := src.config(time.Now(), logger, nil)
-				if err != nil {
-					return nil, err
-				}
-				sc.EndAtLastSample = false // now is judged; a store that stopped is stale
-				return src.openConfig(ctx, sc)
+				return src.open(ctx, time.Now(), logger, nil)
 			}
 			if cfg.Client, err = kubeClient(src.Kubeconfig, kctx); err != nil {
 				return err
@@ -53,6 +48,7 @@ func newReclaimCmd() *cobra.Command {
 			return err
 		}}
 	src.register(c.Flags())
+	src.JudgeNow = true // idle is judged now: a store that stopped is stale, not idle
 	cfg.RegisterFlags(c.Flags())
 	_ = c.Flags().MarkHidden("since") // the policy's idle.for: idle for all of the window
 	c.Flags().StringVar(&logLevel, "log.level", "info", "Log level: debug, info, warn or error")

@@ -10,7 +10,6 @@ import (
 	"github.com/gpulens/gpulens/analyzer/manifest"
 	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/internal/outputflag"
-	"github.com/gpulens/gpulens/internal/safetext"
 )
 
 type recommendOptions struct {
@@ -38,24 +37,23 @@ func runRecommend(ctx context.Context, o *recommendOptions, stdout, stderr io.Wr
 	if err != nil {
 		return usageError{fmt.Errorf("-l/--selector: %w", err)}
 	}
-	if err := o.checkOutput(stderr); err != nil {
-		return err
-	}
-	a, err := o.src.analyze(ctx, o.now(), stderr)
+	s, err := o.open(ctx, stderr)
 	if err != nil {
 		return err
 	}
-	for _, s := range a.Findings.Skipped {
-		fmt.Fprintf(stderr, "skipped: %s\n", safetext.Line(s)) // it names workloads: store text
+	defer s.Close()
+	a, err := s.Analyze(ctx, 0)
+	if err != nil {
+		return o.src.exit(err)
 	}
-	fs, why := report.Filter(a.Current, a.Findings.Findings, o.all, o.namespaces, sel)
-	if why != "" && o.out.Format == "table" {
-		// The table's own empty message ("every workload is sized to its
-		// use") would be false here: the filter, not the fleet, left nothing.
-		return outputflag.Write(stdout, o.out.File, []byte("No findings: "+why+".\n"))
-	} else if why != "" {
-		fmt.Fprintf(stderr, "note: %s\n", why)
+	sayDetected(stderr, a)
+	l := report.List(a.Current, a.Findings, s.ClusterNotes(), report.ListOptions{All: o.all, Namespaces: o.namespaces, Selector: sel, Format: o.out.Format})
+	for _, line := range l.Said {
+		fmt.Fprintln(stderr, line)
 	}
-	return o.write(stdout, func() []manifest.Doc { return manifest.FromFindings(fs) }, "No changes: nothing to change.",
-		func(w io.Writer, format string) error { return report.WriteRecommendations(w, fs, format) })
+	if l.Empty != "" {
+		return outputflag.Write(stdout, o.out.File, []byte(l.Empty))
+	}
+	return o.write(stdout, func() []manifest.Doc { return manifest.FromFindings(l.Findings) }, "No changes: nothing to change.",
+		func(w io.Writer, format string) error { return report.WriteRecommendations(w, l.Findings, format) })
 }

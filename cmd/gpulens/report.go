@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpulens/gpulens/analyzer/report"
-	"github.com/gpulens/gpulens/internal/webhook"
+	"github.com/gpulens/gpulens/analyzer/report/send"
 )
 
 type reportOptions struct {
@@ -50,18 +49,12 @@ func runReport(ctx context.Context, o *reportOptions, stdout, stderr io.Writer) 
 	if err != nil {
 		return o.src.exit(err)
 	}
-	r.ReclaimPreview = s.Reclaimed(ctx)
 	sayDetected(stderr, a)
 	if err := o.write(stdout, nil, "", func(w io.Writer, format string) error { return report.Render(w, r, format) }); err != nil || hookURL == "" {
 		return err
 	}
-	md, err := report.WebhookText(r)
-	if err != nil {
+	if err := send.Webhook(ctx, hookURL, r); err != nil {
 		return err
-	}
-	hook := webhook.Hook{URL: hookURL, Retries: 3, Backoff: time.Second}
-	if err := hook.Send(ctx, report.WebhookPayload(md)); err != nil {
-		return fmt.Errorf("the report was not sent: %w", err)
 	}
 	fmt.Fprintln(stderr, "Sent the report to the webhook.")
 	return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/manifest"
 	"github.com/gpulens/gpulens/analyzer/report"
 	"github.com/gpulens/gpulens/analyzer/session"
+	"github.com/gpulens/gpulens/dashboards"
 	"github.com/gpulens/gpulens/internal/cpuprofile"
 	"github.com/gpulens/gpulens/internal/flagrange"
 	"github.com/gpulens/gpulens/internal/outputflag"
@@ -53,8 +54,9 @@ func isUsage(err error) bool {
 		re *flagrange.Error
 		de *demo.FlagError
 		we *report.WebhookURLError
+		ie *dashboards.InputError
 	)
-	return errors.As(err, &ue) || errors.As(err, &oe) || errors.As(err, &me) || errors.As(err, &re) || errors.As(err, &de) || errors.As(err, &we)
+	return errors.As(err, &ue) || errors.As(err, &oe) || errors.As(err, &me) || errors.As(err, &re) || errors.As(err, &de) || errors.As(err, &we) || errors.As(err, &ie)
 }
 
 // exitError carries the exit code of a failure.

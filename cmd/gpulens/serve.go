@@ -27,6 +27,7 @@ const serveDefaultSince = "24h"
 
 func newServeCmd() *cobra.Command {
 	o := &serveOptions{now: time.Now}
+	o.src.JudgeNow = true // an alert is of the fleet now, not of where a stopped store ends
 	c := &cobra.Command{
 		Use:     "serve",
 		GroupID: "basic",
@@ -68,16 +69,7 @@ func runServe(ctx context.Context, o *serveOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	open := func(ctx context.Context) (*session.Session, error) {
-		cfg, err := o.src.config(o.now(), logger, nil)
-		if err != nil {
-			return nil, err
-		}
-		// serve judges now: a store that stopped is stale data, said as
-		// such (fleet.Result.Stale), not a window moved to its end.
-		cfg.EndAtLastSample = false
-		return o.src.openConfig(ctx, cfg)
-	}
+	open := func(ctx context.Context) (*session.Session, error) { return o.src.open(ctx, o.now(), logger, nil) }
 	c := o.cfg
 	c.Open, c.Exit, c.TimelinePoints, c.Since, c.Logger = open, o.src.exit, timelinePoints, o.src.Since, logger
 	err = serve.Run(ctx, c)

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -14,12 +12,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gpulens/gpulens/analyzer/inventory/kube"
-	"github.com/gpulens/gpulens/analyzer/pipeline"
 	"github.com/gpulens/gpulens/analyzer/session"
 	"github.com/gpulens/gpulens/analyzer/source"
-	"github.com/gpulens/gpulens/internal/humanlog"
-	"github.com/gpulens/gpulens/internal/progress"
-	"github.com/gpulens/gpulens/internal/safetext"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -67,33 +61,18 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.PricesFile, "prices", "", "Price table file (YAML, over the default table)")
 }
 
-// config maps the flags to a session's config over the window ending at
-// now (or --until).
-func (f *sourceFlags) config(now time.Time, logger *slog.Logger, obs session.Observer) (session.Config, error) {
+// open is the one preamble of every command that reads metrics: the
+// session the flags name, over the window ending at now, its errors mapped
+// to exit codes. logger and obs are the command's: a one-shot command's
+// warnings and progress line (reading.open), or serve's and reclaim's log.
+func (f *sourceFlags) open(ctx context.Context, now time.Time, logger *slog.Logger, obs session.Observer) (*session.Session, error) {
 	f.RemoteSecretsFromEnv(os.Getenv)
 	cfg, err := f.Config(now, logger, obs)
-	var fe *session.FlagError
-	if errors.As(err, &fe) {
-		return cfg, usageError{fe.Err}
-	}
-	return cfg, err
-}
-
-// open opens the session the flags name, with a progress line on stderr
-// when it is a terminal. Its errors are mapped to exit codes already.
-func (f *sourceFlags) open(ctx context.Context, now time.Time, stderr io.Writer) (*session.Session, error) {
-	cfg, err := f.config(now, warnLogger(stderr), progress.NewLine(stderr, f.quiet))
-	if err != nil {
+	if fe := (*session.FlagError)(nil); errors.As(err, &fe) {
+		return nil, usageError{fe.Err}
+	} else if err != nil {
 		return nil, err
 	}
-	return f.openConfig(ctx, cfg)
-}
-
-// openSession is session.Open; a test counts the sessions a command opens.
-var openSession = session.Open
-
-// openConfig opens a session of cfg, its errors mapped to exit codes.
-func (f *sourceFlags) openConfig(ctx context.Context, cfg session.Config) (*session.Session, error) {
 	s, err := openSession(ctx, cfg)
 	if err != nil {
 		return nil, f.exit(err)
@@ -101,11 +80,8 @@ func (f *sourceFlags) openConfig(ctx context.Context, cfg session.Config) (*sess
 	return s, nil
 }
 
-// warnLogger is a one-shot command's logger: its warnings, one readable
-// line each (serve, a daemon, logs logfmt).
-func warnLogger(w io.Writer) *slog.Logger {
-	return slog.New(humanlog.New(w, slog.LevelWarn))
-}
+// openSession is session.Open; a test counts the sessions a command opens.
+var openSession = session.Open
 
 // exit maps a session's error to the exit code scripts rely on, and its
 // input to the flag that sets it.
@@ -118,30 +94,4 @@ func (f *sourceFlags) exit(err error) error {
 		return exitError{code: code, err: err}
 	}
 	return err // session.Failed: exitFailure
-}
-
-// analyze opens a session and analyses its window: what every command
-// that reads metrics but plans nothing does.
-func (f *sourceFlags) analyze(ctx context.Context, now time.Time, stderr io.Writer) (*pipeline.Analysis, error) {
-	s, err := f.open(ctx, now, stderr)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	a, err := s.Analyze(ctx, 0)
-	if err != nil {
-		return nil, f.exit(err)
-	}
-	sayDetected(stderr, a)
-	for _, n := range s.ClusterNotes() {
-		fmt.Fprintf(stderr, "note: %s\n", safetext.Line(n)) // it names clusters: store text
-	}
-	return a, nil
-}
-
-// sayDetected says which schema was detected, when it was.
-func sayDetected(w io.Writer, a *pipeline.Analysis) {
-	if a.Detected {
-		fmt.Fprintf(w, "Using the %s schema (detected).\n", a.Schema.Name())
-	}
 }
