@@ -31,7 +31,7 @@ func TestFilter(t *testing.T) {
 		{name: "all", listAll: true, pods: []string{"a-0", "a-1"}},
 		{name: "selector", selector: "severity=info", listAll: true, pods: []string{"a-1"}},
 		{name: "namespace in the data", namespaces: []string{"team-b"},
-			why: "none of the window's 0 findings match -n team-b (info findings without a change are listed with --all)"},
+			why: "no finding of the window is in namespace team-b (2 are in others)"},
 		{name: "namespace not in the data", namespaces: []string{"team-c"},
 			why: "no namespace team-c in the data (its namespaces: team-a, team-b)"},
 	} {

@@ -25,8 +25,8 @@ func TestList(t *testing.T) {
 	}
 	notes := []string{"not read from eu\x1b[31m"}
 	// -n team-b: a namespace of the data (b-0's) with none of the window's
-	// findings, which ExplainNoMatch counts within the namespaces asked for.
-	why := "none of the window's 0 findings match -n team-b (info findings without a change are listed with --all)"
+	// findings: the window's one finding is team-a's.
+	why := "no finding of the window is in namespace team-b (1 is in others)"
 	for _, tc := range []struct {
 		format     string
 		namespaces []string

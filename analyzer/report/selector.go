@@ -78,8 +78,13 @@ func ExplainNoMatch(all []findings.Finding, inData []string, namespaces []string
 	}
 	if len(namespaces) > 0 {
 		// The label values worth naming are those of the namespaces
-		// asked for.
+		// asked for; where they hold no finding at all, that is the
+		// answer, said with the window's count (not theirs, 0).
+		total := len(all)
 		all = slices.DeleteFunc(slices.Clone(all), func(f findings.Finding) bool { return !slices.Contains(namespaces, f.Namespace) })
+		if len(all) == 0 {
+			return fmt.Sprintf("no finding of the window is in namespace %s (%d %s in others)", orList(namespaces), total, plural(total, "is", "are"))
+		}
 	}
 	reqs, _ := sel.Requirements()
 	for _, r := range reqs {
