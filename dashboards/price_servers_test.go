@@ -19,13 +19,14 @@ import (
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/internal/testenv"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/signals/dcgm"
 	"github.com/gpulens/gpulens/signals/native"
 	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestUnknownCostOnServers: on a real Prometheus and a real
-// VictoriaMetrics, every dollar figure of the native fleet and team
-// dashboards that holds a GPU of a model without a price is no value,
+// VictoriaMetrics, every dollar figure of the fleet and team dashboards
+// of both schemas that holds a GPU of a model without a price is no value,
 // and a figure of priced GPUs only is its own dollars. VictoriaMetrics
 // drops NaN samples and its sum skips them
 // (https://docs.victoriametrics.com/victoriametrics/metricsql/ "NaN"),
@@ -92,7 +93,6 @@ func TestUnknownCostOnServers(t *testing.T) {
 	httpPost(t, "http://"+vmAddr+"/api/v1/import/prometheus", string(body))
 	httpPost(t, "http://"+vmAddr+"/internal/force_flush", "")
 
-	fleet, team := panelQueries(t, "gpulens-fleet-native"), panelQueries(t, "gpulens-team-native")
 	type want struct {
 		panel, ref, node, team string
 		atNaN, atFlat          float64 // NaN: no value
@@ -120,45 +120,48 @@ func TestUnknownCostOnServers(t *testing.T) {
 		// VictoriaMetrics and Prometheus 3, 61 on Prometheus 2, whose
 		// subqueries include both ends of the range (Prometheus 3.0's
 		// release notes: "left-open" ranges).
-		steps := 60.0
-		if v, err := src.Query(context.Background(), signals.Steps("1h", "1m"), dataEnd); err != nil || len(v) != 1 {
-			t.Fatalf("%s: steps of an hour: %v %v", srv.name, v, err)
-		} else {
-			steps = float64(v[0].Value)
+		v, err := src.Query(context.Background(), signals.Steps("1h", "1m"), dataEnd)
+		if err != nil || len(v) != 1 || (v[0].Value != 60 && v[0].Value != 61) {
+			t.Fatalf("%s: steps of an hour: %v %v, want 60 or 61", srv.name, v, err)
 		}
-		for _, w := range wants {
-			qs := fleet
-			if w.team != "" {
-				qs = team
-			}
-			expr, ok := qs[w.panel+"/"+w.ref]
-			if !ok {
-				t.Fatalf("no query %s of %q", w.ref, w.panel)
-			}
-			expr = strings.ReplaceAll(expr, `"$node"`, strconv.Quote(w.node))
-			for _, price := range []struct {
-				value string
-				want  float64
-			}{{unknownPrice, w.atNaN}, {"4", w.atFlat}} {
+		steps := float64(v[0].Value)
+		t.Logf("%s: %v steps in an hour's subquery", srv.name, steps)
+		for _, schema := range Schemas() {
+			fleet, team := panelQueries(t, schema, "gpulens-fleet-"+schema), panelQueries(t, schema, "gpulens-team-"+schema)
+			for _, w := range wants {
+				qs := fleet
 				if w.team != "" {
-					price.want *= steps / 60
+					qs = team
 				}
-				where := fmt.Sprintf("%s: %s %s, node %s, $gpu_hourly_price %s", srv.name, w.panel, w.ref, w.node, price.value)
-				v, err := src.Query(context.Background(), substitute(strings.ReplaceAll(expr, "$gpu_hourly_price", price.value)), dataEnd)
-				if err != nil {
-					t.Fatalf("%s: %v", where, err)
+				expr, ok := qs[w.panel+"/"+w.ref]
+				if !ok {
+					t.Fatalf("%s: no query %s of %q", schema, w.ref, w.panel)
 				}
-				got, found := math.NaN(), false
-				for _, s := range v {
-					if w.team == "" || string(s.Metric[model.LabelName(signals.LabelNamespace)]) == w.team {
-						got, found = float64(s.Value), true
+				expr = strings.ReplaceAll(expr, `"$node"`, strconv.Quote(w.node))
+				for _, price := range []struct {
+					value string
+					want  float64
+				}{{unknownPrice, w.atNaN}, {"4", w.atFlat}} {
+					if w.team != "" {
+						price.want *= steps / 60
 					}
-				}
-				switch {
-				case math.IsNaN(price.want) && found:
-					t.Errorf("%s: %s = %v, want no value (a model without a price)", where, w.team, got)
-				case !math.IsNaN(price.want) && (!found || math.Abs(got-price.want) > 1e-9*price.want):
-					t.Errorf("%s: %s = %v (found %v), want $%v", where, w.team, got, found, price.want)
+					where := fmt.Sprintf("%s, %s: %s %s, node %s, $gpu_hourly_price %s", srv.name, schema, w.panel, w.ref, w.node, price.value)
+					v, err := src.Query(context.Background(), substitute(strings.ReplaceAll(expr, "$gpu_hourly_price", price.value)), dataEnd)
+					if err != nil {
+						t.Fatalf("%s: %v", where, err)
+					}
+					got, found := math.NaN(), false
+					for _, s := range v {
+						if w.team == "" || string(s.Metric[model.LabelName(signals.LabelNamespace)]) == w.team {
+							got, found = float64(s.Value), true
+						}
+					}
+					switch {
+					case math.IsNaN(price.want) && found:
+						t.Errorf("%s: %s = %v, want no value (a model without a price)", where, w.team, got)
+					case !math.IsNaN(price.want) && (!found || math.Abs(got-price.want) > 1e-9*price.want):
+						t.Errorf("%s: %s = %v (found %v), want $%v", where, w.team, got, found, price.want)
+					}
 				}
 			}
 		}
@@ -166,9 +169,10 @@ func TestUnknownCostOnServers(t *testing.T) {
 }
 
 // unpricedScenario is TestUnknownCostOnServers' series in OpenMetrics,
-// a sample a minute over the two hours to end: the exporter's
-// allocations, their use and its GPUs (native names), and serve's price
-// of the H100.
+// a sample a minute over the two hours to end: the allocations, their use
+// and the GPUs under both schemas' names (gpulens-exporter's; the rule
+// file's recordings and dcgm-exporter's frame buffer series), and serve's
+// price of the H100.
 func unpricedScenario(end time.Time) string {
 	type series struct {
 		name, labels string
@@ -183,23 +187,35 @@ func unpricedScenario(end time.Time) string {
 	gpu := func(uuid, model, node string) string {
 		return fmt.Sprintf(`node=%q,uuid=%q,model=%q,gpu="0"`, node, uuid, model)
 	}
+	// dcgm-exporter's GPUs by its frame buffer series, its labels.
+	dcgmGPU := func(uuid, model, node string) string {
+		return fmt.Sprintf(`Hostname=%q,UUID=%q,modelName=%q,gpu="0"`, node, uuid, model)
+	}
+	allocs := func(name string, labels func(team, pod, uuid, model, node string) string, a, b1, b2 float64) []series {
+		return []series{
+			{name, labels("vmnan55-a", "a1", "GPU-a", "H100", "n1"), a},
+			{name, labels("vmnan55-b", "b1", "GPU-b", "vmnan55-X", "n2"), b1},
+			{name, labels("vmnan55-b", "b2", "GPU-c", "H100", "n2"), b2},
+		}
+	}
+	gpus := func(name string, labels func(uuid, model, node string) string, v float64) []series {
+		return []series{
+			{name, labels("GPU-a", "H100", "n1"), v},
+			{name, labels("GPU-b", "vmnan55-X", "n2"), v},
+			{name, labels("GPU-c", "H100", "n2"), v},
+			{name, labels("GPU-d", "H100", "n1"), v},
+		}
+	}
+	// The dcgm-exporter panels read the rule file's recordings of the
+	// allocations and their use (recorded), with the labels normalised.
+	dcgmRec := recorded["dcgm-exporter"]
 	families := [][]series{
-		{
-			{native.ContainerGPUAllocationRatio, alloc("vmnan55-a", "a1", "GPU-a", "H100", "n1"), 1},
-			{native.ContainerGPUAllocationRatio, alloc("vmnan55-b", "b1", "GPU-b", "vmnan55-X", "n2"), 1},
-			{native.ContainerGPUAllocationRatio, alloc("vmnan55-b", "b2", "GPU-c", "H100", "n2"), 1},
-		},
-		{
-			{native.ContainerGPUUtilizationRatio, use("vmnan55-a", "a1", "GPU-a", "H100", "n1"), 0.25},
-			{native.ContainerGPUUtilizationRatio, use("vmnan55-b", "b1", "GPU-b", "vmnan55-X", "n2"), 0.5},
-			{native.ContainerGPUUtilizationRatio, use("vmnan55-b", "b2", "GPU-c", "H100", "n2"), 0},
-		},
-		{
-			{native.GPUInfo, gpu("GPU-a", "H100", "n1"), 1},
-			{native.GPUInfo, gpu("GPU-b", "vmnan55-X", "n2"), 1},
-			{native.GPUInfo, gpu("GPU-c", "H100", "n2"), 1},
-			{native.GPUInfo, gpu("GPU-d", "H100", "n1"), 1},
-		},
+		allocs(native.ContainerGPUAllocationRatio, alloc, 1, 1, 1),
+		allocs(native.ContainerGPUUtilizationRatio, use, 0.25, 0.5, 0),
+		gpus(native.GPUInfo, gpu, 1),
+		allocs(dcgmRec.allocation, alloc, 1, 1, 1),
+		allocs(dcgmRec.utilization, use, 0.25, 0.5, 0),
+		gpus(dcgm.FBUsed, dcgmGPU, 1000),
 		{{vocab.SeriesPriceGPUHour, `job="gpulens-serve",model="H100"`, 2}},
 	}
 	var b strings.Builder
@@ -216,10 +232,10 @@ func unpricedScenario(end time.Time) string {
 }
 
 // panelQueries is the dashboard uid's queries by "panel title/ref".
-func panelQueries(t *testing.T, uid string) map[string]string {
+func panelQueries(t *testing.T, schema, uid string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, d := range generatedOnce(t)["native"] {
+	for _, d := range generatedOnce(t)[schema] {
 		if *d.Uid != uid {
 			continue
 		}
