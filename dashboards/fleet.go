@@ -62,7 +62,6 @@ func unallocatedGPUs(s chart) string {
 
 func fleetOverview(s chart) spec {
 	s = s.withoutTenantVars(false)
-	overRange := func(expr string) string { return signals.Subquery(signals.AvgOverTime, expr, rangeVar, analyzerStep) }
 	return spec{
 		uid: "gpulens-fleet-" + s.schema(), title: "gpulens / Fleet overview",
 		desc: "GPUs by model and sharing mode, how busy they are, and what held and idle capacity costs.",
@@ -103,14 +102,14 @@ func fleetOverview(s chart) spec {
 			}},
 			{"Cost", []panel{
 				{kind: statPanel, title: "Held capacity", unit: "currencyUSD", w: 8, h: 4, decimals: ptr(0.0),
-					desc:    "What the GPU shares pods held over the range cost per month (730 h), each GPU at its model's price (gpulens serve's, else the price recording rule or $gpu_hourly_price; NaN, unknown, where none prices a GPU).",
-					targets: []target{{expr: overRange(heldPerMonth(s)), instant: true}}},
+					desc:    "What the GPU shares pods held over the range cost per month (730 h), each GPU at its model's price (gpulens serve's, else the price recording rule or $gpu_hourly_price). No value while a pod of the range held a GPU of a model none of them prices: an unknown price is never $0, nor a total of the priced part.",
+					targets: []target{{expr: heldCapacity(s), instant: true}}},
 				{kind: statPanel, title: "Held but unused capacity", unit: "currencyUSD", w: 8, h: 4, decimals: ptr(0.0),
-					desc:    "The part of held capacity the pods did not use (allocation minus measured use, netted over the range per pod), per month.",
-					targets: []target{{expr: unusedPerMonth(s), instant: true}}},
+					desc:    "The part of held capacity the pods did not use (allocation minus measured use, netted over the range per pod), per month. No value while a pod of the range held a GPU of a model without a price, as held capacity.",
+					targets: []target{{expr: unusedCapacity(s), instant: true}}},
 				{kind: statPanel, title: "Unallocated capacity", unit: "currencyUSD", w: 8, h: 4, decimals: ptr(0.0),
-					desc:    "What the GPU capacity no pod held cost per month, averaged over the range: the GPUs nobody held (a lost one too: it is paid for), and the free replicas and slices of shared ones.",
-					targets: []target{{expr: overRange(unallocatedPerMonth(s)), instant: true}}},
+					desc:    "What the GPU capacity no pod held cost per month, averaged over the range: the GPUs nobody held (a lost one too: it is paid for), and the free replicas and slices of shared ones. No value while a GPU of a model without a price reported in the range (gpulens serve's price, the price recording rule, $gpu_hourly_price), held or not.",
+					targets: []target{{expr: unallocatedCapacity(s), instant: true}}},
 			}},
 		},
 	}

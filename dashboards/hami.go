@@ -29,7 +29,7 @@ func hamiRow(c chart) row {
 		{kind: tablePanel, title: "HAMi GPU-hours by team", unit: "short", w: 24, h: 7,
 			desc: "GPU-hours the team's HAMi tenants held (the larger of their nvidia.com/gpucores and nvidia.com/gpumem shares of the GPU, " +
 				"from HAMi's scheduler) and used (the larger of their SM utilisation and memory share, from HAMi's vGPU monitor) over the range, " +
-				"at the flat price (the recording rule cluster:gpulens_gpu_hourly_price_usd:config, else $gpu_hourly_price; NaN, unknown, until one is set): HAMi's series carry no GPU model to join serve's per-model price on, so this panel is not the report's ledger to the cent. Empty where HAMi is not installed.",
+				"at the flat price (the recording rule cluster:gpulens_gpu_hourly_price_usd:config, else $gpu_hourly_price; unknown until one is set: NaN on Prometheus, nothing on VictoriaMetrics): HAMi's series carry no GPU model to join serve's per-model price on, so this panel is not the report's ledger to the cent. Empty where HAMi is not installed.",
 			targets: []target{
 				{expr: held, instant: true, table: true},
 				{expr: used, instant: true, table: true},

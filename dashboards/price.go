@@ -25,10 +25,52 @@ func priced(expr string) string {
 // each team's allocations, and the part of them it did not use, cost over
 // the range at their GPUs' prices, as the ledger's allocation charge and
 // its allocation less usage charge.
-func heldCostByTeam(s chart) string { return gpuHours(s.heldPriced(), "") }
+// A team any of whose allocations is of a model without a price at some
+// step of the range has neither (knownOverRange).
+func heldCostByTeam(s chart) string {
+	return knownOverRange(gpuHours(s.heldPriced(), ""), byTeam, s.alloc())
+}
 
 func unusedCostByTeam(s chart) string {
-	return signals.MinutesToHours(signals.SumBy(byTeam, unusedOverRange(s)))
+	return knownOverRange(signals.MinutesToHours(signals.SumBy(byTeam, unusedOverRange(s))), byTeam, s.alloc())
+}
+
+// unpriced is the series of expr (with a model label) that priced leaves
+// unknown: no serve price for their model, and no flat price set
+// (signals.Unpriced).
+func unpriced(expr string) string {
+	return signals.Unpriced(expr, vocab.SeriesPriceGPUHour, flatPrice)
+}
+
+// knownOverRange is x, dollars over the range by labels (nil: the
+// fleet's total), less every group in which a series of expr was
+// unpriced at some step of the range (signals.KnownOnly): no value there
+// on Prometheus and on VictoriaMetrics alike. Without the guard
+// Prometheus reads such a sum NaN, but VictoriaMetrics' sum skips NaN and
+// shows the priced part as if it were the whole.
+func knownOverRange(x string, labels []string, expr string) string {
+	return signals.KnownOnly(x, labels, signals.Subquery(signals.CountOverTime, signals.GroupBy(labels, unpriced(expr)), rangeVar, analyzerStep))
+}
+
+// avgOverRange is an instant figure averaged over the dashboard's range
+// at the analyzer's resolution.
+func avgOverRange(expr string) string {
+	return signals.Subquery(signals.AvgOverTime, expr, rangeVar, analyzerStep)
+}
+
+// heldCapacity, unusedCapacity and unallocatedCapacity are the fleet
+// overview's cost stats: heldPerMonth and unallocatedPerMonth averaged
+// over the range, and unusedPerMonth, each nothing where a GPU it prices
+// (an allocation's; any GPU that reports, for the unallocated part) was
+// of a model without a price at some step of the range.
+func heldCapacity(s chart) string {
+	return knownOverRange(avgOverRange(heldPerMonth(s)), nil, s.alloc())
+}
+
+func unusedCapacity(s chart) string { return knownOverRange(unusedPerMonth(s), nil, s.alloc()) }
+
+func unallocatedCapacity(s chart) string {
+	return knownOverRange(avgOverRange(unallocatedPerMonth(s)), nil, s.gpu.GPU())
 }
 
 // unusedOverRange is each allocation's dollar-minutes held and not used

@@ -22,8 +22,10 @@ import (
 // and each GPU's unheld part at its model's price from serve's series,
 // and a model without one at $gpu_hourly_price when the user sets it (4
 // here). At the variable's default (NaN, grafanaVars) the unpriced model's
-// dollars are unknown, and so is every sum that holds them: NaN, never a
-// made-up price nor a partial sum (docs/MONEY.md). The expected dollars
+// dollars are unknown, and so is every sum that holds them: the panel's
+// figure is no value (knownOverRange), never a made-up price nor a
+// partial sum (docs/MONEY.md; TestUnknownCostOnServers has the same on
+// a real Prometheus and VictoriaMetrics). The expected dollars
 // are the allocations' and GPUs' own series times a price chosen here,
 // summed in Go.
 func pricedByModel(t *testing.T, dbs map[string]*source.Embedded) {
@@ -77,14 +79,17 @@ func pricedByModel(t *testing.T, dbs map[string]*source.Embedded) {
 			unheld += max(0, 1-heldOn[string(g.Metric[signals.LabelNode])+"/"+string(g.Metric[signals.LabelUUID])]) * priceOf(g.Metric)
 		}
 		for _, c := range []struct {
-			what, expr string
-			want       float64
+			what, expr, panel string
+			want              float64
 		}{
-			{"held", heldPerMonth(s), held * vocab.HoursPerMonth},
-			{"unallocated", unallocatedPerMonth(s), unheld * vocab.HoursPerMonth},
+			{"held", heldPerMonth(s), heldCapacity(s), held * vocab.HoursPerMonth},
+			{"unallocated", unallocatedPerMonth(s), unallocatedCapacity(s), unheld * vocab.HoursPerMonth},
 		} {
-			if v := at(t, db, c.expr); len(v) != 1 || !math.IsNaN(float64(v[0].Value)) {
-				t.Errorf("%s %s at the default $gpu_hourly_price: %v, want one series of NaN (a model unpriced)", schema, c.what, v)
+			if v := at(t, db, c.panel); len(v) != 0 {
+				t.Errorf("%s %s at the default $gpu_hourly_price: %v, want no value (a model unpriced)", schema, c.what, v)
+			}
+			if v := at(t, db, strings.ReplaceAll(c.panel, "$gpu_hourly_price", strconv.FormatFloat(flat, 'g', -1, 64))); len(v) != 1 {
+				t.Errorf("%s %s at a flat price: %v, want one series", schema, c.what, v)
 			}
 			v := at(t, db, strings.ReplaceAll(c.expr, "$gpu_hourly_price", strconv.FormatFloat(flat, 'g', -1, 64)))
 			if len(v) != 1 {

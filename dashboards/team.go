@@ -37,7 +37,7 @@ func teamEfficiency(s chart) spec {
 		rows: []row{
 			{"Over the range", []panel{
 				{kind: tablePanel, title: "GPU-hours by team", unit: "short", w: 24, h: 9,
-					desc: "Allocated and used GPU-hours over the dashboard's range, efficiency (used / allocated), and cost at each GPU model's price (gpulens serve's, else the price recording rule or $gpu_hourly_price; NaN, unknown, where none prices a GPU).",
+					desc: "Allocated and used GPU-hours over the dashboard's range, efficiency (used / allocated), and cost at each GPU model's price (gpulens serve's, else the price recording rule or $gpu_hourly_price). A team's cost and unused dollars are no value while one of its pods in the range held a GPU of a model none of them prices: an unknown price is never $0, nor a sum of the priced part.",
 					targets: []target{
 						{expr: alloc, instant: true, table: true},
 						{expr: used, instant: true, table: true},

@@ -51,16 +51,15 @@ func podVar(s chart) cog.Builder[dashboard.VariableModel] {
 // priceVar is the price of one GPU-hour of a model that neither gpulens
 // serve's price series nor a recording rule prices (see priced). It is
 // NaN until the user sets it: an unknown price is unknown everywhere,
-// never $0 and never invented (docs/MONEY.md), so the dollars of an
-// unpriced model, and on Prometheus every sum that holds some of them,
-// read NaN, not a made-up figure nor a partial sum that reads as the
-// whole. PromQL reads NaN as a number, so the panels' queries stay valid.
-// VictoriaMetrics drops NaN samples (its sum skips them), so there a
-// total that holds an unpriced GPU shows the priced part: the
-// description says so.
+// never $0 and never invented (docs/MONEY.md). PromQL reads NaN as a
+// number, so the panels' queries stay valid; the cost panels' sums are
+// no value wherever they hold a GPU of an unpriced model
+// (knownOverRange), on Prometheus and on VictoriaMetrics alike: the
+// latter drops NaN samples and its sum skips them, so the NaN alone would
+// leave there the priced part, a smaller figure that reads as the whole.
 func priceVar() cog.Builder[dashboard.VariableModel] {
 	return dashboard.NewTextBoxVariableBuilder("gpu_hourly_price").Label("$ per GPU-hour").
-		Description("Price of one GPU-hour in USD, for GPU models that gpulens serve's gpulens_price_gpu_hour_usd does not price, when the recording rule cluster:gpulens_gpu_hourly_price_usd:config is absent. NaN (the default) leaves their price unknown, never a guess: on Prometheus every dollar figure that holds such a GPU reads NaN; VictoriaMetrics drops NaN, so there their own figures are empty and a total shows only the priced part. Set a number to price them all alike.").
+		Description("Price of one GPU-hour in USD, for GPU models that gpulens serve's gpulens_price_gpu_hour_usd does not price, when the recording rule cluster:gpulens_gpu_hourly_price_usd:config is absent. NaN (the default) leaves their price unknown, never a guess: every dollar total that holds such a GPU (a team's, the fleet's) has no value, on Prometheus and VictoriaMetrics alike, never $0 nor the priced part alone. Set a number to price them all alike.").
 		DefaultValue(dashboard.StringOrMap{String: ptr(unknownPrice)}).
 		Current(dashboard.VariableOption{Text: dashboard.StringOrArrayOfString{String: ptr(unknownPrice)},
 			Value: dashboard.StringOrArrayOfString{String: ptr(unknownPrice)}})

@@ -73,3 +73,25 @@ type WindowUse struct {
 func Steps(rng, step string) string {
 	return Subquery(CountOverTime, "vector(1)", rng, step)
 }
+
+// Unpriced is the series of expr (with a model label) that Priced with
+// the same price and fallback leaves unknown: their model has no series
+// of price, and fallback is NaN. It reads no NaN: VictoriaMetrics drops
+// NaN samples and its aggregations skip them, so a NaN priced GPU is
+// invisible there; the series here are expr's own. Fallback is known
+// where it equals itself, which NaN never does (IEEE 754): that vector
+// is empty on Prometheus, and on VictoriaMetrics too, which drops it.
+func Unpriced(expr, price, fallback string) string {
+	known := "vector(" + fallback + ")"
+	return Paren(UnlessOn(Paren(UnlessOn(Paren(expr), []string{LabelModel}, price)), nil, Paren(known+" == "+known)))
+}
+
+// KnownOnly is x, dollars by labels (nil: one total), except in each
+// group of labels where unpriced (Unpriced series, or a window of them)
+// has a series: there nothing, the figure unknown. On Prometheus such a
+// sum would read NaN; on VictoriaMetrics, whose sum skips NaN, the priced
+// part alone, a smaller figure that reads as the whole. An unknown price
+// is no value on both (docs/MONEY.md), never $0 nor a partial sum.
+func KnownOnly(x string, labels []string, unpriced string) string {
+	return Paren(UnlessOn(Paren(x), labels, Paren(CountBy(labels, unpriced))))
+}
