@@ -114,12 +114,13 @@ func RelieveOOM(sharing vocab.Sharing, replicas int, deviceMemory float64, heavi
 	if sharing == vocab.SharingMPS {
 		limit := fmt.Sprintf("0=%dM", int64(math.Ceil(need/(1<<20))))
 		current := heaviest.currentShare(p.MIGShare)
+		held := heaviest.gpuResources()[0]
 		r := &Recommendation{
 			Action:   ActionMPSMemoryLimit,
 			Workload: heaviest.Workload,
 			Summary: fmt.Sprintf("cap %s's MPS pinned device memory at %s (its p99 peak %s plus %s margin) so that it fails alone instead of taking its co-tenants down",
 				heaviest.Workload.Name, gib(need), gib(heaviest.P99MemoryBytes), pct(p.MemoryMargin)),
-			From: string(heaviest.gpuResources()[0]), To: string(heaviest.gpuResources()[0]),
+			From: string(held), To: string(held),
 			CurrentShare: current, RecommendedShare: current,
 			DevicePluginConfig: cfg,
 			Sharing:            share,
@@ -129,7 +130,7 @@ func RelieveOOM(sharing vocab.Sharing, replicas int, deviceMemory float64, heavi
 		if share != nil {
 			// With the config the same output writes, its node
 			// advertises the renamed resource.
-			ch, r.To = share.under(ch, heaviest.Usage), string(share.Advertises(vocab.Resource(r.To)))
+			ch, r.To = share.under(ch, heaviest.Usage), string(share.Advertises(held))
 		}
 		r.patchOr(heaviest.Workload, ch)
 		return r
@@ -146,8 +147,9 @@ func RelieveOOM(sharing vocab.Sharing, replicas int, deviceMemory float64, heavi
 	if share != nil && r.Allocation == vocab.AllocationPathDevicePlugin {
 		// The output writes the config for the nodes it runs on, which
 		// then advertise nvidia.com/gpu renamed: a request by the old
-		// name would never be scheduled there.
-		r.To = string(share.Advertises(vocab.Resource(r.To)))
+		// name would never be scheduled there. On this path Dedicated's
+		// request is nvidia.com/gpu.
+		r.To = string(share.Advertises(vocab.ResourceGPU))
 		r.repatch(heaviest.Workload, share.under(heaviest.change(vocab.ResourceGPU), heaviest.Usage))
 		if fewer >= 2 {
 			// Under a config of several replicas the patched request
