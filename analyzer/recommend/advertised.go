@@ -18,7 +18,7 @@ import (
 // Every other resource is not in the config and keeps its name.
 func (s Sharing) Advertises(resource vocab.Resource) vocab.Resource {
 	if resource == vocab.ResourceGPU {
-		return vocab.ResourceGPUShared
+		return resource.Shared()
 	}
 	return resource
 }
