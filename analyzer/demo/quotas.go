@@ -10,10 +10,10 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // The demo's GPU quotas, as a cluster's kube-state-metrics and Kueue
@@ -52,7 +52,7 @@ var demoQueueNamespaces = []string{"team-nlp", "team-vision"}
 func writeQuotas(ctx context.Context, db fleet.Appendable, sc *sim.Scenario, start, end time.Time, step time.Duration, samples *atomic.Int64) error {
 	ksm := fleet.NewTSDBSink(ctx, db, samples).WithTarget("kube-state-metrics", "kube-state-metrics:8080")
 	kueue := fleet.NewTSDBSink(ctx, db, samples).WithTarget("kueue-controller-manager", "kueue-controller-manager-metrics-service:8443")
-	gpu := string(inventory.ResourceGPU)
+	gpu := string(vocab.ResourceGPU) // a label value
 	lp := func(kv ...string) []*dto.LabelPair {
 		out := make([]*dto.LabelPair, 0, len(kv)/2)
 		for i := 0; i < len(kv); i += 2 {

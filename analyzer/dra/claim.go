@@ -159,15 +159,14 @@ func (r Request) Device() string {
 // "mig.nvidia.com 1g.10gb". It is how a recommendation measured from the
 // metrics alone speaks of a DRA workload whose claim could not be read;
 // a name it does not know is returned as it is.
-func DeviceOfResource(resource string) string {
-	r := strings.TrimSuffix(resource, ".shared")
-	if r == vocab.ResourceGPU {
+func DeviceOfResource(resource vocab.Resource) string {
+	if resource.Unshared() == vocab.ResourceGPU {
 		return ClassGPU
 	}
-	if p, ok := strings.CutPrefix(r, vocab.ResourceMIGPrefix); ok && p != "" {
+	if p, ok := resource.MIGProfile(); ok {
 		return ClassMIG + " " + p
 	}
-	return resource
+	return string(resource)
 }
 
 // MIGProfileOf is the MIG profile a device names, in the forms
@@ -177,10 +176,10 @@ func DeviceOfResource(resource string) string {
 // another's. "" where it names no profile.
 func MIGProfileOf(device string) string {
 	d, _, _ := strings.Cut(device, " ×")
-	d = strings.TrimSuffix(d, ".shared")
-	if p, ok := strings.CutPrefix(d, vocab.ResourceMIGPrefix); ok {
+	if p, ok := vocab.Resource(d).MIGProfile(); ok {
 		return p
 	}
+	d = strings.TrimSuffix(d, ".shared")
 	p, _ := strings.CutPrefix(d, ClassMIG+" ")
 	if p == d {
 		return ""

@@ -3,6 +3,8 @@ package dra
 import (
 	"slices"
 	"testing"
+
+	"github.com/gpulens/gpulens/vocab"
 )
 
 func TestClaimFor(t *testing.T) {
@@ -41,7 +43,10 @@ func TestClaimFor(t *testing.T) {
 }
 
 func TestDeviceOfResource(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
+	for _, tt := range []struct {
+		in   vocab.Resource
+		want string
+	}{
 		{"nvidia.com/gpu", "gpu.nvidia.com"},
 		{"nvidia.com/gpu.shared", "gpu.nvidia.com"},
 		{"nvidia.com/mig-3g.40gb", "mig.nvidia.com 3g.40gb"},

@@ -61,7 +61,7 @@ func TestTimeSlicedUnderOnePodLayout(t *testing.T) {
 	// No GFD: only the device plugin's config says so.
 	withConfig := withLabels("", 0)
 	withConfig.Sharing = map[string]inventory.SharingConfig{
-		"any": {TimeSlicing: map[string]int{"nvidia.com/gpu": 4}, Source: "gpu-operator/time-slicing-config"},
+		"any": {TimeSlicing: map[vocab.Resource]int{"nvidia.com/gpu": 4}, Source: "gpu-operator/time-slicing-config"},
 	}
 
 	for _, tt := range []struct {
@@ -153,7 +153,7 @@ func TestClusterSharingCornerCases(t *testing.T) {
 	res.Workloads[0].Pods = []string{"web-0", "web-1"}
 	res.Workloads = res.Workloads[:1]
 	label := func(name string) inventory.Node {
-		return inventory.Node{Name: name, Product: a100, SharingStrategy: "time-slicing", Replicas: 2, Capacity: map[string]int64{"nvidia.com/gpu": 2}}
+		return inventory.Node{Name: name, Product: a100, SharingStrategy: "time-slicing", Replicas: 2, Capacity: map[vocab.Resource]int64{"nvidia.com/gpu": 2}}
 	}
 	inv := &inventory.Inventory{Available: true, Nodes: map[string]inventory.Node{"node-1": label("node-1"), "node-2": label("node-2")}}
 	r := Detect(res, inv, criteria.DefaultConfig(), price.DefaultPrices())

@@ -123,7 +123,7 @@ func confidence(parts ...float64) float64 {
 // every workload verdict resolves its owner (owner: the API's owner
 // references, kube-state-metrics' record, the controller's generated form
 // of the pod's name); a pod without any is its own owner.
-func (d *detector) podOwner(a fleet.Allocation) (workload.Ref, map[string]int64) {
+func (d *detector) podOwner(a fleet.Allocation) (workload.Ref, map[vocab.Resource]int64) {
 	w, _, res, _ := d.owner(fleet.Workload{WorkloadKey: fleet.WorkloadKey{Ref: workload.Ref{Kind: a.WorkloadKind, Namespace: a.Namespace, Name: a.Workload,
 		Container: a.Container}}, Pods: []string{a.Pod}})
 	if w.Name == "" {

@@ -236,7 +236,7 @@ func TestInventoryKinds(t *testing.T) {
 		Namespaces: map[string]inventory.Namespace{"team-a": {Name: "team-a", Team: "nlp"}},
 		Pods: map[inventory.PodKey]inventory.Pod{
 			{Namespace: "team-a", Name: "jupyter"}: {PodKey: inventory.PodKey{Namespace: "team-a", Name: "jupyter"}, Node: "node-1", Phase: "Running",
-				WorkloadKind: "StatefulSet", WorkloadName: "alice-jupyter", GPURequests: map[string]int64{"nvidia.com/gpu": 1}},
+				WorkloadKind: "StatefulSet", WorkloadName: "alice-jupyter", GPURequests: map[vocab.Resource]int64{"nvidia.com/gpu": 1}},
 			{Namespace: "web", Name: "nginx"}: {PodKey: inventory.PodKey{Namespace: "web", Name: "nginx"}, Node: "node-1", Phase: "Running", WorkloadKind: "Deployment", WorkloadName: "nginx"},
 			{Namespace: "web", Name: "api"}:   {PodKey: inventory.PodKey{Namespace: "web", Name: "api"}, Node: "node-2", Phase: "Running", WorkloadKind: "Deployment", WorkloadName: "api"},
 			{Namespace: "mon", Name: "dcgm"}:  {PodKey: inventory.PodKey{Namespace: "mon", Name: "dcgm"}, Node: "node-1", Phase: "Running", WorkloadKind: "DaemonSet", WorkloadName: "dcgm"},

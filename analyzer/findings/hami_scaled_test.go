@@ -124,7 +124,7 @@ func TestHAMiScaledOvercommit(t *testing.T) {
 				if !containsAll(f.Summary, "team-a/svc-a, team-b/svc-b, team-c/svc-c", "96.0 GiB of 80.0 GiB", "120.0 GiB") {
 					t.Errorf("summary does not name the tenants and 96 GiB over 80 GiB: %s", f.Summary)
 				}
-				if f.Recommendation == nil || f.Recommendation.Patch == nil || !containsAll(f.Recommendation.Patch.YAML, vocab.ResourceHAMiMemory, "26624") {
+				if f.Recommendation == nil || f.Recommendation.Patch == nil || !containsAll(f.Recommendation.Patch.YAML, string(vocab.ResourceHAMiMemory), "26624") {
 					t.Errorf("patch %+v, want gpumem 26624", f.Recommendation)
 				}
 			})

@@ -104,7 +104,7 @@ func TestHAMiScenario(t *testing.T) {
 						if f.Severity != w.sev || f.MonthlySavingsUSD != w.saving || !f.CostKnown {
 							t.Errorf("%s %s: severity %s saving %v, want %s %v", w.kind, w.pod, f.Severity, f.MonthlySavingsUSD, w.sev, w.saving)
 						}
-						if f.Recommendation == nil || f.Recommendation.Patch == nil || !containsAll(f.Recommendation.Patch.YAML, vocab.ResourceHAMiMemory, itoa(w.gpumemMiB)) {
+						if f.Recommendation == nil || f.Recommendation.Patch == nil || !containsAll(f.Recommendation.Patch.YAML, string(vocab.ResourceHAMiMemory), itoa(w.gpumemMiB)) {
 							t.Errorf("%s %s: patch %+v, want gpumem %d", w.kind, w.pod, f.Recommendation, w.gpumemMiB)
 						}
 					}

@@ -28,7 +28,7 @@ func isGPUNode(n inventory.Node) bool {
 		return true
 	}
 	for r, v := range n.Capacity {
-		if strings.HasPrefix(r, vocab.ResourcePrefix) && v > 0 {
+		if r.IsNVIDIA() && v > 0 {
 			return true
 		}
 	}
@@ -37,7 +37,7 @@ func isGPUNode(n inventory.Node) bool {
 
 func requestsGPU(p inventory.Pod) bool {
 	for r, v := range p.GPURequests {
-		if strings.HasPrefix(r, vocab.ResourcePrefix) && v > 0 {
+		if r.IsNVIDIA() && v > 0 {
 			return true
 		}
 	}
@@ -87,7 +87,7 @@ func (d *detector) namespacesWithoutQuota() {
 	gpus := map[string]int64{}
 	for _, p := range d.inv.Pods {
 		for r, v := range p.GPURequests {
-			if strings.HasPrefix(r, vocab.ResourcePrefix) {
+			if r.IsNVIDIA() {
 				gpus[p.Namespace] += v
 			}
 		}

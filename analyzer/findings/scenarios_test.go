@@ -547,7 +547,7 @@ func clusterOf(tainted bool, noQuota string, cpuPodNamespace ...string) func(*si
 		for _, sn := range s.Nodes {
 			devs := devicesOf(s, sn.Name)
 			node := inventory.Node{Name: sn.Name, Product: devs[0].Model, Count: sn.GPUs,
-				Capacity: map[string]int64{"nvidia.com/gpu": int64(sn.GPUs)}, SharingStrategy: vocab.SharingNone, Replicas: 1}
+				Capacity: map[vocab.Resource]int64{"nvidia.com/gpu": int64(sn.GPUs)}, SharingStrategy: vocab.SharingNone, Replicas: 1}
 			// GPU Feature Discovery's labels: the node's time-slicing or
 			// MPS strategy and replicas.
 			for _, sh := range sn.Sharing {
@@ -568,7 +568,7 @@ func clusterOf(tainted bool, noQuota string, cpuPodNamespace ...string) func(*si
 				}
 				inv.Pods[inventory.PodKey{Namespace: p.Namespace, Name: p.Name}] = inventory.Pod{
 					PodKey: inventory.PodKey{Namespace: p.Namespace, Name: p.Name}, Node: sn.Name, Phase: "Running",
-					WorkloadKind: "Pod", WorkloadName: p.Name, GPURequests: map[string]int64{resource: 1}}
+					WorkloadKind: "Pod", WorkloadName: p.Name, GPURequests: map[vocab.Resource]int64{resource: 1}}
 				inv.Namespaces[p.Namespace] = inventory.Namespace{Name: p.Namespace, Team: p.Namespace}
 			}
 			for _, ns := range cpuPodNamespace {

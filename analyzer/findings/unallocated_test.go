@@ -119,7 +119,7 @@ func TestUnallocatedNamesWorkloadsHeldNow(t *testing.T) {
 				w, kind := ownerOf(p)
 				k := inventory.PodKey{Namespace: p.Namespace, Name: p.Name}
 				inv.Pods[k] = inventory.Pod{PodKey: k, Node: n.Name, Phase: "Running", WorkloadKind: kind, WorkloadName: strings.TrimPrefix(w, p.Namespace+"/"),
-					GPURequests: map[string]int64{"nvidia.com/gpu": 1}}
+					GPURequests: map[vocab.Resource]int64{"nvidia.com/gpu": 1}}
 			}
 		}
 		return inv
@@ -272,9 +272,9 @@ func TestUnallocatedWithClusterPodsNotInData(t *testing.T) {
 			hidden := inventory.PodKey{Namespace: "team-b", Name: "batch-0"}
 			inv := &inventory.Inventory{Available: true,
 				Nodes: map[string]inventory.Node{"node-1": {Name: "node-1", Product: h100, SharingStrategy: tt.strategy, Replicas: 2,
-					Capacity: map[string]int64{"nvidia.com/gpu": 2}}},
+					Capacity: map[vocab.Resource]int64{"nvidia.com/gpu": 2}}},
 				Pods: map[inventory.PodKey]inventory.Pod{hidden: {PodKey: hidden, Node: "node-1", Phase: "Running",
-					GPURequests: map[string]int64{"nvidia.com/gpu": 1}}}}
+					GPURequests: map[vocab.Resource]int64{"nvidia.com/gpu": 1}}}}
 			r := Detect(res, inv, criteria.DefaultConfig(), price.DefaultPrices())
 			f := find(r, vocab.KindUnallocated)
 			if f == nil || f.Severity != tt.want {

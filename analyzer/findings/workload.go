@@ -198,7 +198,7 @@ func (d *detector) workload(w fleet.Workload) {
 // where the cluster still knows one of the pods, then kube-state-metrics'
 // record of them (which outlives the pods), and otherwise the engine's
 // inference from the pod names stands.
-func (d *detector) owner(w fleet.Workload) (workload.Ref, string, map[string]int64, string) {
+func (d *detector) owner(w fleet.Workload) (workload.Ref, string, map[vocab.Resource]int64, string) {
 	owner := w.Ref
 	if owner.Kind == "" {
 		owner.Kind = "Pod"
@@ -245,7 +245,7 @@ func (d *detector) gpuContainer(w fleet.Workload) string {
 
 // requests are the GPU resources of any of the workload's pods the
 // cluster still knows.
-func (d *detector) requests(w fleet.Workload) map[string]int64 {
+func (d *detector) requests(w fleet.Workload) map[vocab.Resource]int64 {
 	if !d.haveInventory() {
 		return nil
 	}

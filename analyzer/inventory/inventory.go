@@ -60,7 +60,7 @@ type Pod struct {
 	WorkloadInferred bool
 	// GPURequests are the pod's limits on GPU resources, by resource name
 	// (nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-1g.10gb).
-	GPURequests map[string]int64
+	GPURequests map[vocab.Resource]int64
 	// GPUContainer is the one app container of the pod spec whose
 	// resources hold a GPU, the container a patch of its GPU request
 	// names; empty where none or several do.
@@ -91,8 +91,8 @@ type Node struct {
 	MIGStrategy     string        // nvidia.com/mig.strategy: none, single, mixed
 	DevicePluginCfg string        // nvidia.com/device-plugin.config
 	// Capacity and Allocatable of GPU resources, by resource name.
-	Capacity    map[string]int64
-	Allocatable map[string]int64
+	Capacity    map[vocab.Resource]int64
+	Allocatable map[vocab.Resource]int64
 	Taints      []Taint
 	// NodePool is the cloud node-pool label when present (GKE, EKS, AKS,
 	// Karpenter), for grouping; "" otherwise.
@@ -137,8 +137,8 @@ type PDB struct {
 // SharingConfig is one device plugin sharing configuration.
 type SharingConfig struct {
 	// TimeSlicing or MPS replicas per resource name.
-	TimeSlicing     map[string]int
-	MPS             map[string]int
+	TimeSlicing     map[vocab.Resource]int
+	MPS             map[vocab.Resource]int
 	RenameByDefault bool
 	FailRequestsGT1 bool
 	// MIGStrategy is flags.migStrategy when the config sets it.

@@ -1,6 +1,10 @@
 package inventory
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/gpulens/gpulens/vocab"
+)
 
 // KueueAPI is the Kueue API version read: v1beta2, the storage version
 // since Kueue 0.15 (v1beta1 is served beside it).
@@ -27,8 +31,9 @@ type ClusterQueue struct {
 
 // KueueQuota is one GPU resource of one flavor of a ClusterQueue.
 type KueueQuota struct {
-	Flavor, Resource string
-	Nominal          float64
+	Flavor   string
+	Resource vocab.Resource
+	Nominal  float64
 	// Borrowing is the borrowing limit; nil when none is set (the cohort's
 	// unused quota, all of it).
 	Borrowing *float64

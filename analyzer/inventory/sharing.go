@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/gpulens/gpulens/vocab"
 )
@@ -77,7 +76,7 @@ func (inv *Inventory) SharedGPUs(node string) (NodeSharing, bool) {
 	}
 	for _, s := range []struct {
 		strategy vocab.Sharing
-		replicas map[string]int
+		replicas map[vocab.Resource]int
 	}{{vocab.SharingMPS, sc.MPS}, {vocab.SharingTimeSlicing, sc.TimeSlicing}} {
 		if r := wholeGPUReplicas(s.replicas); r > 1 {
 			return NodeSharing{Strategy: s.strategy, Replicas: r,
@@ -90,10 +89,10 @@ func (inv *Inventory) SharedGPUs(node string) (NodeSharing, bool) {
 // wholeGPUReplicas is the replica count of a full-GPU resource
 // (nvidia.com/gpu, or a renamed one such as nvidia.com/gpu.shared), not of
 // a MIG resource (nvidia.com/mig-1g.10gb).
-func wholeGPUReplicas(replicas map[string]int) int {
+func wholeGPUReplicas(replicas map[vocab.Resource]int) int {
 	out := 0
 	for _, name := range slices.Sorted(maps.Keys(replicas)) {
-		if !strings.HasPrefix(name, vocab.ResourceMIGPrefix) {
+		if !name.IsMIG() {
 			out = max(out, replicas[name])
 		}
 	}

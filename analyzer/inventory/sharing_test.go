@@ -5,11 +5,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpulens/gpulens/vocab"
 )
 
 func TestSharingFor(t *testing.T) {
-	ts := SharingConfig{TimeSlicing: map[string]int{"nvidia.com/gpu": 4}}
-	mps := SharingConfig{MPS: map[string]int{"nvidia.com/gpu": 2}}
+	ts := SharingConfig{TimeSlicing: map[vocab.Resource]int{"nvidia.com/gpu": 4}}
+	mps := SharingConfig{MPS: map[vocab.Resource]int{"nvidia.com/gpu": 2}}
 	tests := []struct {
 		name    string
 		configs map[string]SharingConfig
@@ -39,9 +41,9 @@ func TestSharingFor(t *testing.T) {
 }
 
 func TestSharedGPUs(t *testing.T) {
-	ts := SharingConfig{TimeSlicing: map[string]int{"nvidia.com/gpu": 4}, Source: "gpu-operator/time-slicing-config"}
-	mps := SharingConfig{MPS: map[string]int{"nvidia.com/gpu.shared": 2}, Source: "gpu-operator/mps-config"}
-	migOnly := SharingConfig{TimeSlicing: map[string]int{"nvidia.com/mig-1g.10gb": 3}, Source: "gpu-operator/mig-config"}
+	ts := SharingConfig{TimeSlicing: map[vocab.Resource]int{"nvidia.com/gpu": 4}, Source: "gpu-operator/time-slicing-config"}
+	mps := SharingConfig{MPS: map[vocab.Resource]int{"nvidia.com/gpu.shared": 2}, Source: "gpu-operator/mps-config"}
+	migOnly := SharingConfig{TimeSlicing: map[vocab.Resource]int{"nvidia.com/mig-1g.10gb": 3}, Source: "gpu-operator/mig-config"}
 	tests := []struct {
 		name       string
 		configs    map[string]SharingConfig

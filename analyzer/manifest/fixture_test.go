@@ -17,6 +17,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/quota"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // adviceOf is advice of every kind this package builds, with v in every
@@ -30,7 +31,7 @@ func adviceOf(v string) ([]findings.Finding, *plan.Plan, []quota.Advice) {
 		return findings.Finding{Cluster: v, Kind: "k", Namespace: r.Workload.Namespace, Workload: r.Workload.Name,
 			WorkloadKind: r.Workload.Kind, Summary: "summary " + v, Recommendation: r}
 	}
-	resize := recommend.PatchChange{Limits: map[string]int64{"nvidia.com/mig-1g.10gb": 1}, Remove: []string{"nvidia.com/gpu"}}
+	resize := recommend.PatchChange{Limits: map[vocab.Resource]int64{"nvidia.com/mig-1g.10gb": 1}, Remove: []vocab.Resource{"nvidia.com/gpu"}}
 	var fs []findings.Finding
 	for _, kind := range []string{"Deployment", "StatefulSet", "DaemonSet", "CronJob", "Job", "Pod"} {
 		fs = append(fs, finding(&recommend.Recommendation{Action: recommend.ActionMIGProfile, Workload: ref(kind),
@@ -42,7 +43,7 @@ func adviceOf(v string) ([]findings.Finding, *plan.Plan, []quota.Advice) {
 	ts := ref("Deployment")
 	ts.Name = "shared-" + v
 	fs = append(fs, finding(&recommend.Recommendation{Action: recommend.ActionTimeSlicing, Workload: ts,
-		Patch:              recommend.BuildPatch(ts, recommend.PatchChange{Limits: map[string]int64{"nvidia.com/gpu.shared": 1}, Remove: []string{"nvidia.com/gpu"}}),
+		Patch:              recommend.BuildPatch(ts, recommend.PatchChange{Limits: map[vocab.Resource]int64{"nvidia.com/gpu.shared": 1}, Remove: []vocab.Resource{"nvidia.com/gpu"}}),
 		DevicePluginConfig: "version: v1\n", Sharing: &recommend.Sharing{Strategy: "time-slicing", Replicas: 4}}))
 	dra := ref("Deployment")
 	dra.Name = "dra-" + v

@@ -144,8 +144,8 @@ func dropResources(podSpec map[string]any, ch recommend.PatchChange) {
 	c, _ := containers[0].(map[string]any)
 	var drop []string
 	for _, r := range ch.Remove {
-		if _, set := ch.Limits[r]; !set && !slices.Contains(drop, r) {
-			drop = append(drop, r)
+		if _, set := ch.Limits[r]; !set && !slices.Contains(drop, string(r)) {
+			drop = append(drop, string(r))
 		}
 	}
 	if len(drop) == 0 {

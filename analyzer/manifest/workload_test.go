@@ -10,10 +10,11 @@ import (
 	"github.com/gpulens/gpulens/analyzer/findings"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 func TestPatchDoc(t *testing.T) {
-	resize := recommend.PatchChange{Limits: map[string]int64{"nvidia.com/mig-1g.10gb": 1}, Remove: []string{"nvidia.com/gpu", "nvidia.com/mig-1g.10gb"}}
+	resize := recommend.PatchChange{Limits: map[vocab.Resource]int64{"nvidia.com/mig-1g.10gb": 1}, Remove: []vocab.Resource{"nvidia.com/gpu", "nvidia.com/mig-1g.10gb"}}
 	for _, tt := range []struct {
 		kind string
 		// want is the document's YAML; empty for one said in comments.
@@ -109,7 +110,7 @@ func TestReleaseDoc(t *testing.T) {
 func TestMergedOneDocumentPerObject(t *testing.T) {
 	w := workload.Ref{Kind: "Deployment", Namespace: "shop", Name: "web", Container: "main"}
 	docs := Merged([]Doc{
-		patchDoc(recommend.BuildPatch(w, recommend.PatchChange{Limits: map[string]int64{"nvidia.com/gpu.shared": 1}})),
+		patchDoc(recommend.BuildPatch(w, recommend.PatchChange{Limits: map[vocab.Resource]int64{"nvidia.com/gpu.shared": 1}})),
 		{Comments: []string{"words"}},
 		patchDoc(recommend.BuildPatch(w, recommend.PatchChange{Env: map[string]string{"A": "1"}})),
 		releaseDoc(w),
@@ -148,7 +149,7 @@ func TestFileName(t *testing.T) {
 // a container "main", which a strategic merge adds to the pod.
 func TestByHandIsWordsAlone(t *testing.T) {
 	w := workload.Ref{Kind: "StatefulSet", Namespace: "team-a", Name: "db"}
-	ch := recommend.PatchChange{Limits: map[string]int64{"nvidia.com/gpu.shared": 1}, Remove: []string{"nvidia.com/gpu"}}
+	ch := recommend.PatchChange{Limits: map[vocab.Resource]int64{"nvidia.com/gpu.shared": 1}, Remove: []vocab.Resource{"nvidia.com/gpu"}}
 	r := &recommend.Recommendation{Action: recommend.ActionTimeSlicing, Workload: w, Patch: recommend.BuildPatch(w, ch),
 		ByHand: recommend.ContainerUnknown(w, ch), Sharing: &recommend.Sharing{Strategy: "time-slicing", Replicas: 4}, DevicePluginConfig: "version: v1\n"}
 	docs := FromFindings([]findings.Finding{{Namespace: w.Namespace, Workload: w.Name, WorkloadKind: w.Kind, Summary: "share it", Recommendation: r}})

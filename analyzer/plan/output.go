@@ -310,11 +310,11 @@ func emitChanges(p *Plan, e emitter) {
 				writeDRAAssignment(e, p.title(pp), a)
 				continue
 			}
-			remove := []string{vocab.ResourceGPU, vocab.ResourceGPUShared}
-			if strings.HasPrefix(a.From, "mig ") {
-				remove = append(remove, vocab.ResourceMIGPrefix+strings.TrimPrefix(a.From, "mig "))
+			remove := []vocab.Resource{vocab.ResourceGPU, vocab.ResourceGPUShared}
+			if prof, ok := strings.CutPrefix(a.From, "mig "); ok {
+				remove = append(remove, vocab.MIGResource(prof))
 			}
-			change := recommend.PatchChange{Limits: map[string]int64{a.Resource: 1}, Remove: remove}
+			change := recommend.PatchChange{Limits: map[vocab.Resource]int64{a.Resource: 1}, Remove: remove}
 			patch := recommend.BuildPatch(a.Workload, change)
 			e.doc(pp.Cluster)
 			e.note("# %s: %s → %s (%s GPU %d)", a.Workload, a.From, a.Resource, p.title(pp), a.GPU)

@@ -146,8 +146,8 @@ type Assignment struct {
 	GPU      int          `json:"gpu"`
 	Mode     Mode         `json:"mode"`
 	// Resource is the extended resource its pods should request, one of it.
-	Resource string `json:"resource"`
-	From     string `json:"from"`
+	Resource vocab.Resource `json:"resource"`
+	From     string         `json:"from"`
 	// AllocationPath is how the lane's pods get their GPU today
 	// (device-plugin, or dra through Claims): through DRA, the new
 	// layout is requested in the claims, not as Resource in the limits.

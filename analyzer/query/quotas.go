@@ -15,6 +15,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/signals"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // QuotaSeries are the store's quota series at the window's end, as
@@ -87,7 +88,7 @@ func resourceQuotas(vec model.Vector) map[string][]inventory.Quota {
 		if !ok {
 			bare, _ = strings.CutPrefix(res, "limits.")
 		}
-		if math.IsNaN(v) || !inventory.IsGPUResource(bare) {
+		if math.IsNaN(v) || !vocab.Resource(bare).IsGPU() {
 			continue
 		}
 		k := key{label(s, signals.LabelNamespace), label(s, signals.LabelResourceQuota)}
@@ -134,7 +135,7 @@ func kueueQueues(nominal, borrowing, localQueues model.Vector) (*inventory.Kueue
 	offered := map[[2]string][]string{} // flavor, resource → queues
 	for _, s := range nominal {
 		name, flavor, res := label(s, signals.LabelClusterQueue), label(s, signals.LabelFlavor), label(s, signals.LabelQuotaResource)
-		if math.IsNaN(float64(s.Value)) || !inventory.IsGPUResource(res) {
+		if math.IsNaN(float64(s.Value)) || !vocab.Resource(res).IsGPU() {
 			continue
 		}
 		cq := queues[name]
@@ -142,7 +143,7 @@ func kueueQueues(nominal, borrowing, localQueues model.Vector) (*inventory.Kueue
 			cq = &inventory.ClusterQueue{Name: name, Cohort: label(s, signals.LabelCohort)}
 			queues[name] = cq
 		}
-		kq := inventory.KueueQuota{Flavor: flavor, Resource: res, Nominal: float64(s.Value)}
+		kq := inventory.KueueQuota{Flavor: flavor, Resource: vocab.Resource(res), Nominal: float64(s.Value)}
 		// Kueue reports a borrowing limit that is not set as +Inf
 		// (pkg/cache/scheduler/clusterqueue.go); a finite one is set.
 		if b, ok := limits[key{name, flavor, res}]; ok && !math.IsInf(b, 1) && !math.IsNaN(b) {

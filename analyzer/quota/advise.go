@@ -34,8 +34,8 @@ type Advice struct {
 	Namespace string `json:"namespace,omitempty"`
 	// Flavor is the ClusterQueue's ResourceFlavor; Resource the GPU
 	// resource counted (nvidia.com/gpu, nvidia.com/mig-1g.10gb, ...).
-	Flavor   string `json:"flavor,omitempty"`
-	Resource string `json:"resource"`
+	Flavor   string         `json:"flavor,omitempty"`
+	Resource vocab.Resource `json:"resource"`
 	// Namespaces are those whose pods count against it.
 	Namespaces []string `json:"namespaces"`
 	// Quota and Borrowing are today's (Borrowing nil: none set).
@@ -86,11 +86,11 @@ func Advise(d *plan.Data, inv *inventory.Inventory, margin float64) []Advice {
 	}
 	for _, ns := range slices.Sorted(maps.Keys(inv.Quotas)) {
 		for _, rq := range inv.Quotas[ns] {
-			v, ok := rq.Hard["requests."+string(inventory.ResourceGPU)]
+			v, ok := rq.Hard["requests."+string(vocab.ResourceGPU)]
 			if !ok {
 				continue
 			}
-			a := Advice{Kind: KindResourceQuota, Name: rq.Name, Namespace: ns, Resource: string(inventory.ResourceGPU),
+			a := Advice{Kind: KindResourceQuota, Name: rq.Name, Namespace: ns, Resource: vocab.ResourceGPU,
 				Namespaces: []string{ns}, Quota: float64(v)}
 			a.Peak, a.P95 = held(d, a.Namespaces, a.Resource, "")
 			a.advise(margin, false, "")
@@ -115,7 +115,7 @@ func (a *Advice) advise(margin float64, cohort bool, path string) {
 	}
 	if a.Kind == KindResourceQuota {
 		if float64(a.Advised) != a.Quota {
-			b, _ := json.Marshal(map[string]any{"spec": map[string]any{"hard": map[string]string{"requests." + a.Resource: strconv.Itoa(a.Advised)}}})
+			b, _ := json.Marshal(map[string]any{"spec": map[string]any{"hard": map[string]string{"requests." + string(a.Resource): strconv.Itoa(a.Advised)}}})
 			a.Patch, a.PatchType = string(b), "merge"
 		}
 		return
@@ -139,7 +139,7 @@ func (a *Advice) advise(margin float64, cohort bool, path string) {
 // (empty: any). A lane is one place held at a time; a time-sliced or MPS
 // replica counts one nvidia.com/gpu, as the device plugin advertises it
 // without renameByDefault, and a MIG slice one of its own resource.
-func held(d *plan.Data, namespaces []string, resource, product string) (peak, p95 float64) {
+func held(d *plan.Data, namespaces []string, resource vocab.Resource, product string) (peak, p95 float64) {
 	counts := make([]float64, d.Steps)
 	for _, pool := range d.Pools {
 		if product != "" && strings.ReplaceAll(pool.Product, " ", "-") != product {
@@ -169,9 +169,9 @@ func held(d *plan.Data, namespaces []string, resource, product string) (peak, p9
 
 // resourceOf is the extended resource a lane's pods requested, from the
 // plan's From: whole, time-slicing, mps or "mig <profile>".
-func resourceOf(from string) string {
+func resourceOf(from string) vocab.Resource {
 	if p, ok := strings.CutPrefix(from, "mig "); ok {
-		return vocab.ResourceMIGPrefix + p
+		return vocab.MIGResource(p)
 	}
-	return string(inventory.ResourceGPU)
+	return vocab.ResourceGPU
 }

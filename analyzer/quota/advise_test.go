@@ -58,7 +58,7 @@ func TestAdvise(t *testing.T) {
 	}
 	byKey := map[string]Advice{}
 	for _, a := range got {
-		byKey[a.Kind+"/"+a.Name+"/"+a.Resource] = a
+		byKey[a.Kind+"/"+a.Name+"/"+string(a.Resource)] = a
 	}
 	cases := []struct {
 		key              string

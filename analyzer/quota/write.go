@@ -58,7 +58,7 @@ func writeTable(w io.Writer, advice []Advice, notes []string, wide bool) error {
 			if a.Namespace != "" {
 				name = a.Namespace + "/" + a.Name
 			}
-			row := []string{string(a.Kind), name, dash(a.Flavor), a.Resource, dash(strings.Join(a.Namespaces, ",")), fmt.Sprintf("%g", a.Quota),
+			row := []string{string(a.Kind), name, dash(a.Flavor), string(a.Resource), dash(strings.Join(a.Namespaces, ",")), fmt.Sprintf("%g", a.Quota),
 				limit(a.Borrowing), fmt.Sprintf("%g", a.Peak), fmt.Sprintf("%g", a.P95), fmt.Sprint(a.Advised), intLimit(a.AdvisedBorrowing)}
 			if clustered(advice) {
 				row = append([]string{dash(a.Cluster)}, row...)

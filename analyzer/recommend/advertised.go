@@ -16,9 +16,9 @@ import (
 // where renameByDefault and no rename is given), resources.go
 // DefaultSharedRename, consts.go DefaultSharedResourceNameSuffix ".shared".
 // Every other resource is not in the config and keeps its name.
-func (s Sharing) Advertises(resource string) string {
+func (s Sharing) Advertises(resource vocab.Resource) vocab.Resource {
 	if resource == vocab.ResourceGPU {
-		return vocab.ResourceGPUShared
+		return resource.Shared()
 	}
 	return resource
 }
@@ -30,9 +30,9 @@ func (s Sharing) Advertises(resource string) string {
 // has it.
 func (s Sharing) under(c PatchChange, u Usage) PatchChange {
 	out := PatchChange{Remove: slices.Clone(c.Remove), Env: c.Env}
-	set := func(r string, n int64) {
+	set := func(r vocab.Resource, n int64) {
 		if out.Limits == nil {
-			out.Limits = map[string]int64{}
+			out.Limits = map[vocab.Resource]int64{}
 		}
 		out.Limits[s.Advertises(r)] = n
 		if s.Advertises(r) != r && !slices.Contains(out.Remove, r) {

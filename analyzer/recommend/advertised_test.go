@@ -28,25 +28,25 @@ import (
 func TestPatchAsksForWhatTheConfigAdvertises(t *testing.T) {
 	p := criteria.DefaultPolicy()
 	leaky := workload.Ref{Kind: "Deployment", Namespace: "team-nlp", Name: "leaky-worker", Container: "main"}
-	tenant := func(sharing vocab.Sharing, p99GiB float64, held string) Tenant {
+	tenant := func(sharing vocab.Sharing, p99GiB float64, held vocab.Resource) Tenant {
 		return Tenant{Usage: Usage{Workload: leaky, Model: "NVIDIA A100-SXM4-80GB", Sharing: sharing, Share: 1.0 / 3,
-			P99MemoryBytes: p99GiB * gibF, Resources: map[string]int64{held: 1}}}
+			P99MemoryBytes: p99GiB * gibF, Resources: map[vocab.Resource]int64{held: 1}}}
 	}
 	for _, tt := range []struct {
 		name     string
 		r        *Recommendation
 		config   string
-		limits   map[string]int64
-		remove   []string
+		limits   map[vocab.Resource]int64
+		remove   []vocab.Resource
 		to       string
 		envLimit string
 	}{
 		{"the demo's time-sliced tenant", RelieveOOM("time-slicing", 3, 80*gibF, tenant("time-slicing", 52.75, "nvidia.com/gpu"), p),
-			"time-slicing-1", map[string]int64{"nvidia.com/gpu.shared": 1}, []string{"nvidia.com/gpu"}, "nvidia.com/gpu.shared", ""},
+			"time-slicing-1", map[vocab.Resource]int64{"nvidia.com/gpu.shared": 1}, []vocab.Resource{"nvidia.com/gpu"}, "nvidia.com/gpu.shared", ""},
 		// 10 GiB with margin is 12 GiB: 80 GiB holds 6, the config
 		// cuts 4 replicas to 3.
 		{"an MPS tenant holding nvidia.com/gpu", RelieveOOM("mps", 4, 80*gibF, tenant("mps", 10, "nvidia.com/gpu"), p),
-			"mps-3", map[string]int64{"nvidia.com/gpu.shared": 1}, []string{"nvidia.com/gpu"}, "nvidia.com/gpu.shared", "0=12288M"},
+			"mps-3", map[vocab.Resource]int64{"nvidia.com/gpu.shared": 1}, []vocab.Resource{"nvidia.com/gpu"}, "nvidia.com/gpu.shared", "0=12288M"},
 		{"an MPS tenant holding nvidia.com/gpu.shared", RelieveOOM("mps", 4, 80*gibF, tenant("mps", 10, "nvidia.com/gpu.shared"), p),
 			"mps-3", nil, nil, "nvidia.com/gpu.shared", "0=12288M"},
 	} {

@@ -25,7 +25,7 @@ func HAMiShare(coresPct int64, memMiB int64, deviceBytes float64) float64 {
 // ones, on a GPU of deviceBytes; its shares are HAMiShare's.
 func HAMiResources(w workload.Ref, curMemMiB, curCores, memMiB, coresPct int64, deviceBytes float64, why string) *Recommendation {
 	newMem, newCores := curMemMiB, curCores
-	limits := map[string]int64{}
+	limits := map[vocab.Resource]int64{}
 	if memMiB > 0 {
 		newMem = memMiB
 		limits[vocab.ResourceHAMiMemory] = memMiB
@@ -37,8 +37,8 @@ func HAMiResources(w workload.Ref, curMemMiB, curCores, memMiB, coresPct int64, 
 	r := &Recommendation{
 		Action:           ActionHAMiResources,
 		Workload:         w,
-		From:             vocab.ResourceGPU,
-		To:               vocab.ResourceGPU,
+		From:             string(vocab.ResourceGPU),
+		To:               string(vocab.ResourceGPU),
 		CurrentShare:     HAMiShare(curCores, curMemMiB, deviceBytes),
 		RecommendedShare: HAMiShare(newCores, newMem, deviceBytes),
 		Allocation:       vocab.AllocationPathDevicePlugin,

@@ -38,8 +38,8 @@ type PodClaim struct {
 type PatchChange struct {
 	// Limits are GPU resources to set; Remove are resource names to drop
 	// from limits and requests (a strategic-merge null deletes a key).
-	Limits map[string]int64
-	Remove []string
+	Limits map[vocab.Resource]int64
+	Remove []vocab.Resource
 	// Env are environment variables to set (merged by name).
 	Env map[string]string
 }
@@ -66,15 +66,16 @@ func BuildPatch(w workload.Ref, c PatchChange) *Patch {
 	if w.Container == "" {
 		return nil
 	}
+	// The patch is the Kubernetes API's: resource names as its keys.
 	limits := map[string]any{}
 	requests := map[string]any{}
 	for _, r := range c.Remove {
 		if _, set := c.Limits[r]; !set {
-			limits[r], requests[r] = nil, nil
+			limits[string(r)], requests[string(r)] = nil, nil
 		}
 	}
 	for r, n := range c.Limits {
-		limits[r] = n
+		limits[string(r)] = n
 	}
 	container := map[string]any{"name": w.Container}
 	res := map[string]any{}
@@ -121,8 +122,8 @@ func ContainerUnknown(w workload.Ref, c PatchChange) string {
 	}
 	var drop []string
 	for _, r := range c.Remove {
-		if _, set := c.Limits[r]; !set && !slices.Contains(drop, r) {
-			drop = append(drop, r)
+		if _, set := c.Limits[r]; !set && !slices.Contains(drop, string(r)) {
+			drop = append(drop, string(r))
 		}
 	}
 	if len(drop) > 0 {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // TestNoPatchWithoutContainer guards against a guessed container. A
@@ -32,7 +33,7 @@ func TestNoPatchWithoutContainer(t *testing.T) {
 				"no patch is written: the container holding the GPU is not in the data (no container label on its series, and no pod spec from the cluster with one GPU container)"},
 		{"dedicated GPU",
 			Dedicated(Usage{Workload: sts, Model: "NVIDIA A100-SXM4-80GB", Sharing: "time-slicing", Share: 0.25, P95Utilization: 0.9,
-				P99MemoryBytes: 30 * gibF, Resources: map[string]int64{"nvidia.com/gpu.shared": 1}}, p, "training-like load"),
+				P99MemoryBytes: 30 * gibF, Resources: map[vocab.Resource]int64{"nvidia.com/gpu.shared": 1}}, p, "training-like load"),
 			"StatefulSet/team-b/db: set spec.template.spec.containers[<the GPU container>].resources.limits[nvidia.com/gpu] to 1, " +
 				"remove nvidia.com/gpu.shared from spec.template.spec.containers[<the GPU container>].resources.limits and .requests; " +
 				"no patch is written: the container holding the GPU is not in the data (no container label on its series, and no pod spec from the cluster with one GPU container)"},
@@ -43,7 +44,7 @@ func TestNoPatchWithoutContainer(t *testing.T) {
 		// 10 GiB p99 with the default 20% margin: 12,288 MiB.
 		{"MPS memory limit",
 			RelieveOOM("mps", 4, 80*gibF, Tenant{Usage: Usage{Workload: noContainer, Model: h100, Sharing: "mps", Share: 0.25, P99MemoryBytes: 10 * gibF,
-				Resources: map[string]int64{"nvidia.com/gpu.shared": 1}}}, p),
+				Resources: map[vocab.Resource]int64{"nvidia.com/gpu.shared": 1}}}, p),
 			"Deployment/team-a/web: set spec.template.spec.containers[<the GPU container>].env[CUDA_MPS_PINNED_DEVICE_MEM_LIMIT] to \"0=12288M\"; " +
 				"no patch is written: the container holding the GPU is not in the data (no container label on its series, and no pod spec from the cluster with one GPU container)"},
 	} {

@@ -114,12 +114,13 @@ func RelieveOOM(sharing vocab.Sharing, replicas int, deviceMemory float64, heavi
 	if sharing == vocab.SharingMPS {
 		limit := fmt.Sprintf("0=%dM", int64(math.Ceil(need/(1<<20))))
 		current := heaviest.currentShare(p.MIGShare)
+		held := heaviest.gpuResources()[0]
 		r := &Recommendation{
 			Action:   ActionMPSMemoryLimit,
 			Workload: heaviest.Workload,
 			Summary: fmt.Sprintf("cap %s's MPS pinned device memory at %s (its p99 peak %s plus %s margin) so that it fails alone instead of taking its co-tenants down",
 				heaviest.Workload.Name, gib(need), gib(heaviest.P99MemoryBytes), pct(p.MemoryMargin)),
-			From: heaviest.gpuResources()[0], To: heaviest.gpuResources()[0],
+			From: string(held), To: string(held),
 			CurrentShare: current, RecommendedShare: current,
 			DevicePluginConfig: cfg,
 			Sharing:            share,
@@ -129,7 +130,7 @@ func RelieveOOM(sharing vocab.Sharing, replicas int, deviceMemory float64, heavi
 		if share != nil {
 			// With the config the same output writes, its node
 			// advertises the renamed resource.
-			ch, r.To = share.under(ch, heaviest.Usage), share.Advertises(r.To)
+			ch, r.To = share.under(ch, heaviest.Usage), string(share.Advertises(held))
 		}
 		r.patchOr(heaviest.Workload, ch)
 		return r
@@ -146,8 +147,9 @@ func RelieveOOM(sharing vocab.Sharing, replicas int, deviceMemory float64, heavi
 	if share != nil && r.Allocation == vocab.AllocationPathDevicePlugin {
 		// The output writes the config for the nodes it runs on, which
 		// then advertise nvidia.com/gpu renamed: a request by the old
-		// name would never be scheduled there.
-		r.To = share.Advertises(r.To)
+		// name would never be scheduled there. On this path Dedicated's
+		// request is nvidia.com/gpu.
+		r.To = string(share.Advertises(vocab.ResourceGPU))
 		r.repatch(heaviest.Workload, share.under(heaviest.change(vocab.ResourceGPU), heaviest.Usage))
 		if fewer >= 2 {
 			// Under a config of several replicas the patched request
@@ -157,7 +159,7 @@ func RelieveOOM(sharing vocab.Sharing, replicas int, deviceMemory float64, heavi
 			r.Action, r.RecommendedShare = ActionTimeSlicing, 1/float64(fewer)
 			r.Summary = fmt.Sprintf("cut its GPU's time-slicing replicas from %d to %d (the device plugin config beside it, on the nodes it runs on) so that every tenant's peak of %s fits, and request one of them (%s): %s",
 				replicas, fewer, gib(need), r.To, why)
-			notes = []string{"or request a dedicated GPU (" + vocab.ResourceGPU + ") on a node pool whose GPUs are not shared"}
+			notes = []string{"or request a dedicated GPU (" + string(vocab.ResourceGPU) + ") on a node pool whose GPUs are not shared"}
 			r.Notes = slices.DeleteFunc(r.Notes, func(n string) bool { return n == "schedule it on a node pool whose GPUs are not shared" })
 		}
 	}

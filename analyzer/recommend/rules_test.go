@@ -9,6 +9,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/price"
 
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 const (
@@ -126,7 +127,7 @@ func TestPatchForDeployment(t *testing.T) {
 	if r.Patch.JSON != wantJSON {
 		t.Errorf("JSON patch %s, want %s", r.Patch.JSON, wantJSON)
 	}
-	cron := BuildPatch(workload.Ref{Kind: "CronJob", Namespace: "n", Name: "c", Container: "main"}, PatchChange{Limits: map[string]int64{"nvidia.com/gpu": 1}})
+	cron := BuildPatch(workload.Ref{Kind: "CronJob", Namespace: "n", Name: "c", Container: "main"}, PatchChange{Limits: map[vocab.Resource]int64{"nvidia.com/gpu": 1}})
 	if !strings.HasPrefix(cron.JSON, `{"spec":{"jobTemplate":{"spec":{"template":{"spec":{"containers":[{"name":"main"`) {
 		t.Errorf("CronJob patch %s", cron.JSON)
 	}
@@ -135,7 +136,7 @@ func TestPatchForDeployment(t *testing.T) {
 func TestReliabilityRules(t *testing.T) {
 	p := criteria.DefaultPolicy()
 	shared := Usage{Workload: web, Model: "NVIDIA A100-SXM4-80GB", Sharing: "time-slicing", Share: 0.25, P95Utilization: 0.9, P99MemoryBytes: 30 * gibF,
-		Resources: map[string]int64{"nvidia.com/gpu.shared": 1, "cpu": 4}}
+		Resources: map[vocab.Resource]int64{"nvidia.com/gpu.shared": 1, "cpu": 4}}
 	d := Dedicated(shared, p, "training-like load")
 	if d.Action != ActionDedicatedGPU || !d.Reliability || d.RecommendedShare != 1 || d.From != "nvidia.com/gpu.shared" ||
 		!strings.Contains(d.Patch.YAML, "nvidia.com/gpu.shared: null") || price.MonthlySavings(d.CurrentShare, d.RecommendedShare, 3.43) >= 0 {

@@ -2,7 +2,6 @@ package recommend
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/gpulens/gpulens/analyzer/criteria"
 	"github.com/gpulens/gpulens/analyzer/price"
@@ -31,7 +30,7 @@ type Usage struct {
 	DeviceMemoryBytes float64
 	// Resources are the container's GPU limits by resource name, from the
 	// cluster; nil infers them from Sharing and MIGProfile.
-	Resources map[string]int64
+	Resources map[vocab.Resource]int64
 	// Claim is the DRA claim the workload's pods get the GPU from (the
 	// inventory's GPUClaimOf); nil on the device plugin's path, where the
 	// change is a patch of the container's limits.
@@ -90,10 +89,10 @@ func (u Usage) currentShare(mode criteria.ShareMode) float64 {
 }
 
 // gpuResources are the GPU resource names the container holds now.
-func (u Usage) gpuResources() []string {
-	var out []string
+func (u Usage) gpuResources() []vocab.Resource {
+	var out []vocab.Resource
 	for _, r := range sortedKeys(u.Resources) {
-		if strings.HasPrefix(r, vocab.ResourcePrefix) {
+		if r.IsNVIDIA() {
 			out = append(out, r)
 		}
 	}
@@ -101,21 +100,21 @@ func (u Usage) gpuResources() []string {
 		return out
 	}
 	if u.Sharing == vocab.SharingMIG && u.MIGProfile != "" {
-		return []string{vocab.ResourceMIGPrefix + u.MIGProfile}
+		return []vocab.Resource{vocab.MIGResource(u.MIGProfile)}
 	}
-	return []string{vocab.ResourceGPU}
+	return []vocab.Resource{vocab.ResourceGPU}
 }
 
 // change is the change from the current resources to one of to.
-func (u Usage) change(to string) PatchChange {
-	return PatchChange{Limits: map[string]int64{to: 1}, Remove: u.gpuResources()}
+func (u Usage) change(to vocab.Resource) PatchChange {
+	return PatchChange{Limits: map[vocab.Resource]int64{to: 1}, Remove: u.gpuResources()}
 }
 
 // retarget gives r its change of GPU along u's allocation path: on the
 // device plugin's, a patch of the container's limits to one of resource;
 // through DRA, the change of its claim to ask for claim instead, where
 // the resource name means nothing.
-func (u Usage) retarget(r *Recommendation, resource string, claim ClaimChange) *Recommendation {
+func (u Usage) retarget(r *Recommendation, resource vocab.Resource, claim ClaimChange) *Recommendation {
 	req, ok := u.Claim.GPU()
 	if !ok && u.ThroughDRA {
 		// Through DRA without the claim's spec (no cluster access, or no
@@ -134,7 +133,7 @@ func (u Usage) retarget(r *Recommendation, resource string, claim ClaimChange) *
 	}
 	if !ok {
 		r.Allocation = vocab.AllocationPathDevicePlugin
-		r.From, r.To = u.gpuResources()[0], resource
+		r.From, r.To = string(u.gpuResources()[0]), string(resource)
 		r.patchOr(u.Workload, u.change(resource))
 		return r
 	}

@@ -113,9 +113,14 @@ func setupAttribution(ctx context.Context, cfg *config, backend gpu.Backend, log
 		}
 	}
 
+	// The flag's names are the kubelet's, taken as they are.
+	resourceNames := make([]vocab.Resource, len(cfg.resourceNames))
+	for i, n := range cfg.resourceNames {
+		resourceNames[i] = vocab.Resource(n)
+	}
 	client := podresources.New(podresources.Options{Socket: socket, Interval: cfg.collectInterval,
 		MaxRecvBytes:  int(cfg.podResourcesMaxMessage),
-		ResourceNames: cfg.resourceNames, DRADrivers: cfg.draDrivers, Logger: logger})
+		ResourceNames: resourceNames, DRADrivers: cfg.draDrivers, Logger: logger})
 	// One synchronous refresh, so the first collection is attributed; a
 	// failure is not fatal (the kubelet may come up later) and is logged by
 	// the client.

@@ -34,6 +34,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/quota"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // adviceFleet creates, in the real API server, the demo fleet's workloads
@@ -120,7 +121,7 @@ func adviceFleet(t *testing.T, c kubernetes.Interface) ([]findings.Finding, *pla
 	resize := func(kind, ns, name, from, to string) {
 		w := ref(kind, ns, name)
 		add(&recommend.Recommendation{Action: recommend.ActionMIGProfile, Workload: w, From: from, To: to,
-			Patch: recommend.BuildPatch(w, recommend.PatchChange{Limits: map[string]int64{to: 1}, Remove: []string{from}})})
+			Patch: recommend.BuildPatch(w, recommend.PatchChange{Limits: map[vocab.Resource]int64{vocab.Resource(to): 1}, Remove: []vocab.Resource{vocab.Resource(from)}})})
 	}
 	resize("Deployment", vision, "ocr-serving", "nvidia.com/mig-2g.20gb", "nvidia.com/mig-1g.20gb")
 	resize("Job", recsys, "feature-train", "nvidia.com/mig-2g.20gb", "nvidia.com/mig-3g.40gb")
@@ -134,7 +135,7 @@ func adviceFleet(t *testing.T, c kubernetes.Interface) ([]findings.Finding, *pla
 	}
 	shared := ref("Deployment", recsys, "recsys-serving")
 	add(&recommend.Recommendation{Action: recommend.ActionTimeSlicing, Workload: shared,
-		Patch:              recommend.BuildPatch(shared, recommend.PatchChange{Limits: map[string]int64{"nvidia.com/gpu.shared": 1}, Remove: []string{"nvidia.com/gpu"}}),
+		Patch:              recommend.BuildPatch(shared, recommend.PatchChange{Limits: map[vocab.Resource]int64{"nvidia.com/gpu.shared": 1}, Remove: []vocab.Resource{"nvidia.com/gpu"}}),
 		DevicePluginConfig: "version: v1\nsharing:\n  timeSlicing:\n    renameByDefault: true\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n",
 		Sharing:            &recommend.Sharing{Strategy: "time-slicing", Replicas: 4}})
 	// The DRA notebook's claim, as recommend changes it: a new template

@@ -376,7 +376,7 @@ func TestDRAAnalyzer(t *testing.T) {
 	}
 	lim := l.Spec.Template.Spec.Containers[0].Resources.Limits
 	mig := lim["nvidia.com/mig-1g.10gb"]
-	if _, still := lim[inventory.ResourceGPU]; still || mig.Value() != 1 || len(l.Spec.Template.Spec.ResourceClaims) != 0 {
+	if _, still := lim[corev1.ResourceName(vocab.ResourceGPU)]; still || mig.Value() != 1 || len(l.Spec.Template.Spec.ResourceClaims) != 0 {
 		t.Errorf("legacy's patched limits %v, claims %v", lim, l.Spec.Template.Spec.ResourceClaims)
 	}
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	invkube "github.com/gpulens/gpulens/analyzer/inventory/kube"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // fleetKubeconfig writes a kubeconfig of three contexts, as one of several
@@ -64,7 +65,7 @@ func TestFleetEachClusterItsOwnPart(t *testing.T) {
 	node := "gpu-fleet-" + s
 	createNode(t, c, &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: node, Labels: map[string]string{inventory.LabelGPUProduct: "NVIDIA-H100-80GB-HBM3"}},
-		Status:     corev1.NodeStatus{Capacity: corev1.ResourceList{inventory.ResourceGPU: *resource.NewQuantity(8, resource.DecimalSI)}},
+		Status:     corev1.NodeStatus{Capacity: corev1.ResourceList{corev1.ResourceName(vocab.ResourceGPU): *resource.NewQuantity(8, resource.DecimalSI)}},
 	})
 	runPod(t, c, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "train-" + s, Namespace: ns},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "registry.example/train:1", Resources: gpuLimits(1)}}}}, node)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	invkube "github.com/gpulens/gpulens/analyzer/inventory/kube"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // world is what one inventory test puts into the cluster.
@@ -38,7 +39,7 @@ func controller(kind, name string, uid types.UID) []metav1.OwnerReference {
 }
 
 func gpuLimits(n int64) corev1.ResourceRequirements {
-	return corev1.ResourceRequirements{Limits: corev1.ResourceList{inventory.ResourceGPU: *resource.NewQuantity(n, resource.DecimalSI)}}
+	return corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceName(vocab.ResourceGPU): *resource.NewQuantity(n, resource.DecimalSI)}}
 }
 
 // podTemplate is a GPU pod template; Deployments and ReplicaSets require
@@ -83,8 +84,8 @@ func buildWorld(t *testing.T, c kubernetes.Interface, configMapNS, configMapName
 		}},
 		Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}}},
 		Status: corev1.NodeStatus{
-			Capacity:    corev1.ResourceList{inventory.ResourceGPU: resource.MustParse("32"), corev1.ResourceCPU: resource.MustParse("96")},
-			Allocatable: corev1.ResourceList{inventory.ResourceGPU: resource.MustParse("32"), corev1.ResourceCPU: resource.MustParse("94")},
+			Capacity:    corev1.ResourceList{corev1.ResourceName(vocab.ResourceGPU): resource.MustParse("32"), corev1.ResourceCPU: resource.MustParse("96")},
+			Allocatable: corev1.ResourceList{corev1.ResourceName(vocab.ResourceGPU): resource.MustParse("32"), corev1.ResourceCPU: resource.MustParse("94")},
 		},
 	})
 	createNode(t, c, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: w.other}})
@@ -236,15 +237,15 @@ func checkWorld(t *testing.T, inv *inventory.Inventory, w world, configSource st
 	type owner struct {
 		Kind, Name string
 		Inferred   bool
-		GPUs       map[string]int64
+		GPUs       map[vocab.Resource]int64
 		Node       string
 		Phase      string
 		Priority   string
 	}
 	want := map[string]owner{
-		"trainer-5d4f8b7c9-x7k2p": {"Deployment", "trainer", false, map[string]int64{"nvidia.com/gpu": 2}, w.node, "Running", w.priorityClass},
-		"nightly-29410560-q8w4z":  {"CronJob", "nightly", false, map[string]int64{"nvidia.com/gpu": 1}, w.node, "Running", w.priorityClass},
-		"serve-7f8d9c6b5-m2n3b":   {"Deployment", "serve", true, map[string]int64{"nvidia.com/gpu": 1}, w.node, "Running", w.priorityClass},
+		"trainer-5d4f8b7c9-x7k2p": {"Deployment", "trainer", false, map[vocab.Resource]int64{"nvidia.com/gpu": 2}, w.node, "Running", w.priorityClass},
+		"nightly-29410560-q8w4z":  {"CronJob", "nightly", false, map[vocab.Resource]int64{"nvidia.com/gpu": 1}, w.node, "Running", w.priorityClass},
+		"serve-7f8d9c6b5-m2n3b":   {"Deployment", "serve", true, map[vocab.Resource]int64{"nvidia.com/gpu": 1}, w.node, "Running", w.priorityClass},
 		"debug":                   {"Pod", "debug", false, nil, w.node, "Running", w.priorityClass},
 	}
 	got := map[string]owner{}
@@ -264,8 +265,8 @@ func checkWorld(t *testing.T, inv *inventory.Inventory, w world, configSource st
 	wantNode := inventory.Node{
 		Name: w.node, Product: "NVIDIA-H100-80GB-HBM3", MemoryMiB: 81559, Count: 8, Replicas: 4,
 		DevicePluginCfg: w.configKey,
-		Capacity:        map[string]int64{"nvidia.com/gpu": 32},
-		Allocatable:     map[string]int64{"nvidia.com/gpu": 32},
+		Capacity:        map[vocab.Resource]int64{"nvidia.com/gpu": 32},
+		Allocatable:     map[vocab.Resource]int64{"nvidia.com/gpu": 32},
 		// The second taint is the API server's own: the TaintNodesByCondition
 		// admission plugin marks every new node not-ready until the node
 		// controller, which does not run here, sees it Ready.
@@ -296,7 +297,7 @@ func checkWorld(t *testing.T, inv *inventory.Inventory, w world, configSource st
 	if v, ok := inv.PriorityClasses[w.priorityClass]; !ok || v != 1000 {
 		t.Errorf("priority class %s = %d, %v", w.priorityClass, v, ok)
 	}
-	wantSharing := inventory.SharingConfig{TimeSlicing: map[string]int{"nvidia.com/gpu": 4}, MIGStrategy: "none", Source: configSource}
+	wantSharing := inventory.SharingConfig{TimeSlicing: map[vocab.Resource]int{"nvidia.com/gpu": 4}, MIGStrategy: "none", Source: configSource}
 	if d := cmp.Diff(wantSharing, inv.Sharing[w.configKey]); d != "" {
 		t.Errorf("sharing config %s (-want +got):\n%s", w.configKey, d)
 	}

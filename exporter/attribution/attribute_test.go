@@ -8,7 +8,6 @@ import (
 
 	"github.com/gpulens/gpulens/exporter/attribution/podindex"
 	"github.com/gpulens/gpulens/exporter/gpu"
-	"github.com/gpulens/gpulens/exporter/podresources"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -24,9 +23,10 @@ import (
 //	1008        absent: a process that exited after NVML listed it
 const staticHash = "0123456789abcdef0123456789abcdef"
 
+// The names as the kubelet sends them.
 const (
-	gpuRes    = podresources.ResourceGPU
-	sharedRes = podresources.ResourceGPUShared
+	gpuRes    = string(vocab.ResourceGPU)
+	sharedRes = string(vocab.ResourceGPUShared)
 )
 
 func TestAttribute(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"github.com/gpulens/gpulens/exporter/attribution/sliceindex"
 	"github.com/gpulens/gpulens/exporter/gpu"
 	"github.com/gpulens/gpulens/exporter/podresources"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // locateClaim finds the snapshot device a claim's device is, through the
@@ -63,7 +64,7 @@ func (p *pass) addClaim(at loc, pod podresources.Pod, container string, cl podre
 	if t == nil {
 		// Resource names the driver; the profile backs up NVML's, as a
 		// mixed-strategy resource name does for the device plugin.
-		d := podresources.Device{Resource: cl.Driver, Ref: podresources.DeviceRef{
+		d := podresources.Device{Resource: vocab.Resource(cl.Driver), Ref: podresources.DeviceRef{
 			Kind: podresources.KindUUID, UUID: dev.UUID, Index: -1, MIGIndex: -1, GPUInstance: -1,
 			ComputeInstance: -1, Replica: -1, MIGProfile: dev.Profile}}
 		t = &tenant{rec: p.record(at, pod, container, d)}

@@ -84,7 +84,7 @@ type ContainerGPU struct {
 
 	// Resource is the extended resource the device was requested as, or
 	// the DRA driver for a device allocated through a claim.
-	Resource string
+	Resource vocab.Resource
 	// Claims are the ResourceClaims through which the container holds the
 	// device, sorted; none for a device of a device plugin.
 	Claims []Claim

@@ -6,12 +6,14 @@ import (
 	"time"
 
 	v1 "k8s.io/kubelet/pkg/apis/podresources/v1"
+
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Device is one GPU device ID the kubelet assigned or can assign.
 type Device struct {
 	// Resource is the extended resource name, e.g. nvidia.com/mig-1g.10gb.
-	Resource string
+	Resource vocab.Resource
 	// Ref is the parsed device ID; Ref.String() is the ID the kubelet sent.
 	Ref DeviceRef
 }
@@ -90,7 +92,7 @@ func buildAllocations(now time.Time, list *v1.ListPodResourcesResponse, alloc *v
 	gpuDevices := func(in []*v1.ContainerDevices) []Device {
 		var out []Device
 		for _, cd := range in {
-			resource := cd.GetResourceName()
+			resource := vocab.Resource(cd.GetResourceName())
 			if !IsGPUResource(resource, sel.ResourceNames) {
 				continue
 			}

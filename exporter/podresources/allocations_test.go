@@ -5,6 +5,8 @@ import (
 	"time"
 
 	v1 "k8s.io/kubelet/pkg/apis/podresources/v1"
+
+	"github.com/gpulens/gpulens/vocab"
 )
 
 func TestBuildAllocationsNilAnswers(t *testing.T) {
@@ -19,7 +21,7 @@ func TestBuildAllocationsNilAnswers(t *testing.T) {
 
 func TestAllocationsLookup(t *testing.T) {
 	gpu := func(ids ...string) []*v1.ContainerDevices {
-		return []*v1.ContainerDevices{{ResourceName: ResourceGPU, DeviceIds: ids}}
+		return []*v1.ContainerDevices{{ResourceName: string(vocab.ResourceGPU), DeviceIds: ids}}
 	}
 	list := &v1.ListPodResourcesResponse{PodResources: []*v1.PodResources{
 		{Namespace: "b", Name: "p", Containers: []*v1.ContainerResources{
@@ -58,7 +60,7 @@ func TestAllocationsLookup(t *testing.T) {
 		{"GPU-00000000-0000-0000-0000-000000000000", 1},
 	}
 	for _, tt := range tests {
-		ref, err := ParseDeviceID(ResourceGPU, tt.id)
+		ref, err := ParseDeviceID(vocab.ResourceGPU, tt.id)
 		if err != nil {
 			t.Fatal(err)
 		}

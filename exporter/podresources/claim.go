@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	v1 "k8s.io/kubelet/pkg/apis/podresources/v1"
+
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // DefaultDRADriver is the DRA driver of NVIDIA GPUs (k8s-dra-driver-gpu),
@@ -15,7 +17,7 @@ const DefaultDRADriver = "gpu.nvidia.com"
 type Selection struct {
 	// ResourceNames are extra device-plugin resource names, the ones an
 	// operator configured through a time-slicing "rename".
-	ResourceNames []string
+	ResourceNames []vocab.Resource
 	// DRADrivers are the Dynamic Resource Allocation drivers whose devices
 	// are GPUs. A claim also lists the devices of other drivers (NICs,
 	// the compute-domain driver's channels), which are not ours to count.

@@ -16,6 +16,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	v1 "k8s.io/kubelet/pkg/apis/podresources/v1"
+
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Defaults applied by New to zero Options fields.
@@ -65,12 +67,12 @@ const (
 
 // Options configure a Client. Zero values take the defaults above.
 type Options struct {
-	Socket        string        // kubelet pod-resources socket path
-	Interval      time.Duration // between refreshes in Run
-	Timeout       time.Duration // for one refresh, both RPCs together
-	MaxRecvBytes  int           // gRPC receive limit
-	ResourceNames []string      // custom GPU resource names (time-slicing "rename")
-	DRADrivers    []string      // DRA drivers whose claim devices are GPUs; none when empty
+	Socket        string           // kubelet pod-resources socket path
+	Interval      time.Duration    // between refreshes in Run
+	Timeout       time.Duration    // for one refresh, both RPCs together
+	MaxRecvBytes  int              // gRPC receive limit
+	ResourceNames []vocab.Resource // custom GPU resource names (time-slicing "rename")
+	DRADrivers    []string         // DRA drivers whose claim devices are GPUs; none when empty
 	Logger        *slog.Logger
 }
 

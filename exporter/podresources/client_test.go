@@ -20,6 +20,7 @@ import (
 
 	"github.com/gpulens/gpulens/exporter/podresources/podresourcestest"
 	"github.com/gpulens/gpulens/signals/native"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*/want.txt from the current output")
@@ -52,7 +53,7 @@ func summarize(a *Allocations) string {
 func TestRefreshFixtures(t *testing.T) {
 	tests := []struct {
 		scenario        string
-		resourceNames   []string
+		resourceNames   []vocab.Resource
 		draDrivers      []string
 		wantPods        int
 		wantClaims      int
@@ -75,7 +76,7 @@ func TestRefreshFixtures(t *testing.T) {
 		{scenario: "gke", wantPods: 4, wantAllocatable: 8},
 		{scenario: "index", wantPods: 2, wantAllocatable: 9},
 		{
-			scenario: "custom-and-bad", resourceNames: []string{"example.com/gpu-ts"},
+			scenario: "custom-and-bad", resourceNames: []vocab.Resource{"example.com/gpu-ts"},
 			// Two bad IDs in List, two in GetAllocatableResources.
 			wantPods: 2, wantAllocatable: 7, wantParseErrors: 4,
 		},
@@ -152,7 +153,7 @@ func manyPods(n int) *v1.ListPodResourcesResponse {
 				Name:   "server",
 				CpuIds: []int64{int64(i % 128), int64((i + 1) % 128)},
 				Devices: []*v1.ContainerDevices{
-					{ResourceName: ResourceGPU, DeviceIds: []string{fmt.Sprintf("%s::%d", gpuUUID, i)}},
+					{ResourceName: string(vocab.ResourceGPU), DeviceIds: []string{fmt.Sprintf("%s::%d", gpuUUID, i)}},
 					{ResourceName: "nvidia.com/sriov_netdevice", DeviceIds: []string{fmt.Sprintf("0000:3b:%02x.%d", i%256, i%8)}},
 				},
 			}},

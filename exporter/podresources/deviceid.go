@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Kind tells which naming scheme a device ID uses, and so which fields of a
@@ -93,15 +95,16 @@ const (
 // and custom names are legitimate; the name only contributes MIGProfile and
 // Shared. Parsing is strict (no leading zeros, well-formed UUIDs), so that
 // String of the result gives back id exactly.
-func ParseDeviceID(resource, id string) (DeviceRef, error) {
+func ParseDeviceID(resource vocab.Resource, id string) (DeviceRef, error) {
+	migProfile, _ := resource.MIGProfile()
 	ref := DeviceRef{
 		Index:           -1,
 		MIGIndex:        -1,
 		GPUInstance:     -1,
 		ComputeInstance: -1,
 		Replica:         -1,
-		MIGProfile:      MIGProfile(resource),
-		Shared:          isSharedResource(resource),
+		MIGProfile:      migProfile,
+		Shared:          resource.IsShared(),
 	}
 	var err error
 	if rest, ok := strings.CutPrefix(id, gkePrefix); ok {

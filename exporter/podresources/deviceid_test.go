@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpulens/gpulens/vocab"
 )
 
 const (
@@ -22,24 +24,24 @@ func ref(mod func(*DeviceRef)) DeviceRef {
 func TestParseDeviceID(t *testing.T) {
 	tests := []struct {
 		name     string
-		resource string
+		resource vocab.Resource
 		id       string
 		want     DeviceRef
 		wantMIG  bool
 		wantBase string
 	}{
 		{
-			name: "whole GPU by UUID", resource: ResourceGPU, id: gpuUUID,
+			name: "whole GPU by UUID", resource: vocab.ResourceGPU, id: gpuUUID,
 			want:     ref(func(r *DeviceRef) { r.Kind = KindUUID; r.UUID = gpuUUID }),
 			wantBase: gpuUUID,
 		},
 		{
-			name: "upper-case UUID is kept verbatim", resource: ResourceGPU, id: "GPU-5B4A8D3C-1F2E-4A6B-9C0D-7E8F9A0B1C2D",
+			name: "upper-case UUID is kept verbatim", resource: vocab.ResourceGPU, id: "GPU-5B4A8D3C-1F2E-4A6B-9C0D-7E8F9A0B1C2D",
 			want:     ref(func(r *DeviceRef) { r.Kind = KindUUID; r.UUID = "GPU-5B4A8D3C-1F2E-4A6B-9C0D-7E8F9A0B1C2D" }),
 			wantBase: "GPU-5B4A8D3C-1F2E-4A6B-9C0D-7E8F9A0B1C2D",
 		},
 		{
-			name: "time-sliced replica", resource: ResourceGPU, id: gpuUUID + "::7",
+			name: "time-sliced replica", resource: vocab.ResourceGPU, id: gpuUUID + "::7",
 			want:     ref(func(r *DeviceRef) { r.Kind = KindUUID; r.UUID = gpuUUID; r.Replica = 7; r.Shared = true }),
 			wantBase: gpuUUID,
 		},
@@ -49,7 +51,7 @@ func TestParseDeviceID(t *testing.T) {
 		// pkg/device-plugin/nvidiadevice/nvinternal/rm/devices.go:209;
 		// rm/devices_test.go:60 expects "GPU-uuid-1-0", "GPU-uuid-1-1").
 		{
-			name: "HAMi split device, the first", resource: ResourceGPU, id: gpuUUID + "-0",
+			name: "HAMi split device, the first", resource: vocab.ResourceGPU, id: gpuUUID + "-0",
 			want: ref(func(r *DeviceRef) {
 				r.Kind = KindUUID
 				r.UUID = gpuUUID
@@ -60,7 +62,7 @@ func TestParseDeviceID(t *testing.T) {
 			wantBase: gpuUUID,
 		},
 		{
-			name: "HAMi split device at the default split count", resource: ResourceGPU, id: gpuUUID + "-9",
+			name: "HAMi split device at the default split count", resource: vocab.ResourceGPU, id: gpuUUID + "-9",
 			want: ref(func(r *DeviceRef) {
 				r.Kind = KindUUID
 				r.UUID = gpuUUID
@@ -71,7 +73,7 @@ func TestParseDeviceID(t *testing.T) {
 			wantBase: gpuUUID,
 		},
 		{
-			name: "HAMi split device of an upper-case UUID", resource: ResourceGPU, id: "GPU-5B4A8D3C-1F2E-4A6B-9C0D-7E8F9A0B1C2D-12",
+			name: "HAMi split device of an upper-case UUID", resource: vocab.ResourceGPU, id: "GPU-5B4A8D3C-1F2E-4A6B-9C0D-7E8F9A0B1C2D-12",
 			want: ref(func(r *DeviceRef) {
 				r.Kind = KindUUID
 				r.UUID = "GPU-5B4A8D3C-1F2E-4A6B-9C0D-7E8F9A0B1C2D"
@@ -82,7 +84,7 @@ func TestParseDeviceID(t *testing.T) {
 			wantBase: "GPU-5B4A8D3C-1F2E-4A6B-9C0D-7E8F9A0B1C2D",
 		},
 		{
-			name: "renamed gpu.shared replica", resource: ResourceGPUShared, id: gpuUUID + "::0",
+			name: "renamed gpu.shared replica", resource: vocab.ResourceGPUShared, id: gpuUUID + "::0",
 			want:     ref(func(r *DeviceRef) { r.Kind = KindUUID; r.UUID = gpuUUID; r.Replica = 0; r.Shared = true }),
 			wantBase: gpuUUID,
 		},
@@ -93,7 +95,7 @@ func TestParseDeviceID(t *testing.T) {
 			wantBase: migUUID,
 		},
 		{
-			name: "MIG single strategy", resource: ResourceGPU, id: migUUID,
+			name: "MIG single strategy", resource: vocab.ResourceGPU, id: migUUID,
 			want:     ref(func(r *DeviceRef) { r.Kind = KindUUID; r.UUID = migUUID }),
 			wantMIG:  true,
 			wantBase: migUUID,
@@ -130,7 +132,7 @@ func TestParseDeviceID(t *testing.T) {
 			wantBase: "MIG-" + gpuUUID + "/3/0",
 		},
 		{
-			name: "legacy MIG UUID replica (MPS)", resource: ResourceGPU, id: "MIG-" + gpuUUID + "/13/1::4",
+			name: "legacy MIG UUID replica (MPS)", resource: vocab.ResourceGPU, id: "MIG-" + gpuUUID + "/13/1::4",
 			want: ref(func(r *DeviceRef) {
 				r.Kind = KindUUID
 				r.UUID = "MIG-" + gpuUUID + "/13/1"
@@ -144,7 +146,7 @@ func TestParseDeviceID(t *testing.T) {
 			wantBase: "MIG-" + gpuUUID + "/13/1",
 		},
 		{
-			name: "index strategy", resource: ResourceGPU, id: "3",
+			name: "index strategy", resource: vocab.ResourceGPU, id: "3",
 			want:     ref(func(r *DeviceRef) { r.Kind = KindIndex; r.Index = 3 }),
 			wantBase: "3",
 		},
@@ -160,7 +162,7 @@ func TestParseDeviceID(t *testing.T) {
 			wantBase: "0:1",
 		},
 		{
-			name: "index strategy MIG replica", resource: ResourceGPU, id: "7:6::12",
+			name: "index strategy MIG replica", resource: vocab.ResourceGPU, id: "7:6::12",
 			want: ref(func(r *DeviceRef) {
 				r.Kind = KindIndex
 				r.Index = 7
@@ -172,23 +174,23 @@ func TestParseDeviceID(t *testing.T) {
 			wantBase: "7:6",
 		},
 		{
-			name: "GKE whole GPU", resource: ResourceGPU, id: "nvidia0",
+			name: "GKE whole GPU", resource: vocab.ResourceGPU, id: "nvidia0",
 			want:     ref(func(r *DeviceRef) { r.Kind = KindGKE; r.Index = 0 }),
 			wantBase: "nvidia0",
 		},
 		{
-			name: "GKE MIG partition", resource: ResourceGPU, id: "nvidia1/gi2",
+			name: "GKE MIG partition", resource: vocab.ResourceGPU, id: "nvidia1/gi2",
 			want:     ref(func(r *DeviceRef) { r.Kind = KindGKE; r.Index = 1; r.GPUInstance = 2 }),
 			wantMIG:  true,
 			wantBase: "nvidia1/gi2",
 		},
 		{
-			name: "GKE time-sharing", resource: ResourceGPU, id: "nvidia0/vgpu3",
+			name: "GKE time-sharing", resource: vocab.ResourceGPU, id: "nvidia0/vgpu3",
 			want:     ref(func(r *DeviceRef) { r.Kind = KindGKE; r.Index = 0; r.Replica = 3; r.Shared = true }),
 			wantBase: "nvidia0",
 		},
 		{
-			name: "GKE time-shared MIG partition", resource: ResourceGPU, id: "nvidia10/gi0/vgpu1",
+			name: "GKE time-shared MIG partition", resource: vocab.ResourceGPU, id: "nvidia10/gi0/vgpu1",
 			want: ref(func(r *DeviceRef) {
 				r.Kind = KindGKE
 				r.Index = 10
@@ -310,29 +312,29 @@ func TestZeroDeviceRefString(t *testing.T) {
 
 func FuzzParseDeviceID(f *testing.F) {
 	for _, seed := range [][2]string{
-		{ResourceGPU, gpuUUID},
-		{ResourceGPU, gpuUUID + "::3"},
-		{ResourceGPUShared, gpuUUID + "::0"},
+		{string(vocab.ResourceGPU), gpuUUID},
+		{string(vocab.ResourceGPU), gpuUUID + "::3"},
+		{string(vocab.ResourceGPUShared), gpuUUID + "::0"},
 		{"nvidia.com/mig-1g.10gb", migUUID},
 		{"nvidia.com/mig-1g.10gb.shared", migUUID + "::1"},
-		{ResourceGPU, "MIG-" + gpuUUID + "/1/0"},
-		{ResourceGPU, "0"},
-		{ResourceGPU, "0:1::2"},
-		{ResourceGPU, "nvidia0/gi2/vgpu3"},
-		{ResourceGPU, "nvidia0/vgpu3"},
+		{string(vocab.ResourceGPU), "MIG-" + gpuUUID + "/1/0"},
+		{string(vocab.ResourceGPU), "0"},
+		{string(vocab.ResourceGPU), "0:1::2"},
+		{string(vocab.ResourceGPU), "nvidia0/gi2/vgpu3"},
+		{string(vocab.ResourceGPU), "nvidia0/vgpu3"},
 		{"example.com/x", "::"},
 		// HAMi's split devices (rm/devices.go:209 at Project-HAMi/HAMi
 		// 4707fb02), and near misses.
-		{ResourceGPU, gpuUUID + "-0"},
-		{ResourceGPU, gpuUUID + "-9"},
-		{ResourceGPU, gpuUUID + "-10::1"},
-		{ResourceGPU, migUUID + "-3"},
-		{ResourceGPU, gpuUUID + "-"},
+		{string(vocab.ResourceGPU), gpuUUID + "-0"},
+		{string(vocab.ResourceGPU), gpuUUID + "-9"},
+		{string(vocab.ResourceGPU), gpuUUID + "-10::1"},
+		{string(vocab.ResourceGPU), migUUID + "-3"},
+		{string(vocab.ResourceGPU), gpuUUID + "-"},
 	} {
 		f.Add(seed[0], seed[1])
 	}
 	f.Fuzz(func(t *testing.T, resource, id string) {
-		ref, err := ParseDeviceID(resource, id)
+		ref, err := ParseDeviceID(vocab.Resource(resource), id)
 		if err != nil {
 			if !strings.Contains(err.Error(), strconv.Quote(id)) {
 				t.Fatalf("error %q does not name the id %q", err, id)
@@ -342,7 +344,7 @@ func FuzzParseDeviceID(f *testing.F) {
 		if s := ref.String(); s != id {
 			t.Fatalf("ParseDeviceID(%q).String() = %q", id, s)
 		}
-		again, err := ParseDeviceID(resource, ref.String())
+		again, err := ParseDeviceID(vocab.Resource(resource), ref.String())
 		if err != nil || again != ref {
 			t.Fatalf("round trip of %q: %+v, %v; want %+v", id, again, err, ref)
 		}

@@ -1,11 +1,15 @@
 package podresources
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gpulens/gpulens/vocab"
+)
 
 func TestIsGPUResource(t *testing.T) {
-	extra := []string{"example.com/gpu-ts", "nvidia.com/gpu-4x"}
+	extra := []vocab.Resource{"example.com/gpu-ts", "nvidia.com/gpu-4x"}
 	tests := []struct {
-		name        string
+		name        vocab.Resource
 		want        bool
 		wantProfile string
 	}{
@@ -28,11 +32,11 @@ func TestIsGPUResource(t *testing.T) {
 		{name: "", want: false},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+		t.Run(string(tt.name), func(t *testing.T) {
 			if got := IsGPUResource(tt.name, extra); got != tt.want {
 				t.Errorf("IsGPUResource(%q) = %v, want %v", tt.name, got, tt.want)
 			}
-			if got := MIGProfile(tt.name); got != tt.wantProfile {
+			if got, _ := tt.name.MIGProfile(); got != tt.wantProfile {
 				t.Errorf("MIGProfile(%q) = %q, want %q", tt.name, got, tt.wantProfile)
 			}
 		})

@@ -74,7 +74,7 @@ func TestDRAPods(t *testing.T) {
 	type hold struct{ claim, device, resource, id string }
 	got := map[string]hold{}
 	for _, p := range n.Pods() {
-		got[p.Name] = hold{p.Claim, p.DRADevice, p.ResourceName, p.DeviceID}
+		got[p.Name] = hold{p.Claim, p.DRADevice, string(p.ResourceName), p.DeviceID}
 	}
 	// 3g.40gb: GPU instance profile 2 in go-nvml's mock tables, placed at
 	// memory slice 4 (the simulator places the largest first, from the top).

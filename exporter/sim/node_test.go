@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/gpulens/gpulens/vocab"
 )
 
 func mustParse(t testing.TB, src string) *Scenario {
@@ -511,7 +513,7 @@ func TestPodsLifecycleAndIdentity(t *testing.T) {
 	}
 	devs := s.Devices()
 	if job := byName["job"]; !job.StartedAt.Equal(fixedStart.Add(time.Hour)) || job.Sharing != ModeNone ||
-		job.DeviceID != devs[1].UUID || job.ResourceName != ResourceGPU || job.Replica != -1 || job.GPUInstanceID != -1 {
+		job.DeviceID != devs[1].UUID || job.ResourceName != vocab.ResourceGPU || job.Replica != -1 || job.GPUInstanceID != -1 {
 		t.Errorf("job = %+v", job)
 	}
 	a, b := byName["ts-a"], byName["ts-b"]

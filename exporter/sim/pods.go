@@ -8,15 +8,6 @@ import (
 	"github.com/gpulens/gpulens/vocab"
 )
 
-// Kubernetes extended resource names the NVIDIA device plugin advertises.
-const (
-	ResourceGPU       = vocab.ResourceGPU
-	ResourceGPUShared = vocab.ResourceGPUShared
-	// ResourceMIGPrefix + profile ("1g.10gb") is a MIG resource under the
-	// mixed strategy, which the simulator always uses.
-	ResourceMIGPrefix = vocab.ResourceMIGPrefix
-)
-
 // PodState is a scenario pod running now, with everything the simulated
 // kubelet (pod-resources List), the /proc fixture builder and the
 // attribution tests need to tie NVML's view to the pod. Every identifier is
@@ -58,7 +49,7 @@ type PodState struct {
 	// DeviceID the device-plugin ID the kubelet assigned it: GPU-<uuid>
 	// for a whole GPU, GPU-<uuid>::<replica> for a shared one (the
 	// device plugin's replica form), MIG-<uuid> for a MIG instance.
-	ResourceName string
+	ResourceName vocab.Resource
 	DeviceID     string
 
 	// Claim is the ResourceClaim (in the pod's namespace) the pod holds
@@ -121,7 +112,7 @@ func (s *NodeSim) podState(p *simPod) PodState {
 		ps.MIGProfile = m.placed.profile.name
 		ps.GPUInstanceID = m.placed.giID
 		ps.ComputeInstanceID = 0
-		ps.ResourceName = ResourceMIGPrefix + m.placed.profile.name
+		ps.ResourceName = vocab.MIGResource(m.placed.profile.name)
 		ps.DeviceID = m.uuid
 	}
 	if s.node.DRA {
@@ -137,11 +128,11 @@ func (s *NodeSim) podState(p *simPod) PodState {
 	return ps
 }
 
-func (d *device) resourceName() string {
+func (d *device) resourceName() vocab.Resource {
 	if d.layout.rename {
-		return ResourceGPUShared
+		return vocab.ResourceGPUShared
 	}
-	return ResourceGPU
+	return vocab.ResourceGPU
 }
 
 // DeviceInfo is a GPU as the device plugin advertises it: what the
@@ -156,7 +147,7 @@ type DeviceInfo struct {
 	// ResourceName and DeviceIDs are the resource and IDs the GPU is
 	// advertised under: one GPU-<uuid>, or Replicas GPU-<uuid>::<n>.
 	// Empty for a MIG GPU, whose instances are advertised instead.
-	ResourceName string
+	ResourceName vocab.Resource
 	DeviceIDs    []string
 	Instances    []InstanceInfo
 	// DRADevice is the GPU's name in the DRA driver's ResourceSlice on a
@@ -175,8 +166,8 @@ type InstanceInfo struct {
 	Slices            int // compute slices
 	MemorySlices      int // memory eighths
 	MemoryBytes       uint64
-	ResourceName      string // nvidia.com/mig-1g.10gb; "" on a DRA node
-	DRADevice         string // name in the DRA driver's ResourceSlice
+	ResourceName      vocab.Resource // nvidia.com/mig-1g.10gb; "" on a DRA node
+	DRADevice         string         // name in the DRA driver's ResourceSlice
 }
 
 // Devices describes every GPU of the node, in index order.
@@ -199,7 +190,7 @@ func (s *NodeSim) Devices() []DeviceInfo {
 					Index: k, UUID: m.uuid, Profile: p.name,
 					GPUInstanceID: m.placed.giID, ComputeInstanceID: 0,
 					Slices: p.slices, MemorySlices: p.memSlices, MemoryBytes: m.memTotal,
-					ResourceName: ResourceMIGPrefix + p.name,
+					ResourceName: vocab.MIGResource(p.name), // the simulator's MIG strategy is mixed
 				})
 			}
 		case ModeTimeSlicing, ModeMPS:
@@ -208,7 +199,7 @@ func (s *NodeSim) Devices() []DeviceInfo {
 				di.DeviceIDs = append(di.DeviceIDs, fmt.Sprintf("%s::%d", d.uuid, r))
 			}
 		default:
-			di.ResourceName = ResourceGPU
+			di.ResourceName = vocab.ResourceGPU
 			di.DeviceIDs = []string{d.uuid}
 		}
 		if s.node.DRA {

@@ -52,7 +52,7 @@ func (p Profile) Whole() bool { return p.ComputeSlices == p.GPUComputeSlices }
 func (p Profile) MediaExtension() bool { return strings.Contains(p.Name, "+") }
 
 // Resource is the extended resource name under the mixed MIG strategy.
-func (p Profile) Resource() string { return vocab.ResourceMIGPrefix + p.Name }
+func (p Profile) Resource() vocab.Resource { return vocab.MIGResource(p.Name) }
 
 // Model is a MIG-capable GPU model.
 type Model struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/gpulens/gpulens/analyzer/manifest"
 	"github.com/gpulens/gpulens/analyzer/recommend"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // advice is what gpulens recommends for the hostile names of
@@ -30,7 +31,7 @@ func advice() []findings.Finding {
 		return findings.Finding{Namespace: r.Workload.Namespace, Workload: r.Workload.Name, WorkloadKind: r.Workload.Kind,
 			Summary: "test", Recommendation: r}
 	}
-	toMIG := recommend.PatchChange{Limits: map[string]int64{"nvidia.com/mig-3g.40gb": 1}, Remove: []string{"nvidia.com/gpu"}}
+	toMIG := recommend.PatchChange{Limits: map[vocab.Resource]int64{"nvidia.com/mig-3g.40gb": 1}, Remove: []vocab.Resource{"nvidia.com/gpu"}}
 	resize := func(w workload.Ref) findings.Finding {
 		return finding(&recommend.Recommendation{Action: recommend.ActionMIGProfile, Workload: w, Patch: recommend.BuildPatch(w, toMIG)})
 	}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // readKueue lists ClusterQueues, LocalQueues and ResourceFlavors through
@@ -83,10 +84,11 @@ func readKueue(ctx context.Context, r *reader) (func(), error) {
 		for g, rg := range item.Spec.ResourceGroups {
 			for f, fl := range rg.Flavors {
 				for i, res := range fl.Resources {
-					if !inventory.IsGPUResource(res.Name) {
+					r := vocab.Resource(res.Name)
+					if !r.IsGPU() {
 						continue
 					}
-					q := inventory.KueueQuota{Flavor: fl.Name, Resource: res.Name, Nominal: res.NominalQuota.AsApproximateFloat64(),
+					q := inventory.KueueQuota{Flavor: fl.Name, Resource: r, Nominal: res.NominalQuota.AsApproximateFloat64(),
 						Path: fmt.Sprintf("/spec/resourceGroups/%d/flavors/%d/resources/%d", g, f, i)}
 					if res.BorrowingLimit != nil {
 						v := res.BorrowingLimit.AsApproximateFloat64()

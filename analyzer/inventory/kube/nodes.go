@@ -62,16 +62,17 @@ func nodePool(labels map[string]string) string {
 	return ""
 }
 
-func gpuResources(list corev1.ResourceList) map[string]int64 {
-	var out map[string]int64
+func gpuResources(list corev1.ResourceList) map[vocab.Resource]int64 {
+	var out map[vocab.Resource]int64
 	for name, q := range list {
-		if !inventory.IsGPUResource(string(name)) {
+		r := vocab.Resource(name)
+		if !r.IsGPU() {
 			continue
 		}
 		if out == nil {
-			out = map[string]int64{}
+			out = map[vocab.Resource]int64{}
 		}
-		out[string(name)] = q.Value()
+		out[r] = q.Value()
 	}
 	return out
 }

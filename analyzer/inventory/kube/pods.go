@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 func readPods(ctx context.Context, r *reader) (func(), error) {
@@ -44,8 +45,8 @@ func (r *reader) podSummary(p *corev1.Pod) inventory.Pod {
 // sidecars hold together, and what each init container holds alongside
 // the sidecars started before it. Init containers run before the app
 // containers, so their devices are reused rather than added.
-func gpuRequests(spec *corev1.PodSpec) map[string]int64 {
-	sidecars, initPeak := map[string]int64{}, map[string]int64{}
+func gpuRequests(spec *corev1.PodSpec) map[vocab.Resource]int64 {
+	sidecars, initPeak := map[vocab.Resource]int64{}, map[vocab.Resource]int64{}
 	for i := range spec.InitContainers {
 		c := &spec.InitContainers[i]
 		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
@@ -74,17 +75,17 @@ func gpuRequests(spec *corev1.PodSpec) map[string]int64 {
 // addGPUs adds a container's GPUs. Extended resources must have a limit
 // and a request equal to it, or only a limit; the larger of the two is
 // taken so that a pod rejected by neither rule is still counted right.
-func addGPUs(into map[string]int64, c *corev1.Container) {
+func addGPUs(into map[vocab.Resource]int64, c *corev1.Container) {
 	seen := map[corev1.ResourceName]bool{}
 	for _, list := range []corev1.ResourceList{c.Resources.Limits, c.Resources.Requests} {
 		for name := range list {
-			if !inventory.IsGPUResource(string(name)) || seen[name] {
+			if !vocab.Resource(name).IsGPU() || seen[name] {
 				continue
 			}
 			seen[name] = true
 			lim, req := c.Resources.Limits[name], c.Resources.Requests[name]
 			if n := max(lim.Value(), req.Value()); n > 0 {
-				into[string(name)] += n
+				into[vocab.Resource(name)] += n
 			}
 		}
 	}
@@ -98,7 +99,7 @@ func gpuContainer(spec *corev1.PodSpec) string {
 	name := ""
 	for i := range spec.Containers {
 		c := &spec.Containers[i]
-		held := map[string]int64{}
+		held := map[vocab.Resource]int64{}
 		addGPUs(held, c)
 		if len(held) == 0 {
 			continue

@@ -6,6 +6,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/gpulens/gpulens/vocab"
 )
 
 func TestGPURequests(t *testing.T) {
@@ -25,41 +27,41 @@ func TestGPURequests(t *testing.T) {
 	tests := []struct {
 		name string
 		spec corev1.PodSpec
-		want map[string]int64
+		want map[vocab.Resource]int64
 	}{
 		{"cpu only", corev1.PodSpec{Containers: []corev1.Container{ctr(gpus("cpu", "2", "memory", "1Gi"), nil)}}, nil},
 		{"limit only", corev1.PodSpec{Containers: []corev1.Container{ctr(gpus("nvidia.com/gpu", "2"), nil)}},
-			map[string]int64{"nvidia.com/gpu": 2}},
+			map[vocab.Resource]int64{"nvidia.com/gpu": 2}},
 		{"request only", corev1.PodSpec{Containers: []corev1.Container{ctr(nil, gpus("nvidia.com/gpu", "1"))}},
-			map[string]int64{"nvidia.com/gpu": 1}},
+			map[vocab.Resource]int64{"nvidia.com/gpu": 1}},
 		{"limit and request", corev1.PodSpec{Containers: []corev1.Container{ctr(gpus("nvidia.com/gpu.shared", "1"), gpus("nvidia.com/gpu.shared", "1"))}},
-			map[string]int64{"nvidia.com/gpu.shared": 1}},
+			map[vocab.Resource]int64{"nvidia.com/gpu.shared": 1}},
 		{"containers add up", corev1.PodSpec{Containers: []corev1.Container{
 			ctr(gpus("nvidia.com/mig-1g.10gb", "1"), nil),
 			ctr(gpus("nvidia.com/mig-1g.10gb", "1", "nvidia.com/mig-3g.40gb", "1"), nil),
-		}}, map[string]int64{"nvidia.com/mig-1g.10gb": 2, "nvidia.com/mig-3g.40gb": 1}},
+		}}, map[vocab.Resource]int64{"nvidia.com/mig-1g.10gb": 2, "nvidia.com/mig-3g.40gb": 1}},
 		{"other vendors and zero ignored", corev1.PodSpec{Containers: []corev1.Container{
 			ctr(gpus("amd.com/gpu", "1", "nvidia.com/gpu", "0", "example.com/nvidia.com/gpu", "1"), nil),
 		}}, nil},
 		{"init container reuses devices", corev1.PodSpec{
 			InitContainers: []corev1.Container{ctr(gpus("nvidia.com/gpu", "1"), nil)},
 			Containers:     []corev1.Container{ctr(gpus("nvidia.com/gpu", "2"), nil)},
-		}, map[string]int64{"nvidia.com/gpu": 2}},
+		}, map[vocab.Resource]int64{"nvidia.com/gpu": 2}},
 		{"init container needs more than the app", corev1.PodSpec{
 			InitContainers: []corev1.Container{ctr(gpus("nvidia.com/gpu", "4"), nil)},
 			Containers:     []corev1.Container{ctr(gpus("nvidia.com/gpu", "1"), nil)},
-		}, map[string]int64{"nvidia.com/gpu": 4}},
+		}, map[vocab.Resource]int64{"nvidia.com/gpu": 4}},
 		{"sidecar adds to the app", corev1.PodSpec{
 			InitContainers: []corev1.Container{sidecar(ctr(gpus("nvidia.com/gpu", "1"), nil))},
 			Containers:     []corev1.Container{ctr(gpus("nvidia.com/gpu", "1"), nil)},
-		}, map[string]int64{"nvidia.com/gpu": 2}},
+		}, map[vocab.Resource]int64{"nvidia.com/gpu": 2}},
 		{"init after a sidecar runs beside it", corev1.PodSpec{
 			InitContainers: []corev1.Container{
 				sidecar(ctr(gpus("nvidia.com/gpu", "1"), nil)),
 				ctr(gpus("nvidia.com/gpu", "2"), nil),
 			},
 			Containers: []corev1.Container{ctr(gpus("nvidia.com/gpu", "1"), nil)},
-		}, map[string]int64{"nvidia.com/gpu": 3}},
+		}, map[vocab.Resource]int64{"nvidia.com/gpu": 3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 func readQuotas(ctx context.Context, r *reader) (func(), error) {
@@ -37,7 +38,7 @@ func quotaGPUs(list corev1.ResourceList) map[string]int64 {
 		if !ok {
 			res, _ = strings.CutPrefix(string(name), "limits.")
 		}
-		if !inventory.IsGPUResource(res) {
+		if !vocab.Resource(res).IsGPU() {
 			continue
 		}
 		if out == nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
 	"github.com/gpulens/gpulens/analyzer/workload"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 const (
@@ -44,27 +45,27 @@ func TestReadCluster(t *testing.T) {
 		}{
 			{"inference", "triton-6b8f9c7d54-x2k4q", inventory.Pod{
 				Node: a100, Phase: "Running", WorkloadKind: "Deployment", WorkloadName: "triton",
-				GPURequests: map[string]int64{"nvidia.com/gpu.shared": 1}, GPUContainer: "triton", PriorityClass: "inference-critical",
+				GPURequests: map[vocab.Resource]int64{"nvidia.com/gpu.shared": 1}, GPUContainer: "triton", PriorityClass: "inference-critical",
 			}},
 			{"inference", "triton-6b8f9c7d54-q9w7z", inventory.Pod{
 				Node: a100, Phase: "Running", WorkloadKind: "Deployment", WorkloadName: "triton",
-				GPURequests: map[string]int64{"nvidia.com/gpu.shared": 1}, GPUContainer: "triton", PriorityClass: "inference-critical",
+				GPURequests: map[vocab.Resource]int64{"nvidia.com/gpu.shared": 1}, GPUContainer: "triton", PriorityClass: "inference-critical",
 			}},
 			{"research", "llm-finetune-0", inventory.Pod{
 				Node: h100, Phase: "Running", WorkloadKind: "StatefulSet", WorkloadName: "llm-finetune",
-				GPURequests: map[string]int64{"nvidia.com/mig-3g.40gb": 1}, GPUContainer: "trainer", PriorityClass: "batch-low",
+				GPURequests: map[vocab.Resource]int64{"nvidia.com/mig-3g.40gb": 1}, GPUContainer: "trainer", PriorityClass: "batch-low",
 			}},
 			{"research", "llm-finetune-1", inventory.Pod{
 				Node: h100, Phase: "Running", WorkloadKind: "StatefulSet", WorkloadName: "llm-finetune",
-				GPURequests: map[string]int64{"nvidia.com/mig-3g.40gb": 1}, GPUContainer: "trainer", PriorityClass: "batch-low",
+				GPURequests: map[vocab.Resource]int64{"nvidia.com/mig-3g.40gb": 1}, GPUContainer: "trainer", PriorityClass: "batch-low",
 			}},
 			{"research", "nightly-eval-29431200-7hq2m", inventory.Pod{
 				Node: h100, Phase: "Succeeded", WorkloadKind: "CronJob", WorkloadName: "nightly-eval",
-				GPURequests: map[string]int64{"nvidia.com/mig-1g.10gb": 1}, GPUContainer: "eval", PriorityClass: "batch-low",
+				GPURequests: map[vocab.Resource]int64{"nvidia.com/mig-1g.10gb": 1}, GPUContainer: "eval", PriorityClass: "batch-low",
 			}},
 			{"notebooks", "jupyter-alice", inventory.Pod{
 				Node: a100, Phase: "Running", WorkloadKind: "Pod", WorkloadName: "jupyter-alice",
-				GPURequests: map[string]int64{"nvidia.com/gpu.shared": 1}, GPUContainer: "notebook",
+				GPURequests: map[vocab.Resource]int64{"nvidia.com/gpu.shared": 1}, GPUContainer: "notebook",
 			}},
 			{"web", "nginx-5c7588df89-kw8vt", inventory.Pod{
 				Node: l4, Phase: "Running", WorkloadKind: "Deployment", WorkloadName: "nginx",
@@ -102,7 +103,7 @@ func TestReadCluster(t *testing.T) {
 			{h100, inventory.Node{
 				Product: "NVIDIA-H100-80GB-HBM3", MemoryMiB: 81559, Count: 8, Replicas: 1,
 				SharingStrategy: "none", MIGStrategy: "mixed",
-				Capacity: map[string]int64{"nvidia.com/gpu": 0, "nvidia.com/mig-1g.10gb": 16,
+				Capacity: map[vocab.Resource]int64{"nvidia.com/gpu": 0, "nvidia.com/mig-1g.10gb": 16,
 					"nvidia.com/mig-2g.20gb": 8, "nvidia.com/mig-3g.40gb": 8},
 				Taints:   []inventory.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}},
 				NodePool: "h100-training",
@@ -110,14 +111,14 @@ func TestReadCluster(t *testing.T) {
 			{a100, inventory.Node{
 				Product: "NVIDIA-A100-SXM4-40GB", MemoryMiB: 40960, Count: 8, Replicas: 4,
 				SharingStrategy: "time-slicing", MIGStrategy: "none", DevicePluginCfg: "a100-40gb",
-				Capacity: map[string]int64{"nvidia.com/gpu.shared": 32},
+				Capacity: map[vocab.Resource]int64{"nvidia.com/gpu.shared": 32},
 				Taints:   []inventory.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}},
 				NodePool: "a100-shared",
 			}},
 			{l4, inventory.Node{
 				Product: "NVIDIA-L4", MemoryMiB: 23034, Count: 1, Replicas: 1,
 				SharingStrategy: "none", MIGStrategy: "none",
-				Capacity: map[string]int64{"nvidia.com/gpu": 1},
+				Capacity: map[vocab.Resource]int64{"nvidia.com/gpu": 1},
 				NodePool: "inference-l4",
 			}},
 			{cpu, inventory.Node{NodePool: "system"}},
@@ -210,7 +211,7 @@ func TestReadCluster(t *testing.T) {
 
 	t.Run("sharing", func(t *testing.T) {
 		want := map[string]inventory.SharingConfig{
-			"a100-40gb": {TimeSlicing: map[string]int{"nvidia.com/gpu": 4}, RenameByDefault: true,
+			"a100-40gb": {TimeSlicing: map[vocab.Resource]int{"nvidia.com/gpu": 4}, RenameByDefault: true,
 				FailRequestsGT1: true, MIGStrategy: "none", Source: "gpu-operator/time-slicing-config"},
 			"h100-mig": {MIGStrategy: "mixed", Source: "gpu-operator/time-slicing-config"},
 		}

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // pluginConfig is the part of the NVIDIA device plugin's config file
@@ -116,11 +117,11 @@ func oneLine(msg string) string {
 	return head + " " + strings.Join(slices.DeleteFunc(lines, func(l string) bool { return l == "" }), "; ")
 }
 
-func replicas(strategy string, s *sharingSpec) (map[string]int, error) {
+func replicas(strategy string, s *sharingSpec) (map[vocab.Resource]int, error) {
 	if len(s.Resources) == 0 {
 		return nil, nil
 	}
-	out := make(map[string]int, len(s.Resources))
+	out := make(map[vocab.Resource]int, len(s.Resources))
 	for _, res := range s.Resources {
 		if res.Name == "" {
 			return nil, fmt.Errorf("sharing.%s: resource without a name", strategy)
@@ -129,7 +130,7 @@ func replicas(strategy string, s *sharingSpec) (map[string]int, error) {
 		if res.Replicas < 1 {
 			return nil, fmt.Errorf("sharing.%s: %s has %d replicas", strategy, res.Name, res.Replicas)
 		}
-		out[res.Name] = res.Replicas
+		out[vocab.Resource(res.Name)] = res.Replicas
 	}
 	return out, nil
 }

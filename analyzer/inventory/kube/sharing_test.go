@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gpulens/gpulens/analyzer/inventory"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 func TestParseSharing(t *testing.T) {
@@ -20,14 +21,14 @@ func TestParseSharing(t *testing.T) {
 		wantErr []string // substrings of the error
 	}{
 		{file: "time-slicing.yaml", want: inventory.SharingConfig{
-			TimeSlicing: map[string]int{"nvidia.com/gpu": 4}, RenameByDefault: true, FailRequestsGT1: true, MIGStrategy: "none",
+			TimeSlicing: map[vocab.Resource]int{"nvidia.com/gpu": 4}, RenameByDefault: true, FailRequestsGT1: true, MIGStrategy: "none",
 		}},
 		{file: "time-slicing-mig-single.yaml", want: inventory.SharingConfig{
-			TimeSlicing: map[string]int{"nvidia.com/gpu": 2, "nvidia.com/mig-1g.10gb": 3}, MIGStrategy: "single",
+			TimeSlicing: map[vocab.Resource]int{"nvidia.com/gpu": 2, "nvidia.com/mig-1g.10gb": 3}, MIGStrategy: "single",
 		}},
-		{file: "mps.yaml", want: inventory.SharingConfig{MPS: map[string]int{"nvidia.com/gpu": 4}, RenameByDefault: true}},
+		{file: "mps.yaml", want: inventory.SharingConfig{MPS: map[vocab.Resource]int{"nvidia.com/gpu": 4}, RenameByDefault: true}},
 		{file: "mig-only.yaml", want: inventory.SharingConfig{MIGStrategy: "mixed"}},
-		{file: "unknown-fields.yaml", want: inventory.SharingConfig{TimeSlicing: map[string]int{"nvidia.com/gpu": 8}, MIGStrategy: "none"}},
+		{file: "unknown-fields.yaml", want: inventory.SharingConfig{TimeSlicing: map[vocab.Resource]int{"nvidia.com/gpu": 8}, MIGStrategy: "none"}},
 		{file: "empty.yaml", want: inventory.SharingConfig{}},
 		// yaml.v3 reports the line where the enclosing block starts.
 		{file: "malformed.yaml", wantErr: []string{"line 3", "did not find expected key"}},

@@ -1,13 +1,15 @@
 package simkube
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	v1 "k8s.io/kubelet/pkg/apis/podresources/v1"
 
 	"github.com/gpulens/gpulens/exporter/podresources"
 	"github.com/gpulens/gpulens/exporter/podresources/podresourcestest"
 	"github.com/gpulens/gpulens/exporter/sim"
+	"github.com/gpulens/gpulens/vocab"
 )
 
 // Responses builds the kubelet's List and GetAllocatableResources answers
@@ -32,7 +34,7 @@ func listResponse(node string, pods []sim.PodState) *v1.ListPodResourcesResponse
 				podresourcestest.Claim(p.Namespace, p.Claim, sim.DRADriver, node+"/"+p.DRADevice),
 			}
 		} else {
-			c.Devices = []*v1.ContainerDevices{{ResourceName: p.ResourceName, DeviceIds: []string{p.DeviceID}}}
+			c.Devices = []*v1.ContainerDevices{{ResourceName: string(p.ResourceName), DeviceIds: []string{p.DeviceID}}}
 		}
 		out.PodResources = append(out.PodResources, &v1.PodResources{
 			Namespace: p.Namespace, Name: p.Name, Containers: []*v1.ContainerResources{c},
@@ -42,7 +44,7 @@ func listResponse(node string, pods []sim.PodState) *v1.ListPodResourcesResponse
 }
 
 func allocatableResponse(devs []sim.DeviceInfo) *v1.AllocatableResourcesResponse {
-	byResource := map[string][]string{}
+	byResource := map[vocab.Resource][]string{}
 	for _, d := range devs {
 		if d.ResourceName != "" {
 			byResource[d.ResourceName] = append(byResource[d.ResourceName], d.DeviceIDs...)
@@ -53,14 +55,9 @@ func allocatableResponse(devs []sim.DeviceInfo) *v1.AllocatableResourcesResponse
 			}
 		}
 	}
-	names := make([]string, 0, len(byResource))
-	for r := range byResource {
-		names = append(names, r)
-	}
-	sort.Strings(names)
 	out := &v1.AllocatableResourcesResponse{}
-	for _, r := range names {
-		out.Devices = append(out.Devices, &v1.ContainerDevices{ResourceName: r, DeviceIds: byResource[r]})
+	for _, r := range slices.Sorted(maps.Keys(byResource)) {
+		out.Devices = append(out.Devices, &v1.ContainerDevices{ResourceName: string(r), DeviceIds: byResource[r]})
 	}
 	return out
 }
