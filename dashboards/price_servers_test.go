@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -76,14 +75,14 @@ func TestUnknownCostOnServers(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("global: {}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	promAddr := freePort(t)
+	promAddr := testenv.FreeAddr(t)
 	startProc(t, "http://"+promAddr+"/-/ready", prom, "--config.file="+cfg, "--storage.tsdb.path="+promDir,
 		"--storage.tsdb.retention.time=100y", "--web.listen-address="+promAddr)
 
 	// VictoriaMetrics: imported as Prometheus text (OpenMetrics'
 	// timestamps in seconds, which its parser reads as such), flushed so
 	// that it is searchable at once.
-	vmAddr := freePort(t)
+	vmAddr := testenv.FreeAddr(t)
 	startProc(t, "http://"+vmAddr+"/health", vm, "-storageDataPath="+t.TempDir(), "-httpListenAddr="+vmAddr,
 		"-retentionPeriod=100y", "-search.disableCache")
 	body, err := os.ReadFile(data)
@@ -247,16 +246,6 @@ func panelQueries(t *testing.T, schema, uid string) map[string]string {
 		t.Fatalf("no dashboard %s", uid)
 	}
 	return out
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // startProc runs bin until the test ends, once ready answers 200.

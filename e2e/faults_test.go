@@ -270,7 +270,7 @@ func serveBlocks(t *testing.T, prometheus, blocks string) (*server, string) {
 	if err := os.WriteFile(config, []byte("global: {evaluation_interval: 1m}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := testenv.FreeAddr(t)
 	srv := startServer(t, "prometheus", prometheus, httpURL(addr, "/-/ready"),
 		"--config.file="+config, "--storage.tsdb.path="+data, "--web.listen-address="+addr,
 		"--storage.tsdb.retention.time=100y")

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"github.com/gpulens/gpulens/signals/dcgm"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 	"github.com/gpulens/gpulens/internal/openmetrics"
 	"github.com/gpulens/gpulens/internal/testenv"
+	"github.com/gpulens/gpulens/signals/dcgm"
 )
 
 // TestDCGMLayoutsOnServers runs the fleet as dcgm-exporter would have
@@ -88,13 +88,13 @@ func TestDCGMLayoutsOnServers(t *testing.T) {
 			if err := os.WriteFile(config, []byte("global: {evaluation_interval: 1m}\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			addr := freeAddr(t)
+			addr := testenv.FreeAddr(t)
 			startServer(t, "prometheus", prometheus, httpURL(addr, "/-/ready"), "--config.file="+config,
 				"--storage.tsdb.path="+data, "--web.listen-address="+addr, "--storage.tsdb.retention.time=100y")
 			diff(t, "prometheus 2.42", summarize(t, remote(t, httpURL(addr, "")), w), want)
 
 			// VictoriaMetrics 1.79, imported.
-			vaddr := freeAddr(t)
+			vaddr := testenv.FreeAddr(t)
 			startServer(t, "victoria-metrics", vm, httpURL(vaddr, "/health"), "-storageDataPath="+t.TempDir(),
 				"-httpListenAddr="+vaddr, "-retentionPeriod=100y", "-search.disableCache")
 			body, err := os.ReadFile(om)

@@ -30,7 +30,7 @@ func TestVictoriaMetricsMixedCounters(t *testing.T) {
 	vm := testenv.LookPath(t, "victoria-metrics")
 	t.Parallel()
 	ctx := context.Background()
-	addr := freeAddr(t)
+	addr := testenv.FreeAddr(t)
 	startServer(t, "victoria-metrics", vm, httpURL(addr, "/health"),
 		"-storageDataPath="+t.TempDir(), "-httpListenAddr="+addr, "-retentionPeriod=100y", "-search.disableCache")
 	data, err := os.ReadFile("../analyzer/findings/testdata/counters/mixed-trimmed.prom")

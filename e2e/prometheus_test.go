@@ -67,7 +67,7 @@ func TestPrometheusBackfill(t *testing.T) {
 	if err := os.WriteFile(config, []byte("global: {evaluation_interval: 1m}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := testenv.FreeAddr(t)
 	startServer(t, "prometheus", prometheus, httpURL(addr, "/-/ready"),
 		"--config.file="+config,
 		"--storage.tsdb.path="+data,

@@ -280,7 +280,7 @@ func TestSecretsNeverLogged(t *testing.T) {
 	for _, r := range serveRuns {
 		t.Run(r.name, func(t *testing.T) {
 			var out lockedBuffer
-			cmd := exec.Command(bin, append(r.args, "--web.listen-address", freeAddr(t), "--log.level", "debug")...)
+			cmd := exec.Command(bin, append(r.args, "--web.listen-address", testenv.FreeAddr(t), "--log.level", "debug")...)
 			cmd.Env = append(os.Environ(), r.env...)
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Start(); err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,23 +13,6 @@ import (
 	"testing"
 	"time"
 )
-
-// freeAddr returns a loopback address with a port that was free a moment
-// ago. The server binds it right after; another process taking it in
-// between makes the server fail to start, which the test reports with its
-// log rather than hanging.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
-}
 
 // server is a process started by a test, stopped by its cleanup.
 type server struct {

@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"github.com/gpulens/gpulens/analyzer/fleet"
-	"github.com/gpulens/gpulens/signals/native"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpulens/gpulens/analyzer/fleet"
 	"github.com/gpulens/gpulens/analyzer/query"
 	"github.com/gpulens/gpulens/analyzer/source"
 	"github.com/gpulens/gpulens/internal/testenv"
+	"github.com/gpulens/gpulens/signals/native"
 )
 
 // lowLimit is the sample limit the servers below are started with. On
@@ -74,7 +74,7 @@ func TestShardsOnLowLimits(t *testing.T) {
 		if err := os.WriteFile(config, []byte("global: {evaluation_interval: 1m}\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		addr := freeAddr(t)
+		addr := testenv.FreeAddr(t)
 		startServer(t, "prometheus", prometheus, httpURL(addr, "/-/ready"),
 			"--config.file="+config, "--storage.tsdb.path="+data, "--web.listen-address="+addr,
 			"--storage.tsdb.retention.time=100y", "--query.max-samples="+strconv.Itoa(lowLimit))
@@ -84,7 +84,7 @@ func TestShardsOnLowLimits(t *testing.T) {
 		shardsOnServer(t, f, remoteEngine(t, httpURL(addr, "")), prometheus2, "query processing would load too many samples into memory")
 	})
 	t.Run("victoriametrics", func(t *testing.T) {
-		addr := freeAddr(t)
+		addr := testenv.FreeAddr(t)
 		startServer(t, "victoria-metrics", vm, httpURL(addr, "/health"),
 			"-storageDataPath="+t.TempDir(), "-httpListenAddr="+addr, "-retentionPeriod=100y", "-search.disableCache",
 			"-search.maxSamplesPerQuery="+strconv.Itoa(vmLimit))

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gpulens/gpulens/signals/native"
 	"math"
 	"net/http"
 	"net/url"
@@ -23,6 +22,7 @@ import (
 	"github.com/gpulens/gpulens/exporter/sim"
 	"github.com/gpulens/gpulens/exporter/sim/fleet"
 	"github.com/gpulens/gpulens/internal/testenv"
+	"github.com/gpulens/gpulens/signals/native"
 	"github.com/gpulens/gpulens/vocab"
 )
 
@@ -110,7 +110,7 @@ func TestThanosQuery(t *testing.T) {
 	if err := os.WriteFile(sdConfig, []byte(cfg.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	qHTTP, qGRPC := freeAddr(t), freeAddr(t)
+	qHTTP, qGRPC := testenv.FreeAddr(t), testenv.FreeAddr(t)
 	startServer(t, "thanos-query", thanos, httpURL(qHTTP, "/-/ready"),
 		"query",
 		"--http-address="+qHTTP,
@@ -290,7 +290,7 @@ func startPrometheus(t *testing.T, bin, name, data, externalLabels string) strin
 	if err := os.WriteFile(config, []byte("global: {evaluation_interval: 1m, external_labels: "+externalLabels+"}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := testenv.FreeAddr(t)
 	startServer(t, name, bin, httpURL(addr, "/-/ready"),
 		"--config.file="+config,
 		"--storage.tsdb.path="+data,
@@ -312,7 +312,7 @@ type sidecar struct {
 // Nothing is uploaded.
 func startSidecar(t *testing.T, bin, name, promURL string) *sidecar {
 	t.Helper()
-	httpAddr, grpcAddr := freeAddr(t), freeAddr(t)
+	httpAddr, grpcAddr := testenv.FreeAddr(t), testenv.FreeAddr(t)
 	s := &sidecar{grpc: grpcAddr}
 	s.start = func() {
 		t.Helper()

@@ -46,7 +46,7 @@ func TestVictoriaMetricsImport(t *testing.T) {
 	t.Parallel()
 	f := simulated(t)
 
-	addr := freeAddr(t)
+	addr := testenv.FreeAddr(t)
 	startServer(t, "victoria-metrics", vm, httpURL(addr, "/health"),
 		"-storageDataPath="+t.TempDir(),
 		"-httpListenAddr="+addr,

@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gpulens/gpulens/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -62,16 +63,6 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 type exporterProc struct {
 	addr   string
 	stderr *syncBuffer
@@ -82,7 +73,7 @@ type exporterProc struct {
 // answers. The process is stopped with SIGTERM at the end of the test.
 func startExporter(t *testing.T, client *http.Client, scheme string, args ...string) *exporterProc {
 	t.Helper()
-	p := &exporterProc{addr: freeAddr(t), stderr: &syncBuffer{}}
+	p := &exporterProc{addr: testenv.FreeAddr(t), stderr: &syncBuffer{}}
 	p.cmd = exec.Command(exporterBin, append([]string{"--web.listen-address=" + p.addr}, args...)...)
 	p.cmd.Stderr = p.stderr
 	if err := p.cmd.Start(); err != nil {
@@ -226,7 +217,7 @@ func TestNVMLBackendWithoutDriver(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exporterBin, "--backend=nvml", "--web.listen-address="+freeAddr(t))
+	cmd := exec.CommandContext(ctx, exporterBin, "--backend=nvml", "--web.listen-address="+testenv.FreeAddr(t))
 	out, err := cmd.CombinedOutput()
 	ee, ok := err.(*exec.ExitError)
 	if !ok || ee.ExitCode() != exitConfig {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpulens/gpulens/internal/testenv"
 )
 
 // TestScenarioMistakes: a scenario with errors must stop the exporter with
@@ -29,7 +31,7 @@ nodes:
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, exporterBin, "--backend=sim", "--sim.scenario="+path,
-		"--web.listen-address="+freeAddr(t)).CombinedOutput()
+		"--web.listen-address="+testenv.FreeAddr(t)).CombinedOutput()
 	ee, ok := err.(*exec.ExitError)
 	if !ok || ee.ExitCode() != exitConfig {
 		t.Fatalf("exit %v, want %d\n%s", err, exitConfig, out)

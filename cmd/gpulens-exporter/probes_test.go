@@ -13,6 +13,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/gpulens/gpulens/exporter/sim/simkube"
+	"github.com/gpulens/gpulens/internal/testenv"
 )
 
 // TestEveryGPUHung: with every GPU of the node hanging, /healthz fails (a
@@ -139,7 +140,7 @@ func TestHealthListenerUnderWebConfig(t *testing.T) {
 	os.WriteFile(cfg, []byte("tls_server_config:\n  cert_file: tls.crt\n  key_file: tls.key\n"+
 		"basic_auth_users:\n  prometheus: "+string(hash)+"\n"), 0o600)
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 10 * time.Second}
-	health := freeAddr(t)
+	health := testenv.FreeAddr(t)
 	p := startExporter(t, client, "https", append(simArgs, "--web.config.file="+cfg, "--web.health-address="+health)...)
 
 	resp, err := client.Get("https://" + p.addr + "/healthz")

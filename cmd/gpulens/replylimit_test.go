@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gpulens/gpulens/internal/testenv"
 )
 
 // endlessProm answers every API call with a well-formed list that never
@@ -98,7 +100,7 @@ func TestReportOverTheReplyLimit(t *testing.T) {
 // such flag: serve refused to start.
 func TestServeOverTheReplyLimit(t *testing.T) {
 	prom, _ := endlessProm(t, false)
-	addr := freeLoopback(t)
+	addr := testenv.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stderr syncBuffer

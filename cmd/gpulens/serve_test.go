@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -36,21 +35,11 @@ const (
 
 func serveDemo(t *testing.T) string { return demoTSDB(t) }
 
-func freeLoopback(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // startServe runs 'gpulens serve' in process with args until the test
 // ends (or stop is called), and waits until it is ready.
 func startServe(t *testing.T, args ...string) (base string, stop func() error) {
 	t.Helper()
-	addr := freeLoopback(t)
+	addr := testenv.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var stderr syncBuffer
 	root := newRootCmd(io.Discard, &stderr)
@@ -312,7 +301,7 @@ func TestServeWebConfigBasicAuth(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("basic_auth_users:\n  gpulens: "+string(hash)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeLoopback(t)
+	addr := testenv.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var stderr syncBuffer
 	root := newRootCmd(io.Discard, &stderr)
