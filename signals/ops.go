@@ -1,6 +1,7 @@
 package signals
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -34,6 +35,9 @@ func ZeroOne(expr string) string { return Add(Zero(expr), "1") }
 
 // Zeroed and Oned are Zero and ZeroOne written the other way about,
 // "expr * 0" and "expr * 0 + 1", as the dashboards' panels have them.
+// Not the same where expr's top level binds looser than "*" (the two
+// differ on the demo's held-but-unused panel: TestPanelsReturnData's
+// recorded forms are "expr * 0").
 func Zeroed(expr string) string { return Mul(expr, "0") }
 func Oned(expr string) string   { return Add(Zeroed(expr), "1") }
 
@@ -58,9 +62,15 @@ type Matcher string
 func MatchEq(label, value string) Matcher { return Matcher(label + "=" + strconv.Quote(value)) }
 func MatchRe(label, regex string) Matcher { return Matcher(label + "=~" + strconv.Quote(regex)) }
 
-// MatchAnyOf is MatchRe of values, any of them: `label=~"a|b"`.
+// MatchAnyOf is MatchRe of values, any of them literally: `label=~"a|b"`,
+// each value's regex metacharacters escaped, so that a value is never
+// read as a pattern.
 func MatchAnyOf(label string, values ...string) Matcher {
-	return MatchRe(label, strings.Join(values, "|"))
+	quoted := make([]string, len(values))
+	for i, v := range values {
+		quoted[i] = regexp.QuoteMeta(v)
+	}
+	return MatchRe(label, strings.Join(quoted, "|"))
 }
 
 // Matchers is a selector's braces of ms: `{a="x", b=~"y"}`; appended to a

@@ -31,6 +31,9 @@ func TestOps(t *testing.T) {
 		{signals.Select("m", signals.MatchRe("cluster", "$cluster"), signals.MatchEq("kind", "banked")),
 			`m{cluster=~"$cluster", kind="banked"}`, `m{cluster=~"$cluster",kind="banked"}`},
 		{signals.Select("m", signals.MatchAnyOf("state", "used", "idle")), `m{state=~"used|idle"}`, `m{state=~"used|idle"}`},
+		// A value is a value, not a pattern: "a.b" must not match "axb",
+		// nor "x|y" match every x.
+		{signals.Select("m", signals.MatchAnyOf("ns", "a.b", "x|y")), `m{ns=~"a\\.b|x\\|y"}`, `m{ns=~"a\\.b|x\\|y"}`},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)

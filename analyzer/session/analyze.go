@@ -32,10 +32,10 @@ func (s *Session) Analyze(ctx context.Context, timeline int) (*pipeline.Analysis
 // of a series per GPU.
 type read struct {
 	*pipeline.Analysis
-	// clusters are the values (query.ClusterValues); read is false where
+	// clusters are the values (query.ClusterValues); clustersRead is false where
 	// the analysis read none (no --cluster-label).
-	clusters []string
-	read     bool
+	clusters     []string
+	clustersRead bool
 }
 
 // readOptions are what one read of the window folds beside the analysis.
@@ -57,7 +57,7 @@ func (s *Session) analyze(ctx context.Context, o readOptions) (*read, error) {
 	rd := &read{}
 	clusterValues := func(ctx context.Context, sch signals.Schema) ([]string, error) {
 		cs, err := query.ClusterValues(ctx, s.src, sch, s.window, s.cfg.ClusterLabel)
-		rd.clusters, rd.read = slices.Clone(cs), err == nil
+		rd.clusters, rd.clustersRead = slices.Clone(cs), err == nil
 		return cs, err
 	}
 	a, err := pipeline.Run(ctx, pipeline.Options{

@@ -232,17 +232,17 @@ func planError(err error) error {
 // session keeps no values, so no use case depends on what another
 // happened to read before it.
 type scope struct {
-	s        *Session
-	from     *read
-	schema   signals.Schema
-	clusters []string
-	read     bool // clusters holds the values, read
+	s            *Session
+	from         *read
+	schema       signals.Schema
+	clusters     []string
+	clustersRead bool // clusters holds the values, read
 }
 
 func (s *Session) scopeOf(from *read) *scope {
 	k := &scope{s: s, from: from, schema: s.schema}
 	if from != nil {
-		k.schema, k.clusters, k.read = from.Schema, from.clusters, from.read
+		k.schema, k.clusters, k.clustersRead = from.Schema, from.clusters, from.clustersRead
 	}
 	return k
 }
@@ -267,7 +267,7 @@ func (k *scope) clusterValues(ctx context.Context, what string) ([]string, error
 	if s.cfg.ClusterLabel == "" {
 		return nil, nil
 	}
-	if !k.read {
+	if !k.clustersRead {
 		sch, err := k.schemaFor(what)
 		if err != nil {
 			return nil, err
@@ -275,7 +275,7 @@ func (k *scope) clusterValues(ctx context.Context, what string) ([]string, error
 		if k.clusters, err = query.ClusterValues(ctx, s.src, sch, s.window, s.cfg.ClusterLabel); err != nil {
 			return nil, err
 		}
-		k.read = true
+		k.clustersRead = true
 	}
 	cs := k.clusters
 	if len(cs) == 0 || len(cs) == 1 && cs[0] == "" {
